@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Ensures the Debian packages PhoneLoop's tests and virtual phone need: Chromium (browser tests), adb (the
+# conformance suite drives the virtual phone with Android's own client), CJK and DejaVu fonts (phone screens).
+set -euo pipefail
+need=()
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v adb >/dev/null 2>&1 || need+=(adb)
+[ -d /usr/share/fonts/opentype/noto ] || [ -d /usr/share/fonts/truetype/noto ] || need+=(fonts-noto-cjk)
+[ -d /usr/share/fonts/truetype/dejavu ] || need+=(fonts-dejavu-core)
+[ ${#need[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -eq 0 ]; then
+  echo "Installing system packages: ${need[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+else
+  echo "PhoneLoop needs these Debian packages: ${need[*]}" >&2
+  echo "Install them with:  sudo apt-get update && sudo apt-get install -y ${need[*]}" >&2
+  exit 1
+fi
