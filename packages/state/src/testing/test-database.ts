@@ -1,0 +1,64 @@
+// Throwaway databases for tests: each call clones a migrated template, so test files run in parallel on one
+// real Postgres server without sharing rows. The server is the embedded one the global setup started, or the
+// one DATABASE_URL points at.
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { createDb, type Db } from "../db/client.ts";
+
+export const TEMPLATE_DATABASE = "phoneloop_test_template";
+
+/** Admin URL (database `postgres`) of the test server, set by the global setup. */
+export function testServerAdminUrl(): string {
+  const url = process.env.PHONELOOP_TEST_PG_ADMIN_URL;
+  if (!url) {
+    throw new Error(
+      "No test Postgres: run tests through `npm test` (or vitest from the repo root), whose global setup starts one.",
+    );
+  }
+  return url;
+}
+
+export function withDatabase(adminUrl: string, database: string): string {
+  const u = new URL(adminUrl);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+export interface TestDatabase {
+  url: string;
+  db: Db;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(opts: { poolSize?: number } = {}): Promise<TestDatabase> {
+  const adminUrl = testServerAdminUrl();
+  const name = `phoneloop_test_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${TEMPLATE_DATABASE}"`);
+        break;
+      } catch (e) {
+        // Another clone of the template in the same instant: Postgres allows one at a time.
+        if ((e as { code?: string }).code !== "55006" || attempt > 50) throw e;
+        await new Promise((r) => setTimeout(r, 20 + Math.random() * 80));
+      }
+    }
+  } finally {
+    await admin.end();
+  }
+  const url = withDatabase(adminUrl, name);
+  const db = createDb(url, { max: opts.poolSize ?? 10 });
+  return {
+    url,
+    db,
+    async drop() {
+      await db.$disconnect();
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => c.end());
+    },
+  };
+}
