@@ -5,4 +5,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-system.sh
 npm install --no-audit --no-fund
-exec node scripts/start.mjs "$@"
+exec npx tsx scripts/start.ts "$@"

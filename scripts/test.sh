@@ -4,4 +4,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-system.sh
 npm install --no-audit --no-fund
-exec node scripts/test-all.mjs "$@"
+exec npx tsx scripts/test-all.ts "$@"

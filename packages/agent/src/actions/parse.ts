@@ -65,7 +65,8 @@ export function parseAction(text: string): ParseResult {
   let obj: unknown = undefined;
   if (json !== null) {
     const parsed = tryParseJson(json);
-    if (parsed.ok) {
+    // A bare array of numbers (e.g. "<point>[[1,2]]</point>") is not an action object: fall through to call syntax.
+    if (parsed.ok && (isObj(parsed.value) || (Array.isArray(parsed.value) && JSON.stringify(parsed.value).includes("{")) || parseCallSyntax(s) === null)) {
       obj = parsed.value;
       if (json.trim() !== s.trim()) repairs.push("ignored surrounding prose");
     }

@@ -1,0 +1,84 @@
+// The product on embedded defaults: Postgres (embedded in .data/postgres unless DATABASE_URL is set), migrations,
+// the API, the web app and a virtual phone. Prints the URL; Ctrl-C stops everything.
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { applyMigrations, redact, startEmbeddedPostgres, type RunningPostgres } from "../packages/state/src/index.ts";
+
+const root = new URL("..", import.meta.url).pathname;
+const apiPort = Number(process.env.API_PORT ?? 4000);
+const webPort = Number(process.env.WEB_PORT ?? 3000);
+const host = "127.0.0.1";
+
+let pg: RunningPostgres | undefined;
+let databaseUrl = process.env.DATABASE_URL;
+if (!databaseUrl) {
+  console.log("Starting embedded Postgres (data in .data/postgres)…");
+  pg = await startEmbeddedPostgres({ dataDir: join(root, ".data", "postgres"), port: Number(process.env.PG_PORT ?? 0) });
+  databaseUrl = pg.urlFor("phoneloop");
+}
+const migrations = await applyMigrations(databaseUrl);
+console.log(`Database ${redact(databaseUrl)}: ${migrations.applied.length} migration(s) applied.`);
+
+const children: ChildProcess[] = [];
+function launch(name: string, args: string[], env: Record<string, string>): void {
+  const child = spawn("npx", args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const prefix = (chunk: Buffer) =>
+    chunk
+      .toString()
+      .split("\n")
+      .filter((l) => l.trim())
+      .map((l) => `[${name}] ${l}`)
+      .join("\n");
+  child.stdout?.on("data", (c: Buffer) => console.log(prefix(c)));
+  child.stderr?.on("data", (c: Buffer) => console.error(prefix(c)));
+  child.on("exit", (code) => {
+    if (!stopping) {
+      console.error(`[${name}] exited with code ${code}. Stopping PhoneLoop; the lines above say why.`);
+      void stop(1);
+    }
+  });
+  children.push(child);
+}
+
+const apiUrl = `http://${host}:${apiPort}`;
+launch("api", ["tsx", "apps/api/src/server.ts"], {
+  DATABASE_URL: databaseUrl,
+  API_PORT: String(apiPort),
+  API_HOST: host,
+  WEB_ORIGIN: `http://${host}:${webPort}`,
+});
+launch("web", ["next", "dev", "apps/web", "-p", String(webPort), "-H", host], { NEXT_PUBLIC_API_URL: apiUrl });
+if (existsSync(join(root, "packages/virtual-phone/src/cli.ts"))) {
+  launch("phone", ["tsx", "packages/virtual-phone/src/cli.ts"], {});
+}
+
+await waitFor(`${apiUrl}/health`, "API");
+await waitFor(`http://${host}:${webPort}/`, "web app");
+console.log(`\nPhoneLoop is running: http://${host}:${webPort}  (API ${apiUrl})\nPress Ctrl-C to stop.`);
+
+let stopping = false;
+async function stop(code: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  for (const c of children) c.kill("SIGTERM");
+  await pg?.stop();
+  process.exit(code);
+}
+process.on("SIGINT", () => void stop(0));
+process.on("SIGTERM", () => void stop(0));
+
+async function waitFor(url: string, what: string): Promise<void> {
+  const deadline = Date.now() + 180_000;
+  while (Date.now() < deadline) {
+    try {
+      const r = await fetch(url);
+      if (r.status < 500) return;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  console.error(`The ${what} did not answer at ${url} within 3 minutes; its log lines above say why.`);
+  await stop(1);
+}
