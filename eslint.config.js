@@ -1,0 +1,61 @@
+// Lint rules that keep the architecture honest: imports point inward (web/api → agent/state; agent knows no
+// Prisma or state; state knows no React), and type-only imports are marked as such.
+import tseslint from "typescript-eslint";
+import globals from "globals";
+
+const ours = (...names) => names.map((n) => `@phoneloop/${n}`);
+const forbid = (files, names, message) => ({
+  files,
+  rules: {
+    "no-restricted-imports": [
+      "error",
+      { patterns: names.map((group) => ({ group: [group, `${group}/*`], message })) },
+    ],
+  },
+});
+
+export default tseslint.config(
+  {
+    ignores: [
+      "**/node_modules/**",
+      "**/.next/**",
+      "**/dist/**",
+      "**/generated/**",
+      ".data/**",
+      "**/test-results/**",
+      "**/playwright-report/**",
+      "**/*.d.ts",
+    ],
+  },
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node, ...globals.browser } },
+    rules: {
+      "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/no-explicit-any": "warn",
+      "@typescript-eslint/no-non-null-assertion": "off",
+    },
+  },
+  forbid(
+    ["packages/state/**"],
+    [...ours("web", "api", "agent", "device", "virtual-phone", "cli"), "react", "next"],
+    "packages/state is the core: it imports no app, runtime or UI code.",
+  ),
+  forbid(
+    ["packages/agent/**"],
+    [...ours("web", "api", "state", "cli", "virtual-phone"), "@prisma", "pg", "react", "next"],
+    "packages/agent talks to the state core only through its ControlPlane port, and knows no Prisma.",
+  ),
+  forbid(
+    ["packages/device/src/**"],
+    [...ours("web", "api", "state", "agent", "cli"), "@prisma", "react", "next"],
+    "packages/device knows phones, not the product around them.",
+  ),
+  forbid(
+    ["packages/virtual-phone/**"],
+    [...ours("web", "api", "state", "agent", "device", "cli"), "@prisma", "react", "next"],
+    "The virtual phone is a stand-alone device: it imports nothing of the product.",
+  ),
+  forbid(["apps/api/**"], [...ours("web", "device"), "react", "next"], "apps/api serves the web app; it never imports it."),
+);
