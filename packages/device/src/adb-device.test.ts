@@ -1,0 +1,153 @@
+// AdbDevice against a fake Adb: an object literal whose shell answers from a script, over in-memory streams.
+import type { Adb } from "@yume-chan/adb";
+import { describe, expect, it } from "vitest";
+import { AdbDevice, parseBattery, parseForeground, parseWmDensity, parseWmSize, scrollGesture } from "./adb-device.ts";
+import { AdbKeyboardMissing, DeviceClosed, DeviceCommandFailed, DeviceDisconnected, DeviceTimeout } from "./errors.ts";
+import { encodePng } from "./testing/png-encode.ts";
+
+type Reply = string | Uint8Array | { stdout?: string | Uint8Array; stderr?: string; exitCode?: number } | "hang";
+
+function fakeAdb(reply: (command: string) => Reply) {
+  let lose!: (e?: unknown) => void;
+  const disconnected = new Promise<void>((resolve, reject) => (lose = (e) => (e ? reject(e) : resolve())));
+  disconnected.catch(() => undefined);
+  const commands: string[] = [];
+  const stream = (data: Uint8Array | undefined) =>
+    new ReadableStream<Uint8Array>({
+      start(c) {
+        if (data === undefined) return; // hang
+        if (data.length) c.enqueue(data);
+        c.close();
+      },
+    });
+  const enc = (v: string | Uint8Array | undefined) => (typeof v === "string" ? new TextEncoder().encode(v) : (v ?? new Uint8Array()));
+  const adb = {
+    serial: "fake-1",
+    disconnected,
+    close: async () => undefined,
+    subprocess: {
+      shellProtocol: {
+        spawn: async ([command]: string[]) => {
+          commands.push(command!);
+          const r = reply(command!);
+          if (r === "hang") return { stdout: stream(undefined), stderr: stream(undefined), exited: new Promise<number>(() => undefined) };
+          const o = typeof r === "string" || r instanceof Uint8Array ? { stdout: r } : r;
+          return { stdout: stream(enc(o.stdout)), stderr: stream(enc(o.stderr)), exited: Promise.resolve(o.exitCode ?? 0) };
+        },
+      },
+    },
+  };
+  return { adb: adb as unknown as Adb, commands, lose };
+}
+
+const png = (shade: number) => {
+  const px = new Uint8Array(64 * 128);
+  for (let i = 0; i < px.length; i++) px[i] = i % 64 < 32 ? shade : 255 - shade;
+  return encodePng(64, 128, px, { channels: 1 });
+};
+
+describe("output parsers", () => {
+  it("reads wm size/density, battery and the foreground window", () => {
+    expect(parseWmSize("Physical size: 1080x2400\n")).toEqual({ width: 1080, height: 2400 });
+    expect(parseWmSize("Physical size: 1080x2400\nOverride size: 720x1600\n")).toEqual({ width: 720, height: 1600 });
+    expect(parseWmDensity("Physical density: 420\n")).toBe(420);
+    expect(parseBattery("Current Battery Service state:\n  AC powered: false\n  USB powered: true\n  status: 2\n  level: 85\n  scale: 100\n")).toEqual({ level: 85, charging: true });
+    expect(parseBattery("  USB powered: false\n  status: 3\n  level: 40\n  scale: 100\n")).toEqual({ level: 40, charging: false });
+    expect(parseBattery("Can't find service: battery")).toBeNull();
+    expect(parseForeground("  mCurrentFocus=Window{4c3b9e5 u0 com.android.settings/com.android.settings.Settings}\n")).toEqual({ packageName: "com.android.settings", activity: "com.android.settings.Settings" });
+    expect(parseForeground("  mCurrentFocus=Window{1 u0 StatusBar}\n  mFocusedApp=ActivityRecord{7f0e3c u0 com.example.social/.MainActivity t21}\n")).toEqual({ packageName: "com.example.social", activity: "com.example.social.MainActivity" });
+    expect(parseForeground("nothing")).toBeNull();
+  });
+
+  it("scrolls down by moving the finger up", () => {
+    const g = scrollGesture("down", { width: 1000, height: 2000 });
+    expect(g.from.y).toBeGreaterThan(g.to.y);
+    expect(scrollGesture("right", { width: 1000, height: 2000 }).from.x).toBeGreaterThan(scrollGesture("right", { width: 1000, height: 2000 }).to.x);
+  });
+});
+
+describe("AdbDevice", () => {
+  it("fails every pending call with one DeviceDisconnected when the connection drops", async () => {
+    const { adb, lose } = fakeAdb(() => "hang");
+    const device = new AdbDevice(adb);
+    const calls = [device.screenshot(), device.uiTree(), device.tap({ x: 1, y: 2 })];
+    const cause = new Error("Socket ended");
+    lose(cause);
+    const results = await Promise.allSettled(calls);
+    const errors = results.map((r) => (r.status === "rejected" ? r.reason : undefined));
+    for (const e of errors) expect(e).toBeInstanceOf(DeviceDisconnected);
+    expect(new Set(errors).size).toBe(1);
+    await expect(device.foreground()).rejects.toBe(errors[0]);
+    expect(await device.disconnected).toBe(errors[0]);
+  });
+
+  it("times out a call the phone never answers and reports which", async () => {
+    const { adb } = fakeAdb(() => "hang");
+    const device = new AdbDevice(adb);
+    const e = await device.foreground({ timeoutMs: 20 }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(DeviceTimeout);
+    expect((e as DeviceTimeout).operation).toBe("foreground");
+  });
+
+  it("rejects calls after close with DeviceClosed", async () => {
+    const { adb } = fakeAdb(() => "hang");
+    const device = new AdbDevice(adb);
+    const pending = device.screenshot();
+    await device.close();
+    await expect(pending).rejects.toBeInstanceOf(DeviceClosed);
+    await expect(device.tap({ x: 0, y: 0 })).rejects.toBeInstanceOf(DeviceClosed);
+  });
+
+  it("turns screencap errors into an explained DeviceCommandFailed", async () => {
+    const { adb } = fakeAdb(() => ({ stdout: "", stderr: "Capturing failed: secure layer", exitCode: 1 }));
+    await expect(new AdbDevice(adb).screenshot()).rejects.toBeInstanceOf(DeviceCommandFailed);
+  });
+
+  it("types ASCII with input text and Unicode through ADBKeyboard, restoring the user's keyboard", async () => {
+    let ime = "com.google.latin/.LatinIME";
+    const { adb, commands } = fakeAdb((c) => {
+      if (c === "ime list -a -s") return "com.google.latin/.LatinIME\ncom.android.adbkeyboard/.AdbIME\n";
+      if (c === "settings get secure default_input_method") return `${ime}\n`;
+      const set = /^ime set '?([^']+)'?$/.exec(c);
+      if (set) ime = set[1]!;
+      return "";
+    });
+    const device = new AdbDevice(adb);
+    await device.typeText("hi you");
+    expect(commands).toEqual(["input text hi%syou"]);
+    commands.length = 0;
+    await device.typeText("移动 AI");
+    expect(commands).toContain("ime set com.android.adbkeyboard/.AdbIME");
+    expect(commands.find((c) => c.includes("ADB_INPUT_B64"))).toContain(Buffer.from("移动 AI").toString("base64"));
+    expect(commands.at(-1)).toBe("ime set com.google.latin/.LatinIME");
+    expect(ime).toBe("com.google.latin/.LatinIME");
+  });
+
+  it("names the fix when ADBKeyboard is missing", async () => {
+    const { adb } = fakeAdb((c) => (c === "ime list -a -s" ? "com.google.latin/.LatinIME\n" : ""));
+    const e = await new AdbDevice(adb).typeText("中文").catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(AdbKeyboardMissing);
+    expect((e as Error).message).toContain("ADBKeyboard");
+  });
+
+  it("waitForStable returns once consecutive frames match, counting frames on an injected clock", async () => {
+    const frames = [png(0), png(120), png(200), png(200), png(200), png(200)];
+    let i = 0;
+    let now = 0;
+    const { adb } = fakeAdb((c) => (c === "screencap -p" ? frames[Math.min(i++, frames.length - 1)]! : ""));
+    const device = new AdbDevice(adb, { now: () => now, sleep: async (ms) => void (now += ms) });
+    const r = await device.waitForStable({ timeoutMs: 5_000, intervalMs: 100 });
+    expect(r).toEqual({ stable: true, frames: 5, waitedMs: 400 });
+  });
+
+  it("waitForStable gives up at its timeout on a screen that keeps changing", async () => {
+    let i = 0;
+    let now = 0;
+    const { adb } = fakeAdb(() => png((i++ * 97) % 256));
+    const device = new AdbDevice(adb, { now: () => now, sleep: async (ms) => void (now += ms) });
+    const r = await device.waitForStable({ timeoutMs: 1_000, intervalMs: 100 });
+    expect(r.stable).toBe(false);
+    expect(r.waitedMs).toBeLessThanOrEqual(1_000);
+    expect(r.frames).toBeGreaterThan(5);
+  });
+});

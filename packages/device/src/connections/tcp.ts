@@ -1,0 +1,114 @@
+// Node only: ADB straight to an adbd listening on TCP (a phone in `adb tcpip` mode, an emulator, the virtual phone).
+import { connect as netConnect, type Socket } from "node:net";
+import type { Adb, AdbCredentialStore, AdbDaemonConnection, AdbDaemonDevice } from "@yume-chan/adb";
+import { ReadableStream } from "@yume-chan/stream-extra";
+import { ConnectionFailed, DeviceDisconnected } from "../errors.ts";
+import { handshake, type ConnectStatus } from "./handshake.ts";
+import { packetConnectionOverBytes } from "./packet-stream.ts";
+
+export interface TcpDeviceOptions {
+  host?: string;
+  port: number;
+  serial?: string;
+  connectTimeoutMs?: number;
+}
+
+export class AdbDaemonTcpDevice implements AdbDaemonDevice {
+  readonly serial: string;
+  readonly name: string | undefined;
+  readonly #host: string;
+  readonly #port: number;
+  readonly #connectTimeoutMs: number;
+  #socket: Socket | undefined;
+
+  constructor(opts: TcpDeviceOptions) {
+    this.#host = opts.host ?? "127.0.0.1";
+    this.#port = opts.port;
+    this.serial = opts.serial ?? `${this.#host}:${this.#port}`;
+    this.name = `ADB over TCP (${this.serial})`;
+    this.#connectTimeoutMs = opts.connectTimeoutMs ?? 10_000;
+  }
+
+  async connect(): Promise<AdbDaemonConnection> {
+    const target = `${this.#host}:${this.#port}`;
+    const socket = await new Promise<Socket>((resolve, reject) => {
+      const s = netConnect({ host: this.#host, port: this.#port });
+      s.setNoDelay(true);
+      s.setTimeout(this.#connectTimeoutMs, () => {
+        s.destroy();
+        reject(new ConnectionFailed(target, `no answer within ${this.#connectTimeoutMs} ms`, "Check the phone's IP and port, and that it is on the same network."));
+      });
+      s.once("connect", () => {
+        s.setTimeout(0);
+        resolve(s);
+      });
+      s.once("error", (e: NodeJS.ErrnoException) => {
+        const fix =
+          e.code === "ECONNREFUSED"
+            ? "Nothing listens there: enable wireless debugging (or run `adb tcpip 5555` over USB) and check the port."
+            : "Check the phone's IP and port, and that it is on the same network.";
+        reject(new ConnectionFailed(target, e.code ?? e.message, fix, { cause: e }));
+      });
+    });
+    this.#socket = socket;
+    let done = false;
+    const readable = new ReadableStream<Uint8Array>({
+      start(controller) {
+        socket.on("data", (data: Buffer) => {
+          if (!done) controller.enqueue(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+        });
+        const end = (why: string) => {
+          if (done) return;
+          done = true;
+          controller.error(new DeviceDisconnected(why));
+        };
+        socket.on("end", () => end("the TCP connection was closed by the phone"));
+        socket.on("close", () => end("the TCP connection closed"));
+        socket.on("error", (e) => end(e.message));
+      },
+      cancel() {
+        done = true;
+        socket.destroy();
+      },
+    });
+    return packetConnectionOverBytes(readable, {
+      write: (bytes) =>
+        new Promise<void>((resolve, reject) => {
+          if (socket.destroyed) return reject(new DeviceDisconnected("the TCP connection is closed"));
+          // Copy: the serializer reuses its header buffer once this resolves, socket.write may still hold it.
+          socket.write(Buffer.from(bytes), (e) => (e ? reject(new DeviceDisconnected(e.message, { cause: e })) : resolve()));
+        }),
+      close: () => {
+        done = true;
+        socket.end();
+        socket.destroy();
+      },
+    });
+  }
+
+  abort(): void {
+    this.#socket?.destroy();
+  }
+}
+
+export interface TcpConnectOptions extends TcpDeviceOptions {
+  credentialStore: AdbCredentialStore;
+  onStatus?: (status: ConnectStatus) => void;
+  handshakeTimeoutMs?: number;
+  authorizationTimeoutMs?: number;
+}
+
+export async function connectTcp(opts: TcpConnectOptions): Promise<Adb> {
+  const device = new AdbDaemonTcpDevice(opts);
+  opts.onStatus?.({ kind: "opening", serial: device.serial });
+  const connection = await device.connect();
+  return handshake({
+    serial: device.serial,
+    connection,
+    credentialStore: opts.credentialStore,
+    abort: () => device.abort(),
+    onStatus: opts.onStatus,
+    handshakeTimeoutMs: opts.handshakeTimeoutMs,
+    authorizationTimeoutMs: opts.authorizationTimeoutMs,
+  });
+}

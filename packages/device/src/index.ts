@@ -1,0 +1,18 @@
+// Browser-safe entry: the Device port, AdbDevice over any `Adb`, WebUSB and WebSocket connections, and helpers.
+// Node-only connections (TCP, adb server) and the file credential store live in "@phoneloop/device/node".
+export type * from "./device.ts";
+export * from "./errors.ts";
+export { AdbDevice, DEFAULT_TIMEOUTS, parseBattery, parseForeground, parseWmDensity, parseWmSize, scrollGesture } from "./adb-device.ts";
+export type { AdbDeviceOptions, DeviceTimeouts, ShellResult, StableDefaults } from "./adb-device.ts";
+export { parseUiTree, flattenUiTree, findUiNodes, centerOf, parseBounds, UiTreeParseError } from "./ui-tree.ts";
+export { ADB_KEYBOARD_IME, KEYCODE, canUseInputText, planInputText, inputTextCommands, shellQuote, shellCommand } from "./input-text.ts";
+export { phashPng, phashGray, hammingDistance } from "./phash.ts";
+export { decodePngGray, readPngHeader, isPng, PngDecodeError } from "./png.ts";
+export type { ConnectStatus } from "./connections/handshake.ts";
+export { handshake } from "./connections/handshake.ts";
+export { connectWebUsb, pickWebUsbPhone, listGrantedPhones, isWebUsbSupported } from "./connections/webusb.ts";
+export type { WebUsbConnectOptions } from "./connections/webusb.ts";
+export { connectWebSocket, AdbDaemonWebSocketDevice } from "./connections/websocket.ts";
+export type { WebSocketConnectOptions, WebSocketDeviceOptions, WebSocketLike, WebSocketConstructor } from "./connections/websocket.ts";
+export { packetConnectionOverBytes } from "./connections/packet-stream.ts";
+export { BrowserCredentialStore, MemoryCredentialStore } from "./credentials/browser.ts";
