@@ -1,0 +1,26 @@
+// The API's environment, parsed once at start: a bad value stops the process with a message, not the first request.
+import { z } from "zod";
+
+const EnvSchema = z.object({
+  DATABASE_URL: z
+    .string({ error: "DATABASE_URL is not set. Point it at Postgres, e.g. postgresql://user:pass@127.0.0.1:5432/phoneloop" })
+    .url("DATABASE_URL must be a postgresql:// URL"),
+  API_PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  API_HOST: z.string().min(1).default("127.0.0.1"),
+  /** Origins allowed to call the API from a browser, comma-separated. */
+  WEB_ORIGIN: z
+    .string()
+    .default("http://127.0.0.1:3000,http://localhost:3000")
+    .transform((s) => s.split(",").map((o) => o.trim()).filter(Boolean)),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
+  const parsed = EnvSchema.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".") || "(env)"}: ${i.message}`);
+    throw new Error(`The API's environment is invalid:\n${lines.join("\n")}`);
+  }
+  return parsed.data;
+}

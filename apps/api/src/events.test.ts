@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@phoneloop/state/testing";
+import { createApiServer, type ApiServer } from "./api-server.ts";
+import type { StreamedEvent } from "./events.ts";
+import { testClient } from "./test-client.ts";
+
+let t: TestDatabase;
+let a: ApiServer;
+let b: ApiServer;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  a = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
+  b = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
+});
+afterAll(async () => {
+  await a?.close();
+  await b?.close();
+  await t?.drop();
+});
+
+// Stands in for any operator's commit: the same row, the same trigger, from outside either API process.
+async function commitEvent(subjectId: string, goalId: string | null = null): Promise<string> {
+  const row = await t.db.event.create({ data: { operator: "test.touch", actor: "test", subjectId, goalId } });
+  return row.id.toString();
+}
+
+function collect(baseUrl: string, input: { goalId?: string; lastEventId?: string }) {
+  const received: StreamedEvent[] = [];
+  let started!: () => void;
+  const ready = new Promise<void>((r) => (started = r));
+  const waiters: { n: number; resolve: () => void }[] = [];
+  const sub = testClient(baseUrl).event.stream.subscribe(input, {
+    onStarted: () => started(),
+    onData: ({ data }) => {
+      received.push(data);
+      for (const w of waiters) if (received.length >= w.n) w.resolve();
+    },
+  });
+  return {
+    received,
+    ready,
+    until: (n: number) =>
+      received.length >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve })),
+    stop: () => sub.unsubscribe(),
+  };
+}
+
+describe("event stream", () => {
+  it("delivers an event committed through another API instance's database connection", async () => {
+    const onA = collect(a.url, {});
+    await onA.ready;
+    const id = await commitEvent("todo_cross");
+    await onA.until(1);
+    onA.stop();
+    expect(onA.received[0]).toMatchObject({ id, operator: "test.touch", subjectId: "todo_cross" });
+    expect(onA.received[0]?.createdAt).toBeInstanceOf(Date);
+  });
+
+  it("resumes after lastEventId with the backlog, then goes live, without repeats", async () => {
+    const first = await commitEvent("resume_1");
+    const second = await commitEvent("resume_2");
+    const onB = collect(b.url, { lastEventId: first });
+    await onB.until(1);
+    const third = await commitEvent("resume_3");
+    await onB.until(2);
+    onB.stop();
+    expect(onB.received.map((e) => e.id)).toEqual([second, third]);
+  });
+
+  it("filters by goal", async () => {
+    const onA = collect(a.url, { goalId: "goal_wanted" });
+    await onA.ready;
+    await commitEvent("other", "goal_other");
+    const wanted = await commitEvent("mine", "goal_wanted");
+    await onA.until(1);
+    onA.stop();
+    expect(onA.received.map((e) => e.id)).toEqual([wanted]);
+  });
+
+  it("reports health: database reachable, migrations applied, version", async () => {
+    const res = await fetch(`${a.url}/health`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ ok: true, database: { reachable: true }, migrations: { pending: [] } });
+    expect(typeof body.version).toBe("string");
+  });
+});

@@ -1,0 +1,212 @@
+// The live event stream. Every state change appends an Event row whose insert trigger runs
+// pg_notify('phoneloop_events', id); one dedicated LISTEN connection per process reads each notified row
+// once and fans it out to that process's subscribers, so any number of API processes can share one database.
+import pg from "pg";
+import type { Db } from "@phoneloop/state";
+
+export const EVENTS_CHANNEL = "phoneloop_events";
+
+export interface StreamedEvent {
+  /** The Event row's BigInt id as a decimal string: the stream's resume cursor. */
+  id: string;
+  goalId: string | null;
+  operator: string;
+  actor: string;
+  subjectId: string;
+  payload: unknown;
+  createdAt: Date;
+}
+
+type Listener = (event: StreamedEvent) => void;
+
+export interface EventHubInit {
+  databaseUrl: string;
+  onLog?: (line: string) => void;
+}
+
+export class EventHub {
+  private client: pg.Client | undefined;
+  private readonly listeners = new Set<Listener>();
+  private pendingIds: string[] = [];
+  private flushing: Promise<void> = Promise.resolve();
+  private lastSeenId: bigint | undefined;
+  private closed = false;
+  private reconnectDelayMs = 250;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private readonly log: (line: string) => void;
+
+  constructor(private readonly init: EventHubInit) {
+    this.log = init.onLog ?? (() => {});
+  }
+
+  /** Connects and LISTENs; resolves once notifications are being received. */
+  async start(): Promise<void> {
+    await this.connect();
+  }
+
+  get listening(): boolean {
+    return this.client !== undefined;
+  }
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.reconnectTimer);
+    this.listeners.clear();
+    const client = this.client;
+    this.client = undefined;
+    await this.flushing.catch(() => {});
+    await client?.end().catch(() => {});
+  }
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.init.databaseUrl });
+    client.on("notification", (msg) => {
+      if (msg.channel !== EVENTS_CHANNEL || !msg.payload) return;
+      this.pendingIds.push(msg.payload);
+      this.scheduleFlush();
+    });
+    client.on("error", (e) => this.lost(client, e));
+    client.on("end", () => this.lost(client, new Error("connection ended")));
+    await client.connect();
+    await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+    const wasConnected = this.lastSeenId !== undefined;
+    this.client = client;
+    this.reconnectDelayMs = 250;
+    if (wasConnected) {
+      // Events committed while the connection was down were never notified to us: read them now.
+      this.flushing = this.flushing.then(() => this.catchUp(client)).catch((e) => this.log(`event catch-up failed: ${e}`));
+    } else {
+      const r = await client.query<{ max: string | null }>(`SELECT max(id)::text AS max FROM "Event"`);
+      this.lastSeenId = BigInt(r.rows[0]?.max ?? "0");
+    }
+  }
+
+  private lost(client: pg.Client, e: unknown): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    client.end().catch(() => {});
+    if (this.closed) return;
+    this.log(`event stream lost its database connection (${String(e)}); reconnecting`);
+    const retry = () => {
+      if (this.closed) return;
+      this.connect().catch((err) => {
+        this.log(`event stream reconnect failed: ${String(err)}`);
+        this.reconnectDelayMs = Math.min(this.reconnectDelayMs * 2, 5_000);
+        this.reconnectTimer = setTimeout(retry, this.reconnectDelayMs);
+      });
+    };
+    this.reconnectTimer = setTimeout(retry, this.reconnectDelayMs);
+  }
+
+  private scheduleFlush(): void {
+    this.flushing = this.flushing.then(() => this.flush()).catch((e) => this.log(`event fan-out failed: ${e}`));
+  }
+
+  // Notifications only carry ids; one query per burst reads the rows, in id order, for every subscriber.
+  private async flush(): Promise<void> {
+    const ids = this.pendingIds;
+    if (ids.length === 0 || !this.client) return;
+    this.pendingIds = [];
+    const rows = await this.client.query<EventRow>(`${SELECT_EVENTS} WHERE id = ANY($1::bigint[]) ORDER BY id`, [ids]);
+    this.dispatch(rows.rows.map(toStreamedEvent));
+  }
+
+  private async catchUp(client: pg.Client): Promise<void> {
+    const rows = await client.query<EventRow>(`${SELECT_EVENTS} WHERE id > $1::bigint ORDER BY id LIMIT 10000`, [
+      String(this.lastSeenId ?? 0n),
+    ]);
+    this.dispatch(rows.rows.map(toStreamedEvent));
+  }
+
+  private dispatch(events: StreamedEvent[]): void {
+    for (const event of events) {
+      const id = BigInt(event.id);
+      if (this.lastSeenId === undefined || id > this.lastSeenId) this.lastSeenId = id;
+      for (const listener of this.listeners) listener(event);
+    }
+  }
+}
+
+const SELECT_EVENTS = `SELECT id::text AS id, "goalId", operator, actor, "subjectId", payload, "createdAt" FROM "Event"`;
+
+interface EventRow {
+  id: string;
+  goalId: string | null;
+  operator: string;
+  actor: string;
+  subjectId: string;
+  payload: unknown;
+  createdAt: Date;
+}
+
+function toStreamedEvent(row: EventRow): StreamedEvent {
+  return { ...row };
+}
+
+export interface StreamEventsInit {
+  db: Db;
+  hub: EventHub;
+  /** Resume after this event id (exclusive); without it the stream starts with the next new event. */
+  lastEventId?: string | null | undefined;
+  goalId?: string | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/** Cap on undelivered events per subscriber: past it the stream ends and the client resumes from its cursor. */
+const MAX_BUFFERED = 5_000;
+const BACKLOG_PAGE = 500;
+
+/** Events after `lastEventId` from the table, then live ones from the hub, without gaps or repeats. */
+export async function* streamEvents(init: StreamEventsInit): AsyncGenerator<StreamedEvent, void, undefined> {
+  const { db, hub, goalId, signal } = init;
+  const matches = (e: StreamedEvent) => goalId === undefined || e.goalId === goalId;
+  const buffer: StreamedEvent[] = [];
+  let wake: (() => void) | undefined;
+  let overflowed = false;
+  // Subscribe before reading the backlog so nothing committed in between is lost.
+  const unsubscribe = hub.subscribe((e) => {
+    if (!matches(e)) return;
+    if (buffer.length >= MAX_BUFFERED) overflowed = true;
+    else buffer.push(e);
+    wake?.();
+  });
+  const onAbort = () => wake?.();
+  signal?.addEventListener("abort", onAbort);
+  try {
+    const sentFromBacklog = new Set<string>();
+    if (init.lastEventId) {
+      let cursor = BigInt(init.lastEventId);
+      for (;;) {
+        const rows = await db.event.findMany({
+          where: { id: { gt: cursor }, ...(goalId === undefined ? {} : { goalId }) },
+          orderBy: { id: "asc" },
+          take: BACKLOG_PAGE,
+        });
+        for (const row of rows) {
+          const event: StreamedEvent = { ...row, id: row.id.toString() };
+          sentFromBacklog.add(event.id);
+          yield event;
+          cursor = row.id;
+        }
+        if (rows.length < BACKLOG_PAGE || signal?.aborted) break;
+      }
+    }
+    while (!signal?.aborted && !overflowed) {
+      const next = buffer.shift();
+      if (next) {
+        if (!sentFromBacklog.has(next.id)) yield next;
+        continue;
+      }
+      await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
+    }
+  } finally {
+    unsubscribe();
+    signal?.removeEventListener("abort", onAbort);
+  }
+}

@@ -1,0 +1,38 @@
+// The API process: parse the environment, migrate the database, serve until SIGINT/SIGTERM.
+import { applyMigrations, createDb, redact } from "@phoneloop/state";
+import { createApiServer } from "./api-server.ts";
+import { parseEnv } from "./env.ts";
+import { API_VERSION } from "./health.ts";
+
+async function main(): Promise<void> {
+  const env = parseEnv();
+  const log = (line: string) => console.log(`[api] ${line}`);
+  const migrated = await applyMigrations(env.DATABASE_URL);
+  if (migrated.applied.length > 0) log(`applied migrations: ${migrated.applied.join(", ")}`);
+  const db = createDb(env.DATABASE_URL);
+  const server = await createApiServer({
+    db,
+    databaseUrl: env.DATABASE_URL,
+    port: env.API_PORT,
+    host: env.API_HOST,
+    webOrigins: env.WEB_ORIGIN,
+    onLog: log,
+  });
+  log(`PhoneLoop API ${API_VERSION} on ${server.url} (tRPC at ${server.url}/trpc, database ${redact(env.DATABASE_URL)})`);
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await server.close();
+    await db.$disconnect();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void stop());
+  process.on("SIGTERM", () => void stop());
+}
+
+main().catch((e: unknown) => {
+  console.error(`[api] could not start: ${e instanceof Error ? e.message : String(e)}`);
+  if (e instanceof Error && e.cause) console.error(`[api] cause: ${String(e.cause)}`);
+  process.exit(1);
+});

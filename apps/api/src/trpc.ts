@@ -1,0 +1,92 @@
+// context → initTRPC → procedures, in that order. The context does not depend on the transport, so the HTTP
+// handler, tests and server-side callers build it the same way.
+import { initTRPC, TRPCError } from "@trpc/server";
+import superjson from "superjson";
+import { isStateError, type Db } from "@phoneloop/state";
+import { describeIssues, inputIssues, toTRPCError, type InputIssue } from "./errors.ts";
+import type { EventHub } from "./events.ts";
+
+export const MEMBER_HEADER = "x-phoneloop-member";
+export const AGENT_HEADER = "x-phoneloop-agent";
+
+export interface ApiServices {
+  db: Db;
+  events: EventHub;
+}
+
+export function createTRPCContext(opts: { services: ApiServices; headers: Headers }) {
+  return {
+    db: opts.services.db,
+    events: opts.services.events,
+    memberId: opts.headers.get(MEMBER_HEADER)?.trim() || null,
+    agentId: opts.headers.get(AGENT_HEADER)?.trim() || null,
+  };
+}
+export type Context = ReturnType<typeof createTRPCContext>;
+
+const t = initTRPC.context<Context>().create({
+  transformer: superjson,
+  isDev: false,
+  sse: {
+    ping: { enabled: true, intervalMs: 15_000 },
+    client: { reconnectAfterInactivityMs: 40_000 },
+  },
+  errorFormatter({ shape, error }) {
+    const issues: InputIssue[] | undefined = error.code === "BAD_REQUEST" ? inputIssues(error.cause) : undefined;
+    const state = isStateError(error.cause) ? error.cause : undefined;
+    return {
+      ...shape,
+      message:
+        issues ? describeIssues(issues)
+        : error.code === "INTERNAL_SERVER_ERROR" ? "The API failed while handling this request; its log has the details."
+        : shape.message,
+      data: {
+        ...shape.data,
+        issues: issues ?? null,
+        stateCode: state?.code ?? null,
+        details: state?.details ?? null,
+      },
+    };
+  },
+});
+
+export const createTRPCRouter = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+/** Operators throw StateError; this turns them into tRPC errors with the right HTTP status. */
+const stateErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok) {
+    const mapped = toTRPCError(result.error.cause);
+    if (mapped && mapped !== result.error) throw mapped;
+  }
+  return result;
+});
+
+export const publicProcedure = t.procedure.use(stateErrors);
+
+/** For procedures only a team member may call: ctx.member is the calling member's row. */
+export const memberProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  if (!ctx.memberId) {
+    throw new TRPCError({
+      code: "UNAUTHORIZED",
+      message: `This needs a team member: send the ${MEMBER_HEADER} header with your member id (the CLI's --member flag).`,
+    });
+  }
+  const member = await ctx.db.member.findUnique({ where: { id: ctx.memberId } });
+  if (!member) {
+    throw new TRPCError({ code: "FORBIDDEN", message: `No member has the id "${ctx.memberId}"; check ${MEMBER_HEADER}.` });
+  }
+  return next({ ctx: { member } });
+});
+
+/** For procedures an agent calls about itself: ctx.agentId is the calling agent's id. */
+export const agentProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  if (!ctx.agentId) {
+    throw new TRPCError({
+      code: "UNAUTHORIZED",
+      message: `This needs an agent: send the ${AGENT_HEADER} header with your agent id (the CLI's --agent flag).`,
+    });
+  }
+  return next({ ctx: { agentId: ctx.agentId } });
+});
