@@ -48,11 +48,18 @@ export interface GrayImage {
   data: Uint8Array;
 }
 
+/** A decoded bitmap, opaque to the runtime (an ImageBitmap/canvas in the browser, a canvas in Node). */
+export interface DecodedImage {
+  readonly width: number;
+  readonly height: number;
+}
+
 export interface Images {
-  /** Decodes, downscales so the long side is ≤ longSide (never upscales) and re-encodes for the model. */
-  downscale(png: Uint8Array, longSide: number, opts?: { mime?: EncodedImage["mime"]; quality?: number }): Promise<EncodedImage>;
-  /** Decodes and resamples to a width×height grayscale image (used by the perceptual hash). */
-  grayscale(png: Uint8Array, width: number, height: number): Promise<GrayImage>;
+  decode(bytes: Uint8Array): Promise<DecodedImage>;
+  resize(img: DecodedImage, width: number, height: number): Promise<DecodedImage>;
+  encode(img: DecodedImage, mime: EncodedImage["mime"], quality?: number): Promise<EncodedImage>;
+  /** Resamples to width×height luminance (used by the perceptual hash). */
+  grayscale(img: DecodedImage, width: number, height: number): Promise<GrayImage>;
 }
 
 // ─── Model ────────────────────────────────────────────────────────────────────────────────────────────

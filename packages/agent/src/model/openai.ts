@@ -1,0 +1,117 @@
+// The Model port over an OpenAI-compatible endpoint, through the `openai` package. In the tab, baseURL is the
+// API's model proxy path (keys stay on the server; the API meters tokens and cost); headless, any endpoint.
+import OpenAI from "openai";
+import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import type { ChatMessage, Clock, Model, ModelError, ModelRequest, ModelResponse, Result } from "../ports.ts";
+import { systemClock } from "../ports.ts";
+
+export interface Price {
+  /** USD per million input tokens (equals micro-USD per token). */
+  inputPerMTok: number;
+  outputPerMTok: number;
+}
+
+export interface OpenAIModelInit {
+  baseURL: string;
+  /** In the browser this is a session token for the API proxy, never a provider key. Default "none". */
+  apiKey?: string;
+  model: string;
+  /** "auto" (default): JSON-schema output, downgraded to plain text once the endpoint rejects it. */
+  structuredOutput?: "auto" | "json_schema" | "json_object" | "none";
+  price?: Price;
+  /** Per-call timeout, ms (default 60 000). A timeout is a result: code "timeout". */
+  timeoutMs?: number;
+  imageDetail?: "high" | "low" | "auto";
+  defaultHeaders?: Record<string, string>;
+  fetch?: typeof fetch;
+  clock?: Clock;
+}
+
+function toOpenAIMessages(messages: ChatMessage[], detail: "high" | "low" | "auto"): ChatCompletionMessageParam[] {
+  return messages.map((m): ChatCompletionMessageParam => {
+    if (typeof m.content === "string" || m.role !== "user") {
+      const text = typeof m.content === "string" ? m.content : m.content.map((p) => (p.type === "text" ? p.text : "")).join("\n");
+      return { role: m.role, content: text } as ChatCompletionMessageParam;
+    }
+    return {
+      role: "user",
+      content: m.content.map((p) =>
+        p.type === "text" ? { type: "text" as const, text: p.text } : { type: "image_url" as const, image_url: { url: `data:${p.mime};base64,${p.base64}`, detail } },
+      ),
+    };
+  });
+}
+
+function modelError(e: unknown): ModelError {
+  if (e instanceof OpenAI.APIUserAbortError) return { code: "aborted", message: "The model call was cancelled." };
+  if (e instanceof OpenAI.APIConnectionTimeoutError) return { code: "timeout", message: "The model did not answer within its timeout.", retryable: true };
+  if (e instanceof OpenAI.APIConnectionError) return { code: "network", message: `Could not reach the model endpoint: ${e.message}`, retryable: true };
+  if (e instanceof OpenAI.APIError) {
+    const status = e.status ?? 0;
+    if (status === 429) return { code: "rate_limited", status, message: "The model endpoint is rate limiting (429); retrying later.", retryable: true };
+    if (status >= 500) return { code: "server_error", status, message: `The model endpoint failed (${status}).`, retryable: true };
+    if (status === 401 || status === 403) return { code: "auth", status, message: `The model endpoint refused the credentials (${status}); check the API key or session.` };
+    return { code: "bad_request", status, message: `The model endpoint rejected the request (${status}): ${e.message}` };
+  }
+  return { code: "network", message: e instanceof Error ? e.message : String(e), retryable: true };
+}
+
+export function createOpenAIModel(init: OpenAIModelInit): Model {
+  const clock = init.clock ?? systemClock;
+  const client = new OpenAI({
+    baseURL: init.baseURL,
+    apiKey: init.apiKey ?? "none",
+    maxRetries: 0, // the runtime retries with its own clock and budget
+    timeout: init.timeoutMs ?? 60_000,
+    dangerouslyAllowBrowser: true, // the browser only ever holds a proxy session token
+    ...(init.defaultHeaders ? { defaultHeaders: init.defaultHeaders } : {}),
+    ...(init.fetch ? { fetch: init.fetch } : {}),
+  });
+  let mode = init.structuredOutput ?? "auto";
+
+  async function call(req: ModelRequest, format: "json_schema" | "json_object" | "none"): Promise<Result<ModelResponse, ModelError>> {
+    const params: ChatCompletionCreateParamsNonStreaming = {
+      model: init.model,
+      messages: toOpenAIMessages(req.messages, init.imageDetail ?? "high"),
+      ...(req.maxOutputTokens !== undefined ? { max_tokens: req.maxOutputTokens } : {}),
+      ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+    };
+    if (req.jsonSchema && format === "json_schema")
+      params.response_format = { type: "json_schema", json_schema: { name: req.jsonSchema.name, schema: req.jsonSchema.schema, strict: false } };
+    else if (req.jsonSchema && format === "json_object") params.response_format = { type: "json_object" };
+    const started = clock.monotonic();
+    try {
+      const res = await client.chat.completions.create(params, req.signal ? { signal: req.signal } : {});
+      const text = res.choices[0]?.message?.content ?? "";
+      const inputTokens = res.usage?.prompt_tokens ?? 0;
+      const outputTokens = res.usage?.completion_tokens ?? 0;
+      const price = init.price ?? { inputPerMTok: 0, outputPerMTok: 0 };
+      return {
+        ok: true,
+        value: {
+          text,
+          model: res.model || init.model,
+          usage: { inputTokens, outputTokens, microUsd: Math.round(inputTokens * price.inputPerMTok + outputTokens * price.outputPerMTok) },
+          latencyMs: clock.monotonic() - started,
+          structured: Boolean(req.jsonSchema) && format === "json_schema",
+        },
+      };
+    } catch (e) {
+      return { ok: false, error: modelError(e) };
+    }
+  }
+
+  return {
+    name: init.model,
+    async complete(req) {
+      const first = mode === "auto" ? "json_schema" : mode;
+      const r = await call(req, req.jsonSchema ? first : "none");
+      if (!r.ok && r.error.code === "bad_request" && req.jsonSchema && mode === "auto") {
+        // The endpoint does not take response_format: remember it and fall back to tolerant parsing.
+        mode = "none";
+        return call(req, "none");
+      }
+      return r;
+    },
+  };
+}

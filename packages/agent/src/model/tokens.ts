@@ -1,0 +1,58 @@
+// Token accounting for a request as sent: text with a real tokenizer (o200k_base, bundled ranks, no download),
+// images with the provider's formula.
+import { Tiktoken } from "js-tiktoken/lite";
+import o200k_base from "js-tiktoken/ranks/o200k_base";
+import type { ChatMessage } from "../ports.ts";
+
+let encoder: Tiktoken | null = null;
+function enc(): Tiktoken {
+  return (encoder ??= new Tiktoken(o200k_base));
+}
+
+export function countTextTokens(text: string): number {
+  return text ? enc().encode(text, [], []).length : 0;
+}
+
+export type ImageTokenFormula = "openai-high" | "openai-low" | "qwen-vl";
+
+/**
+ * openai-high: fit in 2048², shortest side to 768, 512-px tiles → 85 + 170 per tile.
+ * openai-low: a flat 85. qwen-vl: one token per 28×28 patch, plus the two vision delimiters.
+ */
+export function countImageTokens(width: number, height: number, formula: ImageTokenFormula = "openai-high"): number {
+  if (formula === "openai-low") return 85;
+  if (formula === "qwen-vl") return Math.ceil(width / 28) * Math.ceil(height / 28) + 2;
+  let w = width;
+  let h = height;
+  const fit = Math.min(1, 2048 / Math.max(w, h));
+  w *= fit;
+  h *= fit;
+  const short = Math.min(w, h);
+  if (short > 768) {
+    w *= 768 / short;
+    h *= 768 / short;
+  }
+  return 85 + 170 * Math.ceil(w / 512) * Math.ceil(h / 512);
+}
+
+export interface RequestTokens {
+  text: number;
+  image: number;
+  total: number;
+}
+
+/** Chat-format overhead: 3 tokens per message plus 3 to prime the reply (OpenAI's published accounting). */
+export function countRequestTokens(messages: ChatMessage[], formula: ImageTokenFormula = "openai-high"): RequestTokens {
+  let text = 3;
+  let image = 0;
+  for (const m of messages) {
+    text += 3 + countTextTokens(m.role);
+    if (typeof m.content === "string") text += countTextTokens(m.content);
+    else
+      for (const p of m.content) {
+        if (p.type === "text") text += countTextTokens(p.text);
+        else image += countImageTokens(p.width, p.height, formula);
+      }
+  }
+  return { text, image, total: text + image };
+}
