@@ -1,6 +1,107 @@
-// @phoneloop/state: the only code that changes PhoneLoop's state. Every operator is (db, input) → result in
-// one transaction with one Event row; projections are read-only.
+// @phoneloop/state: the only code that changes PhoneLoop's state. Every operator is (db, input, ctx?) → result
+// in one transaction with one Event row; its zod input schema is exported under the same name as its input type
+// (the API reuses them as tRPC inputs). Projections are read-only.
 export { createDb, type Db } from "./db/client.ts";
 export { applyMigrations, redact, MIGRATIONS_DIR } from "./db/migrate.ts";
 export { startEmbeddedPostgres, type EmbeddedPostgresInit, type RunningPostgres } from "./db/embedded-postgres.ts";
+export type { Goal, Todo, Lease, Gate, Evidence, Run, Step, Agent, Member } from "./generated/prisma/client.ts";
+
+// domain: pure rules
 export { StateError, StateErrorCode, isStateError } from "./domain/errors.ts";
+export { manualClock, type Clock, type ManualClock } from "./domain/clock.ts";
+export {
+  TODO_STATES,
+  TODO_EVENTS,
+  TODO_TRANSITIONS,
+  HELD_STATES,
+  TERMINAL_STATES,
+  legalTodoEvents,
+  canTransitionTodo,
+  nextTodoState,
+  type TodoState,
+  type TodoEvent,
+} from "./domain/todo-transitions.ts";
+export { GOAL_STATUSES, GOAL_TRANSITIONS, nextGoalStatus, type GoalStatus, type GoalEvent } from "./domain/goal-transitions.ts";
+export {
+  TURN_ROUTES,
+  TURN_RESULT_KINDS,
+  TURN_RESULT_TRANSITION,
+  SPENDING_RESULTS,
+  decideTurnRoute,
+  type TurnRoute,
+  type TurnResultKind,
+  type TurnRouteDecision,
+  type TurnSnapshot,
+} from "./domain/turn.ts";
+export { todoStatusOf, type TodoStatus, type LeaseStatus, type GateStatus, type HolderView } from "./domain/status.ts";
+export { MemberRoleSchema, type MemberRole } from "./domain/schemas.ts";
+
+// services: the operators
+export type { DbOrTx, Tx, OperatorContext } from "./services/operator.ts";
+export { createGoal, CreateGoalInput } from "./services/goal/create-goal.ts";
+export { updateGoal, UpdateGoalInput } from "./services/goal/update-goal.ts";
+export { GoalStatusChangeInput } from "./services/goal/transition-goal.ts";
+export { pauseGoal } from "./services/goal/pause-goal.ts";
+export { resumeGoal } from "./services/goal/resume-goal.ts";
+export { cancelGoal } from "./services/goal/cancel-goal.ts";
+
+export { addTodos, AddTodosInput, TodoDraft } from "./services/todo/add-todos.ts";
+export { replanTodos, ReplanTodosInput, type ReplanTodosResult } from "./services/todo/replan-todos.ts";
+export { claimTodo, ClaimTodoInput, DEFAULT_LEASE_TTL_MS, type ClaimTodoResult } from "./services/todo/claim-todo.ts";
+export {
+  startTodo,
+  StartTodoInput,
+  validateTodo,
+  ValidateTodoInput,
+  writebackTodo,
+  WritebackTodoInput,
+  completeTodo,
+  CompleteTodoInput,
+  failTodo,
+  FailTodoInput,
+  blockTodo,
+  BlockTodoInput,
+  retryTodo,
+  RetryTodoInput,
+  reopenTodo,
+  ReopenTodoInput,
+} from "./services/todo/holder-ops.ts";
+export type { TransitionResult } from "./services/todo/held.ts";
+
+export { renewLease, RenewLeaseInput, releaseLease, ReleaseLeaseInput, transferLease, TransferLeaseInput } from "./services/lease/lease-ops.ts";
+
+export { openGate, OpenGateInput } from "./services/gate/open-gate.ts";
+export { resolveGate, ResolveGateInput } from "./services/gate/resolve-gate.ts";
+export { expireGate, ExpireGateInput } from "./services/gate/expire-gate.ts";
+
+export { appendEvidence, AppendEvidenceInput, EVIDENCE_KINDS, type EvidenceKind, type AppendEvidenceResult } from "./services/evidence/append-evidence.ts";
+export { putBlob, PutBlobInput, getBlob, MAX_BLOB_BYTES, type PutBlobResult } from "./services/evidence/put-blob.ts";
+
+export { setQuotaPolicy, SetQuotaPolicyInput, type QuotaPolicyView } from "./services/quota/set-quota-policy.ts";
+export { spendQuota, SpendQuotaInput, type SpendQuotaResult, type QuotaSpendView } from "./services/quota/spend-quota.ts";
+export { shouldRun, ShouldRunInput, SKIP_REASONS, type ShouldRunResult, type SkipReason } from "./services/quota/should-run.ts";
+export type { PolicyUsage, Amounts } from "./services/quota/usage.ts";
+
+export { registerAgent, RegisterAgentInput, heartbeatAgent, HeartbeatAgentInput } from "./services/agent/register-agent.ts";
+export {
+  startRun,
+  StartRunInput,
+  appendStep,
+  AppendStepInput,
+  saveCheckpoint,
+  SaveCheckpointInput,
+  resumeRun,
+  ResumeRunInput,
+  finishRun,
+  FinishRunInput,
+  RUN_STATUSES,
+  type RunStatus,
+} from "./services/run/run-ops.ts";
+
+export { routeTurn, RouteTurnInput, DEFAULT_MAX_ATTEMPTS } from "./services/turn/route-turn.ts";
+export { recordTurnResult, RecordTurnResultInput, type RecordTurnResultResult } from "./services/turn/record-turn-result.ts";
+
+// projections: read-only
+export { board, BoardInput, type Board, type BoardCard } from "./projections/board.ts";
+export { attentionQueue, AttentionQueueInput, type AttentionItem, type AttentionWho } from "./projections/attention-queue.ts";
+export { goalHistory, GoalHistoryInput, type GoalHistoryPage, type EventView } from "./projections/goal-history.ts";

@@ -1,0 +1,64 @@
+// Who must act next: open gates (oldest first, with who may answer), expired leases, blocked todos, exhausted quota.
+import { z } from "zod";
+import { parseInput } from "../domain/input.ts";
+import { Id } from "../domain/schemas.ts";
+import { currentTime, type DbOrTx, type OperatorContext } from "../services/operator.ts";
+import { describeRemaining, policyUsage } from "../services/quota/usage.ts";
+
+export const AttentionQueueInput = z.object({ goalId: Id.optional(), limit: z.number().int().min(1).max(500).default(100) });
+export type AttentionQueueInput = z.input<typeof AttentionQueueInput>;
+
+export type AttentionWho =
+  | { kind: "members"; roles: string[] }
+  | { kind: "agents"; capabilities: string[] }
+  | { kind: "planner" };
+
+export type AttentionItem =
+  | { kind: "gate_waiting"; who: AttentionWho; goalId: string; gateId: string; todoId: string | null; question: string; options: string[]; since: Date }
+  | { kind: "lease_expired"; who: AttentionWho; goalId: string; todoId: string; title: string; previousOwner: string; since: Date }
+  | { kind: "todo_blocked"; who: AttentionWho; goalId: string; todoId: string; title: string; reason: string | null; since: Date }
+  | { kind: "quota_exhausted"; who: AttentionWho; goalId: string | null; policyId: string; scope: string; subjectId: string; message: string; retryAfterMs: number | null };
+
+export async function attentionQueue(db: DbOrTx, raw: AttentionQueueInput = {}, ctx?: OperatorContext): Promise<AttentionItem[]> {
+  const i = parseInput(AttentionQueueInput, raw, "attentionQueue");
+  const at = await currentTime(db, ctx);
+  const goalFilter = i.goalId ? { goalId: i.goalId } : {};
+  const [gates, expired, blocked, policies] = await Promise.all([
+    db.gate.findMany({ where: { status: "open", ...goalFilter }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: i.limit }),
+    db.lease.findMany({
+      where: { status: "active", expiresAt: { lte: at }, ...(i.goalId ? { todo: { goalId: i.goalId } } : {}) },
+      include: { todo: { select: { goalId: true, title: true, requiredCapabilities: true } } },
+      orderBy: { expiresAt: "asc" },
+      take: i.limit,
+    }),
+    db.todo.findMany({ where: { state: "blocked", ...goalFilter }, orderBy: { updatedAt: "asc" }, take: i.limit }),
+    db.quotaPolicy.findMany({ where: i.goalId ? { OR: [{ goalId: i.goalId }, { scope: "agent" }] } : {}, select: { goalId: true, agentId: true, scope: true } }),
+  ]);
+  const items: AttentionItem[] = [];
+  for (const g of gates) {
+    items.push({ kind: "gate_waiting", who: { kind: "members", roles: g.answerRoles }, goalId: g.goalId, gateId: g.id, todoId: g.todoId, question: g.question, options: g.options, since: g.createdAt });
+  }
+  for (const l of expired) {
+    items.push({ kind: "lease_expired", who: { kind: "agents", capabilities: l.todo.requiredCapabilities ?? [] }, goalId: l.todo.goalId, todoId: l.todoId, title: l.todo.title, previousOwner: l.ownerId, since: l.expiresAt });
+  }
+  for (const t of blocked) {
+    items.push({ kind: "todo_blocked", who: { kind: "planner" }, goalId: t.goalId, todoId: t.id, title: t.title, reason: t.reason, since: t.updatedAt });
+  }
+  const usages = await Promise.all(policies.map((p) => policyUsage(db, p.scope === "goal" ? { goalId: p.goalId, at } : { agentId: p.agentId, at })));
+  const seen = new Set<string>();
+  for (const u of usages.flat()) {
+    if (!u.exhausted || seen.has(u.policyId)) continue;
+    seen.add(u.policyId);
+    items.push({
+      kind: "quota_exhausted",
+      who: { kind: "members", roles: ["owner"] },
+      goalId: u.scope === "goal" ? u.subjectId : null,
+      policyId: u.policyId,
+      scope: u.scope,
+      subjectId: u.subjectId,
+      message: `Quota exhausted: ${describeRemaining(u)}. Raise the limit or wait for the window.`,
+      retryAfterMs: u.windowResetsInMs,
+    });
+  }
+  return items.slice(0, i.limit);
+}

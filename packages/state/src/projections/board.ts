@@ -1,0 +1,84 @@
+// The board: lanes by todo state, one card per todo. A projection only — nothing here writes.
+import { z } from "zod";
+import type { Goal } from "../generated/prisma/client.ts";
+import { StateError } from "../domain/errors.ts";
+import { parseInput } from "../domain/input.ts";
+import { Id } from "../domain/schemas.ts";
+import { TODO_STATES, type TodoState } from "../domain/todo-transitions.ts";
+import { todoStatusOf, type TodoStatus } from "../domain/status.ts";
+import { currentTime, type DbOrTx, type OperatorContext } from "../services/operator.ts";
+import { policyUsage, type Amounts, type PolicyUsage } from "../services/quota/usage.ts";
+
+export const BoardInput = z.object({ goalId: Id });
+export type BoardInput = z.input<typeof BoardInput>;
+
+export interface BoardCard {
+  id: string;
+  title: string;
+  state: TodoState;
+  status: TodoStatus;
+  position: number;
+  attempts: number;
+  lastResult: string | null;
+  owner: { agentId: string; name: string } | null;
+  leaseExpiresAt: Date | null;
+  /** Negative once the lease has expired (the todo is then reclaimable). */
+  leaseMsLeft: number | null;
+  openGate: { id: string; question: string; answerRoles: string[] } | null;
+  latestEvidence: { summary: string; kind: string; at: Date } | null;
+  quotaUsed: Amounts;
+}
+
+export interface Board {
+  goal: Goal;
+  lanes: { state: TodoState; cards: BoardCard[] }[];
+  quota: PolicyUsage[];
+  at: Date;
+}
+
+export async function board(db: DbOrTx, raw: BoardInput, ctx?: OperatorContext): Promise<Board> {
+  const i = parseInput(BoardInput, raw, "board");
+  const goal = await db.goal.findUnique({ where: { id: i.goalId } });
+  if (!goal) throw new StateError("NOT_FOUND", `Goal ${i.goalId} does not exist.`, { goalId: i.goalId });
+  const at = await currentTime(db, ctx);
+  const [todos, leases, gates, evidence, spends, quota] = await Promise.all([
+    db.todo.findMany({ where: { goalId: goal.id }, orderBy: [{ position: "asc" }, { createdAt: "asc" }] }),
+    db.lease.findMany({ where: { status: "active", todo: { goalId: goal.id } }, include: { owner: { select: { name: true } } } }),
+    db.gate.findMany({ where: { goalId: goal.id, status: "open" }, orderBy: { createdAt: "asc" } }),
+    db.$queryRaw<{ todoId: string; summary: string; kind: string; createdAt: Date }[]>`
+      SELECT DISTINCT ON ("todoId") "todoId", "summary", "kind"::text AS "kind", "createdAt" FROM "Evidence"
+      WHERE "goalId" = ${goal.id} AND "todoId" IS NOT NULL ORDER BY "todoId", "createdAt" DESC, "id" DESC`,
+    db.$queryRaw<{ todoId: string; steps: bigint; tokens: bigint; microUsd: bigint }[]>`
+      SELECT "todoId", sum("steps")::bigint AS "steps", sum("tokens")::bigint AS "tokens", sum("microUsd")::bigint AS "microUsd"
+      FROM "QuotaSpend" WHERE "goalId" = ${goal.id} AND "todoId" IS NOT NULL GROUP BY "todoId"`,
+    policyUsage(db, { goalId: goal.id, at }),
+  ]);
+  const leaseBy = new Map(leases.map((l) => [l.todoId, l]));
+  const gateBy = new Map<string, (typeof gates)[number]>();
+  for (const g of gates) if (g.todoId && !gateBy.has(g.todoId)) gateBy.set(g.todoId, g);
+  const evidenceBy = new Map(evidence.map((e) => [e.todoId, e]));
+  const spendBy = new Map(spends.map((s) => [s.todoId, s]));
+  const lanes = TODO_STATES.map((state) => ({ state, cards: [] as BoardCard[] }));
+  for (const t of todos) {
+    const lease = leaseBy.get(t.id) ?? null;
+    const gate = gateBy.get(t.id);
+    const ev = evidenceBy.get(t.id);
+    const sp = spendBy.get(t.id);
+    lanes.find((l) => l.state === t.state)!.cards.push({
+      id: t.id,
+      title: t.title,
+      state: t.state,
+      status: todoStatusOf(t, lease),
+      position: t.position,
+      attempts: t.attempts,
+      lastResult: t.lastResult,
+      owner: lease ? { agentId: lease.ownerId, name: lease.owner.name } : null,
+      leaseExpiresAt: lease?.expiresAt ?? null,
+      leaseMsLeft: lease ? lease.expiresAt.getTime() - at.getTime() : null,
+      openGate: gate ? { id: gate.id, question: gate.question, answerRoles: gate.answerRoles } : null,
+      latestEvidence: ev ? { summary: ev.summary, kind: ev.kind, at: ev.createdAt } : null,
+      quotaUsed: { steps: Number(sp?.steps ?? 0), tokens: Number(sp?.tokens ?? 0), microUsd: Number(sp?.microUsd ?? 0) },
+    });
+  }
+  return { goal, lanes, quota, at };
+}

@@ -1,0 +1,60 @@
+// Resolution by an authorised member. Two racing resolutions: the conditional UPDATE lets exactly one win; the
+// other sees CONFLICT naming who decided.
+import { z } from "zod";
+import type { Gate } from "../../generated/prisma/client.ts";
+import { StateError } from "../../domain/errors.ts";
+import { parseInput } from "../../domain/input.ts";
+import { Id } from "../../domain/schemas.ts";
+import { actorOf, appendEvent, atParam, inTx, type DbOrTx, type OperatorContext } from "../operator.ts";
+
+export const ResolveGateInput = z.object({
+  gateId: Id,
+  memberId: Id,
+  decision: z.enum(["approve", "deny", "answer"]),
+  /** Required for "answer"; must be one of the gate's options when it has any. */
+  answer: z.string().trim().min(1).max(5000).optional(),
+  rationale: z.string().trim().min(1).max(5000),
+});
+export type ResolveGateInput = z.input<typeof ResolveGateInput>;
+
+const STATUS_OF = { approve: "approved", deny: "denied", answer: "answered" } as const;
+
+export async function resolveGate(db: DbOrTx, raw: ResolveGateInput, ctx?: OperatorContext): Promise<Gate> {
+  const i = parseInput(ResolveGateInput, raw, "gate.resolve");
+  if (i.decision === "answer" && !i.answer) {
+    throw new StateError("INVALID_INPUT", `gate.resolve: answer: an "answer" decision needs the answer.`, { issues: [{ path: "answer" }] });
+  }
+  return inTx(db, async (tx) => {
+    const [gate, member] = await Promise.all([tx.gate.findUnique({ where: { id: i.gateId } }), tx.member.findUnique({ where: { id: i.memberId } })]);
+    if (!gate) throw new StateError("NOT_FOUND", `Gate ${i.gateId} does not exist.`, { gateId: i.gateId });
+    if (!member) throw new StateError("NOT_FOUND", `Member ${i.memberId} does not exist.`, { memberId: i.memberId });
+    if (!gate.answerRoles.includes(member.role)) {
+      throw new StateError("FORBIDDEN", `${member.name} is ${member.role}; gate ${gate.id} may be answered only by: ${gate.answerRoles.join(", ")}.`, {
+        gateId: gate.id,
+        answerRoles: gate.answerRoles,
+        role: member.role,
+      });
+    }
+    if (i.decision === "answer" && gate.options.length && !gate.options.includes(i.answer!)) {
+      throw new StateError("INVALID_INPUT", `gate.resolve: answer: must be one of ${gate.options.map((o) => JSON.stringify(o)).join(", ")}.`, { issues: [{ path: "answer" }] });
+    }
+    const at = atParam(ctx);
+    const status = STATUS_OF[i.decision];
+    const won = await tx.$executeRaw`
+      UPDATE "Gate" SET "status" = ${status}::"GateStatus", "decision" = ${i.decision}, "answer" = ${i.answer ?? null},
+        "rationale" = ${i.rationale}, "resolvedBy" = ${member.id}, "resolvedAt" = COALESCE(${at}::timestamptz, now())
+      WHERE "id" = ${gate.id} AND "status" = 'open'`;
+    if (won === 0) {
+      const now = await tx.gate.findUniqueOrThrow({ where: { id: gate.id } });
+      throw new StateError(
+        "CONFLICT",
+        now.status === "expired"
+          ? `Gate ${gate.id} expired before your decision; open a new gate if the question still stands.`
+          : `Gate ${gate.id} was already ${now.status} by ${now.resolvedBy}${now.resolvedAt ? ` at ${now.resolvedAt.toISOString()}` : ""}; your decision was not recorded.`,
+        { gateId: gate.id, status: now.status, resolvedBy: now.resolvedBy },
+      );
+    }
+    await appendEvent(tx, { operator: "gate.resolve", actor: actorOf(ctx, member.id), subjectId: gate.id, goalId: gate.goalId, payload: { decision: i.decision, answer: i.answer ?? null, rationale: i.rationale, todoId: gate.todoId } }, ctx);
+    return tx.gate.findUniqueOrThrow({ where: { id: gate.id } });
+  });
+}

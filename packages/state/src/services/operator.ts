@@ -1,0 +1,70 @@
+// What every operator shares: a db or an open transaction, the acting context, the time source, the Event row.
+import type { Db } from "../db/client.ts";
+import type { Prisma } from "../generated/prisma/client.ts";
+import type { Clock } from "../domain/clock.ts";
+
+export type Tx = Prisma.TransactionClient;
+/** Operators accept the client or an open transaction, so callers can compose several in one transaction. */
+export type DbOrTx = Db | Tx;
+
+export interface OperatorContext {
+  /** Who acts, for the Event row. Defaults to the agent or member named in the input, else "system". */
+  actor?: string;
+  /** Overrides the database's now() (tests move a manual clock instead of sleeping). */
+  clock?: Clock;
+}
+
+export function inTx<T>(db: DbOrTx, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  if ("$transaction" in db && typeof db.$transaction === "function") {
+    return (db as Db).$transaction(fn, { maxWait: 10_000, timeout: 20_000 });
+  }
+  return fn(db as Tx);
+}
+
+/** The instant an operator acts at, as a SQL parameter: null means "the database's now()". */
+export function atParam(ctx?: OperatorContext): Date | null {
+  return ctx?.clock?.now() ?? null;
+}
+
+/** The operator's time as a value: the clock's, or the transaction's now(). */
+export async function currentTime(tx: DbOrTx, ctx?: OperatorContext): Promise<Date> {
+  const at = ctx?.clock?.now();
+  if (at) return at;
+  const rows = await tx.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
+  return rows[0]!.now;
+}
+
+export interface EventInput {
+  operator: string;
+  actor: string;
+  subjectId: string;
+  goalId?: string | null;
+  payload?: Record<string, unknown>;
+}
+
+/** The one Event row every operator appends (the trigger announces it on phoneloop_events). */
+export async function appendEvent(tx: Tx, e: EventInput, ctx?: OperatorContext): Promise<string> {
+  const at = atParam(ctx);
+  const rows = await tx.$queryRaw<{ id: bigint }[]>`
+    INSERT INTO "Event" ("goalId", "operator", "actor", "subjectId", "payload", "createdAt")
+    VALUES (${e.goalId ?? null}, ${e.operator}, ${e.actor}, ${e.subjectId}, ${JSON.stringify(e.payload ?? {})}::jsonb,
+            COALESCE(${at}::timestamptz, now()))
+    RETURNING "id"`;
+  return String(rows[0]!.id);
+}
+
+export function actorOf(ctx: OperatorContext | undefined, fallback: string | undefined): string {
+  return ctx?.actor ?? fallback ?? "system";
+}
+
+export function randomId(prefix: string): string {
+  return `${prefix}_${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
+}
+
+/** A unique-constraint violation, whether raised through the query builder (P2002) or raw SQL (23505). */
+export function isUniqueViolation(e: unknown): boolean {
+  const err = e as { code?: string; message?: string; meta?: { code?: string; driverAdapterError?: { cause?: { originalCode?: string } } } };
+  if (err?.code === "P2002" || err?.code === "23505") return true;
+  if (err?.meta?.code === "23505") return true;
+  return typeof err?.message === "string" && /23505|unique constraint/i.test(err.message);
+}

@@ -1,0 +1,52 @@
+// should-run, before a turn: run, or skip with the reason. Read-only; it spends nothing.
+import { z } from "zod";
+import { StateError } from "../../domain/errors.ts";
+import { parseInput } from "../../domain/input.ts";
+import { Id } from "../../domain/schemas.ts";
+import { atParam, type DbOrTx, type OperatorContext } from "../operator.ts";
+import { describeRemaining, overLimit, policyUsage, type PolicyUsage } from "./usage.ts";
+
+export const ShouldRunInput = z.object({
+  goalId: Id,
+  agentId: Id,
+  todoId: Id.optional(),
+  /** What the next turn is expected to cost; a turn that would not fit is throttled. */
+  estimate: z.object({ steps: z.number().int().min(0).default(1), tokens: z.number().int().min(0).default(0), microUsd: z.number().int().min(0).default(0) }).optional(),
+});
+export type ShouldRunInput = z.input<typeof ShouldRunInput>;
+
+export const SKIP_REASONS = ["goal_paused", "goal_cancelled", "goal_completed", "gate_waiting", "todo_blocked", "todo_finished", "exhausted", "throttled"] as const;
+export type SkipReason = (typeof SKIP_REASONS)[number];
+
+export type ShouldRunResult =
+  | { decision: "run"; usage: PolicyUsage[] }
+  | { decision: "skip"; reason: SkipReason; message: string; retryAfterMs: number | null; usage: PolicyUsage[] };
+
+export async function shouldRun(db: DbOrTx, raw: ShouldRunInput, ctx?: OperatorContext): Promise<ShouldRunResult> {
+  const i = parseInput(ShouldRunInput, raw, "quota.shouldRun");
+  const goal = await db.goal.findUnique({ where: { id: i.goalId }, select: { status: true } });
+  if (!goal) throw new StateError("NOT_FOUND", `Goal ${i.goalId} does not exist.`, { goalId: i.goalId });
+  const usage = await policyUsage(db, { goalId: i.goalId, agentId: i.agentId, at: atParam(ctx) });
+  const skip = (reason: SkipReason, message: string, retryAfterMs: number | null = null): ShouldRunResult => ({ decision: "skip", reason, message, retryAfterMs, usage });
+  if (goal.status !== "active") return skip(`goal_${goal.status}`, `The goal is ${goal.status}.`);
+  const gates = await db.gate.findMany({
+    where: { goalId: i.goalId, status: "open", OR: [{ todoId: null }, ...(i.todoId ? [{ todoId: i.todoId }] : [])] },
+    orderBy: { createdAt: "asc" },
+    select: { id: true, question: true, answerRoles: true },
+  });
+  const gate = gates[0];
+  if (gate) return skip("gate_waiting", `Gate ${gate.id} waits for ${gate.answerRoles.join(" or ")}: ${gate.question}`);
+  if (i.todoId) {
+    const todo = await db.todo.findUnique({ where: { id: i.todoId }, select: { state: true, reason: true } });
+    if (!todo) throw new StateError("NOT_FOUND", `Todo ${i.todoId} does not exist.`, { todoId: i.todoId });
+    if (todo.state === "blocked") return skip("todo_blocked", `The todo is blocked${todo.reason ? `: ${todo.reason}` : ""}.`);
+    if (todo.state === "done" || todo.state === "superseded" || todo.state === "failed") return skip("todo_finished", `The todo is ${todo.state}.`);
+  }
+  const exhausted = usage.find((u) => u.exhausted);
+  if (exhausted) return skip("exhausted", `Quota exhausted: ${describeRemaining(exhausted)}.`, exhausted.windowResetsInMs);
+  if (i.estimate) {
+    const tight = usage.find((u) => overLimit(u, i.estimate!).length > 0);
+    if (tight) return skip("throttled", `The next turn would not fit: ${describeRemaining(tight)}.`, tight.windowResetsInMs);
+  }
+  return { decision: "run", usage };
+}

@@ -1,0 +1,82 @@
+// spend(key, amounts): idempotent on the key, never over the limit. The policy rows are locked FOR UPDATE, so
+// concurrent spends against one policy run one at a time: sum the window, check, insert.
+import { z } from "zod";
+import { StateError } from "../../domain/errors.ts";
+import { parseInput } from "../../domain/input.ts";
+import { Id, IdempotencyKey } from "../../domain/schemas.ts";
+import { actorOf, appendEvent, atParam, inTx, isUniqueViolation, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
+import { describeRemaining, overLimit, policyUsage, type PolicyUsage } from "./usage.ts";
+
+export const SpendQuotaInput = z.object({
+  key: IdempotencyKey,
+  goalId: Id,
+  agentId: Id,
+  todoId: Id.optional(),
+  steps: z.number().int().min(0).default(0),
+  tokens: z.number().int().min(0).default(0),
+  microUsd: z.number().int().min(0).default(0),
+});
+export type SpendQuotaInput = z.input<typeof SpendQuotaInput>;
+
+export interface QuotaSpendView {
+  id: string;
+  key: string;
+  goalId: string;
+  agentId: string;
+  todoId: string | null;
+  steps: number;
+  tokens: number;
+  microUsd: number;
+  createdAt: Date;
+}
+
+export interface SpendQuotaResult {
+  spend: QuotaSpendView;
+  /** true when the key was spent before: nothing new was spent. */
+  replay: boolean;
+  usage: PolicyUsage[];
+}
+
+export async function spendQuota(db: DbOrTx, raw: SpendQuotaInput, ctx?: OperatorContext): Promise<SpendQuotaResult> {
+  const i = parseInput(SpendQuotaInput, raw, "quota.spend");
+  const at = atParam(ctx);
+  try {
+    return await inTx(db, async (tx) => {
+      const usage = await policyUsage(tx, { goalId: i.goalId, agentId: i.agentId, at, lock: true });
+      // Checked after taking the lock: a concurrent spend of the same key has committed by now.
+      const previous = await tx.quotaSpend.findUnique({ where: { key: i.key } });
+      if (previous) return { spend: view(previous), replay: true, usage };
+      for (const u of usage) {
+        const over = overLimit(u, i);
+        if (over.length) {
+          throw new StateError(
+            "QUOTA_EXCEEDED",
+            `Spending ${over.map((k) => `${i[k]} ${k}`).join(", ")} would exceed the ${u.scope} quota of ${u.subjectId}: ${describeRemaining(u)}.` +
+              (u.windowResetsInMs !== null ? ` Room frees up in ${Math.ceil(u.windowResetsInMs / 1000)}s.` : ""),
+            { policyId: u.policyId, scope: u.scope, subjectId: u.subjectId, over, remaining: u.remaining, asked: { steps: i.steps, tokens: i.tokens, microUsd: i.microUsd }, retryAfterMs: u.windowResetsInMs },
+          );
+        }
+      }
+      const id = randomId("qs");
+      await tx.$executeRaw`
+        INSERT INTO "QuotaSpend" ("id", "key", "goalId", "agentId", "todoId", "steps", "tokens", "microUsd", "createdAt")
+        VALUES (${id}, ${i.key}, ${i.goalId}, ${i.agentId}, ${i.todoId ?? null}, ${i.steps}, ${i.tokens}, ${BigInt(i.microUsd)}, COALESCE(${at}::timestamptz, now()))`;
+      const spend = await tx.quotaSpend.findUniqueOrThrow({ where: { id } });
+      await appendEvent(tx, { operator: "quota.spend", actor: actorOf(ctx, i.agentId), subjectId: id, goalId: i.goalId, payload: { key: i.key, steps: i.steps, tokens: i.tokens, microUsd: i.microUsd, todoId: i.todoId ?? null } }, ctx);
+      const after = usage.map((u) => ({ ...u, used: { steps: u.used.steps + i.steps, tokens: u.used.tokens + i.tokens, microUsd: u.used.microUsd + i.microUsd } }));
+      return { spend: view(spend), replay: false, usage: after };
+    });
+  } catch (e) {
+    // No policy to lock, and a concurrent spend of the same key won: that one stands.
+    if (isUniqueViolation(e)) {
+      const previous = await db.quotaSpend.findUnique({ where: { key: i.key } });
+      if (previous) return { spend: view(previous), replay: true, usage: await policyUsage(db, { goalId: i.goalId, agentId: i.agentId, at }) };
+    }
+    if (/QuotaSpend_goalId_fkey/.test(String((e as Error)?.message))) throw new StateError("NOT_FOUND", `Goal ${i.goalId} does not exist.`, { goalId: i.goalId });
+    throw e;
+  }
+}
+
+function view(s: { id: string; key: string; goalId: string; agentId: string; todoId: string | null; steps: number; tokens: number; microUsd: bigint; createdAt: Date }): QuotaSpendView {
+  return { ...s, microUsd: Number(s.microUsd) };
+}

@@ -1,0 +1,151 @@
+// Locking a todo, fencing its holder, and applying one transition from the table. Every todo operator goes
+// through here. Lock order everywhere: Todo row, then its Lease rows.
+import type { GoalStatus, Lease, Todo } from "../../generated/prisma/client.ts";
+import { StateError } from "../../domain/errors.ts";
+import { endsLease, HELD_STATES, nextTodoState, type TodoEvent } from "../../domain/todo-transitions.ts";
+import { appendEvent, atParam, type OperatorContext, type Tx } from "../operator.ts";
+
+export interface LockedTodo extends Todo {
+  goalStatus: GoalStatus;
+  /** The operator's time (clock or the transaction's now()). */
+  now: Date;
+}
+
+export async function lockTodo(tx: Tx, todoId: string, ctx?: OperatorContext): Promise<LockedTodo> {
+  const rows = await tx.$queryRaw<LockedTodo[]>`
+    SELECT t.*, g."status" AS "goalStatus", COALESCE(${atParam(ctx)}::timestamptz, now()) AS "now"
+    FROM "Todo" t JOIN "Goal" g ON g."id" = t."goalId" WHERE t."id" = ${todoId} FOR UPDATE OF t`;
+  const row = rows[0];
+  if (!row) throw new StateError("NOT_FOUND", `Todo ${todoId} does not exist.`, { todoId });
+  return normalizeTodo(row);
+}
+
+export function normalizeTodo<T extends Todo>(row: T): T {
+  row.requiredCapabilities ??= [];
+  row.inputs ??= [];
+  row.outputs ??= [];
+  return row;
+}
+
+export async function lockActiveLease(tx: Tx, todoId: string): Promise<Lease | null> {
+  const rows = await tx.$queryRaw<Lease[]>`SELECT * FROM "Lease" WHERE "todoId" = ${todoId} AND "status" = 'active' FOR UPDATE`;
+  return rows[0] ?? null;
+}
+
+export interface HolderRef {
+  agentId: string;
+  leaseKey: string;
+}
+
+/** The caller's lease if it is the todo's current, unexpired one; otherwise CONFLICT naming who holds it now. */
+export async function requireHolder(tx: Tx, todo: LockedTodo, holder: Partial<HolderRef>): Promise<Lease> {
+  const lease = await lockActiveLease(tx, todo.id);
+  if (lease && holder.leaseKey === lease.idempotencyKey && holder.agentId === lease.ownerId && lease.expiresAt > todo.now) {
+    return lease;
+  }
+  throw await holderConflict(tx, todo, holder, lease);
+}
+
+async function holderConflict(tx: Tx, todo: LockedTodo, holder: Partial<HolderRef>, active: Lease | null): Promise<StateError> {
+  let why = "you sent no lease key";
+  if (holder.leaseKey) {
+    const mine = await tx.lease.findUnique({ where: { idempotencyKey: holder.leaseKey } });
+    if (!mine || mine.todoId !== todo.id) why = `no lease with that key exists on todo ${todo.id}`;
+    else if (mine.ownerId !== holder.agentId) why = `that lease belongs to ${mine.ownerId}, not ${holder.agentId ?? "you"}`;
+    else if (mine.status !== "active") why = `your lease was ${mine.status}${mine.endedAt ? ` at ${mine.endedAt.toISOString()}` : ""}`;
+    else why = `your lease expired at ${mine.expiresAt.toISOString()}`;
+  }
+  let now: string;
+  let currentHolder: string | null = null;
+  if (active && active.expiresAt > todo.now) {
+    currentHolder = active.ownerId;
+    now = `It is held by ${active.ownerId} (epoch ${active.epoch}) until ${active.expiresAt.toISOString()}.`;
+  } else if (active) {
+    now = `Nobody holds it: ${active.ownerId}'s lease expired at ${active.expiresAt.toISOString()}; any eligible agent may claim it.`;
+  } else {
+    now = `Nobody holds it; it is ${todo.state}.`;
+  }
+  return new StateError("CONFLICT", `Your write to todo ${todo.id} was rejected: ${why}. ${now}`, {
+    todoId: todo.id,
+    currentHolder,
+    currentEpoch: active?.epoch ?? null,
+    state: todo.state,
+  });
+}
+
+export interface TodoPatch {
+  values?: Record<string, unknown>;
+  outputs?: string[];
+  lastResult?: string | null;
+  reason?: string | null;
+  supersededById?: string | null;
+}
+
+export interface TransitionResult {
+  todo: Todo;
+  from: Todo["state"];
+  to: Todo["state"];
+  eventId: string;
+}
+
+/** Applies one transition from the table to a locked todo, ends the lease if the todo leaves the held states, appends the Event. */
+export async function applyTodoTransition(
+  tx: Tx,
+  todo: LockedTodo,
+  event: TodoEvent,
+  opts: { actor: string; lease?: Lease | null; patch?: TodoPatch; operator?: string; payload?: Record<string, unknown> },
+  ctx?: OperatorContext,
+): Promise<TransitionResult> {
+  const to = nextTodoState(todo.state, event, todo.id);
+  const patch = opts.patch ?? {};
+  const updated = await tx.todo.update({
+    where: { id: todo.id },
+    data: {
+      state: to,
+      version: { increment: 1 },
+      updatedAt: todo.now,
+      ...(event === "retry" ? { attempts: { increment: 1 } } : {}),
+      ...(patch.values ? { values: { ...(todo.values as Record<string, unknown>), ...patch.values } as object } : {}),
+      ...(patch.outputs ? { outputs: patch.outputs } : {}),
+      ...(patch.lastResult !== undefined ? { lastResult: patch.lastResult } : {}),
+      ...(patch.reason !== undefined ? { reason: patch.reason } : to === "pending" || to === "running" ? { reason: null } : {}),
+      ...(patch.supersededById !== undefined ? { supersededById: patch.supersededById } : {}),
+    },
+  });
+  const lease = opts.lease;
+  if (lease && endsLease(event, to)) {
+    await tx.lease.update({ where: { id: lease.id }, data: { status: "released", endedAt: todo.now, version: { increment: 1 } } });
+  }
+  const eventId = await appendEvent(
+    tx,
+    {
+      operator: opts.operator ?? `todo.${event}`,
+      actor: opts.actor,
+      subjectId: todo.id,
+      goalId: todo.goalId,
+      payload: { from: todo.state, to, ...(patch.reason ? { reason: patch.reason } : {}), ...(lease ? { leaseId: lease.id, epoch: lease.epoch } : {}), ...opts.payload },
+    },
+    ctx,
+  );
+  return { todo: normalizeTodo(updated), from: todo.state, to, eventId };
+}
+
+/** Locks the todo, fences the holder when the todo is held, and applies `event`. */
+export async function transitionAsHolder(
+  tx: Tx,
+  ref: { todoId: string; agentId?: string | undefined; leaseKey?: string | undefined },
+  event: TodoEvent,
+  opts: { actor: string; patch?: TodoPatch; operator?: string; payload?: Record<string, unknown>; requireActiveGoal?: boolean },
+  ctx?: OperatorContext,
+): Promise<TransitionResult> {
+  const todo = await lockTodo(tx, ref.todoId, ctx);
+  nextTodoState(todo.state, event, todo.id); // an illegal move fails before any other check
+  const lease = HELD_STATES.includes(todo.state) ? await requireHolder(tx, todo, ref) : null;
+  if (opts.requireActiveGoal && todo.goalStatus !== "active") {
+    throw new StateError("PRECONDITION_FAILED", `Goal ${todo.goalId} is ${todo.goalStatus}; resume it before working on its todos.`, {
+      goalId: todo.goalId,
+      goalStatus: todo.goalStatus,
+    });
+  }
+  return applyTodoTransition(tx, todo, event, { ...opts, lease }, ctx);
+}

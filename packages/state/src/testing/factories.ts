@@ -1,0 +1,49 @@
+// Seed functions with random ids that double as test factories: tests share no fixtures and run in parallel.
+// They go through the operators, so seeded state is state the product could have reached.
+import { randomBytes } from "node:crypto";
+import type { Db } from "../db/client.ts";
+import type { Agent, Gate, Goal, Member, Todo } from "../generated/prisma/client.ts";
+import type { OperatorContext } from "../services/operator.ts";
+import { createGoal, type CreateGoalInput } from "../services/goal/create-goal.ts";
+import { addTodos, type TodoDraft } from "../services/todo/add-todos.ts";
+import { registerAgent, type RegisterAgentInput } from "../services/agent/register-agent.ts";
+import { openGate, type OpenGateInput } from "../services/gate/open-gate.ts";
+import { claimTodo, type ClaimTodoResult } from "../services/todo/claim-todo.ts";
+import type { MemberRole } from "../domain/schemas.ts";
+
+export function rid(prefix: string): string {
+  return `${prefix}_${randomBytes(6).toString("hex")}`;
+}
+
+export async function seedGoal(db: Db, over: Partial<CreateGoalInput> = {}, ctx?: OperatorContext): Promise<Goal> {
+  return createGoal(db, { id: rid("goal"), title: "Book a table for two", objective: "Reserve a table on Friday at 19:00 in the booking app.", createdBy: "u_seed", ...over }, ctx);
+}
+
+export async function seedTodos(db: Db, goalId: string, n: number, over: Partial<TodoDraft> = {}, ctx?: OperatorContext): Promise<Todo[]> {
+  const drafts = Array.from({ length: n }, (_, k) => ({ id: rid("todo"), title: `Step ${k + 1}`, ...over }));
+  const out: Todo[] = [];
+  for (let k = 0; k < drafts.length; k += 500) out.push(...(await addTodos(db, { goalId, todos: drafts.slice(k, k + 500) }, ctx)));
+  return out;
+}
+
+export async function seedAgent(db: Db, over: Partial<RegisterAgentInput> = {}, ctx?: OperatorContext): Promise<Agent> {
+  return registerAgent(db, { id: rid("agent"), name: "Pixel tab", kind: "browser-tab", capabilities: ["android"], ...over }, ctx);
+}
+
+export async function seedMember(db: Db, role: MemberRole = "owner", name = `Member ${role}`): Promise<Member> {
+  return db.member.create({ data: { id: rid("m"), name, role } });
+}
+
+export async function seedGate(db: Db, goalId: string, over: Partial<OpenGateInput> = {}, ctx?: OperatorContext): Promise<Gate> {
+  return openGate(db, { goalId, question: "Pay the 5 EUR deposit to hold the table?", options: ["pay", "skip"], answerRoles: ["owner"], ...over }, ctx);
+}
+
+/** A goal with one todo, an agent, and that agent's claim on it. */
+export async function seedClaimed(db: Db, ctx?: OperatorContext, ttlMs = 60_000): Promise<{ goal: Goal; todo: Todo; agent: Agent; claim: Extract<ClaimTodoResult, { claimed: true }> }> {
+  const goal = await seedGoal(db, {}, ctx);
+  const [todo] = await seedTodos(db, goal.id, 1, {}, ctx);
+  const agent = await seedAgent(db, {}, ctx);
+  const claim = await claimTodo(db, { agentId: agent.id, todoId: todo!.id, ttlMs }, ctx);
+  if (!claim.claimed) throw new Error(`seedClaimed: ${claim.reason}`);
+  return { goal, todo: claim.todo, agent, claim };
+}
