@@ -130,14 +130,36 @@ describe("AdbDevice", () => {
     expect((e as Error).message).toContain("ADBKeyboard");
   });
 
+  const tree = (loading: boolean) =>
+    `<hierarchy rotation="0"><node class="android.widget.FrameLayout" resource-id="" bounds="[0,0][64,128]">${
+      loading ? `<node class="android.widget.ProgressBar" resource-id="app:id/loading" bounds="[20,20][40,40]"/>` : `<node class="android.widget.TextView" text="done" bounds="[0,0][64,20]"/>`
+    }</node></hierarchy>`;
+
   it("waitForStable returns once consecutive frames match, counting frames on an injected clock", async () => {
     const frames = [png(0), png(120), png(200), png(200), png(200), png(200)];
     let i = 0;
     let now = 0;
-    const { adb } = fakeAdb((c) => (c === "screencap -p" ? frames[Math.min(i++, frames.length - 1)]! : ""));
+    const { adb } = fakeAdb((c) => (c === "screencap -p" ? frames[Math.min(i++, frames.length - 1)]! : c.startsWith("uiautomator") ? tree(false) : ""));
     const device = new AdbDevice(adb, { now: () => now, sleep: async (ms) => void (now += ms) });
     const r = await device.waitForStable({ timeoutMs: 5_000, intervalMs: 100 });
     expect(r).toEqual({ stable: true, frames: 5, waitedMs: 400 });
+  });
+
+  it("waitForStable keeps waiting while a still screen shows a loading skeleton", async () => {
+    let now = 0;
+    // The skeleton is a static frame for 700 ms, then the results (another static frame) appear.
+    const { adb, commands } = fakeAdb((c) => {
+      if (c === "screencap -p") return png(now < 700 ? 40 : 220);
+      if (c.startsWith("uiautomator")) return tree(now < 700);
+      return "";
+    });
+    const device = new AdbDevice(adb, { now: () => now, sleep: async (ms) => void (now += ms) });
+    const r = await device.waitForStable({ timeoutMs: 5_000, intervalMs: 100 });
+    expect(r.stable).toBe(true);
+    expect(r.waitedMs).toBeGreaterThanOrEqual(700);
+    expect(commands.filter((c) => c.startsWith("uiautomator")).length).toBeGreaterThanOrEqual(2);
+    const blind = new AdbDevice(adb, { now: () => (now = 0), sleep: async () => undefined, stable: { checkLoadingIndicators: false } });
+    expect((await blind.waitForStable({ timeoutMs: 5_000 })).stable).toBe(true);
   });
 
   it("waitForStable gives up at its timeout on a screen that keeps changing", async () => {

@@ -37,7 +37,7 @@ import {
 } from "./input-text.ts";
 import { hammingDistance, phashPng } from "./phash.ts";
 import { isPng, readPngHeader } from "./png.ts";
-import { parseUiTree, UiTreeParseError } from "./ui-tree.ts";
+import { flattenUiTree, parseUiTree, UiTreeParseError } from "./ui-tree.ts";
 
 export interface DeviceTimeouts {
   info: number;
@@ -73,6 +73,11 @@ export interface StableDefaults {
   /** Consecutive matching pairs needed; 2 means three frames in a row. */
   requiredMatches: number;
   intervalMs: number;
+  /**
+   * Before declaring a still screen stable, look at the UI tree for loading indicators (ProgressBar, shimmer or
+   * skeleton placeholders): a static skeleton or a spinner whose pHash hardly moves is not a finished screen.
+   */
+  checkLoadingIndicators: boolean;
 }
 
 export interface AdbDeviceOptions {
@@ -190,6 +195,13 @@ export function scrollGesture(direction: Direction, screen: { width: number; hei
   }
 }
 
+/** A visible ProgressBar, or a placeholder whose id says it is loading, shimmer or skeleton. */
+export function hasLoadingIndicator(root: UiNode): boolean {
+  const visible = (n: UiNode) => n.bounds.right > n.bounds.left && n.bounds.bottom > n.bounds.top;
+  const loading = (n: UiNode) => /ProgressBar$/.test(n.className) || /(^|[:/_.])(loading|shimmer|skeleton|placeholder_loading)/i.test(n.resourceId);
+  return flattenUiTree(root).some((n) => visible(n) && loading(n));
+}
+
 type Pending = (e: DeviceError) => void;
 
 export class AdbDevice implements Device {
@@ -210,7 +222,7 @@ export class AdbDevice implements Device {
   constructor(adb: Adb, opts: AdbDeviceOptions = {}) {
     this.adb = adb;
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
-    this.stableDefaults = { maxDistance: 2, requiredMatches: 2, intervalMs: 100, ...opts.stable };
+    this.stableDefaults = { maxDistance: 2, requiredMatches: 2, intervalMs: 100, checkLoadingIndicators: true, ...opts.stable };
     this.#now = opts.now ?? (() => Date.now());
     this.#sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
     this.disconnected = new Promise((resolve) => (this.#resolveDisconnected = resolve));
@@ -510,25 +522,43 @@ export class AdbDevice implements Device {
     }
   }
 
-  async waitForStable(opts?: StableOptions): Promise<StableResult> {
+  async waitForStable(opts?: StableOptions & { checkLoadingIndicators?: boolean }): Promise<StableResult> {
+    if (this.#closed) throw new DeviceClosed();
+    if (this.#lost) throw this.#lost;
     const timeoutMs = opts?.timeoutMs ?? this.timeouts.waitForStable;
     const intervalMs = opts?.intervalMs ?? this.stableDefaults.intervalMs;
+    const checkLoading = opts?.checkLoadingIndicators ?? this.stableDefaults.checkLoadingIndicators;
     const { maxDistance, requiredMatches } = this.stableDefaults;
     const start = this.#now();
+    const elapsed = () => this.#now() - start;
+    // Each frame gets the time left (at least 1 s, at most the screenshot default): a hung phone still times out.
+    const budget = () => Math.min(this.timeouts.screenshot, Math.max(1_000, timeoutMs - elapsed()));
     let previous: string | undefined;
     let matches = 0;
     let frames = 0;
     for (;;) {
-      const shot = await this.screenshot({ timeoutMs: Math.min(this.timeouts.screenshot, Math.max(1_000, timeoutMs)) });
+      const shot = await this.screenshot({ timeoutMs: budget() });
       const hash = await phashPng(shot.png);
       frames++;
       if (previous !== undefined && hammingDistance(previous, hash) <= maxDistance) matches++;
       else matches = 0;
       previous = hash;
-      const waitedMs = this.#now() - start;
-      if (matches >= requiredMatches) return { stable: true, waitedMs, frames };
-      if (waitedMs + intervalMs >= timeoutMs) return { stable: false, waitedMs, frames };
+      if (matches >= requiredMatches) {
+        if (!checkLoading || !(await this.#showsLoadingIndicator(budget()))) return { stable: true, waitedMs: elapsed(), frames };
+        matches = 0;
+      }
+      if (elapsed() + intervalMs >= timeoutMs) return { stable: false, waitedMs: elapsed(), frames };
       if (intervalMs > 0) await this.#sleep(intervalMs);
+    }
+  }
+
+  async #showsLoadingIndicator(timeoutMs: number): Promise<boolean> {
+    try {
+      return hasLoadingIndicator(await this.uiTree({ timeoutMs }));
+    } catch (e) {
+      // uiautomator cannot dump a screen that keeps animating: that is not a stable screen either.
+      if (e instanceof DeviceCommandFailed) return true;
+      throw e;
     }
   }
 

@@ -2,7 +2,7 @@
 // Node-only connections (TCP, adb server) and the file credential store live in "@phoneloop/device/node".
 export type * from "./device.ts";
 export * from "./errors.ts";
-export { AdbDevice, DEFAULT_TIMEOUTS, parseBattery, parseForeground, parseWmDensity, parseWmSize, scrollGesture } from "./adb-device.ts";
+export { AdbDevice, DEFAULT_TIMEOUTS, hasLoadingIndicator, parseBattery, parseForeground, parseWmDensity, parseWmSize, scrollGesture } from "./adb-device.ts";
 export type { AdbDeviceOptions, DeviceTimeouts, ShellResult, StableDefaults } from "./adb-device.ts";
 export { parseUiTree, flattenUiTree, findUiNodes, centerOf, parseBounds, UiTreeParseError } from "./ui-tree.ts";
 export { ADB_KEYBOARD_IME, KEYCODE, canUseInputText, planInputText, inputTextCommands, shellQuote, shellCommand } from "./input-text.ts";
