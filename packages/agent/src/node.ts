@@ -1,0 +1,2 @@
+// Node entry: the Images implementation over @napi-rs/canvas and the headless runner.
+export { nodeImages } from "./images/node.ts";

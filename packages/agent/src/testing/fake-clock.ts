@@ -1,0 +1,26 @@
+// A Clock for tests: time moves only when the test (or a sleep) moves it, so nothing waits on the wall clock.
+import type { Clock } from "../ports.ts";
+
+export class FakeClock implements Clock {
+  private t: number;
+  private mono = 0;
+  readonly sleeps: number[] = [];
+  constructor(start = Date.UTC(2026, 10, 29, 12, 0, 0)) {
+    this.t = start;
+  }
+  now(): number {
+    return this.t;
+  }
+  monotonic(): number {
+    return this.mono;
+  }
+  advance(ms: number): void {
+    this.t += ms;
+    this.mono += ms;
+  }
+  /** Sleeping advances the fake time at once. */
+  async sleep(ms: number): Promise<void> {
+    this.sleeps.push(ms);
+    this.advance(ms);
+  }
+}
