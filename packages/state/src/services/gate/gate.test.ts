@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, manualClock, seedGate, seedGoal, seedMember, type TestDatabase } from "../../testing/index.ts";
+import { StateError } from "../../domain/errors.ts";
+import { resolveGate } from "./resolve-gate.ts";
+import { expireGate } from "./expire-gate.ts";
+import { openGate } from "./open-gate.ts";
+import { appendEvidence } from "../evidence/append-evidence.ts";
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(async () => {
+  await t.drop();
+});
+
+describe("gates", () => {
+  it("two users resolve one gate at the same moment: exactly one decision, the other gets CONFLICT", async () => {
+    const goal = await seedGoal(t.db);
+    const gate = await seedGate(t.db, goal.id, { answerRoles: ["owner", "reviewer"] });
+    const [alice, bob] = await Promise.all([seedMember(t.db, "owner", "Alice"), seedMember(t.db, "reviewer", "Bob")]);
+    const results = await Promise.allSettled([
+      resolveGate(t.db, { gateId: gate.id, memberId: alice.id, decision: "approve", rationale: "the deposit is refundable" }),
+      resolveGate(t.db, { gateId: gate.id, memberId: bob.id, decision: "deny", rationale: "no payments without a budget" }),
+    ]);
+    const won = results.filter((r) => r.status === "fulfilled");
+    const lost = results.filter((r) => r.status === "rejected").map((r) => (r as PromiseRejectedResult).reason as StateError);
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(1);
+    expect(lost[0]!.code).toBe("CONFLICT");
+    const final = await t.db.gate.findUniqueOrThrow({ where: { id: gate.id } });
+    expect(lost[0]!.message).toContain(`by ${final.resolvedBy}`);
+    expect(await t.db.event.count({ where: { subjectId: gate.id, operator: "gate.resolve" } })).toBe(1);
+  });
+
+  it("only a member whose role may answer can resolve; answers must be one of the options", async () => {
+    const goal = await seedGoal(t.db);
+    const ev = await appendEvidence(t.db, { goalId: goal.id, kind: "anomaly", summary: "Payment screen appeared", idempotencyKey: `${goal.id}-e1` });
+    const gate = await openGate(t.db, { goalId: goal.id, question: "Which card should pay the deposit?", options: ["visa", "amex"], evidenceIds: [ev.evidence.id], answerRoles: ["owner"] });
+    const viewer = await seedMember(t.db, "viewer");
+    const owner = await seedMember(t.db, "owner");
+    const forbidden = await resolveGate(t.db, { gateId: gate.id, memberId: viewer.id, decision: "answer", answer: "visa", rationale: "r" }).catch((e: StateError) => e);
+    expect((forbidden as StateError).code).toBe("FORBIDDEN");
+    expect((forbidden as StateError).message).toContain("only by: owner");
+    const badOption = await resolveGate(t.db, { gateId: gate.id, memberId: owner.id, decision: "answer", answer: "cash", rationale: "r" }).catch((e: StateError) => e);
+    expect((badOption as StateError).code).toBe("INVALID_INPUT");
+    const done = await resolveGate(t.db, { gateId: gate.id, memberId: owner.id, decision: "answer", answer: "amex", rationale: "points" });
+    expect(done).toMatchObject({ status: "answered", answer: "amex", resolvedBy: owner.id });
+  });
+
+  it("expires only after its expiry, and an expired gate cannot be resolved", async () => {
+    const clock = manualClock(new Date("2026-11-29T09:00:00Z"));
+    const goal = await seedGoal(t.db, {}, { clock });
+    const gate = await seedGate(t.db, goal.id, { ttlMs: 60_000 }, { clock });
+    expect((await expireGate(t.db, { gateId: gate.id }, { clock }).catch((e: StateError) => e) as StateError).code).toBe("PRECONDITION_FAILED");
+    clock.advance(60_000);
+    expect((await expireGate(t.db, { gateId: gate.id }, { clock })).status).toBe("expired");
+    const owner = await seedMember(t.db, "owner");
+    const late = await resolveGate(t.db, { gateId: gate.id, memberId: owner.id, decision: "approve", rationale: "ok" }).catch((e: StateError) => e);
+    expect((late as StateError).code).toBe("CONFLICT");
+    expect((late as StateError).message).toContain("expired");
+  });
+
+  it("refuses a vague question", async () => {
+    const goal = await seedGoal(t.db);
+    const e = await openGate(t.db, { goalId: goal.id, question: "waiting" }).catch((x: StateError) => x);
+    expect((e as StateError).code).toBe("INVALID_INPUT");
+    expect((e as StateError).message).toContain("question");
+  });
+});

@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, manualClock, seedAgent, seedClaimed, seedGoal, seedTodos, type TestDatabase } from "../../testing/index.ts";
+import { StateError } from "../../domain/errors.ts";
+import { claimTodo } from "./claim-todo.ts";
+import { completeTodo, startTodo, writebackTodo } from "./holder-ops.ts";
+import { pauseGoal } from "../goal/pause-goal.ts";
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase({ poolSize: 40 });
+});
+afterAll(async () => {
+  await t.drop();
+});
+
+const err = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as StateError);
+
+describe("claim", () => {
+  it("32 concurrent claimers over 200 todos: each todo is claimed exactly once", async () => {
+    const goal = await seedGoal(t.db);
+    const todos = await seedTodos(t.db, goal.id, 200);
+    const agents = await Promise.all(Array.from({ length: 32 }, () => seedAgent(t.db)));
+    const claimedBy = new Map<string, string[]>();
+    await Promise.all(
+      agents.map(async (agent) => {
+        for (;;) {
+          const r = await claimTodo(t.db, { agentId: agent.id, goalId: goal.id });
+          if (!r.claimed) return;
+          claimedBy.set(r.todo.id, [...(claimedBy.get(r.todo.id) ?? []), agent.id]);
+        }
+      }),
+    );
+    expect(claimedBy.size).toBe(200);
+    for (const owners of claimedBy.values()) expect(owners).toHaveLength(1);
+    expect(await t.db.lease.count({ where: { todo: { goalId: goal.id } } })).toBe(200);
+    expect(await t.db.todo.count({ where: { goalId: goal.id, state: "claimed" } })).toBe(200);
+    expect(await t.db.event.count({ where: { goalId: goal.id, operator: "todo.claim" } })).toBe(200);
+    expect(new Set(todos.map((x) => x.id))).toEqual(new Set(claimedBy.keys()));
+  });
+
+  it("matches capabilities by containment and takes todos in plan order", async () => {
+    const goal = await seedGoal(t.db);
+    const [needsCamera] = await seedTodos(t.db, goal.id, 1, { requiredCapabilities: ["android", "camera"] });
+    const [plain] = await seedTodos(t.db, goal.id, 1, { requiredCapabilities: ["android"] });
+    const basic = await seedAgent(t.db, { capabilities: ["android"] });
+    const r = await claimTodo(t.db, { agentId: basic.id, goalId: goal.id });
+    expect(r.claimed && r.todo.id).toBe(plain!.id);
+    expect((await claimTodo(t.db, { agentId: basic.id, goalId: goal.id })).claimed).toBe(false);
+    const e = await err(claimTodo(t.db, { agentId: basic.id, todoId: needsCamera!.id }));
+    expect(e?.code).toBe("FORBIDDEN");
+    expect(e?.message).toContain("camera");
+    const full = await seedAgent(t.db, { capabilities: ["android", "camera", "sms"] });
+    const r2 = await claimTodo(t.db, { agentId: full.id, goalId: goal.id });
+    expect(r2.claimed && r2.todo.id).toBe(needsCamera!.id);
+  });
+
+  it("a retried claim with the same idempotency key returns the same lease", async () => {
+    const goal = await seedGoal(t.db);
+    await seedTodos(t.db, goal.id, 3);
+    const agent = await seedAgent(t.db);
+    const [a, b] = await Promise.all([
+      claimTodo(t.db, { agentId: agent.id, goalId: goal.id, idempotencyKey: `k-${goal.id}` }),
+      claimTodo(t.db, { agentId: agent.id, goalId: goal.id, idempotencyKey: `k-${goal.id}` }),
+    ]);
+    expect(a.claimed && b.claimed).toBe(true);
+    if (a.claimed && b.claimed) expect(a.lease.id).toBe(b.lease.id);
+    expect(await t.db.lease.count({ where: { todo: { goalId: goal.id } } })).toBe(1);
+  });
+
+  it("skips paused goals and names unregistered agents", async () => {
+    const goal = await seedGoal(t.db);
+    const [todo] = await seedTodos(t.db, goal.id, 1);
+    const agent = await seedAgent(t.db);
+    await pauseGoal(t.db, { goalId: goal.id });
+    expect((await claimTodo(t.db, { agentId: agent.id, goalId: goal.id })).claimed).toBe(false);
+    expect((await err(claimTodo(t.db, { agentId: agent.id, todoId: todo!.id })))?.code).toBe("PRECONDITION_FAILED");
+    expect((await err(claimTodo(t.db, { agentId: "agent_nobody", goalId: goal.id })))?.code).toBe("NOT_FOUND");
+  });
+
+  it("rejects invalid input naming the field", async () => {
+    const e = await err(claimTodo(t.db, { agentId: "a", ttlMs: -5 }));
+    expect(e?.code).toBe("INVALID_INPUT");
+    expect(e?.message).toContain("ttlMs");
+  });
+});
+
+describe("lease expiry", () => {
+  it("another agent reclaims; the old holder's writeback is rejected naming the new holder, and nothing it wrote is kept", async () => {
+    const clock = manualClock(new Date("2026-11-29T10:00:00Z"));
+    const ctx = { clock };
+    const { todo, agent: old, claim } = await seedClaimed(t.db, ctx, 30_000);
+    const oldRef = { todoId: todo.id, agentId: old.id, leaseKey: claim.lease.idempotencyKey };
+    await startTodo(t.db, oldRef, ctx);
+    await writebackTodo(t.db, { ...oldRef, values: { step: "opened app" } }, ctx);
+
+    clock.advance(30_001);
+    // Expired but not yet reclaimed: the old holder is already fenced off.
+    const early = await err(writebackTodo(t.db, { ...oldRef, values: { step: "late write" } }, ctx));
+    expect(early?.code).toBe("CONFLICT");
+    expect(early?.message).toMatch(/expired/);
+
+    const peer = await seedAgent(t.db, {}, ctx);
+    const re = await claimTodo(t.db, { agentId: peer.id, goalId: todo.goalId }, ctx);
+    expect(re.claimed).toBe(true);
+    if (!re.claimed) return;
+    expect(re.todo.id).toBe(todo.id);
+    expect(re.reclaimedFrom).toBe(old.id);
+    expect(re.lease.epoch).toBe(claim.lease.epoch + 1);
+
+    const late = await err(completeTodo(t.db, { ...oldRef, values: { step: "old holder says done" } }, ctx));
+    expect(late?.code).toBe("CONFLICT");
+    expect(late?.details.currentHolder).toBe(peer.id);
+    expect(late?.message).toContain(`held by ${peer.id}`);
+
+    const now = await t.db.todo.findUniqueOrThrow({ where: { id: todo.id } });
+    expect(now.state).toBe("claimed");
+    expect(now.values).toEqual({ step: "opened app" });
+    const leases = await t.db.lease.findMany({ where: { todoId: todo.id }, orderBy: { epoch: "asc" } });
+    expect(leases.map((l) => [l.ownerId, l.status])).toEqual([
+      [old.id, "expired"],
+      [peer.id, "active"],
+    ]);
+    const events = await t.db.event.findMany({ where: { subjectId: todo.id }, orderBy: { id: "asc" } });
+    expect(events.map((e) => e.operator)).toEqual(["todo.claim", "todo.start", "todo.writeback", "todo.claim"]);
+  });
+
+  it("an unexpired lease cannot be taken, and renew/transfer keep the todo fenced", async () => {
+    const clock = manualClock(new Date("2026-11-29T11:00:00Z"));
+    const ctx = { clock };
+    const { todo, agent, claim } = await seedClaimed(t.db, ctx, 10_000);
+    const peer = await seedAgent(t.db, {}, ctx);
+    const { renewLease, transferLease, releaseLease } = await import("../lease/lease-ops.ts");
+    clock.advance(9_000);
+    const renewed = await renewLease(t.db, { todoId: todo.id, agentId: agent.id, leaseKey: claim.lease.idempotencyKey }, ctx);
+    expect(renewed.expiresAt.toISOString()).toBe("2026-11-29T11:00:19.000Z");
+    expect(renewed.version).toBe(2);
+    clock.advance(9_000);
+    expect((await err(claimTodo(t.db, { agentId: peer.id, todoId: todo.id }, ctx)))?.code).toBe("CONFLICT");
+
+    const moved = await transferLease(t.db, { todoId: todo.id, agentId: agent.id, leaseKey: claim.lease.idempotencyKey, toAgentId: peer.id }, ctx);
+    expect(moved.ownerId).toBe(peer.id);
+    expect(moved.idempotencyKey).not.toBe(claim.lease.idempotencyKey);
+    const stale = await err(startTodo(t.db, { todoId: todo.id, agentId: agent.id, leaseKey: claim.lease.idempotencyKey }, ctx));
+    expect(stale?.code).toBe("CONFLICT");
+    expect(stale?.message).toContain("transferred");
+    expect(stale?.details.currentHolder).toBe(peer.id);
+    await startTodo(t.db, { todoId: todo.id, agentId: peer.id, leaseKey: moved.idempotencyKey }, ctx);
+    const released = await releaseLease(t.db, { todoId: todo.id, agentId: peer.id, leaseKey: moved.idempotencyKey }, ctx);
+    expect(released.todo.state).toBe("pending");
+    clock.advance(100_000);
+    const expiredRenew = await err(renewLease(t.db, { todoId: todo.id, agentId: peer.id, leaseKey: moved.idempotencyKey }, ctx));
+    expect(expiredRenew?.code).toBe("CONFLICT");
+  });
+});
