@@ -54,13 +54,16 @@ export function inputIssues(cause: unknown): InputIssue[] | undefined {
   if (typeof cause !== "object" || cause === null || !("issues" in cause)) return undefined;
   const issues = (cause as { issues: unknown }).issues;
   if (!Array.isArray(issues)) return undefined;
-  return issues.map((issue: { message?: unknown; path?: readonly unknown[] }) => ({
-    path: formatPath(issue.path ?? []),
+  return issues.map((issue: { message?: unknown; path?: unknown }) => ({
+    path: formatPath(issue.path),
     message: typeof issue.message === "string" ? issue.message : "invalid",
   }));
 }
 
-function formatPath(path: readonly unknown[]): string {
+// Zod gives a path as an array (Standard Schema as keys or {key}); operators' own issues give a string.
+function formatPath(path: unknown): string {
+  if (typeof path === "string") return path || "(input)";
+  if (!Array.isArray(path)) return "(input)";
   const parts = path.map((p) => (typeof p === "object" && p !== null && "key" in p ? (p as { key: unknown }).key : p));
   return parts.length === 0 ? "(input)" : parts.map(String).join(".");
 }

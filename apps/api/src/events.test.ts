@@ -47,14 +47,35 @@ function collect(baseUrl: string, input: { goalId?: string; lastEventId?: string
 }
 
 describe("event stream", () => {
-  it("delivers an event committed through another API instance's database connection", async () => {
+  it("delivers an event committed by an operator called through another API instance", async () => {
     const onA = collect(a.url, {});
     await onA.ready;
-    const id = await commitEvent("todo_cross");
+    const goal = await testClient(b.url, { member: "m_planner" }).goal.create.mutate({
+      title: "Compare prices",
+      objective: "Find the cheapest listing",
+      createdBy: "m_planner",
+    });
     await onA.until(1);
     onA.stop();
-    expect(onA.received[0]).toMatchObject({ id, operator: "test.touch", subjectId: "todo_cross" });
+    expect(onA.received[0]).toMatchObject({ operator: "goal.create", subjectId: goal.id, goalId: goal.id, actor: "m_planner" });
+    expect(onA.received[0]?.id).toMatch(/^\d+$/);
     expect(onA.received[0]?.createdAt).toBeInstanceOf(Date);
+  });
+
+  it("delivers every event of a burst from the other instance, in commit order", async () => {
+    const goalId = `goal_burst_${Date.now().toString(36)}`;
+    const onA = collect(a.url, { goalId });
+    await onA.ready;
+    const client = testClient(b.url);
+    await client.goal.create.mutate({ id: goalId, title: "Burst", objective: "Many todos", createdBy: "m_planner" });
+    await Promise.all(
+      Array.from({ length: 10 }, (_, n) => client.todo.add.mutate({ goalId, todos: [{ title: `step ${n}` }] })),
+    );
+    await onA.until(11);
+    onA.stop();
+    const ids = onA.received.map((e) => BigInt(e.id));
+    expect(new Set(ids).size).toBe(11);
+    expect(onA.received.filter((e) => e.operator === "goal.create")).toHaveLength(1);
   });
 
   it("resumes after lastEventId with the backlog, then goes live, without repeats", async () => {

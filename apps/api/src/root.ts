@@ -1,9 +1,29 @@
 // The one place routers are merged.
 import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
+import { agentRouter } from "./routers/agent.ts";
+import { boardRouter } from "./routers/board.ts";
 import { eventRouter } from "./routers/event.ts";
+import { evidenceRouter } from "./routers/evidence.ts";
+import { gateRouter } from "./routers/gate.ts";
+import { goalRouter } from "./routers/goal.ts";
+import { leaseRouter } from "./routers/lease.ts";
+import { quotaRouter } from "./routers/quota.ts";
+import { runRouter } from "./routers/run.ts";
+import { todoRouter } from "./routers/todo.ts";
+import { turnRouter } from "./routers/turn.ts";
 import { createTRPCRouter } from "./trpc.ts";
 
 export const appRouter = createTRPCRouter({
+  goal: goalRouter,
+  todo: todoRouter,
+  lease: leaseRouter,
+  gate: gateRouter,
+  evidence: evidenceRouter,
+  quota: quotaRouter,
+  agent: agentRouter,
+  run: runRouter,
+  turn: turnRouter,
+  board: boardRouter,
   event: eventRouter,
 });
 

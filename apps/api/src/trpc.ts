@@ -32,8 +32,10 @@ const t = initTRPC.context<Context>().create({
     client: { reconnectAfterInactivityMs: 40_000 },
   },
   errorFormatter({ shape, error }) {
-    const issues: InputIssue[] | undefined = error.code === "BAD_REQUEST" ? inputIssues(error.cause) : undefined;
     const state = isStateError(error.cause) ? error.cause : undefined;
+    // Input the schema rejected (zod), or input an operator rejected after reading the state (its own message).
+    const issues: InputIssue[] | undefined = error.code === "BAD_REQUEST" && !state ? inputIssues(error.cause) : undefined;
+    const stateIssues = state?.code === "INVALID_INPUT" ? inputIssues(state.details) : undefined;
     return {
       ...shape,
       message:
@@ -42,7 +44,7 @@ const t = initTRPC.context<Context>().create({
         : shape.message,
       data: {
         ...shape.data,
-        issues: issues ?? null,
+        issues: issues ?? stateIssues ?? null,
         stateCode: state?.code ?? null,
         details: state?.details ?? null,
       },
@@ -90,3 +92,9 @@ export const agentProcedure = publicProcedure.use(async ({ ctx, next }) => {
   }
   return next({ ctx: { agentId: ctx.agentId } });
 });
+
+/** Who acts, for the Event row an operator appends: the calling agent or member, else the operator's default. */
+export function acting(ctx: Pick<Context, "agentId" | "memberId">): { actor?: string } {
+  const actor = ctx.agentId ?? ctx.memberId;
+  return actor ? { actor } : {};
+}

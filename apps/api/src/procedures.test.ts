@@ -1,0 +1,100 @@
+// Every procedure of the router, found by walking it (so a new one cannot be missed), is sent malformed input
+// over real HTTP: each answer is a 4xx naming the offending field, never a 5xx.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AnyProcedure } from "@trpc/server";
+import type { z } from "zod";
+import { createTestDatabase, type TestDatabase } from "@phoneloop/state/testing";
+import { createApiServer, type ApiServer } from "./api-server.ts";
+import { appRouter } from "./root.ts";
+import { AGENT_HEADER, MEMBER_HEADER } from "./trpc.ts";
+
+let t: TestDatabase;
+let api: ApiServer;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
+  await t.db.member.create({ data: { id: "m_owner", name: "Olive Owner", role: "owner" } });
+});
+afterAll(async () => {
+  await api?.close();
+  await t?.drop();
+});
+
+const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, AnyProcedure>).map(([path, proc]) => ({
+  path,
+  type: proc._def.type as "query" | "mutation" | "subscription",
+  schema: (proc._def as unknown as { inputs: z.ZodType[] }).inputs[0],
+}));
+
+interface Reply {
+  status: number;
+  message: string;
+  issues: { path: string; message: string }[] | null;
+}
+
+async function send(path: string, type: string, json: unknown): Promise<Reply> {
+  const headers: Record<string, string> = { [MEMBER_HEADER]: "m_owner", [AGENT_HEADER]: "a_any" };
+  const payload = JSON.stringify({ json });
+  const url = `${api.url}/trpc/${path}`;
+  const res =
+    type === "mutation"
+      ? await fetch(url, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: payload })
+      : await fetch(`${url}?input=${encodeURIComponent(payload)}`, {
+          headers: type === "subscription" ? { ...headers, accept: "text/event-stream" } : headers,
+        });
+  const text = await res.text();
+  if (type === "subscription" && res.headers.get("content-type")?.includes("text/event-stream")) {
+    // An SSE stream reports a bad input as a `serialized-error` event on a 200 response.
+    const lines = text.split("\n");
+    const at = lines.indexOf("event: serialized-error");
+    const line = at >= 0 ? lines[at + 1] : undefined;
+    const body = JSON.parse(line?.slice("data: ".length) ?? "{}") as { json?: { message: string; data: { httpStatus: number; issues: Reply["issues"] } } };
+    const err = body.json;
+    return { status: err?.data.httpStatus ?? res.status, message: err?.message ?? text, issues: err?.data.issues ?? null };
+  }
+  const body = JSON.parse(text) as { error?: { json?: { message: string; data: { issues: Reply["issues"] } } } };
+  return { status: res.status, message: body.error?.json?.message ?? "", issues: body.error?.json?.data.issues ?? null };
+}
+
+/** An input the schema rejects at a named field: `{}` when fields are required, else one field of the wrong type. */
+function malformedAtField(schema: z.ZodType): { input: unknown; path: string } | undefined {
+  const empty = schema.safeParse({});
+  if (!empty.success) {
+    const issue = empty.error.issues.find((i) => i.path.length > 0);
+    if (issue) return { input: {}, path: issue.path.map(String).join(".") };
+  }
+  const shape = (schema as unknown as { shape?: Record<string, unknown> }).shape ?? {};
+  for (const key of Object.keys(shape)) {
+    for (const wrong of [12345, "not-valid", [[["nested"]]], { unexpected: true }, -1]) {
+      const r = schema.safeParse({ [key]: wrong });
+      const issue = r.success ? undefined : r.error.issues.find((i) => i.path[0] === key);
+      if (issue) return { input: { [key]: wrong }, path: issue.path.map(String).join(".") };
+    }
+  }
+  return undefined;
+}
+
+describe("every procedure, given malformed input", () => {
+  it("covers the whole router", () => {
+    expect(procedures.length).toBeGreaterThan(30);
+  });
+
+  for (const p of procedures) {
+    it(`${p.path} (${p.type}): a 4xx naming the field, never a 5xx`, async () => {
+      // Not an object at all.
+      for (const garbage of ["just a string", 42, [1, 2, 3]]) {
+        const r = await send(p.path, p.type, garbage);
+        expect(r.status, `${p.path} with ${JSON.stringify(garbage)}: ${r.message}`).toBeGreaterThanOrEqual(400);
+        expect(r.status, `${p.path} with ${JSON.stringify(garbage)}: ${r.message}`).toBeLessThan(500);
+      }
+      if (!p.schema) return;
+      const bad = malformedAtField(p.schema);
+      if (!bad) return; // every field accepts anything: nothing to name
+      const r = await send(p.path, p.type, bad.input);
+      expect(r.status, r.message).toBe(400);
+      expect(r.message).toContain(bad.path);
+      expect(r.issues?.map((i) => i.path)).toContain(bad.path);
+    });
+  }
+});

@@ -1,0 +1,14 @@
+import type { TRPCRouterRecord } from "@trpc/server";
+import { expireGate, ExpireGateInput, openGate, OpenGateInput, resolveGate, ResolveGateInput } from "@phoneloop/state";
+import { acting, memberProcedure, publicProcedure } from "../trpc.ts";
+
+/** The resolving member is the caller (x-phoneloop-member), never a field the caller fills in. */
+const ResolveAsCallerInput = ResolveGateInput.omit({ memberId: true });
+
+export const gateRouter = {
+  open: publicProcedure.input(OpenGateInput).mutation(({ ctx, input }) => openGate(ctx.db, input, acting(ctx))),
+  resolve: memberProcedure
+    .input(ResolveAsCallerInput)
+    .mutation(({ ctx, input }) => resolveGate(ctx.db, { ...input, memberId: ctx.member.id }, { actor: ctx.member.id })),
+  expire: publicProcedure.input(ExpireGateInput).mutation(({ ctx, input }) => expireGate(ctx.db, input, acting(ctx))),
+} satisfies TRPCRouterRecord;

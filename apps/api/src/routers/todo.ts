@@ -1,0 +1,41 @@
+import type { TRPCRouterRecord } from "@trpc/server";
+import {
+  addTodos,
+  AddTodosInput,
+  blockTodo,
+  BlockTodoInput,
+  claimTodo,
+  ClaimTodoInput,
+  completeTodo,
+  CompleteTodoInput,
+  failTodo,
+  FailTodoInput,
+  reopenTodo,
+  ReopenTodoInput,
+  replanTodos,
+  ReplanTodosInput,
+  retryTodo,
+  RetryTodoInput,
+  startTodo,
+  StartTodoInput,
+  validateTodo,
+  ValidateTodoInput,
+  writebackTodo,
+  WritebackTodoInput,
+} from "@phoneloop/state";
+import { acting, publicProcedure } from "../trpc.ts";
+
+export const todoRouter = {
+  add: publicProcedure.input(AddTodosInput).mutation(({ ctx, input }) => addTodos(ctx.db, input, acting(ctx))),
+  replan: publicProcedure.input(ReplanTodosInput).mutation(({ ctx, input }) => replanTodos(ctx.db, input, acting(ctx))),
+  /** A given todo, or the next eligible one; `claimed: false` with a reason when there is none. */
+  claim: publicProcedure.input(ClaimTodoInput).mutation(({ ctx, input }) => claimTodo(ctx.db, input, acting(ctx))),
+  start: publicProcedure.input(StartTodoInput).mutation(({ ctx, input }) => startTodo(ctx.db, input, acting(ctx))),
+  validate: publicProcedure.input(ValidateTodoInput).mutation(({ ctx, input }) => validateTodo(ctx.db, input, acting(ctx))),
+  writeback: publicProcedure.input(WritebackTodoInput).mutation(({ ctx, input }) => writebackTodo(ctx.db, input, acting(ctx))),
+  complete: publicProcedure.input(CompleteTodoInput).mutation(({ ctx, input }) => completeTodo(ctx.db, input, acting(ctx))),
+  fail: publicProcedure.input(FailTodoInput).mutation(({ ctx, input }) => failTodo(ctx.db, input, acting(ctx))),
+  block: publicProcedure.input(BlockTodoInput).mutation(({ ctx, input }) => blockTodo(ctx.db, input, acting(ctx))),
+  retry: publicProcedure.input(RetryTodoInput).mutation(({ ctx, input }) => retryTodo(ctx.db, input, acting(ctx))),
+  reopen: publicProcedure.input(ReopenTodoInput).mutation(({ ctx, input }) => reopenTodo(ctx.db, input, acting(ctx))),
+} satisfies TRPCRouterRecord;

@@ -1,0 +1,303 @@
+// The commands: each names its words, flags and positionals, calls one procedure, and says what happened.
+import type { ParseArgsConfig } from "node:util";
+import type { RouterOutputs } from "@phoneloop/api";
+import type { Args } from "./run.ts";
+import type { Caller, CliClient } from "./client.ts";
+import { duration, relative, table } from "./format.ts";
+
+export interface CommandResult {
+  text: string;
+  json: unknown;
+  /** Non-zero when the operator answered but refused (e.g. nothing to claim). */
+  exitCode?: number;
+}
+
+export interface Command {
+  path: string[];
+  usage: string;
+  summary: string;
+  help?: string;
+  args?: string[];
+  options: NonNullable<ParseArgsConfig["options"]>;
+  run(ctx: { client: CliClient; args: Args; who: Caller }): Promise<CommandResult>;
+}
+
+type AttentionItem = RouterOutputs["board"]["attention"][number];
+type Board = RouterOutputs["board"]["get"];
+
+const TODO_UPDATES = ["start", "validate", "writeback", "renew", "release", "block", "fail", "retry"] as const;
+
+export const COMMANDS: Command[] = [
+  {
+    path: ["status"],
+    usage: "status [--goal <goalId>]",
+    summary: "Who must act next; with --goal, that goal's board.",
+    options: { goal: { type: "string" } },
+    async run({ client, args }) {
+      const goalId = args.string("goal");
+      const attention = await client.board.attention.query(goalId ? { goalId } : {});
+      if (!goalId) {
+        const goals = await client.board.goals.query({});
+        return { json: { attention, goals }, text: `${renderAttention(attention)}\n\n${renderGoals(goals)}` };
+      }
+      const board = await client.board.get.query({ goalId });
+      return { json: { attention, board }, text: `${renderBoard(board)}\n\n${renderAttention(attention)}` };
+    },
+  },
+  {
+    path: ["todo", "claim"],
+    usage: "todo claim [<todoId>] --agent <id> [--goal <goalId>] [--ttl 60s] [--key <lease key>]",
+    summary: "Claim a todo (or the next eligible one) under a lease.",
+    help: "Prints the lease key; pass it as --lease-key to `todo update` and `todo complete`. Exits 1 when nothing was claimed.",
+    args: ["todoId"],
+    options: { goal: { type: "string" }, ttl: { type: "string" }, key: { type: "string" } },
+    async run({ client, args }) {
+      const todoId = args.optionalArg("todoId");
+      const ttlMs = args.durationMs("ttl");
+      const result = await client.todo.claim.mutate({
+        agentId: args.agent(),
+        ...(todoId ? { todoId } : {}),
+        ...(args.string("goal") ? { goalId: args.string("goal") } : {}),
+        ...(ttlMs !== undefined ? { ttlMs } : {}),
+        ...(args.string("key") ? { idempotencyKey: args.string("key") } : {}),
+      });
+      if (!result.claimed) return { json: result, text: `Nothing claimed: ${result.reason}`, exitCode: 1 };
+      const { todo, lease } = result;
+      return {
+        json: result,
+        text: [
+          `${result.replay ? "Already claimed (same key)" : "Claimed"} ${todo.id} — ${todo.title}`,
+          `  lease key  ${lease.idempotencyKey}`,
+          `  expires    ${relative(lease.expiresAt)} (ttl ${duration(lease.ttlMs)})`,
+          ...(result.reclaimedFrom ? [`  reclaimed from ${result.reclaimedFrom}, whose lease had expired`] : []),
+        ].join("\n"),
+      };
+    },
+  },
+  {
+    path: ["todo", "update"],
+    usage: `todo update <todoId> --agent <id> --lease-key <key> --action <${TODO_UPDATES.join("|")}> [--summary …] [--reason …] [--values <json>] [--ttl 60s]`,
+    summary: "Move a todo you hold one step: start, validate, write back progress, renew or release the lease, block, fail, retry.",
+    help: "--summary is the validate summary or the writeback/retry result; --reason is required for block and fail.",
+    args: ["todoId"],
+    options: {
+      action: { type: "string" },
+      "lease-key": { type: "string" },
+      summary: { type: "string" },
+      reason: { type: "string" },
+      values: { type: "string" },
+      ttl: { type: "string" },
+    },
+    async run({ client, args }) {
+      const action = args.oneOf("action", TODO_UPDATES);
+      if (!action) throw usageOf(args, `Missing --action (one of ${TODO_UPDATES.join(", ")}).`);
+      const ref = { todoId: args.arg("todoId"), agentId: args.agent(), leaseKey: args.requiredString("lease-key") };
+      const summary = args.string("summary");
+      const reason = args.string("reason");
+      let result: unknown;
+      switch (action) {
+        case "renew": {
+          const ttlMs = args.durationMs("ttl");
+          const lease = await client.lease.renew.mutate({ ...ref, ...(ttlMs !== undefined ? { ttlMs } : {}) });
+          return { json: lease, text: `Renewed the lease on ${ref.todoId}; it expires ${relative(lease.expiresAt)}.` };
+        }
+        case "release": {
+          const r = await client.lease.release.mutate({ ...ref, ...(reason ? { reason } : {}) });
+          return { json: r, text: `Released ${ref.todoId}; it is ${r.todo.state} again.` };
+        }
+        case "start":
+          result = await client.todo.start.mutate(ref);
+          break;
+        case "validate":
+          result = await client.todo.validate.mutate({ ...ref, ...(summary ? { summary } : {}) });
+          break;
+        case "writeback":
+          result = await client.todo.writeback.mutate({ ...ref, ...values(args), ...(summary ? { result: summary } : {}) });
+          break;
+        case "retry":
+          if (!summary) throw usageOf(args, "retry needs --summary saying what went wrong.");
+          result = await client.todo.retry.mutate({ ...ref, result: summary });
+          break;
+        case "block":
+          if (!reason) throw usageOf(args, "block needs --reason saying who must act and why.");
+          result = await client.todo.block.mutate({ ...ref, reason });
+          break;
+        case "fail":
+          if (!reason) throw usageOf(args, "fail needs --reason.");
+          result = await client.todo.fail.mutate({ ...ref, reason });
+          break;
+      }
+      const moved = result as { todo: { id: string; title: string }; from: string; to: string };
+      return { json: result, text: `${moved.todo.id}: ${moved.from} → ${moved.to} (${action})` };
+    },
+  },
+  {
+    path: ["todo", "complete"],
+    usage: "todo complete <todoId> --agent <id> --lease-key <key> [--result …] [--values <json>]",
+    summary: "Complete a todo you hold (after its result was validated); the lease ends.",
+    args: ["todoId"],
+    options: { "lease-key": { type: "string" }, result: { type: "string" }, values: { type: "string" } },
+    async run({ client, args }) {
+      const ref = { todoId: args.arg("todoId"), agentId: args.agent(), leaseKey: args.requiredString("lease-key") };
+      const r = await client.todo.complete.mutate({ ...ref, ...values(args), ...(args.string("result") ? { result: args.string("result") } : {}) });
+      return { json: r, text: `${r.todo.id}: ${r.from} → ${r.to}. Done: ${r.todo.title}` };
+    },
+  },
+  {
+    path: ["quota", "should-run"],
+    usage: "quota should-run --goal <goalId> --agent <id> [--todo <todoId>] [--steps N] [--tokens N]",
+    summary: "Ask before a turn whether it may run; spends nothing. Exits 1 on skip.",
+    options: { goal: { type: "string" }, todo: { type: "string" }, steps: { type: "string" }, tokens: { type: "string" }, "micro-usd": { type: "string" } },
+    async run({ client, args }) {
+      const steps = args.int("steps");
+      const tokens = args.int("tokens");
+      const microUsd = args.int("micro-usd");
+      const estimate = steps !== undefined || tokens !== undefined || microUsd !== undefined ? { steps: steps ?? 1, tokens: tokens ?? 0, microUsd: microUsd ?? 0 } : undefined;
+      const r = await client.quota.shouldRun.query({
+        goalId: args.requiredString("goal"),
+        agentId: args.agent(),
+        ...(args.string("todo") ? { todoId: args.string("todo") } : {}),
+        ...(estimate ? { estimate } : {}),
+      });
+      const usage = renderUsage(r.usage);
+      if (r.decision === "run") return { json: r, text: `run${usage ? `\n${usage}` : ""}` };
+      return {
+        json: r,
+        text: `skip (${r.reason}): ${r.message}${r.retryAfterMs !== null ? ` Retry in ${duration(r.retryAfterMs)}.` : ""}${usage ? `\n${usage}` : ""}`,
+        exitCode: 1,
+      };
+    },
+  },
+  {
+    path: ["quota", "spend"],
+    usage: "quota spend --goal <goalId> --agent <id> --key <key> [--todo <todoId>] [--steps N] [--tokens N] [--micro-usd N]",
+    summary: "Record what a validated turn spent; the same --key spends once.",
+    options: { goal: { type: "string" }, key: { type: "string" }, todo: { type: "string" }, steps: { type: "string" }, tokens: { type: "string" }, "micro-usd": { type: "string" } },
+    async run({ client, args }) {
+      const r = await client.quota.spend.mutate({
+        goalId: args.requiredString("goal"),
+        agentId: args.agent(),
+        key: args.requiredString("key"),
+        ...(args.string("todo") ? { todoId: args.string("todo") } : {}),
+        steps: args.int("steps") ?? 0,
+        tokens: args.int("tokens") ?? 0,
+        microUsd: args.int("micro-usd") ?? 0,
+      });
+      const s = r.spend;
+      const what = `${s.steps} steps, ${s.tokens} tokens, $${(s.microUsd / 1e6).toFixed(4)}`;
+      const usage = renderUsage(r.usage);
+      return { json: r, text: `${r.replay ? "Already spent under this key (nothing new): " : "Spent "}${what}${usage ? `\n${usage}` : ""}` };
+    },
+  },
+  {
+    path: ["gate", "list"],
+    usage: "gate list [--goal <goalId>]",
+    summary: "Open gates: questions waiting for a team member.",
+    options: { goal: { type: "string" } },
+    async run({ client, args }) {
+      const goalId = args.string("goal");
+      const items = await client.board.attention.query(goalId ? { goalId } : {});
+      const gates = items.filter((i): i is Extract<AttentionItem, { kind: "gate_waiting" }> => i.kind === "gate_waiting");
+      if (gates.length === 0) return { json: gates, text: `No open gates${goalId ? ` on ${goalId}` : ""}. Nothing waits for a person.` };
+      const text = gates
+        .map((g) =>
+          [
+            `${g.gateId}  (goal ${g.goalId}${g.todoId ? `, todo ${g.todoId}` : ""}, open since ${relative(g.since).replace(/^in /, "")})`,
+            `  ${g.question}`,
+            ...(g.options.length ? [`  options: ${g.options.join(" | ")}`] : []),
+            `  may answer: ${g.who.kind === "members" ? g.who.roles.join(", ") : g.who.kind}`,
+          ].join("\n"),
+        )
+        .join("\n\n");
+      return { json: gates, text };
+    },
+  },
+  {
+    path: ["gate", "resolve"],
+    usage: "gate resolve <gateId> --member <id> --decision <approve|deny|answer> --rationale … [--answer …]",
+    summary: "Answer a gate as a team member.",
+    args: ["gateId"],
+    options: { decision: { type: "string" }, answer: { type: "string" }, rationale: { type: "string" } },
+    async run({ client, args }) {
+      args.member();
+      const decision = args.oneOf("decision", ["approve", "deny", "answer"] as const);
+      if (!decision) throw usageOf(args, "Missing --decision (approve, deny or answer).");
+      const answer = args.string("answer");
+      const gate = await client.gate.resolve.mutate({
+        gateId: args.arg("gateId"),
+        decision,
+        rationale: args.requiredString("rationale"),
+        ...(answer ? { answer } : {}),
+      });
+      return { json: gate, text: `Gate ${gate.id} ${gate.status}${gate.answer ? `: ${gate.answer}` : ""}.` };
+    },
+  },
+];
+
+function usageOf(args: Args, message: string): Error {
+  return args.usageError(message);
+}
+
+function values(args: Args): { values?: Record<string, unknown> } {
+  const raw = args.string("values");
+  if (raw === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw args.usageError(`--values must be a JSON object, e.g. '{"price":"12.50"}'.`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw args.usageError("--values must be a JSON object.");
+  return { values: parsed as Record<string, unknown> };
+}
+
+function renderUsage(usage: { scope: string; subjectId: string; used: { steps: number; tokens: number }; limits: { steps: number | null; tokens: number | null } }[]): string {
+  return usage
+    .map((u) => `  ${u.scope} ${u.subjectId}: ${u.used.steps}${u.limits.steps !== null ? `/${u.limits.steps}` : ""} steps, ${u.used.tokens}${u.limits.tokens !== null ? `/${u.limits.tokens}` : ""} tokens`)
+    .join("\n");
+}
+
+function renderAttention(items: AttentionItem[]): string {
+  if (items.length === 0) return "Attention: nobody needs to act — no open gates, expired leases, blocked todos or exhausted quotas.";
+  const rows = items.map((i) => {
+    switch (i.kind) {
+      case "gate_waiting":
+        return ["gate", i.who.kind === "members" ? i.who.roles.join("/") : i.who.kind, `${i.gateId}: ${i.question}`];
+      case "lease_expired":
+        return ["lease expired", "any agent", `${i.todoId} ${i.title} (was ${i.previousOwner})`];
+      case "todo_blocked":
+        return ["blocked", "planner", `${i.todoId} ${i.title}${i.reason ? ` — ${i.reason}` : ""}`];
+      case "quota_exhausted":
+        return ["quota", "owner", i.message];
+    }
+  });
+  return `Attention (${items.length}):\n${indent(table([["WHAT", "WHO", "DETAIL"], ...rows]))}`;
+}
+
+function renderGoals(goals: RouterOutputs["board"]["goals"]): string {
+  if (goals.length === 0) return "Goals: none yet. Create one through the API (goal.create) or the web app.";
+  const rows = goals.map((g) => [g.id, g.status, Object.entries(g.todos).map(([s, n]) => `${n} ${s}`).join(", ") || "no todos", g.title]);
+  return `Goals (${goals.length}):\n${indent(table([["ID", "STATUS", "TODOS", "TITLE"], ...rows]))}`;
+}
+
+function renderBoard(board: Board): string {
+  const lines = [`${board.goal.title} (${board.goal.id}, ${board.goal.status})`];
+  for (const lane of board.lanes) {
+    if (lane.cards.length === 0) continue;
+    lines.push(`  ${lane.state} (${lane.cards.length})`);
+    for (const c of lane.cards) {
+      const owner = c.owner ? ` — ${c.owner.agentId}${c.leaseMsLeft !== null ? (c.leaseMsLeft > 0 ? `, ${duration(c.leaseMsLeft)} left` : ", lease expired") : ""}` : "";
+      lines.push(`    ${c.id}  ${c.title}${owner}`);
+      if (c.openGate) lines.push(`      waiting on gate ${c.openGate.id}: ${c.openGate.question}`);
+    }
+  }
+  if (board.lanes.every((l) => l.cards.length === 0)) lines.push("  No todos yet: the planner adds them with todo.add.");
+  return lines.join("\n");
+}
+
+function indent(s: string): string {
+  return s
+    .split("\n")
+    .map((l) => `  ${l}`)
+    .join("\n");
+}
