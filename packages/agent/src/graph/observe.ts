@@ -25,7 +25,9 @@ export interface Observation {
 }
 
 const MAX_ELEMENTS = 40;
-const MAX_TEXT = 48;
+/** Labels of controls are short; text blocks keep more, since reading them is often the task. */
+const MAX_LABEL = 48;
+const MAX_TEXT = 160;
 
 function label(n: UiNode): string {
   const own = n.text || n.contentDesc;
@@ -42,6 +44,11 @@ function label(n: UiNode): string {
   };
   walk(n, 0);
   return parts.join(" ");
+}
+
+function clip(s: string, n: number): string {
+  const flat = s.replace(/\s+/g, " ").trim();
+  return flat.length > n ? flat.slice(0, n - 1) + "…" : flat;
 }
 
 function visible(b: Bounds, w: number, h: number): boolean {
@@ -65,7 +72,7 @@ export function listElements(tree: UiNode | null, width: number, height: number)
         const b = n.bounds;
         out.push({
           index: 0,
-          text: text.length > MAX_TEXT ? text.slice(0, MAX_TEXT - 1) + "…" : text,
+          text: clip(text, interactive ? MAX_LABEL : MAX_TEXT),
           resourceId: n.resourceId,
           className: n.className.replace(/^.*\./, ""),
           clickable: n.clickable || n.longClickable || editable,

@@ -40,8 +40,10 @@ export async function runAgent(ports: AgentPorts, opts: RunAgentOptions): Promis
   const ctx: RunContext = { ports, config, ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.kill ? { kill: opts.kill } : {}), ...(opts.onEvent ? { onEvent: opts.onEvent } : {}) };
   const { agentId } = await cp.registerAgent({ ...opts.agent, capabilities: opts.agent.capabilities.length ? opts.agent.capabilities : config.capabilities });
 
-  let objectiveId = opts.objectiveId;
-  let goal = opts.goal;
+  // Resuming by run id alone: the checkpoint knows the objective and the goal.
+  const early = opts.runId ? await cp.loadCheckpoint(opts.runId) : null;
+  let objectiveId = opts.objectiveId ?? (isRunState(early) ? early.objectiveId : undefined);
+  let goal = opts.goal ?? (isRunState(early) ? early.goal : undefined);
   if (objectiveId) {
     const o = await cp.getObjective(objectiveId);
     if (!o) throw Object.assign(new Error(`No objective ${objectiveId}; create it first or pass a goal.`), { code: "unknown_objective" });

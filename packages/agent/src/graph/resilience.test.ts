@@ -1,0 +1,244 @@
+// Acceptance: killing the worker mid-run (resume from checkpoint, no step repeated, no evidence lost), device
+// lost (connection-lost summary, no retries after it), quota exhausted (no further model calls, todo waits).
+// Plus model endpoint faults: 429/500 retried, malformed output repaired or fed back once, no JSON schema support.
+import { afterEach, describe, expect, it } from "vitest";
+import { runAgent } from "./run.ts";
+import { WorkerKilled } from "./state.ts";
+import { FakePhone, box, type FakeScreen } from "../testing/fake-phone.ts";
+import { act } from "../testing/scripted-model-server.ts";
+import { planOf, startHarness, type Harness } from "../testing/harness.ts";
+import { ControlPlaneConflict, type Device } from "../ports.ts";
+
+const agent = (name: string) => ({ name, kind: "headless" as const, capabilities: ["phone"] });
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.stop();
+  h = undefined;
+});
+
+/** Ten buttons in a column on distinct screens: every tap is distinguishable in the device log. */
+function ladder(): Record<string, FakeScreen> {
+  const screens: Record<string, FakeScreen> = {};
+  for (let i = 0; i < 8; i++)
+    screens[`p${i}`] = {
+      app: "com.example.notes",
+      background: ["#101", "#a11", "#1a1", "#11a", "#aa1", "#1aa", "#a1a", "#999"][i]!,
+      elements: Array.from({ length: 8 }, (_, j) => ({ id: `b${j}`, text: `Item ${j}`, bounds: box(50, 100 * j + 50, 950, 100 * j + 120), clickable: true, onTap: `p${Math.min(7, i + 1)}` })),
+    };
+  return screens;
+}
+const tapRow = (j: number) => act({ type: "click", x: 500, y: 100 * j + 85 });
+
+describe("worker killed mid-run", () => {
+  it("another worker resumes from the last checkpoint: no step repeated, no evidence lost", async () => {
+    const phone = new FakePhone(ladder(), "p0");
+    const kill = new AbortController();
+    let taps = 0;
+    // Worker A dies right after its 3rd tap reached the phone, before it could record the step.
+    const dyingDevice: Device = Object.assign(Object.create(phone) as FakePhone, {
+      tap: async (p: { x: number; y: number }) => {
+        await phone.tap(p);
+        if (++taps === 3) kill.abort();
+      },
+    });
+    h = await startHarness({ device: dyingDevice, executor: [tapRow(0), tapRow(1), tapRow(2), tapRow(3), tapRow(4), act({ type: "status", status: "complete" })] });
+    const runA = runAgent(h.ports, { goal: "Open five items in order", agent: agent("worker-a"), kill: kill.signal, config: { leaseTtlMs: 60_000 } });
+    await expect(runA).rejects.toBeInstanceOf(WorkerKilled);
+    const runId = [...h.cp.runs.keys()][0]!;
+    const evidenceBefore = new Map([...h.cp.evidence.entries()].map(([k, v]) => [k, v.evidenceId]));
+    const stepsBefore = h.cp.stepsOf(runId).map((s) => s.index);
+    expect(stepsBefore).toEqual([0, 1]);
+    const oldLease = [...h.cp.leases.values()][0]!;
+
+    // Worker A's lease must expire before B may take the todo over.
+    h.clock.advance(61_000);
+    const portsB = { ...h.ports, device: phone };
+    const out = await runAgent(portsB, { runId, agent: agent("worker-b"), config: { leaseTtlMs: 60_000 } });
+    expect(out.resumed).toBe(true);
+    expect(out.status).toBe("completed");
+
+    // Every row tapped exactly once, in order: the interrupted 3rd tap was not repeated.
+    const tappedRows = phone.actions().filter((c) => c.op === "tap").map((c) => Math.floor(((c.args[0] as { y: number }).y / 2400) * 10));
+    expect(tappedRows).toEqual([0, 1, 2, 3, 4]);
+    const steps = h.cp.stepsOf(runId);
+    expect(steps.map((s) => s.index)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(steps[2]!.outcome).toMatch(/interrupted/);
+    // Nothing worker A wrote was lost or rewritten.
+    for (const [key, id] of evidenceBefore) expect(h.cp.evidence.get(key)?.evidenceId).toBe(id);
+    // The next request after resume tells the model its last action may or may not have happened.
+    expect(h.executorRequests()[3]!.lastUserText).toMatch(/interrupted by a worker restart/);
+    // A late write by the dead worker is an explicit conflict, not a silent overwrite.
+    await expect(
+      h.cp.appendEvidence({ idempotencyKey: "late-write", kind: "action", objectiveId: out.objectiveId, todoId: oldLease.todoId, lease: { leaseId: "lease_stale", epoch: 1 }, summary: "late" }),
+    ).rejects.toBeInstanceOf(ControlPlaneConflict);
+    const startedBy = h.cp.runs.get(runId)!.startedBy;
+    expect(startedBy).toHaveLength(2);
+    expect(startedBy[1]).toBe(out.agentId);
+    expect(startedBy[0]).not.toBe(out.agentId);
+  });
+});
+
+describe("device lost", () => {
+  it("ends the run with the connection-lost summary and makes no device call after it", async () => {
+    const phone = new FakePhone(ladder(), "p0");
+    // Three steps' worth of commands succeed, then the cable is pulled.
+    phone.disconnectAfter = 11;
+    h = await startHarness({ device: phone, executor: Array.from({ length: 8 }, (_, i) => tapRow(i)) });
+    const out = await runAgent(h.ports, { goal: "Open every item", agent: agent("worker") });
+    expect(out.status).toBe("device_lost");
+    const attemptedAfterLoss = (phone as unknown as { calls: number }).calls - phone.disconnectAfter;
+    // Sensing issues screenshot, tree and foreground together; the first failure stops everything.
+    expect(attemptedAfterLoss).toBeLessThanOrEqual(3);
+    const summary = h.cp.evidenceList({ kind: "summary" })[0]!;
+    expect(summary.summary).toMatch(/connection to the phone was lost/);
+    expect((summary.data as { blocked: string[] }).blocked.join(" ")).toMatch(/Device connection lost/);
+    expect(h.cp.runs.get(out.runId)!.status).toBe("device_lost");
+    const todo = [...h.cp.todos.values()][0]!;
+    expect(todo.status).toBe("blocked");
+  });
+});
+
+describe("quota exhausted", () => {
+  it("makes no further model calls and leaves the todo waiting with the reason", async () => {
+    const phone = new FakePhone(ladder(), "p0");
+    h = await startHarness({ device: phone, executor: Array.from({ length: 10 }, (_, i) => tapRow(i % 8)) });
+    const objective = await h.cp.createObjective({ goal: "Open every item" });
+    h.cp.setQuota(objective.objectiveId, { steps: 3 });
+    const out = await runAgent(h.ports, { objectiveId: objective.objectiveId, agent: agent("worker") });
+    expect(out.status).toBe("waiting");
+    expect(h.executorRequests()).toHaveLength(3);
+    expect(h.summarizerRequests()).toHaveLength(0);
+    expect(phone.actions()).toHaveLength(3);
+    const todo = [...h.cp.todos.values()][0]!;
+    expect(todo.status).toBe("waiting");
+    expect(todo.waitReason).toMatch(/quota exhausted/);
+    expect(todo.waitReason).toMatch(/steps/);
+    // Spent exactly the three validated steps, each once.
+    expect(h.cp.spent.get(objective.objectiveId)!.steps).toBe(3);
+  });
+
+  it("spends only after the step was written back, once per key", async () => {
+    const phone = new FakePhone(ladder(), "p0");
+    h = await startHarness({ device: phone, executor: [tapRow(0), act({ type: "status", status: "complete" })] });
+    const out = await runAgent(h.ports, { goal: "Open an item", agent: agent("worker") });
+    const spent = h.cp.spent.get(out.objectiveId)!;
+    expect(spent.steps).toBe(2);
+    expect(spent.tokens).toBeGreaterThan(0);
+    expect(spent.microUsd).toBeGreaterThan(0);
+    const again = await h.cp.spend(`${out.runId}:0:spend`, { agentId: out.agentId, objectiveId: out.objectiveId, steps: 1, tokens: 1, microUsd: 1 });
+    expect(again).toEqual({ spent: false, duplicate: true });
+    // Usage and cost of every call are evidence.
+    const calls = h.cp.evidenceList({ kind: "model_call" });
+    expect(calls.length).toBe(h.server.requests.length);
+    expect(calls.every((c) => typeof (c.data as { usage: { inputTokens: number } }).usage.inputTokens === "number")).toBe(true);
+  });
+});
+
+describe("model endpoint faults", () => {
+  it("retries 429 and 500 with backoff on the injected clock", async () => {
+    const phone = new FakePhone(ladder(), "p0");
+    h = await startHarness({ device: phone, executor: [{ status: 429 }, { status: 500 }, tapRow(0), act({ type: "status", status: "complete" })] });
+    const out = await runAgent(h.ports, { goal: "Open an item", agent: agent("worker") });
+    expect(out.status).toBe("completed");
+    expect(phone.actions()).toHaveLength(1);
+    expect(h.clock.sleeps.filter((ms) => ms >= 1000)).toEqual([1000, 2000]);
+  });
+
+  it("gives up after the retries and leaves the todo waiting", async () => {
+    const phone = new FakePhone(ladder(), "p0");
+    h = await startHarness({ device: phone, executor: [{ status: 500 }, { status: 500 }, { status: 500 }] });
+    const out = await runAgent(h.ports, { goal: "Open an item", agent: agent("worker") });
+    expect(out.status).toBe("waiting");
+    expect([...h.cp.todos.values()][0]!.waitReason).toMatch(/model endpoint failing/);
+  });
+
+  it("repairs malformed output; an unreadable reply is fed back once as a typed error, then the step fails", async () => {
+    const phone = new FakePhone(ladder(), "p0");
+    h = await startHarness({
+      device: phone,
+      executor: [
+        { text: "Sure! ```json\n｛\"type\"：\"click\"，\"x\"：500，\"y\"：85｝\n``` that opens item 0" },
+        { text: "I think I should look around first." },
+        { text: "still no JSON here" },
+        { text: "{'type': 'status', 'status': 'complete'}" },
+      ],
+    });
+    const out = await runAgent(h.ports, { goal: "Open an item", agent: agent("worker") });
+    expect(out.status).toBe("completed");
+    expect(phone.actions()).toHaveLength(1);
+    const reqs = h.executorRequests();
+    expect(reqs[2]!.lastUserText).toMatch(/no_action_found/);
+    const steps = h.cp.stepsOf(out.runId);
+    expect(steps.map((s) => s.outcome)).toEqual(["ok", "failed: no_action_found", "complete"]);
+    expect(h.cp.evidenceList({ kind: "validation" }).some((e) => e.summary.includes("parse failed twice"))).toBe(true);
+  });
+
+  it("falls back from JSON-schema output when the endpoint rejects response_format", async () => {
+    const phone = new FakePhone(ladder(), "p0");
+    h = await startHarness({ device: phone, rejectResponseFormat: true, executor: [tapRow(0), act({ type: "status", status: "complete" })] });
+    const out = await runAgent(h.ports, { goal: "Open an item", agent: agent("worker") });
+    expect(out.status).toBe("completed");
+    const withFormat = h.server.requests.filter((r) => r.responseFormat);
+    // One rejected attempt per role's client, then plain requests.
+    expect(withFormat.length).toBeLessThanOrEqual(3);
+    expect(h.server.requests.at(-1)!.responseFormat).toBeUndefined();
+  });
+
+  it("sends JSON-schema structured output where supported", async () => {
+    const phone = new FakePhone(ladder(), "p0");
+    h = await startHarness({ device: phone, executor: [act({ type: "status", status: "complete" })] });
+    await runAgent(h.ports, { goal: "Open an item", agent: agent("worker") });
+    const rf = h.executorRequests()[0]!.responseFormat as { type: string; json_schema: { name: string } };
+    expect(rf.type).toBe("json_schema");
+    expect(rf.json_schema.name).toBe("phone_action");
+  });
+});
+
+describe("blackboard and host todos", () => {
+  it("carries declared outputs to the next todo's inputs; the host answers what needs no screen", async () => {
+    const phone = new FakePhone(ladder(), "p0");
+    h = await startHarness({
+      device: phone,
+      executor: [act({ type: "status", status: "complete", outputs: { first_item: "Item 0" } }), act({ type: "answer", text: "Item 1 opened", outputs: { second_item: "Item 1" } })],
+      planner: [
+        planOf([
+          { id: "read", title: "Read the first item's name", outputs: ["first_item"] },
+          { id: "next", title: "Open the item after it", inputs: ["first_item"], outputs: ["second_item"] },
+          { id: "sum", title: "Write one sentence naming both items", kind: "host", inputs: ["first_item", "second_item"], outputs: ["sentence"] },
+        ]),
+        { text: JSON.stringify({ answer: "Item 0 precedes Item 1.", outputs: { sentence: "Item 0 precedes Item 1." } }) },
+      ],
+    });
+    const out = await runAgent(h.ports, { goal: "Name two items", agent: agent("worker") });
+    expect(out.status).toBe("completed");
+    expect(out.report.outputs).toEqual({ first_item: "Item 0", second_item: "Item 1", sentence: "Item 0 precedes Item 1." });
+    expect(h.executorRequests()[1]!.lastUserText).toMatch(/first_item = Item 0/);
+    expect(h.plannerRequests()[1]!.lastUserText).toMatch(/second_item = Item 1/);
+    expect(h.executorRequests()).toHaveLength(2);
+  });
+
+  it("a missing output fails closed: the todo is not accepted, retried with the reason, then blocked", async () => {
+    const phone = new FakePhone(ladder(), "p0");
+    h = await startHarness({
+      device: phone,
+      executor: [act({ type: "status", status: "complete" }), act({ type: "status", status: "complete" }), act({ type: "status", status: "complete" })],
+      planner: [planOf([{ id: "read", title: "Read the price", outputs: ["price"] }, { id: "use", title: "Use the price", inputs: ["price"] }])],
+    });
+    const out = await runAgent(h.ports, { goal: "Find the price", agent: agent("worker") });
+    expect(out.status).toBe("blocked");
+    expect(h.executorRequests()[1]!.lastUserText).toMatch(/without reporting price/);
+    expect(out.report.blocked.join(" ")).toMatch(/without reporting price/);
+    const todos = [...h.cp.todos.values()];
+    expect(todos.find((t) => t.title === "Read the price")!.status).not.toBe("done");
+    expect(todos.find((t) => t.title === "Use the price")!.status).toBe("todo");
+  });
+
+  it("a missing input fails closed before any model call on that todo", async () => {
+    const phone = new FakePhone(ladder(), "p0");
+    h = await startHarness({ device: phone, executor: [], planner: [planOf([{ id: "use", title: "Pay the invoice amount", inputs: ["amount"] }])] });
+    const out = await runAgent(h.ports, { goal: "Pay the invoice", agent: agent("worker") });
+    expect(out.status).toBe("blocked");
+    expect(out.report.blocked[0]).toMatch(/needs amount, which no earlier todo produced/);
+    expect(h.executorRequests()).toHaveLength(0);
+  });
+});
