@@ -1,0 +1,156 @@
+// Maps ADB service strings (shell:, shell,v2,…:, exec:, sync:, abb_exec:, reboot:…) to their implementations.
+import type { ServiceHandler, ServiceRouter } from "./daemon.ts";
+import type { DeviceStream } from "./stream.ts";
+import { encodeShellPacket, parseShellService, ShellPacketId, ShellPacketParser } from "./shell-v2.ts";
+import { runSyncService } from "./sync.ts";
+import { Shell } from "../shell/interpreter.ts";
+import { parseCommandLine } from "../shell/parse.ts";
+import type { CommandRegistry, ShellHost } from "../shell/types.ts";
+
+export interface ServiceContext {
+  host: ShellHost;
+  commands: CommandRegistry;
+  /** Returns the pending injected "close" fault and clears it. */
+  takeCloseFault(): boolean;
+}
+
+const PROMPT = "vphone:/ $ ";
+
+export function createServiceRouter(ctx: ServiceContext): ServiceRouter {
+  return (service: string): ServiceHandler | null => {
+    const shellSvc = parseShellService(service);
+    if (shellSvc) {
+      return async (stream) => {
+        if (ctx.takeCloseFault()) return; // injected fault: the stream closes with no output
+        if (shellSvc.command === "" && !shellSvc.exec) return interactive(stream, ctx, shellSvc.v2);
+        if (shellSvc.v2) return shellV2(stream, ctx, shellSvc.command, shellSvc.pty);
+        return shellRaw(stream, ctx, shellSvc.command, shellSvc.pty);
+      };
+    }
+    if (service === "sync:") return (stream) => runSyncService(stream, ctx.host.fs);
+    if (service.startsWith("abb_exec:") || service.startsWith("abb:")) {
+      const args = service.slice(service.indexOf(":") + 1).split("\0");
+      const line = ["cmd", ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ");
+      return (stream) => (service.startsWith("abb_exec:") ? shellRaw(stream, ctx, line, false) : shellV2(stream, ctx, line, false));
+    }
+    if (service.startsWith("reboot:")) return async (stream) => void (await stream.write(Buffer.from("")));
+    if (service === "root:") return (stream) => stream.write(Buffer.from("adbd cannot run as root in production builds\n"));
+    if (service === "unroot:") return (stream) => stream.write(Buffer.from("adbd not running as root\n"));
+    if (service === "remount:") return (stream) => stream.write(Buffer.from("Not running as root. Try \"adb root\" first.\n"));
+    if (service.startsWith("tcpip:")) return (stream) => stream.write(Buffer.from(`restarting in TCP mode port: ${service.slice(6)}\n`));
+    if (service === "usb:") return (stream) => stream.write(Buffer.from("restarting in USB mode\n"));
+    if (service.startsWith("reverse:")) return (stream) => stream.write(Buffer.from("FAIL001dreverse is not supported"));
+    return null;
+  };
+}
+
+/** True when the first command reads its standard input (e.g. `cat > /sdcard/f`), so it must wait for stdin to close. */
+export function readsStdin(command: string): boolean {
+  try {
+    const first = parseCommandLine(command)[0]?.pipeline[0];
+    if (!first || first.redirects.some((r) => r.fd === 0)) return false;
+    const [name, ...args] = first.argv;
+    return ["cat", "grep", "head", "tail", "wc"].includes(name ?? "") && args.filter((a) => !a.startsWith("-")).length <= (name === "grep" ? 1 : 0);
+  } catch {
+    return false;
+  }
+}
+
+function makeShell(ctx: ServiceContext): Shell {
+  return new Shell(ctx.host, ctx.commands);
+}
+
+const toPty = (b: Buffer) => Buffer.from(b.toString("utf8").replace(/\r?\n/g, "\r\n"), "utf8");
+
+/** Buffers output and writes it in order; stdout and stderr keep their relative order. */
+function orderedWriter(write: (b: Buffer) => Promise<void>) {
+  let chain = Promise.resolve();
+  return {
+    push(b: Buffer) {
+      if (b.length === 0) return;
+      chain = chain.then(() => write(b));
+    },
+    flush: () => chain,
+  };
+}
+
+async function shellRaw(stream: DeviceStream, ctx: ServiceContext, command: string, pty: boolean): Promise<void> {
+  const w = orderedWriter((b) => stream.write(pty ? toPty(b) : b));
+  await makeShell(ctx).run(command, { out: (d) => w.push(d), err: (d) => w.push(d) });
+  await w.flush();
+}
+
+async function shellV2(stream: DeviceStream, ctx: ServiceContext, command: string, pty: boolean): Promise<void> {
+  const stdinParts: Buffer[] = [];
+  const parser = new ShellPacketParser();
+  let stdinClosed!: () => void;
+  const stdinDone = new Promise<void>((r) => (stdinClosed = r));
+  // collect stdin in the background; only a command that reads stdin waits for the client to close it
+  void (async () => {
+    for (;;) {
+      const b = await stream.input.read();
+      if (!b) return stdinClosed();
+      for (const p of parser.push(b)) {
+        if (p.id === ShellPacketId.STDIN) stdinParts.push(p.data);
+        if (p.id === ShellPacketId.CLOSE_STDIN) stdinClosed();
+      }
+    }
+  })();
+  if (readsStdin(command)) await stdinDone;
+  const w = orderedWriter((b) => stream.write(b));
+  const code = await makeShell(ctx).run(
+    command,
+    {
+      out: (d) => w.push(encodeShellPacket(ShellPacketId.STDOUT, pty ? toPty(d) : d)),
+      err: (d) => w.push(encodeShellPacket(pty ? ShellPacketId.STDOUT : ShellPacketId.STDERR, pty ? toPty(d) : d)),
+    },
+    Buffer.concat(stdinParts),
+  );
+  w.push(encodeShellPacket(ShellPacketId.EXIT, Buffer.from([code & 0xff])));
+  await w.flush();
+}
+
+/** `adb shell` with no command: a prompt, line editing left to the client's terminal. */
+async function interactive(stream: DeviceStream, ctx: ServiceContext, v2: boolean): Promise<void> {
+  const shell = makeShell(ctx);
+  const parser = new ShellPacketParser();
+  const send = (b: Buffer) => stream.write(v2 ? encodeShellPacket(ShellPacketId.STDOUT, b) : b);
+  await send(Buffer.from(PROMPT));
+  let line = "";
+  for (;;) {
+    const chunk = await stream.input.read();
+    if (!chunk) return;
+    const data = v2 ? Buffer.concat(parser.push(chunk).filter((p) => p.id === ShellPacketId.STDIN).map((p) => p.data)) : chunk;
+    for (const ch of data.toString("utf8")) {
+      if (ch === "\r" || ch === "\n") {
+        await send(Buffer.from("\r\n"));
+        const cmd = line.trim();
+        line = "";
+        if (cmd === "exit") {
+          if (v2) await stream.write(encodeShellPacket(ShellPacketId.EXIT, Buffer.from([0])));
+          return;
+        }
+        if (cmd) {
+          const w = orderedWriter((b) => send(toPty(b)));
+          await shell.run(cmd, { out: (d) => w.push(d), err: (d) => w.push(d) });
+          await w.flush();
+        }
+        await send(Buffer.from(PROMPT));
+      } else if (ch === "\x7f" || ch === "\b") {
+        if (line.length) {
+          line = line.slice(0, -1);
+          await send(Buffer.from("\b \b"));
+        }
+      } else if (ch === "\x03") {
+        line = "";
+        await send(Buffer.from("^C\r\n" + PROMPT));
+      } else if (ch === "\x04") {
+        if (v2) await stream.write(encodeShellPacket(ShellPacketId.EXIT, Buffer.from([0])));
+        return;
+      } else {
+        line += ch;
+        await send(Buffer.from(ch)); // the pty echoes what is typed
+      }
+    }
+  }
+}

@@ -1,0 +1,237 @@
+// The control API on loopback (HTTP + JSON) for tests and the demo: scenarios, reset, state, tasks, input, faults.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AdbKeyStore } from "../adb/auth.ts";
+import type { PhoneEngine } from "../engine.ts";
+import { builtinScenarios, ScenarioValidationError } from "../scenario/load.ts";
+import { scenarioJsonSchema } from "../scenario/json-schema.ts";
+import { taskGoal } from "../scenario/evaluator.ts";
+import type { Listening } from "../transport/tcp.ts";
+import { parseKeycode } from "../shell/commands/keycodes.ts";
+
+export interface ControlServerInit {
+  host: string;
+  port: number;
+  engine: PhoneEngine;
+  keyStore: AdbKeyStore | null;
+  adb: { tcp: Listening; ws: Listening };
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const parts: Buffer[] = [];
+  for await (const c of req) parts.push(c as Buffer);
+  const text = Buffer.concat(parts).toString("utf8").trim();
+  if (!text) return {};
+  try {
+    const v = JSON.parse(text) as unknown;
+    if (!v || typeof v !== "object" || Array.isArray(v)) throw new Error("not an object");
+    return v as Record<string, unknown>;
+  } catch (e) {
+    throw new HttpError(400, "BAD_JSON", `the request body must be a JSON object (${(e as Error).message})`);
+  }
+}
+
+function num(v: unknown, name: string, optional = false): number | undefined {
+  if (v === undefined && optional) return undefined;
+  const n = Number(v);
+  if (v === undefined || v === null || v === "" || !Number.isFinite(n)) throw new HttpError(400, "BAD_REQUEST", `"${name}" must be a number`);
+  return n;
+}
+
+export const CONTROL_ROUTES = [
+  "GET  /                      summary: serial, ports, scenario, routes",
+  "GET  /scenarios             built-in scenarios",
+  "POST /scenario              {name | scenario, seed?} load a scenario (built-in name, file path, or object)",
+  "GET  /schema                JSON Schema of the scenario format",
+  "POST /reset                 {seed?} reset the phone",
+  "GET  /state                 app state (what evaluators read)",
+  "GET  /tasks                 tasks of the scenario",
+  "POST /tasks/:id/start       {seed?} reset and run the task's setup; returns the goal",
+  "POST /tasks/:id/evaluate    {answer?} score the task: {score, reason, checks}",
+  "GET  /screenshot            PNG of the screen",
+  "GET  /ui                    uiautomator XML",
+  "POST /input                 {type: tap|longpress|swipe|text|key|back|home|launch|url, …}",
+  "GET  /faults                current faults",
+  "POST /faults                {drop?: true, freeze?: bool, slowMs?: n, failNext?: 'exit'|'close'|null}",
+  "DELETE /faults              clear all faults",
+  "GET  /auth                  ADB keys: accepted and waiting on the prompt",
+  "POST /auth/accept           {fingerprint?} tap Allow on the USB debugging prompt",
+  "POST /auth/reject           {fingerprint?} tap Cancel",
+];
+
+export function startControlServer(init: ControlServerInit): Promise<Listening & { port: number }> {
+  const { engine } = init;
+  const faultsView = () => ({ slowMs: engine.faults.slowMs, failNext: engine.faults.failNext, frozen: engine.faults.frozen !== null });
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://localhost");
+    const path = url.pathname.replace(/\/+$/, "") || "/";
+    const m = req.method ?? "GET";
+    const json = (status: number, body: unknown) => {
+      res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
+      res.end(JSON.stringify(body, null, 2));
+    };
+    if (m === "GET" && path === "/") {
+      return json(200, {
+        serial: engine.serial,
+        adbPort: init.adb.tcp.port,
+        wsPort: init.adb.ws.port,
+        scenario: engine.scenario.name,
+        connections: { tcp: init.adb.tcp.sessions().map((s) => s.state), ws: init.adb.ws.sessions().map((s) => s.state) },
+        routes: CONTROL_ROUTES,
+      });
+    }
+    if (m === "GET" && path === "/scenarios") return json(200, builtinScenarios());
+    if (m === "GET" && path === "/schema") return json(200, scenarioJsonSchema());
+    if (m === "POST" && path === "/scenario") {
+      const body = await readJson(req);
+      const seed = num(body.seed, "seed", true) ?? 1;
+      const source = body.scenario ?? body.name;
+      if (!source) throw new HttpError(400, "BAD_REQUEST", 'give "name" (built-in name or file path) or "scenario" (an object)');
+      const s = engine.load(source as string | object, seed);
+      return json(200, { scenario: s.name, apps: s.apps.map((a) => a.id), tasks: s.tasks.map((t) => t.id), seed });
+    }
+    if (m === "POST" && path === "/reset") {
+      const body = await readJson(req);
+      engine.reset(num(body.seed, "seed", true));
+      return json(200, engine.state());
+    }
+    if (m === "GET" && path === "/state") return json(200, engine.state());
+    if (m === "GET" && path === "/tasks") {
+      return json(200, engine.tasks().map((t) => ({ id: t.id, goal: taskGoal(t), apps: t.apps, params: t.params, maxSteps: t.maxSteps, tags: t.tags })));
+    }
+    const task = /^\/tasks\/([a-z0-9_]+)(?:\/(start|evaluate))?$/.exec(path);
+    if (task) {
+      const id = task[1]!;
+      if (m === "GET" && !task[2]) return json(200, engine.task(id));
+      if (m === "POST" && task[2] === "start") {
+        const body = await readJson(req);
+        const r = engine.startTask(id, num(body.seed, "seed", true));
+        return json(200, { task: id, goal: r.goal, maxSteps: r.task.maxSteps, state: engine.state() });
+      }
+      if (m === "POST" && task[2] === "evaluate") {
+        const body = await readJson(req);
+        return json(200, engine.evaluate(id, { answer: typeof body.answer === "string" ? body.answer : undefined }));
+      }
+    }
+    if (m === "GET" && path === "/screenshot") {
+      const png = await engine.screenshot();
+      res.writeHead(200, { "content-type": "image/png", "content-length": png.length, "cache-control": "no-store" });
+      res.end(png);
+      return;
+    }
+    if (m === "GET" && path === "/ui") {
+      res.writeHead(200, { "content-type": "application/xml; charset=utf-8" });
+      res.end(engine.uiDump());
+      return;
+    }
+    if (m === "POST" && path === "/input") {
+      const b = await readJson(req);
+      switch (b.type) {
+        case "tap":
+          engine.tap(num(b.x, "x")!, num(b.y, "y")!);
+          break;
+        case "longpress":
+          engine.longPress(num(b.x, "x")!, num(b.y, "y")!);
+          break;
+        case "swipe":
+          engine.swipe(num(b.x1, "x1")!, num(b.y1, "y1")!, num(b.x2, "x2")!, num(b.y2, "y2")!, num(b.durationMs, "durationMs", true));
+          break;
+        case "text":
+          if (typeof b.text !== "string") throw new HttpError(400, "BAD_REQUEST", '"text" must be a string');
+          engine.typeText(b.text);
+          break;
+        case "key": {
+          const code = parseKeycode(String(b.key ?? ""));
+          if (code === null) throw new HttpError(400, "BAD_REQUEST", `unknown key "${String(b.key)}"; use a code (4) or a name (KEYCODE_BACK)`);
+          engine.key(code);
+          break;
+        }
+        case "back":
+          engine.key(4);
+          break;
+        case "home":
+          engine.key(3);
+          break;
+        case "launch":
+          engine.launch(String(b.app ?? ""), typeof b.screen === "string" ? b.screen : undefined);
+          break;
+        case "url":
+          if (!engine.runtime.openUrl(String(b.url ?? ""))) throw new HttpError(404, "NO_HANDLER", `no installed app handles ${String(b.url)}`);
+          break;
+        default:
+          throw new HttpError(400, "BAD_REQUEST", '"type" must be one of tap, longpress, swipe, text, key, back, home, launch, url');
+      }
+      return json(200, engine.state());
+    }
+    if (path === "/faults") {
+      if (m === "GET") return json(200, faultsView());
+      if (m === "DELETE") {
+        engine.faults.slowMs = 0;
+        engine.faults.failNext = null;
+        engine.freeze(false);
+        return json(200, faultsView());
+      }
+      if (m === "POST") {
+        const b = await readJson(req);
+        if (b.slowMs !== undefined) engine.faults.slowMs = Math.max(0, num(b.slowMs, "slowMs")!);
+        if (b.failNext !== undefined) {
+          if (b.failNext !== null && b.failNext !== "exit" && b.failNext !== "close" && b.failNext !== true) throw new HttpError(400, "BAD_REQUEST", '"failNext" must be "exit", "close", true or null');
+          engine.faults.failNext = b.failNext === true ? "exit" : (b.failNext as "exit" | "close" | null);
+        }
+        if (b.freeze !== undefined) engine.freeze(Boolean(b.freeze));
+        if (b.drop) engine.dropConnections();
+        return json(200, faultsView());
+      }
+    }
+    if (path === "/auth" && m === "GET") {
+      const ks = init.keyStore;
+      return json(200, ks ? { enabled: true, mode: ks.mode, accepted: [...ks.accepted.values()].map((k) => ({ fingerprint: k.fingerprint, name: k.name })), pending: ks.listPending() } : { enabled: false });
+    }
+    const auth = /^\/auth\/(accept|reject)$/.exec(path);
+    if (auth && m === "POST") {
+      const ks = init.keyStore;
+      if (!ks) throw new HttpError(409, "AUTH_DISABLED", "this phone was started without --auth; every client is accepted");
+      const b = await readJson(req);
+      const n = ks.answer(auth[1] as "accept" | "reject", typeof b.fingerprint === "string" ? b.fingerprint : undefined);
+      return json(200, { answered: n, pending: ks.listPending() });
+    }
+    throw new HttpError(404, "NOT_FOUND", `no route ${m} ${path}; GET / lists the routes`);
+  }
+
+  const server = createServer((req, res) => {
+    route(req, res).catch((e: unknown) => {
+      const err = e as Error & { code?: string; status?: number; issues?: unknown };
+      const status = e instanceof HttpError ? e.status : e instanceof ScenarioValidationError ? 422 : err.code === "TASK_NOT_FOUND" ? 404 : err.code === "SCENARIO_ERROR" ? 400 : 500;
+      if (!res.headersSent) res.writeHead(status, { "content-type": "application/json; charset=utf-8" });
+      res.end(JSON.stringify({ error: { code: err.code ?? "INTERNAL", message: err.message, issues: e instanceof ScenarioValidationError ? e.issues : undefined } }, null, 2));
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(init.port, init.host, () => {
+      server.off("error", reject);
+      const addr = server.address();
+      resolve({
+        port: typeof addr === "object" && addr ? addr.port : init.port,
+        sessions: () => [],
+        dropAll: () => {},
+        close: () =>
+          new Promise<void>((res) => {
+            server.closeAllConnections();
+            server.close(() => res());
+          }),
+      });
+    });
+  });
+}

@@ -1,0 +1,225 @@
+// PhoneEngine: the virtual phone's in-process API — scenario, state, input, screenshots, UI dumps, tasks, faults.
+import { createHash } from "node:crypto";
+import { EventEmitter } from "node:events";
+import { VirtualFs } from "./device/filesystem.ts";
+import { systemProperties } from "./device/properties.ts";
+import { canvasMeasure, encodePng, renderRgba } from "./render/draw.ts";
+import { dumpHierarchy } from "./render/uidump.ts";
+import { evaluateTask, taskGoal, type TaskEvaluation } from "./scenario/evaluator.ts";
+import { loadScenario, parseScenario } from "./scenario/load.ts";
+import { ScenarioError, ScenarioRuntime, systemClock, type Clock, type DeviceSpec } from "./scenario/runtime.ts";
+import type { Scenario, Task } from "./scenario/schema.ts";
+
+export const DEFAULT_SCENARIO = "social";
+export const DEFAULT_DEVICE: DeviceSpec = { width: 1080, height: 2400, density: 420 };
+
+export interface PhoneEngineInit {
+  /** Built-in name, file path, or a scenario object. Default "social". */
+  scenario?: string | Scenario | object;
+  seed?: number;
+  clock?: Clock;
+  serial?: string;
+}
+
+export interface Faults {
+  /** Every shell command waits this long first. */
+  slowMs: number;
+  /** The next command fails ("exit": exit status 1 with an error; "close": the stream is closed without output). */
+  failNext: null | "exit" | "close";
+  /** Screenshots and UI dumps keep returning the frame from when the screen froze. */
+  frozen: null | { png: Buffer; xml: string };
+}
+
+export class TaskNotFoundError extends Error {
+  readonly code = "TASK_NOT_FOUND";
+}
+
+/** Thrown by a command when the "fail next command" fault fires. */
+export class InjectedFault extends Error {
+  readonly code = "INJECTED_FAULT";
+}
+
+export interface EncodeStats {
+  cached: number[];
+  uncached: number[];
+  lastSize: number;
+}
+
+export class PhoneEngine extends EventEmitter {
+  scenario!: Scenario;
+  runtime!: ScenarioRuntime;
+  readonly fs = new VirtualFs();
+  readonly clock: Clock;
+  readonly serial: string;
+  props: Record<string, string>;
+  readonly faults: Faults = { slowMs: 0, failNext: null, frozen: null };
+  readonly encodeStats: EncodeStats = { cached: [], uncached: [], lastSize: 0 };
+  #pngCache = new Map<string, Buffer>();
+  #scenarioSource = DEFAULT_SCENARIO;
+  #activeTask: Task | null = null;
+
+  constructor(init: PhoneEngineInit = {}) {
+    super();
+    this.clock = init.clock ?? systemClock;
+    this.serial = init.serial ?? "vphone-0001";
+    this.props = {};
+    this.load(init.scenario ?? DEFAULT_SCENARIO, init.seed ?? 1);
+  }
+
+  get device(): DeviceSpec {
+    return { ...DEFAULT_DEVICE, ...(this.scenario.device ?? {}) };
+  }
+
+  // ---------- scenarios & tasks ----------
+  /** Loads a scenario (name, file or object) and resets the phone to it. */
+  load(source: string | Scenario | object, seed = 1): Scenario {
+    const scenario = typeof source === "string" ? loadScenario(source) : parseScenario(source, "(object)");
+    this.scenario = scenario;
+    this.#scenarioSource = typeof source === "string" ? source : scenario.name;
+    this.props = systemProperties({ serial: this.serial, model: scenario.device?.model, density: this.device.density });
+    this.runtime = new ScenarioRuntime(scenario, this.device, this.clock, canvasMeasure, seed);
+    this.#pngCache.clear();
+    this.#activeTask = null;
+    this.emit("change");
+    return scenario;
+  }
+
+  get scenarioSource(): string {
+    return this.#scenarioSource;
+  }
+
+  reset(seed = this.runtime.state.seed): void {
+    this.runtime.reset(seed);
+    this.#activeTask = null;
+    this.emit("change");
+  }
+
+  tasks(): Task[] {
+    return this.scenario.tasks;
+  }
+
+  task(id: string): Task {
+    const t = this.scenario.tasks.find((x) => x.id === id);
+    if (!t) throw new TaskNotFoundError(`no task "${id}" in scenario "${this.scenario.name}"; GET /tasks lists them`);
+    return t;
+  }
+
+  /** Resets with a seed and runs the task's setup; returns the goal to give the agent. */
+  startTask(id: string, seed = this.runtime.state.seed): { task: Task; goal: string } {
+    const t = this.task(id);
+    this.runtime.reset(seed);
+    if (t.setup.length) this.runtime.run(t.setup, t.apps[0]!, undefined, t.params as Record<string, unknown>);
+    this.#activeTask = t;
+    this.emit("change");
+    return { task: t, goal: taskGoal(t) };
+  }
+
+  get activeTask(): Task | null {
+    return this.#activeTask;
+  }
+
+  evaluate(id: string, opts: { answer?: string } = {}): TaskEvaluation {
+    return evaluateTask(this.task(id), this.runtime.scope(null, { answer: opts.answer }));
+  }
+
+  /** A JSON snapshot of everything the evaluators see. */
+  state(): Record<string, unknown> {
+    const s = this.runtime.state;
+    const fw = this.runtime.focusedWindow();
+    return {
+      scenario: this.scenario.name,
+      seed: s.seed,
+      foreground: s.foreground ?? "launcher",
+      focusedWindow: `${fw.package}/${fw.activity}`,
+      screen: this.runtime.current()?.frame.screen ?? null,
+      loading: this.runtime.isLoading(),
+      popup: this.runtime.deviceInfo().popup,
+      focus: s.focus ? { app: s.focus.app, field: s.focus.field, bind: s.focus.bind } : null,
+      keyboardShown: s.focus !== null,
+      ime: s.settings.secure.default_input_method,
+      screenOn: s.screenOn,
+      actionCount: s.actionCount,
+      activeTask: this.#activeTask?.id ?? null,
+      apps: Object.fromEntries(Object.entries(s.apps).map(([id, a]) => [id, { vars: a.vars, stack: a.stack.map((f) => f.screen), popup: a.popup, actions: a.actions }])),
+      settings: s.settings,
+      log: s.log,
+    };
+  }
+
+  // ---------- screen ----------
+  /** The PNG of the current screen; identical frames are encoded once. */
+  async screenshot(): Promise<Buffer> {
+    if (this.faults.frozen) return this.faults.frozen.png;
+    return this.#renderPng();
+  }
+
+  #renderPng(): Buffer {
+    const t0 = performance.now();
+    const layout = this.runtime.layout();
+    const key = createHash("sha1").update(JSON.stringify(layout.ops)).update(`${layout.width}x${layout.height}`).digest("hex");
+    const hit = this.#pngCache.get(key);
+    if (hit) {
+      this.#pngCache.delete(key);
+      this.#pngCache.set(key, hit);
+      this.#record(this.encodeStats.cached, performance.now() - t0);
+      return hit;
+    }
+    const { width, height, rgba } = renderRgba(layout);
+    const png = encodePng(width, height, rgba);
+    this.#pngCache.set(key, png);
+    if (this.#pngCache.size > 24) this.#pngCache.delete(this.#pngCache.keys().next().value!);
+    this.encodeStats.lastSize = png.length;
+    this.#record(this.encodeStats.uncached, performance.now() - t0);
+    return png;
+  }
+
+  #record(arr: number[], ms: number): void {
+    arr.push(ms);
+    if (arr.length > 500) arr.shift();
+  }
+
+  uiDump(): string {
+    if (this.faults.frozen) return this.faults.frozen.xml;
+    return dumpHierarchy(this.runtime.layout().dumpRoot);
+  }
+
+  freeze(on: boolean): void {
+    this.faults.frozen = on ? { png: this.#renderPng(), xml: dumpHierarchy(this.runtime.layout().dumpRoot) } : null;
+  }
+
+  /** Closes every ADB connection (TCP and WebSocket), like a cable pulled out. */
+  dropConnections(): void {
+    this.emit("drop-connections");
+  }
+
+  /** Applies "slow" and "fail next" faults; called before each shell command. */
+  async beforeCommand(argv: string[]): Promise<void> {
+    if (this.faults.slowMs > 0) await new Promise((r) => setTimeout(r, this.faults.slowMs));
+    if (this.faults.failNext === "exit") {
+      this.faults.failNext = null;
+      throw new InjectedFault(`${argv[0]}: injected failure (control API fault "fail next command")`);
+    }
+  }
+
+  // ---------- input ----------
+  tap(x: number, y: number): void {
+    this.runtime.tap(x, y);
+  }
+  longPress(x: number, y: number): void {
+    this.runtime.tap(x, y, true);
+  }
+  swipe(x1: number, y1: number, x2: number, y2: number, ms?: number): void {
+    this.runtime.swipe(x1, y1, x2, y2, ms);
+  }
+  key(code: number): void {
+    this.runtime.key(code);
+  }
+  typeText(text: string): void {
+    this.runtime.typeText(text);
+  }
+  launch(appIdOrPackage: string, screen?: string): void {
+    const app = this.runtime.apps.get(appIdOrPackage) ?? this.runtime.appByPackage(appIdOrPackage);
+    if (!app) throw new ScenarioError(`no app "${appIdOrPackage}" is installed`);
+    this.runtime.launch(app.id, screen);
+  }
+}

@@ -1,0 +1,926 @@
+// Lays out a screen: turns the scenario's screen + state into a view tree and paint ops. Pure: no canvas, no I/O.
+import type { App, Element, Popup, Screen } from "../scenario/schema.ts";
+import { evaluatePredicate, interpolate, readOperand, stringify, truthy, type ValueScope } from "../scenario/values.ts";
+import { intersect, node, type Handler, type Layer, type PaintOp, type Rect, type ScreenLayout, type ViewNode } from "./view.ts";
+
+export type Measure = (text: string, sizePx: number, bold?: boolean) => number;
+
+export interface LauncherApp {
+  id: string;
+  label: string;
+  color: string;
+  icon: string;
+  package: string;
+}
+
+export interface LayoutInput {
+  width: number;
+  height: number;
+  density: number;
+  clock: string;
+  battery: number;
+  screenOn: boolean;
+  launcher: LauncherApp[];
+  launcherPackage: string;
+  app?: {
+    def: App;
+    screen: Screen;
+    scroll: Record<string, number>;
+    loading: boolean;
+    focusedField: string | null;
+    scope: ValueScope;
+  };
+  popup?: { def: Popup; app: App; scope: ValueScope };
+  keyboard: { shown: boolean; label: string };
+  toast?: string;
+  usbPrompt?: { fingerprint: string };
+}
+
+const C = {
+  bg: "#ffffff",
+  text: "#1c1b1f",
+  sub: "#5f6368",
+  hint: "#9aa0a6",
+  divider: "#e0e0e0",
+  skeleton: "#e8eaed",
+  chip: "#eef1f6",
+  keyboardBg: "#e8eaed",
+  key: "#ffffff",
+  keyDark: "#c7ccd3",
+  navBar: "#f8f9fa",
+};
+
+/** A text measurer for tests and for layouts without a canvas: ~0.55em Latin, 1em CJK. */
+export const approxMeasure: Measure = (text, size) => {
+  let w = 0;
+  for (const ch of text) w += /[\u2e80-\uffff]/.test(ch) ? size : size * 0.55;
+  return w;
+};
+
+export function wrapText(text: string, maxW: number, size: number, measure: Measure, bold = false, maxLines = 50): string[] {
+  const out: string[] = [];
+  for (const para of text.split("\n")) {
+    // tokens: latin words keep together, CJK characters break anywhere
+    const tokens = para.match(/[\u2e80-\uffff]|[^\s\u2e80-\uffff]+|\s+/g) ?? [""];
+    let line = "";
+    for (const tok of tokens) {
+      const candidate = line + tok;
+      if (line && measure(candidate.trimEnd(), size, bold) > maxW) {
+        out.push(line.trimEnd());
+        line = /^\s+$/.test(tok) ? "" : tok;
+        // a single word wider than the line: hard-break it
+        while (measure(line, size, bold) > maxW && line.length > 1) {
+          let k = line.length - 1;
+          while (k > 1 && measure(line.slice(0, k), size, bold) > maxW) k--;
+          out.push(line.slice(0, k));
+          line = line.slice(k);
+        }
+      } else line = candidate;
+    }
+    out.push(line.trimEnd());
+  }
+  if (out.length > maxLines) {
+    const cut = out.slice(0, maxLines);
+    cut[maxLines - 1] = cut[maxLines - 1]!.replace(/.$/, "…");
+    return cut;
+  }
+  return out;
+}
+
+export function layoutScreen(input: LayoutInput, measure: Measure): ScreenLayout {
+  const L = new Layouter(input, measure);
+  return L.run();
+}
+
+class Layouter {
+  readonly ops: PaintOp[] = [];
+  readonly layers: Layer[] = [];
+  readonly W: number;
+  readonly H: number;
+  readonly d: number;
+  constructor(
+    readonly input: LayoutInput,
+    readonly measure: Measure,
+  ) {
+    this.W = input.width;
+    this.H = input.height;
+    this.d = input.density / 160;
+  }
+
+  dp(n: number): number {
+    return Math.round(n * this.d);
+  }
+  sp(n: number): number {
+    return n * this.d;
+  }
+
+  run(): ScreenLayout {
+    const { W, H } = this;
+    if (!this.input.screenOn) {
+      this.ops.push({ op: "rect", x: 0, y: 0, w: W, h: H, fill: "#000000" });
+      const root = node({ cls: "android.widget.FrameLayout", pkg: "com.android.systemui", bounds: [0, 0, W, H] });
+      return { width: W, height: H, ops: this.ops, layers: [{ name: "off", area: [0, 0, W, H], root, modal: true, outside: { type: "block" } }], dumpRoot: root };
+    }
+    const statusH = this.dp(24);
+    const navH = this.dp(48);
+    const kbH = this.input.keyboard.shown ? this.dp(300) : 0;
+    const appArea: Rect = [0, 0, W, H - navH];
+    let dumpRoot: ViewNode;
+    if (this.input.app) dumpRoot = this.appWindow(appArea, statusH, kbH);
+    else dumpRoot = this.launcher(appArea, statusH);
+    this.layers.push({ name: "app", area: appArea, root: dumpRoot, modal: false });
+    if (this.input.popup) dumpRoot = this.popup(statusH, navH);
+    if (this.input.usbPrompt) dumpRoot = this.usbPrompt(navH);
+    if (kbH) this.keyboard(H - navH - kbH, kbH);
+    this.statusBar(statusH);
+    this.navBar(navH);
+    if (this.input.toast) this.toast(H - navH - kbH - this.dp(72));
+    return { width: W, height: H, ops: this.ops, layers: this.layers.reverse(), dumpRoot };
+  }
+
+  // ---------- system chrome ----------
+  statusBar(h: number): void {
+    const { W } = this;
+    const dark = !this.input.app && !this.input.popup;
+    const fg = dark ? "#ffffff" : C.text;
+    if (this.input.app) this.ops.push({ op: "rect", x: 0, y: 0, w: W, h, fill: this.input.app.def.color === "#000000" ? "#000000" : "#f3f4f6" });
+    this.ops.push({ op: "text", x: this.dp(16), y: h - this.dp(7), text: this.input.clock, size: this.sp(13), color: fg, bold: true });
+    const right = W - this.dp(16);
+    this.ops.push({ op: "icon", name: "battery", cx: right - this.dp(10), cy: h / 2, size: this.dp(14), color: fg });
+    this.ops.push({ op: "text", x: right - this.dp(22), y: h - this.dp(7), text: `${this.input.battery}%`, size: this.sp(11), color: fg, align: "right" });
+    this.ops.push({ op: "icon", name: "signal", cx: right - this.dp(62), cy: h / 2, size: this.dp(13), color: fg });
+    this.ops.push({ op: "icon", name: "wifi", cx: right - this.dp(80), cy: h / 2, size: this.dp(14), color: fg });
+  }
+
+  navBar(h: number): void {
+    const { W, H } = this;
+    const top = H - h;
+    this.ops.push({ op: "rect", x: 0, y: top, w: W, h, fill: this.input.app ? C.navBar : "#00000000" });
+    const keys: ["back" | "home" | "recents", number][] = [
+      ["back", W * 0.25],
+      ["home", W * 0.5],
+      ["recents", W * 0.75],
+    ];
+    const root = node({ cls: "android.widget.FrameLayout", pkg: "com.android.systemui", bounds: [0, top, W, H] });
+    for (const [key, cx] of keys) {
+      const fg = this.input.app ? "#3c4043" : "#ffffff";
+      this.ops.push({ op: "icon", name: `nav_${key}`, cx, cy: top + h / 2, size: this.dp(18), color: fg });
+      root.children.push(
+        node({ cls: "android.widget.ImageView", pkg: "com.android.systemui", bounds: [Math.round(cx - this.dp(40)), top, Math.round(cx + this.dp(40)), this.H], desc: key === "back" ? "Back" : key === "home" ? "Home" : "Overview", clickable: true, onTap: { type: "system", key } }),
+      );
+    }
+    this.layers.push({ name: "navbar", area: [0, top, W, H], root, modal: true, outside: { type: "block" } });
+  }
+
+  toast(bottom: number): void {
+    const text = this.input.toast!;
+    const size = this.sp(14);
+    const w = Math.min(this.W - this.dp(64), this.measure(text, size) + this.dp(32));
+    const h = this.dp(40);
+    const x = (this.W - w) / 2;
+    this.ops.push({ op: "rect", x, y: bottom - h, w, h, fill: "#323232", r: h / 2 });
+    this.ops.push({ op: "text", x: this.W / 2, y: bottom - h / 2 + size * 0.35, text, size, color: "#ffffff", align: "center" });
+  }
+
+  // ---------- launcher ----------
+  launcher(area: Rect, statusH: number): ViewNode {
+    const pkg = this.input.launcherPackage;
+    const { W } = this;
+    this.ops.push({ op: "gradient", x: 0, y: 0, w: W, h: this.H, from: "#3949ab", to: "#00897b" });
+    const root = node({ cls: "android.widget.FrameLayout", pkg, bounds: [0, 0, W, this.H] });
+    const workspace = node({ cls: "android.view.ViewGroup", pkg, bounds: [0, statusH, W, area[3]], resId: `${pkg}:id/workspace` });
+    root.children.push(workspace);
+    const cols = 4;
+    const cellW = Math.floor(W / cols);
+    const cellH = this.dp(104);
+    const top = statusH + this.dp(56);
+    // a date widget above the grid, like a stock launcher
+    this.ops.push({ op: "text", x: this.dp(24), y: statusH + this.dp(40), text: "Sunday, Nov 29", size: this.sp(22), color: "#ffffff" });
+    this.input.launcher.forEach((app, i) => {
+      const cx = (i % cols) * cellW + cellW / 2;
+      const y = top + Math.floor(i / cols) * cellH;
+      const r = this.dp(28);
+      this.ops.push({ op: "circle", cx, cy: y + this.dp(12) + r, r, fill: app.color });
+      this.ops.push({ op: "text", x: cx, y: y + this.dp(12) + r + this.sp(8), text: app.icon, size: this.sp(24), color: "#ffffff", align: "center" });
+      this.ops.push({ op: "text", x: cx, y: y + this.dp(88), text: app.label, size: this.sp(12), color: "#ffffff", align: "center" });
+      workspace.children.push(
+        node({ cls: "android.widget.TextView", pkg, text: app.label, desc: app.label, bounds: [Math.round(cx - cellW / 2), y, Math.round(cx + cellW / 2), y + cellH], clickable: true, longClickable: true, focusable: true, onTap: { type: "launch", app: app.id } }),
+      );
+    });
+    // search pill in the dock
+    const sy = area[3] - this.dp(72);
+    this.ops.push({ op: "rect", x: this.dp(24), y: sy, w: W - this.dp(48), h: this.dp(52), fill: "#ffffff", r: this.dp(26) });
+    this.ops.push({ op: "icon", name: "search", cx: this.dp(52), cy: sy + this.dp(26), size: this.dp(20), color: C.sub });
+    this.ops.push({ op: "text", x: this.dp(76), y: sy + this.dp(32), text: "Search", size: this.sp(16), color: C.sub });
+    return root;
+  }
+
+  // ---------- app window ----------
+  appWindow(area: Rect, statusH: number, kbH: number): ViewNode {
+    const a = this.input.app!;
+    const pkg = a.def.package;
+    const { W } = this;
+    const bg = a.screen.background ?? C.bg;
+    this.ops.push({ op: "rect", x: 0, y: 0, w: W, h: area[3], fill: bg });
+    const root = node({ cls: "android.widget.FrameLayout", pkg, bounds: [0, 0, W, area[3]] });
+    const content = node({ cls: "android.widget.LinearLayout", pkg, bounds: [0, statusH, W, area[3]], resId: "android:id/content" });
+    root.children.push(content);
+    let top = statusH;
+    if (a.screen.appBar) top = this.appBar(content, top, a.def, a.screen);
+    let bottom = area[3] - kbH;
+    let nav: ViewNode | null = null;
+    if (a.screen.bottomNav && !kbH) {
+      const h = this.dp(80);
+      bottom -= h;
+      nav = this.bottomNav(bottom, h, a.def, a.screen);
+    }
+    const viewport: Rect = [0, top, W, bottom];
+    const body = this.body(viewport, a.screen.body, a, pkg);
+    content.children.push(body);
+    if (nav) content.children.push(nav);
+    if (a.screen.fab && !a.loading) {
+      const f = a.screen.fab;
+      const s = this.dp(56);
+      const x = W - this.dp(16) - s;
+      const y = bottom - this.dp(16) - s;
+      this.ops.push({ op: "rect", x, y: y + 3, w: s, h: s, fill: "#00000022", r: this.dp(16) });
+      this.ops.push({ op: "rect", x, y, w: s, h: s, fill: a.def.color, r: this.dp(16) });
+      this.ops.push({ op: "icon", name: f.icon, cx: x + s / 2, cy: y + s / 2, size: this.dp(24), color: "#ffffff" });
+      content.children.push(node({ cls: "android.widget.ImageButton", pkg, resId: `${pkg}:id/${f.id}`, desc: f.desc, bounds: [x, y, x + s, y + s], clickable: true, focusable: true, onTap: { type: "actions", actions: f.onTap } }));
+    }
+    return root;
+  }
+
+  appBar(parent: ViewNode, top: number, app: App, screen: Screen): number {
+    const bar = screen.appBar!;
+    const pkg = app.package;
+    const { W } = this;
+    const h = this.dp(64);
+    const scope = this.input.app!.scope;
+    this.ops.push({ op: "rect", x: 0, y: top, w: W, h, fill: "#ffffff" });
+    this.ops.push({ op: "line", x1: 0, y1: top + h - 1, x2: W, y2: top + h - 1, color: C.divider, lw: 1 });
+    const group = node({ cls: "android.view.ViewGroup", pkg, resId: `${pkg}:id/toolbar`, bounds: [0, top, W, top + h] });
+    parent.children.push(group);
+    let x = this.dp(16);
+    const cy = top + h / 2;
+    if (bar.back) {
+      this.ops.push({ op: "icon", name: "arrow_back", cx: this.dp(28), cy, size: this.dp(24), color: C.text });
+      group.children.push(node({ cls: "android.widget.ImageButton", pkg, desc: "Navigate up", bounds: [0, top, this.dp(56), top + h], clickable: true, focusable: true, onTap: { type: "system", key: "back" } }));
+      x = this.dp(64);
+    }
+    let right = W - this.dp(4);
+    const actions = bar.actions ?? [];
+    for (let i = actions.length - 1; i >= 0; i--) {
+      const act = actions[i]!;
+      const bx = right - this.dp(48);
+      this.ops.push({ op: "icon", name: act.icon, cx: bx + this.dp(24), cy, size: this.dp(24), color: C.text });
+      group.children.push(node({ cls: "android.widget.ImageButton", pkg, resId: `${pkg}:id/${act.id}`, desc: act.desc, bounds: [bx, top, right, top + h], clickable: true, focusable: true, onTap: { type: "actions", actions: act.onTap } }));
+      right = bx;
+    }
+    if (bar.search) {
+      const s = bar.search;
+      const fx = x;
+      const fw = right - x - this.dp(8);
+      const fh = this.dp(44);
+      const fy = cy - fh / 2;
+      const focused = this.input.app!.focusedField === s.id;
+      const value = stringify(readOperand({ var: s.bind }, scope));
+      this.ops.push({ op: "rect", x: fx, y: fy, w: fw, h: fh, fill: "#f1f3f4", r: fh / 2, stroke: focused ? app.color : undefined, lw: focused ? this.dp(2) : undefined });
+      this.ops.push({ op: "icon", name: "search", cx: fx + this.dp(22), cy, size: this.dp(18), color: C.sub });
+      const tx = fx + this.dp(40);
+      const size = this.sp(16);
+      const shown = value || s.hint;
+      this.ops.push({ op: "text", x: tx, y: cy + size * 0.35, text: this.fit(shown, fw - this.dp(56), size), size, color: value ? C.text : C.hint });
+      if (focused) this.cursor(tx + (value ? this.measure(this.fit(value, fw - this.dp(56), size), size) : 0), cy, size);
+      group.children.push(
+        node({ cls: "android.widget.EditText", pkg, resId: `${pkg}:id/${s.id}`, text: shown, bounds: [fx, fy, fx + fw, fy + fh], clickable: true, focusable: true, focused, longClickable: true, onTap: { type: "focus", field: s.id, bind: s.bind, submit: s.onSubmit } }),
+      );
+    } else if (bar.title) {
+      const size = this.sp(20);
+      const title = interpolate(bar.title, scope);
+      this.ops.push({ op: "text", x, y: cy + size * 0.35, text: this.fit(title, right - x, size, true), size, color: C.text, bold: true });
+      group.children.push(node({ cls: "android.widget.TextView", pkg, text: title, bounds: [x, Math.round(cy - size * 0.7), Math.round(Math.min(right, x + this.measure(title, size, true))), Math.round(cy + size * 0.7)] }));
+    }
+    return top + h;
+  }
+
+  bottomNav(top: number, h: number, app: App, screen: Screen): ViewNode {
+    const pkg = app.package;
+    const items = screen.bottomNav!;
+    const { W } = this;
+    this.ops.push({ op: "rect", x: 0, y: top, w: W, h, fill: "#f7f7fb" });
+    this.ops.push({ op: "line", x1: 0, y1: top, x2: W, y2: top, color: C.divider, lw: 1 });
+    const group = node({ cls: "android.widget.FrameLayout", pkg, resId: `${pkg}:id/bottom_navigation`, bounds: [0, top, W, top + h] });
+    const w = W / items.length;
+    items.forEach((it, i) => {
+      const x = Math.round(i * w);
+      const selected = it.screen === screen.id;
+      const cx = x + w / 2;
+      if (selected) this.ops.push({ op: "rect", x: cx - this.dp(32), y: top + this.dp(12), w: this.dp(64), h: this.dp(32), fill: this.tint(app.color), r: this.dp(16) });
+      this.ops.push({ op: "icon", name: it.icon, cx, cy: top + this.dp(28), size: this.dp(22), color: selected ? app.color : C.sub });
+      this.ops.push({ op: "text", x: cx, y: top + this.dp(64), text: it.text, size: this.sp(12), color: selected ? C.text : C.sub, align: "center", bold: selected });
+      const item = node({ cls: "android.widget.FrameLayout", pkg, resId: `${pkg}:id/${it.id}`, desc: it.text, bounds: [x, top, Math.round(x + w), top + h], clickable: true, focusable: true, selected, onTap: { type: "tab", screen: it.screen } });
+      item.children.push(node({ cls: "android.widget.TextView", pkg, resId: `${pkg}:id/navigation_bar_item_large_label_view`, text: it.text, selected, bounds: [Math.round(cx - w / 2 + this.dp(8)), top + this.dp(50), Math.round(cx + w / 2 - this.dp(8)), top + this.dp(70)] }));
+      group.children.push(item);
+    });
+    return group;
+  }
+
+  /** The scrolling body. Everything flows top to bottom; absolute-bounds elements stay put. */
+  body(viewport: Rect, elements: Element[], a: NonNullable<LayoutInput["app"]>, pkg: string): ViewNode {
+    const scrollKey = "body";
+    const offset = a.scroll[scrollKey] ?? 0;
+    const container = node({ cls: "android.widget.FrameLayout", pkg, bounds: viewport, resId: `${pkg}:id/content_frame` });
+    if (a.loading) {
+      this.skeleton(viewport, container, pkg);
+      return container;
+    }
+    // First pass: measure content height with scroll 0, then lay out for real at the clamped offset.
+    const probe = new Layouter(this.input, this.measure);
+    const contentH = probe.flow(elements, viewport[1], a.scope, pkg).height;
+    const viewH = viewport[3] - viewport[1];
+    const max = Math.max(0, contentH - viewH + this.dp(16));
+    const scroll = Math.min(Math.max(0, offset), max);
+    const list = max > 0;
+    const scroller = list
+      ? node({ cls: elements.some((e) => e.type === "list") ? "androidx.recyclerview.widget.RecyclerView" : "android.widget.ScrollView", pkg, resId: `${pkg}:id/${elements.find((e) => e.type === "list")?.id ?? "scroll_view"}`, bounds: viewport, scrollable: true, focusable: true, scroll: { key: scrollKey, max } })
+      : container;
+    if (list) container.children.push(scroller);
+    this.ops.push({ op: "clip", x: viewport[0], y: viewport[1], w: viewport[2] - viewport[0], h: viewport[3] - viewport[1] });
+    const flowed = this.flow(elements, viewport[1] - scroll, a.scope, pkg);
+    this.ops.push({ op: "unclip" });
+    for (const n of flowed.nodes) {
+      const clipped = clipTree(n, viewport);
+      if (clipped) scroller.children.push(clipped);
+    }
+    if (list && scroll < max) {
+      // a hint of more content: the scrollbar thumb
+      const thumbH = Math.max(this.dp(32), (viewH * viewH) / contentH);
+      const ty = viewport[1] + ((viewH - thumbH) * scroll) / max;
+      this.ops.push({ op: "rect", x: this.W - this.dp(5), y: ty, w: this.dp(3), h: thumbH, fill: "#00000033", r: this.dp(2) });
+    }
+    return container;
+  }
+
+  skeleton(viewport: Rect, parent: ViewNode, pkg: string): void {
+    const { W } = this;
+    const pb = this.dp(36);
+    const cx = W / 2;
+    const top = viewport[1] + this.dp(16);
+    this.ops.push({ op: "circle", cx, cy: top + pb / 2, r: pb / 2 - this.dp(3), stroke: "#c4c7c5", lw: this.dp(4) });
+    this.ops.push({ op: "line", x1: cx, y1: top + this.dp(3), x2: cx + pb / 2 - this.dp(3), y2: top + pb / 2, color: this.input.app!.def.color, lw: this.dp(4) });
+    parent.children.push(node({ cls: "android.widget.ProgressBar", pkg, resId: `${pkg}:id/loading`, bounds: [Math.round(cx - pb / 2), top, Math.round(cx + pb / 2), top + pb] }));
+    let y = top + pb + this.dp(16);
+    let i = 0;
+    while (y + this.dp(96) < viewport[3]) {
+      const x = this.dp(16);
+      this.ops.push({ op: "circle", cx: x + this.dp(20), cy: y + this.dp(20), r: this.dp(20), fill: C.skeleton });
+      this.ops.push({ op: "rect", x: x + this.dp(52), y: y + this.dp(6), w: this.dp(140), h: this.dp(12), fill: C.skeleton, r: this.dp(6) });
+      this.ops.push({ op: "rect", x: x + this.dp(52), y: y + this.dp(30), w: W - this.dp(100), h: this.dp(12), fill: C.skeleton, r: this.dp(6) });
+      this.ops.push({ op: "rect", x: x + this.dp(52), y: y + this.dp(52), w: W - this.dp(100) - (i % 2) * this.dp(90), h: this.dp(12), fill: C.skeleton, r: this.dp(6) });
+      parent.children.push(node({ cls: "android.view.View", pkg, resId: `${pkg}:id/shimmer_placeholder`, bounds: [0, y, W, y + this.dp(88)] }));
+      y += this.dp(96);
+      i++;
+    }
+  }
+
+  /** Lays elements out top to bottom starting at y; returns the nodes and the content height. */
+  flow(elements: Element[], y0: number, scope: ValueScope, pkg: string, x0 = 0, width = this.W): { nodes: ViewNode[]; height: number } {
+    let y = y0;
+    const nodes: ViewNode[] = [];
+    for (const el of elements) {
+      if (el.visibleIf && !evaluatePredicate(el.visibleIf, scope)) continue;
+      if (el.bounds) {
+        const [l, t, r, b] = el.bounds;
+        nodes.push(this.element(el, l, t, r - l, scope, pkg, b - t).node);
+        continue;
+      }
+      if (el.type === "list") {
+        const rows = this.listRows(el, scope);
+        const group = node({ cls: "android.widget.LinearLayout", pkg, resId: el.id ? `${pkg}:id/${el.id}_content` : "", bounds: [x0, y, x0 + width, y] });
+        if (rows.length === 0 && el.empty) {
+          const r = this.element({ type: "text", text: el.empty, style: "caption" }, x0, y, width, scope, pkg);
+          group.children.push(r.node);
+          y += r.height;
+        }
+        for (const [rowEl, rowScope] of rows) {
+          const r = this.element(rowEl, x0, y, width, rowScope, pkg);
+          group.children.push(r.node);
+          y += r.height;
+        }
+        group.bounds[3] = y;
+        nodes.push(group);
+        continue;
+      }
+      const r = this.element(el, x0, y, width, scope, pkg);
+      nodes.push(r.node);
+      y += r.height;
+    }
+    return { nodes, height: y - y0 };
+  }
+
+  listRows(el: Element, scope: ValueScope): [Element, ValueScope][] {
+    if (el.items) return el.items.filter((it) => !it.visibleIf || evaluatePredicate(it.visibleIf, scope)).map((it) => [it, scope]);
+    if (!el.itemsFrom || !el.template) return [];
+    const arr = readOperand({ var: el.itemsFrom }, scope);
+    if (!Array.isArray(arr)) return [];
+    const out: [Element, ValueScope][] = [];
+    arr.forEach((item, index) => {
+      const s: ValueScope = { ...scope, item: item && typeof item === "object" ? { ...(item as object), index } : item };
+      if (el.where && !evaluatePredicate(el.where, s)) return;
+      if (el.template!.visibleIf && !evaluatePredicate(el.template!.visibleIf, s)) return;
+      out.push([el.template!, s]);
+    });
+    return out;
+  }
+
+  t(text: string | undefined, scope: ValueScope): string {
+    return text ? interpolate(text, scope) : "";
+  }
+
+  fit(text: string, maxW: number, size: number, bold = false): string {
+    if (this.measure(text, size, bold) <= maxW) return text;
+    let s = text;
+    while (s.length > 1 && this.measure(s + "…", size, bold) > maxW) s = s.slice(0, -1);
+    return s + "…";
+  }
+
+  tint(hex: string): string {
+    const n = Number.parseInt(hex.slice(1), 16);
+    const mix = (c: number) => Math.round(c + (255 - c) * 0.82);
+    const r = mix((n >> 16) & 255);
+    const g = mix((n >> 8) & 255);
+    const b = mix(n & 255);
+    return `#${((r << 16) | (g << 8) | b).toString(16).padStart(6, "0")}`;
+  }
+
+  cursor(x: number, cy: number, size: number): void {
+    this.ops.push({ op: "rect", x: x + 2, y: cy - size * 0.62, w: Math.max(2, this.dp(1.5)), h: size * 1.24, fill: this.input.app?.def.color ?? "#1a73e8" });
+  }
+
+  isEnabled(el: Element, scope: ValueScope): boolean {
+    if (el.enabled === undefined) return true;
+    if (typeof el.enabled === "boolean") return el.enabled;
+    return evaluatePredicate(el.enabled, scope);
+  }
+
+  handlerFor(el: Element, scope: ValueScope): Handler | undefined {
+    return el.onTap ? { type: "actions", actions: el.onTap, item: scope.item } : undefined;
+  }
+
+  /** Lays out one element at (x, y) with the given width. */
+  element(el: Element, x: number, y: number, width: number, scope: ValueScope, pkg: string, fixedH?: number): { node: ViewNode; height: number } {
+    const d = (n: number) => this.dp(n);
+    const color = el.color ?? this.input.app?.def.color ?? "#1a73e8";
+    const enabled = this.isEnabled(el, scope);
+    const resId = el.id ? `${pkg}:id/${el.id}` : "";
+    const text = this.t(el.text, scope);
+    const desc = this.t(el.desc, scope);
+    const selected = el.selected ? evaluatePredicate(el.selected, scope) : false;
+    const onTap = enabled ? this.handlerFor(el, scope) : undefined;
+    const onLongPress = el.onLongPress ? { type: "actions" as const, actions: el.onLongPress, item: scope.item } : undefined;
+    const base = { pkg, resId, desc, enabled, selected, onLongPress, longClickable: !!onLongPress };
+    const pad = d(16);
+    switch (el.type) {
+      case "spacer": {
+        const h = fixedH ?? el.height ?? d(16);
+        return { node: node({ cls: "android.view.View", ...base, bounds: [x, y, x + width, y + h] }), height: h };
+      }
+      case "divider": {
+        const h = d(1);
+        this.ops.push({ op: "rect", x: x + pad, y, w: width - 2 * pad, h, fill: C.divider });
+        return { node: node({ cls: "android.view.View", ...base, bounds: [x, y, x + width, y + h] }), height: h };
+      }
+      case "text": {
+        const style = el.style ?? "body";
+        const size = this.sp(style === "headline" ? 28 : style === "title" ? 20 : style === "caption" ? 13 : 16);
+        const bold = style === "headline" || style === "title";
+        const fg = style === "caption" ? C.sub : style === "link" ? color : C.text;
+        const lines = wrapText(text, width - 2 * pad, size, this.measure, bold);
+        const lineH = Math.round(size * 1.4);
+        const padV = d(style === "caption" ? 4 : 8);
+        const h = fixedH ?? lines.length * lineH + 2 * padV;
+        lines.forEach((ln, i) => this.ops.push({ op: "text", x: x + pad, y: y + padV + i * lineH + size * 1.05, text: ln, size, color: fg, bold }));
+        const tw = Math.min(width - 2 * pad, Math.max(...lines.map((l) => this.measure(l, size, bold)), 1));
+        return {
+          node: node({ cls: el.class ?? "android.widget.TextView", ...base, text, bounds: [x + pad, y + padV, Math.round(x + pad + tw), y + h - padV], clickable: !!onTap, focusable: !!onTap, onTap }),
+          height: h,
+        };
+      }
+      case "button": {
+        const style = el.style ?? "filled";
+        const h = fixedH ?? d(48);
+        const mv = d(6);
+        const size = this.sp(15);
+        const bx = x + pad;
+        const bw = width - 2 * pad;
+        const fill = style === "filled" ? (enabled ? color : "#dadce0") : style === "danger" ? "#d93025" : undefined;
+        const fg = style === "filled" || style === "danger" ? "#ffffff" : enabled ? color : C.hint;
+        if (style === "outlined") this.ops.push({ op: "rect", x: bx, y: y + mv, w: bw, h: h - 2 * mv, stroke: enabled ? "#79747e" : C.divider, lw: d(1), r: (h - 2 * mv) / 2 });
+        if (fill) this.ops.push({ op: "rect", x: bx, y: y + mv, w: bw, h: h - 2 * mv, fill, r: (h - 2 * mv) / 2 });
+        this.ops.push({ op: "text", x: bx + bw / 2, y: y + h / 2 + size * 0.36, text: this.fit(text, bw - d(16), size, true), size, color: fg, bold: true, align: "center" });
+        return {
+          node: node({ cls: el.class ?? "android.widget.Button", ...base, text, bounds: [bx, y + mv, bx + bw, y + h - mv], clickable: enabled, focusable: true, onTap }),
+          height: h,
+        };
+      }
+      case "chip": {
+        const size = this.sp(14);
+        const h = d(32);
+        const w = Math.min(width - d(8), this.measure(text, size) + d(32));
+        const on = selected;
+        this.ops.push({ op: "rect", x: x + d(4), y: y + d(4), w, h, fill: on ? this.tint(color) : C.chip, stroke: on ? color : undefined, lw: d(1), r: d(8) });
+        this.ops.push({ op: "text", x: x + d(4) + w / 2, y: y + d(4) + h / 2 + size * 0.35, text, size, color: C.text, align: "center" });
+        return {
+          node: node({ cls: el.class ?? "android.widget.Button", ...base, text, bounds: [x + d(4), y + d(4), Math.round(x + d(4) + w), y + d(4) + h], clickable: !!onTap, focusable: true, checkable: true, checked: on, onTap }),
+          height: h + d(8),
+        };
+      }
+      case "input": {
+        const label = el.label ? this.t(el.label, scope) : "";
+        const labelH = label ? d(22) : 0;
+        const boxH = el.multiline ? d(120) : d(56);
+        const h = fixedH ?? labelH + boxH + d(12);
+        const bx = x + pad;
+        const bw = width - 2 * pad;
+        const by = y + d(6) + labelH;
+        const bind = el.bind ?? el.id ?? "";
+        const value = stringify(readOperand({ var: bind }, scope));
+        const focused = this.input.app?.focusedField === el.id && !!el.id;
+        const size = this.sp(16);
+        if (label) this.ops.push({ op: "text", x: bx + d(4), y: y + d(20), text: label, size: this.sp(13), color: focused ? color : C.sub, bold: true });
+        this.ops.push({ op: "rect", x: bx, y: by, w: bw, h: boxH, fill: "#ffffff", stroke: focused ? color : "#79747e", lw: focused ? d(2) : d(1), r: d(6) });
+        const shown = el.password ? "•".repeat([...value].length) : value;
+        const lines = el.multiline ? wrapText(shown, bw - d(32), size, this.measure).slice(-3) : [this.fitTail(shown, bw - d(32), size)];
+        const lineH = Math.round(size * 1.4);
+        if (value) lines.forEach((ln, i) => this.ops.push({ op: "text", x: bx + d(16), y: by + (el.multiline ? d(28) + i * lineH : boxH / 2 + size * 0.36), text: ln, size, color: C.text }));
+        else if (el.hint) this.ops.push({ op: "text", x: bx + d(16), y: by + (el.multiline ? d(28) : boxH / 2 + size * 0.36), text: this.fit(this.t(el.hint, scope), bw - d(32), size), size, color: C.hint });
+        if (focused) {
+          const last = value ? lines[lines.length - 1]! : "";
+          const cyLine = el.multiline ? by + d(28) + (Math.max(lines.length, 1) - 1) * lineH - size * 0.36 : by + boxH / 2;
+          this.cursor(bx + d(16) + this.measure(last, size), cyLine, size);
+        }
+        return {
+          node: node({
+            cls: el.class ?? "android.widget.EditText",
+            ...base,
+            // Android reports the hint as the text of an empty EditText
+            text: value ? (el.password ? shown : value) : this.t(el.hint, scope),
+            bounds: [bx, by, bx + bw, by + boxH],
+            clickable: enabled,
+            focusable: true,
+            focused,
+            longClickable: true,
+            password: !!el.password,
+            onTap: enabled && el.id ? { type: "focus", field: el.id, bind, item: scope.item, submit: el.onSubmit } : undefined,
+          }),
+          height: h,
+        };
+      }
+      case "switch":
+      case "checkbox": {
+        const bind = el.bind ?? el.id ?? "";
+        const on = truthy(readOperand({ var: bind }, scope));
+        const sub = this.t(el.subtitle, scope);
+        const h = fixedH ?? (sub ? d(72) : d(56));
+        const size = this.sp(16);
+        const cy = y + h / 2;
+        this.ops.push({ op: "text", x: x + pad, y: sub ? cy - d(4) : cy + size * 0.36, text: this.fit(text, width - d(110), size), size, color: enabled ? C.text : C.hint });
+        if (sub) this.ops.push({ op: "text", x: x + pad, y: cy + d(18), text: this.fit(sub, width - d(110), this.sp(14)), size: this.sp(14), color: C.sub });
+        const rowNode = node({ cls: "android.widget.LinearLayout", ...base, resId: "", bounds: [x, y, x + width, y + h], clickable: enabled, focusable: true, onTap: enabled ? { type: "toggle", bind, item: scope.item, actions: el.onTap } : undefined });
+        rowNode.children.push(node({ cls: "android.widget.TextView", pkg, resId: "android:id/title", text, bounds: [x + pad, Math.round(cy - size), Math.round(x + pad + this.measure(text, size)), Math.round(cy + size * 0.4)] }));
+        if (el.type === "switch") {
+          const tw = d(52);
+          const th = d(32);
+          const tx = x + width - pad - tw;
+          this.ops.push({ op: "rect", x: tx, y: cy - th / 2, w: tw, h: th, fill: on ? color : "#e7e0ec", stroke: on ? undefined : "#79747e", lw: d(2), r: th / 2 });
+          this.ops.push({ op: "circle", cx: on ? tx + tw - th / 2 : tx + th / 2, cy, r: on ? d(12) : d(8), fill: on ? "#ffffff" : "#79747e" });
+          rowNode.children.push(node({ cls: "android.widget.Switch", pkg, resId: resId || `${pkg}:id/switch_widget`, text: on ? "ON" : "OFF", bounds: [tx, Math.round(cy - th / 2), tx + tw, Math.round(cy + th / 2)], checkable: true, checked: on, enabled, focusable: true, clickable: enabled, onTap: rowNode.onTap }));
+        } else {
+          const s = d(18);
+          const bx = x + width - pad - s - d(4);
+          this.ops.push({ op: "rect", x: bx, y: cy - s / 2, w: s, h: s, fill: on ? color : undefined, stroke: on ? color : "#49454f", lw: d(2), r: d(2) });
+          if (on) this.ops.push({ op: "icon", name: "check", cx: bx + s / 2, cy, size: s, color: "#ffffff" });
+          rowNode.children.push(node({ cls: "android.widget.CheckBox", pkg, resId: resId || `${pkg}:id/checkbox`, bounds: [bx - d(12), Math.round(cy - s / 2 - d(12)), bx + s + d(12), Math.round(cy + s / 2 + d(12))], checkable: true, checked: on, enabled, focusable: true, clickable: enabled, onTap: rowNode.onTap }));
+        }
+        if (selected) rowNode.selected = true;
+        return { node: rowNode, height: h };
+      }
+      case "item": {
+        const sub = this.t(el.subtitle, scope);
+        const trailing = this.t(el.trailing, scope);
+        const icon = this.t(el.icon, scope);
+        const h = fixedH ?? (sub ? d(72) : d(56));
+        const cy = y + h / 2;
+        let tx = x + pad;
+        if (selected) this.ops.push({ op: "rect", x, y, w: width, h, fill: this.tint(color) });
+        if (icon) {
+          const r = d(20);
+          this.ops.push({ op: "circle", cx: x + pad + r, cy, r, fill: el.color ?? this.avatarColor(text) });
+          this.ops.push({ op: "text", x: x + pad + r, y: cy + this.sp(16) * 0.36, text: icon, size: this.sp(16), color: "#ffffff", align: "center", bold: true });
+          tx = x + pad + 2 * r + d(16);
+        }
+        const trailingW = trailing ? this.measure(trailing, this.sp(12)) + d(8) : 0;
+        const maxW = x + width - pad - tx - trailingW;
+        const size = this.sp(16);
+        this.ops.push({ op: "text", x: tx, y: sub ? cy - d(4) : cy + size * 0.36, text: this.fit(text, maxW, size, !!sub && el.style === "bold"), size, color: enabled ? C.text : C.hint, bold: el.style === "bold" });
+        if (sub) this.ops.push({ op: "text", x: tx, y: cy + d(18), text: this.fit(sub, maxW, this.sp(14)), size: this.sp(14), color: C.sub });
+        if (trailing) this.ops.push({ op: "text", x: x + width - pad, y: sub ? cy - d(4) : cy + this.sp(12) * 0.36, text: trailing, size: this.sp(12), color: C.sub, align: "right" });
+        if (onTap && !trailing && el.style !== "plain") this.ops.push({ op: "icon", name: "chevron", cx: x + width - pad - d(6), cy, size: d(16), color: C.hint });
+        this.ops.push({ op: "line", x1: tx, y1: y + h - 0.5, x2: x + width, y2: y + h - 0.5, color: "#f0f0f0", lw: 1 });
+        const row = node({ cls: el.class ?? "android.widget.LinearLayout", ...base, bounds: [x, y, x + width, y + h], clickable: !!onTap, focusable: !!onTap, onTap });
+        row.children.push(node({ cls: "android.widget.TextView", pkg, resId: "android:id/title", text, bounds: [tx, Math.round(cy - (sub ? d(26) : size * 0.7)), Math.round(tx + Math.min(maxW, this.measure(text, size))), Math.round(sub ? cy + d(2) : cy + size * 0.7)] }));
+        if (sub) row.children.push(node({ cls: "android.widget.TextView", pkg, resId: "android:id/summary", text: sub, bounds: [tx, cy + d(4), Math.round(tx + Math.min(maxW, this.measure(sub, this.sp(14)))), cy + d(24)] }));
+        if (trailing) row.children.push(node({ cls: "android.widget.TextView", pkg, text: trailing, bounds: [Math.round(x + width - pad - trailingW), cy - d(10), x + width - pad, cy + d(10)] }));
+        return { node: row, height: h };
+      }
+      case "post": {
+        const author = this.t(el.author, scope);
+        const handle = this.t(el.handle, scope);
+        const stats = this.t(el.stats, scope);
+        const size = this.sp(15);
+        const lineH = Math.round(size * 1.45);
+        const tx = x + pad + d(52);
+        const lines = wrapText(text, x + width - pad - tx, size, this.measure, false, 8);
+        const h = d(12) + d(24) + lines.length * lineH + (stats ? d(30) : 0) + d(14);
+        const r = d(20);
+        this.ops.push({ op: "circle", cx: x + pad + r, cy: y + d(12) + r, r, fill: el.color ?? this.avatarColor(author) });
+        this.ops.push({ op: "text", x: x + pad + r, y: y + d(12) + r + this.sp(16) * 0.36, text: [...author][0] ?? "?", size: this.sp(16), color: "#ffffff", align: "center", bold: true });
+        this.ops.push({ op: "text", x: tx, y: y + d(30), text: author, size: this.sp(15), color: C.text, bold: true });
+        if (handle) this.ops.push({ op: "text", x: tx + this.measure(author, this.sp(15), true) + d(6), y: y + d(30), text: handle, size: this.sp(14), color: C.sub });
+        lines.forEach((ln, i) => this.ops.push({ op: "text", x: tx, y: y + d(36) + i * lineH + size * 1.05, text: ln, size, color: C.text }));
+        const statsY = y + d(36) + lines.length * lineH + d(22);
+        if (stats) this.ops.push({ op: "text", x: tx, y: statsY, text: stats, size: this.sp(13), color: C.sub });
+        this.ops.push({ op: "line", x1: x, y1: y + h - 0.5, x2: x + width, y2: y + h - 0.5, color: C.divider, lw: 1 });
+        const post = node({ cls: el.class ?? "android.widget.LinearLayout", ...base, bounds: [x, y, x + width, y + h], clickable: !!onTap, focusable: !!onTap, onTap });
+        post.children.push(node({ cls: "android.widget.TextView", pkg, resId: `${pkg}:id/author`, text: author, bounds: [tx, y + d(12), Math.round(tx + this.measure(author, this.sp(15), true)), y + d(36)] }));
+        if (handle) post.children.push(node({ cls: "android.widget.TextView", pkg, resId: `${pkg}:id/handle`, text: handle, bounds: [Math.round(tx + this.measure(author, this.sp(15), true) + d(6)), y + d(12), Math.round(tx + this.measure(author, this.sp(15), true) + d(6) + this.measure(handle, this.sp(14))), y + d(36)] }));
+        post.children.push(node({ cls: "android.widget.TextView", pkg, resId: `${pkg}:id/body`, text, bounds: [tx, y + d(36), x + width - pad, y + d(36) + lines.length * lineH] }));
+        if (stats) post.children.push(node({ cls: "android.widget.TextView", pkg, resId: `${pkg}:id/stats`, text: stats, bounds: [tx, statsY - d(16), Math.round(tx + this.measure(stats, this.sp(13))), statsY + d(6)] }));
+        return { node: post, height: h };
+      }
+      case "image": {
+        const h = fixedH ?? el.height ?? d(180);
+        this.ops.push({ op: "rect", x: x + pad, y: y + d(8), w: width - 2 * pad, h: h - d(16), fill: el.color ?? "#cfd8dc", r: d(12) });
+        if (el.icon) this.ops.push({ op: "text", x: x + width / 2, y: y + h / 2 + this.sp(40) * 0.36, text: this.t(el.icon, scope), size: this.sp(40), color: "#ffffff", align: "center" });
+        return { node: node({ cls: el.class ?? "android.widget.ImageView", ...base, bounds: [x + pad, y + d(8), x + width - pad, y + h - d(8)], clickable: !!onTap, focusable: !!onTap, onTap }), height: h };
+      }
+      case "row": {
+        const kids = (el.children ?? []).filter((c) => !c.visibleIf || evaluatePredicate(c.visibleIf, scope));
+        const group = node({ cls: el.class ?? "android.widget.LinearLayout", ...base, bounds: [x, y, x + width, y], clickable: !!onTap, onTap });
+        let h = 0;
+        if (kids.every((k) => k.type === "chip")) {
+          // chips flow and wrap like a ChipGroup
+          let cx = x + pad - d(4);
+          let cy = y + d(4);
+          for (const k of kids) {
+            const size = this.sp(14);
+            const w = this.measure(this.t(k.text, scope), size) + d(40);
+            if (cx + w > x + width - pad) {
+              cx = x + pad - d(4);
+              cy += d(40);
+            }
+            const r = this.element(k, cx, cy, w, scope, pkg);
+            group.children.push(r.node);
+            cx += w;
+            h = Math.max(h, cy - y + r.height);
+          }
+          h += d(4);
+        } else {
+          const w = width / Math.max(1, kids.length);
+          kids.forEach((k, i) => {
+            const r = this.element(k, Math.round(x + i * w), y, Math.round(w), scope, pkg);
+            group.children.push(r.node);
+            h = Math.max(h, r.height);
+          });
+        }
+        group.bounds[3] = y + h;
+        return { node: group, height: h };
+      }
+      case "wheel": {
+        const values = (el.values ?? []).map((v) => this.t(v, scope));
+        const bind = el.bind ?? el.id ?? "";
+        const current = stringify(readOperand({ var: bind }, scope));
+        let idx = values.indexOf(current);
+        if (idx < 0) idx = 0;
+        const rowH = d(48);
+        const label = this.t(el.label, scope);
+        const labelH = label ? d(24) : 0;
+        const h = labelH + rowH * 3 + d(8);
+        const cx = x + width / 2;
+        if (label) this.ops.push({ op: "text", x: cx, y: y + d(18), text: label, size: this.sp(13), color: C.sub, align: "center", bold: true });
+        const top = y + labelH;
+        this.ops.push({ op: "rect", x: x + d(8), y: top + rowH, w: width - d(16), h: rowH, fill: this.tint(color), r: d(10) });
+        const wheel = node({ cls: "android.widget.NumberPicker", ...base, bounds: [x, top, x + width, top + rowH * 3], scrollable: true, focusable: true, wheel: { bind, values, item: scope.item, step: rowH } });
+        for (const k of [-1, 0, 1]) {
+          const v = values[(idx + k + values.length) % values.length]!;
+          const size = this.sp(k === 0 ? 26 : 18);
+          const ry = top + (k + 1) * rowH;
+          this.ops.push({ op: "text", x: cx, y: ry + rowH / 2 + size * 0.36, text: v, size, color: k === 0 ? C.text : C.hint, align: "center", bold: k === 0 });
+          wheel.children.push(
+            node(
+              k === 0
+                ? { cls: "android.widget.EditText", pkg, resId: "android:id/numberpicker_input", text: v, bounds: [x, ry, x + width, ry + rowH], focusable: true, clickable: true, longClickable: true }
+                : { cls: "android.widget.Button", pkg, text: v, bounds: [x, ry, x + width, ry + rowH], clickable: true, onTap: { type: "wheel", bind, values, delta: k } },
+            ),
+          );
+        }
+        return { node: wheel, height: h };
+      }
+      case "list": {
+        const r = this.flow([el], y, scope, pkg, x, width);
+        return { node: r.nodes[0] ?? node({ cls: "android.widget.LinearLayout", pkg, bounds: [x, y, x + width, y] }), height: r.height };
+      }
+    }
+  }
+
+  fitTail(text: string, maxW: number, size: number): string {
+    if (this.measure(text, size) <= maxW) return text;
+    let s = text;
+    while (s.length > 1 && this.measure("…" + s, size) > maxW) s = s.slice(1);
+    return "…" + s;
+  }
+
+  avatarColor(seed: string): string {
+    const palette = ["#e57373", "#64b5f6", "#81c784", "#ffb74d", "#ba68c8", "#4db6ac", "#f06292", "#7986cb"];
+    let h = 0;
+    for (const ch of seed) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+    return palette[h % palette.length]!;
+  }
+
+  // ---------- popups ----------
+  popup(statusH: number, navH: number): ViewNode {
+    const { def, app, scope } = this.input.popup!;
+    const pkg = def.package ?? app.package;
+    const { W, H } = this;
+    const d = (n: number) => this.dp(n);
+    const color = app.color;
+    const title = interpolate(def.title, scope);
+    const message = def.message ? interpolate(def.message, scope) : "";
+    const bottomLimit = H - navH;
+    if (def.style !== "fullscreen") this.ops.push({ op: "rect", x: 0, y: 0, w: W, h: bottomLimit, fill: "#00000080" });
+    const titleSize = this.sp(def.style === "fullscreen" ? 28 : 22);
+    const msgSize = this.sp(15);
+    let cardX: number, cardW: number, cardY: number, cardH: number;
+    const inner = (w: number) => {
+      const tl = wrapText(title, w - d(48), titleSize, this.measure, true, 4);
+      const ml = message ? wrapText(message, w - d(48), msgSize, this.measure, false, 12) : [];
+      const probe = new Layouter(this.input, this.measure);
+      const itemsH = def.items ? probe.flow(def.items, 0, scope, pkg, 0, w).height : 0;
+      return { tl, ml, itemsH };
+    };
+    let m: ReturnType<typeof inner>;
+    const stacked = def.style !== "dialog";
+    const btnH = stacked ? d(52) : d(40);
+    const btnsH = stacked ? def.buttons.length * (btnH + d(8)) + d(8) : btnH + d(16);
+    if (def.style === "dialog") {
+      cardW = Math.min(W - d(48), d(560));
+      cardX = (W - cardW) / 2;
+      m = inner(cardW);
+      cardH = d(24) + m.tl.length * titleSize * 1.3 + d(12) + m.ml.length * msgSize * 1.5 + m.itemsH + d(12) + btnsH;
+      cardY = Math.round((bottomLimit - cardH) / 2);
+    } else if (def.style === "sheet") {
+      cardW = W;
+      cardX = 0;
+      m = inner(cardW);
+      cardH = d(36) + m.tl.length * titleSize * 1.3 + d(12) + m.ml.length * msgSize * 1.5 + m.itemsH + d(16) + btnsH;
+      cardY = bottomLimit - cardH;
+    } else {
+      cardW = W;
+      cardX = 0;
+      cardY = statusH;
+      cardH = bottomLimit - statusH;
+      m = inner(cardW);
+    }
+    cardH = Math.round(cardH);
+    const r = d(28);
+    this.ops.push({
+      op: "rect",
+      x: cardX,
+      y: cardY,
+      w: cardW,
+      h: cardH,
+      fill: def.style === "dialog" ? "#f7f2fa" : "#ffffff",
+      r: def.style === "dialog" ? r : def.style === "sheet" ? [r, r, 0, 0] : 0,
+    });
+    const rootBounds: Rect = def.style === "dialog" ? [Math.round(cardX), cardY, Math.round(cardX + cardW), cardY + cardH] : [0, cardY, W, cardY + cardH];
+    const root = node({ cls: "android.widget.FrameLayout", pkg, bounds: rootBounds });
+    const panel = node({ cls: "android.widget.LinearLayout", pkg, resId: `${pkg}:id/parentPanel`, bounds: rootBounds });
+    root.children.push(panel);
+    let y = cardY + (def.style === "sheet" ? d(36) : def.style === "fullscreen" ? d(96) : d(24));
+    if (def.style === "sheet") this.ops.push({ op: "rect", x: W / 2 - d(16), y: cardY + d(12), w: d(32), h: d(4), fill: "#79747e66", r: d(2) });
+    if (def.style === "fullscreen") {
+      this.ops.push({ op: "circle", cx: W / 2, cy: cardY + d(48), r: d(28), fill: color });
+      this.ops.push({ op: "text", x: W / 2, y: cardY + d(48) + this.sp(22) * 0.36, text: app.icon, size: this.sp(22), color: "#ffffff", align: "center" });
+      y += d(16);
+    }
+    const tx = cardX + d(24);
+    const center = def.style === "fullscreen";
+    const titleTop = y;
+    m.tl.forEach((ln, i) => this.ops.push({ op: "text", x: center ? W / 2 : tx, y: y + titleSize * 1.05 + i * titleSize * 1.3, text: ln, size: titleSize, color: C.text, bold: true, align: center ? "center" : "left" }));
+    y += Math.round(m.tl.length * titleSize * 1.3);
+    panel.children.push(node({ cls: "android.widget.TextView", pkg, resId: def.package ? `${pkg}:id/permission_message` : "android:id/alertTitle", text: title, bounds: [Math.round(tx), titleTop, Math.round(cardX + cardW - d(24)), y] }));
+    y += d(12);
+    if (message) {
+      const mt = y;
+      m.ml.forEach((ln, i) => this.ops.push({ op: "text", x: center ? W / 2 : tx, y: y + msgSize * 1.05 + i * msgSize * 1.5, text: ln, size: msgSize, color: C.sub, align: center ? "center" : "left" }));
+      y += Math.round(m.ml.length * msgSize * 1.5);
+      panel.children.push(node({ cls: "android.widget.TextView", pkg, resId: "android:id/message", text: message, bounds: [Math.round(tx), mt, Math.round(cardX + cardW - d(24)), y] }));
+    }
+    if (def.items) {
+      const f = this.flow(def.items, y, scope, pkg, Math.round(cardX), Math.round(cardW));
+      panel.children.push(...f.nodes);
+      y += f.height;
+    }
+    y += d(12);
+    const btnTop = def.style === "fullscreen" ? cardY + cardH - btnsH - d(24) : y;
+    if (stacked) {
+      def.buttons.forEach((b, i) => {
+        const by = btnTop + i * (btnH + d(8));
+        const bx = cardX + d(24);
+        const bw = cardW - d(48);
+        const primary = i === 0;
+        if (primary) this.ops.push({ op: "rect", x: bx, y: by, w: bw, h: btnH, fill: color, r: btnH / 2 });
+        else this.ops.push({ op: "rect", x: bx, y: by, w: bw, h: btnH, stroke: "#79747e", lw: d(1), r: btnH / 2 });
+        this.ops.push({ op: "text", x: bx + bw / 2, y: by + btnH / 2 + this.sp(15) * 0.36, text: interpolate(b.text, scope), size: this.sp(15), color: primary ? "#ffffff" : color, bold: true, align: "center" });
+        panel.children.push(node({ cls: "android.widget.Button", pkg, resId: `${pkg}:id/${b.id}`, text: interpolate(b.text, scope), bounds: [Math.round(bx), Math.round(by), Math.round(bx + bw), Math.round(by + btnH)], clickable: true, focusable: true, onTap: { type: "actions", actions: b.onTap } }));
+      });
+    } else {
+      let right = cardX + cardW - d(24);
+      for (let i = def.buttons.length - 1; i >= 0; i--) {
+        const b = def.buttons[i]!;
+        const label = interpolate(b.text, scope);
+        const size = this.sp(14);
+        const bw = this.measure(label, size, true) + d(24);
+        const bx = right - bw;
+        this.ops.push({ op: "text", x: bx + bw / 2, y: btnTop + btnH / 2 + size * 0.36, text: label, size, color, bold: true, align: "center" });
+        panel.children.push(node({ cls: "android.widget.Button", pkg, resId: `${pkg}:id/${b.id}`, text: label, bounds: [Math.round(bx), btnTop, Math.round(right), btnTop + btnH], clickable: true, focusable: true, onTap: { type: "actions", actions: b.onTap } }));
+        right = bx - d(8);
+      }
+    }
+    this.layers.push({ name: "popup", area: rootBounds, root, modal: true, outside: def.dismissOnBack && def.style === "dialog" ? { type: "dismiss" } : { type: "block" } });
+    return root;
+  }
+
+  usbPrompt(navH: number): ViewNode {
+    const { W, H } = this;
+    const d = (n: number) => this.dp(n);
+    const pkg = "com.android.systemui";
+    this.ops.push({ op: "rect", x: 0, y: 0, w: W, h: H - navH, fill: "#00000080" });
+    const cw = W - d(48);
+    const cx = d(24);
+    const ch = d(260);
+    const cy = Math.round((H - ch) / 2);
+    this.ops.push({ op: "rect", x: cx, y: cy, w: cw, h: ch, fill: "#f7f2fa", r: d(28) });
+    this.ops.push({ op: "text", x: cx + d(24), y: cy + d(48), text: "Allow USB debugging?", size: this.sp(22), color: C.text, bold: true });
+    const lines = wrapText(`The computer's RSA key fingerprint is:\n${this.input.usbPrompt!.fingerprint}`, cw - d(48), this.sp(14), this.measure);
+    lines.forEach((ln, i) => this.ops.push({ op: "text", x: cx + d(24), y: cy + d(84) + i * this.sp(21), text: ln, size: this.sp(14), color: C.sub }));
+    this.ops.push({ op: "text", x: cx + cw - d(40), y: cy + ch - d(28), text: "Allow", size: this.sp(14), color: "#1a73e8", bold: true, align: "right" });
+    this.ops.push({ op: "text", x: cx + cw - d(130), y: cy + ch - d(28), text: "Cancel", size: this.sp(14), color: "#1a73e8", bold: true, align: "right" });
+    const root = node({ cls: "android.widget.FrameLayout", pkg, bounds: [cx, cy, cx + cw, cy + ch] });
+    const by = cy + ch - d(56);
+    root.children.push(node({ cls: "android.widget.Button", pkg, resId: "android:id/button2", text: "Cancel", bounds: [cx + cw - d(170), by, cx + cw - d(110), by + d(48)], clickable: true, onTap: { type: "usb", allow: false } }));
+    root.children.push(node({ cls: "android.widget.Button", pkg, resId: "android:id/button1", text: "Allow", bounds: [cx + cw - d(100), by, cx + cw - d(24), by + d(48)], clickable: true, onTap: { type: "usb", allow: true } }));
+    this.layers.push({ name: "usb", area: [0, 0, W, H], root, modal: true, outside: { type: "block" } });
+    return root;
+  }
+
+  // ---------- keyboard ----------
+  keyboard(top: number, h: number): void {
+    const { W } = this;
+    const d = (n: number) => this.dp(n);
+    this.ops.push({ op: "rect", x: 0, y: top, w: W, h, fill: C.keyboardBg });
+    this.ops.push({ op: "text", x: W / 2, y: top + d(28), text: this.input.keyboard.label, size: this.sp(13), color: C.sub, align: "center" });
+    const root = node({ cls: "android.widget.FrameLayout", pkg: "com.android.inputmethod.latin", bounds: [0, top, W, top + h] });
+    const rows = ["qwertyuiop", "asdfghjkl", "⇧zxcvbnm⌫", "?, .⏎"];
+    const rowH = d(58);
+    let y = top + d(44);
+    const keyW = W / 10;
+    rows.forEach((row, ri) => {
+      const keys = [...row];
+      let x = ri === 1 ? keyW / 2 : 0;
+      for (const k of keys) {
+        let w = keyW;
+        if (ri === 2 && (k === "⇧" || k === "⌫")) w = keyW * 1.5;
+        if (ri === 3) w = k === " " ? keyW * 5 : k === "⏎" || k === "?" ? keyW * 1.5 : keyW;
+        const dark = "⇧⌫?⏎".includes(k);
+        this.ops.push({ op: "rect", x: x + d(3), y: y + d(4), w: w - d(6), h: rowH - d(8), fill: k === "⏎" ? "#1a73e8" : dark ? C.keyDark : C.key, r: d(6) });
+        const label = k === "?" ? "?123" : k === " " ? "" : k;
+        if (label) this.ops.push({ op: "text", x: x + w / 2, y: y + rowH / 2 + this.sp(20) * 0.36, text: label, size: this.sp(k === "?" ? 14 : 20), color: k === "⏎" ? "#ffffff" : C.text, align: "center" });
+        const key = k === "⌫" ? "DEL" : k === "⏎" ? "ENTER" : k === "⇧" || k === "?" ? "NOOP" : k;
+        root.children.push(node({ cls: "android.widget.Button", pkg: "com.android.inputmethod.latin", text: key, bounds: [Math.round(x), y, Math.round(x + w), y + rowH], clickable: true, onTap: { type: "key", key } }));
+        x += w;
+      }
+      y += rowH;
+    });
+    this.layers.push({ name: "keyboard", area: [0, top, W, top + h], root, modal: true, outside: { type: "block" } });
+  }
+}
+
+/** Clips a subtree to the viewport the way uiautomator reports visible bounds; drops what is off screen. */
+export function clipTree(n: ViewNode, viewport: Rect): ViewNode | null {
+  const r = intersect(n.bounds, viewport);
+  if (!r) return null;
+  const children = n.children.map((c) => clipTree(c, viewport)).filter((c): c is ViewNode => c !== null);
+  return { ...n, bounds: r, children };
+}

@@ -1,0 +1,112 @@
+// The laid-out screen: a view tree (what uiautomator dumps and taps hit) and paint ops (what screencap draws).
+import type { Action } from "../scenario/schema.ts";
+
+export type Rect = [left: number, top: number, right: number, bottom: number];
+
+export type Handler =
+  | { type: "actions"; actions: Action[]; item?: unknown }
+  | { type: "focus"; field: string; bind: string; item?: unknown; submit?: Action[] }
+  | { type: "toggle"; bind: string; item?: unknown; actions?: Action[] }
+  | { type: "launch"; app: string }
+  | { type: "tab"; screen: string }
+  | { type: "system"; key: "back" | "home" | "recents" }
+  | { type: "key"; key: string }
+  | { type: "wheel"; bind: string; values: string[]; delta: number }
+  | { type: "dismiss" }
+  | { type: "usb"; allow: boolean }
+  | { type: "block" };
+
+export interface ViewNode {
+  cls: string;
+  pkg: string;
+  text: string;
+  desc: string;
+  resId: string;
+  bounds: Rect;
+  clickable: boolean;
+  longClickable: boolean;
+  checkable: boolean;
+  checked: boolean;
+  enabled: boolean;
+  focusable: boolean;
+  focused: boolean;
+  scrollable: boolean;
+  password: boolean;
+  selected: boolean;
+  children: ViewNode[];
+  onTap?: Handler;
+  onLongPress?: Handler;
+  /** A scroll container: swipes inside it scroll this far at most. */
+  scroll?: { key: string; max: number };
+  /** A wheel picker: vertical swipes inside it step through values. */
+  wheel?: { bind: string; values: string[]; item?: unknown; step: number };
+}
+
+export type PaintOp =
+  | { op: "rect"; x: number; y: number; w: number; h: number; fill?: string; stroke?: string; lw?: number; r?: number | [number, number, number, number] }
+  | { op: "text"; x: number; y: number; text: string; size: number; color: string; bold?: boolean; align?: "left" | "center" | "right" }
+  | { op: "circle"; cx: number; cy: number; r: number; fill?: string; stroke?: string; lw?: number }
+  | { op: "line"; x1: number; y1: number; x2: number; y2: number; color: string; lw: number }
+  | { op: "icon"; name: string; cx: number; cy: number; size: number; color: string }
+  | { op: "gradient"; x: number; y: number; w: number; h: number; from: string; to: string }
+  | { op: "clip"; x: number; y: number; w: number; h: number }
+  | { op: "unclip" };
+
+export interface Layer {
+  name: string;
+  /** Area that swallows touches even where no node handles them (dialogs, keyboard, bars). */
+  area: Rect;
+  root: ViewNode;
+  /** Where a touch outside every node of a modal layer goes (e.g. the scrim around a dialog). */
+  outside?: Handler;
+  modal: boolean;
+}
+
+export interface ScreenLayout {
+  width: number;
+  height: number;
+  ops: PaintOp[];
+  /** Top-most first, for hit testing. */
+  layers: Layer[];
+  /** The window uiautomator dumps (the focused one). */
+  dumpRoot: ViewNode;
+}
+
+export function node(partial: Partial<ViewNode> & { cls: string; pkg: string; bounds: Rect }): ViewNode {
+  return {
+    text: "",
+    desc: "",
+    resId: "",
+    clickable: false,
+    longClickable: false,
+    checkable: false,
+    checked: false,
+    enabled: true,
+    focusable: false,
+    focused: false,
+    scrollable: false,
+    password: false,
+    selected: false,
+    children: [],
+    ...partial,
+  };
+}
+
+export function contains(r: Rect, x: number, y: number): boolean {
+  return x >= r[0] && x < r[2] && y >= r[1] && y < r[3];
+}
+
+export function intersect(a: Rect, b: Rect): Rect | null {
+  const r: Rect = [Math.max(a[0], b[0]), Math.max(a[1], b[1]), Math.min(a[2], b[2]), Math.min(a[3], b[3])];
+  return r[0] < r[2] && r[1] < r[3] ? r : null;
+}
+
+/** The deepest node under (x, y) that handles a tap, searching children last-drawn first. */
+export function hitTest(root: ViewNode, x: number, y: number, want: "onTap" | "onLongPress" | "scroll" | "wheel" = "onTap"): ViewNode | null {
+  if (!contains(root.bounds, x, y)) return null;
+  for (let i = root.children.length - 1; i >= 0; i--) {
+    const hit = hitTest(root.children[i]!, x, y, want);
+    if (hit) return hit;
+  }
+  return root[want] && root.enabled ? root : null;
+}

@@ -1,0 +1,180 @@
+// Reads and checks a scenario: zod for shape, then cross-references (screens, popups, apps) with the path of the bad field.
+import { readFileSync, readdirSync, existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Scenario, type Action, type App, type Element, type ScenarioInput } from "./schema.ts";
+
+export interface ScenarioIssue {
+  path: string;
+  message: string;
+}
+
+export class ScenarioValidationError extends Error {
+  readonly code = "SCENARIO_INVALID";
+  constructor(
+    readonly source: string,
+    readonly issues: ScenarioIssue[],
+  ) {
+    super(`scenario ${source} is invalid:\n${issues.map((i) => `  at ${i.path || "(root)"}: ${i.message}`).join("\n")}\nFix the field named above and load it again.`);
+  }
+}
+
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const p of path) out += typeof p === "number" ? `[${p}]` : out ? `.${String(p)}` : String(p);
+  return out;
+}
+
+const PACK_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "pack");
+
+/** The built-in pack: every app in pack/apps, every task in pack/tasks. */
+export function packInput(): { apps: unknown[]; tasks: unknown[] } {
+  const apps = readdirSync(join(PACK_DIR, "apps"))
+    .filter((f) => f.endsWith(".json"))
+    .sort()
+    .map((f) => JSON.parse(readFileSync(join(PACK_DIR, "apps", f), "utf8")) as unknown);
+  const tasks = readdirSync(join(PACK_DIR, "tasks"))
+    .filter((f) => f.endsWith(".json"))
+    .sort()
+    .flatMap((f) => JSON.parse(readFileSync(join(PACK_DIR, "tasks", f), "utf8")) as unknown[]);
+  return { apps, tasks };
+}
+
+export interface BuiltinScenario {
+  name: string;
+  description: string;
+  start?: { app: string; screen?: string };
+}
+
+export function builtinScenarios(): BuiltinScenario[] {
+  return JSON.parse(readFileSync(join(PACK_DIR, "scenarios.json"), "utf8")) as BuiltinScenario[];
+}
+
+/** Validates a scenario object; throws ScenarioValidationError listing every bad field. */
+export function parseScenario(input: unknown, source = "(inline)"): Scenario {
+  let raw = input as ScenarioInput;
+  if (raw && typeof raw === "object" && (raw as { extends?: string }).extends === "pack") {
+    const pack = packInput();
+    const ownApps = (raw.apps ?? []) as { id?: string }[];
+    const ownIds = new Set(ownApps.map((a) => a.id));
+    raw = { ...raw, apps: [...(pack.apps as { id?: string }[]).filter((a) => !ownIds.has(a.id)), ...ownApps] as never, tasks: [...(pack.tasks as never[]), ...((raw.tasks ?? []) as never[])] };
+  }
+  const parsed = Scenario.safeParse(raw);
+  if (!parsed.success) {
+    throw new ScenarioValidationError(
+      source,
+      parsed.error.issues.map((i) => ({ path: formatPath(i.path), message: i.message })),
+    );
+  }
+  const issues = crossCheck(parsed.data);
+  if (issues.length) throw new ScenarioValidationError(source, issues);
+  return parsed.data;
+}
+
+/** A built-in name ("social") or a path to a JSON file. */
+export function loadScenario(nameOrPath: string): Scenario {
+  const builtin = builtinScenarios().find((s) => s.name === nameOrPath);
+  if (builtin) {
+    const pack = packInput();
+    return parseScenario({ name: builtin.name, description: builtin.description, start: builtin.start, apps: pack.apps, tasks: pack.tasks }, `builtin:${builtin.name}`);
+  }
+  if (!existsSync(nameOrPath)) {
+    throw new ScenarioValidationError(nameOrPath, [
+      { path: "", message: `no built-in scenario or file named "${nameOrPath}"; built-in scenarios: ${builtinScenarios().map((s) => s.name).join(", ")}` },
+    ]);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(nameOrPath, "utf8"));
+  } catch (e) {
+    throw new ScenarioValidationError(nameOrPath, [{ path: "", message: `not valid JSON: ${(e as Error).message}` }]);
+  }
+  return parseScenario(json, nameOrPath);
+}
+
+function crossCheck(s: Scenario): ScenarioIssue[] {
+  const issues: ScenarioIssue[] = [];
+  const appIds = new Set<string>();
+  const packages = new Set<string>();
+  s.apps.forEach((app, ai) => {
+    const at = `apps[${ai}]`;
+    if (appIds.has(app.id)) issues.push({ path: `${at}.id`, message: `duplicate app id "${app.id}"` });
+    if (packages.has(app.package)) issues.push({ path: `${at}.package`, message: `duplicate package "${app.package}"` });
+    appIds.add(app.id);
+    packages.add(app.package);
+  });
+  const checkActions = (actions: Action[] | undefined, path: string, app: App | null) => {
+    actions?.forEach((a, i) => {
+      const p = `${path}[${i}]`;
+      if (a.do === "navigate" && app && !app.screens.some((sc) => sc.id === a.screen)) issues.push({ path: `${p}.screen`, message: `app "${app.id}" has no screen "${a.screen}"` });
+      if (a.do === "showPopup" && app && !app.popups.some((pp) => pp.id === a.popup)) issues.push({ path: `${p}.popup`, message: `app "${app.id}" has no popup "${a.popup}"` });
+      if (a.do === "openApp") {
+        const target = s.apps.find((x) => x.id === a.app);
+        if (!target) issues.push({ path: `${p}.app`, message: `no app with id "${a.app}"` });
+        else if (a.screen && !target.screens.some((sc) => sc.id === a.screen)) issues.push({ path: `${p}.screen`, message: `app "${a.app}" has no screen "${a.screen}"` });
+      }
+      if (a.do === "if") {
+        checkActions(a.then, `${p}.then`, app);
+        checkActions(a.else, `${p}.else`, app);
+      }
+    });
+  };
+  const checkElements = (els: Element[] | undefined, path: string, app: App) => {
+    els?.forEach((e, i) => {
+      const p = `${path}[${i}]`;
+      checkActions(e.onTap, `${p}.onTap`, app);
+      checkActions(e.onLongPress, `${p}.onLongPress`, app);
+      checkActions(e.onSubmit, `${p}.onSubmit`, app);
+      checkElements(e.children, `${p}.children`, app);
+      checkElements(e.items, `${p}.items`, app);
+      if (e.template) checkElements([e.template], `${p}.template`, app);
+      if (e.type === "list" && !e.items && !(e.itemsFrom && e.template)) issues.push({ path: p, message: "a list needs `items`, or `itemsFrom` with a `template`" });
+      if (e.type === "wheel" && !e.values) issues.push({ path: `${p}.values`, message: "a wheel needs the values it scrolls through" });
+      if (e.type === "input" && !e.id) issues.push({ path: `${p}.id`, message: "an input needs an id so it can take focus" });
+    });
+  };
+  s.apps.forEach((app, ai) => {
+    const at = `apps[${ai}]`;
+    const ids = new Set<string>();
+    app.screens.forEach((sc, si) => {
+      if (ids.has(sc.id)) issues.push({ path: `${at}.screens[${si}].id`, message: `duplicate screen id "${sc.id}"` });
+      ids.add(sc.id);
+    });
+    if (!ids.has(app.start)) issues.push({ path: `${at}.start`, message: `no screen "${app.start}" in app "${app.id}"` });
+    app.screens.forEach((sc, si) => {
+      const p = `${at}.screens[${si}]`;
+      checkElements(sc.body, `${p}.body`, app);
+      checkActions(sc.onOpen, `${p}.onOpen`, app);
+      checkActions(sc.onBack, `${p}.onBack`, app);
+      checkActions(sc.fab?.onTap, `${p}.fab.onTap`, app);
+      checkActions(sc.appBar?.search?.onSubmit, `${p}.appBar.search.onSubmit`, app);
+      sc.appBar?.actions?.forEach((a, i) => checkActions(a.onTap, `${p}.appBar.actions[${i}].onTap`, app));
+      sc.bottomNav?.forEach((b, i) => {
+        if (!ids.has(b.screen)) issues.push({ path: `${p}.bottomNav[${i}].screen`, message: `no screen "${b.screen}" in app "${app.id}"` });
+      });
+    });
+    app.popups.forEach((pp, pi) => {
+      const p = `${at}.popups[${pi}]`;
+      pp.buttons.forEach((b, bi) => checkActions(b.onTap, `${p}.buttons[${bi}].onTap`, app));
+      checkElements(pp.items, `${p}.items`, app);
+      if (pp.trigger?.screen && !ids.has(pp.trigger.screen)) issues.push({ path: `${p}.trigger.screen`, message: `no screen "${pp.trigger.screen}" in app "${app.id}"` });
+      if (pp.trigger?.on === "screen" && !pp.trigger.screen) issues.push({ path: `${p}.trigger.screen`, message: "a screen trigger needs the screen id" });
+    });
+    app.deeplinks.forEach((d, di) => {
+      if (!ids.has(d.screen)) issues.push({ path: `${at}.deeplinks[${di}].screen`, message: `no screen "${d.screen}" in app "${app.id}"` });
+    });
+  });
+  const taskIds = new Set<string>();
+  s.tasks.forEach((t, ti) => {
+    const p = `tasks[${ti}]`;
+    if (taskIds.has(t.id)) issues.push({ path: `${p}.id`, message: `duplicate task id "${t.id}"` });
+    taskIds.add(t.id);
+    t.apps.forEach((a, i) => {
+      if (!appIds.has(a)) issues.push({ path: `${p}.apps[${i}]`, message: `no app with id "${a}"` });
+    });
+    const first = s.apps.find((a) => a.id === t.apps[0]) ?? null;
+    checkActions(t.setup, `${p}.setup`, first);
+  });
+  if (s.start && !appIds.has(s.start.app)) issues.push({ path: "start.app", message: `no app with id "${s.start.app}"` });
+  return issues;
+}

@@ -1,0 +1,15 @@
+// Every command the virtual phone's shell knows.
+import type { CommandRegistry } from "../types.ts";
+import { registerActivity } from "./activity.ts";
+import { registerBasics } from "./basics.ts";
+import { registerInput } from "./input.ts";
+import { registerScreen } from "./screen.ts";
+
+export function createCommandRegistry(): CommandRegistry {
+  const r: CommandRegistry = new Map();
+  registerBasics(r);
+  registerInput(r);
+  registerScreen(r);
+  registerActivity(r);
+  return r;
+}
