@@ -105,3 +105,5 @@ export { recordTurnResult, RecordTurnResultInput, type RecordTurnResultResult } 
 export { board, BoardInput, type Board, type BoardCard } from "./projections/board.ts";
 export { attentionQueue, AttentionQueueInput, type AttentionItem, type AttentionWho } from "./projections/attention-queue.ts";
 export { goalHistory, GoalHistoryInput, type GoalHistoryPage, type EventView } from "./projections/goal-history.ts";
+export { gateDetail, GateDetailInput, type GateDetail } from "./projections/gate-detail.ts";
+export { evidenceList, EvidenceListInput, type EvidenceView } from "./projections/evidence-list.ts";

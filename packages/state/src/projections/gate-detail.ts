@@ -1,0 +1,50 @@
+// One gate as its status union: what an agent waiting on it, or a member about to answer it, needs to see.
+import { z } from "zod";
+import { StateError } from "../domain/errors.ts";
+import { parseInput } from "../domain/input.ts";
+import { Id } from "../domain/schemas.ts";
+import type { GateStatus } from "../domain/status.ts";
+import type { DbOrTx } from "../services/operator.ts";
+
+export const GateDetailInput = z.object({ gateId: Id });
+export type GateDetailInput = z.input<typeof GateDetailInput>;
+
+export type GateDetail = {
+  id: string;
+  goalId: string;
+  todoId: string | null;
+  runId: string | null;
+  evidenceIds: string[];
+  createdAt: Date;
+  resolvedAt: Date | null;
+} & GateStatus;
+
+export async function gateDetail(db: DbOrTx, raw: GateDetailInput): Promise<GateDetail> {
+  const i = parseInput(GateDetailInput, raw, "gateDetail");
+  const g = await db.gate.findUnique({ where: { id: i.gateId } });
+  if (!g) throw new StateError("NOT_FOUND", `Gate ${i.gateId} does not exist.`, { gateId: i.gateId });
+  const base = {
+    id: g.id,
+    goalId: g.goalId,
+    todoId: g.todoId,
+    runId: g.runId,
+    evidenceIds: g.evidenceIds,
+    createdAt: g.createdAt,
+    resolvedAt: g.resolvedAt,
+  };
+  switch (g.status) {
+    case "open":
+      return { ...base, status: "open", question: g.question, options: g.options, answerRoles: g.answerRoles };
+    case "expired":
+      return { ...base, status: "expired" };
+    default:
+      return {
+        ...base,
+        status: g.status,
+        decision: g.decision ?? g.status,
+        answer: g.answer,
+        rationale: g.rationale,
+        resolvedBy: g.resolvedBy ?? "",
+      };
+  }
+}
