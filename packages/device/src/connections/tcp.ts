@@ -52,19 +52,21 @@ export class AdbDaemonTcpDevice implements AdbDaemonDevice {
     });
     this.#socket = socket;
     let done = false;
+    let fail: (why: string) => void = () => undefined;
     const readable = new ReadableStream<Uint8Array>({
       start(controller) {
         socket.on("data", (data: Buffer) => {
           if (!done) controller.enqueue(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
         });
-        const end = (why: string) => {
+        fail = (why: string) => {
           if (done) return;
           done = true;
           controller.error(new DeviceDisconnected(why));
+          socket.destroy();
         };
-        socket.on("end", () => end("the TCP connection was closed by the phone"));
-        socket.on("close", () => end("the TCP connection closed"));
-        socket.on("error", (e) => end(e.message));
+        socket.on("end", () => fail("the TCP connection was closed by the phone"));
+        socket.on("close", () => fail("the TCP connection closed"));
+        socket.on("error", (e) => fail(e.message));
       },
       cancel() {
         done = true;
@@ -72,11 +74,16 @@ export class AdbDaemonTcpDevice implements AdbDaemonDevice {
       },
     });
     return packetConnectionOverBytes(readable, {
+      // A failed write means the connection is gone: that is reported once, through the readable side, so the
+      // library's fire-and-forget packets (OKAY, CLSE) never turn into unhandled rejections.
       write: (bytes) =>
-        new Promise<void>((resolve, reject) => {
-          if (socket.destroyed) return reject(new DeviceDisconnected("the TCP connection is closed"));
+        new Promise<void>((resolve) => {
+          if (done || socket.destroyed || !socket.writable) return resolve();
           // Copy: the serializer reuses its header buffer once this resolves, socket.write may still hold it.
-          socket.write(Buffer.from(bytes), (e) => (e ? reject(new DeviceDisconnected(e.message, { cause: e })) : resolve()));
+          socket.write(Buffer.from(bytes), (e) => {
+            if (e) fail(e.message);
+            resolve();
+          });
         }),
       close: () => {
         done = true;

@@ -82,8 +82,9 @@ export class AdbDaemonWebSocketDevice implements AdbDaemonDevice {
     });
     return packetConnectionOverBytes(readable, {
       // The serializer reuses its header buffer, so send a copy.
+      // Once the socket is closed the loss is reported through the readable side; writes are dropped quietly.
       write: (bytes) => {
-        if (ws.readyState !== 1) throw new DeviceDisconnected("the WebSocket is closed");
+        if (closed || ws.readyState !== 1) return;
         ws.send(bytes.slice());
       },
       close: () => {
