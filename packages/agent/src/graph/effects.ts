@@ -3,6 +3,9 @@
 import type { Action } from "../actions/schema.ts";
 import type { ChatMessage, Device, LeaseRef, ModelError, ModelResponse, ModelRole, Result, Screenshot, UiNode, Foreground } from "../ports.ts";
 import { countRequestTokens } from "../model/tokens.ts";
+import { hashFrame, type HashedFrame } from "../images/index.ts";
+import { DETECTOR_LIMITS, hammingDistance } from "../detectors/index.ts";
+import { hasLoadingIndicator } from "@phoneloop/device";
 import { guard, type RunContext, type RunState } from "./state.ts";
 
 // ── device ──
@@ -55,10 +58,13 @@ export interface Sensed {
   screenshot: Screenshot;
   tree: UiNode | null;
   foreground: Foreground | null;
+  frame: HashedFrame;
+  /** Frames taken to see a settled screen, and whether it settled before the timeout. */
+  frames: number;
+  stable: boolean;
 }
 
-/** Screenshot + UI tree + foreground app, retried up to `senseRetries`. The tree and app are best-effort. */
-export async function sense(ctx: RunContext, device: Device): Promise<DeviceOutcome<Sensed>> {
+async function senseOnce(ctx: RunContext, device: Device): Promise<DeviceOutcome<Omit<Sensed, "frames" | "stable">>> {
   return retryDevice(ctx, "sense", ctx.config.senseRetries, async () => {
     const t = ctx.config.deviceTimeoutMs;
     const [screenshot, tree, foreground] = await Promise.all([
@@ -72,8 +78,33 @@ export async function sense(ctx: RunContext, device: Device): Promise<DeviceOutc
         return null;
       }),
     ]);
-    return { screenshot, tree, foreground };
+    const frame = await hashFrame(ctx.ports.images, screenshot.png, ctx.config.screenshotLongSide);
+    return { screenshot, tree, foreground, frame };
   });
+}
+
+/**
+ * Screenshot + UI tree + foreground app, each frame retried up to `senseRetries`. After an action, frames are
+ * taken until two in a row have the same pHash and the tree shows no loading indicator (the runtime's
+ * waitForStable): the settled frame is the observation, so no extra screenshot is spent on it.
+ */
+export async function sense(ctx: RunContext, device: Device, afterAction: boolean): Promise<DeviceOutcome<Sensed>> {
+  const { clock } = ctx.ports;
+  const started = clock.monotonic();
+  let prev: Omit<Sensed, "frames" | "stable"> | undefined;
+  let frames = 0;
+  for (;;) {
+    const r = await senseOnce(ctx, device);
+    if (!r.ok) return r;
+    frames++;
+    const cur = r.value;
+    if (!afterAction || ctx.config.settle !== "runtime") return { ok: true, value: { ...cur, frames, stable: true }, attempts: r.attempts };
+    const settled = prev !== undefined && hammingDistance(prev.frame.phash, cur.frame.phash) <= DETECTOR_LIMITS.sameScreenBits && !(cur.tree && hasLoadingIndicator(cur.tree));
+    if (settled || clock.monotonic() - started + ctx.config.stable.intervalMs >= ctx.config.stable.timeoutMs)
+      return { ok: true, value: { ...cur, frames, stable: settled }, attempts: r.attempts };
+    prev = cur;
+    await clock.sleep(ctx.config.stable.intervalMs, ctx.signal);
+  }
 }
 
 /** The one place an Action becomes Device calls. `px` is the resolved point for point actions. */

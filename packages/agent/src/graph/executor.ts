@@ -4,7 +4,7 @@
 import { ACTION_JSON_SCHEMA, describeAction, type Action } from "../actions/schema.ts";
 import { parseAction } from "../actions/parse.ts";
 import { detectAnomalies, sampleOf, DETECTOR_LIMITS, type Anomaly } from "../detectors/index.ts";
-import { prepareScreenshot } from "../images/index.ts";
+import { encodeFrame } from "../images/index.ts";
 import { formatHistory } from "../memory/history.ts";
 import { decidePermission, needsGate, recordApproval, type PermissionDecision } from "../policy/index.ts";
 import { anomalyReminder, executorMessages } from "../prompts/executor.ts";
@@ -123,13 +123,13 @@ export async function runExecutor(ctx: RunContext, state: RunState, checkpoint: 
     }
 
     // ── sense ──
-    const sensed = await sense(ctx, device);
+    const sensed = await sense(ctx, device, !ex.sensedAfterAction && ex.samples.length > 0);
     if (!sensed.ok) {
       if (sensed.lost) return exit("device_lost", `Device connection lost while sensing: ${sensed.message}`);
       return exit("device_lost", `The phone did not answer after ${cfg.senseRetries} attempts: ${sensed.message}`);
     }
     const { screenshot, tree, foreground } = sensed.value;
-    const prepared = await prepareScreenshot(images, screenshot.png, { longSide: cfg.screenshotLongSide, mime: cfg.imageMime });
+    const prepared = await encodeFrame(images, sensed.value.frame, { mime: cfg.imageMime });
     const app = foreground ? `${foreground.packageName}${foreground.activity ? `/${foreground.activity}` : ""}` : "unknown";
     ex.lastApp = foreground?.packageName ?? ex.lastApp;
     const elements = listElements(tree, screenshot.width, screenshot.height);
@@ -355,8 +355,11 @@ export async function runExecutor(ctx: RunContext, state: RunState, checkpoint: 
         await finishStep(stepIndex, action, description, `failed after ${done.attempts} attempts`, evidenceIds, spendThisStep);
         continue;
       }
-      const stable = await device.waitForStable({ timeoutMs: cfg.stable.timeoutMs, intervalMs: cfg.stable.intervalMs }).catch((e: unknown) => ({ stable: false, waitedMs: 0, frames: 0, error: errorText(e) }));
-      outcome = stable.stable ? "ok" : "ok (screen still changing)";
+      outcome = "ok";
+      if (cfg.settle === "device") {
+        const stable = await device.waitForStable({ timeoutMs: cfg.stable.timeoutMs, intervalMs: cfg.stable.intervalMs }).catch((e: unknown) => ({ stable: false, waitedMs: 0, frames: 0, error: errorText(e) }));
+        if (!stable.stable) outcome = "ok (screen still changing)";
+      }
     }
     guard(ctx);
     const ev = await cp.appendEvidence({

@@ -118,6 +118,11 @@ export interface AgentConfig {
   imageTokenFormula: ImageTokenFormula;
   verbatimSteps: number;
   stable: { timeoutMs: number; intervalMs: number };
+  /**
+   * How the executor waits for the screen to settle after an action: "runtime" takes frames until two match
+   * (and reuses the last as the next observation); "device" calls Device.waitForStable and then senses.
+   */
+  settle: "runtime" | "device";
   deviceTimeoutMs: number;
   /** Kinds auto-allowed from the start of the session (e.g. "input_text" from a CLI flag); never high-risk ones. */
   preapproved: string[];
@@ -140,7 +145,8 @@ export const DEFAULT_CONFIG: AgentConfig = {
   imageMime: "image/jpeg",
   imageTokenFormula: "openai-high",
   verbatimSteps: 4,
-  stable: { timeoutMs: 3000, intervalMs: 150 },
+  stable: { timeoutMs: 3000, intervalMs: 40 },
+  settle: "runtime",
   deviceTimeoutMs: 10_000,
   preapproved: [],
   gateAnswerRoles: ["owner"],

@@ -1,5 +1,5 @@
 // Screenshot preparation shared by every Images implementation: one decode, a downscale for the model, a pHash.
-import type { EncodedImage, Images } from "../ports.ts";
+import type { DecodedImage, EncodedImage, Images } from "../ports.ts";
 import { PHASH_SIZE, phash } from "../detectors/phash.ts";
 
 export function fitLongSide(width: number, height: number, longSide: number): { width: number; height: number } {
@@ -23,15 +23,29 @@ export interface PrepareOptions {
   quality?: number;
 }
 
-export async function prepareScreenshot(images: Images, png: Uint8Array, opts: PrepareOptions = {}): Promise<PreparedScreenshot> {
+/** A decoded, downscaled and hashed frame, not yet encoded for the model (frames that only settle skip encoding). */
+export interface HashedFrame {
+  small: DecodedImage;
+  phash: string;
+  width: number;
+  height: number;
+}
+
+export async function hashFrame(images: Images, png: Uint8Array, longSide = 1024): Promise<HashedFrame> {
   const img = await images.decode(png);
-  const size = fitLongSide(img.width, img.height, opts.longSide ?? 1024);
+  const size = fitLongSide(img.width, img.height, longSide);
   const small = size.width === img.width && size.height === img.height ? img : await images.resize(img, size.width, size.height);
-  const [forModel, gray] = await Promise.all([
-    images.encode(small, opts.mime ?? "image/jpeg", opts.quality ?? 0.8),
-    images.grayscale(small, PHASH_SIZE, PHASH_SIZE),
-  ]);
-  return { forModel, phash: phash(gray), width: img.width, height: img.height };
+  const gray = await images.grayscale(small, PHASH_SIZE, PHASH_SIZE);
+  return { small, phash: phash(gray), width: img.width, height: img.height };
+}
+
+export async function encodeFrame(images: Images, frame: HashedFrame, opts: PrepareOptions = {}): Promise<PreparedScreenshot> {
+  const forModel = await images.encode(frame.small, opts.mime ?? "image/jpeg", opts.quality ?? 0.8);
+  return { forModel, phash: frame.phash, width: frame.width, height: frame.height };
+}
+
+export async function prepareScreenshot(images: Images, png: Uint8Array, opts: PrepareOptions = {}): Promise<PreparedScreenshot> {
+  return encodeFrame(images, await hashFrame(images, png, opts.longSide ?? 1024), opts);
 }
 
 export function toBase64(bytes: Uint8Array): string {
