@@ -107,3 +107,7 @@ export { attentionQueue, AttentionQueueInput, type AttentionItem, type Attention
 export { goalHistory, GoalHistoryInput, type GoalHistoryPage, type EventView } from "./projections/goal-history.ts";
 export { gateDetail, GateDetailInput, type GateDetail } from "./projections/gate-detail.ts";
 export { evidenceList, EvidenceListInput, type EvidenceView } from "./projections/evidence-list.ts";
+export { todoList, TodoListInput, type TodoListItem } from "./projections/todo-list.ts";
+export { goalDetail, GoalDetailInput } from "./projections/goal-detail.ts";
+export { runDetail, RunDetailInput, type RunDetail } from "./projections/run-detail.ts";
+export { evidenceByKey, EvidenceByKeyInput } from "./projections/evidence-by-key.ts";

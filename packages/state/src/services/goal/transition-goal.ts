@@ -22,6 +22,10 @@ export async function transitionGoal(tx: Tx, goalId: string, event: GoalEvent, r
   let leasesEnded = 0;
   if (to === "cancelled") {
     // A cancelled goal's holders lose their leases; their next write is rejected as a conflict.
+    // Todo versions first (they fence the one-statement holder path), then the leases.
+    await tx.$executeRaw`
+      UPDATE "Todo" t SET "version" = t."version" + 1
+      WHERE t."goalId" = ${goalId} AND EXISTS (SELECT 1 FROM "Lease" l WHERE l."todoId" = t."id" AND l."status" = 'active')`;
     leasesEnded = await tx.$executeRaw`
       UPDATE "Lease" l SET "status" = 'released', "endedAt" = COALESCE(${at}::timestamptz, now()), "version" = l."version" + 1
       FROM "Todo" t WHERE l."todoId" = t."id" AND t."goalId" = ${goalId} AND l."status" = 'active'`;

@@ -61,6 +61,8 @@ export async function transferLease(db: DbOrTx, raw: TransferLeaseInput, ctx?: O
       throw new StateError("FORBIDDEN", `Agent ${i.toAgentId} lacks the capabilities todo ${todo.id} requires: ${missing.join(", ")}.`, { missing });
     }
     await tx.lease.update({ where: { id: lease.id }, data: { status: "transferred", endedAt: todo.now, version: { increment: 1 } } });
+    // The todo's version fences the one-statement holder path: a moved lease must change it.
+    await tx.todo.update({ where: { id: todo.id }, data: { version: { increment: 1 }, updatedAt: todo.now } });
     const ttlMs = i.ttlMs ?? lease.ttlMs;
     const next = await tx.lease.create({
       data: {

@@ -2,8 +2,8 @@
 // through here. Lock order everywhere: Todo row, then its Lease rows.
 import type { GoalStatus, Lease, Todo } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
-import { endsLease, HELD_STATES, nextTodoState, type TodoEvent } from "../../domain/todo-transitions.ts";
-import { appendEvent, atParam, type OperatorContext, type Tx } from "../operator.ts";
+import { endsLease, HELD_STATES, nextTodoState, TODO_TRANSITIONS, type TodoEvent } from "../../domain/todo-transitions.ts";
+import { appendEvent, atParam, inTx, type DbOrTx, type OperatorContext, type Tx } from "../operator.ts";
 
 export interface LockedTodo extends Todo {
   goalStatus: GoalStatus;
@@ -148,4 +148,84 @@ export async function transitionAsHolder(
     });
   }
   return applyTodoTransition(tx, todo, event, { ...opts, lease }, ctx);
+}
+
+/**
+ * The holder's common case in one statement, without an interactive transaction (the claim/complete hot path).
+ * It reads the todo's version under a valid lease from the statement's snapshot, then updates the todo only if
+ * that version is still current: every change to a todo's lease (claim, reclaim, release, transfer, cancel) bumps
+ * the todo's version in the same transaction, so a lease that moved meanwhile fails the re-check under the row
+ * lock. Returns null when anything is off; the caller then takes the explicit path, which names the reason.
+ */
+export async function tryHeldTransitionFast(
+  db: DbOrTx,
+  ref: { todoId: string; agentId?: string | undefined; leaseKey?: string | undefined },
+  event: TodoEvent,
+  opts: { actor: string; patch?: TodoPatch; operator?: string; payload?: Record<string, unknown>; requireActiveGoal?: boolean },
+  ctx?: OperatorContext,
+): Promise<TransitionResult | null> {
+  if (!ref.agentId || !ref.leaseKey) return null;
+  const from = HELD_STATES.filter((s) => TODO_TRANSITIONS[s][event] !== undefined);
+  const targets = new Set(from.map((s) => TODO_TRANSITIONS[s][event]));
+  if (from.length === 0 || targets.size !== 1) return null;
+  const to = [...targets][0]!;
+  const patch = opts.patch ?? {};
+  const endLease = endsLease(event, to);
+  const at = atParam(ctx);
+  const clearReason = patch.reason === undefined && (to === "pending" || to === "running");
+  const payload = { ...(patch.reason ? { reason: patch.reason } : {}), ...opts.payload };
+  const rows = await db.$queryRaw<(Todo & { event_id: bigint; from_state: Todo["state"] })[]>`
+    WITH tm AS (SELECT COALESCE(${at}::timestamptz, now()) AS "now"),
+    cur AS (
+      SELECT t."id", t."version", t."state", l."id" AS "leaseId", l."epoch"
+      FROM "Todo" t
+        JOIN "Lease" l ON l."todoId" = t."id" AND l."status" = 'active'
+        JOIN "Goal" g ON g."id" = t."goalId", tm
+      WHERE t."id" = ${ref.todoId} AND l."idempotencyKey" = ${ref.leaseKey} AND l."ownerId" = ${ref.agentId}
+        AND l."expiresAt" > tm."now" AND t."state"::text = ANY(${from}::text[])
+        AND (${opts.requireActiveGoal ?? false}::boolean = false OR g."status" = 'active')
+    ),
+    upd AS (
+      UPDATE "Todo" t SET
+        "state" = ${to}::"TodoState",
+        "version" = t."version" + 1,
+        "updatedAt" = tm."now",
+        "attempts" = t."attempts" + ${event === "retry" ? 1 : 0}::int,
+        "values" = CASE WHEN ${patch.values ? JSON.stringify(patch.values) : null}::jsonb IS NULL THEN t."values" ELSE t."values" || ${patch.values ? JSON.stringify(patch.values) : null}::jsonb END,
+        "outputs" = COALESCE(${patch.outputs ?? null}::text[], t."outputs"),
+        "lastResult" = CASE WHEN ${patch.lastResult !== undefined}::boolean THEN ${patch.lastResult ?? null}::text ELSE t."lastResult" END,
+        "reason" = CASE WHEN ${patch.reason !== undefined}::boolean THEN ${patch.reason ?? null}::text WHEN ${clearReason}::boolean THEN NULL ELSE t."reason" END
+      FROM cur, tm
+      WHERE t."id" = cur."id" AND t."version" = cur."version"
+      RETURNING t.*, cur."state" AS "from_state", cur."leaseId", cur."epoch"
+    ),
+    rel AS (
+      UPDATE "Lease" l SET "status" = 'released', "endedAt" = tm."now", "version" = l."version" + 1
+      FROM upd, tm WHERE ${endLease}::boolean AND l."id" = upd."leaseId"
+      RETURNING l."id"
+    ),
+    ev AS (
+      INSERT INTO "Event" ("goalId", "operator", "actor", "subjectId", "payload", "createdAt")
+      SELECT upd."goalId", ${opts.operator ?? `todo.${event}`}, ${opts.actor}, upd."id",
+             jsonb_build_object('from', upd."from_state", 'to', ${to}::text, 'leaseId', upd."leaseId", 'epoch', upd."epoch") || ${JSON.stringify(payload)}::jsonb,
+             tm."now"
+      FROM upd, tm
+      RETURNING "id"
+    )
+    SELECT upd.*, ev."id" AS "event_id" FROM upd, ev`;
+  const row = rows[0];
+  if (!row) return null;
+  const { event_id, from_state, leaseId: _l, epoch: _e, ...todo } = row as typeof row & { leaseId: string; epoch: number };
+  return { todo: normalizeTodo(todo as Todo), from: from_state, to, eventId: String(event_id) };
+}
+
+/** A holder operator: the one-statement path when it applies, else the explicit transaction. */
+export async function holderTransition(
+  db: DbOrTx,
+  ref: { todoId: string; agentId?: string | undefined; leaseKey?: string | undefined },
+  event: TodoEvent,
+  opts: { actor: string; patch?: TodoPatch; operator?: string; payload?: Record<string, unknown>; requireActiveGoal?: boolean },
+  ctx?: OperatorContext,
+): Promise<TransitionResult> {
+  return (await tryHeldTransitionFast(db, ref, event, opts, ctx)) ?? inTx(db, (tx) => transitionAsHolder(tx, ref, event, opts, ctx));
 }

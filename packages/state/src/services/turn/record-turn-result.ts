@@ -10,7 +10,7 @@ import { Id, IdempotencyKey, JsonObject } from "../../domain/schemas.ts";
 import { SPENDING_RESULTS, TURN_RESULT_KINDS, TURN_RESULT_TRANSITION, type TurnResultKind } from "../../domain/turn.ts";
 import { actorOf, appendEvent, inTx, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { spendQuota, type QuotaSpendView } from "../quota/spend-quota.ts";
-import { lockTodo, transitionAsHolder } from "../todo/held.ts";
+import { holderTransition, lockTodo, transitionAsHolder } from "../todo/held.ts";
 
 export const RecordTurnResultInput = z.object({
   todoId: Id,
@@ -39,9 +39,8 @@ export async function recordTurnResult(db: DbOrTx, raw: RecordTurnResultInput, c
   const i = parseInput(RecordTurnResultInput, raw, "turn.result");
   const actor = actorOf(ctx, i.agentId);
   const validated = SPENDING_RESULTS.includes(i.kind);
-  const written = await inTx(db, (tx) =>
-    transitionAsHolder(
-      tx,
+  const written = await holderTransition(
+      db,
       i,
       TURN_RESULT_TRANSITION[i.kind],
       {
@@ -55,7 +54,6 @@ export async function recordTurnResult(db: DbOrTx, raw: RecordTurnResultInput, c
         payload: { kind: i.kind, summary: i.summary },
       },
       ctx,
-    ),
   );
   const transitions: RecordTurnResultResult["transitions"] = [{ kind: i.kind, from: written.from, to: written.to }];
   if (!validated || !i.spend) return { kind: i.kind, todo: written.todo, transitions, spend: null, spendError: null };
