@@ -187,6 +187,11 @@ export class ScenarioRuntime {
     const [ns, path] = parseRef(ref, app);
     if (path.length === 0) throw new ScenarioError(`cannot write to "${ref}": no variable name`);
     let root: Record<string, unknown>;
+    if (ns === "device" && path.join(".") === "clipboard") {
+      this.state.clipboard = stringify(value);
+      this.touch();
+      return;
+    }
     if (ns === "settings") root = this.state.settings as unknown as Record<string, unknown>;
     else if (this.state.apps[ns]) root = this.state.apps[ns]!.vars;
     else throw new ScenarioError(`cannot write to "${ref}": no app or namespace "${ns}"`);
@@ -671,7 +676,9 @@ export class ScenarioRuntime {
         case "remove": {
           const [ns, path] = parseRef(a.var, appId);
           const cur = this.readRef(ns, path);
-          if (Array.isArray(cur)) this.writeRef(a.var, appId, cur.filter((it) => !evaluatePredicate(a.where, { ...scope, item: it })));
+          if (!Array.isArray(cur)) break;
+          const at = a.at !== undefined ? Number(resolveJson(a.at, scope)) : NaN;
+          this.writeRef(a.var, appId, cur.filter((it, i) => (a.at !== undefined ? i !== at : a.where ? !evaluatePredicate(a.where, { ...scope, item: it }) : true)));
           break;
         }
         case "toggle": {

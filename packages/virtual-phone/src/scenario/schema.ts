@@ -83,7 +83,7 @@ export type Action =
   | { do: "home" }
   | { do: "set"; var: string; value: Json | { from: Operand } }
   | { do: "append"; var: string; value: Json }
-  | { do: "remove"; var: string; where: Predicate }
+  | { do: "remove"; var: string; where?: Predicate; at?: Json }
   | { do: "toggle"; var: string }
   | { do: "increment"; var: string; by?: number }
   | { do: "openApp"; app: string; screen?: string }
@@ -103,7 +103,7 @@ export const Action: z.ZodType<Action> = z.lazy(() =>
     z.strictObject({ do: z.literal("home") }),
     z.strictObject({ do: z.literal("set"), var: z.string(), value: z.union([z.strictObject({ from: Operand }), Json]) }),
     z.strictObject({ do: z.literal("append"), var: z.string(), value: Json }),
-    z.strictObject({ do: z.literal("remove"), var: z.string(), where: Predicate }),
+    z.strictObject({ do: z.literal("remove"), var: z.string(), where: Predicate.optional(), at: Json.optional().describe("an index, e.g. \"{{item.index}}\"") }),
     z.strictObject({ do: z.literal("toggle"), var: z.string() }),
     z.strictObject({ do: z.literal("increment"), var: z.string(), by: z.number().optional() }),
     z.strictObject({ do: z.literal("openApp"), app: z.string(), screen: z.string().optional() }),

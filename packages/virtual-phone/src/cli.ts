@@ -1,0 +1,100 @@
+// `npm run phone -- [--scenario <name|file>] [--seed N] [--adb-port 5555] [--ws-port N] [--control-port N] [--auth] [--host H]`
+import { parseArgs } from "node:util";
+import { startVirtualPhone } from "./phone.ts";
+import { builtinScenarios } from "./scenario/load.ts";
+
+const USAGE = `Usage: npm run phone -- [options]
+
+  --scenario <name|file>   built-in scenario or a scenario JSON file (default: social)
+  --seed <n>               random seed for popups (default: 1)
+  --adb-port <port>        ADB over TCP (default: 5555; 0 = any free port)
+  --ws-port <port>         ADB over WebSocket (default: 5556; 0 = any free port)
+  --control-port <port>    HTTP control API (default: 5557; 0 = any free port)
+  --auth                   require ADB RSA auth; new keys wait for "Allow USB debugging?"
+  --auth-auto-accept       with --auth: accept new keys at once
+  --host <addr>            listen address (default: 127.0.0.1)
+  --serial <serial>        device serial (default: random)
+  --verbose                log protocol problems
+  --list                   list built-in scenarios and exit
+`;
+
+function port(v: string | undefined, name: string, dflt: number): number {
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) {
+    console.error(`error: --${name} must be a port number between 0 and 65535, got "${v}"`);
+    process.exit(2);
+  }
+  return n;
+}
+
+async function main(): Promise<void> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        scenario: { type: "string" },
+        seed: { type: "string" },
+        "adb-port": { type: "string" },
+        "ws-port": { type: "string" },
+        "control-port": { type: "string" },
+        auth: { type: "boolean" },
+        "auth-auto-accept": { type: "boolean" },
+        host: { type: "string" },
+        serial: { type: "string" },
+        verbose: { type: "boolean" },
+        list: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+  } catch (e) {
+    console.error(`error: ${(e as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  if (values.list) {
+    for (const s of builtinScenarios()) console.log(`${s.name.padEnd(10)} ${s.description}`);
+    return;
+  }
+  const seed = values.seed === undefined ? 1 : Number(values.seed);
+  if (!Number.isInteger(seed)) {
+    console.error(`error: --seed must be an integer, got "${values.seed}"`);
+    process.exit(2);
+  }
+  const phone = await startVirtualPhone({
+    scenario: values.scenario,
+    seed,
+    adbPort: port(values["adb-port"], "adb-port", 5555),
+    wsPort: port(values["ws-port"], "ws-port", 5556),
+    controlPort: port(values["control-port"], "control-port", 5557),
+    auth: values.auth ?? false,
+    authAutoAccept: values["auth-auto-accept"] ?? false,
+    host: values.host,
+    serial: values.serial,
+    log: values.verbose ? (l) => console.error(l) : undefined,
+  });
+  const host = values.host && values.host !== "0.0.0.0" ? values.host : "127.0.0.1";
+  console.log(`PhoneLoop virtual phone ${phone.serial} — scenario "${phone.engine.scenario.name}", seed ${seed}`);
+  console.log(`  ADB (TCP)        adb connect ${host}:${phone.adbPort}`);
+  console.log(`  ADB (WebSocket)  ${phone.wsUrl}`);
+  console.log(`  Control API      ${phone.controlUrl}   (GET / lists the routes)`);
+  if (values.auth) console.log(`  Auth             on — ${values["auth-auto-accept"] ? "new keys are accepted at once" : `accept new keys with: curl -X POST ${phone.controlUrl}/auth/accept`}`);
+  console.log("Press Ctrl-C to stop.");
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    await phone.stop();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void stop());
+  process.on("SIGTERM", () => void stop());
+}
+
+main().catch((e: unknown) => {
+  console.error(`error: ${(e as Error).message}`);
+  process.exit(1);
+});
