@@ -1,0 +1,107 @@
+// Conformance: the same checks through @yume-chan/adb (what packages/device uses), over TCP and over WebSocket.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { randomBytes } from "node:crypto";
+import { Adb, AdbDaemonTransport } from "@yume-chan/adb";
+import { ReadableStream } from "@yume-chan/stream-extra";
+import { startVirtualPhone, type VirtualPhone } from "../index.ts";
+import { NodeCredentialStore, readAll, tcpConnection, wsConnection } from "./yume-connection.ts";
+import { inspectPng } from "./png.ts";
+
+let phone: VirtualPhone;
+let authPhone: VirtualPhone;
+
+beforeAll(async () => {
+  phone = await startVirtualPhone({ scenario: "social", seed: 1 });
+  authPhone = await startVirtualPhone({ auth: true });
+});
+afterAll(async () => {
+  await phone?.stop();
+  await authPhone?.stop();
+});
+
+const transports = [
+  ["TCP", () => tcpConnection(phone.adbPort)],
+  ["WebSocket", () => wsConnection(phone.wsUrl)],
+] as const;
+
+describe.each(transports)("@yume-chan/adb over %s", (_name, connect) => {
+  let adb: Adb;
+  beforeAll(async () => {
+    phone.engine.reset(1);
+    const connection = await connect();
+    const transport = await AdbDaemonTransport.authenticate({ serial: "vphone", connection, credentialStore: new NodeCredentialStore() });
+    adb = new Adb(transport);
+  });
+  afterAll(async () => {
+    await adb?.close();
+  });
+
+  it("reads the banner and negotiates delayed ack", () => {
+    expect(adb.banner.model).toBe("PhoneLoop Virtual");
+    expect(adb.banner.product).toBe("phoneloop_vphone");
+    expect(adb.banner.features).toEqual(expect.arrayContaining(["shell_v2", "stat_v2", "ls_v2", "delayed_ack", "sendrecv_v2"]));
+  });
+
+  it("runs shell v2 commands with exit codes and separate stderr", async () => {
+    const shell = adb.subprocess.shellProtocol!;
+    expect(await shell.spawnWaitText("echo hello")).toEqual({ stdout: "hello\n", stderr: "", exitCode: 0 });
+    const r = await shell.spawnWaitText("echo out; echo err >&2; exit 7");
+    expect(r).toEqual({ stdout: "out\n", stderr: "err\n", exitCode: 7 });
+    expect((await shell.spawnWaitText("nosuchcmd")).exitCode).toBe(127);
+  });
+
+  it("gets a valid PNG of the right size from screencap -p (plain shell)", async () => {
+    const png = Buffer.from(await adb.subprocess.noneProtocol.spawnWait("screencap -p"));
+    expect(inspectPng(png)).toMatchObject({ width: 1080, height: 2400 });
+  });
+
+  it("dumps the UI to /dev/tty", async () => {
+    const out = await adb.subprocess.noneProtocol.spawnWaitText("uiautomator dump /dev/tty");
+    expect(out).toMatch(/<\/hierarchy>UI hierchary dumped to: \/dev\/tty\n$/);
+  });
+
+  it("pushes and pulls a 1 MiB file through sync (v2 send, stat v2, list v2)", async () => {
+    const data = randomBytes(1024 * 1024);
+    const sync = await adb.sync();
+    try {
+      await sync.write({ filename: "/data/local/tmp/blob.bin", file: new ReadableStream({ start: (c) => (c.enqueue(new Uint8Array(data)), c.close()) }) });
+      const st = await sync.stat("/data/local/tmp/blob.bin");
+      expect(st.size).toBe(1024n * 1024n);
+      const names = (await sync.readdir("/data/local/tmp")).map((e) => e.name);
+      expect(names).toContain("blob.bin");
+      const back = await readAll(sync.read("/data/local/tmp/blob.bin"));
+      expect(back.equals(data)).toBe(true);
+    } finally {
+      await sync.dispose();
+    }
+  });
+
+  it("changes the screenshot and dump after input tap, and reports focus via dumpsys", async () => {
+    const none = adb.subprocess.noneProtocol;
+    const dump = await none.spawnWaitText("uiautomator dump /dev/tty");
+    const m = /text="Later"[^>]*bounds="\[(\d+),(\d+)\]\[(\d+),(\d+)\]"/.exec(dump)!;
+    const before = Buffer.from(await none.spawnWait("screencap -p"));
+    await none.spawnWait(`input tap ${(Number(m[1]) + Number(m[3])) / 2} ${(Number(m[2]) + Number(m[4])) / 2}`);
+    const after = Buffer.from(await none.spawnWait("screencap -p"));
+    expect(after.equals(before)).toBe(false);
+    expect(await none.spawnWaitText("uiautomator dump /dev/tty")).not.toContain("Update available");
+    expect(await none.spawnWaitText("dumpsys window | grep mCurrentFocus")).toMatch(/mCurrentFocus=Window\{[0-9a-f]+ u0 com\.phoneloop\.social\/com\.phoneloop\.social\.MainActivity\}/);
+  });
+});
+
+describe("@yume-chan/adb AUTH", () => {
+  it("waits on the prompt with a new key, then signs in by signature next time", async () => {
+    const store = new NodeCredentialStore();
+    const pending = AdbDaemonTransport.authenticate({ serial: "a", connection: await wsConnection(authPhone.wsUrl), credentialStore: store });
+    for (let i = 0; i < 100 && authPhone.keyStore!.listPending().length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(authPhone.keyStore!.listPending()).toHaveLength(1);
+    authPhone.keyStore!.answer("accept");
+    const adb = new Adb(await pending);
+    expect((await adb.subprocess.shellProtocol!.spawnWaitText("echo ok")).stdout).toBe("ok\n");
+    await adb.close();
+    // same key again: accepted by signature, no prompt
+    const again = new Adb(await AdbDaemonTransport.authenticate({ serial: "a", connection: await tcpConnection(authPhone.adbPort), credentialStore: store }));
+    expect(authPhone.keyStore!.listPending()).toHaveLength(0);
+    await again.close();
+  });
+});
