@@ -280,7 +280,14 @@ export class ScenarioRuntime {
   }
 
   // ---------------- input ----------------
+  /** True while a tap's handler runs: keys it presses are part of that one action. */
+  #inTap = false;
+
   #inputAction(): void {
+    if (this.#inTap) {
+      this.touch();
+      return;
+    }
     this.state.actionCount++;
     const fg = this.state.foreground;
     if (fg) {
@@ -297,7 +304,14 @@ export class ScenarioRuntime {
     }
     const layout = this.layout();
     const handler = this.#hit(layout, x, y, long);
-    if (handler) this.#handle(handler);
+    if (handler) {
+      this.#inTap = true;
+      try {
+        this.#handle(handler);
+      } finally {
+        this.#inTap = false;
+      }
+    }
     this.#inputAction();
   }
 
