@@ -3,7 +3,7 @@
 // step cap, quota stop, cancel, pause or device lost. State is checkpointed after every step.
 import { ACTION_JSON_SCHEMA, describeAction, type Action } from "../actions/schema.ts";
 import { parseAction } from "../actions/parse.ts";
-import { detectAnomalies, sampleOf, DETECTOR_LIMITS, type Anomaly } from "../detectors/index.ts";
+import { detectAnomalies, detectCycle, detectRepetition, sampleOf, DETECTOR_LIMITS, type Anomaly } from "../detectors/index.ts";
 import { encodeFrame } from "../images/index.ts";
 import { formatHistory } from "../memory/history.ts";
 import { decidePermission, needsGate, recordApproval, type PermissionDecision } from "../policy/index.ts";
@@ -324,7 +324,15 @@ export async function runExecutor(ctx: RunContext, state: RunState, checkpoint: 
       if (d.decision !== "approve") {
         ex.feedback = `The user DENIED your action ${description} (${pending.kind})${d.rationale ? `: ${d.rationale}` : ""}. It was not performed. Do not try it again; find another way to reach the goal without it, or report status infeasible.`;
         ex.samples.push(sampleOf(action, px));
-        ex.sensedAfterAction = true; // nothing changed on the phone: no post-execute detection for a denied action
+        // Nothing changed on the phone, so no screen detectors; asking for the same denied action again is still a loop.
+        ex.sensedAfterAction = true;
+        const loops = [detectRepetition(ex.samples), detectCycle(ex.samples)].filter((a): a is Anomaly => a !== null);
+        for (const a of loops) {
+          ctx.onEvent?.({ type: "anomaly", kind: a.kind, message: a.message });
+          const aev = await cp.appendEvidence({ ...base(), idempotencyKey: `${state.runId}:${stepIndex}:anomaly:${a.kind}`, kind: "anomaly", stepIndex, summary: a.message, data: { kind: a.kind } });
+          evidenceIds.push(aev.evidenceId);
+        }
+        if (loops.length) ex.reminder = anomalyReminder(loops.map((a) => a.message), state.goal, ex.todoTitle);
         await finishStep(stepIndex, action, description, "denied by the user, not performed", evidenceIds, spendThisStep);
         continue;
       }

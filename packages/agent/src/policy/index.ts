@@ -38,6 +38,9 @@ const TYPE_TIER: Partial<Record<Action["type"], Tier>> = {
   use_skill: "confirm",
 };
 
+/** Labels longer than this are treated as content, not as the name of what a tap does. */
+export const MAX_CONTROL_LABEL = 40;
+
 const RANK: Record<Tier, number> = { normal: 0, confirm: 1, high_risk: 2 };
 const max = (a: Tier, b: Tier): Tier => (RANK[a] >= RANK[b] ? a : b);
 
@@ -74,9 +77,14 @@ export function decidePermission(action: Action, ctx: PermissionContext): Permis
 
   let targetLabel: string | undefined;
   const acts = !NAVIGATION.includes(action.type);
-  if (acts && ctx.target) {
-    targetLabel = nodeLabel(ctx.target) || idWords(ctx.target.resourceId);
-    const texts = [nodeLabel(ctx.target), idWords(ctx.target.resourceId)].filter(Boolean).join(" | ");
+  // Focusing a text field publishes nothing ("Post your reply"): what is typed is judged as confirm-tier.
+  const editable = ctx.target ? /EditText|TextField|AutoComplete/i.test(ctx.target.className) : false;
+  if (acts && ctx.target && !(editable && action.type === "click")) {
+    const label = nodeLabel(ctx.target);
+    targetLabel = label || idWords(ctx.target.resourceId);
+    // A control's label is short; a long label is content (a post, a mail) — its words are data, not the action.
+    // The id only speaks when there is no visible label ("login_wall_not_now" is labelled "Not now").
+    const texts = label ? (label.length <= MAX_CONTROL_LABEL ? label : "") : idWords(ctx.target.resourceId);
     consider(matchWords(texts, HIGH_RISK_WORDS), "target element", "high_risk");
     if (tier !== "high_risk") consider(matchWords(texts, CONFIRM_WORDS), "target element", "confirm");
   }
@@ -85,8 +93,8 @@ export function decidePermission(action: Action, ctx: PermissionContext): Permis
     consider(matchWords(nodeLabel(ctx.target), HIGH_RISK_WORDS), "focused field", "high_risk");
   }
   if (action.intent && acts) {
-    consider(matchWords(action.intent, HIGH_RISK_WORDS), "declared intent", "high_risk");
-    if (tier === "normal") consider(matchWords(action.intent, CONFIRM_WORDS), "declared intent", "confirm");
+    consider(matchWords(action.intent, HIGH_RISK_WORDS, { verbPosition: true }), "declared intent", "high_risk");
+    if (tier === "normal") consider(matchWords(action.intent, CONFIRM_WORDS, { verbPosition: true }), "declared intent", "confirm");
   }
   if (action.type === "use_skill" || action.type === "open_deeplink") {
     const text = action.type === "use_skill" ? `${action.skill} ${Object.values(action.params ?? {}).join(" ")}` : action.uri;

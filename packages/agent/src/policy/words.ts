@@ -21,21 +21,21 @@ type WordList = Partial<Record<RiskCategory, string[]>>;
 /** High-risk: stop before the side effect and open a gate, every time. */
 export const HIGH_RISK_WORDS: Record<string, WordList> = {
   en: {
-    send: ["send", "send message", "reply all", "forward", "submit"],
+    send: ["send", "send message", "reply all", "forward", "submit order", "submit payment"],
     pay: ["pay", "pay now", "payment", "checkout", "check out", "confirm payment", "place order", "subscribe", "donate", "top up"],
     buy: ["buy", "buy now", "purchase", "order now", "add to cart and pay"],
     delete: ["delete", "remove", "erase", "discard", "wipe", "factory reset", "uninstall", "clear all", "empty trash"],
-    publish: ["publish", "post", "tweet", "retweet", "repost", "upload", "go live"],
+    publish: ["publish", "post", "tweet", "retweet", "repost", "upload", "go live", "reply", "comment", "send reply"],
     install: ["install", "update now", "allow installs", "get app"],
     transfer: ["transfer", "send money", "withdraw", "wire"],
     share_personal_data: ["share contacts", "export contacts", "share location", "all contacts", "password", "credit card", "share"],
   },
   zh: {
-    send: ["发送", "回复全部", "转发", "提交"],
+    send: ["发送", "回复全部", "转发"],
     pay: ["支付", "付款", "立即支付", "确认支付", "结算", "下单", "提交订单", "订阅", "充值"],
     buy: ["购买", "立即购买", "买入"],
     delete: ["删除", "移除", "清空", "卸载", "恢复出厂"],
-    publish: ["发布", "发表", "发帖", "上传", "转发微博"],
+    publish: ["发布", "发表", "发帖", "上传", "转发微博", "回复", "评论"],
     install: ["安装", "立即更新"],
     transfer: ["转账", "汇款", "提现"],
     share_personal_data: ["分享", "共享位置", "通讯录", "导出联系人", "密码", "银行卡"],
@@ -82,7 +82,11 @@ export interface WordMatch {
   language: string;
 }
 
-export function matchWords(text: string, lists: Record<string, WordList>): WordMatch | null {
+/**
+ * `verbPosition`: only count a Latin word where a verb goes (start of a clause, or after "to", "and", "then",
+ * "will"…), so a declared intent "open a post to read it" is not "post", while "forward all contacts" is.
+ */
+export function matchWords(text: string, lists: Record<string, WordList>, opts: { verbPosition?: boolean } = {}): WordMatch | null {
   const lower = text.toLowerCase();
   if (!lower.trim()) return null;
   let best: WordMatch | null = null;
@@ -90,7 +94,8 @@ export function matchWords(text: string, lists: Record<string, WordList>): WordM
     for (const [category, words] of Object.entries(list) as [RiskCategory, string[]][])
       for (const word of words) {
         // CJK has no spaces: substring; Latin scripts: whole words, so "sender" is not "send".
-        const hit = CJK.test(word) ? lower.includes(word) : new RegExp(`(^|[^\\p{L}])${escapeRe(word)}($|[^\\p{L}])`, "u").test(lower);
+        const lead = opts.verbPosition ? "(^|[.;,:!?]\\s*|\\b(?:to|and|then|will|now|i'll|i will|please|must|should)\\s+)" : "(^|[^\\p{L}])";
+        const hit = CJK.test(word) ? lower.includes(word) : new RegExp(`${lead}${escapeRe(word)}($|[^\\p{L}])`, "u").test(lower);
         if (hit && (!best || word.length > best.word.length)) best = { category, word, language };
       }
   return best;
