@@ -18,6 +18,8 @@ export interface LayoutInput {
   height: number;
   density: number;
   clock: string;
+  /** e.g. "Sunday, Nov 29" for the launcher's date widget */
+  date: string;
   battery: number;
   screenOn: boolean;
   launcher: LauncherApp[];
@@ -195,7 +197,7 @@ class Layouter {
     const cellH = this.dp(104);
     const top = statusH + this.dp(56);
     // a date widget above the grid, like a stock launcher
-    this.ops.push({ op: "text", x: this.dp(24), y: statusH + this.dp(40), text: "Sunday, Nov 29", size: this.sp(22), color: "#ffffff" });
+    this.ops.push({ op: "text", x: this.dp(24), y: statusH + this.dp(40), text: this.input.date, size: this.sp(22), color: "#ffffff" });
     this.input.launcher.forEach((app, i) => {
       const cx = (i % cols) * cellW + cellW / 2;
       const y = top + Math.floor(i / cols) * cellH;

@@ -258,9 +258,12 @@ export class ScenarioRuntime {
     const key = `${this.#version}|${loading}|${toast ?? ""}|${clock}|${this.usbPrompt?.fingerprint ?? ""}|${this.battery}`;
     if (this.#layoutCache?.key === key) return this.#layoutCache.layout;
     const ime = String(this.state.settings.secure.default_input_method);
+    const days = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+    const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
     const input: LayoutInput = {
       ...this.device,
       clock,
+      date: `${days[d.getUTCDay()]}, ${months[d.getUTCMonth()]} ${d.getUTCDate()}`,
       battery: this.battery,
       screenOn: this.state.screenOn,
       launcherPackage: LAUNCHER_PACKAGE,
