@@ -1,11 +1,13 @@
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { appendEvidence, AppendEvidenceInput, evidenceList, EvidenceListInput, getBlob, putBlob, PutBlobInput } from "@phoneloop/state";
+import { appendEvidence, AppendEvidenceInput, evidenceByKey, EvidenceByKeyInput, evidenceList, EvidenceListInput, getBlob, putBlob, PutBlobInput } from "@phoneloop/state";
 import { acting, publicProcedure } from "../trpc.ts";
 
 export const evidenceRouter = {
   /** A goal's evidence, oldest first, by run, todo or kind. */
   list: publicProcedure.input(EvidenceListInput).query(({ ctx, input }) => evidenceList(ctx.db, input)),
+  /** One evidence row by its idempotency key, or null. */
+  byKey: publicProcedure.input(EvidenceByKeyInput).query(({ ctx, input }) => evidenceByKey(ctx.db, input)),
   append: publicProcedure.input(AppendEvidenceInput).mutation(({ ctx, input }) => appendEvidence(ctx.db, input, acting(ctx))),
   /** Stores bytes (base64 over JSON) by content hash; evidence refers to them by sha256. */
   putBlob: publicProcedure.input(PutBlobInput).mutation(({ ctx, input }) => putBlob(ctx.db, input, acting(ctx))),

@@ -3,6 +3,8 @@ import {
   cancelGoal,
   createGoal,
   CreateGoalInput,
+  GoalDetailInput,
+  goalDetail,
   GoalStatusChangeInput,
   pauseGoal,
   resumeGoal,
@@ -12,6 +14,8 @@ import {
 import { acting, publicProcedure } from "../trpc.ts";
 
 export const goalRouter = {
+  /** One goal: objective, bounds, non-goals, status. */
+  get: publicProcedure.input(GoalDetailInput).query(({ ctx, input }) => goalDetail(ctx.db, input)),
   create: publicProcedure.input(CreateGoalInput).mutation(({ ctx, input }) => createGoal(ctx.db, input, acting(ctx))),
   update: publicProcedure.input(UpdateGoalInput).mutation(({ ctx, input }) => updateGoal(ctx.db, input, acting(ctx))),
   pause: publicProcedure.input(GoalStatusChangeInput).mutation(({ ctx, input }) => pauseGoal(ctx.db, input, acting(ctx))),

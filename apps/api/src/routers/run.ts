@@ -5,6 +5,8 @@ import {
   finishRun,
   FinishRunInput,
   resumeRun,
+  runDetail,
+  RunDetailInput,
   ResumeRunInput,
   saveCheckpoint,
   SaveCheckpointInput,
@@ -14,6 +16,8 @@ import {
 import { acting, publicProcedure } from "../trpc.ts";
 
 export const runRouter = {
+  /** One run with its last checkpoint and its steps. */
+  get: publicProcedure.input(RunDetailInput).query(({ ctx, input }) => runDetail(ctx.db, input)),
   start: publicProcedure.input(StartRunInput).mutation(({ ctx, input }) => startRun(ctx.db, input, acting(ctx))),
   appendStep: publicProcedure.input(AppendStepInput).mutation(({ ctx, input }) => appendStep(ctx.db, input, acting(ctx))),
   checkpoint: publicProcedure.input(SaveCheckpointInput).mutation(({ ctx, input }) => saveCheckpoint(ctx.db, input, acting(ctx))),

@@ -17,6 +17,8 @@ import {
   retryTodo,
   RetryTodoInput,
   startTodo,
+  todoList,
+  TodoListInput,
   StartTodoInput,
   validateTodo,
   ValidateTodoInput,
@@ -26,6 +28,8 @@ import {
 import { acting, publicProcedure } from "../trpc.ts";
 
 export const todoRouter = {
+  /** A goal's todos in plan order with inputs, outputs, capabilities, values, holder and open gate. */
+  list: publicProcedure.input(TodoListInput).query(({ ctx, input }) => todoList(ctx.db, input)),
   add: publicProcedure.input(AddTodosInput).mutation(({ ctx, input }) => addTodos(ctx.db, input, acting(ctx))),
   replan: publicProcedure.input(ReplanTodosInput).mutation(({ ctx, input }) => replanTodos(ctx.db, input, acting(ctx))),
   /** A given todo, or the next eligible one; `claimed: false` with a reason when there is none. */
