@@ -1,6 +1,6 @@
 // Runs a parsed command line against the registered commands, like Android's /system/bin/sh would.
 import { FsError } from "../device/filesystem.ts";
-import { parseCommandLine, ShellSyntaxError, type SimpleCommand } from "./parse.ts";
+import { parseCommandLine, ShellSyntaxError, splitFirst, type SimpleCommand } from "./parse.ts";
 import type { CommandContext, CommandRegistry, ShellHost } from "./types.ts";
 
 export interface ShellSinks {
@@ -20,6 +20,30 @@ export class Shell {
 
   /** Runs one command line; returns the exit status. */
   async run(line: string, sinks: ShellSinks, stdin: Buffer = Buffer.alloc(0)): Promise<number> {
+    try {
+      parseCommandLine(line); // syntax check of the whole line first, as sh does
+    } catch (e) {
+      if (e instanceof ShellSyntaxError) {
+        sinks.err(Buffer.from(`/system/bin/sh: ${e.message}\n`));
+        return (this.lastStatus = 2);
+      }
+      throw e;
+    }
+    let rest: string | null = line;
+    let op: ";" | "&&" | "||" = ";";
+    let status = 0;
+    while (rest !== null) {
+      const split = splitFirst(rest);
+      const head = split ? split.head : rest;
+      const skip = (op === "&&" && status !== 0) || (op === "||" && status === 0);
+      if (!skip && head.trim()) status = await this.#runList(head, sinks, stdin);
+      op = split?.op ?? ";";
+      rest = split ? split.rest : null;
+    }
+    return status;
+  }
+
+  async #runList(line: string, sinks: ShellSinks, stdin: Buffer): Promise<number> {
     let list;
     try {
       list = parseCommandLine(line, { "?": String(this.lastStatus), HOME: "/", PATH: "/system/bin:/system/xbin", EXTERNAL_STORAGE: "/sdcard", ANDROID_DATA: "/data" });

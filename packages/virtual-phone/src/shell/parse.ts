@@ -20,7 +20,7 @@ export class ShellSyntaxError extends Error {
   readonly code = "SHELL_SYNTAX";
 }
 
-type Token = { kind: "word"; value: string } | { kind: "op"; value: string };
+type Token = { kind: "word"; value: string } | { kind: "op"; value: string; pos: number };
 
 export function tokenize(line: string, env: Record<string, string> = {}): Token[] {
   const tokens: Token[] = [];
@@ -98,18 +98,18 @@ export function tokenize(line: string, env: Record<string, string> = {}): Token[
         word = "";
         inWord = false;
         const two = line.slice(i, i + 2);
-        if (two === ">>") (tokens.push({ kind: "op", value: fd + ">>" }), (i += 2));
-        else if (two === ">&") (tokens.push({ kind: "op", value: fd + ">&" }), (i += 2));
-        else (tokens.push({ kind: "op", value: fd + c }), i++);
+        if (two === ">>") (tokens.push({ kind: "op", value: fd + ">>", pos: i }), (i += 2));
+        else if (two === ">&") (tokens.push({ kind: "op", value: fd + ">&", pos: i }), (i += 2));
+        else (tokens.push({ kind: "op", value: fd + c, pos: i }), i++);
         continue;
       }
       push();
       const two = line.slice(i, i + 2);
       if (two === "&&" || two === "||" || two === ">>" || two === ">&") {
-        tokens.push({ kind: "op", value: two });
+        tokens.push({ kind: "op", value: two, pos: i });
         i += 2;
       } else {
-        tokens.push({ kind: "op", value: c });
+        tokens.push({ kind: "op", value: c, pos: i });
         i++;
       }
     } else {
@@ -166,4 +166,14 @@ export function parseCommandLine(line: string, env: Record<string, string> = {})
   }
   endPipeline(";");
   return list;
+}
+
+/**
+ * Splits a command line at its first top-level ;, &&, || or & so each part is expanded only when it runs
+ * (`false; echo $?` must see the status of `false`). Returns null when there is no separator.
+ */
+export function splitFirst(line: string): { head: string; op: ";" | "&&" | "||"; rest: string } | null {
+  const t = tokenize(line).find((x) => x.kind === "op" && (x.value === ";" || x.value === "&&" || x.value === "||" || x.value === "&"));
+  if (!t || t.kind !== "op") return null;
+  return { head: line.slice(0, t.pos), op: t.value === "&" ? ";" : (t.value as ";" | "&&" | "||"), rest: line.slice(t.pos + t.value.length) };
 }

@@ -230,7 +230,7 @@ function listPackages(ctx: CommandContext, args: string[]): number {
   const withPath = args.includes("-f");
   const filter = args.find((a) => !a.startsWith("-"));
   const user = [...rt.apps.values()].map((a) => a.package);
-  const all = third ? user : system ? SYSTEM_PACKAGES : [...SYSTEM_PACKAGES, ...user];
+  const all = third ? user.filter((p) => !SYSTEM_PACKAGES.includes(p)) : system ? SYSTEM_PACKAGES : [...new Set([...SYSTEM_PACKAGES, ...user])];
   for (const p of all) {
     if (filter && !p.includes(filter)) continue;
     ctx.out(withPath ? `package:/data/app/~~${hex(p, 10)}==/${p}-1/base.apk=${p}\n` : `package:${p}\n`);

@@ -1,0 +1,108 @@
+// The daemon against raw packets: handshake, refused services, flow control with and without delayed ack.
+import { describe, expect, it } from "vitest";
+import { AdbDaemonSession, type ServiceRouter } from "./daemon.ts";
+import { AdbCommand, AdbMessageParser, encodeMessage, type AdbMessage } from "./message.ts";
+import { AdbKeyStore } from "./auth.ts";
+
+function harness(router: ServiceRouter, opts: { keyStore?: AdbKeyStore } = {}) {
+  const out: AdbMessage[] = [];
+  const parser = new AdbMessageParser();
+  let closed = false;
+  const session = new AdbDaemonSession(
+    { send: (h, p) => out.push(...parser.push(Buffer.concat([h, p]))), close: () => (closed = true) },
+    { banner: "device::ro.product.model=T;features=shell_v2,delayed_ack", features: ["shell_v2", "delayed_ack"], router, keyStore: opts.keyStore },
+  );
+  const send = (command: number, arg0: number, arg1: number, payload: string | Buffer = "") => {
+    const { header, payload: p } = encodeMessage({ command, arg0, arg1, payload: Buffer.isBuffer(payload) ? payload : Buffer.from(payload) }, false);
+    session.receive(header);
+    if (p.length) session.receive(p);
+  };
+  return { out, send, session, isClosed: () => closed };
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+const name = (m: AdbMessage) => Buffer.from(new Uint32Array([m.command]).buffer).toString("latin1");
+
+describe("AdbDaemonSession", () => {
+  it("answers CNXN with its banner and ignores OPEN before it", () => {
+    const h = harness(() => null);
+    h.send(AdbCommand.OPEN, 1, 0, "shell:ls");
+    expect(h.out).toHaveLength(0);
+    h.send(AdbCommand.CNXN, 0x01000001, 256 * 1024, "host::features=shell_v2");
+    expect(h.out.map(name)).toEqual(["CNXN"]);
+    expect(h.out[0]!.payload.toString()).toContain("ro.product.model=T");
+    expect(h.session.delayedAck).toBe(false);
+  });
+
+  it("refuses an unknown service with CLSE(0, remote)", () => {
+    const h = harness(() => null);
+    h.send(AdbCommand.CNXN, 0x01000001, 4096, "host::");
+    h.send(AdbCommand.OPEN, 7, 0, "nope:");
+    expect(h.out.at(-1)).toMatchObject({ command: AdbCommand.CLSE, arg0: 0, arg1: 7 });
+  });
+
+  it("without delayed ack, keeps one WRTE in flight until the client's OKAY", async () => {
+    const h = harness(() => async (s) => {
+      await s.write(Buffer.alloc(10, 1));
+      await s.write(Buffer.alloc(10, 2));
+    });
+    h.send(AdbCommand.CNXN, 0x01000001, 4096, "host::");
+    h.send(AdbCommand.OPEN, 5, 0, "svc:");
+    await tick();
+    expect(h.out.slice(1).map(name)).toEqual(["OKAY", "WRTE"]);
+    const local = h.out[1]!.arg0;
+    await tick();
+    expect(h.out.slice(1).map(name)).toEqual(["OKAY", "WRTE"]); // still waiting for the client's OKAY
+    h.send(AdbCommand.OKAY, 5, local);
+    await tick();
+    // the service is done once its last WRTE is sent; adbd closes without waiting for that OKAY too
+    expect(h.out.slice(1).map(name)).toEqual(["OKAY", "WRTE", "WRTE", "CLSE"]);
+  });
+
+  it("with delayed ack, sends up to the client's window and acks client writes with byte counts", async () => {
+    let received = "";
+    const h = harness(() => async (s) => {
+      received = (await s.input.readExactly(3)).toString();
+      await s.write(Buffer.alloc(6000, 7)); // split by max payload 4096, then limited by the 5000-byte window
+    });
+    h.send(AdbCommand.CNXN, 0x01000001, 4096, "host::features=shell_v2,delayed_ack");
+    expect(h.session.delayedAck).toBe(true);
+    h.send(AdbCommand.OPEN, 9, 5000, "svc:");
+    const okay = h.out.at(-1)!;
+    expect(okay.command).toBe(AdbCommand.OKAY);
+    expect(okay.payload.length).toBe(4);
+    h.send(AdbCommand.WRTE, 9, okay.arg0, "abc");
+    await tick();
+    expect(received).toBe("abc");
+    const acks = h.out.filter((m) => m.command === AdbCommand.OKAY && m.arg1 === 9);
+    expect(acks.at(-1)!.payload.readUInt32LE(0)).toBe(3);
+    const writes = () => h.out.filter((m) => m.command === AdbCommand.WRTE).map((m) => m.payload.length);
+    expect(writes()).toEqual([4096]);
+    const ack = Buffer.alloc(4);
+    ack.writeUInt32LE(4096);
+    h.send(AdbCommand.OKAY, 9, okay.arg0, ack);
+    await tick();
+    expect(writes()).toEqual([4096, 1904]);
+  });
+
+  it("drops the connection on a corrupt header", () => {
+    const h = harness(() => null);
+    const bad = Buffer.alloc(24, 0xff);
+    h.session.receive(bad);
+    expect(h.isClosed()).toBe(true);
+  });
+
+  it("asks for a signature, then for the public key, under AUTH", () => {
+    const store = new AdbKeyStore("prompt");
+    const h = harness(() => null, { keyStore: store });
+    h.send(AdbCommand.CNXN, 0x01000001, 4096, "host::");
+    expect(h.out.map(name)).toEqual(["AUTH"]);
+    expect(h.out[0]).toMatchObject({ arg0: 1 });
+    expect(h.out[0]!.payload.length).toBe(20);
+    h.send(AdbCommand.AUTH, 2, 0, Buffer.alloc(256, 1)); // a signature no accepted key made
+    expect(h.out.map(name)).toEqual(["AUTH", "AUTH"]);
+    expect(h.session.state).toBe("unauthorized");
+    h.send(AdbCommand.OPEN, 1, 0, "shell:id");
+    expect(h.out).toHaveLength(2);
+  });
+});
