@@ -21,6 +21,7 @@ const migrations = await applyMigrations(databaseUrl);
 console.log(`Database ${redact(databaseUrl)}: ${migrations.applied.length} migration(s) applied.`);
 
 const children: ChildProcess[] = [];
+let stopping = false;
 function launch(name: string, args: string[], env: Record<string, string>): void {
   const child = spawn("npx", args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   const prefix = (chunk: Buffer) =>
@@ -48,7 +49,7 @@ launch("api", ["tsx", "apps/api/src/server.ts"], {
   API_HOST: host,
   WEB_ORIGIN: `http://${host}:${webPort}`,
 });
-launch("web", ["next", "dev", "apps/web", "-p", String(webPort), "-H", host], { NEXT_PUBLIC_API_URL: apiUrl });
+launch("web", ["next", "dev", "apps/web", "-p", String(webPort), "-H", host], { NEXT_PUBLIC_API_URL: apiUrl, NEXT_TELEMETRY_DISABLED: "1" });
 if (existsSync(join(root, "packages/virtual-phone/src/cli.ts"))) {
   launch("phone", ["tsx", "packages/virtual-phone/src/cli.ts"], {});
 }
@@ -57,7 +58,6 @@ await waitFor(`${apiUrl}/health`, "API");
 await waitFor(`http://${host}:${webPort}/`, "web app");
 console.log(`\nPhoneLoop is running: http://${host}:${webPort}  (API ${apiUrl})\nPress Ctrl-C to stop.`);
 
-let stopping = false;
 async function stop(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
