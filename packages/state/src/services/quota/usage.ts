@@ -61,7 +61,9 @@ export async function policyUsage(
     FROM "QuotaPolicy" p CROSS JOIN tm
     LEFT JOIN "QuotaSpend" s ON
       ((p."scope" = 'goal' AND s."goalId" = p."goalId") OR (p."scope" = 'agent' AND s."agentId" = p."agentId"))
-      AND s."createdAt" > tm."now" - p."windowMs" * interval '1 millisecond' AND s."createdAt" <= tm."now"
+      -- No upper bound: a spend committed by a transaction that started after ours is stamped later than our now(),
+      -- and it still counts.
+      AND s."createdAt" > tm."now" - p."windowMs" * interval '1 millisecond'
     WHERE (p."scope" = 'goal' AND p."goalId" = ${goalId}) OR (p."scope" = 'agent' AND p."agentId" = ${agentId})
     GROUP BY p."id", tm."now"
     ORDER BY p."id"`;

@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, manualClock, rid, seedAgent, seedClaimed, seedGate, seedGoal, seedTodos, type TestDatabase } from "../../testing/index.ts";
+import { TURN_RESULT_KINDS, TURN_RESULT_TRANSITION, TURN_ROUTES, decideTurnRoute, type TurnSnapshot } from "../../domain/turn.ts";
+import { TODO_TRANSITIONS } from "../../domain/todo-transitions.ts";
+import { StateError } from "../../domain/errors.ts";
+import { recordTurnResult } from "./record-turn-result.ts";
+import { routeTurn } from "./route-turn.ts";
+import { startTodo } from "../todo/holder-ops.ts";
+import { setQuotaPolicy } from "../quota/set-quota-policy.ts";
+import { claimTodo } from "../todo/claim-todo.ts";
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(async () => {
+  await t.drop();
+});
+
+async function running(ctx?: { clock: ReturnType<typeof manualClock> }) {
+  const s = await seedClaimed(t.db, ctx);
+  const ref = { todoId: s.todo.id, agentId: s.agent.id, leaseKey: s.claim.lease.idempotencyKey };
+  await startTodo(t.db, ref, ctx);
+  return { ...s, ref };
+}
+
+describe("turn result → exactly one todo transition (table)", () => {
+  it("maps every result kind to a transition that is legal from running", () => {
+    for (const kind of TURN_RESULT_KINDS) expect(TODO_TRANSITIONS.running[TURN_RESULT_TRANSITION[kind]]).toBeDefined();
+  });
+
+  for (const kind of TURN_RESULT_KINDS) {
+    const event = TURN_RESULT_TRANSITION[kind];
+    const to = TODO_TRANSITIONS.running[event];
+    it(`${kind}: running --${event}--> ${to}`, async () => {
+      const { todo, ref } = await running();
+      const r = await recordTurnResult(t.db, { ...ref, kind, summary: `turn ended ${kind}`, values: { seen: kind } });
+      expect(r.kind).toBe(kind);
+      expect(r.transitions).toEqual([{ kind, from: "running", to }]);
+      const after = await t.db.todo.findUniqueOrThrow({ where: { id: todo.id } });
+      expect(after.state).toBe(to);
+      expect(after.lastResult).toBe(kind);
+      // Only validated results write values back.
+      expect(after.values).toEqual(kind.startsWith("validated_") ? { seen: kind } : {});
+      expect(await t.db.event.count({ where: { subjectId: todo.id, operator: "turn.result" } })).toBe(1);
+    });
+  }
+});
+
+describe("spend after validated writeback", () => {
+  it("spends once, after the writeback, idempotently on the key", async () => {
+    const { todo, goal, ref } = await running();
+    const key = rid("turn");
+    const a = await recordTurnResult(t.db, { ...ref, kind: "validated_progress", summary: "opened booking form", spend: { key, steps: 1, tokens: 900, microUsd: 1200 } });
+    expect(a.spend).toMatchObject({ key, steps: 1, tokens: 900, microUsd: 1200, todoId: todo.id });
+    const events = await t.db.event.findMany({ where: { goalId: goal.id, operator: { in: ["turn.result", "quota.spend"] } }, orderBy: { id: "asc" } });
+    expect(events.map((e) => e.operator)).toEqual(["turn.result", "quota.spend"]);
+    await recordTurnResult(t.db, { ...ref, kind: "validated_progress", summary: "again", spend: { key, steps: 1 } });
+    expect(await t.db.quotaSpend.count({ where: { key } })).toBe(1);
+  });
+
+  it("a non-validated result spends nothing", async () => {
+    const { ref, goal } = await running();
+    const r = await recordTurnResult(t.db, { ...ref, kind: "host_failure", summary: "adb disconnected", spend: { key: rid("k"), steps: 1 } });
+    expect(r.spend).toBeNull();
+    expect(await t.db.quotaSpend.count({ where: { goalId: goal.id } })).toBe(0);
+  });
+
+  it("a failed spend yields quota_spend_failed: the writeback stands, then its own transition applies", async () => {
+    const { todo, goal, ref } = await running();
+    await setQuotaPolicy(t.db, { scope: "goal", goalId: goal.id, windowMs: 60_000, maxTokens: 100 });
+    const r = await recordTurnResult(t.db, { ...ref, kind: "validated_progress", summary: "filled the form", values: { name: "Ada" }, spend: { key: rid("k"), tokens: 500 } });
+    expect(r.kind).toBe("quota_spend_failed");
+    expect(r.spendError?.code).toBe("QUOTA_EXCEEDED");
+    expect(r.transitions).toEqual([
+      { kind: "validated_progress", from: "running", to: "running" },
+      { kind: "quota_spend_failed", from: "running", to: "blocked" },
+    ]);
+    const after = await t.db.todo.findUniqueOrThrow({ where: { id: todo.id } });
+    expect(after).toMatchObject({ state: "blocked", lastResult: "quota_spend_failed", values: { name: "Ada" } });
+    expect(await t.db.quotaSpend.count({ where: { goalId: goal.id } })).toBe(0);
+  });
+
+  it("a stale holder cannot record a result", async () => {
+    const clock = manualClock(new Date("2026-11-29T07:00:00Z"));
+    const { ref, todo } = await running({ clock });
+    clock.advance(60_001);
+    const e = await recordTurnResult(t.db, { ...ref, kind: "validated_completion", summary: "done" }, { clock }).catch((x: StateError) => x);
+    expect((e as StateError).code).toBe("CONFLICT");
+    expect((await t.db.todo.findUniqueOrThrow({ where: { id: todo.id } })).state).toBe("running");
+  });
+});
+
+describe("turn route", () => {
+  const base: TurnSnapshot = {
+    goalStatus: "active",
+    todo: { state: "running", attempts: 0, lastResult: null, inputs: [], values: {} },
+    lease: { ownerId: "a1", expired: false },
+    agentId: "a1",
+    openGates: 0,
+    quota: { decision: "run" },
+    maxAttempts: 5,
+  };
+  type Over = Omit<Partial<TurnSnapshot>, "todo"> & { todo?: Partial<TurnSnapshot["todo"]> };
+  const cases: [string, Over, (typeof TURN_ROUTES)[number]][] = [
+    ["held and clear", {}, "ready_for_host"],
+    ["last turn needs repair", { todo: { lastResult: "validation_failed" } }, "repair_required"],
+    ["out of attempts", { todo: { attempts: 5 } }, "replan_required"],
+    ["failed todo", { todo: { state: "failed" } }, "replan_required"],
+    ["open gate", { openGates: 1 }, "user_action_required"],
+    ["held by someone else", { lease: { ownerId: "a2", expired: false } }, "wait"],
+    ["throttled", { quota: { decision: "skip", reason: "throttled" } }, "wait"],
+    ["exhausted", { quota: { decision: "skip", reason: "exhausted" } }, "blocked"],
+    ["paused goal", { goalStatus: "paused" }, "blocked"],
+    ["blocked todo", { todo: { state: "blocked" } }, "blocked"],
+    ["missing declared input", { todo: { inputs: ["date"] } }, "contract_error"],
+    ["held state without a lease", { lease: null }, "contract_error"],
+  ];
+  for (const [name, over, route] of cases) {
+    it(`${name} → ${route}`, () => {
+      expect(decideTurnRoute({ ...base, ...over, todo: { ...base.todo, ...over.todo } }).route).toBe(route);
+    });
+  }
+
+  it("is computed from database state", async () => {
+    const { ref, goal, todo } = await running();
+    expect((await routeTurn(t.db, { todoId: todo.id, agentId: ref.agentId })).route).toBe("ready_for_host");
+    const other = await seedAgent(t.db);
+    expect((await routeTurn(t.db, { todoId: todo.id, agentId: other.id })).route).toBe("wait");
+    await seedGate(t.db, goal.id, { todoId: todo.id });
+    expect(await routeTurn(t.db, { todoId: todo.id, agentId: ref.agentId })).toMatchObject({ route: "user_action_required" });
+
+    const g2 = await seedGoal(t.db);
+    const [needsDate] = await seedTodos(t.db, g2.id, 1, { inputs: ["date"] });
+    const a = await seedAgent(t.db);
+    await claimTodo(t.db, { agentId: a.id, todoId: needsDate!.id });
+    expect((await routeTurn(t.db, { todoId: needsDate!.id, agentId: a.id })).route).toBe("contract_error");
+  });
+});
