@@ -76,7 +76,9 @@ function orderedWriter(write: (b: Buffer) => Promise<void>) {
 
 async function shellRaw(stream: DeviceStream, ctx: ServiceContext, command: string, pty: boolean): Promise<void> {
   const w = orderedWriter((b) => stream.write(pty ? toPty(b) : b));
-  await makeShell(ctx).run(command, { out: (d) => w.push(d), err: (d) => w.push(d) });
+  // `adb exec-in cat > f` streams stdin until the client closes its side
+  const stdin = !pty && readsStdin(command) ? await stream.input.readAll() : Buffer.alloc(0);
+  await makeShell(ctx).run(command, { out: (d) => w.push(d), err: (d) => w.push(d) }, stdin);
   await w.flush();
 }
 

@@ -81,6 +81,15 @@ describe("real adb client over TCP", () => {
     expect(missing.code).not.toBe(0);
   });
 
+  it("streams stdin into exec-in and shell commands that read it", async () => {
+    const r = await adb.run(["-s", serial, "exec-in", "cat > /sdcard/in.txt"], Buffer.from("from stdin\n"));
+    expect(r.code, r.stderr).toBe(0);
+    expect((await sh("shell", "cat /sdcard/in.txt")).stdout.toString()).toBe("from stdin\n");
+    const interactive = await adb.run(["-s", serial, "shell"], Buffer.from("echo hi\ngetprop ro.product.device\nexit\n"));
+    expect(interactive.stdout.toString()).toContain("hi");
+    expect(interactive.stdout.toString()).toContain("vphone");
+  });
+
   it("changes the next screenshot and dump after input tap on a button", async () => {
     const before = (await sh("exec-out", "screencap -p")).stdout;
     const dump = (await sh("exec-out", "uiautomator dump /dev/tty")).stdout.toString();

@@ -17,6 +17,8 @@ export interface LayoutInput {
   width: number;
   height: number;
   density: number;
+  /** Settings > Display > Font size (system font_scale); scales text, not layout. */
+  fontScale?: number;
   clock: string;
   /** e.g. "Sunday, Nov 29" for the launcher's date widget */
   date: string;
@@ -113,7 +115,7 @@ class Layouter {
     return Math.round(n * this.d);
   }
   sp(n: number): number {
-    return n * this.d;
+    return n * this.d * (this.input.fontScale ?? 1);
   }
 
   run(): ScreenLayout {

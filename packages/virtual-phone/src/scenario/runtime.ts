@@ -263,6 +263,7 @@ export class ScenarioRuntime {
     const input: LayoutInput = {
       ...this.device,
       clock,
+      fontScale: Math.min(2, Math.max(0.5, Number(this.state.settings.system.font_scale) || 1)),
       date: `${days[d.getUTCDay()]}, ${months[d.getUTCMonth()]} ${d.getUTCDate()}`,
       battery: this.battery,
       screenOn: this.state.screenOn,
