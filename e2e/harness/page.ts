@@ -102,17 +102,15 @@ const harness = {
   openDeeplink: (u: string) => need().openDeeplink(u),
   waitForStable: (timeoutMs?: number) => need().waitForStable({ timeoutMs }),
   close: () => need().close(),
-  /** Starts a screenshot, pulls the cable once `afterTransfers` more USB IN transfers went by, reports how it ended. */
-  async screenshotThenUnplug(afterTransfers = 2, giveUpMs = 2_000) {
-    const standIn = (window as unknown as { __webUsbStandIn: { stats: { transfersIn: number }; unplug(): void } }).__webUsbStandIn;
-    const start = standIn.stats.transfersIn;
+  /** Pulls the cable once `afterBytes` bytes of the screenshot have arrived, and reports how every pending call ended. */
+  async screenshotThenUnplug(afterBytes = 4_096, giveUpMs = 2_000) {
+    const standIn = (window as unknown as { __webUsbStandIn: { unplugAfterBytesIn(n: number): void } }).__webUsbStandIn;
+    standIn.unplugAfterBytesIn(afterBytes);
     const shot = outcome(need().screenshot());
     const others = outcome(need().uiTree());
-    while (standIn.stats.transfersIn < start + afterTransfers) await new Promise((r) => setTimeout(r, 1));
-    standIn.unplug();
     const hung = new Promise<"hung">((r) => setTimeout(() => r("hung"), giveUpMs));
     const [a, b] = await Promise.all([Promise.race([shot, hung]), Promise.race([others, hung])]);
-    return { screenshot: a, uiTree: b, transfersBeforeUnplug: standIn.stats.transfersIn - start };
+    return { screenshot: a, uiTree: b };
   },
   outcome: <K extends keyof Device>(method: K, ...args: unknown[]) => outcome((need()[method] as (...a: unknown[]) => Promise<unknown>)(...args)),
 };

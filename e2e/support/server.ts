@@ -46,7 +46,8 @@ const server = createServer(async (req, res) => {
     }
     if (req.method === "POST" && url.pathname === "/phones") {
       const opts = await body(req);
-      const phone = await startVirtualPhone({ adbPort: 0, wsPort: 0, controlPort: 0, host: "127.0.0.1", ...opts });
+      const log = process.env.DEVICE_E2E_LOG ? (line: string) => console.log(`[phone ${nextId}] ${line}`) : undefined;
+      const phone = await startVirtualPhone({ adbPort: 0, wsPort: 0, controlPort: 0, host: "127.0.0.1", log, ...opts });
       const id = String(nextId++);
       phones.set(id, phone);
       res.setHeader("content-type", "application/json");

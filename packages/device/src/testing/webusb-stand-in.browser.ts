@@ -39,6 +39,8 @@ export interface WebUsbStandInHandle {
   readonly config: Required<WebUsbStandInConfig>;
   /** Simulates pulling the cable: pending transfers fail and a `disconnect` event fires. */
   unplug(): void;
+  /** Pulls the cable in the middle of a transfer: once `bytes` more bytes were read from the phone, the next read fails. */
+  unplugAfterBytesIn(bytes: number): void;
 }
 
 declare global {
@@ -92,6 +94,7 @@ export function installWebUsbStandIn(input: WebUsbStandInConfig): WebUsbStandInH
   // Host → device framing check state.
   let expectPayload = 0;
   let lastOutLength = -1;
+  let unplugBudget = Infinity;
 
   const deliver = (transfer: Uint8Array) => {
     const reader = readers.shift();
@@ -220,6 +223,12 @@ export function installWebUsbStandIn(input: WebUsbStandInConfig): WebUsbStandInH
         inQueue.unshift(transfer.slice(length));
         transfer = transfer.slice(0, length);
       }
+      if (transfer.length > 0 && transfer.length >= unplugBudget) {
+        // The cable comes out while this transfer is on the wire: the host never gets it.
+        handle.unplug();
+        throw networkError();
+      }
+      unplugBudget -= transfer.length;
       stats.transfersIn++;
       const data = new DataView(transfer.buffer, transfer.byteOffset, transfer.byteLength);
       return { data, status: "ok" } as USBInTransferResult;
@@ -309,6 +318,9 @@ export function installWebUsbStandIn(input: WebUsbStandInConfig): WebUsbStandInH
       ws?.close();
       failAll(networkError());
       disconnectEvent();
+    },
+    unplugAfterBytesIn(bytes: number) {
+      unplugBudget = bytes;
     },
   };
 
