@@ -293,15 +293,24 @@ export function paint(ctx: SKRSContext2D, ops: PaintOp[]): void {
   }
 }
 
-/** Renders to raw RGBA pixels. */
+let surface: { canvas: ReturnType<typeof createCanvas>; width: number; height: number } | null = null;
+
+/**
+ * Renders to raw RGBA pixels. One canvas is reused, and its pixels are read without the un-premultiply copy
+ * getImageData makes (the screen is opaque, so premultiplied equals straight). The buffer is valid until the
+ * next render: encode or copy it first.
+ */
 export function renderRgba(layout: ScreenLayout): { width: number; height: number; rgba: Buffer } {
-  const canvas = createCanvas(layout.width, layout.height);
-  const ctx = canvas.getContext("2d");
+  if (!surface || surface.width !== layout.width || surface.height !== layout.height) {
+    surface = { canvas: createCanvas(layout.width, layout.height), width: layout.width, height: layout.height };
+  }
+  const ctx = surface.canvas.getContext("2d");
+  ctx.save();
   ctx.fillStyle = "#ffffff";
   ctx.fillRect(0, 0, layout.width, layout.height);
   paint(ctx, layout.ops);
-  const data = ctx.getImageData(0, 0, layout.width, layout.height).data;
-  return { width: layout.width, height: layout.height, rgba: Buffer.from(data.buffer, data.byteOffset, data.byteLength) };
+  ctx.restore();
+  return { width: layout.width, height: layout.height, rgba: surface.canvas.data() };
 }
 
 function chunk(type: string, data: Buffer): Buffer {
