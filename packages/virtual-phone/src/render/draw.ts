@@ -1,5 +1,5 @@
 // Paints a laid-out screen onto a canvas and encodes it as PNG.
-import { createCanvas, type SKRSContext2D } from "@napi-rs/canvas";
+import { createCanvas, type Canvas, type SKRSContext2D } from "@napi-rs/canvas";
 import { deflateSync, crc32 } from "node:zlib";
 import { ensureFonts, font } from "./fonts.ts";
 import type { PaintOp, ScreenLayout } from "./view.ts";
@@ -293,7 +293,7 @@ export function paint(ctx: SKRSContext2D, ops: PaintOp[]): void {
   }
 }
 
-let surface: { canvas: ReturnType<typeof createCanvas>; width: number; height: number } | null = null;
+let surface: { canvas: Canvas; width: number; height: number } | null = null;
 
 /**
  * Renders to raw RGBA pixels. One canvas is reused, and its pixels are read without the un-premultiply copy
@@ -304,13 +304,14 @@ export function renderRgba(layout: ScreenLayout): { width: number; height: numbe
   if (!surface || surface.width !== layout.width || surface.height !== layout.height) {
     surface = { canvas: createCanvas(layout.width, layout.height), width: layout.width, height: layout.height };
   }
-  const ctx = surface.canvas.getContext("2d");
+  const canvas = surface.canvas;
+  const ctx = canvas.getContext("2d");
   ctx.save();
   ctx.fillStyle = "#ffffff";
   ctx.fillRect(0, 0, layout.width, layout.height);
   paint(ctx, layout.ops);
   ctx.restore();
-  return { width: layout.width, height: layout.height, rgba: surface.canvas.data() };
+  return { width: layout.width, height: layout.height, rgba: canvas.data() };
 }
 
 function chunk(type: string, data: Buffer): Buffer {
