@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@phoneloop/state/testing";
 import { createApiServer, type ApiServer } from "./api-server.ts";
-import type { StreamedEvent } from "./events.ts";
+import { EVENTS_APPLICATION_NAME, type StreamedEvent } from "./events.ts";
 import { testClient } from "./test-client.ts";
 
 let t: TestDatabase;
@@ -97,6 +97,22 @@ describe("event stream", () => {
     await onA.until(1);
     onA.stop();
     expect(onA.received.map((e) => e.id)).toEqual([wanted]);
+  });
+
+  it("keeps streaming after its LISTEN connection is cut, catching up on what was committed meanwhile", async () => {
+    const goalId = `goal_cut_${Date.now().toString(36)}`;
+    const client = testClient(b.url);
+    await client.goal.create.mutate({ id: goalId, title: "Cut", objective: "Survive a dropped connection", createdBy: "m_planner" });
+    const onA = collect(a.url, { goalId });
+    await onA.ready;
+    // Cut every LISTEN connection (both instances'), as a Postgres restart or a network blip would.
+    await t.db.$executeRaw`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+      WHERE application_name = ${EVENTS_APPLICATION_NAME} AND datname = current_database()`;
+    await client.todo.add.mutate({ goalId, todos: [{ title: "after the cut" }] });
+    await onA.until(1);
+    onA.stop();
+    expect(onA.received[0]).toMatchObject({ operator: "todo.add", goalId });
+    await expect.poll(async () => ((await (await fetch(`${a.url}/health`)).json()) as { ok: boolean }).ok).toBe(true);
   });
 
   it("reports health: database reachable, migrations applied, version", async () => {

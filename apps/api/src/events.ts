@@ -5,6 +5,8 @@ import pg from "pg";
 import type { Db } from "@phoneloop/state";
 
 export const EVENTS_CHANNEL = "phoneloop_events";
+/** How the LISTEN connection shows in pg_stat_activity. */
+export const EVENTS_APPLICATION_NAME = "phoneloop-api-events";
 
 export interface StreamedEvent {
   /** The Event row's BigInt id as a decimal string: the stream's resume cursor. */
@@ -64,7 +66,7 @@ export class EventHub {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.init.databaseUrl });
+    const client = new pg.Client({ connectionString: this.init.databaseUrl, application_name: EVENTS_APPLICATION_NAME });
     client.on("notification", (msg) => {
       if (msg.channel !== EVENTS_CHANNEL || !msg.payload) return;
       this.pendingIds.push(msg.payload);

@@ -65,7 +65,25 @@ const stateErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
-export const publicProcedure = t.procedure.use(stateErrors);
+/**
+ * An agent writes as itself: when the caller names itself in x-phoneloop-agent, an input's `agentId` must be the
+ * same agent (a tab cannot write under another tab's name by mistake).
+ */
+const callerIsAgent = t.middleware(async ({ ctx, getRawInput, next }) => {
+  if (ctx.agentId) {
+    const raw = await getRawInput().catch(() => undefined);
+    const named = typeof raw === "object" && raw !== null ? (raw as { agentId?: unknown }).agentId : undefined;
+    if (typeof named === "string" && named !== ctx.agentId) {
+      throw new TRPCError({
+        code: "FORBIDDEN",
+        message: `You are agent ${ctx.agentId} (${AGENT_HEADER}) but the input's agentId is ${named}; an agent acts only as itself.`,
+      });
+    }
+  }
+  return next();
+});
+
+export const publicProcedure = t.procedure.use(stateErrors).use(callerIsAgent);
 
 /** For procedures only a team member may call: ctx.member is the calling member's row. */
 export const memberProcedure = publicProcedure.use(async ({ ctx, next }) => {
@@ -80,17 +98,6 @@ export const memberProcedure = publicProcedure.use(async ({ ctx, next }) => {
     throw new TRPCError({ code: "FORBIDDEN", message: `No member has the id "${ctx.memberId}"; check ${MEMBER_HEADER}.` });
   }
   return next({ ctx: { member } });
-});
-
-/** For procedures an agent calls about itself: ctx.agentId is the calling agent's id. */
-export const agentProcedure = publicProcedure.use(async ({ ctx, next }) => {
-  if (!ctx.agentId) {
-    throw new TRPCError({
-      code: "UNAUTHORIZED",
-      message: `This needs an agent: send the ${AGENT_HEADER} header with your agent id (the CLI's --agent flag).`,
-    });
-  }
-  return next({ ctx: { agentId: ctx.agentId } });
 });
 
 /** Who acts, for the Event row an operator appends: the calling agent or member, else the operator's default. */

@@ -1,6 +1,8 @@
 // Contract: the same scenario runs against the port's in-memory double and against the tRPC adapter over the real
 // API (HTTP) and the real state core (Postgres); both must behave alike wherever the port promises something.
 import { createHash, randomUUID } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneConflict, type ControlPlane, type GateDecision, type Lease } from "@phoneloop/agent";
 import { MemoryControlPlane } from "@phoneloop/agent/testing";
@@ -42,6 +44,15 @@ const subjects: Record<string, () => Subject> = {
     };
   },
 };
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
 
 const ref = (l: Lease) => ({ leaseId: l.leaseId, epoch: l.epoch });
 
@@ -248,10 +259,11 @@ describe("tRPC ControlPlane against the state core", () => {
   });
 
   it("an unreachable API says where it looked and how to start one", async () => {
-    const cp = createTrpcControlPlane({ apiUrl: "http://127.0.0.1:9" });
+    const port = await closedPort();
+    const cp = createTrpcControlPlane({ apiUrl: `http://127.0.0.1:${port}` });
     const e = await cp.readTodos("goal_x").catch((x: unknown) => x);
     expect(e).toBeInstanceOf(ApiUnreachable);
-    expect((e as Error).message).toMatch(/http:\/\/127\.0\.0\.1:9/);
+    expect((e as Error).message).toContain(`http://127.0.0.1:${port} (ECONNREFUSED)`);
     expect((e as Error).message).toMatch(/npm start/);
   });
 

@@ -195,7 +195,7 @@ class TrpcControlPlaneImpl implements ControlPlane {
     if (e instanceof ControlPlaneConflict || e instanceof ControlPlaneError) return e;
     if (e instanceof TRPCClientError) {
       const data = e.data as { code?: string; stateCode?: string | null } | undefined | null;
-      if (!data?.code) return new ApiUnreachable(this.apiUrl, e.message);
+      if (!data?.code) return new ApiUnreachable(this.apiUrl, networkReason(e));
       const code = data.stateCode ?? data.code;
       if (code === "CONFLICT") return new ControlPlaneConflict(`${what}: ${e.message}`);
       return new ControlPlaneError(code, `${what}: ${e.message}`);
@@ -750,6 +750,20 @@ export function todoOf(t: StateTodo): Todo {
     ...(t.state === "superseded" ? { supersededBy: t.supersededById ? [t.supersededById] : [], ...(t.reason ? { supersedeReason: t.reason } : {}) } : {}),
     ...(t.state === "done" && t.lastResult ? { result: t.lastResult } : {}),
   };
+}
+
+/** The most specific reason a request never got an answer (ECONNREFUSED, ENOTFOUND, …), digging through causes. */
+export function networkReason(e: unknown): string {
+  const seen: string[] = [];
+  for (let c: unknown = e, depth = 0; c && depth < 5; c = (c as { cause?: unknown }).cause, depth++) {
+    const code = (c as { code?: unknown }).code;
+    if (typeof code === "string" && /^E[A-Z]+$/.test(code)) return code;
+    const errors = (c as { errors?: unknown[] }).errors;
+    const inner = Array.isArray(errors) ? (errors[0] as { code?: unknown } | undefined)?.code : undefined;
+    if (typeof inner === "string") return inner;
+    if (c instanceof Error) seen.push(c.message);
+  }
+  return seen.at(-1) ?? String(e);
 }
 
 function clip(s: string, max: number): string {
