@@ -48,27 +48,19 @@ export { cancelGoal } from "./services/goal/cancel-goal.ts";
 export { addTodos, AddTodosInput, TodoDraft } from "./services/todo/add-todos.ts";
 export { replanTodos, ReplanTodosInput, type ReplanTodosResult } from "./services/todo/replan-todos.ts";
 export { claimTodo, ClaimTodoInput, DEFAULT_LEASE_TTL_MS, type ClaimTodoResult } from "./services/todo/claim-todo.ts";
-export {
-  startTodo,
-  StartTodoInput,
-  validateTodo,
-  ValidateTodoInput,
-  writebackTodo,
-  WritebackTodoInput,
-  completeTodo,
-  CompleteTodoInput,
-  failTodo,
-  FailTodoInput,
-  blockTodo,
-  BlockTodoInput,
-  retryTodo,
-  RetryTodoInput,
-  reopenTodo,
-  ReopenTodoInput,
-} from "./services/todo/holder-ops.ts";
+export { startTodo, StartTodoInput } from "./services/todo/start-todo.ts";
+export { validateTodo, ValidateTodoInput } from "./services/todo/validate-todo.ts";
+export { writebackTodo, WritebackTodoInput } from "./services/todo/writeback-todo.ts";
+export { completeTodo, CompleteTodoInput } from "./services/todo/complete-todo.ts";
+export { failTodo, FailTodoInput } from "./services/todo/fail-todo.ts";
+export { blockTodo, BlockTodoInput } from "./services/todo/block-todo.ts";
+export { retryTodo, RetryTodoInput } from "./services/todo/retry-todo.ts";
+export { reopenTodo, ReopenTodoInput } from "./services/todo/reopen-todo.ts";
 export type { TransitionResult } from "./services/todo/held.ts";
 
-export { renewLease, RenewLeaseInput, releaseLease, ReleaseLeaseInput, transferLease, TransferLeaseInput } from "./services/lease/lease-ops.ts";
+export { renewLease, RenewLeaseInput } from "./services/lease/renew-lease.ts";
+export { releaseLease, ReleaseLeaseInput } from "./services/lease/release-lease.ts";
+export { transferLease, TransferLeaseInput } from "./services/lease/transfer-lease.ts";
 
 export { openGate, OpenGateInput } from "./services/gate/open-gate.ts";
 export { resolveGate, ResolveGateInput } from "./services/gate/resolve-gate.ts";
@@ -82,21 +74,14 @@ export { spendQuota, SpendQuotaInput, type SpendQuotaResult, type QuotaSpendView
 export { shouldRun, ShouldRunInput, SKIP_REASONS, type ShouldRunResult, type SkipReason } from "./services/quota/should-run.ts";
 export type { PolicyUsage, Amounts } from "./services/quota/usage.ts";
 
-export { registerAgent, RegisterAgentInput, heartbeatAgent, HeartbeatAgentInput } from "./services/agent/register-agent.ts";
-export {
-  startRun,
-  StartRunInput,
-  appendStep,
-  AppendStepInput,
-  saveCheckpoint,
-  SaveCheckpointInput,
-  resumeRun,
-  ResumeRunInput,
-  finishRun,
-  FinishRunInput,
-  RUN_STATUSES,
-  type RunStatus,
-} from "./services/run/run-ops.ts";
+export { registerAgent, RegisterAgentInput } from "./services/agent/register-agent.ts";
+export { heartbeatAgent, HeartbeatAgentInput } from "./services/agent/heartbeat-agent.ts";
+export { startRun, StartRunInput } from "./services/run/start-run.ts";
+export { appendStep, AppendStepInput } from "./services/run/append-step.ts";
+export { saveCheckpoint, SaveCheckpointInput } from "./services/run/save-checkpoint.ts";
+export { resumeRun, ResumeRunInput } from "./services/run/resume-run.ts";
+export { finishRun, FinishRunInput } from "./services/run/finish-run.ts";
+export { RUN_STATUSES, type RunStatus } from "./services/run/run-guards.ts";
 
 export { routeTurn, RouteTurnInput, DEFAULT_MAX_ATTEMPTS } from "./services/turn/route-turn.ts";
 export { recordTurnResult, RecordTurnResultInput, type RecordTurnResultResult } from "./services/turn/record-turn-result.ts";

@@ -7,7 +7,7 @@ import { pauseGoal } from "./pause-goal.ts";
 import { resumeGoal } from "./resume-goal.ts";
 import { cancelGoal } from "./cancel-goal.ts";
 import { createGoal } from "./create-goal.ts";
-import { startTodo } from "../todo/holder-ops.ts";
+import { startTodo } from "../todo/start-todo.ts";
 import { transitionGoal } from "./transition-goal.ts";
 
 let t: TestDatabase;

@@ -1,8 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, seedAgent, seedGoal, type TestDatabase } from "../../testing/index.ts";
 import { StateError } from "../../domain/errors.ts";
-import { appendStep, finishRun, resumeRun, saveCheckpoint, startRun } from "./run-ops.ts";
-import { heartbeatAgent, registerAgent } from "../agent/register-agent.ts";
+import { appendStep } from "./append-step.ts";
+import { finishRun } from "./finish-run.ts";
+import { resumeRun } from "./resume-run.ts";
+import { saveCheckpoint } from "./save-checkpoint.ts";
+import { startRun } from "./start-run.ts";
+import { heartbeatAgent } from "../agent/heartbeat-agent.ts";
+import { registerAgent } from "../agent/register-agent.ts";
 
 let t: TestDatabase;
 beforeAll(async () => {

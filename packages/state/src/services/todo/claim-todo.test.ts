@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, manualClock, seedAgent, seedClaimed, seedGoal, seedTodos, type TestDatabase } from "../../testing/index.ts";
 import { StateError } from "../../domain/errors.ts";
 import { claimTodo } from "./claim-todo.ts";
-import { completeTodo, startTodo, writebackTodo } from "./holder-ops.ts";
+import { completeTodo } from "./complete-todo.ts";
+import { startTodo } from "./start-todo.ts";
+import { writebackTodo } from "./writeback-todo.ts";
 import { pauseGoal } from "../goal/pause-goal.ts";
 
 let t: TestDatabase;
@@ -129,7 +131,7 @@ describe("lease expiry", () => {
     const ctx = { clock };
     const { todo, agent, claim } = await seedClaimed(t.db, ctx, 10_000);
     const peer = await seedAgent(t.db, {}, ctx);
-    const { renewLease, transferLease, releaseLease } = await import("../lease/lease-ops.ts");
+    const [{ renewLease }, { transferLease }, { releaseLease }] = await Promise.all([import("../lease/renew-lease.ts"), import("../lease/transfer-lease.ts"), import("../lease/release-lease.ts")]);
     clock.advance(9_000);
     const renewed = await renewLease(t.db, { todoId: todo.id, agentId: agent.id, leaseKey: claim.lease.idempotencyKey }, ctx);
     expect(renewed.expiresAt.toISOString()).toBe("2026-11-29T11:00:19.000Z");

@@ -6,8 +6,15 @@ import { TODO_STATES, TODO_TRANSITIONS, legalTodoEvents, nextTodoState, type Tod
 import { StateError } from "../../domain/errors.ts";
 import type { Agent, Todo } from "../../generated/prisma/client.ts";
 import { claimTodo } from "./claim-todo.ts";
-import { blockTodo, completeTodo, failTodo, reopenTodo, retryTodo, startTodo, validateTodo, writebackTodo } from "./holder-ops.ts";
-import { releaseLease } from "../lease/lease-ops.ts";
+import { blockTodo } from "./block-todo.ts";
+import { completeTodo } from "./complete-todo.ts";
+import { failTodo } from "./fail-todo.ts";
+import { reopenTodo } from "./reopen-todo.ts";
+import { retryTodo } from "./retry-todo.ts";
+import { startTodo } from "./start-todo.ts";
+import { validateTodo } from "./validate-todo.ts";
+import { writebackTodo } from "./writeback-todo.ts";
+import { releaseLease } from "../lease/release-lease.ts";
 import { replanTodos } from "./replan-todos.ts";
 
 let t: TestDatabase;
@@ -133,5 +140,20 @@ describe("todo transitions (operators on real Postgres)", () => {
         }
       });
     }
+  }
+});
+
+describe("reclaim: an expired holder's todo goes to the first eligible peer that claims it", () => {
+  for (const from of HELD) {
+    it(`${from} --reclaim--> ${TODO_TRANSITIONS[from as TodoState].reclaim}`, async () => {
+      const f = await driveTo(from as TodoState);
+      clock.advance(60_001);
+      const r = await claimTodo(t.db, { agentId: f.other.id, todoId: f.todo.id }, ctx);
+      expect(r.claimed && r.reclaimedFrom).toBe(f.agent.id);
+      const after = await t.db.todo.findUniqueOrThrow({ where: { id: f.todo.id } });
+      expect(after.state).toBe(TODO_TRANSITIONS[from as TodoState].reclaim);
+      const ev = await t.db.event.findFirstOrThrow({ where: { subjectId: f.todo.id }, orderBy: { id: "desc" } });
+      expect(ev.payload).toMatchObject({ from, to: "claimed", reclaimedFrom: f.agent.id });
+    });
   }
 });

@@ -5,7 +5,7 @@ import { TODO_TRANSITIONS } from "../../domain/todo-transitions.ts";
 import { StateError } from "../../domain/errors.ts";
 import { recordTurnResult } from "./record-turn-result.ts";
 import { routeTurn } from "./route-turn.ts";
-import { startTodo } from "../todo/holder-ops.ts";
+import { startTodo } from "../todo/start-todo.ts";
 import { setQuotaPolicy } from "../quota/set-quota-policy.ts";
 import { claimTodo } from "../todo/claim-todo.ts";
 

@@ -1,0 +1,22 @@
+// Shared by the run operators: lock a run, and require it running (and driven by the caller).
+import type { Run } from "../../generated/prisma/client.ts";
+import { StateError } from "../../domain/errors.ts";
+import { type Tx } from "../operator.ts";
+
+export const RUN_STATUSES = ["running", "completed", "partial", "blocked", "failed", "cancelled"] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+export async function lockRun(tx: Tx, runId: string): Promise<Run> {
+  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT "id" FROM "Run" WHERE "id" = ${runId} FOR UPDATE`;
+  if (!rows[0]) throw new StateError("NOT_FOUND", `Run ${runId} does not exist.`, { runId });
+  return tx.run.findUniqueOrThrow({ where: { id: runId } });
+}
+
+export function requireRunning(run: Run, agentId: string | undefined, what: string): void {
+  if (run.status !== "running") {
+    throw new StateError("ILLEGAL_TRANSITION", `Cannot ${what} run ${run.id}: it is ${run.status}. A finished run only reads; start a new run.`, { runId: run.id, status: run.status, legal: [] });
+  }
+  if (agentId && run.agentId !== agentId) {
+    throw new StateError("CONFLICT", `Run ${run.id} is driven by ${run.agentId}, not ${agentId}; resume it first to take it over.`, { runId: run.id, currentHolder: run.agentId });
+  }
+}
