@@ -7,7 +7,7 @@ import { canvasMeasure, encodePng, renderRgba } from "./render/draw.ts";
 import { dumpHierarchy } from "./render/uidump.ts";
 import { evaluateTask, taskGoal, type TaskEvaluation } from "./scenario/evaluator.ts";
 import { loadScenario, parseScenario } from "./scenario/load.ts";
-import { ScenarioError, ScenarioRuntime, systemClock, type Clock, type DeviceSpec } from "./scenario/runtime.ts";
+import { ScenarioError, ScenarioRuntime, systemClock, type Clock, type DeviceSpec, type SystemUi } from "./scenario/runtime.ts";
 import type { Scenario, Task } from "./scenario/schema.ts";
 
 export const DEFAULT_SCENARIO = "social";
@@ -54,6 +54,8 @@ export class PhoneEngine extends EventEmitter {
   props: Record<string, string>;
   readonly faults: Faults = { slowMs: 0, failNext: null, frozen: null };
   readonly encodeStats: EncodeStats = { cached: [], uncached: [], lastSize: 0 };
+  /** System UI that outlives scenario loads (the USB debugging prompt). */
+  readonly systemUi: SystemUi = { usbPrompt: null, onUsbPrompt: null };
   #pngCache = new Map<string, Buffer>();
   #scenarioSource = DEFAULT_SCENARIO;
   #activeTask: Task | null = null;
@@ -77,7 +79,7 @@ export class PhoneEngine extends EventEmitter {
     this.scenario = scenario;
     this.#scenarioSource = typeof source === "string" ? source : scenario.name;
     this.props = systemProperties({ serial: this.serial, model: scenario.device?.model, density: this.device.density });
-    this.runtime = new ScenarioRuntime(scenario, this.device, this.clock, canvasMeasure, seed);
+    this.runtime = new ScenarioRuntime(scenario, this.device, this.clock, canvasMeasure, seed, this.systemUi);
     this.#pngCache.clear();
     this.#activeTask = null;
     this.emit("change");
@@ -181,6 +183,12 @@ export class PhoneEngine extends EventEmitter {
   uiDump(): string {
     if (this.faults.frozen) return this.faults.frozen.xml;
     return dumpHierarchy(this.runtime.layout().dumpRoot);
+  }
+
+  /** Shows (or clears) the "Allow USB debugging?" prompt for a key fingerprint. */
+  setUsbPrompt(fingerprint: string | null): void {
+    this.systemUi.usbPrompt = fingerprint ? { fingerprint } : null;
+    this.runtime.touch();
   }
 
   freeze(on: boolean): void {

@@ -74,25 +74,8 @@ export async function startVirtualPhone(opts: VirtualPhoneOptions = {}): Promise
   });
   if (keyStore) {
     // Show the prompt on the phone's screen while a key waits, like Android's system dialog.
-    const origAsk = keyStore.ask.bind(keyStore);
-    keyStore.ask = (key) => {
-      const p = origAsk(key);
-      if (keyStore.pending.size) {
-        engine.runtime.usbPrompt = { fingerprint: key.fingerprint };
-        engine.runtime.touch();
-      }
-      void p.then(() => {
-        if (keyStore.pending.size === 0) {
-          engine.runtime.usbPrompt = null;
-          engine.runtime.touch();
-        }
-      });
-      return p;
-    };
-    engine.runtime.onUsbPrompt = (allow) => keyStore.answer(allow ? "accept" : "reject");
-    engine.on("change", () => {
-      engine.runtime.onUsbPrompt = (allow) => keyStore.answer(allow ? "accept" : "reject");
-    });
+    keyStore.onPendingChange = () => engine.setUsbPrompt([...keyStore.pending.values()][0]?.key.fingerprint ?? null);
+    engine.systemUi.onUsbPrompt = (allow) => keyStore.answer(allow ? "accept" : "reject");
   }
   const listeners: Listening[] = [];
   try {

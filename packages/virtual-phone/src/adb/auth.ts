@@ -68,6 +68,9 @@ export class AdbKeyStore {
   readonly accepted = new Map<string, AdbPublicKey>();
   readonly pending = new Map<string, { key: AdbPublicKey; resolve: (d: AuthDecision) => void }>();
 
+  /** Called whenever the set of keys waiting on the prompt changes. */
+  onPendingChange: (() => void) | null = null;
+
   constructor(public mode: "auto" | "prompt" = "prompt") {}
 
   /** Asks the "user"; resolves when the prompt is answered. */
@@ -86,6 +89,7 @@ export class AdbKeyStore {
           resolve(d);
         },
       });
+      this.onPendingChange?.();
     });
   }
 
@@ -99,6 +103,7 @@ export class AdbKeyStore {
       p.resolve(decision);
       n++;
     }
+    if (n) this.onPendingChange?.();
     return n;
   }
 

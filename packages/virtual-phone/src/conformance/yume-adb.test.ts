@@ -6,6 +6,7 @@ import { ReadableStream } from "@yume-chan/stream-extra";
 import { startVirtualPhone, type VirtualPhone } from "../index.ts";
 import { NodeCredentialStore, readAll, tcpConnection, wsConnection } from "./yume-connection.ts";
 import { inspectPng } from "./png.ts";
+import { tapOn } from "../testing.ts";
 
 let phone: VirtualPhone;
 let authPhone: VirtualPhone;
@@ -95,7 +96,9 @@ describe("@yume-chan/adb AUTH", () => {
     const pending = AdbDaemonTransport.authenticate({ serial: "a", connection: await wsConnection(authPhone.wsUrl), credentialStore: store });
     for (let i = 0; i < 100 && authPhone.keyStore!.listPending().length === 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(authPhone.keyStore!.listPending()).toHaveLength(1);
-    authPhone.keyStore!.answer("accept");
+    // answer the prompt on the phone's screen, as a person would
+    expect(authPhone.engine.uiDump()).toContain('text="Allow"');
+    tapOn(authPhone.engine, "Allow");
     const adb = new Adb(await pending);
     expect((await adb.subprocess.shellProtocol!.spawnWaitText("echo ok")).stdout).toBe("ok\n");
     await adb.close();

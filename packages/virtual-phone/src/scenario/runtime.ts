@@ -78,6 +78,11 @@ export function seededRandom(seed: number, key: string, n: number): number {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 }
 
+export interface SystemUi {
+  usbPrompt: { fingerprint: string } | null;
+  onUsbPrompt: ((allow: boolean) => void) | null;
+}
+
 export interface DeviceSpec {
   width: number;
   height: number;
@@ -90,11 +95,7 @@ export class ScenarioRuntime {
   #byPackage = new Map<string, App>();
   #version = 0;
   #layoutCache: { key: string; layout: ScreenLayout } | null = null;
-  /** Extra things drawn on top, e.g. the "Allow USB debugging?" prompt. */
-  usbPrompt: { fingerprint: string } | null = null;
   battery = 85;
-  /** Answers the "Allow USB debugging?" prompt when its buttons are tapped. */
-  onUsbPrompt: ((allow: boolean) => void) | null = null;
 
   constructor(
     readonly scenario: Scenario,
@@ -102,6 +103,8 @@ export class ScenarioRuntime {
     readonly clock: Clock,
     readonly measure: Measure,
     seed: number,
+    /** System UI shared across scenario loads: the "Allow USB debugging?" prompt and who answers it. */
+    readonly system: SystemUi = { usbPrompt: null, onUsbPrompt: null },
   ) {
     for (const a of scenario.apps) {
       this.apps.set(a.id, a);
@@ -255,7 +258,7 @@ export class ScenarioRuntime {
     const toast = this.state.toast && this.state.toast.until > now ? this.state.toast.text : undefined;
     const d = new Date(now);
     const clock = `${String(d.getUTCHours()).padStart(2, "0")}:${String(d.getUTCMinutes()).padStart(2, "0")}`;
-    const key = `${this.#version}|${loading}|${toast ?? ""}|${clock}|${this.usbPrompt?.fingerprint ?? ""}|${this.battery}`;
+    const key = `${this.#version}|${loading}|${toast ?? ""}|${clock}|${this.system.usbPrompt?.fingerprint ?? ""}|${this.battery}`;
     if (this.#layoutCache?.key === key) return this.#layoutCache.layout;
     const ime = String(this.state.settings.secure.default_input_method);
     const days = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
@@ -271,7 +274,7 @@ export class ScenarioRuntime {
       launcher: this.scenario.apps.map((a) => ({ id: a.id, label: a.label, color: a.color, icon: a.icon, package: a.package })),
       keyboard: { shown: this.state.focus !== null && !!cur, label: ime === ADB_KEYBOARD_IME ? "ADB Keyboard {ON}" : "English (US)" },
       toast,
-      usbPrompt: this.usbPrompt ?? undefined,
+      usbPrompt: this.system.usbPrompt ?? undefined,
     };
     if (cur) {
       input.app = { def: cur.app, screen: cur.screen, scroll: cur.frame.scroll, loading, focusedField: this.state.focus?.app === cur.app.id ? this.state.focus.field : null, scope: this.scope(cur.app.id) };
@@ -374,7 +377,7 @@ export class ScenarioRuntime {
         this.dismissPopup();
         return;
       case "usb":
-        this.onUsbPrompt?.(h.allow);
+        this.system.onUsbPrompt?.(h.allow);
         return;
       case "block":
         return;
