@@ -65,25 +65,7 @@ const stateErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
-/**
- * An agent writes as itself: when the caller names itself in x-phoneloop-agent, an input's `agentId` must be the
- * same agent (a tab cannot write under another tab's name by mistake).
- */
-const callerIsAgent = t.middleware(async ({ ctx, getRawInput, next }) => {
-  if (ctx.agentId) {
-    const raw = await getRawInput().catch(() => undefined);
-    const named = typeof raw === "object" && raw !== null ? (raw as { agentId?: unknown }).agentId : undefined;
-    if (typeof named === "string" && named !== ctx.agentId) {
-      throw new TRPCError({
-        code: "FORBIDDEN",
-        message: `You are agent ${ctx.agentId} (${AGENT_HEADER}) but the input's agentId is ${named}; an agent acts only as itself.`,
-      });
-    }
-  }
-  return next();
-});
-
-export const publicProcedure = t.procedure.use(stateErrors).use(callerIsAgent);
+export const publicProcedure = t.procedure.use(stateErrors);
 
 /** For procedures only a team member may call: ctx.member is the calling member's row. */
 export const memberProcedure = publicProcedure.use(async ({ ctx, next }) => {
