@@ -15,9 +15,9 @@ const engine = phone.engine;
 engine.runtime.dismissPopup();
 engine.runtime.writeRef("social:loggedIn", null, true); // no login wall: every swipe must scroll
 let flip = 0;
-/** A new frame each time: scroll the feed +20 px, then -7 px, so no scroll position repeats. */
+/** A new frame each time: scroll the feed +40 px, then -17 px (both past the 16 px touch slop), so no scroll position repeats. */
 const changeFrame = () => {
-  const dy = flip++ % 2 === 0 ? 20 : -7;
+  const dy = flip++ % 2 === 0 ? 40 : -17;
   engine.swipe(540, 1500, 540, 1500 - dy, 300);
 };
 
