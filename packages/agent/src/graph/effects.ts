@@ -3,7 +3,7 @@
 import type { Action } from "../actions/schema.ts";
 import type { ChatMessage, Device, LeaseRef, ModelError, ModelResponse, ModelRole, Result, Screenshot, UiNode, Foreground } from "../ports.ts";
 import { countRequestTokens } from "../model/tokens.ts";
-import { hashFrame, type HashedFrame } from "../images/index.ts";
+import { encodeFrame, hashFrame, type HashedFrame, type PreparedScreenshot } from "../images/index.ts";
 import { DETECTOR_LIMITS, hammingDistance } from "../detectors/index.ts";
 import { hasLoadingIndicator } from "@phoneloop/device";
 import { guard, type RunContext, type RunState } from "./state.ts";
@@ -59,51 +59,75 @@ export interface Sensed {
   tree: UiNode | null;
   foreground: Foreground | null;
   frame: HashedFrame;
+  prepared: PreparedScreenshot;
   /** Frames taken to see a settled screen, and whether it settled before the timeout. */
   frames: number;
   stable: boolean;
 }
 
-async function senseOnce(ctx: RunContext, device: Device): Promise<DeviceOutcome<Omit<Sensed, "frames" | "stable">>> {
-  return retryDevice(ctx, "sense", ctx.config.senseRetries, async () => {
-    const t = ctx.config.deviceTimeoutMs;
-    const [screenshot, tree, foreground] = await Promise.all([
-      device.screenshot({ timeoutMs: t }),
-      device.uiTree({ timeoutMs: t }).catch((e: unknown) => {
-        if (isDeviceLost(e)) throw e;
-        return null; // some screens (games, secure views) have no tree: the screenshot still is
-      }),
-      device.foreground({ timeoutMs: t }).catch((e: unknown) => {
-        if (isDeviceLost(e)) throw e;
-        return null;
-      }),
-    ]);
-    const frame = await hashFrame(ctx.ports.images, screenshot.png, ctx.config.screenshotLongSide);
-    return { screenshot, tree, foreground, frame };
-  });
+async function treeAndApp(device: Device, t: number): Promise<{ tree: UiNode | null; foreground: Foreground | null }> {
+  const [tree, foreground] = await Promise.all([
+    device.uiTree({ timeoutMs: t }).catch((e: unknown) => {
+      if (isDeviceLost(e)) throw e;
+      return null; // some screens (games, secure views) have no tree: the screenshot still is
+    }),
+    device.foreground({ timeoutMs: t }).catch((e: unknown) => {
+      if (isDeviceLost(e)) throw e;
+      return null;
+    }),
+  ]);
+  return { tree, foreground };
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**
- * Screenshot + UI tree + foreground app, each frame retried up to `senseRetries`. After an action, frames are
- * taken until two in a row have the same pHash and the tree shows no loading indicator (the runtime's
- * waitForStable): the settled frame is the observation, so no extra screenshot is spent on it.
+ * Screenshot + UI tree + foreground app, each device call retried up to `senseRetries`. After an action, frames
+ * are taken until two in a row have the same pHash and the tree shows no loading indicator (the runtime's
+ * waitForStable): the settled frame is the observation, so no extra screenshot is spent on it. A frame
+ * byte-identical to the previous one is not decoded again; the tree is fetched alongside every frame after the
+ * first, and the model's image is encoded while the next frame is taken.
  */
 export async function sense(ctx: RunContext, device: Device, afterAction: boolean): Promise<DeviceOutcome<Sensed>> {
-  const { clock } = ctx.ports;
+  const { clock, images } = ctx.ports;
+  const t = ctx.config.deviceTimeoutMs;
+  const settle = afterAction && ctx.config.settle === "runtime";
   const started = clock.monotonic();
-  let prev: Omit<Sensed, "frames" | "stable"> | undefined;
+  const encodeOpts = { mime: ctx.config.imageMime };
+  let prev: { screenshot: Screenshot; frame: HashedFrame; encoded: Promise<PreparedScreenshot>; at: number } | undefined;
   let frames = 0;
+  let attempts = 0;
   for (;;) {
-    const r = await senseOnce(ctx, device);
-    if (!r.ok) return r;
+    const at = clock.monotonic();
+    const withTree = !settle || prev !== undefined;
+    const [shot, rest] = await Promise.all([
+      retryDevice(ctx, "screenshot", ctx.config.senseRetries, () => device.screenshot({ timeoutMs: t })),
+      withTree ? retryDevice(ctx, "ui tree", ctx.config.senseRetries, () => treeAndApp(device, t)) : Promise.resolve(null),
+    ]);
+    attempts += shot.attempts + (rest?.attempts ?? 0);
+    if (!shot.ok) return shot;
+    if (rest && !rest.ok) return rest;
     frames++;
-    const cur = r.value;
-    if (!afterAction || ctx.config.settle !== "runtime") return { ok: true, value: { ...cur, frames, stable: true }, attempts: r.attempts };
-    const settled = prev !== undefined && hammingDistance(prev.frame.phash, cur.frame.phash) <= DETECTOR_LIMITS.sameScreenBits && !(cur.tree && hasLoadingIndicator(cur.tree));
-    if (settled || clock.monotonic() - started + ctx.config.stable.intervalMs >= ctx.config.stable.timeoutMs)
-      return { ok: true, value: { ...cur, frames, stable: settled }, attempts: r.attempts };
-    prev = cur;
-    await clock.sleep(ctx.config.stable.intervalMs, ctx.signal);
+    const screenshot = shot.value;
+    const reuse = prev !== undefined && sameBytes(prev.screenshot.png, screenshot.png);
+    const frame = reuse ? prev!.frame : await hashFrame(images, screenshot.png, ctx.config.screenshotLongSide);
+    const encoded = reuse ? prev!.encoded : encodeFrame(images, frame, encodeOpts);
+    encoded.catch(() => undefined); // awaited below when this frame is the one returned
+    const still = prev !== undefined && hammingDistance(prev.frame.phash, frame.phash) <= DETECTOR_LIMITS.sameScreenBits;
+    const timedOut = clock.monotonic() - started + ctx.config.stable.intervalMs >= ctx.config.stable.timeoutMs;
+    if (rest) {
+      const loading = rest.value.tree !== null && hasLoadingIndicator(rest.value.tree);
+      if (!settle || timedOut || (still && !loading))
+        return { ok: true, value: { screenshot, frame, prepared: await encoded, ...rest.value, frames, stable: !settle || (still && !loading) }, attempts };
+    }
+    prev = { screenshot, frame, encoded, at };
+    // Frames are at least intervalMs apart; decoding usually took longer already.
+    const wait = ctx.config.stable.intervalMs - (clock.monotonic() - at);
+    if (wait > 0) await clock.sleep(wait, ctx.signal);
   }
 }
 

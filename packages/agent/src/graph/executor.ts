@@ -4,7 +4,6 @@
 import { ACTION_JSON_SCHEMA, describeAction, type Action } from "../actions/schema.ts";
 import { parseAction } from "../actions/parse.ts";
 import { detectAnomalies, detectCycle, detectRepetition, sampleOf, DETECTOR_LIMITS, type Anomaly } from "../detectors/index.ts";
-import { encodeFrame } from "../images/index.ts";
 import { formatHistory } from "../memory/history.ts";
 import { decidePermission, needsGate, recordApproval, type PermissionDecision } from "../policy/index.ts";
 import { anomalyReminder, executorMessages } from "../prompts/executor.ts";
@@ -54,7 +53,7 @@ function gateQuestion(a: Action, d: PermissionDecision, app: string, todo: strin
 }
 
 export async function runExecutor(ctx: RunContext, state: RunState, checkpoint: Checkpoint): Promise<ExecutorReturn> {
-  const { device, controlPlane: cp, clock, images } = ctx.ports;
+  const { device, controlPlane: cp, clock } = ctx.ports;
   const cfg = ctx.config;
   const ex = state.executor!;
   const lease = () => ({ leaseId: ex.lease.leaseId, epoch: ex.lease.epoch });
@@ -63,6 +62,14 @@ export async function runExecutor(ctx: RunContext, state: RunState, checkpoint: 
   let stepStarted = clock.monotonic();
   let modelMs = 0;
   let promptTokens = 0;
+  let phases: Record<string, number> = {};
+  let phaseAt = clock.monotonic();
+  /** Time since the last mark, attributed to `name` (a per-step trace of where the overhead goes). */
+  const mark = (name: string) => {
+    const now = clock.monotonic();
+    phases[name] = (phases[name] ?? 0) + (now - phaseAt);
+    phaseAt = now;
+  };
 
   const exit = (reason: ExitReason, summary: string): ExecutorReturn => ({
     todoId: ex.todoId,
@@ -78,6 +85,7 @@ export async function runExecutor(ctx: RunContext, state: RunState, checkpoint: 
   /** Ends a step: step record, turn result (validated writeback), then the spend, then the checkpoint. */
   const finishStep = async (stepIndex: number, action: Action | null, description: string, outcome: string, evidenceIds: string[], spend: { tokens: number; microUsd: number }) => {
     guard(ctx);
+    mark("step");
     ex.steps.push({ index: stepIndex, action: description, outcome });
     await cp.appendStep({ runId: state.runId, index: stepIndex, todoId: ex.todoId, action: action ?? description, outcome, evidenceIds, at: clock.now() });
     await cp.recordTurnResult({ idempotencyKey: `${state.runId}:${stepIndex}:turn`, objectiveId: state.objectiveId, todoId: ex.todoId, lease: lease(), result: "validated_progress", summary: `${description} → ${outcome}`, evidenceIds });
@@ -87,7 +95,8 @@ export async function runExecutor(ctx: RunContext, state: RunState, checkpoint: 
     state.totals.steps++;
     delete ex.inFlight;
     await checkpoint(state);
-    ctx.onEvent?.({ type: "step", stepIndex, todoId: ex.todoId, action: description, outcome, promptTokens, overheadMs: clock.monotonic() - stepStarted - modelMs, modelMs });
+    mark("writeback");
+    ctx.onEvent?.({ type: "step", stepIndex, todoId: ex.todoId, action: description, outcome, promptTokens, overheadMs: clock.monotonic() - stepStarted - modelMs, modelMs, phases });
   };
 
   // Resumed after a hard stop in the middle of an action: its outcome is unknown, so it is not repeated.
@@ -103,6 +112,8 @@ export async function runExecutor(ctx: RunContext, state: RunState, checkpoint: 
     guard(ctx);
     const stepIndex = state.stepIndex;
     stepStarted = clock.monotonic();
+    phaseAt = stepStarted;
+    phases = {};
     modelMs = 0;
     promptTokens = 0;
     if (ctx.signal?.aborted) return exit("cancelled", "The run was cancelled by the user.");
@@ -123,13 +134,15 @@ export async function runExecutor(ctx: RunContext, state: RunState, checkpoint: 
     }
 
     // ── sense ──
+    mark("control");
     const sensed = await sense(ctx, device, !ex.sensedAfterAction && ex.samples.length > 0);
+    mark("sense");
     if (!sensed.ok) {
       if (sensed.lost) return exit("device_lost", `Device connection lost while sensing: ${sensed.message}`);
       return exit("device_lost", `The phone did not answer after ${cfg.senseRetries} attempts: ${sensed.message}`);
     }
     const { screenshot, tree, foreground } = sensed.value;
-    const prepared = await encodeFrame(images, sensed.value.frame, { mime: cfg.imageMime });
+    const prepared = sensed.value.prepared;
     const app = foreground ? `${foreground.packageName}${foreground.activity ? `/${foreground.activity}` : ""}` : "unknown";
     ex.lastApp = foreground?.packageName ?? ex.lastApp;
     const elements = listElements(tree, screenshot.width, screenshot.height);
@@ -194,6 +207,7 @@ export async function runExecutor(ctx: RunContext, state: RunState, checkpoint: 
           image: prepared.forModel,
         });
       let parsed: ReturnType<typeof parseAction> | undefined;
+      mark("observe");
       for (let round = 0; round < 2; round++) {
         const r = await callModel(ctx, state, {
           role: "executor",
@@ -339,6 +353,7 @@ export async function runExecutor(ctx: RunContext, state: RunState, checkpoint: 
     }
 
     // ── execute (write-ahead first, so a restart never repeats it) ──
+    mark("model+parse+policy");
     ex.inFlight = { stepIndex, action, description };
     await checkpoint(state);
     const execStarted = clock.monotonic();
@@ -382,6 +397,7 @@ export async function runExecutor(ctx: RunContext, state: RunState, checkpoint: 
     ex.samples.push(sampleOf(action, px));
     if (ex.samples.length > 20) ex.samples.splice(0, ex.samples.length - 20);
     ex.sensedAfterAction = false;
+    mark("execute");
     await finishStep(stepIndex, action, description, outcome, evidenceIds, spendThisStep);
   }
 }

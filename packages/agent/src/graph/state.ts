@@ -145,7 +145,7 @@ export const DEFAULT_CONFIG: AgentConfig = {
   imageMime: "image/jpeg",
   imageTokenFormula: "openai-high",
   verbatimSteps: 4,
-  stable: { timeoutMs: 3000, intervalMs: 40 },
+  stable: { timeoutMs: 3000, intervalMs: 30 },
   settle: "runtime",
   deviceTimeoutMs: 10_000,
   preapproved: [],
@@ -155,7 +155,7 @@ export const DEFAULT_CONFIG: AgentConfig = {
 
 export type AgentEvent =
   | { type: "node"; node: NodeName }
-  | { type: "step"; stepIndex: number; todoId: string; action: string; outcome: string; promptTokens: number; overheadMs: number; modelMs: number }
+  | { type: "step"; stepIndex: number; todoId: string; action: string; outcome: string; promptTokens: number; overheadMs: number; modelMs: number; phases?: Record<string, number> }
   | { type: "anomaly"; kind: string; message: string }
   | { type: "gate"; gateId: string; question: string }
   | { type: "gate_decision"; gateId: string; decision: string }

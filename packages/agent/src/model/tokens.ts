@@ -9,8 +9,20 @@ function enc(): Tiktoken {
   return (encoder ??= new Tiktoken(o200k_base));
 }
 
+// The system prompt and other repeated parts are counted once: tokenizing is the costliest part of accounting.
+const cache = new Map<string, number>();
+const CACHE_MAX = 256;
+
 export function countTextTokens(text: string): number {
-  return text ? enc().encode(text, [], []).length : 0;
+  if (!text) return 0;
+  const hit = cache.get(text);
+  if (hit !== undefined) return hit;
+  const n = enc().encode(text, [], []).length;
+  if (text.length >= 64) {
+    if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
+    cache.set(text, n);
+  }
+  return n;
 }
 
 export type ImageTokenFormula = "openai-high" | "openai-low" | "qwen-vl";
