@@ -168,6 +168,8 @@ class TrpcControlPlaneImpl implements ControlPlane {
   private readonly gateLeases = new Map<string, string>();
   private readonly runDrivers = new Map<string, string>();
   private readonly finishedRuns = new Set<string>();
+  /** The API lets an agent write only as itself (x-phoneloop-agent must match an input's agentId): one client per agent. */
+  private readonly clients = new Map<string, CliClient>();
 
   constructor(private readonly init: TrpcControlPlaneInit) {
     this.apiUrl = init.apiUrl.replace(/\/+$/, "");
@@ -176,6 +178,14 @@ class TrpcControlPlaneImpl implements ControlPlane {
     this.client = createCliClient(this.apiUrl, this.who);
     this.clock = init.clock ?? systemClock;
     this.gatePollMaxMs = init.gatePollMaxMs ?? 1000;
+  }
+
+  /** The client that calls as this agent (or as the registered one). */
+  private as(agentId: string | undefined): CliClient {
+    if (!agentId || agentId === this.who.agent) return this.client;
+    let c = this.clients.get(agentId);
+    if (!c) this.clients.set(agentId, (c = createCliClient(this.apiUrl, { agent: agentId, member: this.init.memberId })));
+    return c;
   }
 
   get agentId(): string | undefined {
@@ -251,7 +261,7 @@ class TrpcControlPlaneImpl implements ControlPlane {
   }
 
   async heartbeat(agentId: string): Promise<void> {
-    await this.call("agent.heartbeat", () => this.client.agent.heartbeat.mutate({ agentId }));
+    await this.call("agent.heartbeat", () => this.as(agentId).agent.heartbeat.mutate({ agentId }));
   }
 
   async createObjective(input: { goal: string; bounds?: string[]; nonGoals?: string[] }): Promise<Objective> {
@@ -303,7 +313,7 @@ class TrpcControlPlaneImpl implements ControlPlane {
         await this.call("todo.reopen", () => this.client.todo.reopen.mutate({ todoId: target.id, reason: "the supervisor retries it" }));
       }
       const r = await this.call("todo.claim", () =>
-        this.client.todo.claim.mutate({ agentId: input.agentId, todoId: target.id, goalId: input.objectiveId, ttlMs: Math.round(input.ttlMs) }),
+        this.as(input.agentId).todo.claim.mutate({ agentId: input.agentId, todoId: target.id, goalId: input.objectiveId, ttlMs: Math.round(input.ttlMs) }),
       );
       return r.claimed ? this.remember(input.objectiveId, r.lease) : null;
     } catch (e) {
@@ -316,7 +326,7 @@ class TrpcControlPlaneImpl implements ControlPlane {
   async renewLease(ref: LeaseRef, ttlMs: number): Promise<Lease> {
     const held = this.fence(ref, undefined, "renewLease");
     const l = await this.call("lease.renew", () =>
-      this.client.lease.renew.mutate({ todoId: held.todoId, agentId: held.agentId, leaseKey: held.leaseKey, ttlMs: Math.round(ttlMs) }),
+      this.as(held.agentId).lease.renew.mutate({ todoId: held.todoId, agentId: held.agentId, leaseKey: held.leaseKey, ttlMs: Math.round(ttlMs) }),
     );
     return this.remember(held.goalId, l);
   }
@@ -325,7 +335,7 @@ class TrpcControlPlaneImpl implements ControlPlane {
     const held = this.leases.get(ref.leaseId);
     if (!held || held.epoch !== ref.epoch) return;
     try {
-      await this.call("lease.release", () => this.client.lease.release.mutate({ todoId: held.todoId, agentId: held.agentId, leaseKey: held.leaseKey }));
+      await this.call("lease.release", () => this.as(held.agentId).lease.release.mutate({ todoId: held.todoId, agentId: held.agentId, leaseKey: held.leaseKey }));
     } catch (e) {
       // The lease already ended (the todo completed, was released by a turn, or was taken over): nothing to give back.
       if (!HOLDER_LOST_CODES.has(TrpcControlPlaneImpl.codeOf(e) ?? "")) throw e;
@@ -335,7 +345,7 @@ class TrpcControlPlaneImpl implements ControlPlane {
   async startTodo(todoId: string, ref: LeaseRef): Promise<void> {
     const held = this.fence(ref, todoId, "startTodo");
     try {
-      await this.call("todo.start", () => this.client.todo.start.mutate({ todoId, agentId: held.agentId, leaseKey: held.leaseKey }));
+      await this.call("todo.start", () => this.as(held.agentId).todo.start.mutate({ todoId, agentId: held.agentId, leaseKey: held.leaseKey }));
     } catch (e) {
       // Already running under this lease (a resumed worker): starting is a no-op, as in the port's contract.
       if (TrpcControlPlaneImpl.codeOf(e) !== "ILLEGAL_TRANSITION") throw e;
@@ -423,7 +433,7 @@ class TrpcControlPlaneImpl implements ControlPlane {
     }
     const agentId = held?.agentId ?? this.who.agent;
     const r = await this.call("evidence.append", () =>
-      this.client.evidence.append.mutate({
+      this.as(agentId).evidence.append.mutate({
         goalId: e.objectiveId,
         ...(e.todoId ? { todoId: e.todoId } : {}),
         ...(e.runId ? { runId: e.runId } : {}),
@@ -535,7 +545,7 @@ class TrpcControlPlaneImpl implements ControlPlane {
   // ── quota ──
   async shouldRun(input: { agentId: string; objectiveId: string; todoId?: string }): Promise<ShouldRun> {
     const r = await this.call("quota.shouldRun", () =>
-      this.client.quota.shouldRun.query({ goalId: input.objectiveId, agentId: input.agentId, ...(input.todoId ? { todoId: input.todoId } : {}) }),
+      this.as(input.agentId).quota.shouldRun.query({ goalId: input.objectiveId, agentId: input.agentId, ...(input.todoId ? { todoId: input.todoId } : {}) }),
     );
     if (r.decision === "run") return { run: true };
     return { run: false, reason: SKIP_REASON_OF[r.reason] ?? "lease_lost", detail: r.message };
@@ -544,7 +554,7 @@ class TrpcControlPlaneImpl implements ControlPlane {
   async spend(key: string, input: { agentId: string; objectiveId: string } & SpendAmount): Promise<{ spent: boolean; duplicate: boolean }> {
     try {
       const r = await this.call("quota.spend", () =>
-        this.client.quota.spend.mutate({
+        this.as(input.agentId).quota.spend.mutate({
           key,
           goalId: input.objectiveId,
           agentId: input.agentId,
@@ -580,14 +590,15 @@ class TrpcControlPlaneImpl implements ControlPlane {
         } else throw e;
       }
     }
+    const writer = held?.agentId ?? this.who.agent;
     const r = await this.call("evidence.append", () =>
-      this.client.evidence.append.mutate({
+      this.as(writer).evidence.append.mutate({
         goalId: turn.objectiveId,
         todoId: turn.todoId,
         kind: "validation",
         summary: clip(`turn ${turn.result}: ${turn.summary.trim() || turn.result}`, 2000),
         data: { turn: { result: turn.result, reason: turn.reason ?? null, outputs: turn.outputs ?? {}, evidenceIds: turn.evidenceIds } },
-        ...((held?.agentId ?? this.who.agent) ? { agentId: (held?.agentId ?? this.who.agent)! } : {}),
+        ...(writer ? { agentId: writer } : {}),
         idempotencyKey: marker,
       }),
     );
@@ -597,7 +608,7 @@ class TrpcControlPlaneImpl implements ControlPlane {
   private async applyTurn(turn: TurnRecord, held: HeldLease | undefined): Promise<void> {
     const record = (h: { agentId: string; leaseKey: string }) =>
       this.call("turn.recordResult", () =>
-        this.client.turn.recordResult.mutate({
+        this.as(h.agentId).turn.recordResult.mutate({
           todoId: turn.todoId,
           agentId: h.agentId,
           leaseKey: h.leaseKey,
@@ -613,7 +624,7 @@ class TrpcControlPlaneImpl implements ControlPlane {
     // No lease (a host todo answered without the phone): a completion claims the todo for the moment of the write.
     if (turn.result !== "validated_completion") return;
     const agentId = this.actingId();
-    const r = await this.call("todo.claim", () => this.client.todo.claim.mutate({ agentId, todoId: turn.todoId, goalId: turn.objectiveId, ttlMs: 60_000 }));
+    const r = await this.call("todo.claim", () => this.as(agentId).todo.claim.mutate({ agentId, todoId: turn.todoId, goalId: turn.objectiveId, ttlMs: 60_000 }));
     if (!r.claimed) throw new ControlPlaneConflict(`recordTurnResult: todo ${turn.todoId} could not be claimed to record its completion: ${r.reason}`);
     await record({ agentId, leaseKey: r.lease.idempotencyKey });
   }
@@ -629,13 +640,13 @@ class TrpcControlPlaneImpl implements ControlPlane {
             `Run ${existing.id} is ${existing.status}; a finished run cannot be resumed. Start a new run on its goal (--objective ${existing.goalId}).`,
           );
         }
-        await this.call("run.resume", () => this.client.run.resume.mutate({ runId: existing.id, agentId: input.agentId }));
+        await this.call("run.resume", () => this.as(input.agentId).run.resume.mutate({ runId: existing.id, agentId: input.agentId }));
         this.track(existing.id, input.agentId);
         return { runId: existing.id, resumed: true };
       }
     }
     const run = await this.call("run.start", () =>
-      this.client.run.start.mutate({ ...(input.runId ? { id: input.runId } : {}), goalId: input.objectiveId, agentId: input.agentId }),
+      this.as(input.agentId).run.start.mutate({ ...(input.runId ? { id: input.runId } : {}), goalId: input.objectiveId, agentId: input.agentId }),
     );
     this.track(run.id, input.agentId);
     return { runId: run.id, resumed: false };
@@ -660,7 +671,7 @@ class TrpcControlPlaneImpl implements ControlPlane {
     if (this.finishedRuns.has(runId)) return;
     const checkpoint = isPlainObject(state) ? state : { value: state };
     const agentId = this.runDrivers.get(runId);
-    await this.call("run.checkpoint", () => this.client.run.checkpoint.mutate({ runId, ...(agentId ? { agentId } : {}), checkpoint }));
+    await this.call("run.checkpoint", () => this.as(agentId).run.checkpoint.mutate({ runId, ...(agentId ? { agentId } : {}), checkpoint }));
   }
 
   async loadCheckpoint(runId: string): Promise<unknown | null> {
@@ -675,7 +686,7 @@ class TrpcControlPlaneImpl implements ControlPlane {
     const prefix = input.status === "waiting" || input.status === "device_lost" ? `${input.status}: ` : "";
     try {
       await this.call("run.finish", () =>
-        this.client.run.finish.mutate({ runId, ...(agentId ? { agentId } : {}), status: RUN_STATUS_OF[input.status], summary: clip(`${prefix}${input.summary}`, 5000) }),
+        this.as(agentId).run.finish.mutate({ runId, ...(agentId ? { agentId } : {}), status: RUN_STATUS_OF[input.status], summary: clip(`${prefix}${input.summary}`, 5000) }),
       );
     } catch (e) {
       if (TrpcControlPlaneImpl.codeOf(e) !== "ILLEGAL_TRANSITION") throw e; // already finished: its first outcome stands
@@ -686,7 +697,7 @@ class TrpcControlPlaneImpl implements ControlPlane {
   async appendStep(step: StepRecord): Promise<{ duplicate: boolean }> {
     const agentId = this.runDrivers.get(step.runId);
     const r = await this.call("run.appendStep", () =>
-      this.client.run.appendStep.mutate({
+      this.as(agentId).run.appendStep.mutate({
         runId: step.runId,
         ...(agentId ? { agentId } : {}),
         index: step.index,
