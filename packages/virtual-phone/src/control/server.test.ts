@@ -74,8 +74,8 @@ describe("control API", () => {
 
   it("freezes the screen and unfreezes it", async () => {
     await api("POST", "/reset", { seed: 1 });
-    const before = (await api("GET", "/screenshot")).body as Buffer;
     await api("POST", "/faults", { freeze: true });
+    const before = (await api("GET", "/screenshot")).body as Buffer;
     await api("POST", "/input", { type: "back" });
     expect(((await api("GET", "/screenshot")).body as Buffer).equals(before)).toBe(true);
     await api("DELETE", "/faults");

@@ -78,6 +78,11 @@ export function seededRandom(seed: number, key: string, n: number): number {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 }
 
+/** "settings:system.x" is the Android settings table; "settings:other" is the Settings app's own state. */
+function isSettingsTable(ns: string, path: string[]): boolean {
+  return ns === "settings" && (path[0] === "system" || path[0] === "secure" || path[0] === "global");
+}
+
 export interface SystemUi {
   usbPrompt: { fingerprint: string } | null;
   onUsbPrompt: ((allow: boolean) => void) | null;
@@ -159,7 +164,7 @@ export class ScenarioRuntime {
 
   // ---------------- reading ----------------
   readRef = (ns: string, path: string[]): unknown => {
-    if (ns === "settings") return getPath(this.state.settings, path);
+    if (isSettingsTable(ns, path)) return getPath(this.state.settings, path);
     if (ns === "device") return getPath(this.deviceInfo(), path);
     const app = this.state.apps[ns];
     if (!app) return undefined;
@@ -195,7 +200,7 @@ export class ScenarioRuntime {
       this.touch();
       return;
     }
-    if (ns === "settings") root = this.state.settings as unknown as Record<string, unknown>;
+    if (isSettingsTable(ns, path)) root = this.state.settings as unknown as Record<string, unknown>;
     else if (this.state.apps[ns]) root = this.state.apps[ns]!.vars;
     else throw new ScenarioError(`cannot write to "${ref}": no app or namespace "${ns}"`);
     let cur: Record<string, unknown> = root;
