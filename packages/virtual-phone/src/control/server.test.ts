@@ -22,6 +22,13 @@ afterAll(async () => {
 });
 
 describe("control API", () => {
+  it("answers browser preflight requests so the demo page can call it", async () => {
+    const res = await fetch(`${phone.controlUrl}/input`, { method: "OPTIONS", headers: { origin: "http://localhost:3000", "access-control-request-method": "POST" } });
+    expect(res.status).toBe(204);
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    expect(res.headers.get("access-control-allow-methods")).toContain("POST");
+  });
+
   it("describes itself and lists scenarios and tasks", async () => {
     const root = await api("GET", "/");
     expect(root.body).toMatchObject({ serial: phone.serial, adbPort: phone.adbPort, wsPort: phone.wsPort, scenario: "social" });

@@ -210,6 +210,15 @@ export function startControlServer(init: ControlServerInit): Promise<Listening &
   }
 
   const server = createServer((req, res) => {
+    // The demo page in the browser calls this API from another origin (loopback only).
+    res.setHeader("access-control-allow-origin", "*");
+    res.setHeader("access-control-allow-methods", "GET, POST, DELETE, OPTIONS");
+    res.setHeader("access-control-allow-headers", "content-type");
+    if (req.method === "OPTIONS") {
+      res.writeHead(204);
+      res.end();
+      return;
+    }
     route(req, res).catch((e: unknown) => {
       const err = e as Error & { code?: string; status?: number; issues?: unknown };
       const status = e instanceof HttpError ? e.status : e instanceof ScenarioValidationError ? 422 : err.code === "TASK_NOT_FOUND" ? 404 : err.code === "SCENARIO_ERROR" ? 400 : 500;
