@@ -42,6 +42,8 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
   const trpc = createHTTPHandler({
     router: appRouter,
     basePath: `${TRPC_PATH}/`,
+    // Room for the largest blob (16 MiB) as base64 in JSON, and no more.
+    maxBodySize: 24 * 1024 * 1024,
     createContext: ({ req }) => createTRPCContext({ services, headers: toHeaders(req) }),
     onError({ error, path }) {
       if (error.code === "INTERNAL_SERVER_ERROR") log(`500 in ${path ?? "(unknown)"}: ${error.cause?.stack ?? error.stack}`);

@@ -75,6 +75,21 @@ function malformedAtField(schema: z.ZodType): { input: unknown; path: string } |
   return undefined;
 }
 
+describe("malformed requests", () => {
+  it("a body that is not JSON, or JSON without the superjson envelope, is a 4xx", async () => {
+    const notJson = await fetch(`${api.url}/trpc/goal.create`, { method: "POST", headers: { "content-type": "application/json" }, body: "{title:" });
+    expect(notJson.status).toBeGreaterThanOrEqual(400);
+    expect(notJson.status).toBeLessThan(500);
+    const bare = await send("goal.create", "mutation", undefined);
+    expect(bare.status).toBe(400);
+  });
+
+  it("an unknown procedure is a 404", async () => {
+    const res = await fetch(`${api.url}/trpc/goal.frobnicate`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect(res.status).toBe(404);
+  });
+});
+
 describe("every procedure, given malformed input", () => {
   it("covers the whole router", () => {
     expect(procedures.length).toBeGreaterThan(30);

@@ -285,10 +285,11 @@ function renderBoard(board: Board): string {
   for (const lane of board.lanes) {
     if (lane.cards.length === 0) continue;
     lines.push(`  ${lane.state} (${lane.cards.length})`);
+    const width = Math.max(...lane.cards.map((c) => c.id.length));
     for (const c of lane.cards) {
       const owner = c.owner ? ` — ${c.owner.agentId}${c.leaseMsLeft !== null ? (c.leaseMsLeft > 0 ? `, ${duration(c.leaseMsLeft)} left` : ", lease expired") : ""}` : "";
-      lines.push(`    ${c.id}  ${c.title}${owner}`);
-      if (c.openGate) lines.push(`      waiting on gate ${c.openGate.id}: ${c.openGate.question}`);
+      lines.push(`    ${c.id.padEnd(width)}  ${c.title}${owner}`);
+      if (c.openGate) lines.push(`    ${"".padEnd(width)}  waiting on gate ${c.openGate.id}: ${c.openGate.question}`);
     }
   }
   if (board.lanes.every((l) => l.cards.length === 0)) lines.push("  No todos yet: the planner adds them with todo.add.");
