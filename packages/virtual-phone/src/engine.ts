@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { VirtualFs } from "./device/filesystem.ts";
 import { systemProperties } from "./device/properties.ts";
-import { canvasMeasure, encodePng, renderRgba } from "./render/draw.ts";
+import { canvasMeasure, encodePng, encodePngAsync, renderRgba } from "./render/draw.ts";
 import { dumpHierarchy } from "./render/uidump.ts";
 import { evaluateTask, taskGoal, type TaskEvaluation } from "./scenario/evaluator.ts";
 import { loadScenario, parseScenario } from "./scenario/load.ts";
@@ -152,26 +152,52 @@ export class PhoneEngine extends EventEmitter {
   /** The PNG of the current screen; identical frames are encoded once. */
   async screenshot(): Promise<Buffer> {
     if (this.faults.frozen) return this.faults.frozen.png;
-    return this.#renderPng();
+    const t0 = performance.now();
+    const { key, hit, layout } = this.#lookup();
+    if (hit) return this.#served(key, hit, t0);
+    // Identical frames requested while one is being encoded share that encode.
+    let pending = this.#encoding.get(key);
+    if (!pending) {
+      const { width, height, rgba } = renderRgba(layout);
+      pending = encodePngAsync(width, height, rgba).finally(() => this.#encoding.delete(key));
+      this.#encoding.set(key, pending);
+    }
+    const png = await pending;
+    this.#store(key, png, t0);
+    return png;
   }
 
-  #renderPng(): Buffer {
-    const t0 = performance.now();
+  #encoding = new Map<string, Promise<Buffer>>();
+
+  #lookup() {
     const layout = this.runtime.layout();
     const key = createHash("sha1").update(JSON.stringify(layout.ops)).update(`${layout.width}x${layout.height}`).digest("hex");
-    const hit = this.#pngCache.get(key);
-    if (hit) {
-      this.#pngCache.delete(key);
-      this.#pngCache.set(key, hit);
-      this.#record(this.encodeStats.cached, performance.now() - t0);
-      return hit;
-    }
-    const { width, height, rgba } = renderRgba(layout);
-    const png = encodePng(width, height, rgba);
+    return { key, hit: this.#pngCache.get(key), layout };
+  }
+
+  #served(key: string, png: Buffer, t0: number): Buffer {
+    this.#pngCache.delete(key);
+    this.#pngCache.set(key, png);
+    this.#record(this.encodeStats.cached, performance.now() - t0);
+    return png;
+  }
+
+  #store(key: string, png: Buffer, t0: number): void {
+    if (this.#pngCache.has(key)) return;
     this.#pngCache.set(key, png);
     if (this.#pngCache.size > 24) this.#pngCache.delete(this.#pngCache.keys().next().value!);
     this.encodeStats.lastSize = png.length;
     this.#record(this.encodeStats.uncached, performance.now() - t0);
+  }
+
+  /** Synchronous render for freezing the screen. */
+  #renderPng(): Buffer {
+    const t0 = performance.now();
+    const { key, hit, layout } = this.#lookup();
+    if (hit) return this.#served(key, hit, t0);
+    const { width, height, rgba } = renderRgba(layout);
+    const png = encodePng(width, height, rgba);
+    this.#store(key, png, t0);
     return png;
   }
 
