@@ -31,7 +31,9 @@ export function phash(img: GrayImage): string {
       coeffs[v * LOW + u] = s;
     }
   const ac = Array.from(coeffs.slice(1)).sort((a, b) => a - b);
-  const median = (ac[31]! + ac[32]!) / 2;
+  // Flat UI screens have many (near-)zero coefficients: a tiny margin keeps float noise from flipping their bits.
+  const eps = 1e-6 * Math.max(Math.abs(ac[0]!), Math.abs(ac[62]!));
+  const median = (ac[31]! + ac[32]!) / 2 + eps;
   let hex = "";
   for (let nib = 0; nib < 16; nib++) {
     let n = 0;
