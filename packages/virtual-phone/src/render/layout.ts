@@ -35,7 +35,7 @@ export interface LayoutInput {
     scope: ValueScope;
   };
   popup?: { def: Popup; app: App; scope: ValueScope };
-  keyboard: { shown: boolean; label: string };
+  keyboard: { shown: boolean; label: string; adb?: boolean };
   toast?: string;
   usbPrompt?: { fingerprint: string };
 }
@@ -127,7 +127,8 @@ class Layouter {
     }
     const statusH = this.dp(24);
     const navH = this.dp(48);
-    const kbH = this.input.keyboard.shown ? this.dp(300) : 0;
+    // ADBKeyboard draws only a thin "ADB Keyboard {ON}" bar; the stock keyboard is a full QWERTY panel
+    const kbH = !this.input.keyboard.shown ? 0 : this.input.keyboard.adb ? this.dp(44) : this.dp(300);
     const appArea: Rect = [0, 0, W, H - navH];
     let dumpRoot: ViewNode;
     if (this.input.app) dumpRoot = this.appWindow(appArea, statusH, kbH);
@@ -895,6 +896,11 @@ class Layouter {
     const d = (n: number) => this.dp(n);
     this.ops.push({ op: "rect", x: 0, y: top, w: W, h, fill: C.keyboardBg });
     this.ops.push({ op: "text", x: W / 2, y: top + d(28), text: this.input.keyboard.label, size: this.sp(13), color: C.sub, align: "center" });
+    if (this.input.keyboard.adb) {
+      const bar = node({ cls: "android.widget.FrameLayout", pkg: "com.android.adbkeyboard", bounds: [0, top, W, top + h] });
+      this.layers.push({ name: "keyboard", area: [0, top, W, top + h], root: bar, modal: true, outside: { type: "block" } });
+      return;
+    }
     const root = node({ cls: "android.widget.FrameLayout", pkg: "com.android.inputmethod.latin", bounds: [0, top, W, top + h] });
     const rows = ["qwertyuiop", "asdfghjkl", "⇧zxcvbnm⌫", "?, .⏎"];
     const rowH = d(58);

@@ -277,7 +277,7 @@ export class ScenarioRuntime {
       screenOn: this.state.screenOn,
       launcherPackage: LAUNCHER_PACKAGE,
       launcher: this.scenario.apps.map((a) => ({ id: a.id, label: a.label, color: a.color, icon: a.icon, package: a.package })),
-      keyboard: { shown: this.state.focus !== null && !!cur, label: ime === ADB_KEYBOARD_IME ? "ADB Keyboard {ON}" : "English (US)" },
+      keyboard: { shown: this.state.focus !== null && !!cur, label: ime === ADB_KEYBOARD_IME ? "ADB Keyboard {ON}" : "English (US)", adb: ime === ADB_KEYBOARD_IME },
       toast,
       usbPrompt: this.system.usbPrompt ?? undefined,
     };
