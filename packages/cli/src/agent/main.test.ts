@@ -1,0 +1,115 @@
+// `npm run agent` as its own process, the way a person or cron runs it: the virtual phone over real ADB (TCP), a
+// scripted OpenAI-compatible endpoint, the real API on a throwaway database. Exit codes and output are what a
+// script sees; the run's truth is read back through the API.
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { act, startScriptedModelServer, type ScriptedModelServer } from "@phoneloop/agent/testing";
+import { createApiServer, type ApiServer } from "@phoneloop/api";
+import { createTestDatabase, type TestDatabase } from "@phoneloop/state/testing";
+import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
+import { createCliClient } from "../client.ts";
+import { splitApiFlags } from "./main.ts";
+
+const root = fileURLToPath(new URL("../../../../", import.meta.url));
+const tsx = `${root}node_modules/.bin/tsx`;
+
+let t: TestDatabase;
+let api: ApiServer;
+let phone: VirtualPhone;
+let models: ScriptedModelServer;
+let keys: string;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
+  phone = await startVirtualPhone({ seed: 3 });
+  models = await startScriptedModelServer({
+    rules: [
+      { match: (r) => r.model === "planner-model", replies: [{ text: JSON.stringify({ plan: "look", todos: [{ id: "look", title: "Look at the home screen", kind: "executor", inputs: [], outputs: [] }] }) }], repeatLast: true },
+      { match: (r) => r.model === "executor-model", replies: [act({ type: "status", status: "complete", summary: "the home screen is visible" })], repeatLast: true },
+      { match: (r) => r.model === "summarizer-model", replies: [{ text: JSON.stringify({ findings: ["home screen seen"], conclusion: "Looked at the home screen." }) }], repeatLast: true },
+    ],
+  });
+  keys = mkdtempSync(join(tmpdir(), "phoneloop-adbkey-"));
+});
+afterAll(async () => {
+  await models?.stop();
+  await phone?.stop();
+  await api?.close();
+  await t?.drop();
+  if (keys) rmSync(keys, { recursive: true, force: true });
+});
+
+function agent(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(tsx, ["packages/cli/src/agent/main.ts", ...args], {
+      cwd: root,
+      env: { ...process.env, ANDROID_USER_HOME: keys, OPENAI_API_KEY: "test-key", PHONELOOP_API_URL: "", PHONELOOP_MEMBER: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    child.once("exit", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+const modelFlags = () => ["--base-url", models.baseURL, "--planner-model", "planner-model", "--executor-model", "executor-model", "--summarizer-model", "summarizer-model"];
+
+describe("npm run agent", () => {
+  it("runs a goal on the phone through the API and exits 0 with the summary", async () => {
+    const r = await agent("--goal", "Look at the home screen", "--device", `tcp:127.0.0.1:${phone.adbPort}`, "--api-url", api.url, "--agent-id", "worker-main-test", ...modelFlags());
+    expect(r.stderr).not.toMatch(/error/i);
+    expect(r.code).toBe(0);
+    const m = /^run (\S+): completed$/m.exec(r.stdout);
+    expect(m).not.toBeNull();
+    expect(r.stdout).toMatch(/Looked at the home screen/);
+
+    const reader = createCliClient(api.url, {});
+    const run = await reader.run.get.query({ runId: m![1]! });
+    expect(run).toMatchObject({ status: "completed", agentId: "worker-main-test" });
+    const board = await reader.board.get.query({ goalId: run.goalId });
+    expect(board.goal.objective).toBe("Look at the home screen");
+    expect(board.lanes.find((l) => l.state === "done")!.cards.map((c) => c.title)).toEqual(["Look at the home screen"]);
+    // The phone's real screenshot, over ADB, is the observation's blob.
+    const obs = (await reader.evidence.list.query({ goalId: run.goalId, kind: "observation" }))[0]!;
+    expect(obs.blobSha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(obs.agentId).toBe("worker-main-test");
+  }, 180_000);
+
+  it("an unreachable API fails at once with its URL and how to start it (exit 1)", async () => {
+    const srv = createServer();
+    await new Promise<void>((ok) => srv.listen(0, "127.0.0.1", ok));
+    const { port } = srv.address() as AddressInfo;
+    await new Promise((ok) => srv.close(ok)); // nothing listens there now
+    const r = await agent("--goal", "x", "--device", `tcp:127.0.0.1:${phone.adbPort}`, "--api-url", `http://127.0.0.1:${port}`, ...modelFlags());
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`Cannot reach the PhoneLoop API at http://127.0.0.1:${port} (ECONNREFUSED)`);
+    expect(r.stderr).toMatch(/npm start/);
+  }, 120_000);
+
+  it("a usage error exits 2 and says what is missing", async () => {
+    const r = await agent("--goal", "x", "--api-url", api.url);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--device is required/);
+  }, 120_000);
+});
+
+describe("splitApiFlags", () => {
+  it("takes --api-url, --agent-id and --member out and leaves the agent's flags", () => {
+    expect(splitApiFlags(["--goal", "g", "--api-url=http://h:1", "--agent-id", "a1", "--device", "adb-server"], {})).toEqual({
+      flags: { apiUrl: "http://h:1", agentId: "a1" },
+      rest: ["--goal", "g", "--device", "adb-server"],
+    });
+    expect(splitApiFlags([], { PHONELOOP_API_URL: "http://env:2", PHONELOOP_MEMBER: "m1" }).flags).toEqual({ apiUrl: "http://env:2", member: "m1" });
+    expect(splitApiFlags([], {}).flags.apiUrl).toBe("http://127.0.0.1:4000");
+    expect(() => splitApiFlags(["--api-url"], {})).toThrow(/needs a value/);
+  });
+});
