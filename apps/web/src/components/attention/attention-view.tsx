@@ -106,7 +106,8 @@ function AttentionRow({ item, goalTitle, now }: { item: AttentionItem; goalTitle
           <div className={styles.kind}>Lease expired — {whoLabel(item.who)} may reclaim</div>
           <p className={styles.question}>{item.title}</p>
           <p className={styles.meta}>
-            {goal} · {item.previousOwner}&apos;s lease ran out {formatAgo(item.since, now)}
+            {goal} · {item.previousOwner}&apos;s lease ran out {formatAgo(item.since, now)} · reclaim with{" "}
+            <code>npm run phoneloop -- todo claim {item.todoId} --agent &lt;id&gt;</code>
           </p>
         </li>
       );
