@@ -91,6 +91,15 @@ describe("shell", () => {
     expect((await run("input tap x y")).code).toBe(1);
   });
 
+  it("lists running apps with ps/pidof and activity starts in logcat -d", async () => {
+    const { run } = shell();
+    expect((await run("pidof com.phoneloop.social")).out).toMatch(/^\d+\n$/);
+    expect((await run("pidof com.phoneloop.mail")).code).toBe(1);
+    await run("am start -n com.phoneloop.mail/.ConversationListActivity");
+    expect((await run("ps -A | grep com.phoneloop.mail")).out).toContain("com.phoneloop.mail");
+    expect((await run("logcat -d | grep ActivityTaskManager")).out).toContain("START u0 {cmp=com.phoneloop.mail/.ConversationListActivity}");
+  });
+
   it("writes uiautomator dumps to files and screencaps to files", async () => {
     const { run, engine } = shell();
     expect((await run("uiautomator dump")).out).toBe("UI hierchary dumped to: /sdcard/window_dump.xml\n");

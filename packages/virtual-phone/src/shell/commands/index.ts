@@ -4,6 +4,7 @@ import { registerActivity } from "./activity.ts";
 import { registerBasics } from "./basics.ts";
 import { registerInput } from "./input.ts";
 import { registerScreen } from "./screen.ts";
+import { registerProcesses } from "./processes.ts";
 
 export function createCommandRegistry(): CommandRegistry {
   const r: CommandRegistry = new Map();
@@ -11,5 +12,6 @@ export function createCommandRegistry(): CommandRegistry {
   registerInput(r);
   registerScreen(r);
   registerActivity(r);
+  registerProcesses(r);
   return r;
 }
