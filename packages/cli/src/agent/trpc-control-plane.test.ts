@@ -28,7 +28,7 @@ afterAll(async () => {
 interface Subject {
   cp: ControlPlane;
   /** A team member answers a gate (the double: its test control; the real one: gate.resolve through the API). */
-  resolve(gateId: string, d: Required<Pick<GateDecision, "decision" | "rationale">>): Promise<void>;
+  resolve(gateId: string, d: Required<Pick<GateDecision, "decision" | "rationale">> & Pick<GateDecision, "answer">): Promise<void>;
 }
 
 const subjects: Record<string, () => Subject> = {
@@ -191,6 +191,11 @@ describe.each(Object.keys(subjects))("ControlPlane contract: %s", (name) => {
     await expect(aborted).rejects.toThrow(/cancelled/);
     await s.resolve(other.gateId, { decision: "deny", rationale: "not now" });
     expect(await cp.waitForGate(other.gateId)).toMatchObject({ decision: "deny", rationale: "not now" });
+
+    // A free-text question (the runtime's single option "answer") takes any answer.
+    const question = await cp.openGate({ ...req, idempotencyKey: `${p}:gate:3`, question: "Which day should the table be booked for?", options: ["answer"] });
+    await s.resolve(question.gateId, { decision: "answer", answer: "Tuesday", rationale: "the user said so" });
+    expect(await cp.waitForGate(question.gateId)).toMatchObject({ decision: "answer", answer: "Tuesday" });
   });
 
   it("should-run and spend: a repeated spend with the same key spends once", async () => {

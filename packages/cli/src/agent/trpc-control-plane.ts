@@ -130,6 +130,15 @@ export const SKIP_REASON_OF: Record<string, Extract<ShouldRun, { run: false }>["
 
 const GATE_STATUS_DECISION = { approved: "approve", denied: "deny", answered: "answer" } as const;
 
+/**
+ * The runtime marks a free-text question with the single option "answer"; the state core would then accept only
+ * the literal word "answer", so such a gate is opened without options (any answer goes).
+ */
+export function gateOptions(options: string[]): string[] {
+  const clean = options.map((o) => o.trim()).filter(Boolean).map((o) => clip(o, 500)).slice(0, 20);
+  return clean.length === 1 && clean[0] === "answer" ? [] : clean;
+}
+
 /** The port's todo kind lives in the todo's values under this key (the state core has no kind column). */
 export const KIND_KEY = "@kind";
 
@@ -492,7 +501,7 @@ class TrpcControlPlaneImpl implements ControlPlane {
           goalId: req.objectiveId,
           todoId: req.todoId,
           question,
-          options: req.options.map((o) => clip(o.trim() || "answer", 500)).slice(0, 20),
+          options: gateOptions(req.options),
           evidenceIds: req.evidenceIds,
           answerRoles: req.answerRoles.length ? req.answerRoles : ["owner"],
           ...(this.who.agent ? { openedBy: this.who.agent } : {}),
