@@ -306,6 +306,7 @@ class Layouter {
       this.ops.push({ op: "text", x, y: cy + size * 0.35, text: this.fit(title, right - x, size, true), size, color: C.text, bold: true });
       group.children.push(node({ cls: "android.widget.TextView", pkg, text: title, bounds: [x, Math.round(cy - size * 0.7), Math.round(Math.min(right, x + this.measure(title, size, true))), Math.round(cy + size * 0.7)] }));
     }
+    group.children.sort((a, b) => a.bounds[0] - b.bounds[0]); // views appear in layout order, left to right
     return top + h;
   }
 
