@@ -4,8 +4,9 @@ import tseslint from "typescript-eslint";
 import globals from "globals";
 
 const ours = (...names) => names.map((n) => `@phoneloop/${n}`);
-const forbid = (files, names, message) => ({
+const forbid = (files, names, message, ignores = []) => ({
   files,
+  ignores,
   rules: {
     "no-restricted-imports": [
       "error",
@@ -45,8 +46,19 @@ export default tseslint.config(
   ),
   forbid(
     ["packages/agent/**"],
-    [...ours("web", "api", "state", "cli", "virtual-phone"), "@prisma", "pg", "react", "next"],
+    [...ours("web", "api", "state", "cli"), "@prisma", "pg", "react", "next"],
     "packages/agent talks to the state core only through its ControlPlane port, and knows no Prisma.",
+  ),
+  // The runtime drives phones only through the Device port; its tests may start a virtual phone.
+  // (A later entry replaces the rule for the files it matches, so it repeats the list above.)
+  forbid(
+    ["packages/agent/src/**"],
+    [...ours("web", "api", "state", "cli", "virtual-phone"), "@prisma", "pg", "react", "next"],
+    "The agent runtime reaches the state core only through ControlPlane and phones only through Device.",
+    [
+    "**/*.test.ts",
+      "**/testing/**",
+    ],
   ),
   forbid(
     ["packages/device/src/**"],
