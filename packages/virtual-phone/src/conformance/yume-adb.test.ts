@@ -106,5 +106,12 @@ describe("@yume-chan/adb AUTH", () => {
     const again = new Adb(await AdbDaemonTransport.authenticate({ serial: "a", connection: await tcpConnection(authPhone.adbPort), credentialStore: store }));
     expect(authPhone.keyStore!.listPending()).toHaveLength(0);
     await again.close();
+    // after "Revoke USB debugging authorizations" the same key must be allowed again
+    await fetch(`${authPhone.controlUrl}/auth/revoke`, { method: "POST" });
+    const third = AdbDaemonTransport.authenticate({ serial: "a", connection: await tcpConnection(authPhone.adbPort), credentialStore: store });
+    for (let i = 0; i < 100 && authPhone.keyStore!.listPending().length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(authPhone.keyStore!.listPending()).toHaveLength(1);
+    authPhone.keyStore!.answer("accept");
+    await (await third).close();
   });
 });

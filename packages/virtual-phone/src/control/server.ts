@@ -67,6 +67,7 @@ export const CONTROL_ROUTES = [
   "GET  /auth                  ADB keys: accepted and waiting on the prompt",
   "POST /auth/accept           {fingerprint?} tap Allow on the USB debugging prompt",
   "POST /auth/reject           {fingerprint?} tap Cancel",
+  "POST /auth/revoke           forget every accepted key",
 ];
 
 export function startControlServer(init: ControlServerInit): Promise<Listening & { port: number }> {
@@ -197,6 +198,12 @@ export function startControlServer(init: ControlServerInit): Promise<Listening &
     if (path === "/auth" && m === "GET") {
       const ks = init.keyStore;
       return json(200, ks ? { enabled: true, mode: ks.mode, accepted: [...ks.accepted.values()].map((k) => ({ fingerprint: k.fingerprint, name: k.name })), pending: ks.listPending() } : { enabled: false });
+    }
+    if (path === "/auth/revoke" && m === "POST") {
+      if (!init.keyStore) throw new HttpError(409, "AUTH_DISABLED", "this phone was started without --auth; there is nothing to revoke");
+      // like "Revoke USB debugging authorizations": connected clients stay, new connections must be allowed again
+      init.keyStore.revokeAll();
+      return json(200, { accepted: [] });
     }
     const auth = /^\/auth\/(accept|reject)$/.exec(path);
     if (auth && m === "POST") {
