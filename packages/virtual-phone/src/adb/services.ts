@@ -5,6 +5,7 @@ import { encodeShellPacket, parseShellService, ShellPacketId, ShellPacketParser 
 import { runSyncService } from "./sync.ts";
 import { Shell } from "../shell/interpreter.ts";
 import { parseCommandLine } from "../shell/parse.ts";
+import { framebufferV2 } from "../render/raw.ts";
 import type { CommandRegistry, ShellHost } from "../shell/types.ts";
 
 export interface ServiceContext {
@@ -33,6 +34,7 @@ export function createServiceRouter(ctx: ServiceContext): ServiceRouter {
       const line = ["cmd", ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ");
       return (stream) => (service.startsWith("abb_exec:") ? shellRaw(stream, ctx, line, false) : shellV2(stream, ctx, line, false));
     }
+    if (service === "framebuffer:") return (stream) => stream.write(framebufferV2(ctx.host.phone));
     if (service.startsWith("reboot:")) return async (stream) => void (await stream.write(Buffer.from("")));
     if (service === "root:") return (stream) => stream.write(Buffer.from("adbd cannot run as root in production builds\n"));
     if (service === "unroot:") return (stream) => stream.write(Buffer.from("adbd not running as root\n"));

@@ -56,6 +56,12 @@ describe.each(transports)("@yume-chan/adb over %s", (_name, connect) => {
     expect(inspectPng(png)).toMatchObject({ width: 1080, height: 2400 });
   });
 
+  it("serves the framebuffer: service", async () => {
+    const fb = await adb.framebuffer();
+    expect(fb).toMatchObject({ width: 1080, height: 2400, bpp: 32, red_offset: 0, alpha_offset: 24 });
+    expect(fb.data.length).toBe(1080 * 2400 * 4);
+  });
+
   it("dumps the UI to /dev/tty", async () => {
     const out = await adb.subprocess.noneProtocol.spawnWaitText("uiautomator dump /dev/tty");
     expect(out).toMatch(/<\/hierarchy>UI hierchary dumped to: \/dev\/tty\n$/);

@@ -11,3 +11,12 @@ export async function decodeRawScreen(phone: PhoneEngine): Promise<Buffer> {
   head.writeUInt32LE(1, 12); // sRGB
   return Buffer.concat([head, rgba]);
 }
+
+/** The `framebuffer:` service's reply: version 2 header (RGBA_8888, sRGB) followed by the pixels. */
+export function framebufferV2(phone: PhoneEngine): Buffer {
+  const { width, height, rgba } = renderRgba(phone.runtime.layout());
+  const h = Buffer.alloc(4 * 14);
+  const fields = [2, 32, 0, rgba.length, width, height, 0, 8, 16, 8, 8, 8, 24, 8]; // version, bpp, colorSpace, size, w, h, r/b/g/a offset+length
+  fields.forEach((v, i) => h.writeUInt32LE(v, i * 4));
+  return Buffer.concat([h, rgba]);
+}
