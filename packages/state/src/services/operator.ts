@@ -1,5 +1,5 @@
 // What every operator shares: a db or an open transaction, the acting context, the time source, the Event row.
-import type { Db } from "../db/client.ts";
+import { poolOf, type Db } from "../db/client.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
 import type { Clock } from "../domain/clock.ts";
 
@@ -67,4 +67,25 @@ export function isUniqueViolation(e: unknown): boolean {
   if (err?.code === "P2002" || err?.code === "23505") return true;
   if (err?.meta?.code === "23505") return true;
   return typeof err?.message === "string" && /23505|unique constraint/i.test(err.message);
+}
+
+/**
+ * One SQL statement with positional parameters ($1, $2, …): straight on the pool when `db` is a client from
+ * createDb (a single statement commits on its own), else through Prisma (inside a transaction). The statement's
+ * last parameter must be the notify-after-commit flag: on the pool path its Event is announced after the commit
+ * (see the notify_after_commit migration); inside a caller's transaction the trigger announces it at commit.
+ */
+export async function rawStatement<T extends { event_id?: unknown }>(db: DbOrTx, sql: string, params: unknown[]): Promise<T[]> {
+  const pool = poolOf(db);
+  if (!pool) return db.$queryRawUnsafe<T[]>(sql, ...params, false);
+  const rows = (await pool.query(sql, [...params, true])).rows as T[];
+  const ids = rows.map((r) => r.event_id).filter((id) => id != null);
+  if (ids.length) await pool.query(`SELECT pg_notify('phoneloop_events', id::text) FROM unnest($1::bigint[]) AS id`, [ids.map(String)]);
+  return rows;
+}
+
+/** SQL for a hot-path statement's first CTE: its time, and whether its Event is announced after commit ($n). */
+export function timeCte(atParam: string, deferParam: string): string {
+  return `tm AS (SELECT COALESCE(${atParam}::timestamptz, now()) AS "now",
+    set_config('phoneloop.notify_after_commit', CASE WHEN ${deferParam}::boolean THEN 'on' ELSE 'off' END, true) AS "notify")`;
 }

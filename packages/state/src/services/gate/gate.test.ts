@@ -68,3 +68,25 @@ describe("gates", () => {
     expect((e as StateError).message).toContain("question");
   });
 });
+
+describe("gate and its todo", () => {
+  it("an answered gate reopens its blocked todo (in the same event); a denied one leaves it blocked", async () => {
+    const { seedTodos } = await import("../../testing/index.ts");
+    const { blockTodo } = await import("../todo/block-todo.ts");
+    const goal = await seedGoal(t.db);
+    const [a, b] = await seedTodos(t.db, goal.id, 2);
+    await blockTodo(t.db, { todoId: a!.id, reason: "party size unknown" });
+    await blockTodo(t.db, { todoId: b!.id, reason: "payment needs approval" });
+    const ga = await seedGate(t.db, goal.id, { todoId: a!.id, question: "How many people?", options: ["2", "4"] });
+    const gb = await seedGate(t.db, goal.id, { todoId: b!.id });
+    const owner = await seedMember(t.db, "owner");
+    const eventsBefore = await t.db.event.count({ where: { goalId: goal.id } });
+    await resolveGate(t.db, { gateId: ga.id, memberId: owner.id, decision: "answer", answer: "4", rationale: "family dinner" });
+    await resolveGate(t.db, { gateId: gb.id, memberId: owner.id, decision: "deny", rationale: "no deposits" });
+    expect(await t.db.event.count({ where: { goalId: goal.id } })).toBe(eventsBefore + 2);
+    expect((await t.db.todo.findUniqueOrThrow({ where: { id: a!.id } })).state).toBe("pending");
+    expect((await t.db.todo.findUniqueOrThrow({ where: { id: b!.id } })).state).toBe("blocked");
+    const ev = await t.db.event.findFirstOrThrow({ where: { subjectId: ga.id, operator: "gate.resolve" } });
+    expect(ev.payload).toMatchObject({ todo: { id: a!.id, from: "blocked", to: "pending" } });
+  });
+});

@@ -47,29 +47,29 @@ export async function lockGoalForPlanning(tx: Tx, goalId: string): Promise<void>
 
 export async function insertTodos(tx: Tx, goalId: string, drafts: z.output<typeof TodoDraft>[], start: number, ctx?: OperatorContext): Promise<Todo[]> {
   const at = ctx?.clock?.now();
-  const out: Todo[] = [];
-  for (const [n, d] of drafts.entries()) {
-    try {
-      const todo = await tx.todo.create({
-        data: {
-          id: d.id ?? randomId("todo"),
-          goalId,
-          position: start + n,
-          title: d.title,
-          detail: d.detail,
-          appHint: d.appHint ?? null,
-          requiredCapabilities: d.requiredCapabilities,
-          inputs: d.inputs,
-          outputs: d.outputs,
-          values: d.values as object,
-          ...(at ? { createdAt: at, updatedAt: at } : {}),
-        },
-      });
-      out.push(normalizeTodo(todo));
-    } catch (e) {
-      if (isUniqueViolation(e)) throw new StateError("CONFLICT", `A todo with id ${d.id} already exists; ids are stable, pick another.`, { todoId: d.id });
-      throw e;
+  const data = drafts.map((d, n) => ({
+    id: d.id ?? randomId("todo"),
+    goalId,
+    position: start + n,
+    title: d.title,
+    detail: d.detail,
+    appHint: d.appHint ?? null,
+    requiredCapabilities: d.requiredCapabilities,
+    inputs: d.inputs,
+    outputs: d.outputs,
+    values: d.values as object,
+    ...(at ? { createdAt: at, updatedAt: at } : {}),
+  }));
+  const dup = data.find((d, n) => data.findIndex((x) => x.id === d.id) !== n);
+  if (dup) throw new StateError("INVALID_INPUT", `todo.add: todos: id ${dup.id} appears twice.`, { issues: [{ path: "todos" }] });
+  try {
+    const rows = await tx.todo.createManyAndReturn({ data });
+    const order = new Map(data.map((d, n) => [d.id, n]));
+    return rows.sort((a, b) => order.get(a.id)! - order.get(b.id)!).map(normalizeTodo);
+  } catch (e) {
+    if (isUniqueViolation(e)) {
+      throw new StateError("CONFLICT", `A todo with one of these ids already exists (${data.map((d) => d.id).join(", ")}); ids are stable, pick others.`, { todoIds: data.map((d) => d.id) });
     }
+    throw e;
   }
-  return out;
 }

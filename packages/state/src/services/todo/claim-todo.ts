@@ -7,7 +7,7 @@ import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { HELD_STATES, nextTodoState } from "../../domain/todo-transitions.ts";
 import { Id, IdempotencyKey, TtlMs } from "../../domain/schemas.ts";
-import { actorOf, atParam, inTx, isUniqueViolation, randomId, type DbOrTx, type OperatorContext, type Tx } from "../operator.ts";
+import { actorOf, atParam, inTx, isUniqueViolation, randomId, rawStatement, timeCte, type DbOrTx, type OperatorContext, type Tx } from "../operator.ts";
 import { applyTodoTransition, lockActiveLease, lockTodo, normalizeTodo, type LockedTodo } from "./held.ts";
 
 export const DEFAULT_LEASE_TTL_MS = 60_000;
@@ -75,7 +75,43 @@ async function requireAgent(tx: DbOrTx, agentId: string): Promise<{ capabilities
   return { capabilities: agent.capabilities ?? [] };
 }
 
+// $1 at (null: now()), $2 goalId (null: any), $3 agentId, $4 leaseId, $5 ttlMs, $6 lease key, $7 actor,
+// $8 announce the event after commit (added by rawStatement).
+const CLAIM_NEXT_PENDING_SQL = `
+  WITH ${timeCte("$1", "$8")},
+  cand AS (
+    SELECT t."id", t."goalId" FROM "Todo" t JOIN "Goal" g ON g."id" = t."goalId"
+    WHERE t."state" = 'pending' AND g."status" = 'active'
+      AND ($2::text IS NULL OR t."goalId" = $2::text)
+      AND COALESCE(t."requiredCapabilities", '{}') <@ (SELECT COALESCE(a."capabilities", '{}') FROM "Agent" a WHERE a."id" = $3::text)
+    ORDER BY t."position", t."createdAt", t."id"
+    LIMIT 1
+    FOR UPDATE OF t SKIP LOCKED
+  ),
+  lease AS (
+    INSERT INTO "Lease" ("id", "todoId", "ownerId", "status", "ttlMs", "expiresAt", "version", "epoch", "idempotencyKey", "createdAt")
+    SELECT $4::text, cand."id", $3::text, 'active', $5::int, tm."now" + $5::int * interval '1 millisecond', 1,
+           COALESCE((SELECT max(l."epoch") FROM "Lease" l WHERE l."todoId" = cand."id"), 0) + 1, $6::text, tm."now"
+    FROM cand, tm
+    RETURNING "id", "expiresAt", "createdAt", "epoch"
+  ),
+  upd AS (
+    UPDATE "Todo" t SET "state" = 'claimed', "version" = t."version" + 1, "updatedAt" = tm."now"
+    FROM cand, tm WHERE t."id" = cand."id"
+    RETURNING t.*
+  ),
+  ev AS (
+    INSERT INTO "Event" ("goalId", "operator", "actor", "subjectId", "payload", "createdAt")
+    SELECT cand."goalId", 'todo.claim', $7::text, cand."id",
+           jsonb_build_object('from', 'pending', 'to', 'claimed', 'leaseId', $4::text, 'agentId', $3::text, 'epoch', lease."epoch"), tm."now"
+    FROM cand, tm, lease
+    RETURNING "id"
+  )
+  SELECT upd.*, ev."id" AS "event_id", lease."id" AS "lease_id", lease."expiresAt" AS "lease_expiresAt", lease."createdAt" AS "lease_createdAt", lease."epoch" AS "lease_epoch"
+  FROM upd, lease, ev`;
+
 type ClaimRow = Todo & {
+  event_id: unknown;
   lease_id: string;
   lease_expiresAt: Date;
   lease_createdAt: Date;
@@ -89,41 +125,10 @@ async function claimNextPending(
 ): Promise<ClaimTodoResult | null> {
   const leaseId = randomId("lease");
   const at = atParam(ctx);
-  const rows = await db.$queryRaw<ClaimRow[]>`
-    WITH tm AS (SELECT COALESCE(${at}::timestamptz, now()) AS "now"),
-    cand AS (
-      SELECT t."id", t."goalId", t."state" FROM "Todo" t JOIN "Goal" g ON g."id" = t."goalId"
-      WHERE t."state" = 'pending' AND g."status" = 'active'
-        AND (${input.goalId ?? null}::text IS NULL OR t."goalId" = ${input.goalId ?? null})
-        AND COALESCE(t."requiredCapabilities", '{}') <@ (SELECT COALESCE(a."capabilities", '{}') FROM "Agent" a WHERE a."id" = ${input.agentId})
-      ORDER BY t."position", t."createdAt", t."id"
-      LIMIT 1
-      FOR UPDATE OF t SKIP LOCKED
-    ),
-    lease AS (
-      INSERT INTO "Lease" ("id", "todoId", "ownerId", "status", "ttlMs", "expiresAt", "version", "epoch", "idempotencyKey", "createdAt")
-      SELECT ${leaseId}, cand."id", ${input.agentId}, 'active', ${input.ttlMs}, tm."now" + ${input.ttlMs} * interval '1 millisecond', 1,
-             COALESCE((SELECT max(l."epoch") FROM "Lease" l WHERE l."todoId" = cand."id"), 0) + 1, ${input.key}, tm."now"
-      FROM cand, tm
-      RETURNING "id", "expiresAt", "createdAt", "epoch"
-    ),
-    upd AS (
-      UPDATE "Todo" t SET "state" = 'claimed', "version" = t."version" + 1, "updatedAt" = tm."now"
-      FROM cand, tm WHERE t."id" = cand."id"
-      RETURNING t.*
-    ),
-    ev AS (
-      INSERT INTO "Event" ("goalId", "operator", "actor", "subjectId", "payload", "createdAt")
-      SELECT cand."goalId", 'todo.claim', ${input.actor}, cand."id",
-             jsonb_build_object('from', 'pending', 'to', 'claimed', 'leaseId', ${leaseId}::text, 'agentId', ${input.agentId}::text, 'epoch', lease."epoch"), tm."now"
-      FROM cand, tm, lease
-      RETURNING "id"
-    )
-    SELECT upd.*, lease."id" AS "lease_id", lease."expiresAt" AS "lease_expiresAt", lease."createdAt" AS "lease_createdAt", lease."epoch" AS "lease_epoch"
-    FROM upd, lease, ev`;
+  const rows = await rawStatement<ClaimRow>(db, CLAIM_NEXT_PENDING_SQL, [at, input.goalId ?? null, input.agentId, leaseId, input.ttlMs, input.key, input.actor]);
   const row = rows[0];
   if (!row) return null;
-  const { lease_id, lease_expiresAt, lease_createdAt, lease_epoch, ...todo } = row;
+  const { event_id: _event, lease_id, lease_expiresAt, lease_createdAt, lease_epoch, ...todo } = row;
   const lease: Lease = {
     id: lease_id,
     todoId: todo.id,

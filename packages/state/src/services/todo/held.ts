@@ -3,7 +3,7 @@
 import type { GoalStatus, Lease, Todo } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { endsLease, HELD_STATES, nextTodoState, TODO_TRANSITIONS, type TodoEvent } from "../../domain/todo-transitions.ts";
-import { appendEvent, atParam, inTx, type DbOrTx, type OperatorContext, type Tx } from "../operator.ts";
+import { appendEvent, atParam, inTx, rawStatement, timeCte, type DbOrTx, type OperatorContext, type Tx } from "../operator.ts";
 
 export interface LockedTodo extends Todo {
   goalStatus: GoalStatus;
@@ -93,7 +93,7 @@ export async function applyTodoTransition(
   tx: Tx,
   todo: LockedTodo,
   event: TodoEvent,
-  opts: { actor: string; lease?: Lease | null; patch?: TodoPatch; operator?: string; payload?: Record<string, unknown> },
+  opts: { actor: string; lease?: Lease | null; patch?: TodoPatch; operator?: string; payload?: Record<string, unknown>; withinEventOf?: string },
   ctx?: OperatorContext,
 ): Promise<TransitionResult> {
   const to = nextTodoState(todo.state, event, todo.id);
@@ -116,6 +116,8 @@ export async function applyTodoTransition(
   if (lease && endsLease(event, to)) {
     await tx.lease.update({ where: { id: lease.id }, data: { status: "released", endedAt: todo.now, version: { increment: 1 } } });
   }
+  // A transition made as part of another operator is recorded in that operator's one Event.
+  if (opts.withinEventOf) return { todo: normalizeTodo(updated), from: todo.state, to, eventId: opts.withinEventOf };
   const eventId = await appendEvent(
     tx,
     {
@@ -174,50 +176,77 @@ export async function tryHeldTransitionFast(
   const at = atParam(ctx);
   const clearReason = patch.reason === undefined && (to === "pending" || to === "running");
   const payload = { ...(patch.reason ? { reason: patch.reason } : {}), ...opts.payload };
-  const rows = await db.$queryRaw<(Todo & { event_id: bigint; from_state: Todo["state"] })[]>`
-    WITH tm AS (SELECT COALESCE(${at}::timestamptz, now()) AS "now"),
-    cur AS (
-      SELECT t."id", t."version", t."state", l."id" AS "leaseId", l."epoch"
-      FROM "Todo" t
-        JOIN "Lease" l ON l."todoId" = t."id" AND l."status" = 'active'
-        JOIN "Goal" g ON g."id" = t."goalId", tm
-      WHERE t."id" = ${ref.todoId} AND l."idempotencyKey" = ${ref.leaseKey} AND l."ownerId" = ${ref.agentId}
-        AND l."expiresAt" > tm."now" AND t."state"::text = ANY(${from}::text[])
-        AND (${opts.requireActiveGoal ?? false}::boolean = false OR g."status" = 'active')
-    ),
-    upd AS (
-      UPDATE "Todo" t SET
-        "state" = ${to}::"TodoState",
-        "version" = t."version" + 1,
-        "updatedAt" = tm."now",
-        "attempts" = t."attempts" + ${event === "retry" ? 1 : 0}::int,
-        "values" = CASE WHEN ${patch.values ? JSON.stringify(patch.values) : null}::jsonb IS NULL THEN t."values" ELSE t."values" || ${patch.values ? JSON.stringify(patch.values) : null}::jsonb END,
-        "outputs" = COALESCE(${patch.outputs ?? null}::text[], t."outputs"),
-        "lastResult" = CASE WHEN ${patch.lastResult !== undefined}::boolean THEN ${patch.lastResult ?? null}::text ELSE t."lastResult" END,
-        "reason" = CASE WHEN ${patch.reason !== undefined}::boolean THEN ${patch.reason ?? null}::text WHEN ${clearReason}::boolean THEN NULL ELSE t."reason" END
-      FROM cur, tm
-      WHERE t."id" = cur."id" AND t."version" = cur."version"
-      RETURNING t.*, cur."state" AS "from_state", cur."leaseId", cur."epoch"
-    ),
-    rel AS (
-      UPDATE "Lease" l SET "status" = 'released', "endedAt" = tm."now", "version" = l."version" + 1
-      FROM upd, tm WHERE ${endLease}::boolean AND l."id" = upd."leaseId"
-      RETURNING l."id"
-    ),
-    ev AS (
-      INSERT INTO "Event" ("goalId", "operator", "actor", "subjectId", "payload", "createdAt")
-      SELECT upd."goalId", ${opts.operator ?? `todo.${event}`}, ${opts.actor}, upd."id",
-             jsonb_build_object('from', upd."from_state", 'to', ${to}::text, 'leaseId', upd."leaseId", 'epoch', upd."epoch") || ${JSON.stringify(payload)}::jsonb,
-             tm."now"
-      FROM upd, tm
-      RETURNING "id"
-    )
-    SELECT upd.*, ev."id" AS "event_id" FROM upd, ev`;
+  const values = patch.values ? JSON.stringify(patch.values) : null;
+  const rows = await rawStatement<Todo & { event_id: bigint | string; from_state: Todo["state"] }>(db, HELD_TRANSITION_SQL, [
+    at,
+    ref.todoId,
+    ref.leaseKey,
+    ref.agentId,
+    from,
+    opts.requireActiveGoal ?? false,
+    to,
+    event === "retry" ? 1 : 0,
+    values,
+    patch.outputs ?? null,
+    patch.lastResult !== undefined,
+    patch.lastResult ?? null,
+    patch.reason !== undefined,
+    patch.reason ?? null,
+    clearReason,
+    endLease,
+    opts.operator ?? `todo.${event}`,
+    opts.actor,
+    JSON.stringify(payload),
+  ]);
   const row = rows[0];
   if (!row) return null;
   const { event_id, from_state, leaseId: _l, epoch: _e, ...todo } = row as typeof row & { leaseId: string; epoch: number };
   return { todo: normalizeTodo(todo as Todo), from: from_state, to, eventId: String(event_id) };
 }
+
+// $1 at, $2 todoId, $3 lease key, $4 agentId, $5 from states, $6 require active goal, $7 to, $8 attempts delta,
+// $9 values to merge (null: keep), $10 outputs (null: keep), $11/$12 set lastResult, $13/$14 set reason,
+// $15 clear reason, $16 end the lease, $17 operator, $18 actor, $19 extra payload, $20 announce the event after
+// commit (added by rawStatement).
+const HELD_TRANSITION_SQL = `
+  WITH ${timeCte("$1", "$20")},
+  cur AS (
+    SELECT t."id", t."version", t."state", l."id" AS "leaseId", l."epoch"
+    FROM "Todo" t
+      JOIN "Lease" l ON l."todoId" = t."id" AND l."status" = 'active'
+      JOIN "Goal" g ON g."id" = t."goalId", tm
+    WHERE t."id" = $2::text AND l."idempotencyKey" = $3::text AND l."ownerId" = $4::text
+      AND l."expiresAt" > tm."now" AND t."state"::text = ANY($5::text[])
+      AND ($6::boolean = false OR g."status" = 'active')
+  ),
+  upd AS (
+    UPDATE "Todo" t SET
+      "state" = $7::"TodoState",
+      "version" = t."version" + 1,
+      "updatedAt" = tm."now",
+      "attempts" = t."attempts" + $8::int,
+      "values" = CASE WHEN $9::jsonb IS NULL THEN t."values" ELSE t."values" || $9::jsonb END,
+      "outputs" = COALESCE($10::text[], t."outputs"),
+      "lastResult" = CASE WHEN $11::boolean THEN $12::text ELSE t."lastResult" END,
+      "reason" = CASE WHEN $13::boolean THEN $14::text WHEN $15::boolean THEN NULL ELSE t."reason" END
+    FROM cur, tm
+    WHERE t."id" = cur."id" AND t."version" = cur."version"
+    RETURNING t.*, cur."state" AS "from_state", cur."leaseId", cur."epoch"
+  ),
+  rel AS (
+    UPDATE "Lease" l SET "status" = 'released', "endedAt" = tm."now", "version" = l."version" + 1
+    FROM upd, tm WHERE $16::boolean AND l."id" = upd."leaseId"
+    RETURNING l."id"
+  ),
+  ev AS (
+    INSERT INTO "Event" ("goalId", "operator", "actor", "subjectId", "payload", "createdAt")
+    SELECT upd."goalId", $17::text, $18::text, upd."id",
+           jsonb_build_object('from', upd."from_state", 'to', $7::text, 'leaseId', upd."leaseId", 'epoch', upd."epoch") || $19::jsonb,
+           tm."now"
+    FROM upd, tm
+    RETURNING "id"
+  )
+  SELECT upd.*, ev."id" AS "event_id" FROM upd, ev`;
 
 /** A holder operator: the one-statement path when it applies, else the explicit transaction. */
 export async function holderTransition(
