@@ -474,8 +474,14 @@ class Layouter {
     return el.onTap ? { type: "actions", actions: el.onTap, item: scope.item } : undefined;
   }
 
-  /** Lays out one element at (x, y) with the given width. */
+  /** Lays out one element at (x, y) with the given width; `flags` in the scenario override what the dump reports. */
   element(el: Element, x: number, y: number, width: number, scope: ValueScope, pkg: string, fixedH?: number): { node: ViewNode; height: number } {
+    const r = this.elementBody(el, x, y, width, scope, pkg, fixedH);
+    if (el.flags) Object.assign(r.node, el.flags);
+    return r;
+  }
+
+  elementBody(el: Element, x: number, y: number, width: number, scope: ValueScope, pkg: string, fixedH?: number): { node: ViewNode; height: number } {
     const d = (n: number) => this.dp(n);
     const color = el.color ?? this.input.app?.def.color ?? "#1a73e8";
     const enabled = this.isEnabled(el, scope);

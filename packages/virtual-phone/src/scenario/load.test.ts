@@ -36,6 +36,15 @@ describe("scenario loading", () => {
     expect(parseScenario({ name: "mini", apps: [minimalApp] }).apps[0]!.screens).toHaveLength(2);
   });
 
+  it("lets an element override the flags the dump reports", async () => {
+    const { PhoneEngine } = await import("../engine.ts");
+    const app = structuredClone(minimalApp) as typeof minimalApp & { screens: { body: object[] }[] };
+    app.screens[0]!.body.push({ type: "text", id: "banner", text: "Hi", flags: { clickable: true, selected: true } });
+    const phone = new PhoneEngine({ scenario: { name: "flags", start: { app: "demo" }, apps: [app] } });
+    const xml = phone.uiDump();
+    expect(xml).toMatch(/resource-id="com\.example\.demo:id\/banner"[^>]*clickable="true"[^>]*selected="true"/);
+  });
+
   it("rejects a bad field with its path", () => {
     const issues = issuesOf({ name: "bad", apps: [{ ...minimalApp, package: "Not A Package" }] });
     expect(issues[0]!.path).toBe("apps[0].package");

@@ -133,6 +133,19 @@ const elementBase = {
   selected: Predicate.optional(),
   onTap: Actions.optional(),
   onLongPress: Actions.optional(),
+  flags: z
+    .strictObject({
+      clickable: z.boolean().optional(),
+      longClickable: z.boolean().optional(),
+      focusable: z.boolean().optional(),
+      checkable: z.boolean().optional(),
+      checked: z.boolean().optional(),
+      scrollable: z.boolean().optional(),
+      selected: z.boolean().optional(),
+      password: z.boolean().optional(),
+    })
+    .optional()
+    .describe("overrides of the flags uiautomator reports (normally derived from the element type and its actions)"),
 };
 
 export type Element = {
@@ -148,6 +161,7 @@ export type Element = {
   selected?: Predicate;
   onTap?: Action[];
   onLongPress?: Action[];
+  flags?: Partial<Record<"clickable" | "longClickable" | "focusable" | "checkable" | "checked" | "scrollable" | "selected" | "password", boolean>>;
   style?: string;
   subtitle?: string;
   trailing?: string;
