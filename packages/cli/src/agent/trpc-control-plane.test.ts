@@ -263,6 +263,19 @@ describe("tRPC ControlPlane against the state core", () => {
     expect(turns.map((e) => e.summary)).toContain("turn validated_completion: settings open");
   });
 
+  it("waitForGate is woken by the API's event stream, not only by polling", async () => {
+    // A clock whose pauses never end on their own: only the stream can wake the waiter.
+    const stuck = { now: () => Date.now(), monotonic: () => performance.now(), sleep: (_ms: number, signal?: AbortSignal) => new Promise<void>((r) => signal?.addEventListener("abort", () => r(), { once: true })) };
+    const cp = createTrpcControlPlane({ apiUrl: api.url, clock: stuck, gatePollMaxMs: 3_600_000 });
+    await cp.registerAgent({ name: "worker", kind: "headless", capabilities: ["phone"] });
+    const { objectiveId } = await cp.createObjective({ goal: "Send the message" });
+    const [todo] = await cp.replanTodos({ objectiveId, idempotencyKey: `${objectiveId}:plan`, reason: "plan", ops: [{ op: "insert", todo: { title: "Send it", kind: "executor" } }] });
+    const { gateId } = await cp.openGate({ idempotencyKey: `${objectiveId}:gate`, objectiveId, todoId: todo!.todoId, question: "Allow the agent to send the message?", options: ["approve", "deny"], evidenceIds: [], answerRoles: ["owner"] });
+    const waiting = cp.waitForGate(gateId);
+    await createCliClient(api.url, { member: ownerId }).gate.resolve.mutate({ gateId, decision: "approve", rationale: "go ahead" });
+    expect(await waiting).toEqual({ decision: "approve", rationale: "go ahead" });
+  });
+
   it("an unreachable API says where it looked and how to start one", async () => {
     const port = await closedPort();
     const cp = createTrpcControlPlane({ apiUrl: `http://127.0.0.1:${port}` });

@@ -2,8 +2,10 @@
 // apps/api) in the runtime's words. The port says objective/objectiveId where the state says goal/goalId; its
 // todo statuses, turn results and run statuses are mapped in the tables below, each in one place.
 import { createHash, randomUUID } from "node:crypto";
-import { TRPCClientError } from "@trpc/client";
-import type { RouterOutputs } from "@phoneloop/api";
+import { createTRPCClient, httpSubscriptionLink, TRPCClientError } from "@trpc/client";
+import { EventSource } from "eventsource";
+import superjson from "superjson";
+import type { AppRouter, RouterOutputs } from "@phoneloop/api";
 import {
   ControlPlaneConflict,
   systemClock,
@@ -524,24 +526,49 @@ class TrpcControlPlaneImpl implements ControlPlane {
     }
   }
 
-  /** Polls gate.get with backoff up to gatePollMaxMs, keeping the gate's lease alive while a person decides. */
+  /**
+   * Reads gate.get until the gate is decided: woken at once by the API's event stream (SSE) when something happens
+   * to the gate, and polling with backoff up to gatePollMaxMs in any case (the stream is a hint, gate.get the truth).
+   * Keeps the gate's lease alive while a person decides.
+   */
   async waitForGate(gateId: string, signal?: AbortSignal): Promise<GateDecision> {
     let pause = 50;
-    for (;;) {
-      if (signal?.aborted) throw signal.reason ?? new Error("aborted");
-      const g = await this.call("gate.get", () => this.client.gate.get.query({ gateId }));
-      if (g.status === "expired") return { decision: "deny", rationale: "The gate expired before anyone answered it." };
-      if (g.status !== "open") {
-        return {
-          decision: GATE_STATUS_DECISION[g.status],
-          ...(g.answer ? { answer: g.answer } : {}),
-          ...(g.rationale ? { rationale: g.rationale } : {}),
-        };
+    let wake = new AbortController();
+    let sub: { unsubscribe(): void } | undefined;
+    try {
+      for (;;) {
+        if (signal?.aborted) throw signal.reason ?? new Error("aborted");
+        const g = await this.call("gate.get", () => this.client.gate.get.query({ gateId }));
+        if (g.status === "expired") return { decision: "deny", rationale: "The gate expired before anyone answered it." };
+        if (g.status !== "open") {
+          return {
+            decision: GATE_STATUS_DECISION[g.status],
+            ...(g.answer ? { answer: g.answer } : {}),
+            ...(g.rationale ? { rationale: g.rationale } : {}),
+          };
+        }
+        sub ??= this.events().event.stream.subscribe(
+          { goalId: g.goalId },
+          // Once the stream is live, one more read catches a decision made before it started.
+          { onStarted: () => wake.abort(), onData: ({ data }) => data.subjectId === gateId && wake.abort(), onError: () => undefined },
+        );
+        await this.keepGateLease(gateId);
+        const both = signal ? AbortSignal.any([signal, wake.signal]) : wake.signal;
+        await this.clock.sleep(pause, both);
+        if (wake.signal.aborted) wake = new AbortController();
+        pause = Math.min(this.gatePollMaxMs, pause * 2);
       }
-      await this.keepGateLease(gateId);
-      await this.clock.sleep(pause, signal);
-      pause = Math.min(this.gatePollMaxMs, pause * 2);
+    } finally {
+      sub?.unsubscribe();
     }
+  }
+
+  private eventClient: ReturnType<typeof createTRPCClient<AppRouter>> | undefined;
+  /** A subscription-only client for the API's event stream (SSE), made on first use. */
+  private events() {
+    return (this.eventClient ??= createTRPCClient<AppRouter>({
+      links: [httpSubscriptionLink({ url: `${this.apiUrl}/trpc`, transformer: superjson, EventSource })],
+    }));
   }
 
   private async keepGateLease(gateId: string): Promise<void> {
