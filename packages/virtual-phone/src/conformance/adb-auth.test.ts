@@ -14,7 +14,7 @@ async function deviceState(): Promise<string> {
 }
 
 async function waitFor(pred: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 300; i++) {
     if (await pred()) return;
     await new Promise((r) => setTimeout(r, 100));
   }

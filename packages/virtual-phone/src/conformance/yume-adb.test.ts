@@ -100,7 +100,7 @@ describe("@yume-chan/adb AUTH", () => {
   it("waits on the prompt with a new key, then signs in by signature next time", async () => {
     const store = new NodeCredentialStore();
     const pending = AdbDaemonTransport.authenticate({ serial: "a", connection: await wsConnection(authPhone.wsUrl), credentialStore: store });
-    for (let i = 0; i < 100 && authPhone.keyStore!.listPending().length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 1000 && authPhone.keyStore!.listPending().length === 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(authPhone.keyStore!.listPending()).toHaveLength(1);
     // answer the prompt on the phone's screen, as a person would
     expect(authPhone.engine.uiDump()).toContain('text="Allow"');
@@ -115,7 +115,7 @@ describe("@yume-chan/adb AUTH", () => {
     // after "Revoke USB debugging authorizations" the same key must be allowed again
     await fetch(`${authPhone.controlUrl}/auth/revoke`, { method: "POST" });
     const third = AdbDaemonTransport.authenticate({ serial: "a", connection: await tcpConnection(authPhone.adbPort), credentialStore: store });
-    for (let i = 0; i < 100 && authPhone.keyStore!.listPending().length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 1000 && authPhone.keyStore!.listPending().length === 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(authPhone.keyStore!.listPending()).toHaveLength(1);
     authPhone.keyStore!.answer("accept");
     await (await third).close();

@@ -25,7 +25,7 @@ describe("ADB over WebSocket", () => {
     ws.send(all.subarray(0, 10));
     ws.send(all.subarray(10, 30));
     ws.send(all.subarray(30));
-    for (let i = 0; i < 100 && got.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 1000 && got.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
     expect(got[0]!.length).toBe(24);
     expect(got[0]!.readUInt32LE(0)).toBe(AdbCommand.CNXN);
     expect(got[0]!.readUInt32LE(12)).toBe(got[1]!.length);
