@@ -219,6 +219,28 @@ describe.each(Object.keys(subjects))("ControlPlane contract: %s", (name) => {
     expect((await todo(ids.host)).status).toBe("done");
   });
 
+  it("a todo handed back for a replan, or told to wait, stays open and is claimed again under a new epoch", async () => {
+    const open = ["todo", "claimed", "in_progress", "waiting"];
+    const l1 = (await cp.claim({ agentId: a, objectiveId, capabilities: ["phone"], todoId: ids.t1, ttlMs: 60_000 }))!;
+    await cp.startTodo(ids.t1, ref(l1));
+    await cp.recordTurnResult({ idempotencyKey: `${p}:t1:replan`, objectiveId, todoId: ids.t1, lease: ref(l1), result: "replan_required", summary: "scroll streak", evidenceIds: [] });
+    await cp.releaseLease(ref(l1));
+    expect(open).toContain((await todo(ids.t1)).status);
+    // The supervisor retries it.
+    const l2 = (await cp.claim({ agentId: a, objectiveId, capabilities: ["phone"], todoId: ids.t1, ttlMs: 60_000 }))!;
+    expect(l2.epoch).toBe(2);
+    await cp.startTodo(ids.t1, ref(l2));
+    await cp.recordTurnResult({ idempotencyKey: `${p}:t1:wait`, objectiveId, todoId: ids.t1, lease: ref(l2), result: "wait", summary: "quota exhausted", reason: "quota exhausted: steps", evidenceIds: [] });
+    expect((await todo(ids.t1)).status).toBe("waiting");
+    const l3 = (await cp.claim({ agentId: a, objectiveId, capabilities: ["phone"], todoId: ids.t1, ttlMs: 60_000 }))!;
+    expect(l3.epoch).toBe(3);
+    await cp.startTodo(ids.t1, ref(l3));
+    expect((await todo(ids.t1)).status).toBe("in_progress");
+    // The epoch-2 lease is dead now.
+    await expect(cp.renewLease(ref(l2), 60_000)).rejects.toBeInstanceOf(ControlPlaneConflict);
+    await cp.releaseLease(ref(l3));
+  });
+
   it("runs: start, steps once per index, checkpoint, resume on another worker, finish", async () => {
     const started = await cp.startRun({ objectiveId, agentId: b, goal: "Book a table for two at 8pm" });
     expect(started.resumed).toBe(false);
