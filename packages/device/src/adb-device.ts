@@ -70,8 +70,10 @@ export const DEFAULT_TIMEOUTS: DeviceTimeouts = {
 export interface StableDefaults {
   /** Frames whose pHashes differ by at most this many bits (of 64) count as the same screen. */
   maxDistance: number;
-  /** Consecutive matching pairs needed; 2 means three frames in a row. */
+  /** Consecutive matching pairs needed (1 = two frames in a row). */
   requiredMatches: number;
+  /** The matching frames must also span at least this long: "unchanged for 200 ms", not "two quick frames". */
+  minQuietMs: number;
   intervalMs: number;
   /**
    * Before declaring a still screen stable, look at the UI tree for loading indicators (ProgressBar, shimmer or
@@ -119,6 +121,12 @@ async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> 
     o += c.length;
   }
   return out;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function pngComplete(png: Uint8Array): boolean {
@@ -222,7 +230,7 @@ export class AdbDevice implements Device {
   constructor(adb: Adb, opts: AdbDeviceOptions = {}) {
     this.adb = adb;
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
-    this.stableDefaults = { maxDistance: 2, requiredMatches: 2, intervalMs: 100, checkLoadingIndicators: true, ...opts.stable };
+    this.stableDefaults = { maxDistance: 2, requiredMatches: 1, minQuietMs: 200, intervalMs: 100, checkLoadingIndicators: true, ...opts.stable };
     this.#now = opts.now ?? (() => Date.now());
     this.#sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
     this.disconnected = new Promise((resolve) => (this.#resolveDisconnected = resolve));
@@ -528,27 +536,55 @@ export class AdbDevice implements Device {
     const timeoutMs = opts?.timeoutMs ?? this.timeouts.waitForStable;
     const intervalMs = opts?.intervalMs ?? this.stableDefaults.intervalMs;
     const checkLoading = opts?.checkLoadingIndicators ?? this.stableDefaults.checkLoadingIndicators;
-    const { maxDistance, requiredMatches } = this.stableDefaults;
+    const { maxDistance, requiredMatches, minQuietMs } = this.stableDefaults;
     const start = this.#now();
     const elapsed = () => this.#now() - start;
     // Each frame gets the time left (at least 1 s, at most the screenshot default): a hung phone still times out.
     const budget = () => Math.min(this.timeouts.screenshot, Math.max(1_000, timeoutMs - elapsed()));
     let previous: string | undefined;
+    let previousPng: Uint8Array | undefined;
     let matches = 0;
+    let quietSince = 0;
     let frames = 0;
-    for (;;) {
-      const shot = await this.screenshot({ timeoutMs: budget() });
-      const hash = await phashPng(shot.png);
-      frames++;
-      if (previous !== undefined && hammingDistance(previous, hash) <= maxDistance) matches++;
-      else matches = 0;
-      previous = hash;
-      if (matches >= requiredMatches) {
-        if (!checkLoading || !(await this.#showsLoadingIndicator(budget()))) return { stable: true, waitedMs: elapsed(), frames };
-        matches = 0;
+    // A still screen already seen with a loading indicator: keep polling frames, skip asking the UI tree again.
+    let loadingHash: string | undefined;
+    let finished = false;
+    // The next frame is captured while this one is hashed; once the answer is known no further frame is taken.
+    const capture = (): Promise<Screenshot | undefined> => {
+      if (finished) return Promise.resolve(undefined);
+      const p: Promise<Screenshot | undefined> = this.screenshot({ timeoutMs: budget() });
+      p.catch(() => undefined); // awaited below, or dropped when the loop ends
+      return p;
+    };
+    let next = capture();
+    try {
+      for (;;) {
+        const shot = await next;
+        if (!shot) throw new DeviceClosed();
+        const at = this.#now();
+        const more = elapsed() + intervalMs < timeoutMs;
+        if (more) {
+          next = (intervalMs > 0 ? this.#sleep(intervalMs) : Promise.resolve()).then(capture);
+          next.catch(() => undefined);
+        }
+        // An unchanged screen gives byte-identical PNGs: skip decoding it again.
+        const hash = previous !== undefined && previousPng && sameBytes(previousPng, shot.png) ? previous : await phashPng(shot.png);
+        previousPng = shot.png;
+        frames++;
+        if (previous !== undefined && hammingDistance(previous, hash) <= maxDistance) matches++;
+        else {
+          matches = 0;
+          quietSince = at;
+        }
+        previous = hash;
+        if (matches >= requiredMatches && at - quietSince >= minQuietMs && hash !== loadingHash) {
+          if (!checkLoading || !(await this.#showsLoadingIndicator(budget()))) return { stable: true, waitedMs: elapsed(), frames };
+          loadingHash = hash;
+        }
+        if (!more) return { stable: false, waitedMs: elapsed(), frames };
       }
-      if (elapsed() + intervalMs >= timeoutMs) return { stable: false, waitedMs: elapsed(), frames };
-      if (intervalMs > 0) await this.#sleep(intervalMs);
+    } finally {
+      finished = true;
     }
   }
 

@@ -108,7 +108,6 @@ describe("Device over TCP against the virtual phone", () => {
     const r = await device.waitForStable({ timeoutMs: 5_000 });
     expect(r.stable).toBe(true);
     expect(state(phone).loading).toBe(false);
-    expect(r.frames).toBeGreaterThanOrEqual(3);
     expect(byId(await device.uiTree(), "results_list")).toBeDefined();
   });
 
@@ -233,7 +232,7 @@ describe("losing the phone", () => {
     phone.engine.runtime.touch(); // a fresh frame: the PNG is rendered and streamed, not served from cache
     const startBytes = proxy.bytesFromPhone();
     const shot = device.screenshot();
-    const tree = device.uiTree();
+    const tree = device.screenshot({ timeoutMs: 30_000 }); // a second transfer on the same connection, also cut
     while (proxy.bytesFromPhone() - startBytes < 64 * 1024) await new Promise((r) => setTimeout(r, 1));
     proxy.cut();
     const [a, b] = await Promise.all([settlesWithin(shot, 2_000), settlesWithin(tree, 2_000)]);

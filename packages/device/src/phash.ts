@@ -1,6 +1,6 @@
 // Perceptual hash (DCT pHash): grayscale → 32×32 area-average → 2-D DCT-II → 8×8 lowest frequencies → bit per
 // coefficient above their median (DC excluded from the median). 64 bits as 16 hex characters.
-import { decodePngGray, type GrayImage } from "./png.ts";
+import { decodePngThumbnail, type GrayImage } from "./png.ts";
 
 const SIZE = 32;
 const LOW = 8;
@@ -53,7 +53,12 @@ export function dctLowFrequencies(pixels: Float64Array): Float64Array {
 }
 
 export function phashGray(img: GrayImage): string {
-  const coeffs = dctLowFrequencies(downscaleGray(img));
+  return phashCells(downscaleGray(img));
+}
+
+/** pHash of a SIZE×SIZE grid of mean luma (from downscaleGray or decodePngThumbnail). */
+export function phashCells(cells: Float64Array): string {
+  const coeffs = dctLowFrequencies(cells);
   const ac = Array.from(coeffs.subarray(1)).sort((a, b) => a - b);
   const median = (ac[(ac.length - 1) >> 1]! + ac[ac.length >> 1]!) / 2;
   let hex = "";
@@ -66,7 +71,7 @@ export function phashGray(img: GrayImage): string {
 }
 
 export async function phashPng(png: Uint8Array): Promise<string> {
-  return phashGray(await decodePngGray(png));
+  return phashCells((await decodePngThumbnail(png, SIZE)).cells);
 }
 
 const POPCOUNT = Array.from({ length: 16 }, (_, i) => ((i >> 3) & 1) + ((i >> 2) & 1) + ((i >> 1) & 1) + (i & 1));

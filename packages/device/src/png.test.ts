@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { decodePngGray, isPng, PngDecodeError, readPngHeader } from "./png.ts";
+import { decodePngGray, decodePngThumbnail, isPng, PngDecodeError, readPngHeader } from "./png.ts";
+import { downscaleGray } from "./phash.ts";
 import { encodePng } from "./testing/png-encode.ts";
 
 function rgbaNoise(w: number, h: number, seed = 7): Uint8Array {
@@ -38,6 +39,28 @@ describe("png", () => {
     const gray = rgb.subarray(0, w * h);
     const b = await decodePngGray(encodePng(w, h, gray, { channels: 1 }));
     expect(Array.from(b.data)).toEqual(Array.from(gray));
+  });
+
+  it("thumbnails RGBA to the same cell means as downscaling the full gray image", async () => {
+    const w = 123, h = 77;
+    const png = encodePng(w, h, rgbaNoise(w, h, 3));
+    const thumb = await decodePngThumbnail(png, 32, { exact: true });
+    const reference = downscaleGray(await decodePngGray(png), 32);
+    expect(thumb).toMatchObject({ width: w, height: h });
+    for (let i = 0; i < reference.length; i++) expect(Math.abs(thumb.cells[i]! - reference[i]!)).toBeLessThan(1);
+  });
+
+  it("samples a large screen to nearly the same cells", async () => {
+    const w = 1080, h = 2400;
+    const px = new Uint8Array(w * h * 4);
+    for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) {
+      const o = (y * w + x) * 4;
+      px[o] = (x * 255) / w; px[o + 1] = (y * 255) / h; px[o + 2] = ((x + y) % 300) < 150 ? 200 : 40; px[o + 3] = 255;
+    }
+    const png = encodePng(w, h, px, { filter: 4 });
+    const sampled = await decodePngThumbnail(png, 32);
+    const exact = await decodePngThumbnail(png, 32, { exact: true });
+    for (let i = 0; i < exact.cells.length; i++) expect(Math.abs(sampled.cells[i]! - exact.cells[i]!)).toBeLessThan(12);
   });
 
   it("rejects non-PNG input with a PngDecodeError", async () => {

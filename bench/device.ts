@@ -1,0 +1,113 @@
+// Device benchmark: p50/p95 of every Device method against the virtual phone over TCP, the sense step
+// (screenshot ∥ uiTree ∥ foreground, as the executor runs it), and waitForStable after a search tap that shows a
+// 700 ms loading skeleton, compared with the 2,000 ms a fixed-sleep loop would wait.
+import { startVirtualPhone } from "@phoneloop/virtual-phone";
+import { AdbDevice, centerOf, flattenUiTree, MemoryCredentialStore, type Device, type UiNode } from "@phoneloop/device";
+import { connectTcp } from "@phoneloop/device/node";
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
+const STABLE_RUNS = Number(process.env.BENCH_STABLE_RUNS ?? 9);
+const FIXED_SLEEP_MS = 2_000;
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+const results = new Map<string, number[]>();
+async function timed<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  const t0 = performance.now();
+  const value = await fn();
+  const ms = performance.now() - t0;
+  results.set(name, [...(results.get(name) ?? []), ms]);
+  return value;
+}
+
+const byId = (root: UiNode, id: string) => flattenUiTree(root).find((n) => n.resourceId.endsWith(`:id/${id}`));
+
+async function tapId(device: Device, id: string): Promise<void> {
+  const node = byId(await device.uiTree(), id);
+  if (!node) throw new Error(`bench: no ${id} on screen`);
+  await device.tap(centerOf(node.bounds));
+}
+
+async function dismissPopups(device: Device): Promise<void> {
+  for (let i = 0; i < 3; i++) {
+    const tree = await device.uiTree();
+    const button = ["update_later", "login_wall_not_now", "follow_not_now"].map((id) => byId(tree, id)).find(Boolean);
+    if (!button) return;
+    await device.tap(centerOf(button.bounds));
+  }
+}
+
+const phone = await startVirtualPhone({ scenario: "social", seed: 1, adbPort: 0 });
+const device = new AdbDevice(await connectTcp({ port: phone.adbPort, credentialStore: new MemoryCredentialStore() }));
+try {
+  // Warm up: first render, JIT, sockets.
+  await device.info();
+  for (let i = 0; i < 3; i++) await Promise.all([device.screenshot(), device.uiTree(), device.foreground()]);
+  await dismissPopups(device);
+
+  for (let i = 0; i < ROUNDS; i++) {
+    await timed("sense", () => Promise.all([device.screenshot(), device.uiTree(), device.foreground()]));
+    await timed("screenshot", () => device.screenshot());
+    await timed("uiTree", () => device.uiTree());
+    await timed("foreground", () => device.foreground());
+    await timed("info", () => device.info());
+    // An action between rounds, so the next sense sees a different screen.
+    await timed("scroll", () => device.scroll(i % 2 === 0 ? "down" : "up"));
+    await timed("swipe", () => device.swipe({ x: 540, y: 1600 }, { x: 540, y: 1200 }, 100));
+    await timed("drag", () => device.drag({ x: 540, y: 1200 }, { x: 540, y: 1600 }, 100));
+    await timed("key", () => device.key("volume_up"));
+    await dismissPopups(device);
+  }
+
+  // Input methods on the search field.
+  phone.engine.load("social", 1);
+  await dismissPopups(device);
+  await tapId(device, "action_search");
+  for (let i = 0; i < ROUNDS; i++) {
+    await timed("typeText ascii", () => device.typeText("ai "));
+    await timed("typeText unicode", () => device.typeText("智能体"));
+    await timed("tap", () => device.tap({ x: 540, y: 2000 }));
+    await timed("doubleTap", () => device.doubleTap({ x: 540, y: 2000 }));
+    await timed("longPress", () => device.longPress({ x: 540, y: 2000 }, 500));
+    if (i % 4 === 3) {
+      phone.engine.load("social", 1);
+      await dismissPopups(device);
+      await tapId(device, "action_search");
+    }
+  }
+  for (let i = 0; i < Math.min(ROUNDS, 10); i++) {
+    await timed("openApp", () => device.openApp("com.phoneloop.social"));
+    await timed("openDeeplink", () => device.openDeeplink("loop://home"));
+  }
+
+  // waitForStable after a tap that shows the 700 ms loading skeleton.
+  const stableWaits: number[] = [];
+  for (let i = 0; i < STABLE_RUNS; i++) {
+    phone.engine.load("social", 1);
+    await dismissPopups(device);
+    await tapId(device, "action_search");
+    const chip = byId(await device.uiTree(), "trend_agents");
+    if (!chip) throw new Error("bench: no trending chip");
+    await device.tap(centerOf(chip.bounds));
+    if (!phone.engine.runtime.isLoading()) throw new Error("bench: the search tap did not start loading");
+    const t0 = performance.now();
+    const r = await device.waitForStable({ timeoutMs: 5_000 });
+    stableWaits.push(performance.now() - t0);
+    if (!r.stable || phone.engine.runtime.isLoading()) throw new Error(`bench: waitForStable returned before the results (${JSON.stringify(r)})`);
+  }
+  results.set("waitForStable (700 ms skeleton)", stableWaits);
+
+  const width = Math.max(...[...results.keys()].map((k) => k.length));
+  console.log(`Device over TCP against the virtual phone (${ROUNDS} rounds; sense = screenshot ∥ uiTree ∥ foreground)`);
+  for (const [name, values] of results) {
+    console.log(`${name.padEnd(width)}  p50 ${percentile(values, 50).toFixed(1).padStart(7)} ms  p95 ${percentile(values, 95).toFixed(1).padStart(7)} ms  n=${values.length}`);
+  }
+  const sense = results.get("sense")!;
+  console.log(`sense_p50_ms=${Math.round(percentile(sense, 50))} sense_p95_ms=${Math.round(percentile(sense, 95))} stable_wait_ms=${Math.round(percentile(stableWaits, 50))} fixed_sleep_ms=${FIXED_SLEEP_MS}`);
+} finally {
+  await device.close();
+  await phone.stop();
+}
