@@ -1,7 +1,10 @@
 import { defineConfig } from "@playwright/test";
 import { fileURLToPath } from "node:url";
 
-const port = Number(process.env.DEVICE_E2E_PORT ?? 41730);
+// A port per run, so concurrent runs (CI, a developer, another checkout) never collide. Set here in the runner
+// process, inherited by the workers that load this config again.
+process.env.DEVICE_E2E_PORT ??= String(20_000 + Math.floor(Math.random() * 40_000));
+const port = Number(process.env.DEVICE_E2E_PORT);
 
 export default defineConfig({
   testDir: "./tests",

@@ -107,10 +107,11 @@ const harness = {
     const standIn = (window as unknown as { __webUsbStandIn: { unplugAfterBytesIn(n: number): void } }).__webUsbStandIn;
     standIn.unplugAfterBytesIn(afterBytes);
     const shot = outcome(need().screenshot());
-    const others = outcome(need().uiTree());
+    // A second transfer on the same connection, also in flight when the cable comes out.
+    const second = outcome(need().screenshot());
     const hung = new Promise<"hung">((r) => setTimeout(() => r("hung"), giveUpMs));
-    const [a, b] = await Promise.all([Promise.race([shot, hung]), Promise.race([others, hung])]);
-    return { screenshot: a, uiTree: b };
+    const [a, b] = await Promise.all([Promise.race([shot, hung]), Promise.race([second, hung])]);
+    return { screenshot: a, second: b };
   },
   outcome: <K extends keyof Device>(method: K, ...args: unknown[]) => outcome((need()[method] as (...a: unknown[]) => Promise<unknown>)(...args)),
 };

@@ -233,12 +233,12 @@ test.describe("WebUSB", () => {
     await page.evaluate(() => window.harness.info());
     const r = (await page.evaluate(() => window.harness.screenshotThenUnplug(4_096, 2_000))) as {
       screenshot: "hung" | { ok: boolean; name?: string; code?: string; message?: string };
-      uiTree: "hung" | { ok: boolean; name?: string };
+      second: "hung" | { ok: boolean; name?: string };
     };
     expect(r.screenshot).not.toBe("hung");
-    expect(r.uiTree).not.toBe("hung");
+    expect(r.second).not.toBe("hung");
     expect(r.screenshot).toMatchObject({ ok: false, name: "DeviceDisconnected", code: "device_disconnected" });
-    expect(r.uiTree).toMatchObject({ ok: false, name: "DeviceDisconnected" });
+    expect(r.second).toMatchObject({ ok: false, name: "DeviceDisconnected" });
     await expect(page.getByRole("alert")).toContainText("disconnected");
     const after = (await page.evaluate(() => window.harness.outcome("tap", { x: 1, y: 1 }))) as { ok: boolean; name: string };
     expect(after).toMatchObject({ ok: false, name: "DeviceDisconnected" });
