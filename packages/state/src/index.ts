@@ -41,9 +41,9 @@ export type { DbOrTx, Tx, OperatorContext } from "./services/operator.ts";
 export { createGoal, CreateGoalInput } from "./services/goal/create-goal.ts";
 export { updateGoal, UpdateGoalInput } from "./services/goal/update-goal.ts";
 export { GoalStatusChangeInput } from "./services/goal/transition-goal.ts";
-export { pauseGoal } from "./services/goal/pause-goal.ts";
-export { resumeGoal } from "./services/goal/resume-goal.ts";
-export { cancelGoal } from "./services/goal/cancel-goal.ts";
+export { pauseGoal, PauseGoalInput } from "./services/goal/pause-goal.ts";
+export { resumeGoal, ResumeGoalInput } from "./services/goal/resume-goal.ts";
+export { cancelGoal, CancelGoalInput } from "./services/goal/cancel-goal.ts";
 
 export { addTodos, AddTodosInput, TodoDraft } from "./services/todo/add-todos.ts";
 export { replanTodos, ReplanTodosInput, type ReplanTodosResult } from "./services/todo/replan-todos.ts";

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Agent } from "../../generated/prisma/client.ts";
 import { parseInput } from "../../domain/input.ts";
 import { Capabilities, Id, JsonObject, ShortText } from "../../domain/schemas.ts";
-import { actorOf, appendEvent, atParam, inTx, type DbOrTx, type OperatorContext } from "../operator.ts";
+import { actorOf, appendEvent, atParam, currentTime, inTx, type DbOrTx, type OperatorContext } from "../operator.ts";
 
 export const RegisterAgentInput = z.object({
   id: Id,
@@ -22,7 +22,7 @@ export async function registerAgent(db: DbOrTx, raw: RegisterAgentInput, ctx?: O
     const agent = await tx.agent.upsert({
       where: { id: i.id },
       create: { id: i.id, name: i.name, kind: i.kind, capabilities: i.capabilities, meta: i.meta as object, ...(at ? { heartbeatAt: at, createdAt: at } : {}) },
-      update: { name: i.name, kind: i.kind, capabilities: i.capabilities, meta: i.meta as object, ...(at ? { heartbeatAt: at } : { heartbeatAt: new Date() }) },
+      update: { name: i.name, kind: i.kind, capabilities: i.capabilities, meta: i.meta as object, heartbeatAt: at ?? (await currentTime(tx)) },
     });
     await appendEvent(tx, { operator: "agent.register", actor: actorOf(ctx, i.id), subjectId: i.id, payload: { name: i.name, kind: i.kind, capabilities: i.capabilities } }, ctx);
     return agent;
