@@ -1,5 +1,5 @@
 import { defineProject } from "vitest/config";
 
 export default defineProject({
-  test: { name: "agent", include: ["src/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 120_000 },
+  test: { name: "agent", include: ["src/**/*.test.ts"], testTimeout: 180_000, hookTimeout: 120_000 },
 });

@@ -6,6 +6,8 @@ import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
 import { AdbDevice, MemoryCredentialStore } from "@phoneloop/device";
 import { connectTcp } from "@phoneloop/device/node";
 import { runAgent } from "./run.ts";
+import { WorkerKilled } from "./state.ts";
+import type { Device } from "../ports.ts";
 import { startHarness, planOf, type Harness } from "../testing/harness.ts";
 import type { RecordedRequest, ScriptedReply } from "../testing/scripted-model-server.ts";
 import { fencedRegions } from "../prompts/fence.ts";
@@ -104,5 +106,52 @@ describe("social search task on the virtual phone", () => {
     const steps = h.cp.stepsOf(out.runId);
     expect(steps.length).toBeGreaterThan(8);
     expect(h.cp.evidenceList({ kind: "observation" }).length).toBeGreaterThanOrEqual(steps.length);
+  });
+
+  it("a worker killed mid-run is resumed by another from the last checkpoint: no step repeated, no evidence lost, score 1", async () => {
+    await h?.stop();
+    const { task, goal } = phone.engine.startTask("social_collect_views");
+    const executor = socialExecutor(String((task.params as Record<string, unknown>).query));
+    h = await startHarness({
+      device,
+      executor: Array.from({ length: 60 }, () => executor),
+      planner: [planOf([{ id: "collect", title: goal, app: "com.phoneloop.social" }])],
+      onGate: () => ({ decision: "approve" }),
+    });
+    // Worker A's process dies right after its 5th input reached the phone, before it could record that step.
+    const kill = new AbortController();
+    let inputs = 0;
+    const dying = new Proxy(device, {
+      get(target, key) {
+        const v = Reflect.get(target, key, target);
+        if (typeof v !== "function") return v;
+        if (["tap", "typeText", "key", "scroll", "swipe"].includes(String(key)))
+          return async (...args: unknown[]) => {
+            await (v as (...a: unknown[]) => Promise<void>).apply(target, args);
+            if (++inputs === 5) kill.abort();
+          };
+        return (v as (...a: unknown[]) => unknown).bind(target);
+      },
+    }) as Device;
+    const portsA = { ...h.ports, device: dying };
+    await expect(runAgent(portsA, { goal, agent: { name: "worker-a", kind: "headless", capabilities: ["phone"] }, kill: kill.signal, config: { leaseTtlMs: 30_000 } })).rejects.toBeInstanceOf(WorkerKilled);
+    const runId = [...h.cp.runs.keys()].at(-1)!;
+    const before = new Map([...h.cp.evidence.entries()].map(([k, v]) => [k, v.evidenceId]));
+    const eventsBefore = phone.engine.state() as { log: { event: string }[] };
+    const searchesBefore = eventsBefore.log.filter((e) => e.event === "search").length;
+    h.clock.advance(31_000);
+    const out = await runAgent(h.ports, { runId, agent: { name: "worker-b", kind: "headless", capabilities: ["phone"] }, config: { leaseTtlMs: 30_000 } });
+    expect(out.resumed).toBe(true);
+    expect(out.status).toBe("completed");
+    const steps = h.cp.stepsOf(runId);
+    expect(steps.map((s) => s.index)).toEqual(steps.map((_, i) => i));
+    expect(steps.filter((s) => /interrupted/.test(s.outcome))).toHaveLength(1);
+    for (const [k, id] of before) expect(h.cp.evidence.get(k)?.evidenceId).toBe(id);
+    const log = (phone.engine.state() as { log: { event: string }[] }).log;
+    // The search was submitted once in all: nothing worker A did was done again by worker B.
+    expect(searchesBefore).toBe(1);
+    expect(log.filter((e) => e.event === "search")).toHaveLength(1);
+    const answer = out.report.findings.find((f) => f.includes("Three main views"))!;
+    expect(phone.engine.evaluate(task.id, { answer }).score).toBe(1);
   });
 });
