@@ -174,6 +174,20 @@ describe("system behaviour", () => {
     expect(engine.state().screen).toBe("search");
   });
 
+  it("pulls down the notification shade and toggles Wi-Fi from quick settings", () => {
+    const { engine } = phone();
+    dismissPopups(engine);
+    engine.swipe(540, 10, 540, 1200, 300);
+    expect(engine.state().focusedWindow).toBe("com.android.systemui/NotificationShade");
+    expect(find(engine, "Internet").attrs.checked).toBe("true");
+    tapOn(engine, "Internet");
+    expect(engine.runtime.state.settings.global.wifi_on).toBe("0");
+    expect(find(engine, "Internet").attrs.checked).toBe("false");
+    engine.tap(540, 2000); // outside the panel
+    expect(engine.runtime.state.shade).toBe(false);
+    expect(has(engine, "Ada Park")).toBe(true);
+  });
+
   it("sets an alarm with the wheel picker by swiping", () => {
     const { engine } = phone(1, "clock");
     dismissPopups(engine);

@@ -38,6 +38,8 @@ export interface LayoutInput {
   keyboard: { shown: boolean; label: string; adb?: boolean };
   toast?: string;
   usbPrompt?: { fingerprint: string };
+  /** The pulled-down notification shade with quick settings. */
+  shade?: { wifi: boolean; bluetooth: boolean; airplane: boolean };
 }
 
 const C = {
@@ -137,6 +139,7 @@ class Layouter {
     if (this.input.popup) dumpRoot = this.popup(statusH, navH);
     if (this.input.usbPrompt) dumpRoot = this.usbPrompt(navH);
     if (kbH) this.keyboard(H - navH - kbH, kbH);
+    if (this.input.shade) dumpRoot = this.shade(navH);
     this.statusBar(statusH);
     this.navBar(navH);
     if (this.input.toast) this.toast(H - navH - kbH - this.dp(72));
@@ -146,9 +149,10 @@ class Layouter {
   // ---------- system chrome ----------
   statusBar(h: number): void {
     const { W } = this;
-    const dark = !this.input.app && !this.input.popup;
+    const dark = (!this.input.app && !this.input.popup) || !!this.input.shade;
     const fg = dark ? "#ffffff" : C.text;
-    if (this.input.app) this.ops.push({ op: "rect", x: 0, y: 0, w: W, h, fill: this.input.app.def.color === "#000000" ? "#000000" : "#f3f4f6" });
+    if (this.input.shade) this.ops.push({ op: "rect", x: 0, y: 0, w: W, h, fill: "#1f1f24" });
+    else if (this.input.app) this.ops.push({ op: "rect", x: 0, y: 0, w: W, h, fill: "#f3f4f6" });
     this.ops.push({ op: "text", x: this.dp(16), y: h - this.dp(7), text: this.input.clock, size: this.sp(13), color: fg, bold: true });
     const right = W - this.dp(16);
     this.ops.push({ op: "icon", name: "battery", cx: right - this.dp(10), cy: h / 2, size: this.dp(14), color: fg });
@@ -894,6 +898,39 @@ class Layouter {
     root.children.push(node({ cls: "android.widget.Button", pkg, resId: "android:id/button2", text: "Cancel", bounds: [cx + cw - d(170), by, cx + cw - d(110), by + d(48)], clickable: true, onTap: { type: "usb", allow: false } }));
     root.children.push(node({ cls: "android.widget.Button", pkg, resId: "android:id/button1", text: "Allow", bounds: [cx + cw - d(100), by, cx + cw - d(24), by + d(48)], clickable: true, onTap: { type: "usb", allow: true } }));
     this.layers.push({ name: "usb", area: [0, 0, W, H], root, modal: true, outside: { type: "block" } });
+    return root;
+  }
+
+  // ---------- notification shade ----------
+  shade(navH: number): ViewNode {
+    const { W, H } = this;
+    const d = (n: number) => this.dp(n);
+    const q = this.input.shade!;
+    const pkg = "com.android.systemui";
+    this.ops.push({ op: "rect", x: 0, y: 0, w: W, h: H - navH, fill: "#000000aa" });
+    const panelH = d(300);
+    this.ops.push({ op: "rect", x: 0, y: 0, w: W, h: panelH, fill: "#1f1f24", r: [0, 0, d(28), d(28)] });
+    this.ops.push({ op: "text", x: d(24), y: d(72), text: this.input.clock, size: this.sp(36), color: "#ffffff" });
+    this.ops.push({ op: "text", x: d(24), y: d(100), text: this.input.date, size: this.sp(14), color: "#c4c7c5" });
+    const root = node({ cls: "android.widget.FrameLayout", pkg, resId: `${pkg}:id/notification_panel`, bounds: [0, 0, W, panelH] });
+    const tiles: [string, "wifi_on" | "bluetooth_on" | "airplane_mode_on", boolean][] = [
+      ["Internet", "wifi_on", q.wifi],
+      ["Bluetooth", "bluetooth_on", q.bluetooth],
+      ["Airplane mode", "airplane_mode_on", q.airplane],
+    ];
+    const tw = (W - d(24) * 2 - d(12) * 2) / 3;
+    tiles.forEach(([label, key, on], i) => {
+      const x = d(24) + i * (tw + d(12));
+      const y = d(124);
+      const h = d(64);
+      this.ops.push({ op: "rect", x, y, w: tw, h, fill: on ? "#a8c7fa" : "#333438", r: d(20) });
+      this.ops.push({ op: "text", x: x + d(16), y: y + d(28), text: this.fit(label, tw - d(24), this.sp(14), true), size: this.sp(14), color: on ? "#062e6f" : "#e3e3e3", bold: true });
+      this.ops.push({ op: "text", x: x + d(16), y: y + d(48), text: on ? "On" : "Off", size: this.sp(12), color: on ? "#062e6f" : "#c4c7c5" });
+      root.children.push(node({ cls: "android.widget.Switch", pkg, text: label, desc: label, bounds: [Math.round(x), y, Math.round(x + tw), y + h], clickable: true, focusable: true, checkable: true, checked: on, onTap: { type: "quickSetting", key } }));
+    });
+    this.ops.push({ op: "text", x: W / 2, y: d(250), text: "No notifications", size: this.sp(14), color: "#c4c7c5", align: "center" });
+    root.children.push(node({ cls: "android.widget.TextView", pkg, text: "No notifications", bounds: [Math.round(W / 2 - d(80)), d(234), Math.round(W / 2 + d(80)), d(258)] }));
+    this.layers.push({ name: "shade", area: [0, 0, W, panelH], root, modal: true, outside: { type: "closeShade" } });
     return root;
   }
 

@@ -14,6 +14,8 @@ export type Handler =
   | { type: "wheel"; bind: string; values: string[]; delta: number }
   | { type: "dismiss" }
   | { type: "usb"; allow: boolean }
+  | { type: "quickSetting"; key: "wifi_on" | "bluetooth_on" | "airplane_mode_on" }
+  | { type: "closeShade" }
   | { type: "block" };
 
 export interface ViewNode {

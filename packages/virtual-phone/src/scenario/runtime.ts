@@ -46,6 +46,8 @@ export interface PhoneState {
   draws: Record<string, number>;
   toast: { text: string; until: number } | null;
   screenOn: boolean;
+  /** The notification shade is pulled down. */
+  shade: boolean;
   clipboard: string;
   recents: string[];
 }
@@ -145,6 +147,7 @@ export class ScenarioRuntime {
       draws: {},
       toast: null,
       screenOn: true,
+      shade: false,
       clipboard: "",
       recents: [],
     };
@@ -225,6 +228,7 @@ export class ScenarioRuntime {
 
   /** package/activity of the focused window, as dumpsys reports it. */
   focusedWindow(): { package: string; activity: string } {
+    if (this.state.shade) return { package: "com.android.systemui", activity: "NotificationShade" };
     const cur = this.current();
     if (!cur) return { package: LAUNCHER_PACKAGE, activity: LAUNCHER_ACTIVITY };
     const popup = cur.rt.popup ? cur.app.popups.find((p) => p.id === cur.rt.popup) : undefined;
@@ -280,6 +284,9 @@ export class ScenarioRuntime {
       keyboard: { shown: this.state.focus !== null && !!cur, label: ime === ADB_KEYBOARD_IME ? "ADB Keyboard {ON}" : "English (US)", adb: ime === ADB_KEYBOARD_IME },
       toast,
       usbPrompt: this.system.usbPrompt ?? undefined,
+      shade: this.state.shade
+        ? { wifi: this.state.settings.global.wifi_on === "1", bluetooth: this.state.settings.global.bluetooth_on === "1", airplane: this.state.settings.global.airplane_mode_on === "1" }
+        : undefined,
     };
     if (cur) {
       input.app = { def: cur.app, screen: cur.screen, scroll: cur.frame.scroll, loading, focusedField: this.state.focus?.app === cur.app.id ? this.state.focus.field : null, scope: this.scope(cur.app.id) };
@@ -333,7 +340,7 @@ export class ScenarioRuntime {
         const hit = hitTest(layer.root, x, y, long ? "onLongPress" : "onTap") ?? (long ? hitTest(layer.root, x, y, "onTap") : null);
         if (hit) return long && hit.onLongPress ? hit.onLongPress : hit.onTap!;
         if (layer.modal) return null;
-      } else if (layer.name === "popup" || layer.name === "usb" || layer.name === "off") {
+      } else if (layer.name === "popup" || layer.name === "usb" || layer.name === "off" || layer.name === "shade") {
         return layer.outside ?? null;
       }
     }
@@ -384,6 +391,16 @@ export class ScenarioRuntime {
       case "usb":
         this.system.onUsbPrompt?.(h.allow);
         return;
+      case "quickSetting": {
+        const g = this.state.settings.global;
+        g[h.key] = g[h.key] === "1" ? "0" : "1";
+        this.log(null, "setting", { key: h.key, value: g[h.key] });
+        this.touch();
+        return;
+      }
+      case "closeShade":
+        this.setShade(false);
+        return;
       case "block":
         return;
     }
@@ -413,6 +430,17 @@ export class ScenarioRuntime {
     }
     const layout = this.layout();
     const dy = y1 - y2;
+    const statusBar = Math.round((this.device.density / 160) * 24);
+    if (!this.state.shade && y1 <= statusBar && y2 - y1 > statusBar * 2 && !this.system.usbPrompt) {
+      this.setShade(true);
+      this.#inputAction();
+      return;
+    }
+    if (this.state.shade && dy > 0) {
+      this.setShade(false);
+      this.#inputAction();
+      return;
+    }
     if (Math.abs(y2 - y1) >= Math.abs(x2 - x1)) {
       for (const layer of layout.layers) {
         if (!contains(layer.area, x1, y1)) {
@@ -474,6 +502,10 @@ export class ScenarioRuntime {
 
   back(): void {
     this.#inputAction();
+    if (this.state.shade) {
+      this.setShade(false);
+      return;
+    }
     if (this.state.focus) {
       this.state.focus = null; // the first back closes the keyboard
       return;
@@ -504,6 +536,7 @@ export class ScenarioRuntime {
 
   home(): void {
     this.#inputAction();
+    this.state.shade = false;
     this.state.focus = null;
     this.state.foreground = null;
     this.touch();
@@ -574,6 +607,11 @@ export class ScenarioRuntime {
       this.navigate(appId, screen ?? app.start);
     }
     this.#checkPopups(appId, "appOpen");
+    this.touch();
+  }
+
+  setShade(open: boolean): void {
+    this.state.shade = open;
     this.touch();
   }
 

@@ -374,7 +374,8 @@ const wm = (ctx: CommandContext) => {
 };
 
 function windowLine(pkg: string, activity: string): string {
-  return `Window{${hex(pkg + activity)} u0 ${pkg}/${activity}}`;
+  // system windows (NotificationShade, StatusBar) are named without a component
+  return activity.includes(".") ? `Window{${hex(pkg + activity)} u0 ${pkg}/${activity}}` : `Window{${hex(pkg + activity)} u0 ${activity}}`;
 }
 function activityRecord(pkg: string, activity: string): string {
   return `ActivityRecord{${hex("ar" + pkg + activity)} u0 ${pkg}/${short(pkg, activity)} t${taskId(pkg)}}`;
@@ -412,7 +413,8 @@ function dumpsysWindow(ctx: CommandContext): void {
     out.push(`  mInputMethodWindow=Window{${hex(imePkg + "InputMethod")} u0 InputMethod}`);
   }
   out.push(`  mCurrentFocus=${windowLine(fw.package, fw.activity)}`);
-  out.push(`  mFocusedApp=${activityRecord(fw.package, fw.activity)}`);
+  const app = fw.activity.includes(".") ? fw : ra;
+  out.push(`  mFocusedApp=${activityRecord(app.package, app.activity)}`);
   out.push(`  mInTouchMode=true`, `  mDisplayFrozen=false windowsAreFocusable=true`, "");
   ctx.out(out.join("\n") + "\n");
 }
@@ -529,6 +531,12 @@ const cmd = (ctx: CommandContext) => {
     case "window":
       return wm(sub);
     case "statusbar":
+      if (rest[0] === "expand-notifications" || rest[0] === "expand-settings") ctx.host.phone.runtime.setShade(true);
+      else if (rest[0] === "collapse") ctx.host.phone.runtime.setShade(false);
+      else {
+        ctx.err("Status bar (statusbar) commands:\n  expand-notifications\n  expand-settings\n  collapse\n");
+        return 1;
+      }
       return 0;
     default:
       ctx.err(`cmd: Can't find service: ${service ?? ""}\n`);

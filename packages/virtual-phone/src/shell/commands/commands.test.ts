@@ -91,6 +91,15 @@ describe("shell", () => {
     expect((await run("input tap x y")).code).toBe(1);
   });
 
+  it("opens the shade with cmd statusbar and reports it as the focused window", async () => {
+    const { run } = shell();
+    expect((await run("cmd statusbar expand-settings")).code).toBe(0);
+    expect((await run("dumpsys window | grep mCurrentFocus")).out).toMatch(/^ {2}mCurrentFocus=Window\{[0-9a-f]+ u0 NotificationShade\}\n$/);
+    expect((await run("dumpsys window | grep mFocusedApp")).out).toContain("com.phoneloop.social/.MainActivity");
+    await run("cmd statusbar collapse");
+    expect((await run("dumpsys window | grep mCurrentFocus")).out).toContain("com.phoneloop.social/com.phoneloop.social.MainActivity");
+  });
+
   it("lists running apps with ps/pidof and activity starts in logcat -d", async () => {
     const { run } = shell();
     expect((await run("pidof com.phoneloop.social")).out).toMatch(/^\d+\n$/);
