@@ -80,8 +80,22 @@ export async function rawStatement<T extends { event_id?: unknown }>(db: DbOrTx,
   if (!pool) return db.$queryRawUnsafe<T[]>(sql, ...params, false);
   const rows = (await pool.query(sql, [...params, true])).rows as T[];
   const ids = rows.map((r) => r.event_id).filter((id) => id != null);
-  if (ids.length) await pool.query(`SELECT pg_notify('phoneloop_events', id::text) FROM unnest($1::bigint[]) AS id`, [ids.map(String)]);
+  if (ids.length) await announceCommitted(pool, ids.map(String));
   return rows;
+}
+
+// The write has committed: a failed announcement must not turn it into an error the caller would retry. The
+// API's event stream still finds the row when it catches up after a reconnect.
+async function announceCommitted(pool: { query: (sql: string, params: unknown[]) => Promise<unknown> }, ids: string[]): Promise<void> {
+  const sql = `SELECT pg_notify('phoneloop_events', id::text) FROM unnest($1::bigint[]) AS id`;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await pool.query(sql, [ids]);
+      return;
+    } catch {
+      /* retried once, then left to the stream's catch-up */
+    }
+  }
 }
 
 /** SQL for a hot-path statement's first CTE: its time, and whether its Event is announced after commit ($n). */
