@@ -1,7 +1,7 @@
 // The agent's ControlPlane port over the API's tRPC client: the product's real state core (packages/state behind
 // apps/api) in the runtime's words. The port says objective/objectiveId where the state says goal/goalId; its
 // todo statuses, turn results and run statuses are mapped in the tables below, each in one place.
-import { createHash, randomUUID } from "node:crypto";
+// No Node-only APIs here (web crypto, btoa, fetch-based EventSource), so a browser tab's runner can use it too.
 import { createTRPCClient, httpSubscriptionLink, TRPCClientError } from "@trpc/client";
 import { EventSource } from "eventsource";
 import superjson from "superjson";
@@ -257,7 +257,7 @@ class TrpcControlPlaneImpl implements ControlPlane {
 
   // ── agents, objectives ──
   async registerAgent(reg: AgentRegistration): Promise<{ agentId: string }> {
-    const id = reg.agentId ?? this.init.agentId ?? `agent_${randomUUID().replace(/-/g, "").slice(0, 16)}`;
+    const id = reg.agentId ?? this.init.agentId ?? `agent_${newId()}`;
     await this.call("agent.register", () =>
       this.client.agent.register.mutate({
         id,
@@ -381,7 +381,7 @@ class TrpcControlPlaneImpl implements ControlPlane {
       const supersede: { todoId: string; reason: string; replacedBy?: string }[] = [];
       const taken = new Set(existing);
       const mint = (d: TodoDraft) => {
-        const id = d.todoId && !taken.has(d.todoId) ? d.todoId : `todo_${randomUUID().replace(/-/g, "").slice(0, 16)}`;
+        const id = d.todoId && !taken.has(d.todoId) ? d.todoId : `todo_${newId()}`;
         taken.add(id);
         return { draft: draftOf(d, id) };
       };
@@ -438,7 +438,7 @@ class TrpcControlPlaneImpl implements ControlPlane {
     if (e.blob) {
       const bytes = e.blob.bytes;
       const put = await this.call("evidence.putBlob", () =>
-        this.client.evidence.putBlob.mutate({ bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64"), mime: e.blob!.mime }),
+        this.client.evidence.putBlob.mutate({ bytes: toBase64(bytes), mime: e.blob!.mime }),
       );
       blobSha256 = put.sha256;
     }
@@ -486,7 +486,7 @@ class TrpcControlPlaneImpl implements ControlPlane {
   // ── gates ──
   async openGate(req: GateRequest): Promise<{ gateId: string }> {
     // The state's gate.open has no idempotency key: the gate's id is derived from it, so a repeat finds the first.
-    const gateId = `gate_${createHash("sha256").update(req.idempotencyKey).digest("hex").slice(0, 24)}`;
+    const gateId = `gate_${(await sha256Hex(req.idempotencyKey)).slice(0, 24)}`;
     if (await this.gateExists(gateId)) return { gateId };
     if (req.lease) {
       // Fences the gate like the port's other writes (a renewal fails unless this is the todo's current lease),
@@ -811,6 +811,21 @@ export function networkReason(e: unknown): string {
     if (c instanceof Error) seen.push(c.message);
   }
   return seen.at(-1) ?? String(e);
+}
+
+function newId(): string {
+  return globalThis.crypto.randomUUID().replace(/-/g, "").slice(0, 16);
+}
+
+async function sha256Hex(text: string): Promise<string> {
+  const d = await globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(d)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function toBase64(bytes: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(s);
 }
 
 function clip(s: string, max: number): string {
