@@ -1,0 +1,53 @@
+// The OpenAI adapter over the scripted server: the product's client path, errors as values, timeouts as results.
+import { afterEach, describe, expect, it } from "vitest";
+import { createOpenAIModel } from "./openai.ts";
+import { startScriptedModelServer, type ScriptedModelServer } from "../testing/scripted-model-server.ts";
+
+let server: ScriptedModelServer | undefined;
+afterEach(async () => server?.stop());
+const req = { role: "executor" as const, messages: [{ role: "user" as const, content: "hi" }], jsonSchema: { name: "a", schema: { type: "object" } } };
+
+describe("OpenAI-compatible model adapter", () => {
+  it("returns text, usage and cost; sends JSON-schema output", async () => {
+    server = await startScriptedModelServer({ script: [{ text: '{"type":"wait"}', promptTokens: 1000, completionTokens: 20 }] });
+    const m = createOpenAIModel({ baseURL: server.baseURL, model: "vision-1", price: { inputPerMTok: 2.5, outputPerMTok: 10 } });
+    const r = await m.complete(req);
+    expect(r).toMatchObject({ ok: true, value: { text: '{"type":"wait"}', model: "vision-1", structured: true, usage: { inputTokens: 1000, outputTokens: 20, microUsd: 2700 } } });
+    expect(server.requests[0]!.responseFormat).toMatchObject({ type: "json_schema" });
+  });
+
+  it("maps failures to typed, actionable errors", async () => {
+    server = await startScriptedModelServer({ script: [{ status: 429 }, { status: 503 }, { status: 401 }, { status: 400, message: "bad" }] });
+    const m = createOpenAIModel({ baseURL: server.baseURL, model: "m", structuredOutput: "none" });
+    const codes = [];
+    for (let i = 0; i < 4; i++) {
+      const r = await m.complete(req);
+      if (!r.ok) codes.push([r.error.code, r.error.retryable ?? false]);
+    }
+    expect(codes).toEqual([["rate_limited", true], ["server_error", true], ["auth", false], ["bad_request", false]]);
+  });
+
+  it("a hung endpoint is a timeout result, not a hang", async () => {
+    server = await startScriptedModelServer({ script: [{ hang: true }] });
+    const m = createOpenAIModel({ baseURL: server.baseURL, model: "m", timeoutMs: 300 });
+    const r = await m.complete(req);
+    expect(r).toMatchObject({ ok: false, error: { code: "timeout", retryable: true } });
+  });
+
+  it("a cancelled call is reported as aborted", async () => {
+    server = await startScriptedModelServer({ script: [{ hang: true }] });
+    const m = createOpenAIModel({ baseURL: server.baseURL, model: "m" });
+    const ac = new AbortController();
+    const p = m.complete({ ...req, signal: ac.signal });
+    setTimeout(() => ac.abort(), 50);
+    expect(await p).toMatchObject({ ok: false, error: { code: "aborted" } });
+  });
+
+  it("falls back to plain text once an endpoint rejects response_format, and remembers it", async () => {
+    server = await startScriptedModelServer({ rejectResponseFormat: true, script: [{ text: "a" }, { text: "b" }] });
+    const m = createOpenAIModel({ baseURL: server.baseURL, model: "m" });
+    expect(await m.complete(req)).toMatchObject({ ok: true, value: { text: "a", structured: false } });
+    expect(await m.complete(req)).toMatchObject({ ok: true, value: { text: "b" } });
+    expect(server.requests.map((r) => Boolean(r.responseFormat))).toEqual([true, false, false]);
+  });
+});
