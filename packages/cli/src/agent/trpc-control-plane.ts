@@ -91,8 +91,12 @@ export const TODO_STATUS_OF: Record<StateTodoState, TodoStatus> = {
  * transition of the state's TURN_RESULT_TRANSITION); `marker`: no transition, the turn is recorded as evidence only.
  * - user_action_required: the runtime keeps its lease and waits on the gate it opened; the state's "block" would end
  *   the lease under it. The open gate is the state's record of who must act (attention queue, shouldRun).
+ * - replan_required blocks the todo in the state (its lease ends); read back it is "waiting" for the supervisor, and
+ *   the supervisor's retry (a claim) reopens it first. wait releases it: read back "waiting", claimable.
  * - a turn without a lease (host todos, input checks) on an unheld todo: only a completion moves it (claimed for
  *   the moment of the write); other results leave it as it is, like the port's own double.
+ * - idempotency: the state's turn.result has no key, so each turn is also an evidence row (kind validation) under
+ *   `<key>#turn`, checked first; likewise a replan under `<key>#replan`, and a gate's id is derived from its key.
  */
 export const TURN_MAPPING: Record<TurnResult, "state" | "marker"> = {
   validated_progress: "state",
