@@ -87,7 +87,9 @@ export async function startVirtualPhone(opts: VirtualPhoneOptions = {}): Promise
       tcp.dropAll();
       ws.dropAll();
     });
-    const control = await startControlServer({ host, port: opts.controlPort ?? 0, engine, keyStore, adb: { tcp, ws } });
+    // The control API can reset the phone and inject faults: it stays on loopback even when ADB listens wider.
+    const controlHost = host === "localhost" || host === "::1" || host.startsWith("127.") ? host : "127.0.0.1";
+    const control = await startControlServer({ host: controlHost, port: opts.controlPort ?? 0, engine, keyStore, adb: { tcp, ws } });
     listeners.push(control);
     const shown = host === "0.0.0.0" ? "127.0.0.1" : host;
     return {
@@ -96,7 +98,7 @@ export async function startVirtualPhone(opts: VirtualPhoneOptions = {}): Promise
       wsPort: ws.port,
       controlPort: control.port,
       wsUrl: `ws://${shown}:${ws.port}/`,
-      controlUrl: `http://${shown}:${control.port}`,
+      controlUrl: `http://${controlHost === "::1" ? "[::1]" : controlHost}:${control.port}`,
       engine,
       keyStore,
       async stop() {
