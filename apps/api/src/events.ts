@@ -163,52 +163,63 @@ export interface StreamEventsInit {
 const MAX_BUFFERED = 5_000;
 const BACKLOG_PAGE = 500;
 
-/** Events after `lastEventId` from the table, then live ones from the hub, without gaps or repeats. */
-export async function* streamEvents(init: StreamEventsInit): AsyncGenerator<StreamedEvent, void, undefined> {
+/**
+ * Events after `lastEventId` from the table, then live ones from the hub, without gaps or repeats. Subscribes to
+ * the hub at once (not at the first read), so an SSE client that has seen "connected" misses nothing after it.
+ */
+export function openEventStream(init: StreamEventsInit): AsyncGenerator<StreamedEvent, void, undefined> {
   const { db, hub, goalId, signal } = init;
   const matches = (e: StreamedEvent) => goalId === undefined || e.goalId === goalId;
   const buffer: StreamedEvent[] = [];
   let wake: (() => void) | undefined;
   let overflowed = false;
-  // Subscribe before reading the backlog so nothing committed in between is lost.
+  let closed = false;
   const unsubscribe = hub.subscribe((e) => {
     if (!matches(e)) return;
     if (buffer.length >= MAX_BUFFERED) overflowed = true;
     else buffer.push(e);
     wake?.();
   });
-  const onAbort = () => wake?.();
-  signal?.addEventListener("abort", onAbort);
-  try {
-    const sentFromBacklog = new Set<string>();
-    if (init.lastEventId) {
-      let cursor = BigInt(init.lastEventId);
-      for (;;) {
-        const rows = await db.event.findMany({
-          where: { id: { gt: cursor }, ...(goalId === undefined ? {} : { goalId }) },
-          orderBy: { id: "asc" },
-          take: BACKLOG_PAGE,
-        });
-        for (const row of rows) {
-          const event: StreamedEvent = { ...row, id: row.id.toString() };
-          sentFromBacklog.add(event.id);
-          yield event;
-          cursor = row.id;
-        }
-        if (rows.length < BACKLOG_PAGE || signal?.aborted) break;
-      }
-    }
-    while (!signal?.aborted && !overflowed) {
-      const next = buffer.shift();
-      if (next) {
-        if (!sentFromBacklog.has(next.id)) yield next;
-        continue;
-      }
-      await new Promise<void>((resolve) => (wake = resolve));
-      wake = undefined;
-    }
-  } finally {
+  const close = () => {
+    closed = true;
     unsubscribe();
-    signal?.removeEventListener("abort", onAbort);
-  }
+    wake?.();
+  };
+  // Also when the stream is dropped before its first read (a generator that never started runs no `finally`).
+  signal?.addEventListener("abort", close, { once: true });
+
+  return (async function* () {
+    try {
+      const sentFromBacklog = new Set<string>();
+      if (init.lastEventId) {
+        let cursor = BigInt(init.lastEventId);
+        for (;;) {
+          const rows = await db.event.findMany({
+            where: { id: { gt: cursor }, ...(goalId === undefined ? {} : { goalId }) },
+            orderBy: { id: "asc" },
+            take: BACKLOG_PAGE,
+          });
+          for (const row of rows) {
+            const event: StreamedEvent = { ...row, id: row.id.toString() };
+            sentFromBacklog.add(event.id);
+            yield event;
+            cursor = row.id;
+          }
+          if (rows.length < BACKLOG_PAGE || closed) break;
+        }
+      }
+      while (!closed && !overflowed) {
+        const next = buffer.shift();
+        if (next) {
+          if (!sentFromBacklog.has(next.id)) yield next;
+          continue;
+        }
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+      }
+    } finally {
+      signal?.removeEventListener("abort", close);
+      close();
+    }
+  })();
 }

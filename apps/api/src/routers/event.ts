@@ -1,6 +1,6 @@
 import { tracked, type TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { streamEvents } from "../events.ts";
+import { openEventStream } from "../events.ts";
 import { publicProcedure } from "../trpc.ts";
 
 export const EventStreamInput = z.object({
@@ -12,15 +12,11 @@ export const EventStreamInput = z.object({
 
 export const eventRouter = {
   /** New events as they commit, from any API process on the same database (SSE). */
-  stream: publicProcedure.input(EventStreamInput).subscription(async function* ({ ctx, input, signal }) {
-    for await (const event of streamEvents({
-      db: ctx.db,
-      hub: ctx.events,
-      goalId: input.goalId,
-      lastEventId: input.lastEventId,
-      signal,
-    })) {
-      yield tracked(event.id, event);
-    }
+  stream: publicProcedure.input(EventStreamInput).subscription(({ ctx, input, signal }) => {
+    // Opened here, before tRPC sends "connected": an event committed after the client sees it is delivered.
+    const events = openEventStream({ db: ctx.db, hub: ctx.events, goalId: input.goalId, lastEventId: input.lastEventId, signal });
+    return (async function* () {
+      for await (const event of events) yield tracked(event.id, event);
+    })();
   }),
 } satisfies TRPCRouterRecord;
