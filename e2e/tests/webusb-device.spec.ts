@@ -1,7 +1,9 @@
 // Every Device method through the real @yume-chan/adb-daemon-webusb code in Chromium, over the WebUSB stand-in
 // bridged to a virtual phone; plus the failure paths a user meets when connecting.
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { installWebUsbStandIn, type WebUsbStandInConfig } from "@phoneloop/device/testing/webusb-stand-in";
+// window.harness is typed by the page itself.
+import type {} from "../harness/page.ts";
 
 interface PhoneInfo {
   id: string;
@@ -10,19 +12,19 @@ interface PhoneInfo {
   controlUrl: string;
 }
 
-async function startPhone(request: import("@playwright/test").APIRequestContext, opts: Record<string, unknown> = {}): Promise<PhoneInfo> {
+async function startPhone(request: APIRequestContext, opts: Record<string, unknown> = {}): Promise<PhoneInfo> {
   const res = await request.post("/phones", { data: { scenario: "social", seed: 1, ...opts } });
   expect(res.ok(), await res.text()).toBe(true);
   return (await res.json()) as PhoneInfo;
 }
 
-async function phoneState(request: import("@playwright/test").APIRequestContext, phone: PhoneInfo) {
+async function phoneState(request: APIRequestContext, phone: PhoneInfo) {
   const res = await request.get(`${phone.controlUrl}/state`);
   return (await res.json()) as { screen: string; popup: string | null; loading: boolean; ime: string; foreground: string; actionCount: number; apps: { social: { vars: { searchDraft: string; query: string } } } };
 }
 
 /** Taps "Allow" on the phone once its prompt is up (the key reaches the phone just after the page says so). */
-async function allowOnPhone(request: import("@playwright/test").APIRequestContext, phone: PhoneInfo) {
+async function allowOnPhone(request: APIRequestContext, phone: PhoneInfo) {
   await expect
     .poll(async () => ((await (await request.get(`${phone.controlUrl}/auth`)).json()) as { pending: unknown[] }).pending.length)
     .toBeGreaterThan(0);
@@ -55,19 +57,7 @@ async function connect(page: Page, wait = true) {
   if (wait) await page.evaluate(() => window.harness.connected());
 }
 
-type Harness = typeof window.harness;
-declare global {
-  interface Window {
-    harness: {
-      statusLog: { kind: string }[];
-      unhandled: string[];
-      connected(): Promise<void>;
-      isConnected(): boolean;
-      [k: string]: unknown;
-    } & Record<string, (...args: never[]) => Promise<unknown>>;
-  }
-}
-void (undefined as unknown as Harness);
+
 
 const center = (b: { left: number; top: number; right: number; bottom: number }) => ({ x: Math.round((b.left + b.right) / 2), y: Math.round((b.top + b.bottom) / 2) });
 

@@ -1,5 +1,5 @@
 // Node only: through the host's `adb` server (port 5037), for headless runs on a machine where adb owns the phones.
-import { Adb, AdbServerClient } from "@yume-chan/adb";
+import { AdbServerClient, type Adb } from "@yume-chan/adb";
 import { AdbServerNodeTcpConnector } from "@yume-chan/adb-server-node-tcp";
 import { AuthorizationTimeout, ConnectionFailed, NoDeviceSelected } from "../errors.ts";
 

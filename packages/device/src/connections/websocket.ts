@@ -12,7 +12,7 @@ export interface WebSocketLike {
   readonly readyState: number;
   send(data: Uint8Array | ArrayBuffer): void;
   close(code?: number, reason?: string): void;
-  addEventListener(type: string, listener: (event: any) => void): void;
+  addEventListener(type: string, listener: (event: { data?: unknown }) => void): void;
 }
 export type WebSocketConstructor = new (url: string) => WebSocketLike;
 
@@ -63,7 +63,7 @@ export class AdbDaemonWebSocketDevice implements AdbDaemonDevice {
     let closed = false;
     const readable = new ReadableStream<Uint8Array>({
       start(controller) {
-        ws.addEventListener("message", (event: { data: unknown }) => {
+        ws.addEventListener("message", (event: { data?: unknown }) => {
           if (closed) return;
           const data = event.data;
           if (data instanceof ArrayBuffer) controller.enqueue(new Uint8Array(data));
