@@ -188,6 +188,22 @@ describe("system behaviour", () => {
     expect(has(engine, "Ada Park")).toBe(true);
   });
 
+  it("shows recent apps on the overview key and switches back warm", () => {
+    const { engine } = phone();
+    dismissPopups(engine);
+    tapOn(engine, "Search");
+    engine.launch("notes");
+    engine.key(187);
+    expect(engine.state().focusedWindow).toBe("com.google.android.apps.nexuslauncher/com.google.android.apps.nexuslauncher.NexusLauncherActivity");
+    expect(find(engine, "Loop").resourceId).toBe("com.google.android.apps.nexuslauncher:id/snapshot");
+    tapOn(engine, "Loop");
+    expect(engine.state()).toMatchObject({ foreground: "social", screen: "search" });
+    engine.key(187);
+    tapOn(engine, "Clear all");
+    expect(engine.state().foreground).toBe("launcher");
+    expect(engine.runtime.state.apps.social!.stack).toEqual([]);
+  });
+
   it("sets an alarm with the wheel picker by swiping", () => {
     const { engine } = phone(1, "clock");
     dismissPopups(engine);

@@ -38,6 +38,8 @@ export interface LayoutInput {
   keyboard: { shown: boolean; label: string; adb?: boolean };
   toast?: string;
   usbPrompt?: { fingerprint: string };
+  /** The overview (recent apps), most recent first; shown instead of the app when set. */
+  recents?: LauncherApp[];
   /** The pulled-down notification shade with quick settings. */
   shade?: { wifi: boolean; bluetooth: boolean; airplane: boolean };
 }
@@ -133,7 +135,8 @@ class Layouter {
     const kbH = !this.input.keyboard.shown ? 0 : this.input.keyboard.adb ? this.dp(44) : this.dp(300);
     const appArea: Rect = [0, 0, W, H - navH];
     let dumpRoot: ViewNode;
-    if (this.input.app) dumpRoot = this.appWindow(appArea, statusH, kbH);
+    if (this.input.recents) dumpRoot = this.recents(appArea, statusH);
+    else if (this.input.app) dumpRoot = this.appWindow(appArea, statusH, kbH);
     else dumpRoot = this.launcher(appArea, statusH);
     this.layers.push({ name: "app", area: appArea, root: dumpRoot, modal: false });
     if (this.input.popup) dumpRoot = this.popup(statusH, navH);
@@ -221,6 +224,42 @@ class Layouter {
     this.ops.push({ op: "rect", x: this.dp(24), y: sy, w: W - this.dp(48), h: this.dp(52), fill: "#ffffff", r: this.dp(26) });
     this.ops.push({ op: "icon", name: "search", cx: this.dp(52), cy: sy + this.dp(26), size: this.dp(20), color: C.sub });
     this.ops.push({ op: "text", x: this.dp(76), y: sy + this.dp(32), text: "Search", size: this.sp(16), color: C.sub });
+    return root;
+  }
+
+  // ---------- overview (recent apps) ----------
+  recents(area: Rect, statusH: number): ViewNode {
+    const pkg = this.input.launcherPackage;
+    const { W } = this;
+    const d = (n: number) => this.dp(n);
+    this.ops.push({ op: "rect", x: 0, y: 0, w: W, h: this.H, fill: "#2b2d31" });
+    const root = node({ cls: "android.widget.FrameLayout", pkg, bounds: [0, 0, W, this.H] });
+    const list = node({ cls: "android.widget.ScrollView", pkg, resId: `${pkg}:id/overview_panel`, bounds: [0, statusH, W, area[3]] });
+    root.children.push(list);
+    const apps = this.input.recents!;
+    if (apps.length === 0) {
+      this.ops.push({ op: "text", x: W / 2, y: (statusH + area[3]) / 2, text: "No recent items", size: this.sp(16), color: "#e3e3e3", align: "center" });
+      list.children.push(node({ cls: "android.widget.TextView", pkg, text: "No recent items", bounds: [Math.round(W / 2 - d(80)), Math.round((statusH + area[3]) / 2 - d(20)), Math.round(W / 2 + d(80)), Math.round((statusH + area[3]) / 2 + d(6))] }));
+    }
+    let y = statusH + d(24);
+    const cardH = d(120);
+    for (const app of apps.slice(0, 6)) {
+      const x = d(24);
+      const w = W - d(48);
+      this.ops.push({ op: "rect", x, y, w, h: cardH, fill: "#ffffff", r: d(24) });
+      this.ops.push({ op: "circle", cx: x + d(40), cy: y + cardH / 2, r: d(22), fill: app.color });
+      this.ops.push({ op: "text", x: x + d(40), y: y + cardH / 2 + this.sp(18) * 0.36, text: app.icon, size: this.sp(18), color: "#ffffff", align: "center" });
+      this.ops.push({ op: "text", x: x + d(76), y: y + cardH / 2 + this.sp(18) * 0.36, text: app.label, size: this.sp(18), color: C.text, bold: true });
+      list.children.push(node({ cls: "android.widget.FrameLayout", pkg, resId: `${pkg}:id/snapshot`, desc: app.label, bounds: [x, y, x + w, y + cardH], clickable: true, focusable: true, onTap: { type: "launch", app: app.id } }));
+      y += cardH + d(16);
+    }
+    if (apps.length) {
+      const bw = d(120);
+      const by = area[3] - d(72);
+      this.ops.push({ op: "rect", x: (W - bw) / 2, y: by, w: bw, h: d(44), fill: "#44474f", r: d(22) });
+      this.ops.push({ op: "text", x: W / 2, y: by + d(22) + this.sp(14) * 0.36, text: "Clear all", size: this.sp(14), color: "#ffffff", align: "center", bold: true });
+      root.children.push(node({ cls: "android.widget.Button", pkg, resId: `${pkg}:id/clear_all`, text: "Clear all", bounds: [Math.round((W - bw) / 2), by, Math.round((W + bw) / 2), by + d(44)], clickable: true, focusable: true, onTap: { type: "clearRecents" } }));
+    }
     return root;
   }
 

@@ -16,6 +16,7 @@ export type Handler =
   | { type: "usb"; allow: boolean }
   | { type: "quickSetting"; key: "wifi_on" | "bluetooth_on" | "airplane_mode_on" }
   | { type: "closeShade" }
+  | { type: "clearRecents" }
   | { type: "block" };
 
 export interface ViewNode {

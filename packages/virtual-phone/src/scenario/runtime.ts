@@ -48,6 +48,8 @@ export interface PhoneState {
   screenOn: boolean;
   /** The notification shade is pulled down. */
   shade: boolean;
+  /** The overview (recent apps) is showing. */
+  recentsOpen: boolean;
   clipboard: string;
   recents: string[];
 }
@@ -148,6 +150,7 @@ export class ScenarioRuntime {
       toast: null,
       screenOn: true,
       shade: false,
+      recentsOpen: false,
       clipboard: "",
       recents: [],
     };
@@ -229,6 +232,7 @@ export class ScenarioRuntime {
   /** package/activity of the focused window, as dumpsys reports it. */
   focusedWindow(): { package: string; activity: string } {
     if (this.state.shade) return { package: "com.android.systemui", activity: "NotificationShade" };
+    if (this.state.recentsOpen) return { package: LAUNCHER_PACKAGE, activity: LAUNCHER_ACTIVITY };
     const cur = this.current();
     if (!cur) return { package: LAUNCHER_PACKAGE, activity: LAUNCHER_ACTIVITY };
     const popup = cur.rt.popup ? cur.app.popups.find((p) => p.id === cur.rt.popup) : undefined;
@@ -284,11 +288,17 @@ export class ScenarioRuntime {
       keyboard: { shown: this.state.focus !== null && !!cur, label: ime === ADB_KEYBOARD_IME ? "ADB Keyboard {ON}" : "English (US)", adb: ime === ADB_KEYBOARD_IME },
       toast,
       usbPrompt: this.system.usbPrompt ?? undefined,
+      recents: this.state.recentsOpen
+        ? this.state.recents
+            .filter((id) => (this.state.apps[id]?.stack.length ?? 0) > 0)
+            .map((id) => this.appById(id))
+            .map((a) => ({ id: a.id, label: a.label, color: a.color, icon: a.icon, package: a.package }))
+        : undefined,
       shade: this.state.shade
         ? { wifi: this.state.settings.global.wifi_on === "1", bluetooth: this.state.settings.global.bluetooth_on === "1", airplane: this.state.settings.global.airplane_mode_on === "1" }
         : undefined,
     };
-    if (cur) {
+    if (cur && !this.state.recentsOpen) {
       input.app = { def: cur.app, screen: cur.screen, scroll: cur.frame.scroll, loading, focusedField: this.state.focus?.app === cur.app.id ? this.state.focus.field : null, scope: this.scope(cur.app.id) };
       const popup = cur.rt.popup ? cur.app.popups.find((p) => p.id === cur.rt.popup) : undefined;
       if (popup) input.popup = { def: popup, app: cur.app, scope: this.scope(cur.app.id) };
@@ -375,6 +385,7 @@ export class ScenarioRuntime {
       }
       case "system":
         if (h.key === "back") this.back();
+        else if (h.key === "recents") this.key(187);
         else this.home();
         return;
       case "key":
@@ -400,6 +411,12 @@ export class ScenarioRuntime {
       }
       case "closeShade":
         this.setShade(false);
+        return;
+      case "clearRecents":
+        for (const id of this.state.recents) this.forceStop(id);
+        this.state.recents = [];
+        this.state.recentsOpen = false;
+        this.touch();
         return;
       case "block":
         return;
@@ -502,6 +519,11 @@ export class ScenarioRuntime {
 
   back(): void {
     this.#inputAction();
+    if (this.state.recentsOpen) {
+      this.state.recentsOpen = false;
+      this.touch();
+      return;
+    }
     if (this.state.shade) {
       this.setShade(false);
       return;
@@ -537,6 +559,7 @@ export class ScenarioRuntime {
   home(): void {
     this.#inputAction();
     this.state.shade = false;
+    this.state.recentsOpen = false;
     this.state.focus = null;
     this.state.foreground = null;
     this.touch();
@@ -562,7 +585,11 @@ export class ScenarioRuntime {
         this.typeText(" ");
         return true;
       case 187:
-        this.home(); // no recents screen: overview behaves like home
+        this.#inputAction();
+        this.state.focus = null;
+        this.state.shade = false;
+        this.state.recentsOpen = !this.state.recentsOpen;
+        this.touch();
         return true;
       case 26:
       case 223:
@@ -596,6 +623,8 @@ export class ScenarioRuntime {
     const app = this.appById(appId);
     const rt = this.state.apps[appId]!;
     this.state.focus = null;
+    this.state.recentsOpen = false;
+    this.state.shade = false;
     this.state.foreground = appId;
     this.state.recents = [appId, ...this.state.recents.filter((r) => r !== appId)];
     if (!opts.silent) this.log(appId, "open_app", {});
