@@ -84,18 +84,37 @@ export async function rawStatement<T extends { event_id?: unknown }>(db: DbOrTx,
   return rows;
 }
 
-// The write has committed: a failed announcement must not turn it into an error the caller would retry. The
-// API's event stream still finds the row when it catches up after a reconnect.
-async function announceCommitted(pool: { query: (sql: string, params: unknown[]) => Promise<unknown> }, ids: string[]): Promise<void> {
-  const sql = `SELECT pg_notify('phoneloop_events', id::text) FROM unnest($1::bigint[]) AS id`;
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      await pool.query(sql, [ids]);
-      return;
-    } catch {
-      /* retried once, then left to the stream's catch-up */
-    }
+// Announcements of writes that finish in the same turn of the event loop go out as one notify-only statement.
+// The write has committed: a failed announcement must not turn it into an error the caller would retry (the
+// API's event stream still finds the row when it catches up after a reconnect).
+interface AnnounceBatch {
+  ids: string[];
+  sent: Promise<void>;
+}
+type Queryable = { query: (sql: string, params: unknown[]) => Promise<unknown> };
+const openBatches = new WeakMap<Queryable, AnnounceBatch>();
+
+function announceCommitted(pool: Queryable, ids: string[]): Promise<void> {
+  let batch = openBatches.get(pool);
+  if (!batch) {
+    const b: AnnounceBatch = { ids: [], sent: Promise.resolve() };
+    b.sent = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+      openBatches.delete(pool);
+      const sql = `SELECT pg_notify('phoneloop_events', id::text) FROM unnest($1::bigint[]) AS id ORDER BY id`;
+      for (let attempt = 0; attempt < 2; attempt++) {
+        try {
+          await pool.query(sql, [b.ids]);
+          return;
+        } catch {
+          /* retried once, then left to the stream's catch-up */
+        }
+      }
+    });
+    openBatches.set(pool, b);
+    batch = b;
   }
+  batch.ids.push(...ids);
+  return batch.sent;
 }
 
 /** SQL for a hot-path statement's first CTE: its time, and whether its Event is announced after commit ($n). */
