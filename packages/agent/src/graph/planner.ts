@@ -123,6 +123,8 @@ async function handleReturn(ctx: RunContext, state: RunState, ret: ExecutorRetur
   }
   if (route.kind === "wait") {
     if (route.turn) await turn(route.turn, ret.summary, { reason: route.reason });
+    // This worker stops here: free the todo so whoever resumes (another tab, a later run) can claim it.
+    if (route.turn && leaseRef) await cp.releaseLease(leaseRef);
     state.executor = null;
     state.blocked.push(`${title}: waiting — ${route.reason}`);
     return endWith(state, "waiting", route.reason);

@@ -242,3 +242,36 @@ describe("blackboard and host todos", () => {
     expect(h.executorRequests()).toHaveLength(0);
   });
 });
+
+describe("pause, cancel and the report", () => {
+  it("a pause stops before the next step; the todo waits with the reason and the run resumes later", async () => {
+    const phone = new FakePhone(ladder(), "p0");
+    let cpRef: Harness["cp"] | undefined;
+    let objectiveId = "";
+    h = await startHarness({ device: phone, executor: [tapRow(0), () => (cpRef!.pause(objectiveId), { text: JSON.stringify({ type: "click", x: 500, y: 185 }) }), tapRow(2), act({ type: "status", status: "complete" })] });
+    cpRef = h.cp;
+    objectiveId = (await h.cp.createObjective({ goal: "Open items" })).objectiveId;
+    const first = await runAgent(h.ports, { objectiveId, agent: agent("worker") });
+    expect(first.status).toBe("waiting");
+    expect(phone.actions()).toHaveLength(2);
+    expect([...h.cp.todos.values()][0]!.waitReason).toMatch(/paused/);
+    h.cp.pause(objectiveId, false);
+    const second = await runAgent(h.ports, { objectiveId, agent: agent("worker") });
+    expect(second.status).toBe("completed");
+    expect(phone.actions()).toHaveLength(3);
+  });
+
+  it("a cancel goes to the summarizer; the structured report is stored as evidence", async () => {
+    const phone = new FakePhone(ladder(), "p0");
+    const ac = new AbortController();
+    h = await startHarness({ device: phone, executor: [tapRow(0), () => (ac.abort(), { text: JSON.stringify({ type: "click", x: 500, y: 185 }) }), tapRow(2)] });
+    const out = await runAgent(h.ports, { goal: "Open items", agent: agent("worker"), signal: ac.signal });
+    expect(out.status).toBe("cancelled");
+    const summary = h.cp.evidenceList({ kind: "summary" });
+    expect(summary).toHaveLength(1);
+    expect(summary[0]!.data).toMatchObject({ goal: "Open items", status: "cancelled", blocked: ["Cancelled by the user."] });
+    expect(Object.keys(summary[0]!.data!)).toEqual(expect.arrayContaining(["goal", "executed", "findings", "blocked", "conclusion"]));
+    expect(h.cp.runs.get(out.runId)!.status).toBe("cancelled");
+  });
+});
+
