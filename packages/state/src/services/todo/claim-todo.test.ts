@@ -114,6 +114,13 @@ describe("lease expiry", () => {
     expect(late?.details.currentHolder).toBe(peer.id);
     expect(late?.message).toContain(`held by ${peer.id}`);
 
+    const { appendEvidence } = await import("../evidence/append-evidence.ts");
+    const lateEvidence = await err(
+      appendEvidence(t.db, { goalId: todo.goalId, todoId: todo.id, agentId: old.id, leaseKey: oldRef.leaseKey, kind: "observation", summary: "late screen", idempotencyKey: `${todo.id}-late` }, ctx),
+    );
+    expect(lateEvidence?.code).toBe("CONFLICT");
+    expect(await t.db.evidence.count({ where: { todoId: todo.id } })).toBe(0);
+
     const now = await t.db.todo.findUniqueOrThrow({ where: { id: todo.id } });
     expect(now.state).toBe("claimed");
     expect(now.values).toEqual({ step: "opened app" });
