@@ -4,6 +4,7 @@ import type { AdbDaemonInit } from "./adb/daemon.ts";
 import { createServiceRouter } from "./adb/services.ts";
 import { startControlServer } from "./control/server.ts";
 import { PhoneEngine } from "./engine.ts";
+import type { Clock } from "./scenario/runtime.ts";
 import { PRODUCT } from "./device/properties.ts";
 import { createCommandRegistry } from "./shell/commands/index.ts";
 import { listenTcp, type Listening } from "./transport/tcp.ts";
@@ -26,6 +27,8 @@ export interface VirtualPhoneOptions {
   serial?: string;
   /** Logs protocol problems (default: silent). */
   log?: (line: string) => void;
+  /** Time source for loading skeletons, toasts and the status-bar clock (default: the system clock). */
+  clock?: Clock;
 }
 
 export interface VirtualPhone {
@@ -53,7 +56,7 @@ export function deviceBanner(props: Record<string, string>, features: readonly s
 export async function startVirtualPhone(opts: VirtualPhoneOptions = {}): Promise<VirtualPhone> {
   const host = opts.host ?? "127.0.0.1";
   const serial = opts.serial ?? `vphone-${Math.random().toString(16).slice(2, 8)}`;
-  const engine = new PhoneEngine({ scenario: opts.scenario, seed: opts.seed ?? 1, serial });
+  const engine = new PhoneEngine({ scenario: opts.scenario, seed: opts.seed ?? 1, serial, clock: opts.clock });
   const keyStore = opts.auth ? new AdbKeyStore(opts.authAutoAccept ? "auto" : "prompt") : null;
   const commands = createCommandRegistry();
   const router = createServiceRouter({
