@@ -1,5 +1,4 @@
 import { z } from "zod";
-import type { Agent } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { Id } from "../../domain/schemas.ts";

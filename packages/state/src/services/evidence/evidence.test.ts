@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, seedClaimed, seedGoal, type TestDatabase } from "../../testing/index.ts";
-import { StateError } from "../../domain/errors.ts";
+import { type StateError } from "../../domain/errors.ts";
 import { appendEvidence, EVIDENCE_KINDS } from "./append-evidence.ts";
 import { getBlob, putBlob } from "./put-blob.ts";
 

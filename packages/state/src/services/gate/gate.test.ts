@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, manualClock, seedGate, seedGoal, seedMember, type TestDatabase } from "../../testing/index.ts";
-import { StateError } from "../../domain/errors.ts";
+import { type StateError } from "../../domain/errors.ts";
 import { resolveGate } from "./resolve-gate.ts";
 import { expireGate } from "./expire-gate.ts";
 import { openGate } from "./open-gate.ts";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, seedClaimed, seedGoal, type TestDatabase } from "../../testing/index.ts";
 import { GOAL_STATUSES, GOAL_TRANSITIONS, type GoalEvent } from "../../domain/goal-transitions.ts";
-import { StateError } from "../../domain/errors.ts";
+import { type StateError } from "../../domain/errors.ts";
 import { updateGoal } from "./update-goal.ts";
 import { pauseGoal } from "./pause-goal.ts";
 import { resumeGoal } from "./resume-goal.ts";

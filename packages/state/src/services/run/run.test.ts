@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, seedAgent, seedGoal, type TestDatabase } from "../../testing/index.ts";
-import { StateError } from "../../domain/errors.ts";
+import { type StateError } from "../../domain/errors.ts";
 import { appendStep } from "./append-step.ts";
 import { finishRun } from "./finish-run.ts";
 import { resumeRun } from "./resume-run.ts";

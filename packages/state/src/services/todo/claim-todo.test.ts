@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, manualClock, seedAgent, seedClaimed, seedGoal, seedTodos, type TestDatabase } from "../../testing/index.ts";
-import { StateError } from "../../domain/errors.ts";
+import { type StateError } from "../../domain/errors.ts";
 import { claimTodo } from "./claim-todo.ts";
 import { completeTodo } from "./complete-todo.ts";
 import { startTodo } from "./start-todo.ts";

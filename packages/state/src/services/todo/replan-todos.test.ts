@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, seedAgent, seedGoal, seedTodos, type TestDatabase } from "../../testing/index.ts";
-import { StateError } from "../../domain/errors.ts";
+import { type StateError } from "../../domain/errors.ts";
 import { replanTodos } from "./replan-todos.ts";
 import { claimTodo } from "./claim-todo.ts";
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, manualClock, rid, seedAgent, seedClaimed, seedGate, seedGoal, seedTodos, type TestDatabase } from "../../testing/index.ts";
-import { TURN_RESULT_KINDS, TURN_RESULT_TRANSITION, TURN_ROUTES, decideTurnRoute, type TurnSnapshot } from "../../domain/turn.ts";
+import { TURN_RESULT_KINDS, TURN_RESULT_TRANSITION, type TURN_ROUTES, decideTurnRoute, type TurnSnapshot } from "../../domain/turn.ts";
 import { TODO_TRANSITIONS } from "../../domain/todo-transitions.ts";
-import { StateError } from "../../domain/errors.ts";
+import { type StateError } from "../../domain/errors.ts";
 import { recordTurnResult } from "./record-turn-result.ts";
 import { routeTurn } from "./route-turn.ts";
 import { startTodo } from "../todo/start-todo.ts";
