@@ -23,7 +23,8 @@ console.log(`Database ${redact(databaseUrl)}: ${migrations.applied.length} migra
 const children: ChildProcess[] = [];
 let stopping = false;
 function launch(name: string, args: string[], env: Record<string, string>): void {
-  const child = spawn("npx", args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  // Own process group, so stopping reaches npx's grandchildren (tsx, next) too.
+  const child = spawn("npx", args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
   const prefix = (chunk: Buffer) =>
     chunk
       .toString()
@@ -61,7 +62,13 @@ console.log(`\nPhoneLoop is running: http://${host}:${webPort}  (API ${apiUrl})\
 async function stop(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
-  for (const c of children) c.kill("SIGTERM");
+  for (const c of children) {
+    try {
+      if (c.pid) process.kill(-c.pid, "SIGTERM");
+    } catch {
+      /* already gone */
+    }
+  }
   await pg?.stop();
   process.exit(code);
 }

@@ -59,7 +59,10 @@ export function parseAction(text: string): ParseResult {
   }
   // Drop <think>…</think> blocks some reasoning models emit before the answer.
   const noThink = s.replace(/<think>[\s\S]*?<\/think>/g, "");
-  if (noThink !== s) (repairs.push("removed reasoning block"), (s = noThink));
+  if (noThink !== s) {
+    repairs.push("removed reasoning block");
+    s = noThink;
+  }
 
   const json = extractBalanced(s);
   let obj: unknown = undefined;
@@ -234,7 +237,11 @@ function normaliseObject(raw: unknown, repairs: string[], text: string): ParseRe
   let y = num(o.y);
   if (x === undefined || y === undefined) {
     const p = pointOf(firstDefined(o.coordinate, o.coordinates, o.point, o.position, o.pos, o.location, o.center, o.start_box, o.box, o.bbox, o.xy));
-    if (p) ((x = p.x), (y = p.y), repairs.push("read point from alternative field"));
+    if (p) {
+      x = p.x;
+      y = p.y;
+      repairs.push("read point from alternative field");
+    }
   }
   const element = str(firstDefined(o.element, o.element_id, o.elementId, o.index, o.element_index, o.target, o.id));
   const text2 = str(firstDefined(o.text, o.content, o.value, o.input, o.keys, o.string, o.arg));
@@ -273,7 +280,8 @@ function normaliseObject(raw: unknown, repairs: string[], text: string): ParseRe
         type = "drag";
         a.from = from;
         a.to = to;
-        delete a.x, delete a.y;
+        delete a.x;
+        delete a.y;
       } else type = "scroll";
       break;
     }
@@ -294,7 +302,8 @@ function normaliseObject(raw: unknown, repairs: string[], text: string): ParseRe
         const to = pointOf(firstDefined(o.to, o.end, o.end_point, o.endPoint, o.end_box));
         if (from) a.from = from;
         if (to) a.to = to;
-        delete a.x, delete a.y;
+        delete a.x;
+        delete a.y;
       }
       break;
     }
@@ -335,7 +344,9 @@ function normaliseObject(raw: unknown, repairs: string[], text: string): ParseRe
       const summary = str(firstDefined(o.summary, o.text, o.message, o.answer));
       if (summary !== undefined) a.summary = summary;
       if (isObj(o.outputs)) a.outputs = stringRecord(o.outputs);
-      delete a.x, delete a.y, delete a.element;
+      delete a.x;
+      delete a.y;
+      delete a.element;
       break;
     }
     case "use_skill":
@@ -343,7 +354,11 @@ function normaliseObject(raw: unknown, repairs: string[], text: string): ParseRe
       if (isObj(o.params)) a.params = stringRecord(o.params);
       break;
   }
-  if (!["click", "double_tap", "long_press", "scroll", "click_then_type"].includes(type)) delete a.x, delete a.y, delete a.element;
+  if (!["click", "double_tap", "long_press", "scroll", "click_then_type"].includes(type)) {
+    delete a.x;
+    delete a.y;
+    delete a.element;
+  }
 
   const checked = ActionSchema.safeParse(a);
   if (!checked.success) {

@@ -47,7 +47,10 @@ export function hammingDistance(a: string, b: string): number {
   let d = 0;
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
     let x = (parseInt(a[i] ?? "0", 16) ^ parseInt(b[i] ?? "0", 16)) & 0xf;
-    while (x) (d += x & 1), (x >>= 1);
+    while (x) {
+      d += x & 1;
+      x >>= 1;
+    }
   }
   return d;
 }

@@ -246,6 +246,7 @@ describe("blackboard and host todos", () => {
 describe("pause, cancel and the report", () => {
   it("a pause stops before the next step; the todo waits with the reason and the run resumes later", async () => {
     const phone = new FakePhone(ladder(), "p0");
+    // eslint-disable-next-line prefer-const -- read by the scripted reply before it is assigned
     let cpRef: Harness["cp"] | undefined;
     let objectiveId = "";
     h = await startHarness({ device: phone, executor: [tapRow(0), () => (cpRef!.pause(objectiveId), { text: JSON.stringify({ type: "click", x: 500, y: 185 }) }), tapRow(2), act({ type: "status", status: "complete" })] });

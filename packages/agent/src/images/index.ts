@@ -59,7 +59,10 @@ export function toBase64(bytes: Uint8Array): string {
   for (let i = 0; i < full; i += 3) {
     const v = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
     chunk += B64[v >> 18]! + B64[(v >> 12) & 63]! + B64[(v >> 6) & 63]! + B64[v & 63]!;
-    if (chunk.length >= 8192) (parts.push(chunk), (chunk = ""));
+    if (chunk.length >= 8192) {
+      parts.push(chunk);
+      chunk = "";
+    }
   }
   if (n - full === 1) {
     const v = bytes[full]! << 16;

@@ -292,7 +292,10 @@ export class MemoryControlPlane implements ControlPlane {
     this.gates.set(gateId, g);
     this.gateKeys.set(req.idempotencyKey, gateId);
     const t = this.todos.get(req.todoId);
-    if (t) (t.status = "waiting"), (t.waitReason = `gate ${gateId}: ${req.question}`);
+    if (t) {
+      t.status = "waiting";
+      t.waitReason = `gate ${gateId}: ${req.question}`;
+    }
     const auto = await this.onGate?.(g);
     if (auto) this.resolveGate(gateId, auto);
     return { gateId };
@@ -302,7 +305,10 @@ export class MemoryControlPlane implements ControlPlane {
     if (!g) return Promise.reject(new Error(`no gate ${gateId}`));
     const settle = (d: GateDecision) => {
       const t = this.todos.get(g.request.todoId);
-      if (t && t.status === "waiting" && t.waitReason?.startsWith(`gate ${gateId}`)) (t.status = "in_progress"), delete t.waitReason;
+      if (t && t.status === "waiting" && t.waitReason?.startsWith(`gate ${gateId}`)) {
+        t.status = "in_progress";
+        delete t.waitReason;
+      }
       return d;
     };
     if (g.decision) return Promise.resolve(settle(g.decision));
@@ -394,7 +400,10 @@ export class MemoryControlPlane implements ControlPlane {
   }
   async finishRun(runId: string, input: { status: RunStatus; summary: string }) {
     const r = this.runs.get(runId);
-    if (r) (r.status = input.status), (r.summary = input.summary);
+    if (r) {
+      r.status = input.status;
+      r.summary = input.summary;
+    }
   }
   async appendStep(step: StepRecord) {
     const key = `${step.runId}:${step.index}`;

@@ -10,7 +10,7 @@ import {
   encodeMessage,
   type AdbMessage,
 } from "./message.ts";
-import { AdbKeyStore, newAuthToken, parseAdbPublicKey, verifyTokenSignature } from "./auth.ts";
+import { type AdbKeyStore, newAuthToken, parseAdbPublicKey, verifyTokenSignature } from "./auth.ts";
 import { DeviceStream } from "./stream.ts";
 
 /** How bytes leave the daemon. `send` gets header and payload separately (USB framing keeps them apart). */

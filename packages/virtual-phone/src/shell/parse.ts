@@ -98,9 +98,9 @@ export function tokenize(line: string, env: Record<string, string> = {}): Token[
         word = "";
         inWord = false;
         const two = line.slice(i, i + 2);
-        if (two === ">>") (tokens.push({ kind: "op", value: fd + ">>", pos: i }), (i += 2));
-        else if (two === ">&") (tokens.push({ kind: "op", value: fd + ">&", pos: i }), (i += 2));
-        else (tokens.push({ kind: "op", value: fd + c, pos: i }), i++);
+        const op = two === ">>" || two === ">&" ? two : c;
+        tokens.push({ kind: "op", value: fd + op, pos: i });
+        i += op.length;
         continue;
       }
       push();
