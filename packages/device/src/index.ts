@@ -6,7 +6,7 @@ export { AdbDevice, DEFAULT_TIMEOUTS, hasLoadingIndicator, parseBattery, parseFo
 export type { AdbDeviceOptions, DeviceTimeouts, ShellResult, StableDefaults } from "./adb-device.ts";
 export { parseUiTree, flattenUiTree, findUiNodes, centerOf, parseBounds, UiTreeParseError } from "./ui-tree.ts";
 export { ADB_KEYBOARD_IME, KEYCODE, canUseInputText, planInputText, inputTextCommands, shellQuote, shellCommand } from "./input-text.ts";
-export { phashPng, phashGray, phashCells, hammingDistance } from "./phash.ts";
+export { phashPng, phashGray, phashCells, hammingDistance, PHASH_SIZE } from "./phash.ts";
 export { decodePngGray, decodePngThumbnail, readPngHeader, isPng, PngDecodeError } from "./png.ts";
 export type { ConnectStatus } from "./connections/handshake.ts";
 export { handshake } from "./connections/handshake.ts";

@@ -2,7 +2,9 @@
 // coefficient above their median (DC excluded from the median). 64 bits as 16 hex characters.
 import { decodePngThumbnail, type GrayImage } from "./png.ts";
 
-const SIZE = 32;
+/** Side of the luminance grid the hash is computed on. */
+export const PHASH_SIZE = 32;
+const SIZE = PHASH_SIZE;
 const LOW = 8;
 
 /** Area-average downscale to SIZE×SIZE (each output pixel averages every source pixel it covers). */
@@ -60,7 +62,9 @@ export function phashGray(img: GrayImage): string {
 export function phashCells(cells: Float64Array): string {
   const coeffs = dctLowFrequencies(cells);
   const ac = Array.from(coeffs.subarray(1)).sort((a, b) => a - b);
-  const median = (ac[(ac.length - 1) >> 1]! + ac[ac.length >> 1]!) / 2;
+  // Flat UI screens have many near-zero coefficients: a tiny margin keeps float noise from flipping their bits.
+  const eps = 1e-6 * Math.max(Math.abs(ac[0]!), Math.abs(ac[ac.length - 1]!));
+  const median = (ac[(ac.length - 1) >> 1]! + ac[ac.length >> 1]!) / 2 + eps;
   let hex = "";
   for (let nibble = 0; nibble < 16; nibble++) {
     let v = 0;

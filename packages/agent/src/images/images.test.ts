@@ -66,8 +66,12 @@ describe("pHash", () => {
     expect(hammingDistance(h, phash(gray((x, y) => Math.round(scene(x, y)) + ((x * 7 + y * 13) % 3))))).toBeLessThanOrEqual(4);
     expect(hammingDistance(h, phash(gray((x, y) => Math.round(scene(31 - y, x)))))).toBeGreaterThan(10);
   });
-  it("rejects a wrongly sized input", () => {
-    expect(() => phash({ width: 8, height: 8, data: new Uint8Array(64) })).toThrow(/32×32/);
+  it("hashes any size by area-averaging to 32×32: a 2× upscale hashes like the original", () => {
+    const scene = (x: number, y: number) => (x > 6 && x < 26 && y > 8 && y < 18 ? 200 : 40) + x;
+    const small = gray((x, y) => scene(x, y));
+    const big = { width: 64, height: 64, data: new Uint8Array(64 * 64) };
+    for (let y = 0; y < 64; y++) for (let x = 0; x < 64; x++) big.data[y * 64 + x] = scene(x >> 1, y >> 1);
+    expect(phash(big)).toBe(phash(small));
   });
 });
 
