@@ -32,6 +32,8 @@ export class EventHub {
   private pendingIds: string[] = [];
   private flushing: Promise<void> = Promise.resolve();
   private lastSeenId: bigint | undefined;
+  private readonly dispatched = new Set<string>();
+  private readonly dispatchedOrder: string[] = [];
   private closed = false;
   private reconnectDelayMs = 250;
   private reconnectTimer: NodeJS.Timeout | undefined;
@@ -109,12 +111,18 @@ export class EventHub {
     this.flushing = this.flushing.then(() => this.flush()).catch((e) => this.log(`event fan-out failed: ${e}`));
   }
 
-  // Notifications only carry ids; one query per burst reads the rows, in id order, for every subscriber.
+  // Notifications only carry ids; one query per burst reads the rows, in id order, for every subscriber. It also
+  // reads committed rows between the last one seen and the newest notified one, in case an announcement was lost
+  // (announcing after commit can fail); `dispatched` keeps any row from going out twice.
   private async flush(): Promise<void> {
     const ids = this.pendingIds;
     if (ids.length === 0 || !this.client) return;
     this.pendingIds = [];
-    const rows = await this.client.query<EventRow>(`${SELECT_EVENTS} WHERE id = ANY($1::bigint[]) ORDER BY id`, [ids]);
+    const newest = ids.reduce((m, id) => (BigInt(id) > m ? BigInt(id) : m), 0n);
+    const rows = await this.client.query<EventRow>(
+      `${SELECT_EVENTS} WHERE id = ANY($1::bigint[]) OR (id > $2::bigint AND id < $3::bigint) ORDER BY id`,
+      [ids, String(this.lastSeenId ?? newest), String(newest)],
+    );
     this.dispatch(rows.rows.map(toStreamedEvent));
   }
 
@@ -127,12 +135,19 @@ export class EventHub {
 
   private dispatch(events: StreamedEvent[]): void {
     for (const event of events) {
+      if (this.dispatched.has(event.id)) continue;
+      this.dispatched.add(event.id);
+      this.dispatchedOrder.push(event.id);
+      if (this.dispatchedOrder.length > RECENT_IDS) this.dispatched.delete(this.dispatchedOrder.shift()!);
       const id = BigInt(event.id);
       if (this.lastSeenId === undefined || id > this.lastSeenId) this.lastSeenId = id;
       for (const listener of this.listeners) listener(event);
     }
   }
 }
+
+/** How many recently dispatched ids are remembered to drop a repeat (a late notify of a gap-filled row). */
+const RECENT_IDS = 20_000;
 
 const SELECT_EVENTS = `SELECT id::text AS id, "goalId", operator, actor, "subjectId", payload, "createdAt" FROM "Event"`;
 
