@@ -15,7 +15,6 @@ export interface CliArgs {
   objectiveId?: string;
   maxSteps?: number;
   allow: string[];
-  controlPlane?: string;
   json: boolean;
   help: boolean;
 }
@@ -83,7 +82,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   if (!help && !goal && !runId && !objectiveId) throw new CliError(`--goal is required (or --run / --objective to resume).\n${USAGE}`);
   const maxSteps = str("max-steps");
   if (maxSteps !== undefined && !(Number(maxSteps) > 0)) throw new CliError(`--max-steps must be a positive number.`);
-  const known = new Set(["goal", "device", "base-url", "api-key", "planner-model", "executor-model", "summarizer-model", "planner-base-url", "executor-base-url", "run", "objective", "max-steps", "allow", "control-plane", "json", "help", "h"]);
+  const known = new Set(["goal", "device", "base-url", "api-key", "planner-model", "executor-model", "summarizer-model", "planner-base-url", "executor-base-url", "run", "objective", "max-steps", "allow", "json", "help", "h"]);
   for (const k of flags.keys()) if (!known.has(k)) throw new CliError(`Unknown option --${k}.\n${USAGE}`);
   const baseURL = str("base-url") ?? env.OPENAI_BASE_URL;
   const apiKey = str("api-key") ?? env.OPENAI_API_KEY;
@@ -101,7 +100,6 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     ...(objectiveId ? { objectiveId } : {}),
     ...(maxSteps ? { maxSteps: Number(maxSteps) } : {}),
     allow: (str("allow") ?? "").split(",").map((s) => s.trim()).filter(Boolean),
-    ...(str("control-plane") ? { controlPlane: str("control-plane")! } : {}),
     json: flags.get("json") === true,
     help,
   };

@@ -1,11 +1,9 @@
 // `npm run agent -- --goal … --device …`. The agent cannot reach the state core itself: the composition root
-// (packages/cli) provides the tRPC ControlPlane through `setControlPlaneFactory` before calling `main`. Without
-// one, `--control-plane memory` runs against the in-memory test double (nothing persists; gates asked here).
-import { createInterface } from "node:readline/promises";
-import { pathToFileURL } from "node:url";
+// (packages/cli) provides the tRPC ControlPlane through `setControlPlaneFactory` before calling `main`: a run
+// always leaves its evidence, gates and replay in the state core.
 import { CliError, parseCliArgs, USAGE } from "./args.ts";
 import { modelsFromArgs, runHeadless } from "./run-headless.ts";
-import type { ControlPlane, GateDecision } from "../ports.ts";
+import type { ControlPlane } from "../ports.ts";
 import type { CliArgs } from "./args.ts";
 
 export type ControlPlaneFactory = (args: CliArgs) => Promise<ControlPlane>;
@@ -13,18 +11,6 @@ let factory: ControlPlaneFactory | null = null;
 
 export function setControlPlaneFactory(f: ControlPlaneFactory): void {
   factory = f;
-}
-
-async function memoryControlPlane(): Promise<ControlPlane> {
-  const { MemoryControlPlane } = await import("../testing/memory-control-plane.ts");
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  return new MemoryControlPlane({
-    onGate: async (g): Promise<GateDecision> => {
-      const a = (await rl.question(`\nGATE: ${g.request.question}\nOptions: ${g.request.options.join(" / ")} > `)).trim();
-      if (g.request.options.includes("approve")) return a.toLowerCase().startsWith("a") || a.toLowerCase() === "y" ? { decision: "approve" } : { decision: "deny", rationale: a };
-      return { decision: "answer", answer: a };
-    },
-  });
 }
 
 export async function main(argv = process.argv.slice(2)): Promise<number> {
@@ -39,15 +25,11 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  let controlPlane: ControlPlane;
-  if (factory) controlPlane = await factory(args);
-  else if (args.controlPlane === "memory") {
-    console.error("warning: --control-plane memory uses the in-memory test double: nothing is persisted, the board will not show this run.");
-    controlPlane = await memoryControlPlane();
-  } else {
-    console.error("No ControlPlane is wired into this entry. Run it through `npm run phoneloop -- agent …` (the state core's tRPC adapter), or pass --control-plane memory for an offline dry run.");
+  if (!factory) {
+    console.error("No state core is wired into this entry. Run the agent with `npm run agent -- …`, which connects it to the API.");
     return 2;
   }
+  const controlPlane: ControlPlane = await factory(args);
   const ac = new AbortController();
   process.once("SIGINT", () => ac.abort());
   const out = await runHeadless({
@@ -73,14 +55,4 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     for (const b of out.report.blocked) console.log(`blocked: ${b}`);
   }
   return out.status === "completed" ? 0 : 1;
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().then(
-    (code) => process.exit(code),
-    (e) => {
-      console.error(e instanceof Error ? `${(e as { code?: string }).code ?? "error"}: ${e.message}` : String(e));
-      process.exit(1);
-    },
-  );
 }
