@@ -96,3 +96,4 @@ export { todoList, TodoListInput, type TodoListItem } from "./projections/todo-l
 export { goalDetail, GoalDetailInput } from "./projections/goal-detail.ts";
 export { runDetail, RunDetailInput, type RunDetail } from "./projections/run-detail.ts";
 export { evidenceByKey, EvidenceByKeyInput } from "./projections/evidence-by-key.ts";
+export { goalList, GoalListInput, type GoalListItem } from "./projections/goal-list.ts";

@@ -1,0 +1,36 @@
+// Goals, newest first, with their todo counts per state: the way into a board.
+import { z } from "zod";
+import { parseInput } from "../domain/input.ts";
+import type { TodoState } from "../domain/todo-transitions.ts";
+import type { GoalStatus } from "../domain/goal-transitions.ts";
+import type { DbOrTx } from "../services/operator.ts";
+
+export const GoalListInput = z.object({ limit: z.number().int().min(1).max(500).default(100) }).default({ limit: 100 });
+export type GoalListInput = z.input<typeof GoalListInput>;
+
+export interface GoalListItem {
+  id: string;
+  title: string;
+  status: GoalStatus;
+  createdAt: Date;
+  updatedAt: Date;
+  todos: Partial<Record<TodoState, number>>;
+}
+
+export async function goalList(db: DbOrTx, raw: GoalListInput): Promise<GoalListItem[]> {
+  const i = parseInput(GoalListInput, raw, "goalList");
+  const goals = await db.goal.findMany({
+    orderBy: [{ createdAt: "desc" }, { id: "asc" }],
+    take: i.limit,
+    select: { id: true, title: true, status: true, createdAt: true, updatedAt: true },
+  });
+  const counts = await db.todo.groupBy({
+    by: ["goalId", "state"],
+    where: { goalId: { in: goals.map((g) => g.id) } },
+    _count: { _all: true },
+  });
+  return goals.map((g) => ({
+    ...g,
+    todos: Object.fromEntries(counts.filter((c) => c.goalId === g.id).map((c) => [c.state, c._count._all])),
+  }));
+}
