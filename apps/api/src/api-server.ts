@@ -6,6 +6,7 @@ import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import type { Db } from "@phoneloop/state";
 import { EventHub } from "./events.ts";
 import { checkHealth } from "./health.ts";
+import { handleModelProxy, METER_HEADERS, MODEL_PROXY_PATH, type ModelUpstream } from "./model-proxy.ts";
 import { appRouter } from "./root.ts";
 import { AGENT_HEADER, createTRPCContext, MEMBER_HEADER } from "./trpc.ts";
 
@@ -20,6 +21,8 @@ export interface ApiServerInit {
   host: string;
   /** Browser origins allowed to call the API. Default: the web app on port 3000. */
   webOrigins?: string[];
+  /** Where the model proxy forwards; null (default) answers 503 saying how to configure it. */
+  modelUpstream?: ModelUpstream | null;
   onLog?: (line: string) => void;
 }
 
@@ -30,7 +33,19 @@ export interface ApiServer {
   close(): Promise<void>;
 }
 
-const ALLOWED_HEADERS = ["content-type", "trpc-accept", "last-event-id", MEMBER_HEADER, AGENT_HEADER].join(", ");
+const ALLOWED_HEADERS = [
+  "content-type",
+  "authorization",
+  "trpc-accept",
+  "last-event-id",
+  MEMBER_HEADER,
+  AGENT_HEADER,
+  METER_HEADERS.goal,
+  METER_HEADERS.run,
+  METER_HEADERS.step,
+  // the openai client's own headers, for a tab calling the model proxy
+  ...["arch", "lang", "os", "package-version", "retry-count", "runtime", "runtime-version", "timeout"].map((h) => `x-stainless-${h}`),
+].join(", ");
 
 export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
   const log = init.onLog ?? (() => {});
@@ -68,11 +83,18 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
       void sendHealth(res, services.db, events);
       return;
     }
+    if (path?.startsWith(`${MODEL_PROXY_PATH}/`)) {
+      handleModelProxy(req, res, services.db, init.modelUpstream ?? null).catch((e: Error) => {
+        log(`model proxy: ${e.stack ?? e.message}`);
+        if (!res.headersSent) sendJson(res, 500, { error: { message: "The model proxy failed unexpectedly; the API log has the details." } });
+      });
+      return;
+    }
     if (path === TRPC_PATH || path?.startsWith(`${TRPC_PATH}/`)) {
       trpc(req, res);
       return;
     }
-    sendJson(res, 404, { error: `No route ${path}. The API serves GET /health and tRPC at ${TRPC_PATH}.` });
+    sendJson(res, 404, { error: `No route ${path}. The API serves GET /health, tRPC at ${TRPC_PATH} and the model proxy at ${MODEL_PROXY_PATH}/<role>/v1.` });
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -12,6 +12,15 @@ const EnvSchema = z.object({
     .string()
     .default("http://127.0.0.1:3000,http://localhost:3000")
     .transform((s) => s.split(",").map((o) => o.trim()).filter(Boolean)),
+  /** The OpenAI-compatible endpoint behind the model proxy (browser runs); unset = the proxy answers 503. */
+  MODEL_BASE_URL: z.string().url("MODEL_BASE_URL must be an http(s) URL, e.g. https://api.example.com/v1").optional(),
+  MODEL_API_KEY: z.string().default(""),
+  MODEL_PLANNER: z.string().min(1).optional(),
+  MODEL_EXECUTOR: z.string().min(1).optional(),
+  MODEL_SUMMARIZER: z.string().min(1).optional(),
+  MODEL_INPUT_MICRO_USD_PER_TOKEN: z.coerce.number().min(0).default(0),
+  MODEL_OUTPUT_MICRO_USD_PER_TOKEN: z.coerce.number().min(0).default(0),
+  MODEL_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

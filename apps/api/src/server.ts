@@ -16,6 +16,20 @@ async function main(): Promise<void> {
     port: env.API_PORT,
     host: env.API_HOST,
     webOrigins: env.WEB_ORIGIN,
+    modelUpstream: env.MODEL_BASE_URL
+      ? {
+          baseUrl: env.MODEL_BASE_URL,
+          apiKey: env.MODEL_API_KEY,
+          models: {
+            ...(env.MODEL_PLANNER ? { planner: env.MODEL_PLANNER } : {}),
+            ...(env.MODEL_EXECUTOR ? { executor: env.MODEL_EXECUTOR } : {}),
+            ...(env.MODEL_SUMMARIZER ? { summarizer: env.MODEL_SUMMARIZER } : {}),
+          },
+          microUsdPerInputToken: env.MODEL_INPUT_MICRO_USD_PER_TOKEN,
+          microUsdPerOutputToken: env.MODEL_OUTPUT_MICRO_USD_PER_TOKEN,
+          timeoutMs: env.MODEL_TIMEOUT_MS,
+        }
+      : null,
     onLog: log,
   });
   log(`PhoneLoop API ${API_VERSION} on ${server.url} (tRPC at ${server.url}/trpc, database ${redact(env.DATABASE_URL)})`);

@@ -48,8 +48,8 @@ function modelError(e: unknown): ModelError {
   if (e instanceof OpenAI.APIConnectionError) return { code: "network", message: `Could not reach the model endpoint: ${e.message}`, retryable: true };
   if (e instanceof OpenAI.APIError) {
     const status = e.status ?? 0;
-    if (status === 429) return { code: "rate_limited", status, message: "The model endpoint is rate limiting (429); retrying later.", retryable: true };
-    if (status >= 500) return { code: "server_error", status, message: `The model endpoint failed (${status}).`, retryable: true };
+    if (status === 429) return { code: "rate_limited", status, message: `The model endpoint is rate limiting (429); retrying later. It said: ${e.message}`, retryable: true };
+    if (status >= 500) return { code: "server_error", status, message: `The model endpoint failed (${status}): ${e.message}`, retryable: true };
     if (status === 401 || status === 403) return { code: "auth", status, message: `The model endpoint refused the credentials (${status}); check the API key or session.` };
     return { code: "bad_request", status, message: `The model endpoint rejected the request (${status}): ${e.message}` };
   }

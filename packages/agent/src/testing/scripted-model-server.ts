@@ -17,6 +17,8 @@ export interface RecordedRequest {
   lastUserText: string;
   imageCount: number;
   responseFormat?: unknown;
+  /** The Authorization header as received (what a proxy in front of the endpoint sent). */
+  authorization?: string;
 }
 
 export type ScriptedReply =
@@ -121,6 +123,7 @@ export async function startScriptedModelServer(init: ScriptedModelServerInit = {
       return send(res, 400, { error: { message: "invalid JSON body" } });
     }
     const rec = record(requests.length, body);
+    if (req.headers.authorization) rec.authorization = req.headers.authorization;
     requests.push(rec);
     if (init.rejectResponseFormat && body.response_format)
       return send(res, 400, { error: { message: "response_format is not supported by this endpoint", type: "invalid_request_error" } });
