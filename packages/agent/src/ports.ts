@@ -125,8 +125,8 @@ export interface AgentRegistration {
   device?: { serial: string; model: string };
 }
 
-export interface Objective {
-  objectiveId: string;
+export interface Goal {
+  goalId: string;
   goal: string;
   bounds?: string[];
   nonGoals?: string[];
@@ -136,7 +136,7 @@ export type TodoStatus = "todo" | "claimed" | "in_progress" | "waiting" | "done"
 
 export interface Todo {
   todoId: string;
-  objectiveId: string;
+  goalId: string;
   order: number;
   title: string;
   status: TodoStatus;
@@ -195,7 +195,7 @@ export type EvidenceKind =
 export interface EvidenceInput {
   idempotencyKey: string;
   kind: EvidenceKind;
-  objectiveId: string;
+  goalId: string;
   runId?: string;
   todoId?: string;
   lease?: LeaseRef;
@@ -217,7 +217,7 @@ export type GateRole = "owner" | "reviewer" | "operator";
 
 export interface GateRequest {
   idempotencyKey: string;
-  objectiveId: string;
+  goalId: string;
   todoId: string;
   lease?: LeaseRef;
   question: string;
@@ -256,7 +256,7 @@ export type TurnResult =
 
 export interface TurnRecord {
   idempotencyKey: string;
-  objectiveId: string;
+  goalId: string;
   todoId: string;
   lease?: LeaseRef;
   result: TurnResult;
@@ -291,34 +291,34 @@ export interface ControlPlane {
   registerAgent(reg: AgentRegistration): Promise<{ agentId: string }>;
   heartbeat(agentId: string): Promise<void>;
 
-  createObjective(input: { goal: string; bounds?: string[]; nonGoals?: string[] }): Promise<Objective>;
-  getObjective(objectiveId: string): Promise<Objective | null>;
+  createGoal(input: { goal: string; bounds?: string[]; nonGoals?: string[] }): Promise<Goal>;
+  getGoal(goalId: string): Promise<Goal | null>;
 
   /** Next eligible todo for these capabilities (or the given one); null when nothing is claimable. */
-  claim(input: { agentId: string; objectiveId: string; capabilities: Capability[]; todoId?: string; ttlMs: number }): Promise<Lease | null>;
+  claim(input: { agentId: string; goalId: string; capabilities: Capability[]; todoId?: string; ttlMs: number }): Promise<Lease | null>;
   renewLease(lease: LeaseRef, ttlMs: number): Promise<Lease>;
   releaseLease(lease: LeaseRef): Promise<void>;
   startTodo(todoId: string, lease: LeaseRef): Promise<void>;
 
-  readTodos(objectiveId: string): Promise<Todo[]>;
-  replanTodos(input: { objectiveId: string; idempotencyKey: string; ops: ReplanOp[]; reason: string }): Promise<Todo[]>;
+  readTodos(goalId: string): Promise<Todo[]>;
+  replanTodos(input: { goalId: string; idempotencyKey: string; ops: ReplanOp[]; reason: string }): Promise<Todo[]>;
 
   appendEvidence(e: EvidenceInput): Promise<{ evidenceId: string; duplicate: boolean }>;
-  listEvidence(filter: { objectiveId: string; runId?: string; kind?: EvidenceKind }): Promise<EvidenceRecord[]>;
+  listEvidence(filter: { goalId: string; runId?: string; kind?: EvidenceKind }): Promise<EvidenceRecord[]>;
 
   openGate(req: GateRequest): Promise<{ gateId: string }>;
   waitForGate(gateId: string, signal?: AbortSignal): Promise<GateDecision>;
 
-  shouldRun(input: { agentId: string; objectiveId: string; todoId?: string }): Promise<ShouldRun>;
+  shouldRun(input: { agentId: string; goalId: string; todoId?: string }): Promise<ShouldRun>;
   /** Spends only once per key; call only after the turn's result was validated and written back. */
-  spend(key: string, input: { agentId: string; objectiveId: string } & SpendAmount): Promise<{ spent: boolean; duplicate: boolean }>;
+  spend(key: string, input: { agentId: string; goalId: string } & SpendAmount): Promise<{ spent: boolean; duplicate: boolean }>;
 
   recordTurnResult(turn: TurnRecord): Promise<{ duplicate: boolean }>;
 
   saveCheckpoint(runId: string, state: unknown): Promise<void>;
   loadCheckpoint(runId: string): Promise<unknown | null>;
 
-  startRun(input: { runId?: string; objectiveId: string; agentId: string; goal: string }): Promise<{ runId: string; resumed: boolean }>;
+  startRun(input: { runId?: string; goalId: string; agentId: string; goal: string }): Promise<{ runId: string; resumed: boolean }>;
   finishRun(runId: string, input: { status: RunStatus; summary: string }): Promise<void>;
   appendStep(step: StepRecord): Promise<{ duplicate: boolean }>;
 }

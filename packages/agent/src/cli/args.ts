@@ -12,7 +12,7 @@ export interface CliArgs {
   plannerBaseURL?: string;
   executorBaseURL?: string;
   runId?: string;
-  objectiveId?: string;
+  goalId?: string;
   maxSteps?: number;
   allow: string[];
   json: boolean;
@@ -28,7 +28,7 @@ export const USAGE = `Usage: npm run agent -- --goal "<text>" --device <tcp:host
   [--planner-model <name>] [--executor-model <name>] [--summarizer-model <name>]
   [--planner-base-url <url>] [--executor-base-url <url>]
   [--run <runId>]            resume a run from its last checkpoint
-  [--objective <id>]         work on an existing objective instead of creating one from --goal
+  [--goal-id <id>]           work on an existing objective instead of creating one from --goal
   [--max-steps <n>]          per-run iteration cap (default 200)
   [--allow <kind,...>]       confirm-tier kinds allowed from the start (e.g. input_text); never high-risk ones
   [--json]                   print the final report as JSON`;
@@ -78,11 +78,11 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   if (!help && !deviceArg) throw new CliError(`--device is required.\n${USAGE}`);
   const goal = str("goal");
   const runId = str("run");
-  const objectiveId = str("objective");
-  if (!help && !goal && !runId && !objectiveId) throw new CliError(`--goal is required (or --run / --objective to resume).\n${USAGE}`);
+  const goalId = str("goal-id");
+  if (!help && !goal && !runId && !goalId) throw new CliError(`--goal is required (or --run / --goal-id to resume).\n${USAGE}`);
   const maxSteps = str("max-steps");
   if (maxSteps !== undefined && !(Number(maxSteps) > 0)) throw new CliError(`--max-steps must be a positive number.`);
-  const known = new Set(["goal", "device", "base-url", "api-key", "planner-model", "executor-model", "summarizer-model", "planner-base-url", "executor-base-url", "run", "objective", "max-steps", "allow", "json", "help", "h"]);
+  const known = new Set(["goal", "device", "base-url", "api-key", "planner-model", "executor-model", "summarizer-model", "planner-base-url", "executor-base-url", "run", "goal-id", "max-steps", "allow", "json", "help", "h"]);
   for (const k of flags.keys()) if (!known.has(k)) throw new CliError(`Unknown option --${k}.\n${USAGE}`);
   const baseURL = str("base-url") ?? env.OPENAI_BASE_URL;
   const apiKey = str("api-key") ?? env.OPENAI_API_KEY;
@@ -97,7 +97,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     ...(str("planner-base-url") ? { plannerBaseURL: str("planner-base-url")! } : {}),
     ...(str("executor-base-url") ? { executorBaseURL: str("executor-base-url")! } : {}),
     ...(runId ? { runId } : {}),
-    ...(objectiveId ? { objectiveId } : {}),
+    ...(goalId ? { goalId } : {}),
     ...(maxSteps ? { maxSteps: Number(maxSteps) } : {}),
     allow: (str("allow") ?? "").split(",").map((s) => s.trim()).filter(Boolean),
     json: flags.get("json") === true,

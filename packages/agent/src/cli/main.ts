@@ -38,7 +38,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     models: modelsFromArgs(args),
     controlPlane,
     ...(args.runId ? { runId: args.runId } : {}),
-    ...(args.objectiveId ? { objectiveId: args.objectiveId } : {}),
+    ...(args.goalId ? { goalId: args.goalId } : {}),
     config: { preapproved: args.allow, ...(args.maxSteps ? { maxStepsPerRun: args.maxSteps } : {}) },
     signal: ac.signal,
     onEvent: (e) => {

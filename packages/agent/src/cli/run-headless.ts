@@ -14,14 +14,14 @@ import { parseDeviceSpec, type CliArgs, type DeviceSpec } from "./args.ts";
 export { parseCliArgs, parseDeviceSpec, USAGE, CliError, type CliArgs, type DeviceSpec } from "./args.ts";
 
 export interface HeadlessOptions {
-  /** The goal (creates an objective), unless resuming with runId or working on objectiveId. */
+  /** The goal (creates an objective), unless resuming with runId or working on goalId. */
   goal?: string;
   /** A Device already connected, or a spec: "tcp:host:port", "ws:url", "adb-server[:serial]". */
   device: Device | DeviceSpec | string;
   models: Models | ModelsInit;
   controlPlane: ControlPlane;
   runId?: string;
-  objectiveId?: string;
+  goalId?: string;
   config?: Partial<AgentConfig>;
   agentName?: string;
   signal?: AbortSignal;
@@ -62,7 +62,7 @@ export async function runHeadless(opts: HeadlessOptions): Promise<RunOutcome> {
       {
         ...(opts.goal ? { goal: opts.goal } : {}),
         ...(opts.runId ? { runId: opts.runId } : {}),
-        ...(opts.objectiveId ? { objectiveId: opts.objectiveId } : {}),
+        ...(opts.goalId ? { goalId: opts.goalId } : {}),
         agent: {
           name: opts.agentName ?? `headless@${hostname()}`,
           kind: "headless",

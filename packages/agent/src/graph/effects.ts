@@ -212,7 +212,7 @@ export async function callModel(
       const ev = await ctx.ports.controlPlane.appendEvidence({
         idempotencyKey: `${input.key}:model_call:${attempt}`,
         kind: "model_call",
-        objectiveId: state.objectiveId,
+        goalId: state.goalId,
         runId: state.runId,
         ...(input.todoId ? { todoId: input.todoId } : {}),
         ...(input.lease ? { lease: input.lease } : {}),

@@ -57,7 +57,7 @@ export async function runExecutor(ctx: RunContext, state: RunState, checkpoint: 
   const cfg = ctx.config;
   const ex = state.executor!;
   const lease = () => ({ leaseId: ex.lease.leaseId, epoch: ex.lease.epoch });
-  const base = () => ({ objectiveId: state.objectiveId, runId: state.runId, todoId: ex.todoId, lease: lease() });
+  const base = () => ({ goalId: state.goalId, runId: state.runId, todoId: ex.todoId, lease: lease() });
   let finalScreen: ExecutorReturn["finalScreen"] = null;
   let stepStarted = clock.monotonic();
   let modelMs = 0;
@@ -88,8 +88,8 @@ export async function runExecutor(ctx: RunContext, state: RunState, checkpoint: 
     mark("step");
     ex.steps.push({ index: stepIndex, action: description, outcome });
     await cp.appendStep({ runId: state.runId, index: stepIndex, todoId: ex.todoId, action: action ?? description, outcome, evidenceIds, at: clock.now() });
-    await cp.recordTurnResult({ idempotencyKey: `${state.runId}:${stepIndex}:turn`, objectiveId: state.objectiveId, todoId: ex.todoId, lease: lease(), result: "validated_progress", summary: `${description} → ${outcome}`, evidenceIds });
-    await cp.spend(`${state.runId}:${stepIndex}:spend`, { agentId: state.agentId, objectiveId: state.objectiveId, steps: 1, tokens: spend.tokens, microUsd: spend.microUsd });
+    await cp.recordTurnResult({ idempotencyKey: `${state.runId}:${stepIndex}:turn`, goalId: state.goalId, todoId: ex.todoId, lease: lease(), result: "validated_progress", summary: `${description} → ${outcome}`, evidenceIds });
+    await cp.spend(`${state.runId}:${stepIndex}:spend`, { agentId: state.agentId, goalId: state.goalId, steps: 1, tokens: spend.tokens, microUsd: spend.microUsd });
     ex.stepCount++;
     state.stepIndex = Math.max(state.stepIndex, stepIndex + 1);
     state.totals.steps++;
@@ -118,7 +118,7 @@ export async function runExecutor(ctx: RunContext, state: RunState, checkpoint: 
     promptTokens = 0;
     if (ctx.signal?.aborted) return exit("cancelled", "The run was cancelled by the user.");
     // With a gate of ours pending, "gate_waiting" is expected: we wait for that gate below.
-    const sr = await cp.shouldRun(ex.pendingGate ? { agentId: state.agentId, objectiveId: state.objectiveId } : { agentId: state.agentId, objectiveId: state.objectiveId, todoId: ex.todoId });
+    const sr = await cp.shouldRun(ex.pendingGate ? { agentId: state.agentId, goalId: state.goalId } : { agentId: state.agentId, goalId: state.goalId, todoId: ex.todoId });
     if (!sr.run) return exit(exitForShouldRun(sr), `Stopped before step ${stepIndex + 1}: ${sr.reason}${sr.detail ? ` (${sr.detail})` : ""}.`);
     if (ex.stepCount >= cfg.maxStepsPerTodo) return exit("step_cap", `Reached the cap of ${cfg.maxStepsPerTodo} steps for this todo.`);
     if (state.stepIndex >= cfg.maxStepsPerRun) return exit("run_step_cap", `Reached the run's iteration cap of ${cfg.maxStepsPerRun} steps.`);
@@ -293,7 +293,7 @@ export async function runExecutor(ctx: RunContext, state: RunState, checkpoint: 
         const options = action.type === "ask_user" ? (action.options?.length ? action.options : ["answer"]) : ["approve", "deny"];
         const { gateId } = await cp.openGate({
           idempotencyKey: `${state.runId}:${stepIndex}:gate`,
-          objectiveId: state.objectiveId,
+          goalId: state.goalId,
           todoId: ex.todoId,
           lease: lease(),
           question,
@@ -302,7 +302,7 @@ export async function runExecutor(ctx: RunContext, state: RunState, checkpoint: 
           answerRoles: cfg.gateAnswerRoles,
         });
         ex.pendingGate = { gateId, stepIndex, action, kind: decision.kind, tier: action.type === "ask_user" ? "question" : decision.tier === "high_risk" ? "high_risk" : "confirm" };
-        await cp.recordTurnResult({ idempotencyKey: `${state.runId}:${stepIndex}:gate_turn`, objectiveId: state.objectiveId, todoId: ex.todoId, lease: lease(), result: "user_action_required", summary: question, reason: `gate ${gateId}: ${question}`, evidenceIds: [obs.evidenceId] });
+        await cp.recordTurnResult({ idempotencyKey: `${state.runId}:${stepIndex}:gate_turn`, goalId: state.goalId, todoId: ex.todoId, lease: lease(), result: "user_action_required", summary: question, reason: `gate ${gateId}: ${question}`, evidenceIds: [obs.evidenceId] });
         await checkpoint(state);
         ctx.onEvent?.({ type: "gate", gateId, question });
         let d: GateDecision;

@@ -53,11 +53,11 @@ async function askPlanner<T>(ctx: RunContext, state: RunState, messages: ChatMes
 
 async function spendPlanner(ctx: RunContext, state: RunState, key: string, tokens: number, microUsd: number): Promise<void> {
   if (tokens === 0 && microUsd === 0) return;
-  await ctx.ports.controlPlane.spend(`${state.runId}:${key}`, { agentId: state.agentId, objectiveId: state.objectiveId, steps: 0, tokens, microUsd });
+  await ctx.ports.controlPlane.spend(`${state.runId}:${key}`, { agentId: state.agentId, goalId: state.goalId, steps: 0, tokens, microUsd });
 }
 
 async function mayCallModel(ctx: RunContext, state: RunState): Promise<{ ok: true } | { ok: false; reason: string }> {
-  const sr = await ctx.ports.controlPlane.shouldRun({ agentId: state.agentId, objectiveId: state.objectiveId });
+  const sr = await ctx.ports.controlPlane.shouldRun({ agentId: state.agentId, goalId: state.goalId });
   return sr.run ? { ok: true } : { ok: false, reason: `${sr.reason}${sr.detail ? ` (${sr.detail})` : ""}` };
 }
 
@@ -68,18 +68,18 @@ function endWith(state: RunState, status: NonNullable<RunState["end"]>["status"]
 
 async function handleReturn(ctx: RunContext, state: RunState, ret: ExecutorReturn): Promise<void> {
   const cp = ctx.ports.controlPlane;
-  const todos = await cp.readTodos(state.objectiveId);
+  const todos = await cp.readTodos(state.goalId);
   const todo = todos.find((t) => t.todoId === ret.todoId);
   const lease = state.executor?.lease;
   const leaseRef = lease ? { leaseId: lease.leaseId, epoch: lease.epoch } : undefined;
   const key = `${state.runId}:return:${ret.todoId}:${state.attempts[ret.todoId] ?? 0}:${lease?.epoch ?? 0}`;
   const evidenceIds = ret.finalScreen?.evidenceId ? [ret.finalScreen.evidenceId] : [];
   const turn = (result: Parameters<typeof cp.recordTurnResult>[0]["result"], summary: string, extra: { reason?: string; outputs?: Record<string, string> } = {}) =>
-    cp.recordTurnResult({ idempotencyKey: `${key}:${result}`, objectiveId: state.objectiveId, todoId: ret.todoId, ...(leaseRef ? { lease: leaseRef } : {}), result, summary, evidenceIds, ...extra });
+    cp.recordTurnResult({ idempotencyKey: `${key}:${result}`, goalId: state.goalId, todoId: ret.todoId, ...(leaseRef ? { lease: leaseRef } : {}), result, summary, evidenceIds, ...extra });
   await cp.appendEvidence({
     idempotencyKey: `${key}:handoff`,
     kind: "handoff",
-    objectiveId: state.objectiveId,
+    goalId: state.goalId,
     runId: state.runId,
     todoId: ret.todoId,
     summary: `executor → planner: ${ret.status} (${ret.reason})`,
@@ -95,7 +95,7 @@ async function handleReturn(ctx: RunContext, state: RunState, ret: ExecutorRetur
   if (route.kind === "validate") {
     const outs = extractOutputs(todo?.outputs ?? [], ret.outputs, ret.answers, title);
     if (outs.ok) {
-      await cp.appendEvidence({ idempotencyKey: `${key}:validation`, kind: "validation", objectiveId: state.objectiveId, runId: state.runId, todoId: ret.todoId, summary: `accepted: ${title}`, data: { outputs: outs.value } });
+      await cp.appendEvidence({ idempotencyKey: `${key}:validation`, kind: "validation", goalId: state.goalId, runId: state.runId, todoId: ret.todoId, summary: `accepted: ${title}`, data: { outputs: outs.value } });
       await turn("validated_completion", ret.summary, { outputs: outs.value });
       Object.assign(state.blackboard, outs.value);
       state.executed.push({ todoId: ret.todoId, title, status: "done", summary: ret.summary });
@@ -103,7 +103,7 @@ async function handleReturn(ctx: RunContext, state: RunState, ret: ExecutorRetur
       await release();
       return;
     }
-    await cp.appendEvidence({ idempotencyKey: `${key}:validation`, kind: "validation", objectiveId: state.objectiveId, runId: state.runId, todoId: ret.todoId, summary: outs.error.message, data: { code: outs.error.code, keys: outs.error.keys } });
+    await cp.appendEvidence({ idempotencyKey: `${key}:validation`, kind: "validation", goalId: state.goalId, runId: state.runId, todoId: ret.todoId, summary: outs.error.message, data: { code: outs.error.code, keys: outs.error.keys } });
     await turn("validation_failed", outs.error.message, { reason: outs.error.message });
     state.attempts[ret.todoId] = (state.attempts[ret.todoId] ?? 0) + 1;
     await release();
@@ -147,7 +147,7 @@ async function handleReturn(ctx: RunContext, state: RunState, ret: ExecutorRetur
   );
   const d = asked.reply ?? { decision: "summarise" as const, reason: "the supervisor's reply could not be read", todos: [] };
   const exhausted = state.attempts[ret.todoId]! >= ctx.config.maxAttemptsPerTodo;
-  await cp.appendEvidence({ idempotencyKey: `${key}:decision`, kind: "validation", objectiveId: state.objectiveId, runId: state.runId, todoId: ret.todoId, summary: `supervisor: ${d.decision} — ${d.reason}`, data: { decision: d.decision, reason: d.reason, todos: d.todos, attemptsExhausted: exhausted } });
+  await cp.appendEvidence({ idempotencyKey: `${key}:decision`, kind: "validation", goalId: state.goalId, runId: state.runId, todoId: ret.todoId, summary: `supervisor: ${d.decision} — ${d.reason}`, data: { decision: d.decision, reason: d.reason, todos: d.todos, attemptsExhausted: exhausted } });
   if ((d.decision === "retry" || d.decision === "replan") && exhausted) {
     await spendPlanner(ctx, state, `supervise:${key}`, asked.tokens, asked.microUsd);
     const why = `${title}: gave up after ${state.attempts[ret.todoId]} attempts (${ret.reason}: ${ret.summary})`;
@@ -157,7 +157,7 @@ async function handleReturn(ctx: RunContext, state: RunState, ret: ExecutorRetur
   if (d.decision === "replan" && d.todos.length) {
     const n = state.plannerCalls;
     await cp.replanTodos({
-      objectiveId: state.objectiveId,
+      goalId: state.goalId,
       idempotencyKey: `${key}:replan`,
       reason: d.reason || ret.reason,
       ops: [{ op: "supersede", todoId: ret.todoId, reason: `${ret.reason}: ${d.reason}`, replacements: d.todos.map((t, i) => toDraft(t, state.runId, n, i)) }],
@@ -189,23 +189,23 @@ export async function runPlanner(ctx: RunContext, state: RunState): Promise<void
   }
   if (ctx.signal?.aborted) return endWith(state, "cancelled", "Cancelled by the user.");
 
-  let todos = await cp.readTodos(state.objectiveId);
+  let todos = await cp.readTodos(state.goalId);
   if (!todos.length) {
     const may = await mayCallModel(ctx, state);
     if (!may.ok) return endWith(state, "waiting", `cannot plan: ${may.reason}`);
-    const objective = await cp.getObjective(state.objectiveId);
+    const objective = await cp.getGoal(state.goalId);
     const asked = await askPlanner(ctx, state, planMessages(state.goal, objective?.bounds ?? []), PlanReplySchema, PLAN_JSON_SCHEMA, "plan");
     // Without a readable plan the goal itself is the one todo: the executor can still work on it.
     const plan = asked.reply ?? { plan: `Do the goal on the phone: ${state.goal}`, todos: [{ title: state.goal, kind: "executor" as const, inputs: [], outputs: [] }] };
     state.plan = plan.plan;
     const n = state.plannerCalls;
     todos = await cp.replanTodos({
-      objectiveId: state.objectiveId,
+      goalId: state.goalId,
       idempotencyKey: `${state.runId}:plan`,
       reason: "initial plan",
       ops: plan.todos.map((t, i) => ({ op: "insert" as const, todo: toDraft(t, state.runId, n, i) })),
     });
-    await cp.appendEvidence({ idempotencyKey: `${state.runId}:plan`, kind: "validation", objectiveId: state.objectiveId, runId: state.runId, summary: `plan: ${todos.length} todos`, data: { plan: plan.plan, todos: todos.map((t) => ({ id: t.todoId, title: t.title, kind: t.kind })) } });
+    await cp.appendEvidence({ idempotencyKey: `${state.runId}:plan`, kind: "validation", goalId: state.goalId, runId: state.runId, summary: `plan: ${todos.length} todos`, data: { plan: plan.plan, todos: todos.map((t) => ({ id: t.todoId, title: t.title, kind: t.kind })) } });
     await spendPlanner(ctx, state, "plan", asked.tokens, asked.microUsd);
   }
 
@@ -220,7 +220,7 @@ export async function runPlanner(ctx: RunContext, state: RunState): Promise<void
     if (next.kind === "host") {
       const inputs = readInputs(next.inputs, state.blackboard, next.title);
       if (!inputs.ok) {
-        await cp.recordTurnResult({ idempotencyKey: `${state.runId}:host:${next.todoId}:inputs`, objectiveId: state.objectiveId, todoId: next.todoId, result: "validation_failed", summary: inputs.error.message, reason: inputs.error.message, evidenceIds: [] });
+        await cp.recordTurnResult({ idempotencyKey: `${state.runId}:host:${next.todoId}:inputs`, goalId: state.goalId, todoId: next.todoId, result: "validation_failed", summary: inputs.error.message, reason: inputs.error.message, evidenceIds: [] });
         state.blocked.push(inputs.error.message);
         return endWith(state, "blocked", inputs.error.message);
       }
@@ -231,27 +231,27 @@ export async function runPlanner(ctx: RunContext, state: RunState): Promise<void
       const outs = reply ? extractOutputs(next.outputs, reply.outputs, [reply.answer], next.title) : null;
       if (!reply || !outs || !outs.ok) {
         const why = !reply ? `The planner could not answer "${next.title}".` : outs && !outs.ok ? outs.error.message : "";
-        await cp.recordTurnResult({ idempotencyKey: `${state.runId}:host:${next.todoId}`, objectiveId: state.objectiveId, todoId: next.todoId, result: "validation_failed", summary: why, reason: why, evidenceIds: [] });
+        await cp.recordTurnResult({ idempotencyKey: `${state.runId}:host:${next.todoId}`, goalId: state.goalId, todoId: next.todoId, result: "validation_failed", summary: why, reason: why, evidenceIds: [] });
         await spendPlanner(ctx, state, `host:${next.todoId}`, asked.tokens, asked.microUsd);
         state.blocked.push(why);
         return endWith(state, "blocked", why);
       }
-      const ev = await cp.appendEvidence({ idempotencyKey: `${state.runId}:host:${next.todoId}`, kind: "validation", objectiveId: state.objectiveId, runId: state.runId, todoId: next.todoId, summary: `host answered: ${next.title}`, data: { answer: reply.answer, outputs: outs.value } });
-      await cp.recordTurnResult({ idempotencyKey: `${state.runId}:host:${next.todoId}`, objectiveId: state.objectiveId, todoId: next.todoId, result: "validated_completion", summary: reply.answer, outputs: outs.value, evidenceIds: [ev.evidenceId] });
+      const ev = await cp.appendEvidence({ idempotencyKey: `${state.runId}:host:${next.todoId}`, kind: "validation", goalId: state.goalId, runId: state.runId, todoId: next.todoId, summary: `host answered: ${next.title}`, data: { answer: reply.answer, outputs: outs.value } });
+      await cp.recordTurnResult({ idempotencyKey: `${state.runId}:host:${next.todoId}`, goalId: state.goalId, todoId: next.todoId, result: "validated_completion", summary: reply.answer, outputs: outs.value, evidenceIds: [ev.evidenceId] });
       await spendPlanner(ctx, state, `host:${next.todoId}`, asked.tokens, asked.microUsd);
       Object.assign(state.blackboard, outs.value);
       state.executed.push({ todoId: next.todoId, title: next.title, status: "host", summary: reply.answer });
       state.findings.push(reply.answer);
-      todos = await cp.readTodos(state.objectiveId);
+      todos = await cp.readTodos(state.goalId);
       continue;
     }
     const inputs = readInputs(next.inputs, state.blackboard, next.title);
     if (!inputs.ok) {
-      await cp.recordTurnResult({ idempotencyKey: `${state.runId}:inputs:${next.todoId}`, objectiveId: state.objectiveId, todoId: next.todoId, result: "validation_failed", summary: inputs.error.message, reason: inputs.error.message, evidenceIds: [] });
+      await cp.recordTurnResult({ idempotencyKey: `${state.runId}:inputs:${next.todoId}`, goalId: state.goalId, todoId: next.todoId, result: "validation_failed", summary: inputs.error.message, reason: inputs.error.message, evidenceIds: [] });
       state.blocked.push(inputs.error.message);
       return endWith(state, "blocked", inputs.error.message);
     }
-    const lease = await cp.claim({ agentId: state.agentId, objectiveId: state.objectiveId, capabilities: ctx.config.capabilities, todoId: next.todoId, ttlMs: ctx.config.leaseTtlMs });
+    const lease = await cp.claim({ agentId: state.agentId, goalId: state.goalId, capabilities: ctx.config.capabilities, todoId: next.todoId, ttlMs: ctx.config.leaseTtlMs });
     if (!lease) return endWith(state, "waiting", `"${next.title}" cannot be claimed now (${next.status}${next.waitReason ? `: ${next.waitReason}` : ", held by another agent or not runnable"})`);
     await cp.startTodo(next.todoId, lease);
     state.executor = {

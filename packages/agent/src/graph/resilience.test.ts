@@ -69,7 +69,7 @@ describe("worker killed mid-run", () => {
     expect(h.executorRequests()[3]!.lastUserText).toMatch(/interrupted by a worker restart/);
     // A late write by the dead worker is an explicit conflict, not a silent overwrite.
     await expect(
-      h.cp.appendEvidence({ idempotencyKey: "late-write", kind: "action", objectiveId: out.objectiveId, todoId: oldLease.todoId, lease: { leaseId: "lease_stale", epoch: 1 }, summary: "late" }),
+      h.cp.appendEvidence({ idempotencyKey: "late-write", kind: "action", goalId: out.goalId, todoId: oldLease.todoId, lease: { leaseId: "lease_stale", epoch: 1 }, summary: "late" }),
     ).rejects.toBeInstanceOf(ControlPlaneConflict);
     const startedBy = h.cp.runs.get(runId)!.startedBy;
     expect(startedBy).toHaveLength(2);
@@ -102,9 +102,9 @@ describe("quota exhausted", () => {
   it("makes no further model calls and leaves the todo waiting with the reason", async () => {
     const phone = new FakePhone(ladder(), "p0");
     h = await startHarness({ device: phone, executor: Array.from({ length: 10 }, (_, i) => tapRow(i % 8)) });
-    const objective = await h.cp.createObjective({ goal: "Open every item" });
-    h.cp.setQuota(objective.objectiveId, { steps: 3 });
-    const out = await runAgent(h.ports, { objectiveId: objective.objectiveId, agent: agent("worker") });
+    const objective = await h.cp.createGoal({ goal: "Open every item" });
+    h.cp.setQuota(objective.goalId, { steps: 3 });
+    const out = await runAgent(h.ports, { goalId: objective.goalId, agent: agent("worker") });
     expect(out.status).toBe("waiting");
     expect(h.executorRequests()).toHaveLength(3);
     expect(h.summarizerRequests()).toHaveLength(0);
@@ -114,18 +114,18 @@ describe("quota exhausted", () => {
     expect(todo.waitReason).toMatch(/quota exhausted/);
     expect(todo.waitReason).toMatch(/steps/);
     // Spent exactly the three validated steps, each once.
-    expect(h.cp.spent.get(objective.objectiveId)!.steps).toBe(3);
+    expect(h.cp.spent.get(objective.goalId)!.steps).toBe(3);
   });
 
   it("spends only after the step was written back, once per key", async () => {
     const phone = new FakePhone(ladder(), "p0");
     h = await startHarness({ device: phone, executor: [tapRow(0), act({ type: "status", status: "complete" })] });
     const out = await runAgent(h.ports, { goal: "Open an item", agent: agent("worker") });
-    const spent = h.cp.spent.get(out.objectiveId)!;
+    const spent = h.cp.spent.get(out.goalId)!;
     expect(spent.steps).toBe(2);
     expect(spent.tokens).toBeGreaterThan(0);
     expect(spent.microUsd).toBeGreaterThan(0);
-    const again = await h.cp.spend(`${out.runId}:0:spend`, { agentId: out.agentId, objectiveId: out.objectiveId, steps: 1, tokens: 1, microUsd: 1 });
+    const again = await h.cp.spend(`${out.runId}:0:spend`, { agentId: out.agentId, goalId: out.goalId, steps: 1, tokens: 1, microUsd: 1 });
     expect(again).toEqual({ spent: false, duplicate: true });
     // Usage and cost of every call are evidence.
     const calls = h.cp.evidenceList({ kind: "model_call" });
@@ -248,16 +248,16 @@ describe("pause, cancel and the report", () => {
     const phone = new FakePhone(ladder(), "p0");
     // eslint-disable-next-line prefer-const -- read by the scripted reply before it is assigned
     let cpRef: Harness["cp"] | undefined;
-    let objectiveId = "";
-    h = await startHarness({ device: phone, executor: [tapRow(0), () => (cpRef!.pause(objectiveId), { text: JSON.stringify({ type: "click", x: 500, y: 185 }) }), tapRow(2), act({ type: "status", status: "complete" })] });
+    let goalId = "";
+    h = await startHarness({ device: phone, executor: [tapRow(0), () => (cpRef!.pause(goalId), { text: JSON.stringify({ type: "click", x: 500, y: 185 }) }), tapRow(2), act({ type: "status", status: "complete" })] });
     cpRef = h.cp;
-    objectiveId = (await h.cp.createObjective({ goal: "Open items" })).objectiveId;
-    const first = await runAgent(h.ports, { objectiveId, agent: agent("worker") });
+    goalId = (await h.cp.createGoal({ goal: "Open items" })).goalId;
+    const first = await runAgent(h.ports, { goalId, agent: agent("worker") });
     expect(first.status).toBe("waiting");
     expect(phone.actions()).toHaveLength(2);
     expect([...h.cp.todos.values()][0]!.waitReason).toMatch(/paused/);
-    h.cp.pause(objectiveId, false);
-    const second = await runAgent(h.ports, { objectiveId, agent: agent("worker") });
+    h.cp.pause(goalId, false);
+    const second = await runAgent(h.ports, { goalId, agent: agent("worker") });
     expect(second.status).toBe("completed");
     expect(phone.actions()).toHaveLength(3);
   });

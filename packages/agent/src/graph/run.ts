@@ -8,7 +8,7 @@ import { DEFAULT_CONFIG, guard, initialState, type AgentConfig, type AgentEvent,
 
 export interface RunAgentOptions {
   /** Work on an existing objective, or create one from `goal`. */
-  objectiveId?: string;
+  goalId?: string;
   goal?: string;
   /** Resume this run from its last checkpoint (another worker's, after a crash or a closed tab). */
   runId?: string;
@@ -23,7 +23,7 @@ export interface RunAgentOptions {
 
 export interface RunOutcome {
   runId: string;
-  objectiveId: string;
+  goalId: string;
   agentId: string;
   status: RunStatus;
   resumed: boolean;
@@ -42,26 +42,26 @@ export async function runAgent(ports: AgentPorts, opts: RunAgentOptions): Promis
 
   // Resuming by run id alone: the checkpoint knows the objective and the goal.
   const early = opts.runId ? await cp.loadCheckpoint(opts.runId) : null;
-  let objectiveId = opts.objectiveId ?? (isRunState(early) ? early.objectiveId : undefined);
+  let goalId = opts.goalId ?? (isRunState(early) ? early.goalId : undefined);
   let goal = opts.goal ?? (isRunState(early) ? early.goal : undefined);
-  if (objectiveId) {
-    const o = await cp.getObjective(objectiveId);
-    if (!o) throw Object.assign(new Error(`No objective ${objectiveId}; create it first or pass a goal.`), { code: "unknown_objective" });
+  if (goalId) {
+    const o = await cp.getGoal(goalId);
+    if (!o) throw Object.assign(new Error(`No objective ${goalId}; create it first or pass a goal.`), { code: "unknown_objective" });
     goal ??= o.goal;
   } else {
-    if (!goal) throw Object.assign(new Error("A run needs a goal or an objectiveId."), { code: "missing_goal" });
-    objectiveId = (await cp.createObjective({ goal })).objectiveId;
+    if (!goal) throw Object.assign(new Error("A run needs a goal or an goalId."), { code: "missing_goal" });
+    goalId = (await cp.createGoal({ goal })).goalId;
   }
-  const started = await cp.startRun({ ...(opts.runId ? { runId: opts.runId } : {}), objectiveId, agentId, goal: goal! });
+  const started = await cp.startRun({ ...(opts.runId ? { runId: opts.runId } : {}), goalId, agentId, goal: goal! });
   const saved = started.resumed ? await cp.loadCheckpoint(started.runId) : null;
-  const state: RunState = isRunState(saved) ? saved : initialState({ runId: started.runId, objectiveId, agentId, goal: goal!, preapproved: config.preapproved });
+  const state: RunState = isRunState(saved) ? saved : initialState({ runId: started.runId, goalId, agentId, goal: goal!, preapproved: config.preapproved });
   const resumed = isRunState(saved);
   state.agentId = agentId;
 
   // Resuming an executor: the todo's lease belonged to the previous worker; claim it anew (a new epoch),
   // so any late write of the old worker is an explicit conflict.
   if (resumed && state.node === "executor" && state.executor) {
-    const lease = await cp.claim({ agentId, objectiveId, capabilities: config.capabilities, todoId: state.executor.todoId, ttlMs: config.leaseTtlMs });
+    const lease = await cp.claim({ agentId, goalId, capabilities: config.capabilities, todoId: state.executor.todoId, ttlMs: config.leaseTtlMs });
     if (!lease) {
       state.end = { status: "waiting", reason: `todo ${state.executor.todoId} is still leased by another worker` };
       state.node = "summarizer";
@@ -96,8 +96,8 @@ export async function runAgent(ports: AgentPorts, opts: RunAgentOptions): Promis
     }
     await checkpoint(state);
   }
-  report ??= (await cp.listEvidence({ objectiveId, runId: state.runId, kind: "summary" })).at(-1)?.data as RunReport | undefined ?? null;
+  report ??= (await cp.listEvidence({ goalId, runId: state.runId, kind: "summary" })).at(-1)?.data as RunReport | undefined ?? null;
   const status = state.end?.status ?? "completed";
   ctx.onEvent?.({ type: "end", status, reason: state.end?.reason ?? "" });
-  return { runId: state.runId, objectiveId, agentId, status, resumed, report: report! };
+  return { runId: state.runId, goalId, agentId, status, resumed, report: report! };
 }

@@ -80,7 +80,7 @@ export interface ExecutedTodo {
 export interface RunState {
   version: 1;
   runId: string;
-  objectiveId: string;
+  goalId: string;
   agentId: string;
   goal: string;
   node: NodeName;
@@ -181,11 +181,11 @@ export function guard(ctx: RunContext): void {
   if (ctx.kill?.aborted) throw new WorkerKilled("worker stopped");
 }
 
-export function initialState(input: { runId: string; objectiveId: string; agentId: string; goal: string; preapproved: string[] }): RunState {
+export function initialState(input: { runId: string; goalId: string; agentId: string; goal: string; preapproved: string[] }): RunState {
   return {
     version: 1,
     runId: input.runId,
-    objectiveId: input.objectiveId,
+    goalId: input.goalId,
     agentId: input.agentId,
     goal: input.goal,
     node: "planner",

@@ -40,7 +40,7 @@ export async function runSummarizer(ctx: RunContext, state: RunState): Promise<R
   let conclusion = factualConclusion(state, status);
   let tokens = 0;
   let microUsd = 0;
-  const sr = await cp.shouldRun({ agentId: state.agentId, objectiveId: state.objectiveId });
+  const sr = await cp.shouldRun({ agentId: state.agentId, goalId: state.goalId });
   if (sr.run && !ctx.signal?.aborted) {
     const r = await callModel(ctx, state, {
       role: "summarizer",
@@ -75,8 +75,8 @@ export async function runSummarizer(ctx: RunContext, state: RunState): Promise<R
     outputs: { ...state.blackboard },
     totals: state.totals,
   };
-  await cp.appendEvidence({ idempotencyKey: `${state.runId}:summary`, kind: "summary", objectiveId: state.objectiveId, runId: state.runId, summary: conclusion, data: { ...report } });
-  if (tokens) await cp.spend(`${state.runId}:summarizer`, { agentId: state.agentId, objectiveId: state.objectiveId, steps: 0, tokens, microUsd });
+  await cp.appendEvidence({ idempotencyKey: `${state.runId}:summary`, kind: "summary", goalId: state.goalId, runId: state.runId, summary: conclusion, data: { ...report } });
+  if (tokens) await cp.spend(`${state.runId}:summarizer`, { agentId: state.agentId, goalId: state.goalId, steps: 0, tokens, microUsd });
   await cp.finishRun(state.runId, { status, summary: conclusion });
   return report;
 }

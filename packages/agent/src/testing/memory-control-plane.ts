@@ -14,7 +14,7 @@ import {
   type GateRequest,
   type Lease,
   type LeaseRef,
-  type Objective,
+  type Goal,
   type ReplanOp,
   type RunStatus,
   type ShouldRun,
@@ -40,7 +40,7 @@ export interface GateRecord {
 
 export interface RunRecord {
   runId: string;
-  objectiveId: string;
+  goalId: string;
   agentId: string;
   goal: string;
   status: RunStatus | "running";
@@ -63,7 +63,7 @@ export class MemoryControlPlane implements ControlPlane {
   readonly clock: Clock;
   onGate: MemoryControlPlaneInit["onGate"];
   readonly agents = new Map<string, AgentRegistration & { agentId: string; lastSeen: number }>();
-  readonly objectives = new Map<string, Objective>();
+  readonly objectives = new Map<string, Goal>();
   readonly todos = new Map<string, Todo>();
   readonly leases = new Map<string, Lease & { released: boolean }>(); // by todoId: the current lease
   private readonly epochs = new Map<string, number>();
@@ -74,7 +74,7 @@ export class MemoryControlPlane implements ControlPlane {
   private readonly gateKeys = new Map<string, string>();
   readonly quota = new Map<string, QuotaLimit>();
   readonly spent = new Map<string, SpendAmount>();
-  readonly spends = new Map<string, SpendAmount & { objectiveId: string }>();
+  readonly spends = new Map<string, SpendAmount & { goalId: string }>();
   readonly turns = new Map<string, TurnRecord>();
   private readonly replans = new Map<string, Todo[]>();
   readonly checkpoints = new Map<string, { state: unknown; savedAt: number; version: number }>();
@@ -96,12 +96,12 @@ export class MemoryControlPlane implements ControlPlane {
   }
 
   // ── test controls ──
-  setQuota(objectiveId: string, limit: QuotaLimit): void {
-    this.quota.set(objectiveId, limit);
+  setQuota(goalId: string, limit: QuotaLimit): void {
+    this.quota.set(goalId, limit);
   }
-  pause(objectiveId: string, paused = true): void {
-    if (paused) this.paused.add(objectiveId);
-    else this.paused.delete(objectiveId);
+  pause(goalId: string, paused = true): void {
+    if (paused) this.paused.add(goalId);
+    else this.paused.delete(goalId);
   }
   resolveGate(gateId: string, decision: GateDecision): void {
     const g = this.gates.get(gateId);
@@ -143,27 +143,27 @@ export class MemoryControlPlane implements ControlPlane {
     const a = this.agents.get(agentId);
     if (a) a.lastSeen = this.clock.now();
   }
-  async createObjective(input: { goal: string; bounds?: string[]; nonGoals?: string[] }) {
-    const o: Objective = { objectiveId: this.id("obj"), ...input };
-    this.objectives.set(o.objectiveId, o);
+  async createGoal(input: { goal: string; bounds?: string[]; nonGoals?: string[] }) {
+    const o: Goal = { goalId: this.id("obj"), ...input };
+    this.objectives.set(o.goalId, o);
     return o;
   }
-  async getObjective(objectiveId: string) {
-    return this.objectives.get(objectiveId) ?? null;
+  async getGoal(goalId: string) {
+    return this.objectives.get(goalId) ?? null;
   }
 
   // ── todos, leases ──
-  private ordered(objectiveId: string): Todo[] {
-    return [...this.todos.values()].filter((t) => t.objectiveId === objectiveId).sort((a, b) => a.order - b.order);
+  private ordered(goalId: string): Todo[] {
+    return [...this.todos.values()].filter((t) => t.goalId === goalId).sort((a, b) => a.order - b.order);
   }
-  async readTodos(objectiveId: string) {
-    return this.ordered(objectiveId).map((t) => structuredClone(t));
+  async readTodos(goalId: string) {
+    return this.ordered(goalId).map((t) => structuredClone(t));
   }
-  private draft(objectiveId: string, d: TodoDraft, order: number): Todo {
+  private draft(goalId: string, d: TodoDraft, order: number): Todo {
     const todoId = d.todoId && !this.todos.has(d.todoId) ? d.todoId : this.id("todo");
     return {
       todoId,
-      objectiveId,
+      goalId,
       order,
       title: d.title,
       status: "todo",
@@ -174,14 +174,14 @@ export class MemoryControlPlane implements ControlPlane {
       ...(d.appHint ? { appHint: d.appHint } : {}),
     };
   }
-  async replanTodos(input: { objectiveId: string; idempotencyKey: string; ops: ReplanOp[]; reason: string }) {
+  async replanTodos(input: { goalId: string; idempotencyKey: string; ops: ReplanOp[]; reason: string }) {
     const done = this.replans.get(input.idempotencyKey);
     if (done) return done.map((t) => structuredClone(t));
     for (const op of input.ops) {
-      const list = this.ordered(input.objectiveId);
+      const list = this.ordered(input.goalId);
       if (op.op === "insert") {
         const after = op.after ? list.findIndex((t) => t.todoId === op.after) : list.length - 1;
-        const t = this.draft(input.objectiveId, op.todo, 0);
+        const t = this.draft(input.goalId, op.todo, 0);
         list.splice(after + 1, 0, t);
         this.todos.set(t.todoId, t);
         list.forEach((x, i) => (x.order = i));
@@ -190,10 +190,10 @@ export class MemoryControlPlane implements ControlPlane {
         list.sort((a, b) => (rank.get(a.todoId) ?? 1e9 + a.order) - (rank.get(b.todoId) ?? 1e9 + b.order)).forEach((x, i) => (x.order = i));
       } else {
         const t = this.todos.get(op.todoId);
-        if (!t || t.objectiveId !== input.objectiveId) throw new Error(`supersede: unknown todo ${op.todoId}`);
+        if (!t || t.goalId !== input.goalId) throw new Error(`supersede: unknown todo ${op.todoId}`);
         if (t.status === "done") throw new Error(`supersede: ${op.todoId} is done; done todos are history`);
         const at = list.indexOf(t);
-        const repl = (op.replacements ?? []).map((d) => this.draft(input.objectiveId, d, 0));
+        const repl = (op.replacements ?? []).map((d) => this.draft(input.goalId, d, 0));
         list.splice(at + 1, 0, ...repl);
         for (const r of repl) this.todos.set(r.todoId, r);
         t.status = "superseded";
@@ -204,11 +204,11 @@ export class MemoryControlPlane implements ControlPlane {
         list.forEach((x, i) => (x.order = i));
       }
     }
-    const result = this.ordered(input.objectiveId);
+    const result = this.ordered(input.goalId);
     this.replans.set(input.idempotencyKey, result.map((t) => structuredClone(t)));
     return result.map((t) => structuredClone(t));
   }
-  async claim(input: { agentId: string; objectiveId: string; capabilities: string[]; todoId?: string; ttlMs: number }): Promise<Lease | null> {
+  async claim(input: { agentId: string; goalId: string; capabilities: string[]; todoId?: string; ttlMs: number }): Promise<Lease | null> {
     const now = this.clock.now();
     const free = (t: Todo) => {
       const l = this.leases.get(t.todoId);
@@ -225,8 +225,8 @@ export class MemoryControlPlane implements ControlPlane {
       if (!todo || !eligible(todo)) return null;
     } else {
       // Todos run in order: the first one not finished is the only candidate.
-      const first = this.ordered(input.objectiveId).find((t) => !["done", "superseded", "blocked"].includes(t.status));
-      if (!first || !eligible(first) || (first.status === "waiting" && this.shouldRunSync(input.objectiveId, first.todoId).run === false)) return null;
+      const first = this.ordered(input.goalId).find((t) => !["done", "superseded", "blocked"].includes(t.status));
+      if (!first || !eligible(first) || (first.status === "waiting" && this.shouldRunSync(input.goalId, first.todoId).run === false)) return null;
       todo = first;
     }
     const epoch = (this.epochs.get(todo.todoId) ?? 0) + 1;
@@ -278,8 +278,8 @@ export class MemoryControlPlane implements ControlPlane {
     this.evidence.set(e.idempotencyKey, rec);
     return { evidenceId: rec.evidenceId, duplicate: false };
   }
-  async listEvidence(filter: { objectiveId: string; runId?: string; kind?: EvidenceRecord["kind"] }) {
-    return this.evidenceList(filter).filter((e) => e.objectiveId === filter.objectiveId);
+  async listEvidence(filter: { goalId: string; runId?: string; kind?: EvidenceRecord["kind"] }) {
+    return this.evidenceList(filter).filter((e) => e.goalId === filter.goalId);
   }
 
   // ── gates ──
@@ -321,12 +321,12 @@ export class MemoryControlPlane implements ControlPlane {
   }
 
   // ── quota ──
-  private shouldRunSync(objectiveId: string, todoId?: string): ShouldRun {
-    if (this.cancelled.has(objectiveId)) return { run: false, reason: "cancelled" };
-    if (this.paused.has(objectiveId)) return { run: false, reason: "paused" };
+  private shouldRunSync(goalId: string, todoId?: string): ShouldRun {
+    if (this.cancelled.has(goalId)) return { run: false, reason: "cancelled" };
+    if (this.paused.has(goalId)) return { run: false, reason: "paused" };
     if (todoId && this.openGates().some((g) => g.request.todoId === todoId)) return { run: false, reason: "gate_waiting" };
-    const limit = this.quota.get(objectiveId);
-    const spent = this.spent.get(objectiveId) ?? { steps: 0, tokens: 0, microUsd: 0 };
+    const limit = this.quota.get(goalId);
+    const spent = this.spent.get(goalId) ?? { steps: 0, tokens: 0, microUsd: 0 };
     if (limit) {
       for (const k of ["steps", "tokens", "microUsd"] as const) {
         const max = limit[k];
@@ -335,14 +335,14 @@ export class MemoryControlPlane implements ControlPlane {
     }
     return { run: true };
   }
-  async shouldRun(input: { agentId: string; objectiveId: string; todoId?: string }) {
-    return this.shouldRunSync(input.objectiveId, input.todoId);
+  async shouldRun(input: { agentId: string; goalId: string; todoId?: string }) {
+    return this.shouldRunSync(input.goalId, input.todoId);
   }
-  async spend(key: string, input: { agentId: string; objectiveId: string } & SpendAmount) {
+  async spend(key: string, input: { agentId: string; goalId: string } & SpendAmount) {
     if (this.spends.has(key)) return { spent: false, duplicate: true };
-    this.spends.set(key, { objectiveId: input.objectiveId, steps: input.steps, tokens: input.tokens, microUsd: input.microUsd });
-    const cur = this.spent.get(input.objectiveId) ?? { steps: 0, tokens: 0, microUsd: 0 };
-    this.spent.set(input.objectiveId, { steps: cur.steps + input.steps, tokens: cur.tokens + input.tokens, microUsd: cur.microUsd + input.microUsd });
+    this.spends.set(key, { goalId: input.goalId, steps: input.steps, tokens: input.tokens, microUsd: input.microUsd });
+    const cur = this.spent.get(input.goalId) ?? { steps: 0, tokens: 0, microUsd: 0 };
+    this.spent.set(input.goalId, { steps: cur.steps + input.steps, tokens: cur.tokens + input.tokens, microUsd: cur.microUsd + input.microUsd });
     return { spent: true, duplicate: false };
   }
 
@@ -387,7 +387,7 @@ export class MemoryControlPlane implements ControlPlane {
     const c = this.checkpoints.get(runId);
     return c ? structuredClone(c.state) : null;
   }
-  async startRun(input: { runId?: string; objectiveId: string; agentId: string; goal: string }) {
+  async startRun(input: { runId?: string; goalId: string; agentId: string; goal: string }) {
     if (input.runId && this.runs.has(input.runId)) {
       const r = this.runs.get(input.runId)!;
       r.startedBy.push(input.agentId);
@@ -395,7 +395,7 @@ export class MemoryControlPlane implements ControlPlane {
       return { runId: r.runId, resumed: true };
     }
     const runId = input.runId ?? this.id("run");
-    this.runs.set(runId, { runId, objectiveId: input.objectiveId, agentId: input.agentId, goal: input.goal, status: "running", startedBy: [input.agentId] });
+    this.runs.set(runId, { runId, goalId: input.goalId, agentId: input.agentId, goal: input.goal, status: "running", startedBy: [input.agentId] });
     return { runId, resumed: false };
   }
   async finishRun(runId: string, input: { status: RunStatus; summary: string }) {

@@ -99,9 +99,9 @@ describe("headless run against the real API", () => {
     expect(phone.current).toBe("paid");
 
     expect(await reader.gate.get.query({ gateId })).toMatchObject({ status: "approved", resolvedBy: expect.any(String), rationale: "I want the earbuds" });
-    const board = await reader.board.get.query({ goalId: out.objectiveId });
+    const board = await reader.board.get.query({ goalId: out.goalId });
     expect(board.lanes.find((l) => l.state === "done")!.cards.map((c) => c.title)).toEqual(["Pay for the earbuds in the cart"]);
-    const evidence = await reader.evidence.list.query({ goalId: out.objectiveId });
+    const evidence = await reader.evidence.list.query({ goalId: out.goalId });
     const decision = evidence.find((e) => e.kind === "gate_decision")!;
     expect(decision.data).toMatchObject({ gateId, decision: "approve", tier: "high_risk", kind: "pay" });
     // The gate's evidence is the screenshot the agent saw, stored content-addressed.
@@ -190,7 +190,7 @@ describe("headless run against the real API", () => {
 
     // A late write by the dead worker is an explicit conflict, not a silent overwrite.
     const stale = await cpA
-      .appendEvidence({ idempotencyKey: "late-write", kind: "action", objectiveId: goalId, todoId: oldLeaseCard.id, lease: { leaseId: oldHolder!.leaseId, epoch: oldHolder!.epoch }, summary: "late" })
+      .appendEvidence({ idempotencyKey: "late-write", kind: "action", goalId: goalId, todoId: oldLeaseCard.id, lease: { leaseId: oldHolder!.leaseId, epoch: oldHolder!.epoch }, summary: "late" })
       .catch((e: unknown) => e);
     expect(stale).toBeInstanceOf(ControlPlaneConflict);
     const staleCheckpoint = await cpA.saveCheckpoint(runId, { late: true }).catch((e: unknown) => e);

@@ -1,5 +1,5 @@
 // The agent's ControlPlane port over the API's tRPC client: the product's real state core (packages/state behind
-// apps/api) in the runtime's words. The port says objective/objectiveId where the state says goal/goalId; its
+// apps/api) in the runtime's words. Both speak of goals and todos; the port's
 // todo statuses, turn results and run statuses are mapped in the tables below, each in one place.
 // No Node-only APIs here (web crypto, btoa, fetch-based EventSource), so a browser tab's runner can use it too.
 import { createTRPCClient, httpSubscriptionLink, TRPCClientError } from "@trpc/client";
@@ -19,7 +19,7 @@ import {
   type GateRequest,
   type Lease,
   type LeaseRef,
-  type Objective,
+  type Goal,
   type ReplanOp,
   type RunStatus,
   type ShouldRun,
@@ -279,7 +279,7 @@ class TrpcControlPlaneImpl implements ControlPlane {
     await this.call("agent.heartbeat", () => this.as(agentId).agent.heartbeat.mutate({ agentId }));
   }
 
-  async createObjective(input: { goal: string; bounds?: string[]; nonGoals?: string[] }): Promise<Objective> {
+  async createGoal(input: { goal: string; bounds?: string[]; nonGoals?: string[] }): Promise<Goal> {
     const short = (xs: string[] | undefined) => (xs ?? []).map((x) => x.trim().slice(0, 500)).filter(Boolean);
     const firstLine = input.goal.trim().split("\n")[0]!.trim();
     const goal = await this.call("goal.create", () =>
@@ -291,12 +291,12 @@ class TrpcControlPlaneImpl implements ControlPlane {
         createdBy: this.init.memberId ?? this.who.agent ?? "headless-agent",
       }),
     );
-    return objectiveOf(goal);
+    return goalOf(goal);
   }
 
-  async getObjective(objectiveId: string): Promise<Objective | null> {
+  async getGoal(goalId: string): Promise<Goal | null> {
     try {
-      return objectiveOf(await this.call("goal.get", () => this.client.goal.get.query({ goalId: objectiveId })));
+      return goalOf(await this.call("goal.get", () => this.client.goal.get.query({ goalId: goalId })));
     } catch (e) {
       if (TrpcControlPlaneImpl.codeOf(e) === "NOT_FOUND") return null;
       throw e;
@@ -304,16 +304,16 @@ class TrpcControlPlaneImpl implements ControlPlane {
   }
 
   // ── todos, leases ──
-  private async stateTodos(objectiveId: string): Promise<StateTodo[]> {
-    return this.call("todo.list", () => this.client.todo.list.query({ goalId: objectiveId }));
+  private async stateTodos(goalId: string): Promise<StateTodo[]> {
+    return this.call("todo.list", () => this.client.todo.list.query({ goalId: goalId }));
   }
 
-  async readTodos(objectiveId: string): Promise<Todo[]> {
-    return (await this.stateTodos(objectiveId)).map(todoOf);
+  async readTodos(goalId: string): Promise<Todo[]> {
+    return (await this.stateTodos(goalId)).map(todoOf);
   }
 
-  async claim(input: { agentId: string; objectiveId: string; capabilities: string[]; todoId?: string; ttlMs: number }): Promise<Lease | null> {
-    const todos = await this.stateTodos(input.objectiveId);
+  async claim(input: { agentId: string; goalId: string; capabilities: string[]; todoId?: string; ttlMs: number }): Promise<Lease | null> {
+    const todos = await this.stateTodos(input.goalId);
     // Todos run in order: without a given todo, the first one not finished is the only candidate.
     const target = input.todoId
       ? todos.find((t) => t.id === input.todoId)
@@ -328,9 +328,9 @@ class TrpcControlPlaneImpl implements ControlPlane {
         await this.call("todo.reopen", () => this.client.todo.reopen.mutate({ todoId: target.id, reason: "the supervisor retries it" }));
       }
       const r = await this.call("todo.claim", () =>
-        this.as(input.agentId).todo.claim.mutate({ agentId: input.agentId, todoId: target.id, goalId: input.objectiveId, ttlMs: Math.round(input.ttlMs) }),
+        this.as(input.agentId).todo.claim.mutate({ agentId: input.agentId, todoId: target.id, goalId: input.goalId, ttlMs: Math.round(input.ttlMs) }),
       );
-      return r.claimed ? this.remember(input.objectiveId, r.lease) : null;
+      return r.claimed ? this.remember(input.goalId, r.lease) : null;
     } catch (e) {
       // Held by another worker, finished meanwhile, not ours to take, goal paused: nothing is claimable now.
       if (HOLDER_LOST_CODES.has(TrpcControlPlaneImpl.codeOf(e) ?? "")) return null;
@@ -369,10 +369,10 @@ class TrpcControlPlaneImpl implements ControlPlane {
     }
   }
 
-  async replanTodos(input: { objectiveId: string; idempotencyKey: string; ops: ReplanOp[]; reason: string }): Promise<Todo[]> {
+  async replanTodos(input: { goalId: string; idempotencyKey: string; ops: ReplanOp[]; reason: string }): Promise<Todo[]> {
     const marker = `${input.idempotencyKey}#replan`;
-    if (await this.evidenceByKey(marker)) return this.readTodos(input.objectiveId);
-    const current = await this.stateTodos(input.objectiveId);
+    if (await this.evidenceByKey(marker)) return this.readTodos(input.goalId);
+    const current = await this.stateTodos(input.goalId);
     const existing = new Set(current.map((t) => t.id));
     const drafts = input.ops.flatMap((op) => (op.op === "insert" ? [op.todo] : op.op === "supersede" ? (op.replacements ?? []) : []));
     // A replan that landed before its marker (a crash in between): its planner-chosen ids are all there already.
@@ -398,7 +398,7 @@ class TrpcControlPlaneImpl implements ControlPlane {
           list = list.map((e, i) => ({ e, i })).sort((a, b) => (rank.get(idOf(a.e)) ?? 1e9 + a.i) - (rank.get(idOf(b.e)) ?? 1e9 + b.i)).map((x) => x.e);
         } else {
           const at = list.findIndex((e) => idOf(e) === op.todoId);
-          if (at < 0) throw new ControlPlaneError("NOT_FOUND", `replanTodos: supersede: todo ${op.todoId} is not in objective ${input.objectiveId}.`);
+          if (at < 0) throw new ControlPlaneError("NOT_FOUND", `replanTodos: supersede: todo ${op.todoId} is not in objective ${input.goalId}.`);
           const repl = (op.replacements ?? []).map(mint);
           list.splice(at + 1, 0, ...repl);
           supersede.push({ todoId: op.todoId, reason: op.reason.trim() || input.reason || "superseded by a replan", ...(repl[0] ? { replacedBy: repl[0].draft.id } : {}) });
@@ -406,11 +406,11 @@ class TrpcControlPlaneImpl implements ControlPlane {
       }
       const dropped = new Set(supersede.map((s) => s.todoId));
       const plan = list.filter((e) => !dropped.has(idOf(e))).map((e) => ("keep" in e ? { keep: e.keep } : e.draft));
-      await this.call("todo.replan", () => this.client.todo.replan.mutate({ goalId: input.objectiveId, plan, supersede }));
+      await this.call("todo.replan", () => this.client.todo.replan.mutate({ goalId: input.goalId, plan, supersede }));
     }
     await this.call("evidence.append", () =>
       this.client.evidence.append.mutate({
-        goalId: input.objectiveId,
+        goalId: input.goalId,
         kind: "validation",
         summary: clip(`replan: ${input.reason || "plan written"}`, 2000),
         data: { replan: { reason: input.reason, ops: input.ops } },
@@ -418,7 +418,7 @@ class TrpcControlPlaneImpl implements ControlPlane {
         idempotencyKey: marker,
       }),
     );
-    return this.readTodos(input.objectiveId);
+    return this.readTodos(input.goalId);
   }
 
   // ── evidence ──
@@ -449,7 +449,7 @@ class TrpcControlPlaneImpl implements ControlPlane {
     const agentId = held?.agentId ?? this.who.agent;
     const r = await this.call("evidence.append", () =>
       this.as(agentId).evidence.append.mutate({
-        goalId: e.objectiveId,
+        goalId: e.goalId,
         ...(e.todoId ? { todoId: e.todoId } : {}),
         ...(e.runId ? { runId: e.runId } : {}),
         ...(e.stepIndex !== undefined ? { stepIndex: e.stepIndex } : {}),
@@ -465,16 +465,16 @@ class TrpcControlPlaneImpl implements ControlPlane {
     return { evidenceId: r.evidence.id, duplicate: !r.created };
   }
 
-  async listEvidence(filter: { objectiveId: string; runId?: string; kind?: EvidenceKind }): Promise<EvidenceRecord[]> {
+  async listEvidence(filter: { goalId: string; runId?: string; kind?: EvidenceKind }): Promise<EvidenceRecord[]> {
     const rows = await this.call("evidence.list", () =>
-      this.client.evidence.list.query({ goalId: filter.objectiveId, ...(filter.runId ? { runId: filter.runId } : {}), ...(filter.kind ? { kind: filter.kind } : {}), limit: 5000 }),
+      this.client.evidence.list.query({ goalId: filter.goalId, ...(filter.runId ? { runId: filter.runId } : {}), ...(filter.kind ? { kind: filter.kind } : {}), limit: 5000 }),
     );
     return rows.map(
       (r): EvidenceRecord => ({
         evidenceId: r.id,
         idempotencyKey: r.idempotencyKey,
         kind: r.kind as EvidenceKind,
-        objectiveId: r.goalId,
+        goalId: r.goalId,
         ...(r.runId ? { runId: r.runId } : {}),
         ...(r.todoId ? { todoId: r.todoId } : {}),
         ...(r.stepIndex !== null ? { stepIndex: r.stepIndex } : {}),
@@ -504,7 +504,7 @@ class TrpcControlPlaneImpl implements ControlPlane {
       await this.call("gate.open", () =>
         this.client.gate.open.mutate({
           id: gateId,
-          goalId: req.objectiveId,
+          goalId: req.goalId,
           todoId: req.todoId,
           question,
           options: gateOptions(req.options),
@@ -583,20 +583,20 @@ class TrpcControlPlaneImpl implements ControlPlane {
   }
 
   // ── quota ──
-  async shouldRun(input: { agentId: string; objectiveId: string; todoId?: string }): Promise<ShouldRun> {
+  async shouldRun(input: { agentId: string; goalId: string; todoId?: string }): Promise<ShouldRun> {
     const r = await this.call("quota.shouldRun", () =>
-      this.as(input.agentId).quota.shouldRun.query({ goalId: input.objectiveId, agentId: input.agentId, ...(input.todoId ? { todoId: input.todoId } : {}) }),
+      this.as(input.agentId).quota.shouldRun.query({ goalId: input.goalId, agentId: input.agentId, ...(input.todoId ? { todoId: input.todoId } : {}) }),
     );
     if (r.decision === "run") return { run: true };
     return { run: false, reason: SKIP_REASON_OF[r.reason] ?? "lease_lost", detail: r.message };
   }
 
-  async spend(key: string, input: { agentId: string; objectiveId: string } & SpendAmount): Promise<{ spent: boolean; duplicate: boolean }> {
+  async spend(key: string, input: { agentId: string; goalId: string } & SpendAmount): Promise<{ spent: boolean; duplicate: boolean }> {
     try {
       const r = await this.call("quota.spend", () =>
         this.as(input.agentId).quota.spend.mutate({
           key,
-          goalId: input.objectiveId,
+          goalId: input.goalId,
           agentId: input.agentId,
           steps: Math.max(0, Math.round(input.steps)),
           tokens: Math.max(0, Math.round(input.tokens)),
@@ -625,7 +625,7 @@ class TrpcControlPlaneImpl implements ControlPlane {
       } catch (e) {
         if (TrpcControlPlaneImpl.codeOf(e) === "ILLEGAL_TRANSITION") {
           if (await this.evidenceByKey(marker)) return { duplicate: true };
-          const t = (await this.stateTodos(turn.objectiveId)).find((x) => x.id === turn.todoId);
+          const t = (await this.stateTodos(turn.goalId)).find((x) => x.id === turn.todoId);
           if (t?.lastResult !== turn.result) throw e;
         } else throw e;
       }
@@ -633,7 +633,7 @@ class TrpcControlPlaneImpl implements ControlPlane {
     const writer = held?.agentId ?? this.who.agent;
     const r = await this.call("evidence.append", () =>
       this.as(writer).evidence.append.mutate({
-        goalId: turn.objectiveId,
+        goalId: turn.goalId,
         todoId: turn.todoId,
         kind: "validation",
         summary: clip(`turn ${turn.result}: ${turn.summary.trim() || turn.result}`, 2000),
@@ -664,20 +664,20 @@ class TrpcControlPlaneImpl implements ControlPlane {
     // No lease (a host todo answered without the phone): a completion claims the todo for the moment of the write.
     if (turn.result !== "validated_completion") return;
     const agentId = this.actingId();
-    const r = await this.call("todo.claim", () => this.as(agentId).todo.claim.mutate({ agentId, todoId: turn.todoId, goalId: turn.objectiveId, ttlMs: 60_000 }));
+    const r = await this.call("todo.claim", () => this.as(agentId).todo.claim.mutate({ agentId, todoId: turn.todoId, goalId: turn.goalId, ttlMs: 60_000 }));
     if (!r.claimed) throw new ControlPlaneConflict(`recordTurnResult: todo ${turn.todoId} could not be claimed to record its completion: ${r.reason}`);
     await record({ agentId, leaseKey: r.lease.idempotencyKey });
   }
 
   // ── runs, steps, checkpoints ──
-  async startRun(input: { runId?: string; objectiveId: string; agentId: string; goal: string }): Promise<{ runId: string; resumed: boolean }> {
+  async startRun(input: { runId?: string; goalId: string; agentId: string; goal: string }): Promise<{ runId: string; resumed: boolean }> {
     if (input.runId) {
       const existing = await this.runOrNull(input.runId);
       if (existing) {
         if (existing.status !== "running") {
           throw new ControlPlaneError(
             "run_finished",
-            `Run ${existing.id} is ${existing.status}; a finished run cannot be resumed. Start a new run on its goal (--objective ${existing.goalId}).`,
+            `Run ${existing.id} is ${existing.status}; a finished run cannot be resumed. Start a new run on its goal (--goal-id ${existing.goalId}).`,
           );
         }
         await this.call("run.resume", () => this.as(input.agentId).run.resume.mutate({ runId: existing.id, agentId: input.agentId }));
@@ -686,7 +686,7 @@ class TrpcControlPlaneImpl implements ControlPlane {
       }
     }
     const run = await this.call("run.start", () =>
-      this.as(input.agentId).run.start.mutate({ ...(input.runId ? { id: input.runId } : {}), goalId: input.objectiveId, agentId: input.agentId }),
+      this.as(input.agentId).run.start.mutate({ ...(input.runId ? { id: input.runId } : {}), goalId: input.goalId, agentId: input.agentId }),
     );
     this.track(run.id, input.agentId);
     return { runId: run.id, resumed: false };
@@ -751,8 +751,8 @@ class TrpcControlPlaneImpl implements ControlPlane {
 }
 
 // ─── shapes ───────────────────────────────────────────────────────────────────────────────────────────
-function objectiveOf(g: { id: string; objective: string; bounds: string[]; nonGoals: string[] }): Objective {
-  return { objectiveId: g.id, goal: g.objective, ...(g.bounds.length ? { bounds: g.bounds } : {}), ...(g.nonGoals.length ? { nonGoals: g.nonGoals } : {}) };
+function goalOf(g: { id: string; objective: string; bounds: string[]; nonGoals: string[] }): Goal {
+  return { goalId: g.id, goal: g.objective, ...(g.bounds.length ? { bounds: g.bounds } : {}), ...(g.nonGoals.length ? { nonGoals: g.nonGoals } : {}) };
 }
 
 function draftOf(d: TodoDraft, id: string) {
@@ -788,7 +788,7 @@ export function todoOf(t: StateTodo): Todo {
   }
   return {
     todoId: t.id,
-    objectiveId: t.goalId,
+    goalId: t.goalId,
     order: t.position,
     title: t.title,
     status,
