@@ -76,3 +76,29 @@ export async function handshake(opts: HandshakeOptions): Promise<Adb> {
     clearTimeout(timer);
   }
 }
+
+/** What connecting to an adbd over any byte transport needs besides the transport. */
+export interface DaemonConnectOptions {
+  credentialStore: AdbCredentialStore;
+  onStatus?: (status: ConnectStatus) => void;
+  handshakeTimeoutMs?: number;
+  authorizationTimeoutMs?: number;
+}
+
+/** Opens a daemon device (TCP, WebSocket…) and runs the handshake over it. */
+export async function connectDaemonDevice(
+  device: { serial: string; connect(): Promise<AdbDaemonConnection>; abort(): void },
+  opts: DaemonConnectOptions,
+): Promise<Adb> {
+  opts.onStatus?.({ kind: "opening", serial: device.serial });
+  const connection = await device.connect();
+  return handshake({
+    serial: device.serial,
+    connection,
+    credentialStore: opts.credentialStore,
+    abort: () => device.abort(),
+    onStatus: opts.onStatus,
+    handshakeTimeoutMs: opts.handshakeTimeoutMs,
+    authorizationTimeoutMs: opts.authorizationTimeoutMs,
+  });
+}

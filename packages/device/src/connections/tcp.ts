@@ -1,9 +1,9 @@
 // Node only: ADB straight to an adbd listening on TCP (a phone in `adb tcpip` mode, an emulator, the virtual phone).
 import { connect as netConnect, type Socket } from "node:net";
-import type { Adb, AdbCredentialStore, AdbDaemonConnection, AdbDaemonDevice } from "@yume-chan/adb";
+import type { Adb, AdbDaemonConnection, AdbDaemonDevice } from "@yume-chan/adb";
 import { ReadableStream } from "@yume-chan/stream-extra";
 import { ConnectionFailed, DeviceDisconnected } from "../errors.ts";
-import { handshake, type ConnectStatus } from "./handshake.ts";
+import { connectDaemonDevice, type DaemonConnectOptions } from "./handshake.ts";
 import { packetConnectionOverBytes } from "./packet-stream.ts";
 
 export interface TcpDeviceOptions {
@@ -98,24 +98,8 @@ export class AdbDaemonTcpDevice implements AdbDaemonDevice {
   }
 }
 
-export interface TcpConnectOptions extends TcpDeviceOptions {
-  credentialStore: AdbCredentialStore;
-  onStatus?: (status: ConnectStatus) => void;
-  handshakeTimeoutMs?: number;
-  authorizationTimeoutMs?: number;
-}
+export interface TcpConnectOptions extends TcpDeviceOptions, DaemonConnectOptions {}
 
-export async function connectTcp(opts: TcpConnectOptions): Promise<Adb> {
-  const device = new AdbDaemonTcpDevice(opts);
-  opts.onStatus?.({ kind: "opening", serial: device.serial });
-  const connection = await device.connect();
-  return handshake({
-    serial: device.serial,
-    connection,
-    credentialStore: opts.credentialStore,
-    abort: () => device.abort(),
-    onStatus: opts.onStatus,
-    handshakeTimeoutMs: opts.handshakeTimeoutMs,
-    authorizationTimeoutMs: opts.authorizationTimeoutMs,
-  });
+export function connectTcp(opts: TcpConnectOptions): Promise<Adb> {
+  return connectDaemonDevice(new AdbDaemonTcpDevice(opts), opts);
 }

@@ -1,9 +1,9 @@
 // ADB over a WebSocket that carries the raw adbd byte stream as binary messages: the virtual phone, or a real phone
 // in wireless debugging behind a websockify bridge. Works with the browser WebSocket or any WHATWG-compatible one (ws).
-import type { Adb, AdbCredentialStore, AdbDaemonConnection, AdbDaemonDevice } from "@yume-chan/adb";
+import type { Adb, AdbDaemonConnection, AdbDaemonDevice } from "@yume-chan/adb";
 import { ReadableStream } from "@yume-chan/stream-extra";
 import { ConnectionFailed, DeviceDisconnected } from "../errors.ts";
-import { handshake, type ConnectStatus } from "./handshake.ts";
+import { connectDaemonDevice, type DaemonConnectOptions } from "./handshake.ts";
 import { packetConnectionOverBytes } from "./packet-stream.ts";
 
 /** The part of the WHATWG WebSocket this module uses. */
@@ -100,24 +100,8 @@ export class AdbDaemonWebSocketDevice implements AdbDaemonDevice {
   }
 }
 
-export interface WebSocketConnectOptions extends WebSocketDeviceOptions {
-  credentialStore: AdbCredentialStore;
-  onStatus?: (status: ConnectStatus) => void;
-  handshakeTimeoutMs?: number;
-  authorizationTimeoutMs?: number;
-}
+export interface WebSocketConnectOptions extends WebSocketDeviceOptions, DaemonConnectOptions {}
 
-export async function connectWebSocket(opts: WebSocketConnectOptions): Promise<Adb> {
-  const device = new AdbDaemonWebSocketDevice(opts);
-  opts.onStatus?.({ kind: "opening", serial: device.serial });
-  const connection = await device.connect();
-  return handshake({
-    serial: device.serial,
-    connection,
-    credentialStore: opts.credentialStore,
-    abort: () => device.abort(),
-    onStatus: opts.onStatus,
-    handshakeTimeoutMs: opts.handshakeTimeoutMs,
-    authorizationTimeoutMs: opts.authorizationTimeoutMs,
-  });
+export function connectWebSocket(opts: WebSocketConnectOptions): Promise<Adb> {
+  return connectDaemonDevice(new AdbDaemonWebSocketDevice(opts), opts);
 }
