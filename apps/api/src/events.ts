@@ -2,22 +2,14 @@
 // pg_notify('phoneloop_events', id); one dedicated LISTEN connection per process reads each notified row
 // once and fans it out to that process's subscribers, so any number of API processes can share one database.
 import pg from "pg";
-import type { Db } from "@phoneloop/state";
+import type { Db, EventView } from "@phoneloop/state";
 
 export const EVENTS_CHANNEL = "phoneloop_events";
 /** How the LISTEN connection shows in pg_stat_activity. */
 export const EVENTS_APPLICATION_NAME = "phoneloop-api-events";
 
-export interface StreamedEvent {
-  /** The Event row's BigInt id as a decimal string: the stream's resume cursor. */
-  id: string;
-  goalId: string | null;
-  operator: string;
-  actor: string;
-  subjectId: string;
-  payload: unknown;
-  createdAt: Date;
-}
+/** An Event row as the history projection returns it; its id (a decimal string) is the stream's resume cursor. */
+export type StreamedEvent = EventView;
 
 type Listener = (event: StreamedEvent) => void;
 
@@ -151,15 +143,7 @@ const RECENT_IDS = 20_000;
 
 const SELECT_EVENTS = `SELECT id::text AS id, "goalId", operator, actor, "subjectId", payload, "createdAt" FROM "Event"`;
 
-interface EventRow {
-  id: string;
-  goalId: string | null;
-  operator: string;
-  actor: string;
-  subjectId: string;
-  payload: unknown;
-  createdAt: Date;
-}
+type EventRow = EventView;
 
 function toStreamedEvent(row: EventRow): StreamedEvent {
   return { ...row };
