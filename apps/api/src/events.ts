@@ -190,6 +190,7 @@ export function openEventStream(init: StreamEventsInit): AsyncGenerator<Streamed
   return (async function* () {
     try {
       const sentFromBacklog = new Set<string>();
+      const resumedAfter = init.lastEventId ? BigInt(init.lastEventId) : -1n;
       if (init.lastEventId) {
         let cursor = BigInt(init.lastEventId);
         for (;;) {
@@ -210,7 +211,8 @@ export function openEventStream(init: StreamEventsInit): AsyncGenerator<Streamed
       while (!closed && !overflowed) {
         const next = buffer.shift();
         if (next) {
-          if (!sentFromBacklog.has(next.id)) yield next;
+          // A late announcement of an event the client already had (≤ its cursor) or that the backlog sent.
+          if (BigInt(next.id) > resumedAfter && !sentFromBacklog.has(next.id)) yield next;
           continue;
         }
         await new Promise<void>((resolve) => (wake = resolve));
