@@ -1,4 +1,5 @@
 // ADB wire messages: a 24-byte little-endian header (command, arg0, arg1, length, checksum, magic) and a payload.
+import { ChunkList } from "./chunk-list.ts";
 
 export const AdbCommand = {
   CNXN: 0x4e584e43,
@@ -56,22 +57,18 @@ export class AdbProtocolError extends Error {
 
 /** Parses ADB messages out of a byte stream, however it is chunked. */
 export class AdbMessageParser {
-  #chunks: Buffer[] = [];
-  #buffered = 0;
+  #bytes = new ChunkList();
   #header: { command: number; arg0: number; arg1: number; length: number } | null = null;
 
   constructor(private readonly maxPayload: number = 1024 * 1024) {}
 
   push(chunk: Uint8Array): AdbMessage[] {
-    if (chunk.length > 0) {
-      this.#chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-      this.#buffered += chunk.length;
-    }
+    this.#bytes.push(chunk);
     const out: AdbMessage[] = [];
     for (;;) {
       if (!this.#header) {
-        if (this.#buffered < ADB_HEADER_SIZE) break;
-        const h = this.#take(ADB_HEADER_SIZE);
+        if (this.#bytes.size < ADB_HEADER_SIZE) break;
+        const h = this.#bytes.take(ADB_HEADER_SIZE);
         const command = h.readUInt32LE(0);
         const magic = h.readUInt32LE(20);
         if (((command ^ 0xffffffff) >>> 0) !== magic) {
@@ -84,34 +81,11 @@ export class AdbMessageParser {
         this.#header = { command, arg0: h.readUInt32LE(4), arg1: h.readUInt32LE(8), length };
       }
       const hdr = this.#header;
-      if (this.#buffered < hdr.length) break;
-      const payload = hdr.length === 0 ? Buffer.alloc(0) : this.#take(hdr.length);
+      if (this.#bytes.size < hdr.length) break;
+      const payload = hdr.length === 0 ? Buffer.alloc(0) : this.#bytes.take(hdr.length);
       this.#header = null;
       out.push({ command: hdr.command, arg0: hdr.arg0, arg1: hdr.arg1, payload });
     }
-    return out;
-  }
-
-  #take(n: number): Buffer {
-    const first = this.#chunks[0]!;
-    if (first.length >= n) {
-      const part = Buffer.from(first.subarray(0, n));
-      if (first.length === n) this.#chunks.shift();
-      else this.#chunks[0] = first.subarray(n);
-      this.#buffered -= n;
-      return part;
-    }
-    const out = Buffer.alloc(n);
-    let off = 0;
-    while (off < n) {
-      const c = this.#chunks[0]!;
-      const k = Math.min(c.length, n - off);
-      c.copy(out, off, 0, k);
-      off += k;
-      if (k === c.length) this.#chunks.shift();
-      else this.#chunks[0] = c.subarray(k);
-    }
-    this.#buffered -= n;
     return out;
   }
 }
