@@ -14,24 +14,9 @@ export type Result<T, E = AgentError> = { ok: true; value: T } | { ok: false; er
 export const ok = <T>(value: T): Result<T, never> => ({ ok: true, value });
 export const err = <E extends AgentError>(error: E): Result<never, E> => ({ ok: false, error });
 
-// ─── Clock ────────────────────────────────────────────────────────────────────────────────────────────
-export interface Clock {
-  now(): number;
-  /** Monotonic milliseconds, for measuring durations. */
-  monotonic(): number;
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  monotonic: () => performance.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve) => {
-      if (signal?.aborted) return resolve();
-      const t = setTimeout(resolve, ms);
-      signal?.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
-    }),
-};
+// ─── Clock: one interface for the runtime and the state core ─────────────────────────────────────────
+export { systemClock, type Clock } from "@phoneloop/state/domain";
+import type { Clock } from "@phoneloop/state/domain";
 
 // ─── Images ───────────────────────────────────────────────────────────────────────────────────────────
 export interface EncodedImage {
@@ -113,84 +98,119 @@ export interface Model {
 
 export type Models = Record<ModelRole, Model>;
 
-// ─── ControlPlane: the state core's operators, in its words ───────────────────────────────────────────
+// ─── ControlPlane: the state core's operators, in the state core's words ──────────────────────────────
+// Every rule (which todo is next, leases and fencing, idempotency, replans, turn routing and the transition a turn
+// result causes) lives in the state core. This port only names its operators; an implementation forwards calls.
+// The vocabulary (states, kinds, reasons) is imported from the core's pure domain, so there is one list of each.
+import type {
+  AgentKind,
+  EvidenceKind,
+  GateStatus,
+  GoalStatus,
+  RunEndReason,
+  RunStatus,
+  SkipReason,
+  TodoKind,
+  TodoState,
+  TurnResultKind,
+  TurnRoute,
+} from "@phoneloop/state/domain";
+
+export type { AgentKind, EvidenceKind, GateStatus, GoalStatus, RunEndReason, RunStatus, SkipReason, TodoKind, TodoState, TurnResultKind, TurnRoute };
+
 export type Capability = string;
 
 export interface AgentRegistration {
-  /** Stable id when re-registering (e.g. a tab reload); the state core assigns one otherwise. */
-  agentId?: string;
+  /** Stable id when re-registering (a restarted worker, a reloaded tab); minted by the implementation otherwise. */
+  id?: string;
   name: string;
-  kind: "browser" | "headless";
+  kind: AgentKind;
   capabilities: Capability[];
-  device?: { serial: string; model: string };
+  meta?: Record<string, unknown>;
 }
 
 export interface Goal {
-  goalId: string;
-  goal: string;
-  bounds?: string[];
-  nonGoals?: string[];
+  id: string;
+  title: string;
+  objective: string;
+  bounds: string[];
+  nonGoals: string[];
+  acceptance: string[];
+  status: GoalStatus;
 }
 
-export type TodoStatus = "todo" | "claimed" | "in_progress" | "waiting" | "done" | "blocked" | "superseded";
+export interface CreateGoalInput {
+  title?: string;
+  objective: string;
+  bounds?: string[];
+  nonGoals?: string[];
+  acceptance?: string[];
+}
 
 export interface Todo {
-  todoId: string;
+  id: string;
   goalId: string;
-  order: number;
+  position: number;
   title: string;
-  status: TodoStatus;
+  detail: string;
   /** "executor": needs a live app on the phone; "host": answered without a screen. */
-  kind: "executor" | "host";
-  appHint?: string;
-  /** Blackboard keys this todo needs and must produce. */
+  kind: TodoKind;
+  appHint: string | null;
+  requiredCapabilities: Capability[];
+  /** Blackboard keys this todo needs (inputs) and must produce (outputs). */
   inputs: string[];
   outputs: string[];
-  capabilities: Capability[];
-  waitReason?: string;
-  supersededBy?: string[];
-  supersedeReason?: string;
-  result?: string;
+  /** What validated results wrote back (the blackboard's share of this todo). */
+  values: Record<string, unknown>;
+  state: TodoState;
+  attempts: number;
+  lastResult: TurnResultKind | null;
+  /** Why it is blocked, failed, superseded or waiting. */
+  reason: string | null;
+  supersededById: string | null;
+  /** The gate open on this todo, if any (its question is shown to whoever must answer). */
+  openGate: { id: string; question: string } | null;
 }
 
 export interface TodoDraft {
   /** A stable id chosen by the planner; the state core keeps it. */
-  todoId?: string;
+  id?: string;
   title: string;
-  kind: "executor" | "host";
+  detail?: string;
+  kind: TodoKind;
   appHint?: string;
+  requiredCapabilities?: Capability[];
   inputs?: string[];
   outputs?: string[];
-  capabilities?: Capability[];
 }
 
-/** write_todos: insert, reorder, supersede with a reason — never delete. */
+/** The planner's write_todos, applied by the state core in one transaction: add, reorder, supersede — never delete. */
 export type ReplanOp =
-  | { op: "insert"; todo: TodoDraft; after?: string }
+  | { op: "add"; todo: TodoDraft; after?: string }
   | { op: "reorder"; todoIds: string[] }
   | { op: "supersede"; todoId: string; reason: string; replacements?: TodoDraft[] };
 
 export interface Lease {
-  leaseId: string;
+  id: string;
   todoId: string;
-  agentId: string;
-  idempotencyKey: string;
+  ownerId: string;
+  /** The fencing key a holder's writes carry; a newer claim makes the old key a CONFLICT. */
+  leaseKey: string;
   epoch: number;
+  ttlMs: number;
   expiresAt: number;
 }
 
-export type LeaseRef = Pick<Lease, "leaseId" | "epoch">;
+/** What a holder's write names: the todo, its agent and the lease key from the claim. */
+export interface LeaseRef {
+  todoId: string;
+  agentId: string;
+  leaseKey: string;
+}
 
-export type EvidenceKind =
-  | "observation"
-  | "action"
-  | "anomaly"
-  | "validation"
-  | "model_call"
-  | "summary"
-  | "gate_decision"
-  | "handoff"
-  | "checkpoint";
+export const leaseRefOf = (l: Lease): LeaseRef => ({ todoId: l.todoId, agentId: l.ownerId, leaseKey: l.leaseKey });
+
+export type ClaimResult = { claimed: true; todo: Todo; lease: Lease; reclaimedFrom: string | null } | { claimed: false; reason: string };
 
 export interface EvidenceInput {
   idempotencyKey: string;
@@ -198,43 +218,50 @@ export interface EvidenceInput {
   goalId: string;
   runId?: string;
   todoId?: string;
+  /** When given, the write is fenced: rejected unless this is the todo's current lease. */
   lease?: LeaseRef;
   stepIndex?: number;
   summary: string;
   data?: Record<string, unknown>;
-  /** Screenshot or other bytes; stored content-addressed by sha256. */
+  /** A screenshot or other bytes, stored content-addressed by sha256. */
   blob?: { bytes: Uint8Array; mime: string };
 }
 
-export interface EvidenceRecord extends Omit<EvidenceInput, "blob"> {
-  evidenceId: string;
+export interface Evidence {
+  id: string;
+  goalId: string;
+  runId: string | null;
+  todoId: string | null;
+  stepIndex: number | null;
+  kind: EvidenceKind;
+  summary: string;
+  data: Record<string, unknown>;
+  blobSha256: string | null;
   createdAt: number;
-  blobSha256?: string;
-  blobMime?: string;
 }
 
-export type GateRole = "owner" | "reviewer" | "operator";
-
-export interface GateRequest {
+export interface OpenGateInput {
   idempotencyKey: string;
   goalId: string;
   todoId: string;
-  lease?: LeaseRef;
+  runId?: string;
+  /** A concrete question a person can answer. */
   question: string;
+  /** The answers offered; empty means free text. */
   options: string[];
   evidenceIds: string[];
-  answerRoles: GateRole[];
 }
 
-export interface GateDecision {
-  decision: "approve" | "deny" | "answer";
-  answer?: string;
-  rationale?: string;
+/** How a gate ended (or that it is still open). */
+export interface GateResolution {
+  status: GateStatus;
+  answer: string | null;
+  rationale: string | null;
 }
 
-export type ShouldRun =
-  | { run: true }
-  | { run: false; reason: "paused" | "gate_waiting" | "throttled" | "exhausted" | "cancelled" | "lease_lost"; detail?: string };
+export type ShouldRunResult =
+  | { decision: "run" }
+  | { decision: "skip"; reason: SkipReason; message: string; retryAfterMs: number | null };
 
 export interface SpendAmount {
   steps: number;
@@ -242,85 +269,91 @@ export interface SpendAmount {
   microUsd: number;
 }
 
-export type TurnResult =
-  | "validated_progress"
-  | "validated_completion"
-  | "repair_required"
-  | "replan_required"
-  | "user_action_required"
-  | "wait"
-  | "host_failure"
-  | "validation_failed"
-  | "writeback_failed"
-  | "quota_spend_failed";
-
-export interface TurnRecord {
+export interface TurnResultInput {
   idempotencyKey: string;
-  goalId: string;
-  todoId: string;
-  lease?: LeaseRef;
-  result: TurnResult;
+  lease: LeaseRef;
+  kind: TurnResultKind;
   summary: string;
-  /** For wait / user_action_required: why the todo waits (shown on the attention queue). */
-  reason?: string;
-  outputs?: Record<string, string>;
-  evidenceIds: string[];
+  /** Written back with a validated result (merged into the todo's values). */
+  values?: Record<string, unknown>;
+  /** Spent by the core after a validated writeback; other results spend nothing. */
+  spend?: { key: string } & SpendAmount;
 }
 
-export type RunStatus = "completed" | "partial" | "blocked" | "waiting" | "cancelled" | "failed" | "device_lost";
+export interface TurnResultOutcome {
+  /** The kind as recorded: the input's, or quota_spend_failed when the spend after writeback was refused. */
+  kind: TurnResultKind;
+  todo: Todo;
+  duplicate: boolean;
+}
 
-export interface StepRecord {
+export interface Run {
+  id: string;
+  goalId: string;
+  agentId: string;
+  status: RunStatus;
+  endReason: RunEndReason | null;
+}
+
+export interface StepInput {
   runId: string;
+  agentId: string;
   index: number;
-  todoId: string;
+  node: "planner" | "executor" | "summarizer";
+  todoId?: string;
   action: unknown;
-  outcome: string;
-  evidenceIds: string[];
-  at: number;
+  observation: Record<string, unknown>;
+  screenSha256?: string;
+  anomalies: string[];
+  tokens: number;
 }
 
-/** A write that lost to a newer lease epoch or a different owner: an explicit conflict, never a silent overwrite. */
+/** A write that lost to a newer lease or another holder: an explicit conflict, never a silent overwrite. */
 export class ControlPlaneConflict extends Error {
-  readonly code = "conflict";
-  constructor(message: string) {
-    super(message);
-  }
+  readonly code = "CONFLICT";
+  override readonly name = "ControlPlaneConflict";
 }
 
 export interface ControlPlane {
   registerAgent(reg: AgentRegistration): Promise<{ agentId: string }>;
-  heartbeat(agentId: string): Promise<void>;
+  heartbeatAgent(agentId: string): Promise<void>;
 
-  createGoal(input: { goal: string; bounds?: string[]; nonGoals?: string[] }): Promise<Goal>;
+  createGoal(input: CreateGoalInput): Promise<Goal>;
+  /** null when there is no such goal. */
   getGoal(goalId: string): Promise<Goal | null>;
 
-  /** Next eligible todo for these capabilities (or the given one); null when nothing is claimable. */
-  claim(input: { agentId: string; goalId: string; capabilities: Capability[]; todoId?: string; ttlMs: number }): Promise<Lease | null>;
+  listTodos(goalId: string): Promise<Todo[]>;
+  replanTodos(input: { goalId: string; idempotencyKey: string; reason: string; ops: ReplanOp[] }): Promise<Todo[]>;
+  /** A todo the supervisor retries after it asked for a replan (blocked/failed → pending). */
+  reopenTodo(input: { todoId: string; reason: string }): Promise<Todo>;
+
+  /** The next eligible todo of the goal, in order, in one call (an expired lease is reclaimed with a new epoch). */
+  claimNext(input: { agentId: string; goalId: string; ttlMs: number; idempotencyKey?: string }): Promise<ClaimResult>;
+  startTodo(lease: LeaseRef): Promise<void>;
   renewLease(lease: LeaseRef, ttlMs: number): Promise<Lease>;
-  releaseLease(lease: LeaseRef): Promise<void>;
-  startTodo(todoId: string, lease: LeaseRef): Promise<void>;
+  releaseLease(lease: LeaseRef, reason: string): Promise<void>;
 
-  readTodos(goalId: string): Promise<Todo[]>;
-  replanTodos(input: { goalId: string; idempotencyKey: string; ops: ReplanOp[]; reason: string }): Promise<Todo[]>;
+  /** The core's turn router: where this agent's next turn on the todo goes. */
+  routeTurn(input: { todoId: string; agentId: string }): Promise<{ route: TurnRoute; reason: string }>;
+  recordTurnResult(input: TurnResultInput): Promise<TurnResultOutcome>;
+  shouldRun(input: { agentId: string; goalId: string; todoId?: string }): Promise<ShouldRunResult>;
+  /** Spends once per key (planner and summarizer calls, which no todo's turn result carries). */
+  spendQuota(input: { key: string; agentId: string; goalId: string; todoId?: string } & SpendAmount): Promise<{ spent: boolean; duplicate: boolean }>;
 
-  appendEvidence(e: EvidenceInput): Promise<{ evidenceId: string; duplicate: boolean }>;
-  listEvidence(filter: { goalId: string; runId?: string; kind?: EvidenceKind }): Promise<EvidenceRecord[]>;
+  appendEvidence(e: EvidenceInput): Promise<{ evidenceId: string; created: boolean }>;
+  listEvidence(filter: { goalId: string; runId?: string; kind?: EvidenceKind }): Promise<Evidence[]>;
 
-  openGate(req: GateRequest): Promise<{ gateId: string }>;
-  waitForGate(gateId: string, signal?: AbortSignal): Promise<GateDecision>;
+  openGate(input: OpenGateInput): Promise<{ gateId: string; created: boolean }>;
+  /** Resolves when the gate is no longer open (answered, approved, denied or expired). */
+  waitForGate(gateId: string, signal?: AbortSignal): Promise<GateResolution>;
 
-  shouldRun(input: { agentId: string; goalId: string; todoId?: string }): Promise<ShouldRun>;
-  /** Spends only once per key; call only after the turn's result was validated and written back. */
-  spend(key: string, input: { agentId: string; goalId: string } & SpendAmount): Promise<{ spent: boolean; duplicate: boolean }>;
-
-  recordTurnResult(turn: TurnRecord): Promise<{ duplicate: boolean }>;
-
-  saveCheckpoint(runId: string, state: unknown): Promise<void>;
-  loadCheckpoint(runId: string): Promise<unknown | null>;
-
-  startRun(input: { runId?: string; goalId: string; agentId: string; goal: string }): Promise<{ runId: string; resumed: boolean }>;
-  finishRun(runId: string, input: { status: RunStatus; summary: string }): Promise<void>;
-  appendStep(step: StepRecord): Promise<{ duplicate: boolean }>;
+  startRun(input: { id?: string; goalId: string; agentId: string }): Promise<Run>;
+  /** Takes over a run (after a crash or a closed tab): the caller becomes its agent. */
+  resumeRun(input: { runId: string; agentId: string }): Promise<Run>;
+  getRun(runId: string): Promise<(Run & { checkpoint: Record<string, unknown> | null }) | null>;
+  saveCheckpoint(input: { runId: string; agentId: string; checkpoint: Record<string, unknown> }): Promise<void>;
+  appendStep(step: StepInput): Promise<{ created: boolean }>;
+  finishRun(input: { runId: string; agentId: string; status: Exclude<RunStatus, "running">; endReason: RunEndReason; summary: string }): Promise<void>;
 }
 
 export interface AgentPorts {
