@@ -4,16 +4,26 @@ import tseslint from "typescript-eslint";
 import globals from "globals";
 
 const ours = (...names) => names.map((n) => `@phoneloop/${n}`);
-const forbid = (files, names, message, ignores = []) => ({
+// `allow` lists subpaths that stay importable although their package is forbidden (gitignore-style negation).
+const forbid = (files, names, message, ignores = [], allow = []) => ({
   files,
   ignores,
   rules: {
     "no-restricted-imports": [
       "error",
-      { patterns: names.map((group) => ({ group: [group, `${group}/*`], message })) },
+      {
+        patterns: names.map((group) => ({
+          group: [group, `${group}/*`, ...allow.filter((a) => a.startsWith(`${group}/`)).map((a) => `!${a}`)],
+          message,
+        })),
+      },
     ],
   },
 });
+// The state core's pure vocabulary and rules (no Prisma, no pg): shared by the runtime and the browser.
+const STATE_DOMAIN = "@phoneloop/state/domain";
+// Header names and the router's type: all a client may know of the API.
+const API_CONTRACT = "@phoneloop/api/contract";
 
 export default tseslint.config(
   {
@@ -46,19 +56,40 @@ export default tseslint.config(
   ),
   forbid(
     ["packages/agent/**"],
-    [...ours("web", "api", "state", "cli"), "@prisma", "pg", "react", "next"],
-    "packages/agent talks to the state core only through its ControlPlane port, and knows no Prisma.",
+    [...ours("web", "api", "state", "cli", "client"), "@prisma", "pg", "react", "next"],
+    "packages/agent talks to the state core only through its ControlPlane port (and the core's pure domain), and knows no Prisma.",
+    [],
+    [STATE_DOMAIN],
   ),
   // The runtime drives phones only through the Device port; its tests may start a virtual phone.
   // (A later entry replaces the rule for the files it matches, so it repeats the list above.)
   forbid(
     ["packages/agent/src/**"],
-    [...ours("web", "api", "state", "cli", "virtual-phone"), "@prisma", "pg", "react", "next"],
+    [...ours("web", "api", "state", "cli", "client", "virtual-phone"), "@prisma", "pg", "react", "next"],
     "The agent runtime reaches the state core only through ControlPlane and phones only through Device.",
-    [
-    "**/*.test.ts",
-      "**/testing/**",
-    ],
+    ["**/*.test.ts", "**/testing/**"],
+    [STATE_DOMAIN],
+  ),
+  forbid(
+    ["packages/client/**"],
+    [...ours("web", "state", "cli", "device", "virtual-phone", "api"), "@prisma", "pg", "react", "next", "node:*"],
+    "packages/client runs in a browser tab: it knows the API's contract and the agent's port, nothing server-side.",
+    ["**/*.test.ts", "**/testing/**"],
+    [API_CONTRACT, STATE_DOMAIN],
+  ),
+  forbid(
+    ["packages/cli/**"],
+    [...ours("web", "state", "api", "virtual-phone"), "@prisma", "pg", "react", "next"],
+    "packages/cli composes client, agent and device; it reaches the state core only through the API.",
+    ["**/*.test.ts", "**/testing/**"],
+    [API_CONTRACT, STATE_DOMAIN],
+  ),
+  forbid(
+    ["apps/web/**"],
+    [...ours("state", "api", "cli", "virtual-phone"), "@prisma", "pg"],
+    "apps/web talks to the API through packages/client; it never imports the state core, Prisma or server code.",
+    [],
+    [API_CONTRACT, STATE_DOMAIN],
   ),
   forbid(
     ["packages/device/src/**"],

@@ -49,6 +49,7 @@ const testEnv = { PHONELOOP_TEST_PG_ADMIN_URL: adminUrl };
 try {
   check("typecheck", "npx", ["turbo", "run", "typecheck", "--output-logs=errors-only"]);
   check("lint", "npx", ["eslint", "."]);
+  check("vocabulary", "npx", ["tsx", "scripts/check-vocabulary.ts"]);
 
   const vitestJson = join(resultsDir, "vitest.json");
   const vitestCode = run(
