@@ -3,7 +3,7 @@ import type { Adb } from "@yume-chan/adb";
 import { describe, expect, it } from "vitest";
 import { AdbDevice, parseBattery, parseForeground, parseWmDensity, parseWmSize, scrollGesture } from "./adb-device.ts";
 import { AdbKeyboardMissing, DeviceClosed, DeviceCommandFailed, DeviceDisconnected, DeviceTimeout } from "./errors.ts";
-import { encodePng } from "./testing/png-encode.ts";
+import { encode } from "fast-png";
 
 type Reply = string | Uint8Array | { stdout?: string | Uint8Array; stderr?: string; exitCode?: number } | "hang";
 
@@ -43,7 +43,7 @@ function fakeAdb(reply: (command: string) => Reply) {
 const png = (shade: number) => {
   const px = new Uint8Array(64 * 128);
   for (let i = 0; i < px.length; i++) px[i] = i % 64 < 32 ? shade : 255 - shade;
-  return encodePng(64, 128, px, { channels: 1 });
+  return encode({ width: 64, height: 128, data: px, channels: 1 });
 };
 
 describe("output parsers", () => {

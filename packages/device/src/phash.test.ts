@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { hammingDistance, phashGray, phashPng } from "./phash.ts";
-import { encodePng } from "./testing/png-encode.ts";
+import { encode } from "fast-png";
 
 function screen(w: number, h: number, draw: (x: number, y: number) => number) {
   const data = new Uint8Array(w * h);
@@ -38,7 +38,7 @@ describe("phash", () => {
 
   it("hashes PNG bytes the same as the decoded pixels", async () => {
     const img = screen(64, 128, grid);
-    const png = encodePng(64, 128, img.data, { channels: 1 });
+    const png = encode({ width: 64, height: 128, data: img.data, channels: 1 });
     expect(await phashPng(png)).toBe(phashGray(img));
   });
 
