@@ -4,7 +4,7 @@ export type * from "./device.ts";
 export * from "./errors.ts";
 export { AdbDevice, DEFAULT_TIMEOUTS, hasLoadingIndicator, parseBattery, parseForeground, parseWmDensity, parseWmSize, scrollGesture } from "./adb-device.ts";
 export type { AdbDeviceOptions, DeviceTimeouts, ShellResult, StableDefaults } from "./adb-device.ts";
-export { parseUiTree, flattenUiTree, findUiNodes, centerOf, parseBounds, UiTreeParseError } from "./ui-tree.ts";
+export { parseUiTree, flattenUiTree, findUiNodes, centerOf, parseBounds, normaliseUiText, UiTreeParseError } from "./ui-tree.ts";
 export { ADB_KEYBOARD_IME, KEYCODE, canUseInputText, planInputText, inputTextCommands, shellQuote, shellCommand } from "./input-text.ts";
 export { phashPng, phashGray, phashCells, hammingDistance, PHASH_SIZE } from "./phash.ts";
 export { decodePngGray, decodePngThumbnail, readPngHeader, isPng, PngDecodeError } from "./png.ts";

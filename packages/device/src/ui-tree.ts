@@ -1,21 +1,18 @@
-// Parser for `uiautomator dump` XML: <hierarchy rotation="0"><node index=".." bounds="[l,t][r,b]" …>…</node></hierarchy>.
+// Reader for `uiautomator dump` XML: <hierarchy rotation="0"><node index=".." bounds="[l,t][r,b]" …>…</node></hierarchy>.
+// The XML itself is read by saxes (a conformant, browser-safe parser); this file maps elements to UiNodes.
+import { SaxesParser } from "saxes";
 import type { Bounds, UiNode } from "./device.ts";
 
 export class UiTreeParseError extends Error {
   override name = "UiTreeParseError";
 }
 
-const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
-
-export function decodeXmlEntities(s: string): string {
-  if (!s.includes("&")) return s;
-  return s.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[a-zA-Z]+);/g, (whole, body: string) => {
-    if (body[0] === "#") {
-      const code = body[1] === "x" || body[1] === "X" ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10);
-      return Number.isFinite(code) ? String.fromCodePoint(code) : whole;
-    }
-    return ENTITIES[body] ?? whole;
-  });
+/**
+ * Control characters (a decoded `&#10;`, `&#13;`, tabs, NEL, line and paragraph separators) become one space:
+ * one node's text never spans lines of a prompt or a log.
+ */
+export function normaliseUiText(s: string): string {
+  return s.replace(/[\p{Cc}\u2028\u2029]+/gu, " ");
 }
 
 export function parseBounds(s: string | undefined): Bounds {
@@ -24,23 +21,16 @@ export function parseBounds(s: string | undefined): Bounds {
   return { left: Number(m[1]), top: Number(m[2]), right: Number(m[3]), bottom: Number(m[4]) };
 }
 
-const ATTR = /([A-Za-z_:][-A-Za-z0-9_:.]*)\s*=\s*("([^"]*)"|'([^']*)')/g;
-
-function parseAttributes(s: string): Map<string, string> {
-  const attrs = new Map<string, string>();
-  for (const m of s.matchAll(ATTR)) attrs.set(m[1]!, decodeXmlEntities(m[3] ?? m[4] ?? ""));
-  return attrs;
-}
-
-function toNode(attrs: Map<string, string>): UiNode {
-  const flag = (k: string) => attrs.get(k) === "true";
+function toNode(attrs: Record<string, string>): UiNode {
+  const flag = (k: string) => attrs[k] === "true";
+  const value = (k: string) => normaliseUiText(attrs[k] ?? "");
   return {
-    index: Number(attrs.get("index") ?? 0) || 0,
-    text: attrs.get("text") ?? "",
-    resourceId: attrs.get("resource-id") ?? "",
-    className: attrs.get("class") ?? "",
-    packageName: attrs.get("package") ?? "",
-    contentDesc: attrs.get("content-desc") ?? "",
+    index: Number(attrs.index ?? 0) || 0,
+    text: value("text"),
+    resourceId: value("resource-id"),
+    className: value("class"),
+    packageName: value("package"),
+    contentDesc: value("content-desc"),
     checkable: flag("checkable"),
     checked: flag("checked"),
     clickable: flag("clickable"),
@@ -51,7 +41,7 @@ function toNode(attrs: Map<string, string>): UiNode {
     longClickable: flag("long-clickable"),
     password: flag("password"),
     selected: flag("selected"),
-    bounds: parseBounds(attrs.get("bounds")),
+    bounds: parseBounds(attrs.bounds),
     children: [],
   };
 }
@@ -69,6 +59,7 @@ function unionBounds(nodes: UiNode[]): Bounds {
 /**
  * Parses a uiautomator dump. Text around the XML (e.g. "UI hierchary dumped to: /dev/tty") is ignored.
  * Returns the single top node, or a synthetic `hierarchy` node holding several windows.
+ * Throws UiTreeParseError for output that is not a whole, well-formed dump.
  */
 export function parseUiTree(xml: string): UiNode {
   const start = xml.indexOf("<hierarchy");
@@ -76,32 +67,24 @@ export function parseUiTree(xml: string): UiNode {
   if (start === -1) {
     throw new UiTreeParseError(`Not a uiautomator dump: ${xml.trim().slice(0, 200) || "(empty output)"}`);
   }
-  const body = xml.slice(start, end === -1 ? undefined : end + "</hierarchy>".length);
-  const root = toNode(new Map([["class", "hierarchy"]]));
-  const stack: UiNode[] = [root];
-  // Tags only: uiautomator puts all data in attributes; text content, comments and PIs are skipped.
-  const TAG = /<(\/?)([A-Za-z_][-A-Za-z0-9_:.]*)((?:\s+[^\s=>/]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>|<!--[\s\S]*?-->|<\?[\s\S]*?\?>/g;
-  let sawHierarchy = false;
-  for (const m of body.matchAll(TAG)) {
-    const [, closing, tag, attrText, selfClosing] = m;
-    if (!tag) continue;
-    if (tag === "hierarchy") {
-      sawHierarchy = true;
-      continue;
-    }
-    if (tag !== "node") continue;
-    if (closing) {
-      if (stack.length <= 1) throw new UiTreeParseError("Unbalanced </node> in uiautomator dump");
-      stack.pop();
-      continue;
-    }
-    const node = toNode(parseAttributes(attrText ?? ""));
-    stack[stack.length - 1]!.children.push(node);
-    if (!selfClosing) stack.push(node);
-  }
-  if (!sawHierarchy) throw new UiTreeParseError("uiautomator dump has no <hierarchy> element");
   if (end === -1) throw new UiTreeParseError("uiautomator dump is truncated (no </hierarchy>)");
-  if (stack.length !== 1) throw new UiTreeParseError("uiautomator dump has unclosed <node> elements");
+  const root = toNode({ class: "hierarchy" });
+  const stack: UiNode[] = [root];
+  const parser = new SaxesParser({ xmlns: false, fileName: "uiautomator dump" } as const);
+  parser.on("opentag", (tag) => {
+    if (tag.name !== "node") return;
+    const node = toNode(tag.attributes);
+    stack[stack.length - 1]!.children.push(node);
+    stack.push(node);
+  });
+  parser.on("closetag", (tag) => {
+    if (tag.name === "node") stack.pop();
+  });
+  try {
+    parser.write(xml.slice(start, end + "</hierarchy>".length)).close();
+  } catch (e) {
+    throw new UiTreeParseError(`uiautomator dump is not well-formed XML: ${(e as Error).message}`, { cause: e });
+  }
   if (root.children.length === 1) return root.children[0]!;
   root.bounds = unionBounds(root.children);
   return root;
