@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { AdbDevice, parseBattery, parseForeground, parseWmDensity, parseWmSize, scrollGesture } from "./adb-device.ts";
 import { AdbKeyboardMissing, DeviceClosed, DeviceCommandFailed, DeviceDisconnected, DeviceTimeout } from "./errors.ts";
 import { encode } from "fast-png";
+import { phashPng } from "./phash.ts";
 
 type Reply = string | Uint8Array | { stdout?: string | Uint8Array; stderr?: string; exitCode?: number } | "hang";
 
@@ -143,6 +144,10 @@ describe("AdbDevice", () => {
     const device = new AdbDevice(adb, { now: () => now, sleep: async (ms) => void (now += ms) });
     const r = await device.waitForStable({ timeoutMs: 5_000, intervalMs: 100 });
     expect(r).toMatchObject({ stable: true, frames: 5 });
+    // The settled frame comes back with its pHash: the caller's next observation, no extra screenshot.
+    expect(r.screenshot.png).toEqual(png(200));
+    expect(r.screenshot).toMatchObject({ width: 64, height: 128 });
+    expect(r.phash).toBe(await phashPng(png(200)));
     // Frames 4 and 5 match 200 ms apart; the injected clock also counts the prefetch of a sixth frame.
     expect(r.waitedMs).toBeGreaterThanOrEqual(400);
     expect(r.waitedMs).toBeLessThanOrEqual(500);
@@ -160,6 +165,7 @@ describe("AdbDevice", () => {
     const r = await device.waitForStable({ timeoutMs: 5_000, intervalMs: 100 });
     expect(r.stable).toBe(true);
     expect(r.waitedMs).toBeGreaterThanOrEqual(700);
+    expect(r.screenshot.png).toEqual(png(220)); // the results, not the skeleton
     expect(commands.filter((c) => c.startsWith("uiautomator")).length).toBeGreaterThanOrEqual(2);
     // Without the UI-tree check, the still skeleton passes for a finished screen: that is what the check is for.
     now = 0;
@@ -178,5 +184,8 @@ describe("AdbDevice", () => {
     expect(r.stable).toBe(false);
     expect(r.waitedMs).toBeLessThanOrEqual(1_000);
     expect(r.frames).toBeGreaterThan(5);
+    // Unsettled, it still hands back the last frame it compared.
+    expect(r.screenshot.png).toEqual(png(((r.frames - 1) * 97) % 256));
+    expect(r.phash).toBe(await phashPng(r.screenshot.png));
   });
 });

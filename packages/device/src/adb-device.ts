@@ -39,17 +39,34 @@ import { hammingDistance, phashPng } from "./phash.ts";
 import { isPng, readPngHeader } from "./png.ts";
 import { flattenUiTree, parseUiTree, UiTreeParseError } from "./ui-tree.ts";
 
+/**
+ * Every Device call has a timeout, in ms; these are the defaults, each overridable per call with `timeoutMs`.
+ * A call that runs out fails with DeviceTimeout. Callers need no timeout layer of their own.
+ */
 export interface DeviceTimeouts {
+  /** `info()`: getprop, wm size/density, dumpsys battery. */
   info: number;
+  /** `screenshot()`: one `screencap -p` transfer; also the most one frame of `waitForStable` may take. */
   screenshot: number;
+  /** `uiTree()`: `uiautomator dump` (slow on busy screens; retried once inside this budget). */
   uiTree: number;
+  /** `foreground()`: dumpsys window. */
   foreground: number;
+  /** `tap`, `doubleTap`, `scroll`; `longPress`, `swipe` and `drag` get this plus their gesture's duration. */
   input: number;
+  /** `typeText()`, including switching to ADBKeyboard and back for non-ASCII text. */
   typeText: number;
+  /** How long `typeText` waits for the phone to report ADBKeyboard as the current keyboard (within `typeText`). */
+  keyboardSwitch: number;
+  /** `key()`. */
   key: number;
+  /** `openApp()`: monkey launching the app. */
   openApp: number;
+  /** `openDeeplink()`: am start. */
   openDeeplink: number;
+  /** `waitForStable()`: how long to wait for the screen to settle before answering `stable: false`. */
   waitForStable: number;
+  /** `close()`: how long to wait for the connection to close before letting go of it. */
   close: number;
 }
 
@@ -60,6 +77,7 @@ export const DEFAULT_TIMEOUTS: DeviceTimeouts = {
   foreground: 5_000,
   input: 5_000,
   typeText: 15_000,
+  keyboardSwitch: 2_000,
   key: 5_000,
   openApp: 10_000,
   openDeeplink: 10_000,
@@ -83,6 +101,7 @@ export interface StableDefaults {
 }
 
 export interface AdbDeviceOptions {
+  /** Default timeout of each method (ms); the ones not given keep DEFAULT_TIMEOUTS. */
   timeouts?: Partial<DeviceTimeouts>;
   stable?: Partial<StableDefaults>;
   /** Injected time, so tests never sleep. */
@@ -98,7 +117,6 @@ export interface ShellResult {
 }
 
 const UI_DUMP_PATH = "/data/local/tmp/phoneloop-ui.xml";
-const KEYBOARD_SWITCH_WAIT_MS = 2_000;
 
 const decoder = new TextDecoder();
 const text = (b: Uint8Array) => decoder.decode(b);
@@ -523,14 +541,18 @@ export class AdbDevice implements Device {
   }
 
   async #waitForIme(ime: string, signal: AbortSignal): Promise<void> {
-    const deadline = this.#now() + KEYBOARD_SWITCH_WAIT_MS;
+    const deadline = this.#now() + this.timeouts.keyboardSwitch;
     while (parseDefaultIme(await this.#run("settings get secure default_input_method", signal)) !== ime) {
       if (this.#now() > deadline) throw new DeviceCommandFailed(`ime set ${ime}`, "the keyboard did not switch", "Enable ADBKeyboard in Settings → System → Keyboards, then try again.");
       await this.#sleep(50);
     }
   }
 
-  async waitForStable(opts?: StableOptions & { checkLoadingIndicators?: boolean }): Promise<StableResult> {
+  /**
+   * Takes frames until two pHashes match over `minQuietMs` with no loading indicator on screen, and returns the
+   * last frame with its pHash so the caller need not take another screenshot.
+   */
+  async waitForStable(opts?: StableOptions): Promise<StableResult> {
     if (this.#closed) throw new DeviceClosed();
     if (this.#lost) throw this.#lost;
     const timeoutMs = opts?.timeoutMs ?? this.timeouts.waitForStable;
@@ -578,10 +600,10 @@ export class AdbDevice implements Device {
         }
         previous = hash;
         if (matches >= requiredMatches && at - quietSince >= minQuietMs && hash !== loadingHash) {
-          if (!checkLoading || !(await this.#showsLoadingIndicator(budget()))) return { stable: true, waitedMs: elapsed(), frames };
+          if (!checkLoading || !(await this.#showsLoadingIndicator(budget()))) return { stable: true, waitedMs: elapsed(), frames, screenshot: shot, phash: hash };
           loadingHash = hash;
         }
-        if (!more) return { stable: false, waitedMs: elapsed(), frames };
+        if (!more) return { stable: false, waitedMs: elapsed(), frames, screenshot: shot, phash: hash };
       }
     } finally {
       finished = true;

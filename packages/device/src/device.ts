@@ -74,20 +74,28 @@ export interface Point {
 }
 
 export interface CallOptions {
-  /** Per-call timeout; every call has one (default per method). */
+  /** Per-call timeout in ms; without it the method's entry in `DeviceTimeouts` applies. */
   timeoutMs?: number;
 }
 
 export interface StableOptions {
+  /** Give up after this many ms (default `DeviceTimeouts.waitForStable`); the result then says `stable: false`. */
   timeoutMs?: number;
-  /** Interval between frames compared. */
+  /** Pause between frames compared, in ms. */
   intervalMs?: number;
+  /** Also ask the UI tree for loading indicators before calling a still screen stable. */
+  checkLoadingIndicators?: boolean;
 }
 
 export interface StableResult {
+  /** True when the screen settled; false when the timeout came first (the frame is then the last one seen). */
   stable: boolean;
   waitedMs: number;
   frames: number;
+  /** The last frame taken: the settled screen when `stable`. Reuse it as the observation instead of another screenshot. */
+  screenshot: Screenshot;
+  /** pHash of `screenshot` (`phashPng`), already computed for the comparison. */
+  phash: string;
 }
 
 export interface Device {

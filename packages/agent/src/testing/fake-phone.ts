@@ -3,7 +3,7 @@
 // faults (disconnect after N commands, transient failures). Scenario-level acceptance tests use
 // @phoneloop/virtual-phone over ADB instead.
 import { createCanvas } from "@napi-rs/canvas";
-import type { Bounds, Device, DeviceInfo, Direction, Foreground, KeyName, Point, Screenshot, StableResult, UiNode } from "@phoneloop/device";
+import { phashPng, type Bounds, type Device, type DeviceInfo, type Direction, type Foreground, type KeyName, type Point, type Screenshot, type StableResult, type UiNode } from "@phoneloop/device";
 
 export interface FakeElement {
   id: string;
@@ -92,6 +92,11 @@ export class FakePhone implements Device {
 
   async screenshot(): Promise<Screenshot> {
     this.enter("screenshot", []);
+    return this.frame();
+  }
+
+  /** The current screen as a PNG, without logging a command. */
+  private frame(): Screenshot {
     const s = this.screen;
     const key = `${this.current}|${JSON.stringify(this.typed)}`;
     let png = this.pngCache.get(key);
@@ -209,7 +214,8 @@ export class FakePhone implements Device {
   }
   async waitForStable(): Promise<StableResult> {
     this.enter("waitForStable", []);
-    return { stable: true, waitedMs: 0, frames: 2 };
+    const screenshot = this.frame();
+    return { stable: true, waitedMs: 0, frames: 2, screenshot, phash: await phashPng(screenshot.png) };
   }
   async close(): Promise<void> {}
 }
