@@ -100,7 +100,10 @@ const harness = {
   key: (k: Parameters<Device["key"]>[0]) => need().key(k),
   openApp: (p: string) => need().openApp(p),
   openDeeplink: (u: string) => need().openDeeplink(u),
-  waitForStable: (timeoutMs?: number) => need().waitForStable({ timeoutMs }),
+  async waitForStable(timeoutMs?: number) {
+    const r = await need().waitForStable({ timeoutMs });
+    return { stable: r.stable, waitedMs: r.waitedMs, frames: r.frames, phash: r.phash, width: r.screenshot.width, bytes: r.screenshot.png.length };
+  },
   close: () => need().close(),
   /** Pulls the cable once `afterBytes` bytes of the screenshot have arrived, and reports how every pending call ended. */
   async screenshotThenUnplug(afterBytes = 4_096, giveUpMs = 2_000) {

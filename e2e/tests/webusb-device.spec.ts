@@ -119,8 +119,10 @@ test.describe("WebUSB", () => {
     st = await phoneState(request, phone);
     expect(st.screen, JSON.stringify(st).slice(0, 600)).toBe("results");
     expect(st.loading).toBe(true);
-    const stable = (await page.evaluate(() => window.harness.waitForStable(5_000))) as { stable: boolean; frames: number };
+    const stable = (await page.evaluate(() => window.harness.waitForStable(5_000))) as { stable: boolean; frames: number; phash: string };
     expect(stable.stable).toBe(true);
+    // The settled frame comes back with its pHash: it is the screen a new screenshot shows.
+    expect(stable.phash).toBe((await page.evaluate(() => window.harness.screenshot())).phash);
     st = await phoneState(request, phone);
     expect(st.screen).toBe("results");
     expect(st.loading).toBe(false);
@@ -206,7 +208,7 @@ test.describe("WebUSB", () => {
     await openHarness(page, { wsUrl: phone.wsUrl }, "?authTimeoutMs=1500");
     await connect(page);
     const alert = page.getByRole("alert");
-    await expect(alert).toHaveAttribute("data-code", "authorization_timeout");
+    await expect(alert).toHaveAttribute("data-code", "AUTHORIZATION_TIMEOUT");
     await expect(alert).toContainText('tap "Allow"');
     await expect(page.getByRole("button", { name: "Retry" })).toBeVisible();
     // Retry, and this time the user allows it.
@@ -227,7 +229,7 @@ test.describe("WebUSB", () => {
     };
     expect(r.screenshot).not.toBe("hung");
     expect(r.second).not.toBe("hung");
-    expect(r.screenshot).toMatchObject({ ok: false, name: "DeviceDisconnected", code: "device_disconnected" });
+    expect(r.screenshot).toMatchObject({ ok: false, name: "DeviceDisconnected", code: "DEVICE_DISCONNECTED" });
     expect(r.second).toMatchObject({ ok: false, name: "DeviceDisconnected" });
     await expect(page.getByRole("alert")).toContainText("disconnected");
     const after = (await page.evaluate(() => window.harness.outcome("tap", { x: 1, y: 1 }))) as { ok: boolean; name: string };
@@ -241,7 +243,7 @@ test.describe("WebUSB", () => {
     await openHarness(page, { wsUrl: phone.wsUrl, variant: "busy" });
     await connect(page);
     const alert = page.getByRole("alert");
-    await expect(alert).toHaveAttribute("data-code", "device_busy");
+    await expect(alert).toHaveAttribute("data-code", "DEVICE_BUSY");
     await expect(alert).toContainText("Another program is using this phone");
     await expect(alert).toContainText("adb kill-server");
     await expect(alert).toContainText("Android Studio");
@@ -253,7 +255,7 @@ test.describe("WebUSB", () => {
     await openHarness(page, { wsUrl: phone.wsUrl, variant: "permission-denied" });
     await connect(page);
     const alert = page.getByRole("alert");
-    await expect(alert).toHaveAttribute("data-code", "usb_permission_denied");
+    await expect(alert).toHaveAttribute("data-code", "USB_PERMISSION_DENIED");
     await expect(alert).toContainText("udev");
     await expect(alert).toContainText("plugdev");
   });
@@ -263,7 +265,7 @@ test.describe("WebUSB", () => {
     await page.goto("/");
     await connect(page);
     const alert = page.getByRole("alert");
-    await expect(alert).toHaveAttribute("data-code", "no_webusb");
+    await expect(alert).toHaveAttribute("data-code", "NO_WEBUSB");
     await expect(alert).toContainText("Chrome");
   });
 });

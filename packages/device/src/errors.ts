@@ -1,17 +1,17 @@
 // Every failure the device layer can raise is a value with a code and a message the user can act on.
 
 export const DeviceErrorCode = {
-  Disconnected: "device_disconnected",
-  Busy: "device_busy",
-  Timeout: "device_timeout",
-  NoWebUsb: "no_webusb",
-  UsbPermissionDenied: "usb_permission_denied",
-  AuthorizationTimeout: "authorization_timeout",
-  NoDeviceSelected: "no_device_selected",
-  KeyboardMissing: "adb_keyboard_missing",
-  CommandFailed: "command_failed",
-  ConnectionFailed: "connection_failed",
-  Closed: "device_closed",
+  Disconnected: "DEVICE_DISCONNECTED",
+  Busy: "DEVICE_BUSY",
+  Timeout: "DEVICE_TIMEOUT",
+  NoWebUsb: "NO_WEBUSB",
+  UsbPermissionDenied: "USB_PERMISSION_DENIED",
+  AuthorizationTimeout: "AUTHORIZATION_TIMEOUT",
+  NoDeviceSelected: "NO_DEVICE_SELECTED",
+  KeyboardMissing: "ADB_KEYBOARD_MISSING",
+  CommandFailed: "COMMAND_FAILED",
+  ConnectionFailed: "CONNECTION_FAILED",
+  Closed: "DEVICE_CLOSED",
 } as const;
 export type DeviceErrorCode = (typeof DeviceErrorCode)[keyof typeof DeviceErrorCode];
 
