@@ -183,16 +183,28 @@ describe("Device over TCP against the virtual phone", () => {
 });
 
 /** A TCP proxy we can cut, like pulling the cable mid-transfer. */
+/** A TCP proxy to the phone that can pull the cable at an exact byte of the phone's output. */
 async function cuttableProxy(targetPort: number) {
   const sockets = new Set<Socket>();
   let bytesFromPhone = 0;
+  let cutAt = Infinity;
+  const cut = () => {
+    for (const s of sockets) s.destroy();
+  };
   const server: Server = createServer((client) => {
     const upstream = netConnect({ port: targetPort, host: "127.0.0.1" });
     sockets.add(client).add(upstream);
     client.pipe(upstream);
     upstream.on("data", (d: Buffer) => {
-      bytesFromPhone += d.length;
-      client.write(d);
+      if (bytesFromPhone + d.length < cutAt) {
+        bytesFromPhone += d.length;
+        client.write(d);
+        return;
+      }
+      // Forward up to the cut byte, then pull the cable: the transfer stops mid-stream, never after it ended.
+      const keep = cutAt - bytesFromPhone;
+      bytesFromPhone = cutAt;
+      client.write(d.subarray(0, keep), cut);
     });
     const end = () => {
       client.destroy();
@@ -204,9 +216,9 @@ async function cuttableProxy(targetPort: number) {
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
   return {
     port: (server.address() as { port: number }).port,
-    bytesFromPhone: () => bytesFromPhone,
-    cut() {
-      for (const s of sockets) s.destroy();
+    /** Pulls the cable once `n` more bytes came from the phone. */
+    cutAfter(n: number) {
+      cutAt = bytesFromPhone + n;
     },
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
@@ -229,12 +241,11 @@ describe("losing the phone", () => {
     const proxy = await cuttableProxy(phone.adbPort);
     const device = new AdbDevice(await connectTcp({ port: proxy.port, credentialStore: new MemoryCredentialStore() }));
     await device.info();
-    phone.engine.runtime.touch(); // a fresh frame: the PNG is rendered and streamed, not served from cache
-    const startBytes = proxy.bytesFromPhone();
+    // The frame screencap will send is larger than the cut point, so the cut lands inside the first transfer.
+    expect((await phone.engine.screenshot()).length).toBeGreaterThan(64 * 1024);
+    proxy.cutAfter(32 * 1024);
     const shot = device.screenshot();
     const tree = device.screenshot({ timeoutMs: 30_000 }); // a second transfer on the same connection, also cut
-    while (proxy.bytesFromPhone() - startBytes < 64 * 1024) await new Promise((r) => setTimeout(r, 1));
-    proxy.cut();
     const [a, b] = await Promise.all([settlesWithin(shot, 2_000), settlesWithin(tree, 2_000)]);
     expect(a).not.toBe("hung");
     expect(b).not.toBe("hung");
