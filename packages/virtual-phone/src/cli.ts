@@ -1,15 +1,16 @@
-// `npm run phone -- [--scenario <name|file>] [--seed N] [--adb-port 5555] [--ws-port N] [--control-port N] [--auth] [--host H]`
+// `npm run phone -- [--scenario <name|file>] [--seed N] [--adb-port 15555] [--ws-port N] [--control-port N] [--auth] [--host H]`
 import { parseArgs } from "node:util";
 import { startVirtualPhone } from "./phone.ts";
 import { builtinScenarios } from "./scenario/load.ts";
+import { DEFAULT_PORTS } from "./default-ports.ts";
 
 const USAGE = `Usage: npm run phone -- [options]
 
   --scenario <name|file>   built-in scenario or a scenario JSON file (default: social)
   --seed <n>               random seed for popups (default: 1)
-  --adb-port <port>        ADB over TCP (default: 5555; 0 = any free port)
-  --ws-port <port>         ADB over WebSocket (default: 5556; 0 = any free port)
-  --control-port <port>    HTTP control API (default: 5557; 0 = any free port)
+  --adb-port <port>        ADB over TCP (default: 15555; 0 = any free port)
+  --ws-port <port>         ADB over WebSocket (default: 15556; 0 = any free port)
+  --control-port <port>    HTTP control API (default: 15557; 0 = any free port)
   --auth                   require ADB RSA auth; new keys wait for "Allow USB debugging?"
   --auth-auto-accept       with --auth: accept new keys at once
   --host <addr>            listen address (default: 127.0.0.1)
@@ -67,9 +68,9 @@ async function main(): Promise<void> {
   const phone = await startVirtualPhone({
     scenario: values.scenario,
     seed,
-    adbPort: port(values["adb-port"], "adb-port", 5555),
-    wsPort: port(values["ws-port"], "ws-port", 5556),
-    controlPort: port(values["control-port"], "control-port", 5557),
+    adbPort: port(values["adb-port"], "adb-port", DEFAULT_PORTS.adb),
+    wsPort: port(values["ws-port"], "ws-port", DEFAULT_PORTS.ws),
+    controlPort: port(values["control-port"], "control-port", DEFAULT_PORTS.control),
     auth: values.auth ?? false,
     authAutoAccept: values["auth-auto-accept"] ?? false,
     host: values.host,

@@ -85,6 +85,24 @@ describe("AdbDaemonSession", () => {
     expect(writes()).toEqual([4096, 1904]);
   });
 
+  it("answers the host's CLSE with its own CLSE, once, before forgetting the stream", async () => {
+    let ended = false;
+    const h = harness(() => async (s) => {
+      await s.input.readAll();
+      ended = true;
+    });
+    h.send(AdbCommand.CNXN, 0x01000001, 4096, "host::");
+    h.send(AdbCommand.OPEN, 11, 0, "sync:");
+    const local = h.out.at(-1)!.arg0;
+    h.send(AdbCommand.CLSE, 11, local);
+    await tick();
+    expect(ended).toBe(true);
+    const closes = h.out.filter((m) => m.command === AdbCommand.CLSE);
+    expect(closes).toEqual([expect.objectContaining({ arg0: local, arg1: 11 })]);
+    h.send(AdbCommand.CLSE, 11, local); // a late duplicate is ignored
+    expect(h.out.filter((m) => m.command === AdbCommand.CLSE)).toHaveLength(1);
+  });
+
   it("drops the connection on a corrupt header", () => {
     const h = harness(() => null);
     const bad = Buffer.alloc(24, 0xff);

@@ -135,6 +135,8 @@ export class AdbDaemonSession {
         const s = this.#streams.get(m.arg1);
         if (!s) return;
         this.#streams.delete(m.arg1);
+        // adbd answers a host's CLSE with its own before forgetting the stream; hosts that wait for it (sync) hang otherwise
+        this.send(AdbCommand.CLSE, s.localId, s.remoteId);
         s.remoteClosed();
         return;
       }

@@ -17,6 +17,12 @@ export interface ServiceContext {
 
 const PROMPT = "vphone:/ $ ";
 
+/** adbd's refusal of a host service: FAIL, the message length as 4 hex digits, the message. */
+export function adbFail(message: string): Buffer {
+  const body = Buffer.from(message, "utf8");
+  return Buffer.concat([Buffer.from(`FAIL${body.length.toString(16).padStart(4, "0")}`), body]);
+}
+
 export function createServiceRouter(ctx: ServiceContext): ServiceRouter {
   return (service: string): ServiceHandler | null => {
     const shellSvc = parseShellService(service);
@@ -41,7 +47,7 @@ export function createServiceRouter(ctx: ServiceContext): ServiceRouter {
     if (service === "remount:") return (stream) => stream.write(Buffer.from("Not running as root. Try \"adb root\" first.\n"));
     if (service.startsWith("tcpip:")) return (stream) => stream.write(Buffer.from(`restarting in TCP mode port: ${service.slice(6)}\n`));
     if (service === "usb:") return (stream) => stream.write(Buffer.from("restarting in USB mode\n"));
-    if (service.startsWith("reverse:")) return (stream) => stream.write(Buffer.from("FAIL001dreverse is not supported"));
+    if (service.startsWith("reverse:")) return (stream) => stream.write(adbFail("reverse is not supported on this virtual phone: nothing on it connects out; use adb forward instead"));
     return null;
   };
 }

@@ -16,7 +16,7 @@ export async function decodeRawScreen(phone: PhoneEngine): Promise<Buffer> {
 export function framebufferV2(phone: PhoneEngine): Buffer {
   const { width, height, rgba } = renderRgba(phone.runtime.layout());
   const h = Buffer.alloc(4 * 14);
-  const fields = [2, 32, 0, rgba.length, width, height, 0, 8, 16, 8, 8, 8, 24, 8]; // version, bpp, colorSpace, size, w, h, r/b/g/a offset+length
+  const fields = [2, 32, 1, rgba.length, width, height, 0, 8, 16, 8, 8, 8, 24, 8]; // version 2, bpp, colour space (1 = sRGB, as screencap says), size, w, h, r/b/g/a offset+length
   fields.forEach((v, i) => h.writeUInt32LE(v, i * 4));
   return Buffer.concat([h, rgba]);
 }
