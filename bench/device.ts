@@ -96,7 +96,7 @@ try {
     const t0 = performance.now();
     const r = await device.waitForStable({ timeoutMs: 5_000 });
     stableWaits.push(performance.now() - t0);
-    if (!r.stable || phone.engine.runtime.isLoading()) throw new Error(`bench: waitForStable returned before the results (${JSON.stringify(r)})`);
+    if (!r.stable || phone.engine.runtime.isLoading()) throw new Error(`bench: waitForStable returned before the results (stable=${r.stable}, ${r.frames} frames in ${Math.round(r.waitedMs)} ms)`);
   }
   results.set("waitForStable (700 ms skeleton)", stableWaits);
 
