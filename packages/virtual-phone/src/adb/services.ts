@@ -4,7 +4,7 @@ import type { DeviceStream } from "./stream.ts";
 import { encodeShellPacket, parseShellService, ShellPacketId, ShellPacketParser } from "./shell-v2.ts";
 import { runSyncService } from "./sync.ts";
 import { Shell } from "../shell/interpreter.ts";
-import { parseCommandLine } from "../shell/parse.ts";
+import { firstCommand } from "../shell/syntax.ts";
 import { framebufferV2 } from "../render/raw.ts";
 import type { CommandRegistry, ShellHost } from "../shell/types.ts";
 
@@ -54,18 +54,20 @@ export function createServiceRouter(ctx: ServiceContext): ServiceRouter {
 
 /** True when the first command reads its standard input (e.g. `cat > /sdcard/f`), so it must wait for stdin to close. */
 export function readsStdin(command: string): boolean {
-  try {
-    const first = parseCommandLine(command)[0]?.pipeline[0];
-    if (!first || first.redirects.some((r) => r.fd === 0)) return false;
-    const [name, ...args] = first.argv;
-    return ["cat", "grep", "head", "tail", "wc"].includes(name ?? "") && args.filter((a) => !a.startsWith("-")).length <= (name === "grep" ? 1 : 0);
-  } catch {
-    return false;
-  }
+  const first = firstCommand(command);
+  if (!first || first.stdinRedirected) return false;
+  const [name, ...args] = first.argv;
+  if (name === "sh" || name === "/system/bin/sh") return args.length === 0 || args.every((a) => a.startsWith("-") && a !== "-c");
+  return ["cat", "grep", "head", "tail", "wc", "md5sum", "sha1sum", "sha256sum", "base64", "tee"].includes(name ?? "") && args.filter((a) => !a.startsWith("-")).length <= (name === "grep" ? 1 : name === "tee" ? 1 : 0);
 }
 
-function makeShell(ctx: ServiceContext): Shell {
-  return new Shell(ctx.host, ctx.commands);
+/** A shell for one stream; its commands stop when the client closes the stream (Ctrl-C on `adb logcat`). */
+function makeShell(ctx: ServiceContext, stream: DeviceStream): Shell {
+  const shell = new Shell(ctx.host, ctx.commands);
+  const abort = new AbortController();
+  stream.onClose(() => abort.abort());
+  shell.signal = abort.signal;
+  return shell;
 }
 
 const toPty = (b: Buffer) => Buffer.from(b.toString("utf8").replace(/\r?\n/g, "\r\n"), "utf8");
@@ -86,7 +88,7 @@ async function shellRaw(stream: DeviceStream, ctx: ServiceContext, command: stri
   const w = orderedWriter((b) => stream.write(pty ? toPty(b) : b));
   // `adb exec-in cat > f` streams stdin until the client closes its side
   const stdin = !pty && readsStdin(command) ? await stream.input.readAll() : Buffer.alloc(0);
-  await makeShell(ctx).run(command, { out: (d) => w.push(d), err: (d) => w.push(d) }, stdin);
+  await makeShell(ctx, stream).run(command, { out: (d) => w.push(d), err: (d) => w.push(d) }, stdin);
   await w.flush();
 }
 
@@ -108,7 +110,7 @@ async function shellV2(stream: DeviceStream, ctx: ServiceContext, command: strin
   })();
   if (readsStdin(command)) await stdinDone;
   const w = orderedWriter((b) => stream.write(b));
-  const code = await makeShell(ctx).run(
+  const code = await makeShell(ctx, stream).run(
     command,
     {
       out: (d) => w.push(encodeShellPacket(ShellPacketId.STDOUT, pty ? toPty(d) : d)),
@@ -122,7 +124,7 @@ async function shellV2(stream: DeviceStream, ctx: ServiceContext, command: strin
 
 /** `adb shell` with no command: a prompt, line editing left to the client's terminal. */
 async function interactive(stream: DeviceStream, ctx: ServiceContext, v2: boolean): Promise<void> {
-  const shell = makeShell(ctx);
+  const shell = makeShell(ctx, stream);
   const parser = new ShellPacketParser();
   const send = (b: Buffer) => stream.write(v2 ? encodeShellPacket(ShellPacketId.STDOUT, b) : b);
   await send(Buffer.from(PROMPT));

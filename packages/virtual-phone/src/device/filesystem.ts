@@ -1,4 +1,7 @@
-// The phone's file system, in memory: enough of Android's layout for push/pull, redirects and `ls`.
+// The phone's file system, in memory: enough of Android's layout for push/pull, redirects and `ls`, with the shell
+// user's permissions (only /sdcard and /data/local/tmp are writable) and generated files such as /proc/uptime.
+
+import { installProcFiles } from "./proc.ts";
 
 export const S_IFDIR = 0o040000;
 export const S_IFREG = 0o100000;
@@ -9,11 +12,14 @@ export interface FsNode {
   mtime: number; // seconds
   data: Buffer; // files only
   children: Map<string, FsNode>; // dirs only
+  /** Files whose content is made when read (/proc). */
+  generate?: () => Buffer;
 }
 
-export type FsErrno = "ENOENT" | "ENOTDIR" | "EISDIR" | "EEXIST" | "EACCES";
-export const ERRNO: Record<FsErrno, number> = { ENOENT: 2, ENOTDIR: 20, EISDIR: 21, EEXIST: 17, EACCES: 13 };
+export type FsErrno = "ENOENT" | "ENOTDIR" | "EISDIR" | "EEXIST" | "EACCES" | "EROFS";
+export const ERRNO: Record<FsErrno, number> = { ENOENT: 2, ENOTDIR: 20, EISDIR: 21, EEXIST: 17, EACCES: 13, EROFS: 30 };
 const MESSAGES: Record<FsErrno, string> = {
+  EROFS: "Read-only file system",
   ENOENT: "No such file or directory",
   ENOTDIR: "Not a directory",
   EISDIR: "Is a directory",
@@ -33,7 +39,12 @@ export class FsError extends Error {
   }
 }
 
-const READ_ONLY_ROOTS = ["/system", "/vendor", "/proc"];
+/** Where the shell user (uid 2000) may create, change and remove files, as on a phone. */
+const WRITABLE_ROOTS = ["/sdcard", "/data/local/tmp"];
+/** Mounted read-only on Android (the root file system is part of the system image). */
+const READ_ONLY_MOUNTS = ["/system", "/vendor", "/product", "/system_ext", "/odm", "/apex"];
+/** Directories the shell user cannot list or read. */
+const UNREADABLE = ["/data", "/data/data", "/data/app", "/data/system", "/cache", "/metadata"];
 
 function dir(mode = 0o755): FsNode {
   return { kind: "dir", mode, mtime: Math.floor(Date.now() / 1000), data: Buffer.alloc(0), children: new Map() };
@@ -41,12 +52,42 @@ function dir(mode = 0o755): FsNode {
 
 export class VirtualFs {
   readonly root = dir();
+  /** Wall-clock ms of the last boot; /proc/uptime counts from it. */
+  bootedAt = Date.now();
 
   constructor() {
-    for (const p of ["/sdcard/Download", "/sdcard/DCIM", "/sdcard/Pictures", "/sdcard/Documents", "/data/local/tmp", "/system/bin", "/proc", "/vendor", "/storage/emulated"]) {
+    for (const p of ["/sdcard/Download", "/sdcard/DCIM", "/sdcard/Pictures", "/sdcard/Documents", "/sdcard/Music", "/sdcard/Movies", "/sdcard/Alarms", "/sdcard/Android", "/data/local/tmp", "/data/data", "/data/app", "/system/bin", "/system/etc", "/proc", "/vendor", "/product", "/storage/emulated", "/dev", "/cache", "/mnt", "/sys", "/apex", "/etc"]) {
       this.mkdirp(p);
     }
+    this.root.mode = 0o755;
     this.#ensureDir("/system").children.set("build.prop", this.#file(Buffer.from("ro.build.version.sdk=34\n"), 0o644));
+    this.#ensureDir("/data").mode = 0o771;
+    this.#ensureDir("/sdcard").mode = 0o770;
+    installProcFiles(this, () => (Date.now() - this.bootedAt) / 1000);
+  }
+
+  /** `mkdir -p` as the shell user. */
+  mkdirs(path: string): FsNode {
+    this.#checkWritable(path);
+    return this.mkdirp(path);
+  }
+
+  /** A read-only file whose content is made on each read (/proc/meminfo, /proc/uptime…). */
+  generated(path: string, generate: () => Buffer): void {
+    const [parent, name] = this.#split(path);
+    const node = this.#file(Buffer.alloc(0), 0o444);
+    node.generate = generate;
+    this.mkdirp(parent).children.set(name, node);
+  }
+
+  /** True when the shell user may create or change files at this path. */
+  canWrite(path: string): boolean {
+    const p = this.normalize(path);
+    return WRITABLE_ROOTS.some((r) => p === r || p.startsWith(r + "/"));
+  }
+
+  canRead(path: string): boolean {
+    return !UNREADABLE.includes(this.normalize(path));
   }
 
   /** Normalises a path; /storage/emulated/0 and /storage/self/primary are /sdcard, as on a phone. */
@@ -94,7 +135,11 @@ export class VirtualFs {
 
   #checkWritable(path: string): void {
     const p = this.normalize(path);
-    if (READ_ONLY_ROOTS.some((r) => p === r || p.startsWith(r + "/"))) throw new FsError("EACCES", path);
+    if (this.canWrite(p)) return;
+    const top = "/" + (p.split("/")[1] ?? "");
+    // the root file system and the system partitions are read-only mounts; elsewhere the shell user lacks permission
+    const readOnly = READ_ONLY_MOUNTS.some((r) => p === r || p.startsWith(r + "/")) || !["/data", "/proc", "/sys", "/dev", "/storage", "/mnt", "/cache"].includes(top) || p === top;
+    throw new FsError(readOnly && top !== "/data" ? "EROFS" : "EACCES", path);
   }
 
   mkdirp(path: string): FsNode {
@@ -120,9 +165,14 @@ export class VirtualFs {
 
   readFile(path: string): Buffer {
     const n = this.lookup(path);
-    if (!n) throw new FsError("ENOENT", path);
+    if (!n) throw new FsError(this.canRead(this.#split(path)[0]) ? "ENOENT" : "EACCES", path);
     if (n.kind === "dir") throw new FsError("EISDIR", path);
-    return n.data;
+    return n.generate ? n.generate() : n.data;
+  }
+
+  /** Size as stat reports it (generated files report 0, as /proc does). */
+  size(n: FsNode): number {
+    return n.generate ? 0 : n.data.length;
   }
 
   writeFile(path: string, data: Buffer, opts: { mode?: number; mtime?: number; append?: boolean; mkdirs?: boolean } = {}): void {
@@ -149,6 +199,7 @@ export class VirtualFs {
   }
 
   list(path: string): [string, FsNode][] {
+    if (!this.canRead(path)) throw new FsError("EACCES", path);
     const d = this.#ensureDir(path);
     return [...d.children.entries()].sort(([a], [b]) => a.localeCompare(b));
   }

@@ -8,6 +8,8 @@ export interface ShellHost {
   phone: PhoneEngine;
   /** Applies injected faults (slow / fail next) before each command. */
   beforeCommand?(argv: string[]): Promise<void>;
+  /** Takes the phone offline and boots it again (`reboot`, `svc power reboot`); resolves once it is going down. */
+  reboot?(reason: string): Promise<void>;
 }
 
 export interface CommandContext {
@@ -18,6 +20,10 @@ export interface CommandContext {
   err(data: string | Buffer): void;
   host: ShellHost;
   shell: Shell;
+  /** Exported variables plus the command's own assignments (`ANDROID_LOG_TAGS= logcat`). */
+  env: Record<string, string>;
+  /** Aborted when the client closes the stream: long-running commands (logcat, sleep) stop. */
+  signal: AbortSignal;
 }
 
 export type ShellCommand = (ctx: CommandContext) => number | Promise<number>;

@@ -92,7 +92,7 @@ const mkdir = ({ args, err, host, shell }: CommandContext) => {
   let status = 0;
   for (const p of args.filter((a) => !a.startsWith("-"))) {
     try {
-      if (parents) host.fs.mkdirp(host.fs.normalize(p, shell.cwd));
+      if (parents) host.fs.mkdirs(host.fs.normalize(p, shell.cwd));
       else host.fs.mkdir(host.fs.normalize(p, shell.cwd));
     } catch (e) {
       err(`mkdir: '${p}': ${(e as FsError).reason ?? String(e)}\n`);
@@ -237,17 +237,6 @@ const cd = ({ args, err, host, shell }: CommandContext) => {
   return 0;
 };
 
-const date = ({ out, host, args }: CommandContext) => {
-  const d = new Date(host.phone.clock.now());
-  if (args[0] === "+%s") out(`${Math.floor(d.getTime() / 1000)}\n`);
-  else {
-    const days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
-    const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-    out(`${days[d.getUTCDay()]} ${months[d.getUTCMonth()]} ${String(d.getUTCDate()).padStart(2, " ")} ${d.toISOString().slice(11, 19)} UTC ${d.getUTCFullYear()}\n`);
-  }
-  return 0;
-};
-
 export function registerBasics(r: CommandRegistry): void {
   r.set("echo", echo);
   r.set("cat", cat);
@@ -269,8 +258,6 @@ export function registerBasics(r: CommandRegistry): void {
   r.set("pwd", ({ out, shell }) => (out(`${shell.cwd}\n`), 0));
   r.set("id", ({ out }) => (out("uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log),1011(adb),1015(sdcard_rw),1028(sdcard_r),3001(net_bt_admin),3002(net_bt),3003(inet),3006(net_bw_stats) context=u:r:shell:s0\n"), 0));
   r.set("whoami", ({ out }) => (out("shell\n"), 0));
-  r.set("uname", ({ out, args }) => (out(args.includes("-a") ? "Linux localhost 6.1.23-android14-4 #1 SMP PREEMPT x86_64 Toybox\n" : "Linux\n"), 0));
-  r.set("date", date);
   r.set("exit", ({ args }) => Number(args[0] ?? 0));
   r.set("which", ({ args, out, shell }) => {
     void shell;

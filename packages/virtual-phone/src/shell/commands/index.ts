@@ -5,6 +5,8 @@ import { registerBasics } from "./basics.ts";
 import { registerInput } from "./input.ts";
 import { registerScreen } from "./screen.ts";
 import { registerProcesses } from "./processes.ts";
+import { registerTestPrintf } from "./test-printf.ts";
+import { registerToybox } from "./toybox.ts";
 
 export function createCommandRegistry(): CommandRegistry {
   const r: CommandRegistry = new Map();
@@ -13,5 +15,7 @@ export function createCommandRegistry(): CommandRegistry {
   registerScreen(r);
   registerActivity(r);
   registerProcesses(r);
+  registerTestPrintf(r);
+  registerToybox(r);
   return r;
 }
