@@ -8,9 +8,10 @@ import { EventHub } from "./events.ts";
 import { checkHealth } from "./health.ts";
 import { handleModelProxy, METER_HEADERS, MODEL_PROXY_PATH, type ModelUpstream } from "./model-proxy.ts";
 import { appRouter } from "./root.ts";
-import { AGENT_HEADER, createTRPCContext, MEMBER_HEADER } from "./trpc.ts";
+import { AGENT_HEADER, HEALTH_PATH, MEMBER_HEADER, TRPC_PATH } from "./contract.ts";
+import { createTRPCContext } from "./trpc.ts";
 
-export const TRPC_PATH = "/trpc";
+export { TRPC_PATH } from "./contract.ts";
 
 export interface ApiServerInit {
   db: Db;
@@ -79,7 +80,7 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
       return;
     }
     const path = (req.url ?? "/").split("?")[0];
-    if (path === "/health" && req.method === "GET") {
+    if (path === HEALTH_PATH && req.method === "GET") {
       void sendHealth(res, services.db, events);
       return;
     }

@@ -4,10 +4,10 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { isStateError, type Db } from "@phoneloop/state";
 import { describeIssues, inputIssues, toTRPCError, type InputIssue } from "./errors.ts";
+import { credentialsOf, MEMBER_HEADER } from "./contract.ts";
 import type { EventHub } from "./events.ts";
 
-export const MEMBER_HEADER = "x-phoneloop-member";
-export const AGENT_HEADER = "x-phoneloop-agent";
+export { AGENT_HEADER, MEMBER_HEADER } from "./contract.ts";
 
 export interface ApiServices {
   db: Db;
@@ -18,8 +18,7 @@ export function createTRPCContext(opts: { services: ApiServices; headers: Header
   return {
     db: opts.services.db,
     events: opts.services.events,
-    memberId: opts.headers.get(MEMBER_HEADER)?.trim() || null,
-    agentId: opts.headers.get(AGENT_HEADER)?.trim() || null,
+    ...credentialsOf(opts.headers),
   };
 }
 export type Context = ReturnType<typeof createTRPCContext>;

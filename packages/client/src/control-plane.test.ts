@@ -1,0 +1,102 @@
+// The client's ControlPlane against the real API and Postgres (a throwaway database cloned from the migrated
+// template): the whole port contract, then what only this implementation does (errors, the unreachable API).
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ControlPlaneConflict } from "@phoneloop/agent";
+import { describeControlPlaneContract } from "@phoneloop/agent/testing/contract";
+import { createApiServer, type ApiServer } from "@phoneloop/api";
+import { createTestDatabase, seedMember, type TestDatabase } from "@phoneloop/state/testing";
+import { createApiClient } from "./api-client.ts";
+import { createControlPlane } from "./control-plane.ts";
+import { API_UNREACHABLE, ControlPlaneError } from "./errors.ts";
+import { subscribeEvents, type StreamedEvent } from "./events.ts";
+
+let t: TestDatabase;
+let api: ApiServer;
+let ownerId: string;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
+  ownerId = (await seedMember(t.db, "owner", "Olive")).id;
+});
+afterAll(async () => {
+  await api?.close();
+  await t?.drop();
+});
+
+describeControlPlaneContract("packages/client over the API and Postgres", async () => {
+  const member = createApiClient({ apiUrl: api.url, credentials: { memberId: ownerId } });
+  return {
+    controlPlane: createControlPlane(createApiClient({ apiUrl: api.url }), { apiUrl: api.url, gatePollMaxMs: 200 }),
+    resolveGate: async (gateId, d) => {
+      await member.gate.resolve.mutate({ gateId, ...d });
+    },
+    expireGate: async (gateId) => {
+      await member.gate.expire.mutate({ gateId });
+    },
+    // The core reads the database's clock: let real time pass (a lease or gate ttl of 1 ms is then over).
+    elapse: (ms) => new Promise((r) => setTimeout(r, ms)),
+  };
+});
+
+describe("packages/client errors", () => {
+  it("a state error keeps the API's code and message; a lost lease is ControlPlaneConflict", async () => {
+    const cp = createControlPlane(createApiClient({ apiUrl: api.url }), { apiUrl: api.url });
+    const e = await cp.reopenTodo({ todoId: "todo_missing", reason: "x" }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ControlPlaneError);
+    expect(e).toMatchObject({ code: "NOT_FOUND" });
+    expect((e as Error).message).toMatch(/^todo\.reopen: .*todo_missing/);
+
+    const { agentId } = await cp.registerAgent({ name: "w", kind: "headless", capabilities: ["phone"] });
+    const goal = await cp.createGoal({ objective: "Conflicts" });
+    await cp.replanTodos({ goalId: goal.id, idempotencyKey: `k_${goal.id}`, reason: "plan", ops: [{ op: "add", todo: { title: "A", kind: "executor" } }] });
+    const claim = await cp.claimNext({ agentId, goalId: goal.id, ttlMs: 60_000 });
+    if (!claim.claimed) throw new Error(claim.reason);
+    const forged = cp.startTodo({ todoId: claim.todo.id, agentId, leaseKey: "lk_forged" });
+    await expect(forged).rejects.toBeInstanceOf(ControlPlaneConflict);
+  });
+
+  it("an unreachable API is API_UNREACHABLE, naming the URL and how to start the API", async () => {
+    const srv = createServer();
+    await new Promise<void>((ok) => srv.listen(0, "127.0.0.1", ok));
+    const { port } = srv.address() as AddressInfo;
+    await new Promise((ok) => srv.close(ok)); // nothing listens there now
+    const down = `http://127.0.0.1:${port}`;
+    const e = await createControlPlane(createApiClient({ apiUrl: down }), { apiUrl: down }).getGoal("goal_x").catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ControlPlaneError);
+    expect(e).toMatchObject({ code: API_UNREACHABLE });
+    expect((e as Error).message).toContain(`Cannot reach the PhoneLoop API at ${down} (ECONNREFUSED)`);
+    expect((e as Error).message).toContain("npm start");
+  });
+
+  it("a goal needs a creator: without a member or a registered agent, createGoal says so", async () => {
+    const cp = createControlPlane(createApiClient({ apiUrl: api.url }), { apiUrl: api.url });
+    await expect(cp.createGoal({ objective: "x" })).rejects.toMatchObject({ code: "INVALID_INPUT", message: expect.stringMatching(/register the agent first/) });
+  });
+});
+
+describe("subscribeEvents", () => {
+  it("delivers a goal's events as they commit, with the caller's credentials as the actor", async () => {
+    const client = createApiClient({ apiUrl: api.url, credentials: { memberId: ownerId } });
+    const goal = await client.goal.create.mutate({ title: "Streamed", objective: "watch it", createdBy: ownerId });
+    const received: StreamedEvent[] = [];
+    let started!: () => void;
+    const live = new Promise<void>((r) => (started = r));
+    let arrived!: () => void;
+    const got = new Promise<void>((r) => (arrived = r));
+    const sub = subscribeEvents(client, { goalId: goal.id }, {
+      onStarted: () => started(),
+      onEvent: (e) => {
+        received.push(e);
+        arrived();
+      },
+    });
+    await live;
+    await client.goal.pause.mutate({ goalId: goal.id });
+    await got;
+    sub.unsubscribe();
+    expect(received[0]).toMatchObject({ operator: "goal.pause", subjectId: goal.id, goalId: goal.id, actor: ownerId });
+  });
+});

@@ -1,0 +1,67 @@
+// One error type for every failure the API reports: its state code (UPPER_SNAKE_CASE) and the API's own message,
+// which says what happened and what to do. A lost lease or a taken todo is the port's ControlPlaneConflict.
+import { TRPCClientError } from "@trpc/client";
+import { ControlPlaneConflict } from "@phoneloop/agent";
+
+export class ControlPlaneError extends Error {
+  override readonly name = "ControlPlaneError";
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly details: Record<string, unknown> | null = null,
+  ) {
+    super(message);
+  }
+}
+
+export const API_UNREACHABLE = "API_UNREACHABLE";
+
+/** The request never got an answer: the API is down, the URL is wrong, or the network is. */
+export function apiUnreachable(apiUrl: string, cause: string): ControlPlaneError {
+  return new ControlPlaneError(
+    API_UNREACHABLE,
+    `Cannot reach the PhoneLoop API at ${apiUrl} (${cause}). Start it with \`npm start\` (or DATABASE_URL=… npm run start --workspace @phoneloop/api), ` +
+      `or point PHONELOOP_API_URL / --api-url at a running one.`,
+  );
+}
+
+interface ErrorData {
+  code?: string;
+  stateCode?: string | null;
+  details?: Record<string, unknown> | null;
+}
+
+/** Any error from a tRPC call as ControlPlaneError / ControlPlaneConflict; `what` names the call in the message. */
+export function toControlPlaneError(e: unknown, apiUrl: string, what?: string): Error {
+  if (e instanceof ControlPlaneError || e instanceof ControlPlaneConflict) return e;
+  if (e instanceof TRPCClientError) {
+    const data = e.data as ErrorData | null | undefined;
+    if (!data?.code) return apiUnreachable(apiUrl, networkReason(e));
+    const code = data.stateCode ?? data.code;
+    const message = what ? `${what}: ${e.message}` : e.message;
+    if (code === "CONFLICT") return new ControlPlaneConflict(message);
+    return new ControlPlaneError(code, message, data.details ?? null);
+  }
+  return e instanceof Error ? e : new Error(String(e));
+}
+
+/** The code of an error as this package reports it (CONFLICT for a conflict), or undefined. */
+export function codeOf(e: unknown): string | undefined {
+  if (e instanceof ControlPlaneConflict) return "CONFLICT";
+  if (e instanceof ControlPlaneError) return e.code;
+  return undefined;
+}
+
+/** The most specific reason a request never got an answer (ECONNREFUSED, ENOTFOUND, …), digging through causes. */
+export function networkReason(e: unknown): string {
+  const seen: string[] = [];
+  for (let c: unknown = e, depth = 0; c && depth < 6; c = (c as { cause?: unknown }).cause, depth++) {
+    const code = (c as { code?: unknown }).code;
+    if (typeof code === "string" && /^E[A-Z]+$/.test(code)) return code;
+    const errors = (c as { errors?: unknown[] }).errors;
+    const inner = Array.isArray(errors) ? (errors[0] as { code?: unknown } | undefined)?.code : undefined;
+    if (typeof inner === "string") return inner;
+    if (c instanceof Error) seen.push(c.message);
+  }
+  return seen.at(-1) ?? String(e);
+}
