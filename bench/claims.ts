@@ -56,7 +56,7 @@ async function runOurs(db: Db, items: number): Promise<Side> {
         latencies.push(performance.now() - t0);
         if (!r.claimed) return;
         seen.set(r.todo.id, (seen.get(r.todo.id) ?? 0) + 1);
-        await completeTodo(db, { todoId: r.todo.id, agentId: agent.id, leaseKey: r.lease.idempotencyKey });
+        await completeTodo(db, { todoId: r.todo.id, agentId: agent.id, leaseKey: r.lease.leaseKey });
       }
     }),
   );

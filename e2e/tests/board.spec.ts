@@ -98,7 +98,7 @@ test("the board renders a lane per todo state and moves a card live when the tod
     goalId: goal.id,
     todos: [{ title: "Open the booking app" }, { title: "Search Italian places" }, { title: "Pick a table at 19:00" }],
   });
-  await client.agent.register.mutate({ id: "agent_e2e_pixel", name: "Pixel tab", kind: "browser-tab", capabilities: [] });
+  await client.agent.register.mutate({ id: "agent_e2e_pixel", name: "Pixel tab", kind: "browser", capabilities: [] });
 
   await page.goto(`${webUrl}/goals/${goal.id}`);
   await expect(page.getByRole("heading", { name: /Book a table for two/ })).toBeVisible();
@@ -124,7 +124,7 @@ test("the board renders a lane per todo state and moves a card live when the tod
 test("the attention queue shows an open gate and drops it when a member resolves it", async ({ page }) => {
   const client = apiClient();
   const goal = await client.goal.create.mutate({ title: "Pay a deposit", objective: "Hold the table", createdBy: "m_e2e" });
-  const gate = await client.gate.open.mutate({ goalId: goal.id, question: "Pay the 20 EUR deposit to hold the table?", options: ["pay", "skip"], answerRoles: ["owner"] });
+  const { gate } = await client.gate.open.mutate({ goalId: goal.id, question: "Pay the 20 EUR deposit to hold the table?", options: ["pay", "skip"], answerRoles: ["owner"] });
   await db.member.create({ data: { id: "m_e2e_owner", name: "Olive", role: "owner" } });
 
   await page.goto(webUrl);

@@ -90,9 +90,9 @@ describe("phoneloop CLI against a running API", () => {
 
     const claim = await phoneloop("todo", "claim", todo!.id, "--agent", agent.id, "--ttl", "5m", "--json");
     expect(claim.code, claim.stderr).toBe(0);
-    const claimed = JSON.parse(claim.stdout) as { claimed: boolean; lease: { idempotencyKey: string } };
+    const claimed = JSON.parse(claim.stdout) as { claimed: boolean; lease: { leaseKey: string } };
     expect(claimed.claimed).toBe(true);
-    const key = claimed.lease.idempotencyKey;
+    const key = claimed.lease.leaseKey;
 
     const taken = await phoneloop("todo", "claim", todo!.id, "--agent", other.id);
     expect(taken.code).toBe(1);

@@ -54,20 +54,21 @@ export const COMMANDS: Command[] = [
     async run({ client, args }) {
       const todoId = args.optionalArg("todoId");
       const ttlMs = args.durationMs("ttl");
-      const result = await client.todo.claim.mutate({
+      const common = {
         agentId: args.agent(),
-        ...(todoId ? { todoId } : {}),
-        ...(args.string("goal") ? { goalId: args.string("goal") } : {}),
         ...(ttlMs !== undefined ? { ttlMs } : {}),
         ...(args.string("key") ? { idempotencyKey: args.string("key") } : {}),
-      });
+      };
+      const result = todoId
+        ? await client.todo.claim.mutate({ ...common, todoId })
+        : await client.todo.claimNext.mutate({ ...common, ...(args.string("goal") ? { goalId: args.string("goal") } : {}) });
       if (!result.claimed) return { json: result, text: `Nothing claimed: ${result.reason}`, exitCode: 1 };
       const { todo, lease } = result;
       return {
         json: result,
         text: [
-          `${result.replay ? "Already claimed (same key)" : "Claimed"} ${todo.id} — ${todo.title}`,
-          `  lease key  ${lease.idempotencyKey}`,
+          `${result.duplicate ? "Already claimed (same key)" : "Claimed"} ${todo.id} — ${todo.title}`,
+          `  lease key  ${lease.leaseKey}`,
           `  expires    ${relative(lease.expiresAt)} (ttl ${duration(lease.ttlMs)})`,
           ...(result.reclaimedFrom ? [`  reclaimed from ${result.reclaimedFrom}, whose lease had expired`] : []),
         ].join("\n"),

@@ -4,37 +4,11 @@
 export { createDb, type Db } from "./db/client.ts";
 export { applyMigrations, redact, MIGRATIONS_DIR } from "./db/migrate.ts";
 export { startEmbeddedPostgres, type EmbeddedPostgresInit, type RunningPostgres } from "./db/embedded-postgres.ts";
-export type { Goal, Todo, Lease, Gate, Evidence, Run, Step, Agent, Member } from "./generated/prisma/client.ts";
+export type { Goal, Todo, Lease, Gate, Evidence, Run, Step, Agent, Member, Turn, Replan } from "./generated/prisma/client.ts";
 
-// domain: pure rules
-export { StateError, StateErrorCode, isStateError } from "./domain/errors.ts";
-export { manualClock, type Clock, type ManualClock } from "./domain/clock.ts";
-export {
-  TODO_STATES,
-  TODO_EVENTS,
-  TODO_TRANSITIONS,
-  HELD_STATES,
-  TERMINAL_STATES,
-  legalTodoEvents,
-  canTransitionTodo,
-  nextTodoState,
-  type TodoState,
-  type TodoEvent,
-} from "./domain/todo-transitions.ts";
-export { GOAL_STATUSES, GOAL_TRANSITIONS, nextGoalStatus, type GoalStatus, type GoalEvent } from "./domain/goal-transitions.ts";
-export {
-  TURN_ROUTES,
-  TURN_RESULT_KINDS,
-  TURN_RESULT_TRANSITION,
-  SPENDING_RESULTS,
-  decideTurnRoute,
-  type TurnRoute,
-  type TurnResultKind,
-  type TurnRouteDecision,
-  type TurnSnapshot,
-} from "./domain/turn.ts";
-export { todoStatusOf, type TodoStatus, type LeaseStatus, type GateStatus, type HolderView } from "./domain/status.ts";
-export { MemberRoleSchema, type MemberRole } from "./domain/schemas.ts";
+// domain: pure rules and words (also the browser-safe subpath @phoneloop/state/domain)
+export * from "./domain/index.ts";
+export { MemberRoleSchema } from "./domain/schemas.ts";
 
 // services: the operators
 export type { DbOrTx, Tx, OperatorContext } from "./services/operator.ts";
@@ -46,8 +20,10 @@ export { resumeGoal, ResumeGoalInput } from "./services/goal/resume-goal.ts";
 export { cancelGoal, CancelGoalInput } from "./services/goal/cancel-goal.ts";
 
 export { addTodos, AddTodosInput, TodoDraft } from "./services/todo/add-todos.ts";
-export { replanTodos, ReplanTodosInput, type ReplanTodosResult } from "./services/todo/replan-todos.ts";
-export { claimTodo, ClaimTodoInput, DEFAULT_LEASE_TTL_MS, type ClaimTodoResult } from "./services/todo/claim-todo.ts";
+export { replanTodos, ReplanTodosInput, ReplanOp, type ReplanTodosResult } from "./services/todo/replan-todos.ts";
+export { DEFAULT_LEASE_TTL_MS, type ClaimResult } from "./services/todo/claim-result.ts";
+export { claimNext, ClaimNextInput } from "./services/todo/claim-next.ts";
+export { claimTodo, ClaimTodoInput } from "./services/todo/claim-todo.ts";
 export { startTodo, StartTodoInput } from "./services/todo/start-todo.ts";
 export { validateTodo, ValidateTodoInput } from "./services/todo/validate-todo.ts";
 export { writebackTodo, WritebackTodoInput } from "./services/todo/writeback-todo.ts";
@@ -62,16 +38,16 @@ export { renewLease, RenewLeaseInput } from "./services/lease/renew-lease.ts";
 export { releaseLease, ReleaseLeaseInput } from "./services/lease/release-lease.ts";
 export { transferLease, TransferLeaseInput } from "./services/lease/transfer-lease.ts";
 
-export { openGate, OpenGateInput } from "./services/gate/open-gate.ts";
+export { openGate, OpenGateInput, type OpenGateResult } from "./services/gate/open-gate.ts";
 export { resolveGate, ResolveGateInput } from "./services/gate/resolve-gate.ts";
 export { expireGate, ExpireGateInput } from "./services/gate/expire-gate.ts";
 
-export { appendEvidence, AppendEvidenceInput, EVIDENCE_KINDS, type EvidenceKind, type AppendEvidenceResult } from "./services/evidence/append-evidence.ts";
+export { appendEvidence, AppendEvidenceInput, type AppendEvidenceResult } from "./services/evidence/append-evidence.ts";
 export { putBlob, PutBlobInput, getBlob, MAX_BLOB_BYTES, type PutBlobResult } from "./services/evidence/put-blob.ts";
 
 export { setQuotaPolicy, SetQuotaPolicyInput, type QuotaPolicyView } from "./services/quota/set-quota-policy.ts";
 export { spendQuota, SpendQuotaInput, type SpendQuotaResult, type QuotaSpendView } from "./services/quota/spend-quota.ts";
-export { shouldRun, ShouldRunInput, SKIP_REASONS, type ShouldRunResult, type SkipReason } from "./services/quota/should-run.ts";
+export { shouldRun, ShouldRunInput, type ShouldRunResult } from "./services/quota/should-run.ts";
 export type { PolicyUsage, Amounts } from "./services/quota/usage.ts";
 
 export { registerAgent, RegisterAgentInput } from "./services/agent/register-agent.ts";
@@ -81,10 +57,9 @@ export { appendStep, AppendStepInput } from "./services/run/append-step.ts";
 export { saveCheckpoint, SaveCheckpointInput } from "./services/run/save-checkpoint.ts";
 export { resumeRun, ResumeRunInput } from "./services/run/resume-run.ts";
 export { finishRun, FinishRunInput } from "./services/run/finish-run.ts";
-export { RUN_STATUSES, type RunStatus } from "./services/run/run-guards.ts";
 
 export { routeTurn, RouteTurnInput, DEFAULT_MAX_ATTEMPTS } from "./services/turn/route-turn.ts";
-export { recordTurnResult, RecordTurnResultInput, type RecordTurnResultResult } from "./services/turn/record-turn-result.ts";
+export { recordTurnResult, RecordTurnResultInput, type RecordTurnResultResult, type TurnTransition } from "./services/turn/record-turn-result.ts";
 
 // projections: read-only
 export { board, BoardInput, type Board, type BoardCard } from "./projections/board.ts";

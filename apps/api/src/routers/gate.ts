@@ -17,6 +17,7 @@ const ResolveAsCallerInput = ResolveGateInput.omit({ memberId: true });
 export const gateRouter = {
   /** One gate with its status: open (question, options, who may answer) or its decision. */
   get: publicProcedure.input(GateDetailInput).query(({ ctx, input }) => gateDetail(ctx.db, input)),
+  /** A repeated idempotencyKey returns the first gate (created: false); reused for another question, CONFLICT. */
   open: publicProcedure.input(OpenGateInput).mutation(({ ctx, input }) => openGate(ctx.db, input, acting(ctx))),
   resolve: memberProcedure
     .input(ResolveAsCallerInput)

@@ -4,6 +4,8 @@ import {
   AddTodosInput,
   blockTodo,
   BlockTodoInput,
+  claimNext,
+  ClaimNextInput,
   claimTodo,
   ClaimTodoInput,
   completeTodo,
@@ -31,8 +33,11 @@ export const todoRouter = {
   /** A goal's todos in plan order with inputs, outputs, capabilities, values, holder and open gate. */
   list: publicProcedure.input(TodoListInput).query(({ ctx, input }) => todoList(ctx.db, input)),
   add: publicProcedure.input(AddTodosInput).mutation(({ ctx, input }) => addTodos(ctx.db, input, acting(ctx))),
+  /** add / reorder / supersede ops in one transaction; a repeated idempotencyKey returns the stored result. */
   replan: publicProcedure.input(ReplanTodosInput).mutation(({ ctx, input }) => replanTodos(ctx.db, input, acting(ctx))),
-  /** A given todo, or the next eligible one; `claimed: false` with a reason when there is none. */
+  /** The next eligible todo in order (reclaiming an expired lease), in one statement; `claimed: false` with a reason. */
+  claimNext: publicProcedure.input(ClaimNextInput).mutation(({ ctx, input }) => claimNext(ctx.db, input, acting(ctx))),
+  /** A named todo (an explicit claim). */
   claim: publicProcedure.input(ClaimTodoInput).mutation(({ ctx, input }) => claimTodo(ctx.db, input, acting(ctx))),
   start: publicProcedure.input(StartTodoInput).mutation(({ ctx, input }) => startTodo(ctx.db, input, acting(ctx))),
   validate: publicProcedure.input(ValidateTodoInput).mutation(({ ctx, input }) => validateTodo(ctx.db, input, acting(ctx))),

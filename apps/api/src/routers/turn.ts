@@ -5,6 +5,7 @@ import { acting, publicProcedure } from "../trpc.ts";
 export const turnRouter = {
   /** Before a turn: where it goes (ready_for_host, wait, blocked, …). */
   route: publicProcedure.input(RouteTurnInput).mutation(({ ctx, input }) => routeTurn(ctx.db, input, acting(ctx))),
-  /** After a turn: its classified result, applied as one transition (and its spend, if validated). */
-  recordResult: publicProcedure.input(RecordTurnResultInput).mutation(({ ctx, input }) => recordTurnResult(ctx.db, input, acting(ctx))),
+  /** After a turn: its classified result, applied as one transition (and its spend, if validated). A repeated
+   * idempotencyKey returns the first outcome with duplicate: true. */
+  result: publicProcedure.input(RecordTurnResultInput).mutation(({ ctx, input }) => recordTurnResult(ctx.db, input, acting(ctx))),
 } satisfies TRPCRouterRecord;

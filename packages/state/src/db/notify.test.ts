@@ -32,12 +32,12 @@ describe("event announcements", () => {
     const agent = await seedAgent(t.db);
     const c = await claimTodo(t.db, { agentId: agent.id, goalId: goal.id });
     if (!c.claimed) throw new Error("no claim");
-    await completeTodo(t.db, { todoId: c.todo.id, agentId: agent.id, leaseKey: c.lease.idempotencyKey });
+    await completeTodo(t.db, { todoId: c.todo.id, agentId: agent.id, leaseKey: c.lease.leaseKey });
     // The same operators inside a caller's transaction leave the announcement to the trigger.
     await t.db.$transaction(async (tx) => {
       const c2 = await claimTodo(tx, { agentId: agent.id, goalId: goal.id });
       if (!c2.claimed) throw new Error("no claim");
-      await completeTodo(tx, { todoId: c2.todo.id, agentId: agent.id, leaseKey: c2.lease.idempotencyKey });
+      await completeTodo(tx, { todoId: c2.todo.id, agentId: agent.id, leaseKey: c2.lease.leaseKey });
     });
     const ids = (await t.db.event.findMany({ where: { goalId: goal.id }, select: { id: true } })).map((e) => String(e.id));
     await until(ids);

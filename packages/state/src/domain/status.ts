@@ -41,11 +41,11 @@ export function todoStatusOf(
   }
 }
 
-export type LeaseStatus =
+export type LeaseStatusView =
   | { status: "active"; ownerId: string; expiresAt: Date; epoch: number }
   | { status: "released" | "expired" | "transferred"; endedAt: Date | null };
 
-export type GateStatus =
+export type GateStatusView =
   | { status: "open"; question: string; options: string[]; answerRoles: string[] }
   | { status: "approved" | "denied" | "answered"; decision: string; answer: string | null; rationale: string | null; resolvedBy: string }
   | { status: "expired" };

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { parseInput } from "../domain/input.ts";
 import { Id } from "../domain/schemas.ts";
-import { EVIDENCE_KINDS } from "../services/evidence/append-evidence.ts";
+import { EVIDENCE_KINDS } from "../domain/vocabulary.ts";
 import type { DbOrTx } from "../services/operator.ts";
 
 export const EvidenceListInput = z.object({

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { StateError } from "../domain/errors.ts";
 import { parseInput } from "../domain/input.ts";
 import { Id } from "../domain/schemas.ts";
-import type { GateStatus } from "../domain/status.ts";
+import type { GateStatusView } from "../domain/status.ts";
 import type { DbOrTx } from "../services/operator.ts";
 
 export const GateDetailInput = z.object({ gateId: Id });
@@ -17,7 +17,7 @@ export type GateDetail = {
   evidenceIds: string[];
   createdAt: Date;
   resolvedAt: Date | null;
-} & GateStatus;
+} & GateStatusView;
 
 export async function gateDetail(db: DbOrTx, raw: GateDetailInput): Promise<GateDetail> {
   const i = parseInput(GateDetailInput, raw, "gateDetail");

@@ -27,7 +27,7 @@ describe("projections", () => {
     const agent = await seedAgent(t.db, { name: "Pixel 8 tab" }, ctx);
     const claim = await claimTodo(t.db, { agentId: agent.id, todoId: a!.id, ttlMs: 60_000 }, ctx);
     if (!claim.claimed) throw new Error("claim failed");
-    await startTodo(t.db, { todoId: a!.id, agentId: agent.id, leaseKey: claim.lease.idempotencyKey }, ctx);
+    await startTodo(t.db, { todoId: a!.id, agentId: agent.id, leaseKey: claim.lease.leaseKey }, ctx);
     clock.advance(1_000);
     await appendEvidence(t.db, { goalId: goal.id, todoId: a!.id, kind: "observation", summary: "first", idempotencyKey: rid("e") }, ctx);
     clock.advance(1_000);

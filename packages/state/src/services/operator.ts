@@ -21,14 +21,19 @@ export function inTx<T>(db: DbOrTx, fn: (tx: Tx) => Promise<T>): Promise<T> {
   return fn(db as Tx);
 }
 
+/** The clock's time as a Date, or undefined when the database's now() decides. */
+export function clockDate(ctx?: OperatorContext): Date | undefined {
+  return ctx?.clock ? new Date(ctx.clock.now()) : undefined;
+}
+
 /** The instant an operator acts at, as a SQL parameter: null means "the database's now()". */
 export function atParam(ctx?: OperatorContext): Date | null {
-  return ctx?.clock?.now() ?? null;
+  return clockDate(ctx) ?? null;
 }
 
 /** The operator's time as a value: the clock's, or the transaction's now(). */
 export async function currentTime(tx: DbOrTx, ctx?: OperatorContext): Promise<Date> {
-  const at = ctx?.clock?.now();
+  const at = clockDate(ctx);
   if (at) return at;
   const rows = await tx.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
   return rows[0]!.now;

@@ -8,8 +8,9 @@ import { createGoal, type CreateGoalInput } from "../services/goal/create-goal.t
 import { addTodos, type TodoDraft } from "../services/todo/add-todos.ts";
 import { registerAgent, type RegisterAgentInput } from "../services/agent/register-agent.ts";
 import { openGate, type OpenGateInput } from "../services/gate/open-gate.ts";
-import { claimTodo, type ClaimTodoResult } from "../services/todo/claim-todo.ts";
-import type { MemberRole } from "../domain/schemas.ts";
+import { claimTodo } from "../services/todo/claim-todo.ts";
+import type { ClaimResult } from "../services/todo/claim-result.ts";
+import type { MemberRole } from "../domain/vocabulary.ts";
 
 export function rid(prefix: string): string {
   return `${prefix}_${randomBytes(6).toString("hex")}`;
@@ -27,7 +28,7 @@ export async function seedTodos(db: Db, goalId: string, n: number, over: Partial
 }
 
 export async function seedAgent(db: Db, over: Partial<RegisterAgentInput> = {}, ctx?: OperatorContext): Promise<Agent> {
-  return registerAgent(db, { id: rid("agent"), name: "Pixel tab", kind: "browser-tab", capabilities: ["android"], ...over }, ctx);
+  return registerAgent(db, { id: rid("agent"), name: "Pixel tab", kind: "browser", capabilities: ["android"], ...over }, ctx);
 }
 
 export async function seedMember(db: Db, role: MemberRole = "owner", name = `Member ${role}`): Promise<Member> {
@@ -35,11 +36,11 @@ export async function seedMember(db: Db, role: MemberRole = "owner", name = `Mem
 }
 
 export async function seedGate(db: Db, goalId: string, over: Partial<OpenGateInput> = {}, ctx?: OperatorContext): Promise<Gate> {
-  return openGate(db, { goalId, question: "Pay the 5 EUR deposit to hold the table?", options: ["pay", "skip"], answerRoles: ["owner"], ...over }, ctx);
+  return (await openGate(db, { goalId, question: "Pay the 5 EUR deposit to hold the table?", options: ["pay", "skip"], answerRoles: ["owner"], ...over }, ctx)).gate;
 }
 
 /** A goal with one todo, an agent, and that agent's claim on it. */
-export async function seedClaimed(db: Db, ctx?: OperatorContext, ttlMs = 60_000): Promise<{ goal: Goal; todo: Todo; agent: Agent; claim: Extract<ClaimTodoResult, { claimed: true }> }> {
+export async function seedClaimed(db: Db, ctx?: OperatorContext, ttlMs = 60_000): Promise<{ goal: Goal; todo: Todo; agent: Agent; claim: Extract<ClaimResult, { claimed: true }> }> {
   const goal = await seedGoal(db, {}, ctx);
   const [todo] = await seedTodos(db, goal.id, 1, {}, ctx);
   const agent = await seedAgent(db, {}, ctx);

@@ -2,13 +2,14 @@ import { z } from "zod";
 import type { Agent } from "../../generated/prisma/client.ts";
 import { parseInput } from "../../domain/input.ts";
 import { Capabilities, Id, JsonObject, ShortText } from "../../domain/schemas.ts";
+import { AGENT_KINDS } from "../../domain/vocabulary.ts";
 import { actorOf, appendEvent, atParam, currentTime, inTx, type DbOrTx, type OperatorContext } from "../operator.ts";
 
 export const RegisterAgentInput = z.object({
   id: Id,
   name: ShortText,
-  /** e.g. "browser-tab", "cli", "worker". */
-  kind: z.string().trim().min(1).max(100),
+  /** browser: a web page's tab; headless: a process (the CLI's agent, a worker). */
+  kind: z.enum(AGENT_KINDS),
   capabilities: Capabilities.default([]),
   meta: JsonObject.default({}),
 });

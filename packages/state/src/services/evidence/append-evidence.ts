@@ -5,11 +5,10 @@ import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { HELD_STATES } from "../../domain/todo-transitions.ts";
 import { Id, IdempotencyKey, JsonObject } from "../../domain/schemas.ts";
+import { EVIDENCE_KINDS } from "../../domain/vocabulary.ts";
 import { actorOf, appendEvent, atParam, inTx, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { lockTodo, requireHolder } from "../todo/held.ts";
 
-export const EVIDENCE_KINDS = ["observation", "action", "anomaly", "validation", "model_call", "summary", "gate_decision", "handoff", "checkpoint"] as const;
-export type EvidenceKind = (typeof EVIDENCE_KINDS)[number];
 
 export const AppendEvidenceInput = z.object({
   goalId: Id,

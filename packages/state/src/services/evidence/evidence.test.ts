@@ -41,7 +41,7 @@ describe("evidence", () => {
 
   it("a lease-fenced append from someone who does not hold the lease is rejected", async () => {
     const { goal, todo, claim } = await seedClaimed(t.db);
-    const ok = await appendEvidence(t.db, { goalId: goal.id, todoId: todo.id, agentId: claim.lease.ownerId, leaseKey: claim.lease.idempotencyKey, kind: "action", summary: "tap Book", idempotencyKey: `${todo.id}-a1` });
+    const ok = await appendEvidence(t.db, { goalId: goal.id, todoId: todo.id, agentId: claim.lease.ownerId, leaseKey: claim.lease.leaseKey, kind: "action", summary: "tap Book", idempotencyKey: `${todo.id}-a1` });
     expect(ok.created).toBe(true);
     const e = await appendEvidence(t.db, { goalId: goal.id, todoId: todo.id, agentId: "agent_other", leaseKey: "stale", kind: "action", summary: "tap", idempotencyKey: `${todo.id}-a2` }).catch((x: StateError) => x);
     expect((e as StateError).code).toBe("CONFLICT");

@@ -28,7 +28,7 @@ export async function createGoal(db: DbOrTx, raw: CreateGoalInput, ctx?: Operato
         nonGoals: input.nonGoals,
         acceptance: input.acceptance,
         createdBy: input.createdBy,
-        ...(ctx?.clock ? { createdAt: ctx.clock.now(), updatedAt: ctx.clock.now() } : {}),
+        ...(ctx?.clock ? { createdAt: new Date(ctx.clock.now()), updatedAt: new Date(ctx.clock.now()) } : {}),
       },
     });
     await appendEvent(tx, { operator: "goal.create", actor: actorOf(ctx, input.createdBy), subjectId: goal.id, goalId: goal.id, payload: { title: goal.title } }, ctx);

@@ -68,7 +68,7 @@ describe("goal", () => {
     const { goal, todo, agent, claim } = await seedClaimed(t.db);
     await cancelGoal(t.db, { goalId: goal.id, reason: "trip cancelled" });
     expect(await t.db.lease.count({ where: { todoId: todo.id, status: "active" } })).toBe(0);
-    const e = await err(startTodo(t.db, { todoId: todo.id, agentId: agent.id, leaseKey: claim.lease.idempotencyKey }));
+    const e = await err(startTodo(t.db, { todoId: todo.id, agentId: agent.id, leaseKey: claim.lease.leaseKey }));
     expect(e?.code).toBe("CONFLICT");
     expect(e?.message).toContain("released");
   });

@@ -22,7 +22,7 @@ export async function updateGoal(db: DbOrTx, raw: UpdateGoalInput, ctx?: Operato
   return inTx(db, async (tx) => {
     const changed = await tx.goal.updateMany({
       where: { id: goalId, version },
-      data: { ...patch, version: { increment: 1 }, ...(ctx?.clock ? { updatedAt: ctx.clock.now() } : {}) },
+      data: { ...patch, version: { increment: 1 }, ...(ctx?.clock ? { updatedAt: new Date(ctx.clock.now()) } : {}) },
     });
     if (changed.count === 0) {
       const current = await tx.goal.findUnique({ where: { id: goalId }, select: { version: true } });

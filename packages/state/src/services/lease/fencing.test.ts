@@ -19,7 +19,7 @@ describe("lease fencing under races", () => {
   it("no write of the old holder is accepted after a concurrent transfer commits", async () => {
     for (let round = 0; round < 10; round++) {
       const { todo, agent, claim } = await seedClaimed(t.db);
-      const ref = { todoId: todo.id, agentId: agent.id, leaseKey: claim.lease.idempotencyKey };
+      const ref = { todoId: todo.id, agentId: agent.id, leaseKey: claim.lease.leaseKey };
       await startTodo(t.db, ref);
       const peer = await seedAgent(t.db);
       await Promise.allSettled([
@@ -41,7 +41,7 @@ describe("lease fencing under races", () => {
   it("no write is accepted after the goal is cancelled", async () => {
     for (let round = 0; round < 10; round++) {
       const { goal, todo, agent, claim } = await seedClaimed(t.db);
-      const ref = { todoId: todo.id, agentId: agent.id, leaseKey: claim.lease.idempotencyKey };
+      const ref = { todoId: todo.id, agentId: agent.id, leaseKey: claim.lease.leaseKey };
       await startTodo(t.db, ref);
       await Promise.allSettled([
         writebackTodo(t.db, { ...ref, values: { a: 1 } }),

@@ -34,7 +34,7 @@ export async function transferLease(db: DbOrTx, raw: TransferLeaseInput, ctx?: O
         ttlMs,
         expiresAt: new Date(todo.now.getTime() + ttlMs),
         epoch: lease.epoch + 1,
-        idempotencyKey: randomId("lk"),
+        leaseKey: randomId("lk"),
         createdAt: todo.now,
       },
     });

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { Id } from "../../domain/schemas.ts";
+import type { SkipReason } from "../../domain/vocabulary.ts";
 import { atParam, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { describeRemaining, overLimit, policyUsage, type PolicyUsage } from "./usage.ts";
 
@@ -15,8 +16,6 @@ export const ShouldRunInput = z.object({
 });
 export type ShouldRunInput = z.input<typeof ShouldRunInput>;
 
-export const SKIP_REASONS = ["goal_paused", "goal_cancelled", "goal_completed", "gate_waiting", "todo_blocked", "todo_finished", "exhausted", "throttled"] as const;
-export type SkipReason = (typeof SKIP_REASONS)[number];
 
 export type ShouldRunResult =
   | { decision: "run"; usage: PolicyUsage[] }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Step } from "../../generated/prisma/client.ts";
 import { parseInput } from "../../domain/input.ts";
 import { Id } from "../../domain/schemas.ts";
-import { actorOf, appendEvent, inTx, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
+import { actorOf, clockDate, appendEvent, inTx, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { lockRun, requireRunning } from "./run-guards.ts";
 
 export const AppendStepInput = z.object({
@@ -26,7 +26,7 @@ export async function appendStep(db: DbOrTx, raw: AppendStepInput, ctx?: Operato
     const existing = await tx.step.findUnique({ where: { runId_index: { runId: i.runId, index: i.index } } });
     if (existing) return { step: existing, created: false };
     requireRunning(run, i.agentId, "append a step to");
-    const at = ctx?.clock?.now();
+    const at = clockDate(ctx);
     const step = await tx.step.create({
       data: {
         id: randomId("step"),

@@ -2,10 +2,18 @@ import { z } from "zod";
 import type { Run } from "../../generated/prisma/client.ts";
 import { parseInput } from "../../domain/input.ts";
 import { Id } from "../../domain/schemas.ts";
+import { RunEndReasonSchema } from "../../domain/run.ts";
 import { actorOf, appendEvent, atParam, inTx, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { lockRun, requireRunning } from "./run-guards.ts";
 
-export const FinishRunInput = z.object({ runId: Id, agentId: Id.optional(), status: z.enum(["completed", "partial", "blocked", "failed", "cancelled"]), summary: z.string().max(5000).optional() });
+export const FinishRunInput = z.object({
+  runId: Id,
+  agentId: Id.optional(),
+  status: z.enum(["completed", "partial", "blocked", "failed", "cancelled"]),
+  /** Why the run ended, in the runtime's words (RUN_END_REASONS). */
+  endReason: RunEndReasonSchema.optional(),
+  summary: z.string().max(5000).optional(),
+});
 export type FinishRunInput = z.input<typeof FinishRunInput>;
 
 export async function finishRun(db: DbOrTx, raw: FinishRunInput, ctx?: OperatorContext): Promise<Run> {
@@ -15,8 +23,8 @@ export async function finishRun(db: DbOrTx, raw: FinishRunInput, ctx?: OperatorC
     requireRunning(run, i.agentId, "finish");
     const at = atParam(ctx);
     const rows = await tx.$queryRaw<{ endedAt: Date }[]>`SELECT COALESCE(${at}::timestamptz, now()) AS "endedAt"`;
-    const done = await tx.run.update({ where: { id: run.id }, data: { status: i.status, summary: i.summary ?? null, endedAt: rows[0]!.endedAt } });
-    await appendEvent(tx, { operator: "run.finish", actor: actorOf(ctx, i.agentId ?? run.agentId), subjectId: run.id, goalId: run.goalId, payload: { status: i.status, summary: i.summary ?? null } }, ctx);
+    const done = await tx.run.update({ where: { id: run.id }, data: { status: i.status, endReason: i.endReason ?? null, summary: i.summary ?? null, endedAt: rows[0]!.endedAt } });
+    await appendEvent(tx, { operator: "run.finish", actor: actorOf(ctx, i.agentId ?? run.agentId), subjectId: run.id, goalId: run.goalId, payload: { status: i.status, endReason: i.endReason ?? null, summary: i.summary ?? null } }, ctx);
     return done;
   });
 }

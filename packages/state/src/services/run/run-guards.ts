@@ -3,9 +3,6 @@ import type { Run } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { type Tx } from "../operator.ts";
 
-export const RUN_STATUSES = ["running", "completed", "partial", "blocked", "failed", "cancelled"] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
-
 export async function lockRun(tx: Tx, runId: string): Promise<Run> {
   const rows = await tx.$queryRaw<{ id: string }[]>`SELECT "id" FROM "Run" WHERE "id" = ${runId} FOR UPDATE`;
   if (!rows[0]) throw new StateError("NOT_FOUND", `Run ${runId} does not exist.`, { runId });

@@ -19,8 +19,8 @@ afterAll(async () => {
 
 describe("agents", () => {
   it("register is an upsert; heartbeat needs a registered agent", async () => {
-    const a = await registerAgent(t.db, { id: "agent_tab_1", name: "Tab", kind: "browser-tab", capabilities: ["android"] });
-    const again = await registerAgent(t.db, { id: a.id, name: "Tab (Pixel)", kind: "browser-tab", capabilities: ["android", "camera"] });
+    const a = await registerAgent(t.db, { id: "agent_tab_1", name: "Tab", kind: "browser", capabilities: ["android"] });
+    const again = await registerAgent(t.db, { id: a.id, name: "Tab (Pixel)", kind: "browser", capabilities: ["android", "camera"] });
     expect(again.capabilities).toEqual(["android", "camera"]);
     expect((await heartbeatAgent(t.db, { agentId: a.id })).agentId).toBe(a.id);
     expect((await heartbeatAgent(t.db, { agentId: "agent_ghost" }).catch((e: StateError) => e) as StateError).code).toBe("NOT_FOUND");

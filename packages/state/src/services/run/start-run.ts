@@ -3,7 +3,7 @@ import type { Run } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { Id, JsonObject } from "../../domain/schemas.ts";
-import { actorOf, appendEvent, inTx, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
+import { actorOf, clockDate, appendEvent, inTx, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
 
 export const StartRunInput = z.object({ id: Id.optional(), goalId: Id, todoId: Id.optional(), agentId: Id, checkpoint: JsonObject.default({}) });
 export type StartRunInput = z.input<typeof StartRunInput>;
@@ -15,7 +15,7 @@ export async function startRun(db: DbOrTx, raw: StartRunInput, ctx?: OperatorCon
     if (!goal) throw new StateError("NOT_FOUND", `Goal ${i.goalId} does not exist.`, { goalId: i.goalId });
     if (!agent) throw new StateError("NOT_FOUND", `Agent ${i.agentId} is not registered.`, { agentId: i.agentId });
     if (goal.status !== "active") throw new StateError("PRECONDITION_FAILED", `Goal ${i.goalId} is ${goal.status}; resume it before starting a run.`, { goalId: i.goalId, goalStatus: goal.status });
-    const at = ctx?.clock?.now();
+    const at = clockDate(ctx);
     const run = await tx.run.create({
       data: { id: i.id ?? randomId("run"), goalId: i.goalId, todoId: i.todoId ?? null, agentId: i.agentId, checkpoint: i.checkpoint as object, ...(at ? { startedAt: at } : {}) },
     });

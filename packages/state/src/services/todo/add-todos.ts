@@ -3,7 +3,8 @@ import type { Todo } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { Capabilities, Id, JsonObject, LongText, ShortText } from "../../domain/schemas.ts";
-import { actorOf, appendEvent, inTx, isUniqueViolation, randomId, type DbOrTx, type OperatorContext, type Tx } from "../operator.ts";
+import { TODO_KINDS } from "../../domain/vocabulary.ts";
+import { actorOf, clockDate, appendEvent, inTx, isUniqueViolation, randomId, type DbOrTx, type OperatorContext, type Tx } from "../operator.ts";
 import { normalizeTodo } from "./held.ts";
 
 export const TodoDraft = z.object({
@@ -11,6 +12,8 @@ export const TodoDraft = z.object({
   id: Id.optional(),
   title: ShortText,
   detail: LongText.default(""),
+  /** executor: needs a live app on the phone; host: answered without a screen. */
+  kind: z.enum(TODO_KINDS).default("executor"),
   appHint: z.string().max(200).nullish(),
   requiredCapabilities: Capabilities.default([]),
   inputs: z.array(z.string().max(200)).default([]),
@@ -45,12 +48,14 @@ export async function lockGoalForPlanning(tx: Tx, goalId: string): Promise<void>
   }
 }
 
-export async function insertTodos(tx: Tx, goalId: string, drafts: z.output<typeof TodoDraft>[], start: number, ctx?: OperatorContext): Promise<Todo[]> {
-  const at = ctx?.clock?.now();
+/** Inserts drafts at `start`, `start + 1`, …, or at the positions given per draft. */
+export async function insertTodos(tx: Tx, goalId: string, drafts: z.output<typeof TodoDraft>[], start: number | number[], ctx?: OperatorContext): Promise<Todo[]> {
+  const at = clockDate(ctx);
   const data = drafts.map((d, n) => ({
     id: d.id ?? randomId("todo"),
     goalId,
-    position: start + n,
+    position: typeof start === "number" ? start + n : start[n]!,
+    kind: d.kind,
     title: d.title,
     detail: d.detail,
     appHint: d.appHint ?? null,

@@ -91,7 +91,7 @@ describe("lease expiry", () => {
     const clock = manualClock(new Date("2026-11-29T10:00:00Z"));
     const ctx = { clock };
     const { todo, agent: old, claim } = await seedClaimed(t.db, ctx, 30_000);
-    const oldRef = { todoId: todo.id, agentId: old.id, leaseKey: claim.lease.idempotencyKey };
+    const oldRef = { todoId: todo.id, agentId: old.id, leaseKey: claim.lease.leaseKey };
     await startTodo(t.db, oldRef, ctx);
     await writebackTodo(t.db, { ...oldRef, values: { step: "opened app" } }, ctx);
 
@@ -140,16 +140,16 @@ describe("lease expiry", () => {
     const peer = await seedAgent(t.db, {}, ctx);
     const [{ renewLease }, { transferLease }, { releaseLease }] = await Promise.all([import("../lease/renew-lease.ts"), import("../lease/transfer-lease.ts"), import("../lease/release-lease.ts")]);
     clock.advance(9_000);
-    const renewed = await renewLease(t.db, { todoId: todo.id, agentId: agent.id, leaseKey: claim.lease.idempotencyKey }, ctx);
+    const renewed = await renewLease(t.db, { todoId: todo.id, agentId: agent.id, leaseKey: claim.lease.leaseKey }, ctx);
     expect(renewed.expiresAt.toISOString()).toBe("2026-11-29T11:00:19.000Z");
     expect(renewed.version).toBe(2);
     clock.advance(9_000);
     expect((await err(claimTodo(t.db, { agentId: peer.id, todoId: todo.id }, ctx)))?.code).toBe("CONFLICT");
 
-    const moved = await transferLease(t.db, { todoId: todo.id, agentId: agent.id, leaseKey: claim.lease.idempotencyKey, toAgentId: peer.id }, ctx);
+    const moved = await transferLease(t.db, { todoId: todo.id, agentId: agent.id, leaseKey: claim.lease.leaseKey, toAgentId: peer.id }, ctx);
     expect(moved.ownerId).toBe(peer.id);
-    expect(moved.idempotencyKey).not.toBe(claim.lease.idempotencyKey);
-    const stale = await err(startTodo(t.db, { todoId: todo.id, agentId: agent.id, leaseKey: claim.lease.idempotencyKey }, ctx));
+    expect(moved.idempotencyKey).not.toBe(claim.lease.leaseKey);
+    const stale = await err(startTodo(t.db, { todoId: todo.id, agentId: agent.id, leaseKey: claim.lease.leaseKey }, ctx));
     expect(stale?.code).toBe("CONFLICT");
     expect(stale?.message).toContain("transferred");
     expect(stale?.details.currentHolder).toBe(peer.id);

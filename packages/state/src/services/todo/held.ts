@@ -40,7 +40,7 @@ export interface HolderRef {
 /** The caller's lease if it is the todo's current, unexpired one; otherwise CONFLICT naming who holds it now. */
 export async function requireHolder(tx: Tx, todo: LockedTodo, holder: Partial<HolderRef>): Promise<Lease> {
   const lease = await lockActiveLease(tx, todo.id);
-  if (lease && holder.leaseKey === lease.idempotencyKey && holder.agentId === lease.ownerId && lease.expiresAt > todo.now) {
+  if (lease && holder.leaseKey === lease.leaseKey && holder.agentId === lease.ownerId && lease.expiresAt > todo.now) {
     return lease;
   }
   throw await holderConflict(tx, todo, holder, lease);
@@ -49,7 +49,7 @@ export async function requireHolder(tx: Tx, todo: LockedTodo, holder: Partial<Ho
 async function holderConflict(tx: Tx, todo: LockedTodo, holder: Partial<HolderRef>, active: Lease | null): Promise<StateError> {
   let why = "you sent no lease key";
   if (holder.leaseKey) {
-    const mine = await tx.lease.findUnique({ where: { idempotencyKey: holder.leaseKey } });
+    const mine = await tx.lease.findUnique({ where: { leaseKey: holder.leaseKey } });
     if (!mine || mine.todoId !== todo.id) why = `no lease with that key exists on todo ${todo.id}`;
     else if (mine.ownerId !== holder.agentId) why = `that lease belongs to ${mine.ownerId}, not ${holder.agentId ?? "you"}`;
     else if (mine.status !== "active") why = `your lease was ${mine.status}${mine.endedAt ? ` at ${mine.endedAt.toISOString()}` : ""}`;
@@ -215,7 +215,7 @@ const HELD_TRANSITION_SQL = `
     FROM "Todo" t
       JOIN "Lease" l ON l."todoId" = t."id" AND l."status" = 'active'
       JOIN "Goal" g ON g."id" = t."goalId", tm
-    WHERE t."id" = $2::text AND l."idempotencyKey" = $3::text AND l."ownerId" = $4::text
+    WHERE t."id" = $2::text AND l."leaseKey" = $3::text AND l."ownerId" = $4::text
       AND l."expiresAt" > tm."now" AND t."state"::text = ANY($5::text[])
       AND ($6::boolean = false OR g."status" = 'active')
   ),

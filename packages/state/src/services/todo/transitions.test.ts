@@ -46,7 +46,7 @@ async function driveTo(state: TodoState): Promise<Fixture> {
   if (["claimed", "running", "validating", "done", "failed"].includes(state)) {
     const c = await claimTodo(t.db, { agentId: agent.id, todoId: todo!.id }, ctx);
     if (!c.claimed) throw new Error(c.reason);
-    leaseKey = c.lease.idempotencyKey;
+    leaseKey = c.lease.leaseKey;
   }
   if (state === "running" || state === "validating") await startTodo(t.db, ref(), ctx);
   if (state === "validating") await validateTodo(t.db, ref(), ctx);

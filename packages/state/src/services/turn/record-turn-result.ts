@@ -1,21 +1,26 @@
-// The result after a turn: one transition from TURN_RESULT_TRANSITION, fenced by the lease. Quota is spent only
-// after a validated result is written back (a separate, later transaction); if that spend fails the turn's
-// result becomes quota_spend_failed, whose own transition is then applied.
+// The result after a turn: one transition from TURN_RESULT_TRANSITION, fenced by the lease, recorded as a Turn
+// row in the same transaction. The Turn's idempotency key makes a repeat return the first outcome and change
+// nothing, even after the lease ended. Quota is spent only after a validated result is written back (a separate,
+// later transaction); if that spend fails the turn's result becomes quota_spend_failed, whose own transition is
+// then applied.
 import { z } from "zod";
-import type { Todo } from "../../generated/prisma/client.ts";
-import { isStateError } from "../../domain/errors.ts";
+import type { Prisma, Todo } from "../../generated/prisma/client.ts";
+import { isStateError, StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { canTransitionTodo } from "../../domain/todo-transitions.ts";
 import { Id, IdempotencyKey, JsonObject } from "../../domain/schemas.ts";
 import { SPENDING_RESULTS, TURN_RESULT_KINDS, TURN_RESULT_TRANSITION, type TurnResultKind } from "../../domain/turn.ts";
-import { actorOf, appendEvent, inTx, type DbOrTx, type OperatorContext } from "../operator.ts";
+import { actorOf, appendEvent, clockDate, inTx, isUniqueViolation, randomId, type DbOrTx, type OperatorContext, type Tx } from "../operator.ts";
 import { spendQuota, type QuotaSpendView } from "../quota/spend-quota.ts";
-import { holderTransition, lockTodo, transitionAsHolder } from "../todo/held.ts";
+import { lockTodo, normalizeTodo, transitionAsHolder } from "../todo/held.ts";
 
 export const RecordTurnResultInput = z.object({
+  /** One key per turn: a repeat returns the first outcome (duplicate: true) and changes nothing. */
+  idempotencyKey: IdempotencyKey,
   todoId: Id,
   agentId: Id,
   leaseKey: IdempotencyKey,
+  runId: Id.optional(),
   kind: z.enum(TURN_RESULT_KINDS),
   summary: z.string().trim().min(1).max(2000),
   /** Written back with a validated result (merged into the todo's values). */
@@ -26,56 +31,119 @@ export const RecordTurnResultInput = z.object({
 });
 export type RecordTurnResultInput = z.input<typeof RecordTurnResultInput>;
 
+export type TurnTransition = { kind: TurnResultKind; from: Todo["state"]; to: Todo["state"] };
+
 export interface RecordTurnResultResult {
   /** The result as recorded: the input kind, or quota_spend_failed when the spend after writeback failed. */
   kind: TurnResultKind;
   todo: Todo;
-  transitions: { kind: TurnResultKind; from: Todo["state"]; to: Todo["state"] }[];
+  transitions: TurnTransition[];
+  /** The spend this call made (null on a duplicate: the first call's spend stands). */
   spend: QuotaSpendView | null;
   spendError: { code: string; message: string; details: Record<string, unknown> } | null;
+  /** true when the key was recorded before: the first outcome, nothing changed. */
+  duplicate: boolean;
 }
 
 export async function recordTurnResult(db: DbOrTx, raw: RecordTurnResultInput, ctx?: OperatorContext): Promise<RecordTurnResultResult> {
   const i = parseInput(RecordTurnResultInput, raw, "turn.result");
   const actor = actorOf(ctx, i.agentId);
   const validated = SPENDING_RESULTS.includes(i.kind);
-  const written = await holderTransition(
-      db,
-      i,
-      TURN_RESULT_TRANSITION[i.kind],
-      {
-        actor,
-        operator: "turn.result",
-        patch: {
-          lastResult: i.kind,
-          ...(validated ? { values: i.values, outputs: i.outputs } : {}),
-          ...(TURN_RESULT_TRANSITION[i.kind] === "block" ? { reason: i.summary } : {}),
+  const event = TURN_RESULT_TRANSITION[i.kind];
+  let written: { todo: Todo; transition: TurnTransition } | RecordTurnResultResult;
+  try {
+    written = await inTx(db, async (tx) => {
+      await lockTodo(tx, i.todoId, ctx); // serialises repeats of one key with each other
+      const first = await duplicateOf(tx, i);
+      if (first) return first;
+      const moved = await transitionAsHolder(
+        tx,
+        i,
+        event,
+        {
+          actor,
+          operator: "turn.result",
+          patch: {
+            lastResult: i.kind,
+            ...(validated ? { values: i.values, outputs: i.outputs } : {}),
+            ...(event === "block" ? { reason: i.summary } : {}),
+          },
+          payload: { kind: i.kind, summary: i.summary, idempotencyKey: i.idempotencyKey },
         },
-        payload: { kind: i.kind, summary: i.summary },
-      },
-      ctx,
-  );
-  const transitions: RecordTurnResultResult["transitions"] = [{ kind: i.kind, from: written.from, to: written.to }];
-  if (!validated || !i.spend) return { kind: i.kind, todo: written.todo, transitions, spend: null, spendError: null };
+        ctx,
+      );
+      const transition = { kind: i.kind, from: moved.from, to: moved.to };
+      const at = clockDate(ctx);
+      await tx.turn.create({
+        data: {
+          id: randomId("turn"),
+          goalId: moved.todo.goalId,
+          todoId: i.todoId,
+          runId: i.runId ?? null,
+          agentId: i.agentId,
+          idempotencyKey: i.idempotencyKey,
+          kind: i.kind,
+          summary: i.summary,
+          values: (validated ? (i.values ?? {}) : {}) as Prisma.InputJsonObject,
+          transitions: [transition] as Prisma.InputJsonArray,
+          ...(at ? { createdAt: at } : {}),
+        },
+      });
+      return { todo: moved.todo, transition };
+    });
+  } catch (e) {
+    // The same key recorded by a concurrent call on another todo's lock: its outcome stands.
+    const first = isUniqueViolation(e) ? await duplicateOf(db, i) : null;
+    if (!first) throw e;
+    written = first;
+  }
+  if ("duplicate" in written) return written;
+  const transitions = [written.transition];
+  if (!validated || !i.spend) return { kind: i.kind, todo: written.todo, transitions, spend: null, spendError: null, duplicate: false };
   try {
     const spent = await spendQuota(db, { ...i.spend, goalId: written.todo.goalId, agentId: i.agentId, todoId: i.todoId }, ctx);
-    return { kind: i.kind, todo: written.todo, transitions, spend: spent.spend, spendError: null };
+    return { kind: i.kind, todo: written.todo, transitions, spend: spent.spend, spendError: null, duplicate: false };
   } catch (e) {
     if (!isStateError(e)) throw e;
     const spendError = { code: e.code, message: e.message, details: e.details };
     const failed = await inTx(db, async (tx) => {
       const todo = await lockTodo(tx, i.todoId, ctx);
-      const event = TURN_RESULT_TRANSITION.quota_spend_failed;
-      const payload = { kind: "quota_spend_failed", summary: e.message, after: i.kind };
-      if (canTransitionTodo(todo.state, event)) {
-        return transitionAsHolder(tx, i, event, { actor, operator: "turn.result", patch: { lastResult: "quota_spend_failed", reason: e.message }, payload }, ctx);
+      const next = TURN_RESULT_TRANSITION.quota_spend_failed;
+      const payload = { kind: "quota_spend_failed", summary: e.message, after: i.kind, idempotencyKey: i.idempotencyKey };
+      let moved: { todo: Todo; from: Todo["state"]; to: Todo["state"] };
+      if (canTransitionTodo(todo.state, next)) {
+        moved = await transitionAsHolder(tx, i, next, { actor, operator: "turn.result", patch: { lastResult: "quota_spend_failed", reason: e.message }, payload }, ctx);
+      } else {
+        // A completed todo stays done: its validated work stands; the failed spend is recorded, not undone.
+        await appendEvent(tx, { operator: "turn.result", actor, subjectId: todo.id, goalId: todo.goalId, payload: { ...payload, from: todo.state, to: todo.state } }, ctx);
+        const { goalStatus: _g, now: _n, ...row } = todo;
+        moved = { todo: row, from: todo.state, to: todo.state };
       }
-      // A completed todo stays done: its validated work stands; the failed spend is recorded, not undone.
-      await appendEvent(tx, { operator: "turn.result", actor, subjectId: todo.id, goalId: todo.goalId, payload: { ...payload, from: todo.state, to: todo.state } }, ctx);
-      return { todo, from: todo.state, to: todo.state };
+      transitions.push({ kind: "quota_spend_failed", from: moved.from, to: moved.to });
+      await tx.turn.update({ where: { idempotencyKey: i.idempotencyKey }, data: { kind: "quota_spend_failed", transitions: transitions as Prisma.InputJsonArray } });
+      return moved;
     });
-    transitions.push({ kind: "quota_spend_failed", from: failed.from, to: failed.to });
-    const { goalStatus: _g, now: _n, ...todo } = failed.todo as Todo & { goalStatus?: unknown; now?: unknown };
-    return { kind: "quota_spend_failed", todo, transitions, spend: null, spendError };
+    return { kind: "quota_spend_failed", todo: failed.todo, transitions, spend: null, spendError, duplicate: false };
   }
+}
+
+/** The first outcome recorded under this key, or null; CONFLICT when the key was used for another todo or agent. */
+async function duplicateOf(db: DbOrTx | Tx, i: z.output<typeof RecordTurnResultInput>): Promise<RecordTurnResultResult | null> {
+  const turn = await db.turn.findUnique({ where: { idempotencyKey: i.idempotencyKey }, include: { todo: true } });
+  if (!turn) return null;
+  if (turn.todoId !== i.todoId || turn.agentId !== i.agentId) {
+    throw new StateError(
+      "CONFLICT",
+      `Idempotency key ${i.idempotencyKey} already recorded a turn of ${turn.agentId} on todo ${turn.todoId}; use a fresh key for each turn.`,
+      { todoId: turn.todoId, agentId: turn.agentId },
+    );
+  }
+  return {
+    kind: turn.kind,
+    todo: normalizeTodo(turn.todo),
+    transitions: turn.transitions as TurnTransition[],
+    spend: null,
+    spendError: null,
+    duplicate: true,
+  };
 }

@@ -19,7 +19,7 @@ afterAll(async () => {
 
 async function running(ctx?: { clock: ReturnType<typeof manualClock> }) {
   const s = await seedClaimed(t.db, ctx);
-  const ref = { todoId: s.todo.id, agentId: s.agent.id, leaseKey: s.claim.lease.idempotencyKey };
+  const ref = { todoId: s.todo.id, agentId: s.agent.id, leaseKey: s.claim.lease.leaseKey };
   await startTodo(t.db, ref, ctx);
   return { ...s, ref };
 }

@@ -1,0 +1,47 @@
+// @phoneloop/state/domain: the core's pure rules and words, safe in a browser. Nothing here imports Prisma, pg or
+// node modules (the generated client's enums are held equal to these lists by vocabulary.test.ts).
+export { StateError, StateErrorCode, isStateError } from "./errors.ts";
+export { systemClock, manualClock, type Clock, type ManualClock } from "./clock.ts";
+export {
+  TODO_STATES,
+  TODO_EVENTS,
+  TODO_TRANSITIONS,
+  HELD_STATES,
+  TERMINAL_STATES,
+  legalTodoEvents,
+  canTransitionTodo,
+  nextTodoState,
+  type TodoState,
+  type TodoEvent,
+} from "./todo-transitions.ts";
+export { GOAL_STATUSES, GOAL_TRANSITIONS, nextGoalStatus, type GoalStatus, type GoalEvent } from "./goal-transitions.ts";
+export {
+  TURN_ROUTES,
+  TURN_RESULT_KINDS,
+  TURN_RESULT_TRANSITION,
+  SPENDING_RESULTS,
+  REPAIR_RESULTS,
+  decideTurnRoute,
+  type TurnRoute,
+  type TurnResultKind,
+  type TurnRouteDecision,
+  type TurnSnapshot,
+} from "./turn.ts";
+export { RUN_STATUSES, RUN_END_REASONS, RunEndReasonSchema, type RunStatus, type RunEndReason } from "./run.ts";
+export {
+  TODO_KINDS,
+  AGENT_KINDS,
+  GATE_STATUSES,
+  LEASE_STATUSES,
+  EVIDENCE_KINDS,
+  MEMBER_ROLES,
+  SKIP_REASONS,
+  type TodoKind,
+  type AgentKind,
+  type GateStatus,
+  type LeaseStatus,
+  type EvidenceKind,
+  type MemberRole,
+  type SkipReason,
+} from "./vocabulary.ts";
+export { todoStatusOf, type TodoStatus, type LeaseStatusView, type GateStatusView, type HolderView } from "./status.ts";

@@ -1,0 +1,153 @@
+// claimNext: the next eligible todo for an agent, decided and claimed in ONE SQL statement, so there is no gap
+// between "which todo" and "take it" for a crash or a rival to fall into. Todos of a goal run in order: only a
+// goal's first todo that is not done or superseded can be claimed, when it is pending or its holder's lease
+// expired (a reclaim, with a new epoch), the agent has every capability it requires, the goal is active and no
+// gate is open on the goal. Without goalId the oldest active goal with such a todo wins.
+import { z } from "zod";
+import type { Lease, Todo } from "../../generated/prisma/client.ts";
+import { StateError } from "../../domain/errors.ts";
+import { parseInput } from "../../domain/input.ts";
+import { Id, IdempotencyKey, TtlMs } from "../../domain/schemas.ts";
+import { actorOf, atParam, isUniqueViolation, randomId, rawStatement, timeCte, type DbOrTx, type OperatorContext } from "../operator.ts";
+import { DEFAULT_LEASE_TTL_MS, replayClaim, requireAgent, type ClaimResult } from "./claim-result.ts";
+import { normalizeTodo } from "./held.ts";
+
+export const ClaimNextInput = z.object({
+  agentId: Id,
+  /** Only this goal's todos; omit to take from any active goal, oldest goal first. */
+  goalId: Id.optional(),
+  ttlMs: TtlMs.default(DEFAULT_LEASE_TTL_MS),
+  /** Becomes the lease key; a retried call with the same key returns the same lease instead of taking another. */
+  idempotencyKey: IdempotencyKey.optional(),
+});
+export type ClaimNextInput = z.input<typeof ClaimNextInput>;
+
+// $1 at (null: now()), $2 goalId (null: any active goal), $3 agentId, $4 leaseId, $5 ttlMs, $6 lease key,
+// $7 actor, $8 announce the event after commit (added by rawStatement).
+// `heads` is each goal's first unfinished todo; a head locked by a rival claim is skipped, never its successor.
+// The lease insert reads `prev` so the expired lease leaves the one-active-lease index before the new one enters.
+const CLAIM_NEXT_SQL = `
+  WITH ${timeCte("$1", "$8")},
+  heads AS (
+    SELECT DISTINCT ON (t."goalId") t."id", t."goalId", g."createdAt" AS "goalCreatedAt"
+    FROM "Todo" t JOIN "Goal" g ON g."id" = t."goalId"
+    WHERE g."status" = 'active' AND ($2::text IS NULL OR t."goalId" = $2::text)
+      AND t."state" NOT IN ('done', 'superseded')
+      AND NOT EXISTS (SELECT 1 FROM "Gate" gt WHERE gt."goalId" = t."goalId" AND gt."status" = 'open')
+    ORDER BY t."goalId", t."position", t."createdAt", t."id"
+  ),
+  cand AS (
+    SELECT t."id", t."goalId", t."state"::text AS "fromState", l."id" AS "prevLeaseId", l."ownerId" AS "prevOwner"
+    FROM heads h
+      JOIN "Todo" t ON t."id" = h."id"
+      LEFT JOIN "Lease" l ON l."todoId" = t."id" AND l."status" = 'active', tm
+    WHERE (t."state" = 'pending' OR (t."state" IN ('claimed', 'running', 'validating') AND l."expiresAt" <= tm."now"))
+      AND COALESCE(t."requiredCapabilities", '{}') <@ (SELECT COALESCE(a."capabilities", '{}') FROM "Agent" a WHERE a."id" = $3::text)
+    ORDER BY h."goalCreatedAt", h."goalId"
+    LIMIT 1
+    FOR UPDATE OF t SKIP LOCKED
+  ),
+  prev AS (
+    UPDATE "Lease" l SET "status" = 'expired', "endedAt" = tm."now", "version" = l."version" + 1
+    FROM cand, tm WHERE l."id" = cand."prevLeaseId"
+    RETURNING l."id"
+  ),
+  lease AS (
+    INSERT INTO "Lease" ("id", "todoId", "ownerId", "status", "ttlMs", "expiresAt", "version", "epoch", "leaseKey", "createdAt")
+    SELECT $4::text, cand."id", $3::text, 'active', $5::int, tm."now" + $5::int * interval '1 millisecond', 1,
+           COALESCE((SELECT max(l."epoch") FROM "Lease" l WHERE l."todoId" = cand."id"), 0) + 1, $6::text, tm."now"
+    FROM cand, tm
+    WHERE (SELECT count(*) FROM prev) >= 0
+    RETURNING "id", "expiresAt", "createdAt", "epoch"
+  ),
+  upd AS (
+    UPDATE "Todo" t SET "state" = 'claimed', "version" = t."version" + 1, "updatedAt" = tm."now"
+    FROM cand, tm WHERE t."id" = cand."id"
+    RETURNING t.*
+  ),
+  ev AS (
+    INSERT INTO "Event" ("goalId", "operator", "actor", "subjectId", "payload", "createdAt")
+    SELECT cand."goalId", 'todo.claim', $7::text, cand."id",
+           jsonb_build_object('from', cand."fromState", 'to', 'claimed', 'leaseId', $4::text, 'agentId', $3::text,
+                              'epoch', lease."epoch", 'reclaimedFrom', cand."prevOwner"), tm."now"
+    FROM cand, tm, lease
+    RETURNING "id"
+  )
+  SELECT upd.*, ev."id" AS "event_id", cand."prevOwner" AS "reclaimed_from", lease."id" AS "lease_id",
+         lease."expiresAt" AS "lease_expiresAt", lease."createdAt" AS "lease_createdAt", lease."epoch" AS "lease_epoch"
+  FROM upd, lease, ev, cand`;
+
+type ClaimRow = Todo & {
+  event_id: unknown;
+  reclaimed_from: string | null;
+  lease_id: string;
+  lease_expiresAt: Date;
+  lease_createdAt: Date;
+  lease_epoch: number;
+};
+
+export async function claimNext(db: DbOrTx, raw: ClaimNextInput, ctx?: OperatorContext): Promise<ClaimResult> {
+  const input = parseInput(ClaimNextInput, raw, "todo.claimNext");
+  if (input.idempotencyKey) {
+    const replay = await replayClaim(db, input.agentId, input.idempotencyKey);
+    if (replay) return replay;
+  }
+  const key = input.idempotencyKey ?? randomId("lk");
+  const leaseId = randomId("lease");
+  let rows: ClaimRow[];
+  try {
+    rows = await rawStatement<ClaimRow>(db, CLAIM_NEXT_SQL, [atParam(ctx), input.goalId ?? null, input.agentId, leaseId, input.ttlMs, key, actorOf(ctx, input.agentId)]);
+  } catch (e) {
+    // Lost a race on the same idempotency key: the other call won, so this is a replay.
+    if (isUniqueViolation(e) && input.idempotencyKey) {
+      const replay = await replayClaim(db, input.agentId, input.idempotencyKey);
+      if (replay) return replay;
+    }
+    throw e;
+  }
+  const row = rows[0];
+  if (!row) return { claimed: false, reason: await whyNothing(db, input, ctx) };
+  const { event_id: _event, reclaimed_from, lease_id, lease_expiresAt, lease_createdAt, lease_epoch, ...todo } = row;
+  const lease: Lease = {
+    id: lease_id,
+    todoId: todo.id,
+    ownerId: input.agentId,
+    status: "active",
+    ttlMs: input.ttlMs,
+    expiresAt: lease_expiresAt,
+    version: 1,
+    epoch: lease_epoch,
+    leaseKey: key,
+    createdAt: lease_createdAt,
+    endedAt: null,
+  };
+  return { claimed: true, todo: normalizeTodo(todo as Todo), lease, reclaimedFrom: reclaimed_from, duplicate: false };
+}
+
+/** Why nothing was claimed, in words a person can act on (read after the statement; an unknown agent or goal is NOT_FOUND). */
+async function whyNothing(db: DbOrTx, input: { agentId: string; goalId?: string | undefined }, ctx?: OperatorContext): Promise<string> {
+  const agent = await requireAgent(db, input.agentId);
+  if (!input.goalId) return `No active goal has a todo ${input.agentId} can claim now (each goal runs its todos in order; a held, blocked or gated first todo waits).`;
+  const goal = await db.goal.findUnique({ where: { id: input.goalId }, select: { status: true } });
+  if (!goal) throw new StateError("NOT_FOUND", `Goal ${input.goalId} does not exist.`, { goalId: input.goalId });
+  if (goal.status !== "active") return `Goal ${input.goalId} is ${goal.status}; its todos are claimed again once it is active.`;
+  const gate = await db.gate.findFirst({ where: { goalId: input.goalId, status: "open" }, orderBy: { createdAt: "asc" }, select: { id: true, question: true } });
+  if (gate) return `Gate ${gate.id} is open on goal ${input.goalId} and waits for an answer: ${gate.question}`;
+  const head = await db.todo.findFirst({
+    where: { goalId: input.goalId, state: { notIn: ["done", "superseded"] } },
+    orderBy: [{ position: "asc" }, { createdAt: "asc" }, { id: "asc" }],
+    include: { leases: { where: { status: "active" } } },
+  });
+  if (!head) return `Every todo of goal ${input.goalId} is done or superseded; nothing is left to claim.`;
+  const missing = (head.requiredCapabilities ?? []).filter((c) => !agent.capabilities.includes(c));
+  if (missing.length) return `The next todo, ${head.id}, needs capabilities ${input.agentId} lacks: ${missing.join(", ")}.`;
+  if (head.state === "blocked" || head.state === "failed") {
+    return `The next todo, ${head.id}, is ${head.state}${head.reason ? `: ${head.reason}` : ""}; replan or reopen it before later todos can run.`;
+  }
+  const lease = head.leases[0];
+  if (lease) {
+    const at = ctx?.clock ? ` (it is ${new Date(ctx.clock.now()).toISOString()})` : "";
+    return `The next todo, ${head.id}, is held by ${lease.ownerId} until ${lease.expiresAt.toISOString()}${at}; todos run in order, so wait for it.`;
+  }
+  return `The next todo, ${head.id}, was taken by another claim at the same moment; call claimNext again.`;
+}
