@@ -80,6 +80,7 @@ export class PhoneEngine extends EventEmitter {
     this.#scenarioSource = typeof source === "string" ? source : scenario.name;
     this.props = systemProperties({ serial: this.serial, model: scenario.device?.model, density: this.device.density });
     this.runtime = new ScenarioRuntime(scenario, this.device, this.clock, canvasMeasure, seed, this.systemUi);
+    this.runtime.onLog = (entry) => this.emit("log", entry);
     this.#pngCache.clear();
     this.#activeTask = null;
     this.emit("change");

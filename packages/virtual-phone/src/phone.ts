@@ -6,6 +6,7 @@ import { startControlServer } from "./control/server.ts";
 import { PhoneEngine } from "./engine.ts";
 import type { Clock } from "./scenario/runtime.ts";
 import { PRODUCT } from "./device/properties.ts";
+import { PowerCycle, type BootTimings } from "./device/power.ts";
 import { createCommandRegistry } from "./shell/commands/index.ts";
 import { listenTcp, type Listening } from "./transport/tcp.ts";
 import { listenWebSocket } from "./transport/websocket.ts";
@@ -29,6 +30,8 @@ export interface VirtualPhoneOptions {
   log?: (line: string) => void;
   /** Time source for loading skeletons, toasts and the status-bar clock (default: the system clock). */
   clock?: Clock;
+  /** How long `adb reboot` keeps the phone offline and then booting (default 1.5 s + 2 s). */
+  bootTimings?: BootTimings;
 }
 
 export interface VirtualPhone {
@@ -44,6 +47,8 @@ export interface VirtualPhone {
   engine: PhoneEngine;
   /** The accepted and pending ADB keys (auth mode). */
   keyStore: AdbKeyStore | null;
+  /** Reboots (`adb reboot`, `reboot`, `svc power reboot`). */
+  power: PowerCycle;
   stop(): Promise<void>;
 }
 
@@ -59,8 +64,9 @@ export async function startVirtualPhone(opts: VirtualPhoneOptions = {}): Promise
   const engine = new PhoneEngine({ scenario: opts.scenario, seed: opts.seed ?? 1, serial, clock: opts.clock });
   const keyStore = opts.auth ? new AdbKeyStore(opts.authAutoAccept ? "auto" : "prompt") : null;
   const commands = createCommandRegistry();
+  const power = new PowerCycle(engine, opts.bootTimings);
   const router = createServiceRouter({
-    host: { fs: engine.fs, phone: engine, beforeCommand: (argv) => engine.beforeCommand(argv) },
+    host: { fs: engine.fs, phone: engine, beforeCommand: (argv) => engine.beforeCommand(argv), reboot: (reason) => power.reboot(reason) },
     commands,
     takeCloseFault: () => {
       if (engine.faults.failNext !== "close") return false;
@@ -74,6 +80,7 @@ export async function startVirtualPhone(opts: VirtualPhoneOptions = {}): Promise
     router,
     keyStore: keyStore ?? undefined,
     log: opts.log,
+    isOffline: () => power.offline,
   });
   if (keyStore) {
     // Show the prompt on the phone's screen while a key waits, like Android's system dialog.
@@ -104,7 +111,9 @@ export async function startVirtualPhone(opts: VirtualPhoneOptions = {}): Promise
       controlUrl: `http://${controlHost === "::1" ? "[::1]" : controlHost}:${control.port}`,
       engine,
       keyStore,
+      power,
       async stop() {
+        power.dispose();
         engine.removeAllListeners();
         for (const keyWaiting of keyStore?.pending.values() ?? []) keyWaiting.resolve("reject");
         await Promise.all(listeners.map((l) => l.close()));

@@ -33,6 +33,8 @@ export interface AdbDaemonInit {
   /** Bytes the device lets a client send on a stream before an ack (delayed_ack only). */
   receiveWindow?: number;
   log?: (line: string) => void;
+  /** True while the phone reboots: connections are dropped as they arrive, as if nothing listened. */
+  isOffline?: () => boolean;
 }
 
 export type AdbSessionState = "connecting" | "unauthorized" | "device" | "offline";
@@ -69,6 +71,10 @@ export class AdbDaemonSession {
 
   /** Feed bytes from the transport, in any chunking. */
   receive(chunk: Uint8Array): void {
+    if (this.init.isOffline?.()) {
+      this.close();
+      return;
+    }
     let messages: AdbMessage[];
     try {
       messages = this.#parser.push(chunk);

@@ -41,7 +41,7 @@ export function createServiceRouter(ctx: ServiceContext): ServiceRouter {
       return (stream) => (service.startsWith("abb_exec:") ? shellRaw(stream, ctx, line, false) : shellV2(stream, ctx, line, false));
     }
     if (service === "framebuffer:") return (stream) => stream.write(framebufferV2(ctx.host.phone));
-    if (service.startsWith("reboot:")) return async (stream) => void (await stream.write(Buffer.from("")));
+    if (service.startsWith("reboot:")) return async () => void (await ctx.host.reboot?.(service.slice("reboot:".length)));
     if (service === "root:") return (stream) => stream.write(Buffer.from("adbd cannot run as root in production builds\n"));
     if (service === "unroot:") return (stream) => stream.write(Buffer.from("adbd not running as root\n"));
     if (service === "remount:") return (stream) => stream.write(Buffer.from("Not running as root. Try \"adb root\" first.\n"));
@@ -58,6 +58,8 @@ export function readsStdin(command: string): boolean {
   if (!first || first.stdinRedirected) return false;
   const [name, ...args] = first.argv;
   if (name === "sh" || name === "/system/bin/sh") return args.length === 0 || args.every((a) => a.startsWith("-") && a !== "-c");
+  // `adb install` streams the APK: `cmd package install -S <size>` reads it from stdin
+  if ((name === "cmd" && args[0] === "package" && args[1] === "install") || (name === "pm" && args[0] === "install")) return args.includes("-S");
   return ["cat", "grep", "head", "tail", "wc", "md5sum", "sha1sum", "sha256sum", "base64", "tee"].includes(name ?? "") && args.filter((a) => !a.startsWith("-")).length <= (name === "grep" ? 1 : name === "tee" ? 1 : 0);
 }
 

@@ -708,8 +708,13 @@ export class ScenarioRuntime {
     }
   }
 
+  /** Told of each log entry as it is written (logcat streams them). */
+  onLog: ((entry: LogEntry) => void) | null = null;
+
   log(app: string | null, event: string, data: Record<string, unknown>): void {
-    this.state.log.push({ t: this.clock.now(), app, event, ...data });
+    const entry: LogEntry = { t: this.clock.now(), app, event, ...data };
+    this.state.log.push(entry);
+    this.onLog?.(entry);
     if (this.state.log.length > 2000) this.state.log.splice(0, this.state.log.length - 2000);
   }
 

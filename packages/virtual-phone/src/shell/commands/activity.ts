@@ -3,21 +3,10 @@ import { createHash } from "node:crypto";
 import type { CommandContext, CommandRegistry } from "../types.ts";
 import { ADB_KEYBOARD_IME, DEFAULT_IME } from "../../scenario/runtime.ts";
 import { parseKeycode } from "./keycodes.ts";
+import { dumpsysPackage, packageManager, SYSTEM_PACKAGES } from "./packages.ts";
+import { dumpsysProcesses } from "./processes.ts";
 
-export const SYSTEM_PACKAGES = [
-  "android",
-  "com.android.systemui",
-  "com.android.settings",
-  "com.android.shell",
-  "com.android.phone",
-  "com.android.providers.settings",
-  "com.android.permissioncontroller",
-  "com.android.inputmethod.latin",
-  "com.android.adbkeyboard",
-  "com.google.android.apps.nexuslauncher",
-  "com.android.chrome",
-  "com.google.android.gms",
-];
+export { SYSTEM_PACKAGES };
 
 const hex = (s: string, n = 7) => createHash("md5").update(s).digest("hex").slice(0, n);
 const short = (pkg: string, activity: string) => (activity.startsWith(pkg + ".") ? activity.slice(pkg.length) : activity);
@@ -223,47 +212,7 @@ const monkey = (ctx: CommandContext) => {
   return 0;
 };
 
-function listPackages(ctx: CommandContext, args: string[]): number {
-  const rt = ctx.host.phone.runtime;
-  const third = args.includes("-3");
-  const system = args.includes("-s");
-  const withPath = args.includes("-f");
-  const filter = args.find((a) => !a.startsWith("-"));
-  const user = [...rt.apps.values()].map((a) => a.package);
-  const all = third ? user.filter((p) => !SYSTEM_PACKAGES.includes(p)) : system ? SYSTEM_PACKAGES : [...new Set([...SYSTEM_PACKAGES, ...user])];
-  for (const p of all) {
-    if (filter && !p.includes(filter)) continue;
-    ctx.out(withPath ? `package:/data/app/~~${hex(p, 10)}==/${p}-1/base.apk=${p}\n` : `package:${p}\n`);
-  }
-  return 0;
-}
-
-const pm = (ctx: CommandContext) => {
-  const [sub, ...rest] = ctx.args;
-  const rt = ctx.host.phone.runtime;
-  if (sub === "list" && rest[0] === "packages") return listPackages(ctx, rest.slice(1));
-  if (sub === "path") {
-    const p = rest[0] ?? "";
-    if (![...SYSTEM_PACKAGES, ...[...rt.apps.values()].map((a) => a.package)].includes(p)) return 1;
-    ctx.out(`package:/data/app/~~${hex(p, 10)}==/${p}-1/base.apk\n`);
-    return 0;
-  }
-  if (sub === "clear") {
-    const app = rt.appByPackage(rest.at(-1) ?? "");
-    if (!app) {
-      ctx.out("Failed\n");
-      return 1;
-    }
-    rt.forceStop(app.id);
-    rt.state.apps[app.id]!.vars = structuredClone(app.state) as Record<string, unknown>;
-    rt.touch();
-    ctx.out("Success\n");
-    return 0;
-  }
-  if (sub === "grant" || sub === "revoke") return 0;
-  ctx.err(`Package manager (package) commands:\n  list packages [-f] [-d] [-e] [-s] [-3] [-i] [-l] [-u] [-U] [--show-versioncode] [--apex-only] [--uid UID] [--user USER_ID] [FILTER]\n  path [--user USER_ID] PACKAGE\n  clear [--user USER_ID] PACKAGE\n`);
-  return sub ? 1 : 0;
-};
+const pm = packageManager;
 
 const IMES = [DEFAULT_IME, ADB_KEYBOARD_IME];
 
@@ -484,7 +433,10 @@ const dumpsys = (ctx: CommandContext) => {
       }
       dumpsysWindow(ctx);
       return 0;
+    case "package":
+      return dumpsysPackage(ctx, rest);
     case "activity":
+      if (rest[0] === "processes" || rest[0] === "p") return dumpsysProcesses(ctx, rest.slice(1));
       if (rest[0] === "top") {
         const ra = ctx.host.phone.runtime.resumedActivity();
         ctx.out(`TASK ${ra.package} id=${taskId(ra.package)} userId=0\n  ACTIVITY ${ra.package}/${short(ra.package, ra.activity)} ${hex("ar" + ra.package + ra.activity)} pid=${4000 + taskId(ra.package)}\n`);

@@ -1,11 +1,7 @@
-// logcat, ps and pidof, derived from what the apps did.
+// logcat, ps, pidof and `dumpsys activity processes`, derived from what the apps did.
+import { binaryRecord, bootRecords, formatRecord, pidOf, recordsOf, SYSTEM_SERVER_PID, tagFilter, uidOf, type LogBuffer, type LogFormat, type LogRecord } from "../../device/logcat.ts";
+import type { LogEntry } from "../../scenario/runtime.ts";
 import type { CommandContext, CommandRegistry } from "../types.ts";
-
-const pidOf = (pkg: string) => {
-  let h = 0;
-  for (const c of pkg) h = (h * 31 + c.charCodeAt(0)) >>> 0;
-  return 2000 + (h % 20000);
-};
 
 function running(ctx: CommandContext): string[] {
   const rt = ctx.host.phone.runtime;
@@ -13,50 +9,206 @@ function running(ctx: CommandContext): string[] {
 }
 
 const SYSTEM = ["system_server", "com.android.systemui", "com.google.android.apps.nexuslauncher", "com.android.inputmethod.latin"];
+const pidOfName = (name: string) => (name === "system_server" ? SYSTEM_SERVER_PID : pidOf(name));
 
 const ps = (ctx: CommandContext) => {
   ctx.out("USER           PID  PPID     VSZ    RSS WCHAN            ADDR S NAME                       \n");
   ctx.out("root             1     0 10871872  5188 0                   0 S init\n");
   for (const name of [...SYSTEM, ...running(ctx)]) {
-    const user = name === "system_server" ? "system" : `u0_a${pidOf(name) % 300}`;
-    ctx.out(`${user.padEnd(14)}${String(pidOf(name)).padStart(5)}   612 14820348 182452 0                   0 S ${name}\n`);
+    const user = name === "system_server" ? "system" : `u0_a${uidOf(name) - 10_000}`;
+    ctx.out(`${user.padEnd(14)}${String(pidOfName(name)).padStart(5)}   612 14820348 182452 0                   0 S ${name}\n`);
   }
   return 0;
 };
 
 const pidof = (ctx: CommandContext) => {
   const all = [...SYSTEM, ...running(ctx)];
-  const found = ctx.args.filter((a) => all.includes(a)).map(pidOf);
+  const found = ctx.args.filter((a) => all.includes(a)).map(pidOfName);
   if (found.length === 0) return 1;
   ctx.out(`${found.join(" ")}\n`);
   return 0;
 };
 
-/** `logcat -d` (and plain `logcat`, which here prints the buffer and returns): activity starts and app events. */
-const logcat = (ctx: CommandContext) => {
+/** `dumpsys activity processes`: one ProcessRecord per running app, the system's own processes, and the LRU list. */
+export function dumpsysProcesses(ctx: CommandContext, args: string[]): number {
+  const only = args.find((a) => !a.startsWith("-"));
   const rt = ctx.host.phone.runtime;
-  if (ctx.args.includes("-c")) {
-    rt.state.log.length = 0;
-    return 0;
+  const fg = rt.state.foreground ? rt.appById(rt.state.foreground).package : "com.google.android.apps.nexuslauncher";
+  const names = [...SYSTEM.slice(1), ...running(ctx)].filter((n) => !only || n === only);
+  const record = (n: string) => `ProcessRecord{${pidOf("pr" + n).toString(16)} ${pidOfName(n)}:${n}/u0a${uidOf(n) - 10_000}}`;
+  const out: string[] = ["ACTIVITY MANAGER RUNNING PROCESSES (dumpsys activity processes)", "  All known processes:"];
+  for (const n of names) {
+    out.push(
+      `  *APP* UID ${uidOf(n)} ${record(n)}`,
+      `    user #0 uid=${uidOf(n)} gids={${uidOf(n) + 40_000}, ${uidOf(n) + 10_000}, 9997, 3003}`,
+      `    mRequiredAbi=arm64-v8a instructionSet=null`,
+      `    dir=/data/app/${n}-1/base.apk publicDir=/data/app/${n}-1/base.apk data=/data/user/0/${n}`,
+      `    packageList={${n}}`,
+      `    compat={420dpi}`,
+      `    thread=android.app.IApplicationThread$Stub$Proxy@${pidOf("t" + n).toString(16)}`,
+      `    pid=${pidOfName(n)} processGroup=${n === fg ? "top-app" : "default"}`,
+      `    lastActivityTime=-${n === fg ? "0" : "1m2s"}`,
+      `    oom: max=1001 curRaw=${n === fg ? 0 : 200} setRaw=${n === fg ? 0 : 200} cur=${n === fg ? 0 : 200} set=${n === fg ? 0 : 200}`,
+      `    mCurSchedGroup=${n === fg ? 3 : 2} setSchedGroup=${n === fg ? 3 : 2} systemNoUi=false`,
+      `    curProcState=${n === fg ? 2 : 4} mRepProcState=${n === fg ? 2 : 4} setProcState=${n === fg ? 2 : 4}`,
+      `    hasShownUi=true pendingUiClean=false`,
+    );
   }
-  const lines: string[] = [];
-  for (const e of rt.state.log) {
-    const d = new Date(e.t);
-    const ts = `${String(d.getUTCMonth() + 1).padStart(2, "0")}-${String(d.getUTCDate()).padStart(2, "0")} ${d.toISOString().slice(11, 23)}`;
-    const app = e.app ? rt.apps.get(e.app) : undefined;
-    if (e.event === "screen" && app) {
-      const act = rt.activityOf(app, app.screens.find((s) => s.id === e.screen));
-      lines.push(`${ts}   612  1830 I ActivityTaskManager: START u0 {cmp=${act.package}/${act.activity.replace(act.package, "")}} from uid 2000`);
-    } else if (app) {
-      const { t: _t, app: _a, event, ...rest } = e;
-      lines.push(`${ts} ${String(pidOf(app.package)).padStart(5)} ${String(pidOf(app.package)).padStart(5)} I ${app.label}: ${event} ${JSON.stringify(rest)}`);
+  out.push("", "  PID mappings:");
+  for (const n of [...names].sort((a, b) => pidOfName(a) - pidOfName(b))) out.push(`    PID #${pidOfName(n)}: ${record(n)}`);
+  out.push("", `  Process LRU list (sorted by oom_adj, ${names.length} total, non-act at 0, non-svc at 0):`);
+  names
+    .slice()
+    .sort((a, b) => Number(b === fg) - Number(a === fg))
+    .forEach((n, i) => out.push(`    Proc # ${i}: ${n === fg ? "fg     T/A/TOP  LCMN" : "vis    F/ /BFGS ----"}  t: 0 ${pidOfName(n)}:${n}/u0a${uidOf(n) - 10_000} (${n === fg ? "top-activity" : "service"})`));
+  out.push("", `  mHomeProcess: ${record("com.google.android.apps.nexuslauncher")}`, `  mPreviousProcess: null`, "");
+  ctx.out(out.join("\n") + "\n");
+  return 0;
+}
+
+/** Logs cleared with `logcat -c`, per phone: records at or before this time are gone. */
+const clearedAt = new WeakMap<object, number>();
+
+function allRecords(ctx: CommandContext, entries: LogEntry[]): LogRecord[] {
+  const rt = ctx.host.phone.runtime;
+  const cleared = clearedAt.get(ctx.host.phone) ?? -Infinity;
+  return [...bootRecords(ctx.host.fs.bootedAt), ...entries.flatMap((e) => recordsOf(rt, e))].filter((r) => r.time > cleared).sort((a, b) => a.time - b.time);
+}
+
+const USAGE = "Usage: logcat [options] [filterspecs]\n\nGeneral options:\n  -b, --buffer=<buffer>       Request alternate ring buffer(s): main system radio events crash default all\n  -c, --clear                 Clear (flush) the entire log and exit\n  -d                          Dump the log and then exit (don't block)\n  -t <count>                  Print only the most recent <count> lines (implies -d)\n  -T <count>                  Print only the most recent <count> lines (does not imply -d)\n  -g, --buffer-size           Get the size of the ring buffers within logd\n  -B, --binary                Output the log in binary\n  -v, --format=<format>       brief process tag thread raw time threadtime long\n  -e, --regex=<expr>          Only print lines where the log message matches <expr>\n  -m, --max-count=<count>     Quit after printing <count> lines\n  -s                          Set default filter to silent\n";
+
+/** logcat: dumps (-d, -t) or streams until the client closes the stream; text formats or -B binary. */
+const logcat = async (ctx: CommandContext) => {
+  const rt = ctx.host.phone.runtime;
+  let dump = false;
+  let binary = false;
+  let format: LogFormat = "threadtime";
+  let year = false;
+  let tail: number | undefined;
+  let regex: RegExp | undefined;
+  let maxCount = Infinity;
+  let pid: number | undefined;
+  let silent = false;
+  let file: string | undefined;
+  const buffers = new Set<LogBuffer>();
+  const specs: string[] = [];
+  const a = ctx.args;
+  for (let i = 0; i < a.length; i++) {
+    const arg = a[i]!;
+    const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const value = () => inline ?? (/^-[a-zA-Z]./.test(arg) && !arg.startsWith("--") ? arg.slice(2) : a[++i] ?? "");
+    switch (flag[0] === "-" && !flag.startsWith("--") && flag.length > 2 ? flag.slice(0, 2) : flag) {
+      case "-d":
+        dump = true;
+        break;
+      case "-c":
+      case "--clear":
+        rt.state.log.length = 0;
+        clearedAt.set(ctx.host.phone, Math.max(Date.now(), ctx.host.phone.clock.now()));
+        return 0;
+      case "-B":
+      case "--binary":
+        binary = true;
+        break;
+      case "-v":
+      case "--format": {
+        const v = value();
+        if (["brief", "process", "tag", "thread", "raw", "time", "threadtime", "long"].includes(v)) format = v as LogFormat;
+        else if (v === "year") year = true;
+        else if (!["color", "descriptive", "epoch", "monotonic", "printable", "uid", "usec", "UTC", "zone", "nsec"].includes(v)) {
+          ctx.err(`logcat: Invalid parameter "${v}" to -v.\n`);
+          return 1;
+        }
+        break;
+      }
+      case "-t":
+        tail = Number(value());
+        dump = true;
+        break;
+      case "-T":
+        tail = Number(value());
+        break;
+      case "-e":
+      case "--regex":
+        regex = new RegExp(value());
+        break;
+      case "-m":
+      case "--max-count":
+        maxCount = Number(value());
+        break;
+      case "-b":
+      case "--buffer":
+        for (const b of value().split(",")) {
+          if (b === "all") ["main", "system", "crash", "events", "radio"].forEach((x) => buffers.add(x as LogBuffer));
+          else if (b === "default") ["main", "system", "crash"].forEach((x) => buffers.add(x as LogBuffer));
+          else if (["main", "system", "crash", "events", "radio"].includes(b)) buffers.add(b as LogBuffer);
+          else {
+            ctx.err(`logcat: Unknown buffer '${b}'.\n`);
+            return 1;
+          }
+        }
+        break;
+      case "-s":
+        silent = true;
+        break;
+      case "-f":
+      case "--file":
+        file = value();
+        break;
+      case "--pid":
+        pid = Number(value());
+        break;
+      case "-g":
+      case "--buffer-size":
+        ctx.out("main: ring buffer is 256 KiB (41 KiB consumed), max entry is 5120 B, max payload is 4068 B\nsystem: ring buffer is 256 KiB (12 KiB consumed), max entry is 5120 B, max payload is 4068 B\ncrash: ring buffer is 256 KiB (0 B consumed), max entry is 5120 B, max payload is 4068 B\n");
+        return 0;
+      case "-h":
+      case "--help":
+        ctx.err(USAGE);
+        return 0;
+      default:
+        if (arg.startsWith("-")) {
+          ctx.err(`logcat: invalid option -- '${arg.replace(/^-+/, "")}'\n${USAGE}`);
+          return 1;
+        }
+        specs.push(arg);
     }
   }
-  const grepArg = ctx.args.indexOf("-e");
-  const filtered = grepArg >= 0 ? lines.filter((l) => new RegExp(ctx.args[grepArg + 1] ?? "").test(l)) : lines;
-  const tArg = ctx.args.indexOf("-t");
-  const tail = tArg >= 0 ? filtered.slice(-Number(ctx.args[tArg + 1] ?? filtered.length)) : filtered;
-  ctx.out(`--------- beginning of main\n${tail.map((l) => l + "\n").join("")}`);
+  if (buffers.size === 0) ["main", "system", "crash"].forEach((b) => buffers.add(b as LogBuffer));
+  const envTags = (ctx.env.ANDROID_LOG_TAGS ?? "").split(/\s+/).filter(Boolean);
+  const show = tagFilter([...(silent ? ["*:S"] : envTags), ...specs]);
+  const keep = (r: LogRecord) => buffers.has(r.buffer) && show(r) && (pid === undefined || r.pid === pid) && (!regex || regex.test(r.message));
+  let printed = 0;
+  let lastBuffer: LogBuffer | null = null;
+  const write = (d: string | Buffer) => (file ? ctx.host.fs.writeFile(ctx.host.fs.normalize(file, ctx.shell.cwd), Buffer.from(d), { append: true }) : ctx.out(d));
+  const emit = (records: LogRecord[]) => {
+    for (const r of records) {
+      if (printed >= maxCount) return;
+      if (binary) write(binaryRecord(r));
+      else {
+        if (r.buffer !== lastBuffer) write(`--------- beginning of ${r.buffer}\n`);
+        write(formatRecord(r, format, year));
+      }
+      lastBuffer = r.buffer;
+      printed++;
+    }
+  };
+  const existing = allRecords(ctx, rt.state.log).filter(keep);
+  emit(tail !== undefined && Number.isFinite(tail) ? existing.slice(-tail) : existing);
+  if (dump || printed >= maxCount || ctx.signal.aborted) return 0;
+  // stream: new entries as the scenario writes them, until the client closes the stream
+  await new Promise<void>((resolve) => {
+    const onLog = (e: LogEntry) => {
+      emit(recordsOf(ctx.host.phone.runtime, e).filter(keep));
+      if (printed >= maxCount) done();
+    };
+    const done = () => {
+      ctx.host.phone.off("log", onLog);
+      resolve();
+    };
+    ctx.host.phone.on("log", onLog);
+    ctx.signal.addEventListener("abort", done, { once: true });
+  });
   return 0;
 };
 
@@ -64,4 +216,13 @@ export function registerProcesses(r: CommandRegistry): void {
   r.set("ps", ps);
   r.set("pidof", pidof);
   r.set("logcat", logcat);
+  r.set("reboot", async (ctx) => {
+    const reason = ctx.args.includes("-p") ? "shutdown" : (ctx.args.find((a) => !a.startsWith("-")) ?? "");
+    if (!ctx.host.reboot) {
+      ctx.err("reboot: Operation not permitted\n");
+      return 1;
+    }
+    await ctx.host.reboot(reason);
+    return 0;
+  });
 }

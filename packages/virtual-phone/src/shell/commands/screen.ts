@@ -2,8 +2,12 @@
 import type { CommandContext, CommandRegistry } from "../types.ts";
 
 const screencap = async (ctx: CommandContext) => {
-  const args = ctx.args;
-  const file = args.find((a) => !a.startsWith("-") && !/^\d+$/.test(a));
+  const args: string[] = [];
+  for (let i = 0; i < ctx.args.length; i++) {
+    if (ctx.args[i] === "-d") i++; // -d <display-id>: the phone has one display, whichever id is asked for
+    else args.push(ctx.args[i]!);
+  }
+  const file = args.find((a) => !a.startsWith("-"));
   const png = args.includes("-p") || (file?.endsWith(".png") ?? false);
   const phone = ctx.host.phone;
   let data: Buffer;
