@@ -4,7 +4,8 @@ import tseslint from "typescript-eslint";
 import globals from "globals";
 
 const ours = (...names) => names.map((n) => `@phoneloop/${n}`);
-// `allow` lists subpaths that stay importable although their package is forbidden (gitignore-style negation).
+const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+// `allow` lists subpaths that stay importable although their package is forbidden.
 const forbid = (files, names, message, ignores = [], allow = []) => ({
   files,
   ignores,
@@ -12,10 +13,11 @@ const forbid = (files, names, message, ignores = [], allow = []) => ({
     "no-restricted-imports": [
       "error",
       {
-        patterns: names.map((group) => ({
-          group: [group, `${group}/*`, ...allow.filter((a) => a.startsWith(`${group}/`)).map((a) => `!${a}`)],
-          message,
-        })),
+        // A regex, not gitignore-style groups: a negated subpath cannot re-include what its excluded parent covers.
+        patterns: names.map((group) => {
+          const kept = allow.filter((a) => a.startsWith(`${group}/`)).map((a) => `(?!${escape(a.slice(group.length))}$)`);
+          return { regex: `^${escape(group)}${kept.join("")}(/.*)?$`, message };
+        }),
       },
     ],
   },

@@ -85,7 +85,7 @@ export interface ModelResponse {
   structured: boolean;
 }
 
-export type ModelErrorCode = "rate_limited" | "server_error" | "timeout" | "bad_request" | "auth" | "network" | "aborted";
+export type ModelErrorCode = "RATE_LIMITED" | "SERVER_ERROR" | "TIMEOUT" | "BAD_REQUEST" | "AUTH" | "NETWORK" | "ABORTED";
 export interface ModelError extends AgentError {
   code: ModelErrorCode;
   status?: number;
@@ -93,6 +93,8 @@ export interface ModelError extends AgentError {
 
 export interface Model {
   readonly name: string;
+  /** True when the endpoint records each call's usage itself (the API's model proxy writes model_call evidence). */
+  readonly recordsUsage: boolean;
   complete(req: ModelRequest): Promise<Result<ModelResponse, ModelError>>;
 }
 
@@ -250,6 +252,8 @@ export interface OpenGateInput {
   /** The answers offered; empty means free text. */
   options: string[];
   evidenceIds: string[];
+  /** After this long nobody may answer any more: the gate expires. Without it the gate waits for an answer. */
+  ttlMs?: number;
 }
 
 /** How a gate ended (or that it is still open). */

@@ -120,11 +120,10 @@ describe("post-execute anomaly detection", () => {
     expect(plannerReqs[1]!.lastUserText).toContain("scroll_streak");
     const todos = [...h.cp.todos.values()];
     const first = todos.find((t) => t.title === "Scroll to the settings entry")!;
-    expect(first.status).toBe("superseded");
-    expect(first.supersedeReason).toMatch(/scroll_streak/);
-    expect(todos.find((t) => t.title === "Open settings from the overflow menu")!.status).toBe("done");
+    expect(first.state).toBe("superseded");
+    expect(first.reason).toMatch(/scroll_streak/);
+    expect(first.lastResult).toBe("replan_required");
+    expect(todos.find((t) => t.title === "Open settings from the overflow menu")!.state).toBe("done");
     expect(out.status).toBe("completed");
-    expect(h.cp.turns.size).toBeGreaterThan(0);
-    expect([...h.cp.turns.values()].some((t) => t.result === "replan_required" && t.todoId === first.todoId)).toBe(true);
   });
 });

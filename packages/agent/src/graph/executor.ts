@@ -1,45 +1,64 @@
-// The executor node (CONCEPTS §2, §3, §6): sense → (post-execute detectors, reminder) → model → parse →
-// permission check → execute → waitForStable → sense … until complete / infeasible / blocked, scroll streak,
-// step cap, quota stop, cancel, pause or device lost. State is checkpointed after every step.
+// The executor node as a pure transition: step(state, observation) → { state, effects }. Deciding happens here;
+// graph/run.ts performs the effects (device, model, state core) and feeds what they returned back as the next
+// observation. One step: route (the core's turn router) → sense → model → parse → policy → (gate) → act →
+// settle, recorded and checkpointed; see docs/concepts.md, "Executor steps are pure transitions".
 import { ACTION_JSON_SCHEMA, describeAction, type Action } from "../actions/schema.ts";
 import { parseAction } from "../actions/parse.ts";
 import { detectAnomalies, detectCycle, detectRepetition, sampleOf, DETECTOR_LIMITS, type Anomaly } from "../detectors/index.ts";
 import { formatHistory } from "../memory/history.ts";
 import { decidePermission, needsGate, recordApproval, type PermissionDecision } from "../policy/index.ts";
 import { anomalyReminder, executorMessages } from "../prompts/executor.ts";
-import { ControlPlaneConflict, type GateDecision, type ShouldRun } from "../ports.ts";
-import { callModel, errorText, perform, retryDevice, sense } from "./effects.ts";
-import { focusedNode, formatElements, listElements, nodeAt, resolveTarget } from "./observe.ts";
-import { guard, type ExecutorReturn, type ExecutorState, type ExitReason, type RunContext, type RunState } from "./state.ts";
+import { leaseRefOf, type ChatMessage, type EvidenceInput, type GateResolution, type Lease, type LeaseRef, type ModelErrorCode, type SkipReason, type TurnResultKind, type TurnRoute } from "../ports.ts";
+import { focusedNode, formatElements, nodeAt, resolveTarget } from "./observe.ts";
+import { endReasonOfSkip, statusForExit } from "./routes.ts";
+import type { AgentConfig, AgentEvent, ExecutorReturn, ExecutorRunState, ExecutorState, ExitReason, PendingGate, RunCommon, Screen, Turn } from "./state.ts";
 
-export type Checkpoint = (state: RunState) => Promise<void>;
+/** What the runner saw when it performed the last input effect. */
+export type Observation =
+  | { type: "begin" }
+  | { type: "cancelled" }
+  | { type: "acquired"; lease: Lease }
+  | { type: "not_acquired"; reason: string }
+  | { type: "lease_lost"; message: string }
+  /** The core's route for the next turn; when it is not runnable, shouldRun's refusal and the todo's open gate. */
+  | { type: "routed"; route: TurnRoute; reason: string; lease?: Lease; skip: { reason: SkipReason; message: string } | null; openGate: { id: string; question: string } | null }
+  | { type: "sensed"; screen: Screen }
+  | { type: "sense_failed"; lost: boolean; message: string }
+  | { type: "replied"; text: string; usage: RunCommon["totals"] }
+  | { type: "model_failed"; code: ModelErrorCode; message: string; usage: RunCommon["totals"] }
+  | { type: "gate_opened"; gateId: string }
+  | { type: "gate_resolved"; gateId: string; resolution: GateResolution }
+  | { type: "performed"; outcome: string }
+  | { type: "perform_failed"; lost: boolean; message: string; attempts: number };
 
-/** Pure: which ShouldRun refusal ends the executor with which reason. */
-export function exitForShouldRun(s: Extract<ShouldRun, { run: false }>): ExitReason {
-  switch (s.reason) {
-    case "exhausted":
-      return "quota";
-    case "paused":
-      return "paused";
-    case "throttled":
-      return "throttled";
-    case "gate_waiting":
-      return "gate_waiting";
-    case "cancelled":
-      return "cancelled";
-    default:
-      return "lease_lost";
-  }
+/** Writes: performed in order, nothing comes back. */
+export type WriteEffect =
+  | { type: "evidence"; input: EvidenceInput }
+  | { type: "turn_result"; idempotencyKey: string; lease: LeaseRef; kind: TurnResultKind; summary: string; spend?: { key: string; steps: number; tokens: number; microUsd: number } }
+  | { type: "step"; stepIndex: number; todoId: string; action: unknown; outcome: string; app: string; phash: string | null; anomalies: string[]; tokens: number }
+  | { type: "checkpoint" }
+  | { type: "event"; event: AgentEvent };
+
+/** Inputs: the last effect of a batch; what it returns is the next observation. */
+export type InputEffect =
+  /** Claim the todo again (after a resume or a gate); `reopen` first gives a blocked todo back to the pool. */
+  | { type: "acquire"; todoId: string; reopen: boolean }
+  | { type: "route"; todoId: string; lease: Lease }
+  | { type: "sense"; stepIndex: number; lease: LeaseRef }
+  | { type: "ask_model"; messages: ChatMessage[]; jsonSchema: { name: string; schema: Record<string, unknown> }; key: string; stepIndex: number; lease: LeaseRef }
+  | { type: "open_gate"; idempotencyKey: string; question: string; options: string[]; evidenceIds: string[]; answerRoles: AgentConfig["gateAnswerRoles"] }
+  | { type: "wait_gate"; gateId: string }
+  | { type: "perform"; action: Action; px: { x: number; y: number } | undefined; screen: { width: number; height: number }; description: string }
+  | { type: "exit"; ret: ExecutorReturn };
+
+export type Effect = WriteEffect | InputEffect;
+
+export interface StepResult {
+  state: ExecutorRunState;
+  effects: Effect[];
 }
 
-/** Pure: the status the executor returns for an exit reason. */
-export function statusForExit(reason: ExitReason): ExecutorReturn["status"] {
-  if (reason === "complete" || reason === "answer") return "completed";
-  if (reason === "scroll_streak" || reason === "step_cap" || reason === "run_step_cap" || reason === "infeasible") return "partial";
-  return "blocked";
-}
-
-/** Pure: the reminder and exit implied by the anomalies after an action. */
+/** Which anomalies end the executor (a scroll streak: let the planner replan) and which only remind the model. */
 export function decideAfterAnomalies(anomalies: Anomaly[], goal: string, todo: string): { reminder?: string; exit?: ExitReason } {
   if (anomalies.some((a) => a.kind === "scroll_streak")) return { exit: "scroll_streak" };
   const loops = anomalies.filter((a) => a.kind !== "scroll_streak");
@@ -52,352 +71,401 @@ function gateQuestion(a: Action, d: PermissionDecision, app: string, todo: strin
   return `Allow the agent to ${what}${target} in ${app || "the current app"}? This is a ${d.tier === "high_risk" ? "high-risk" : "confirm-tier"} action (${d.kind}): ${d.reasons.join("; ")}. Todo: "${todo}".${a.intent ? ` The agent says it intends to: ${a.intent}.` : ""}`;
 }
 
-export async function runExecutor(ctx: RunContext, state: RunState, checkpoint: Checkpoint): Promise<ExecutorReturn> {
-  const { device, controlPlane: cp, clock } = ctx.ports;
-  const cfg = ctx.config;
-  const ex = state.executor!;
-  const lease = () => ({ leaseId: ex.lease.leaseId, epoch: ex.lease.epoch });
-  const base = () => ({ goalId: state.goalId, runId: state.runId, todoId: ex.todoId, lease: lease() });
-  let finalScreen: ExecutorReturn["finalScreen"] = null;
-  let stepStarted = clock.monotonic();
-  let modelMs = 0;
-  let promptTokens = 0;
-  let phases: Record<string, number> = {};
-  let phaseAt = clock.monotonic();
-  /** Time since the last mark, attributed to `name` (a per-step trace of where the overhead goes). */
-  const mark = (name: string) => {
-    const now = clock.monotonic();
-    phases[name] = (phases[name] ?? 0) + (now - phaseAt);
-    phaseAt = now;
-  };
+/** A copy the step may change; the screen (image and tree) is shared, never changed. */
+function draft(state: ExecutorRunState): ExecutorRunState {
+  const { turn, ...executor } = state.executor;
+  const copy = structuredClone({ ...state, executor }) as ExecutorRunState;
+  if (turn) {
+    const { screen, ...rest } = turn;
+    copy.executor.turn = { ...structuredClone(rest), ...(screen ? { screen } : {}) };
+  }
+  return copy;
+}
 
-  const exit = (reason: ExitReason, summary: string): ExecutorReturn => ({
-    todoId: ex.todoId,
-    status: statusForExit(reason),
-    reason,
-    summary,
-    outputs: { ...ex.outputs },
-    answers: [...ex.answers],
-    finalScreen: finalScreen ?? (ex.hashes.length ? { app: ex.lastApp, phash: ex.hashes.at(-1)!, ...(ex.lastObservationId ? { evidenceId: ex.lastObservationId } : {}) } : null),
-    steps: ex.stepCount,
+/** The executor's transition. Pure: the same state and observation give the same result. */
+export function step(state: ExecutorRunState, obs: Observation, config: AgentConfig): StepResult {
+  const s = draft(state);
+  const ex = s.executor;
+  const fx: Effect[] = [];
+  const done = (...more: Effect[]): StepResult => ({ state: s, effects: [...fx, ...more] });
+
+  const evidence = (input: Omit<EvidenceInput, "goalId" | "runId" | "todoId" | "lease">, lease = ex.lease): WriteEffect => ({
+    type: "evidence",
+    input: { ...input, goalId: s.goalId, runId: s.runId, todoId: ex.todoId, ...(lease ? { lease: leaseRefOf(lease) } : {}) },
   });
 
-  /** Ends a step: step record, turn result (validated writeback), then the spend, then the checkpoint. */
-  const finishStep = async (stepIndex: number, action: Action | null, description: string, outcome: string, evidenceIds: string[], spend: { tokens: number; microUsd: number }) => {
-    guard(ctx);
-    mark("step");
-    ex.steps.push({ index: stepIndex, action: description, outcome });
-    await cp.appendStep({ runId: state.runId, index: stepIndex, todoId: ex.todoId, action: action ?? description, outcome, evidenceIds, at: clock.now() });
-    await cp.recordTurnResult({ idempotencyKey: `${state.runId}:${stepIndex}:turn`, goalId: state.goalId, todoId: ex.todoId, lease: lease(), result: "validated_progress", summary: `${description} → ${outcome}`, evidenceIds });
-    await cp.spend(`${state.runId}:${stepIndex}:spend`, { agentId: state.agentId, goalId: state.goalId, steps: 1, tokens: spend.tokens, microUsd: spend.microUsd });
-    ex.stepCount++;
-    state.stepIndex = Math.max(state.stepIndex, stepIndex + 1);
-    state.totals.steps++;
-    delete ex.inFlight;
-    await checkpoint(state);
-    mark("writeback");
-    ctx.onEvent?.({ type: "step", stepIndex, todoId: ex.todoId, action: description, outcome, promptTokens, overheadMs: clock.monotonic() - stepStarted - modelMs, modelMs, phases });
+  const exit = (reason: ExitReason, summary: string): StepResult => {
+    const screen = ex.turn?.screen;
+    const finalScreen: ExecutorReturn["finalScreen"] = screen
+      ? { app: ex.lastApp, phash: screen.phash, evidenceId: screen.evidenceId }
+      : ex.hashes.length
+        ? { app: ex.lastApp, phash: ex.hashes.at(-1)!, ...(ex.lastObservationId ? { evidenceId: ex.lastObservationId } : {}) }
+        : null;
+    delete ex.turn;
+    const ret: ExecutorReturn = { todoId: ex.todoId, status: statusForExit(reason), reason, summary, outputs: { ...ex.outputs }, answers: [...ex.answers], finalScreen, steps: ex.stepCount };
+    return done({ type: "exit", ret });
   };
 
-  // Resumed after a hard stop in the middle of an action: its outcome is unknown, so it is not repeated.
-  if (ex.inFlight) {
-    const f = ex.inFlight;
-    ex.samples.push(sampleOf(f.action, undefined));
-    ex.sensedAfterAction = false;
-    ex.feedback = `Your previous action (${f.description}) was interrupted by a worker restart; it may or may not have happened. Look at the screen before acting again.`;
-    await finishStep(f.stepIndex, f.action, f.description, "interrupted (outcome unknown, not repeated)", [], { tokens: 0, microUsd: 0 });
-  }
+  const route = (): InputEffect => ({ type: "route", todoId: ex.todoId, lease: ex.lease! });
+  const acquire = (reopen: boolean): InputEffect => ({ type: "acquire", todoId: ex.todoId, reopen });
 
-  for (;;) {
-    guard(ctx);
-    const stepIndex = state.stepIndex;
-    stepStarted = clock.monotonic();
-    phaseAt = stepStarted;
-    phases = {};
-    modelMs = 0;
-    promptTokens = 0;
-    if (ctx.signal?.aborted) return exit("cancelled", "The run was cancelled by the user.");
-    // With a gate of ours pending, "gate_waiting" is expected: we wait for that gate below.
-    const sr = await cp.shouldRun(ex.pendingGate ? { agentId: state.agentId, goalId: state.goalId } : { agentId: state.agentId, goalId: state.goalId, todoId: ex.todoId });
-    if (!sr.run) return exit(exitForShouldRun(sr), `Stopped before step ${stepIndex + 1}: ${sr.reason}${sr.detail ? ` (${sr.detail})` : ""}.`);
-    if (ex.stepCount >= cfg.maxStepsPerTodo) return exit("step_cap", `Reached the cap of ${cfg.maxStepsPerTodo} steps for this todo.`);
-    if (state.stepIndex >= cfg.maxStepsPerRun) return exit("run_step_cap", `Reached the run's iteration cap of ${cfg.maxStepsPerRun} steps.`);
-
-    // Keep the lease: renew at half its life. A lost lease means another worker owns the todo now.
-    if (ex.lease.expiresAt - clock.now() < cfg.leaseTtlMs / 2) {
-      try {
-        ex.lease = await cp.renewLease(lease(), cfg.leaseTtlMs);
-      } catch (e) {
-        if (e instanceof ControlPlaneConflict) return exit("lease_lost", `The lease on this todo was lost: ${e.message}`);
-        throw e;
-      }
-    }
-
-    // ── sense ──
-    mark("control");
-    const sensed = await sense(ctx, device, !ex.sensedAfterAction && ex.samples.length > 0);
-    mark("sense");
-    if (!sensed.ok) {
-      if (sensed.lost) return exit("device_lost", `Device connection lost while sensing: ${sensed.message}`);
-      return exit("device_lost", `The phone did not answer after ${cfg.senseRetries} attempts: ${sensed.message}`);
-    }
-    const { screenshot, tree, foreground } = sensed.value;
-    const prepared = sensed.value.prepared;
-    const app = foreground ? `${foreground.packageName}${foreground.activity ? `/${foreground.activity}` : ""}` : "unknown";
-    ex.lastApp = foreground?.packageName ?? ex.lastApp;
-    const elements = listElements(tree, screenshot.width, screenshot.height);
-    ex.hashes.push(prepared.phash);
-    if (ex.hashes.length > 12) ex.hashes.splice(0, ex.hashes.length - 12);
-    const evidenceIds: string[] = [];
-    const obs = await cp.appendEvidence({
-      ...base(),
-      idempotencyKey: `${state.runId}:${stepIndex}:observation:${ex.lease.epoch}`,
-      kind: "observation",
-      stepIndex,
-      summary: `${app}, ${elements.length} elements`,
-      data: { app, phash: prepared.phash, screen: { width: screenshot.width, height: screenshot.height }, elements: elements.map((e) => ({ i: e.index, text: e.text, id: e.resourceId, box: e.box })) },
-      ...(cfg.storeScreenshots ? { blob: { bytes: prepared.forModel.bytes, mime: prepared.forModel.mime } } : {}),
+  /** Ends a step: step row, turn result (validated progress spends the step), checkpoint, then the next step. */
+  const finishStep = (turn: Turn, action: Action | null, description: string, outcome: string, kind: TurnResultKind): void => {
+    const lease = ex.lease!;
+    const stepIndex = turn.stepIndex;
+    ex.steps.push({ index: stepIndex, action: description, outcome });
+    fx.push({ type: "step", stepIndex, todoId: ex.todoId, action: action ?? description, outcome, app: ex.lastApp, phash: turn.screen?.phash ?? null, anomalies: turn.anomalies ?? [], tokens: turn.spend.tokens });
+    fx.push({
+      type: "turn_result",
+      idempotencyKey: `${s.runId}:${stepIndex}:turn`,
+      lease: leaseRefOf(lease),
+      kind,
+      summary: `${description} → ${outcome}`.slice(0, 2000),
+      ...(kind === "validated_progress" ? { spend: { key: `${s.runId}:${stepIndex}:spend`, steps: 1, tokens: turn.spend.tokens, microUsd: turn.spend.microUsd } } : {}),
     });
-    ex.lastObservationId = obs.evidenceId;
-    evidenceIds.push(obs.evidenceId);
-    finalScreen = { app: ex.lastApp, phash: prepared.phash, evidenceId: obs.evidenceId };
+    ex.stepCount++;
+    s.stepIndex = Math.max(s.stepIndex, stepIndex + 1);
+    s.totals.steps++;
+    delete ex.inFlight;
+    delete ex.turn;
+    fx.push({ type: "checkpoint" });
+    fx.push({ type: "event", event: { type: "step", stepIndex, todoId: ex.todoId, action: description, outcome, promptTokens: 0, overheadMs: 0, modelMs: 0 } });
+  };
 
-    // ── post-execute detectors on the screen the last action produced ──
-    if (!ex.sensedAfterAction && ex.samples.length) {
-      ex.sensedAfterAction = true;
-      const anomalies = detectAnomalies(ex.samples, ex.hashes, DETECTOR_LIMITS);
-      for (const a of anomalies) {
-        ctx.onEvent?.({ type: "anomaly", kind: a.kind, message: a.message });
-        const ev = await cp.appendEvidence({ ...base(), idempotencyKey: `${state.runId}:${stepIndex}:anomaly:${a.kind}`, kind: "anomaly", stepIndex, summary: a.message, data: { kind: a.kind } });
-        evidenceIds.push(ev.evidenceId);
-        const last = ex.steps.at(-1);
-        if (last) last.anomalies = [...(last.anomalies ?? []), a.kind];
-      }
-      const d = decideAfterAnomalies(anomalies, state.goal, ex.todoTitle);
-      if (d.exit) {
-        await checkpoint(state);
-        return exit(d.exit, anomalies.find((a) => a.kind === "scroll_streak")!.message);
-      }
-      if (d.reminder) ex.reminder = d.reminder;
+  /** Lease in hand: finish an action a previous worker left in flight (not repeated), then route the next turn. */
+  const afterAcquired = (): StepResult => {
+    if (ex.inFlight) {
+      const f = ex.inFlight;
+      ex.samples.push(sampleOf(f.action, undefined));
+      ex.sensedAfterAction = false;
+      ex.feedback = `Your previous action (${f.description}) was interrupted by a worker restart; it may or may not have happened. Look at the screen before acting again.`;
+      finishStep({ stepIndex: f.stepIndex, round: 0, spend: { tokens: 0, microUsd: 0 } }, f.action, f.description, "interrupted (outcome unknown, not repeated)", "validated_progress");
     }
+    return done(route());
+  };
 
-    // ── a gate left open by a previous worker: wait for the same gate, do not ask again ──
-    let action: Action | undefined;
-    let gateResolved: { decision: GateDecision; pending: NonNullable<ExecutorState["pendingGate"]> } | undefined;
-    const spendThisStep = { tokens: 0, microUsd: 0 };
-    if (ex.pendingGate) {
-      const pending = ex.pendingGate;
-      const decision = await cp.waitForGate(pending.gateId, ctx.signal);
-      gateResolved = { decision, pending };
-      action = pending.action;
-    } else {
-      // ── model → parse (one repair round with the typed error) ──
-      const messages = () =>
-        executorMessages({
-          goal: state.goal,
-          todo: ex.todoTitle,
-          inputs: ex.inputs,
-          outputs: ex.outputsDeclared,
-          history: formatHistory(ex.steps, cfg.verbatimSteps),
-          ...(ex.reminder ? { reminder: ex.reminder } : {}),
-          ...(ex.feedback ? { feedback: ex.feedback } : {}),
-          app,
-          screen: { width: screenshot.width, height: screenshot.height },
-          elements: formatElements(elements),
-          image: prepared.forModel,
-        });
-      let parsed: ReturnType<typeof parseAction> | undefined;
-      mark("observe");
-      for (let round = 0; round < 2; round++) {
-        const r = await callModel(ctx, state, {
-          role: "executor",
-          messages: messages(),
-          jsonSchema: { name: "phone_action", schema: ACTION_JSON_SCHEMA },
-          key: `${state.runId}:${stepIndex}:${ex.lease.epoch}:${round}`,
-          todoId: ex.todoId,
-          lease: lease(),
-          stepIndex,
-        });
-        if (!r.ok) {
-          if (r.error.code === "aborted") return exit("cancelled", "The run was cancelled by the user.");
-          return exit("model_failed", `The executor model failed: ${r.error.message}`);
-        }
-        modelMs += r.value.modelMs;
-        promptTokens = Math.max(promptTokens, r.value.promptTokens);
-        spendThisStep.tokens += r.value.response.usage.inputTokens + r.value.response.usage.outputTokens;
-        spendThisStep.microUsd += r.value.response.usage.microUsd;
-        evidenceIds.push(r.value.evidenceId);
-        parsed = parseAction(r.value.response.text);
-        delete ex.reminder;
-        if (parsed.ok) {
-          delete ex.feedback;
-          break;
-        }
-        ex.feedback = `Your reply could not be used (${parsed.error.code}): ${parsed.error.message}`;
-      }
-      if (!parsed!.ok) {
-        const e = parsed!.error;
-        const ev = await cp.appendEvidence({ ...base(), idempotencyKey: `${state.runId}:${stepIndex}:parse_error`, kind: "validation", stepIndex, summary: `parse failed twice: ${e.code}`, data: { code: e.code, message: e.message, raw: e.raw } });
-        evidenceIds.push(ev.evidenceId);
-        await finishStep(stepIndex, null, "(unparseable reply)", `failed: ${e.code}`, evidenceIds, spendThisStep);
-        continue;
-      }
-      action = parsed!.action;
+  const askModel = (turn: Turn): StepResult => {
+    const screen = turn.screen!;
+    const messages = executorMessages({
+      goal: s.goal,
+      todo: ex.todoTitle,
+      inputs: ex.inputs,
+      outputs: ex.outputsDeclared,
+      history: formatHistory(ex.steps, config.verbatimSteps),
+      ...(ex.reminder ? { reminder: ex.reminder } : {}),
+      ...(ex.feedback ? { feedback: ex.feedback } : {}),
+      app: screen.app,
+      screen: { width: screen.width, height: screen.height },
+      elements: formatElements(screen.elements),
+      image: screen.image,
+    });
+    const lease = ex.lease!;
+    return done({
+      type: "ask_model",
+      messages,
+      jsonSchema: { name: "phone_action", schema: ACTION_JSON_SCHEMA },
+      key: `${s.runId}:${turn.stepIndex}:${lease.epoch}:${turn.round}`,
+      stepIndex: turn.stepIndex,
+      lease: leaseRefOf(lease),
+    });
+  };
+
+  /** Loops among the samples after an action that did not reach the phone (no screen to compare). */
+  const recordLoops = (turn: Turn): void => {
+    const loops = [detectRepetition(ex.samples), detectCycle(ex.samples)].filter((a): a is Anomaly => a !== null);
+    for (const a of loops) {
+      fx.push({ type: "event", event: { type: "anomaly", kind: a.kind, message: a.message } });
+      fx.push(evidence({ idempotencyKey: `${s.runId}:${turn.stepIndex}:anomaly:${a.kind}`, kind: "anomaly", stepIndex: turn.stepIndex, summary: a.message, data: { kind: a.kind } }));
     }
+    if (loops.length) ex.reminder = anomalyReminder(loops.map((a) => a.message), s.goal, ex.todoTitle);
+  };
+
+  const resolvePoint = (turn: Turn, action: Action): { ok: true; px: { x: number; y: number } | undefined } | { ok: false; message: string } => {
+    const t = action as { x?: number; y?: number; element?: string };
+    if (!("x" in action || "element" in action) || (t.x === undefined && t.element === undefined)) return { ok: true, px: undefined };
+    const screen = turn.screen!;
+    const r = resolveTarget(t, screen.elements, screen.width, screen.height);
+    return r.ok ? { ok: true, px: r.px } : { ok: false, message: r.message };
+  };
+
+  /** Write-ahead first (so a restart never repeats the action), then the action and the settle. */
+  const act = (turn: Turn, action: Action, px: { x: number; y: number } | undefined): StepResult => {
     const description = describeAction(action);
+    ex.inFlight = { stepIndex: turn.stepIndex, action, description };
+    turn.px = px;
+    fx.push({ type: "checkpoint" });
+    const screen = turn.screen!;
+    return done({ type: "perform", action, px, screen: { width: screen.width, height: screen.height }, description });
+  };
 
-    // ── actions that need no device ──
+  /** The person's answer to a gate this step opened: act, or tell the model why not. */
+  const applyGate = (turn: Turn): StepResult => {
+    const { pending, resolution } = turn.gate!;
+    delete turn.gate;
+    const action = pending.action;
+    const description = describeAction(action);
+    fx.push({ type: "event", event: { type: "gate_decision", gateId: pending.gateId, status: resolution.status } });
+    fx.push(
+      evidence({
+        idempotencyKey: `${s.runId}:${pending.stepIndex}:gate_decision`,
+        kind: "gate_decision",
+        stepIndex: pending.stepIndex,
+        summary: `${resolution.status} for ${description}${resolution.rationale ? `: ${resolution.rationale}` : ""}`,
+        data: { gateId: pending.gateId, kind: pending.kind, tier: pending.tier, status: resolution.status, answer: resolution.answer, rationale: resolution.rationale },
+      }),
+    );
+    if (pending.tier === "question") {
+      const answer = resolution.answer ?? (resolution.status === "expired" ? "(no answer: the question expired)" : resolution.status);
+      ex.feedback = `The user answered your question "${(action as { question: string }).question}": ${answer}${resolution.rationale ? ` (${resolution.rationale})` : ""}`;
+      finishStep(turn, action, description, "user answered", "validated_progress");
+      return done(route());
+    }
+    const approved = resolution.status === "approved";
+    s.approvals = recordApproval(s.approvals, pending.kind, approved);
+    if (!approved) {
+      const why = resolution.status === "expired" ? "The question to the user expired without an answer" : "The user DENIED your action";
+      ex.feedback = `${why}: ${description} (${pending.kind})${resolution.rationale ? `: ${resolution.rationale}` : ""}. It was not performed. Do not try it again; find another way to reach the goal without it, or report status infeasible.`;
+      ex.samples.push(sampleOf(action, undefined));
+      // Nothing changed on the phone, so no screen detectors; asking for the same refused action again is still a loop.
+      ex.sensedAfterAction = true;
+      recordLoops(turn);
+      finishStep(turn, action, description, "denied by the user, not performed", "validated_progress");
+      return done(route());
+    }
+    const point = resolvePoint(turn, action);
+    if (!point.ok) {
+      ex.feedback = point.message;
+      finishStep(turn, action, description, `failed: ${point.message}`, "repair_required");
+      return done(route());
+    }
+    return act(turn, action, point.px);
+  };
+
+  /** A parsed action: the ones without a device, the target, the permission checkpoint, then act. */
+  const decide = (turn: Turn, action: Action): StepResult => {
+    const description = describeAction(action);
+    const screen = turn.screen!;
     if (action.type === "status") {
       if (action.outputs) Object.assign(ex.outputs, action.outputs);
       const summary = action.summary ?? (action.status === "complete" ? "The executor reports the todo complete." : "The executor reports the todo infeasible.");
-      await finishStep(stepIndex, action, description, action.status, evidenceIds, spendThisStep);
-      return exit(action.status === "complete" ? "complete" : "infeasible", summary);
+      finishStep(turn, action, description, action.status, "validated_progress");
+      return exit(action.status === "complete" ? "completed" : "infeasible", summary);
     }
     if (action.type === "answer") {
       ex.answers.push(action.text);
       if (action.outputs) Object.assign(ex.outputs, action.outputs);
-      await finishStep(stepIndex, action, description, "answered", evidenceIds, spendThisStep);
-      return exit("answer", action.text);
+      finishStep(turn, action, description, "answered", "validated_progress");
+      return exit("completed", action.text);
     }
     if (action.type === "use_skill") {
       ex.feedback = `No skill named "${action.skill}" is available in this session; use ordinary actions.`;
-      await finishStep(stepIndex, action, description, "failed: unknown skill", evidenceIds, spendThisStep);
-      continue;
+      finishStep(turn, action, description, "failed: unknown skill", "repair_required");
+      return done(route());
+    }
+    const point = resolvePoint(turn, action);
+    if (!point.ok) {
+      ex.feedback = point.message;
+      finishStep(turn, action, description, `failed: ${point.message}`, "repair_required");
+      return done(route());
+    }
+    const px = point.px;
+    const target = action.type === "keyboard_enter" ? focusedNode(screen.tree) : px ? nodeAt(screen.tree, px) : undefined;
+    const decision: PermissionDecision =
+      action.type === "ask_user"
+        ? { tier: "confirm", kind: "question", reasons: ["the model asks the user"] }
+        : decidePermission(action, { ...(target ? { target } : {}), ...(screen.packageName ? { packageName: screen.packageName } : {}), ...(config.appRules ? { appRules: config.appRules } : {}) });
+    if (action.type === "ask_user" || needsGate(decision, s.approvals)) {
+      const question = action.type === "ask_user" ? action.question : gateQuestion(action, decision, ex.lastApp, ex.todoTitle);
+      const options = action.type === "ask_user" ? (action.options?.length ? action.options : []) : ["approve", "deny"];
+      turn.asking = { action, kind: decision.kind, tier: action.type === "ask_user" ? "question" : decision.tier === "high_risk" ? "high_risk" : "confirm", question };
+      return done({ type: "open_gate", idempotencyKey: `${s.runId}:${turn.stepIndex}:gate`, question, options, evidenceIds: [screen.evidenceId], answerRoles: config.gateAnswerRoles });
+    }
+    return act(turn, action, px);
+  };
+
+  switch (obs.type) {
+    case "begin":
+      // A gate this todo waits on (a previous worker opened it): wait for the same gate, do not ask again.
+      if (ex.pendingGate && !ex.lease) return done({ type: "wait_gate", gateId: ex.pendingGate.gateId });
+      return ex.lease ? afterAcquired() : done(acquire(false));
+
+    case "cancelled":
+      return exit("cancelled", "The run was cancelled by the user.");
+
+    case "acquired":
+      ex.lease = obs.lease;
+      return afterAcquired();
+
+    case "not_acquired":
+      return exit("lease_lost", `The todo could not be claimed again: ${obs.reason}`);
+
+    case "lease_lost":
+      return exit("lease_lost", `The lease on this todo was lost: ${obs.message}`);
+
+    case "routed": {
+      if (obs.lease) ex.lease = obs.lease;
+      switch (obs.route) {
+        case "ready_for_host":
+        case "repair_required": {
+          if (obs.route === "repair_required" && !ex.feedback) ex.feedback = `Your last turn on this todo was not accepted (${obs.reason}); repair it before going on.`;
+          if (ex.stepCount >= config.maxStepsPerTodo) return exit("step_cap", `Reached the cap of ${config.maxStepsPerTodo} steps for this todo.`);
+          if (s.stepIndex >= config.maxStepsPerRun) return exit("run_step_cap", `Reached the run's iteration cap of ${config.maxStepsPerRun} steps.`);
+          // After a gate this step opened, the step goes on where it stopped (same index, same screen if seen).
+          const turn: Turn = ex.turn?.gate ? ex.turn : { stepIndex: s.stepIndex, round: 0, spend: { tokens: 0, microUsd: 0 } };
+          ex.turn = turn;
+          if (turn.gate && turn.screen) return applyGate(turn);
+          return done({ type: "sense", stepIndex: turn.stepIndex, lease: leaseRefOf(ex.lease!) });
+        }
+        case "replan_required":
+          return exit("infeasible", `The state core asks for a replan of this todo: ${obs.reason}.`);
+        case "user_action_required":
+          if (obs.openGate) {
+            fx.push({ type: "event", event: { type: "gate", gateId: obs.openGate.id, question: obs.openGate.question } });
+            return done({ type: "wait_gate", gateId: obs.openGate.id });
+          }
+          return exit("gate_waiting", `Waiting for a person: ${obs.skip?.message ?? obs.reason}.`);
+        case "wait":
+        case "blocked":
+          if (obs.skip) return exit(endReasonOfSkip(obs.skip.reason), obs.skip.message);
+          return exit(obs.route === "wait" ? "lease_lost" : "todo_blocked", `Stopped before step ${s.stepIndex + 1}: ${obs.reason}.`);
+        case "contract_error":
+          return exit(/lease/.test(obs.reason) ? "lease_lost" : "todo_blocked", `The state core refused the turn: ${obs.reason}.`);
+      }
+      break;
     }
 
-    // ── resolve the target ──
-    let px: { x: number; y: number } | undefined;
-    if ("x" in action || "element" in action) {
-      const hasTarget = (action as { x?: number; element?: string }).x !== undefined || (action as { element?: string }).element !== undefined;
-      if (hasTarget) {
-        const r = resolveTarget(action as { x?: number; y?: number; element?: string }, elements, screenshot.width, screenshot.height);
-        if (!r.ok) {
-          ex.feedback = r.message;
-          await finishStep(stepIndex, action, description, `failed: ${r.message}`, evidenceIds, spendThisStep);
-          continue;
-        }
-        px = r.px;
-      }
-    }
-
-    // ── permission checkpoint, outside the model ──
-    if (!gateResolved) {
-      const target = action.type === "keyboard_enter" ? focusedNode(tree) : px ? nodeAt(tree, px) : undefined;
-      const decision =
-        action.type === "ask_user"
-          ? ({ tier: "confirm", kind: "question", reasons: ["the model asks the user"] } as PermissionDecision)
-          : decidePermission(action, { ...(target ? { target } : {}), ...(foreground ? { packageName: foreground.packageName } : {}), ...(cfg.appRules ? { appRules: cfg.appRules } : {}) });
-      const gated = action.type === "ask_user" || needsGate(decision, state.approvals);
-      if (gated) {
-        const question = action.type === "ask_user" ? action.question : gateQuestion(action, decision, ex.lastApp, ex.todoTitle);
-        const options = action.type === "ask_user" ? (action.options?.length ? action.options : ["answer"]) : ["approve", "deny"];
-        const { gateId } = await cp.openGate({
-          idempotencyKey: `${state.runId}:${stepIndex}:gate`,
-          goalId: state.goalId,
-          todoId: ex.todoId,
-          lease: lease(),
-          question,
-          options,
-          evidenceIds: [obs.evidenceId],
-          answerRoles: cfg.gateAnswerRoles,
-        });
-        ex.pendingGate = { gateId, stepIndex, action, kind: decision.kind, tier: action.type === "ask_user" ? "question" : decision.tier === "high_risk" ? "high_risk" : "confirm" };
-        await cp.recordTurnResult({ idempotencyKey: `${state.runId}:${stepIndex}:gate_turn`, goalId: state.goalId, todoId: ex.todoId, lease: lease(), result: "user_action_required", summary: question, reason: `gate ${gateId}: ${question}`, evidenceIds: [obs.evidenceId] });
-        await checkpoint(state);
-        ctx.onEvent?.({ type: "gate", gateId, question });
-        let d: GateDecision;
-        try {
-          d = await cp.waitForGate(gateId, ctx.signal);
-        } catch (e) {
-          if (ctx.signal?.aborted) return exit("cancelled", "The run was cancelled while waiting for a gate.");
-          throw e;
-        }
-        gateResolved = { decision: d, pending: ex.pendingGate };
-      }
-    }
-    if (gateResolved) {
-      const { decision: d, pending } = gateResolved;
-      guard(ctx);
-      ctx.onEvent?.({ type: "gate_decision", gateId: pending.gateId, decision: d.decision });
-      const ev = await cp.appendEvidence({
-        ...base(),
-        idempotencyKey: `${state.runId}:${pending.stepIndex}:gate_decision`,
-        kind: "gate_decision",
-        stepIndex: pending.stepIndex,
-        summary: `${d.decision} for ${description}${d.rationale ? `: ${d.rationale}` : ""}`,
-        data: { gateId: pending.gateId, kind: pending.kind, tier: pending.tier, decision: d.decision, answer: d.answer ?? null, rationale: d.rationale ?? null },
-      });
-      evidenceIds.push(ev.evidenceId);
-      delete ex.pendingGate;
-      if (pending.tier === "question") {
-        ex.feedback = `The user answered your question "${(action as { question: string }).question}": ${d.answer ?? d.decision}${d.rationale ? ` (${d.rationale})` : ""}`;
-        await finishStep(stepIndex, action, description, `user answered`, evidenceIds, spendThisStep);
-        continue;
-      }
-      state.approvals = recordApproval(state.approvals, pending.kind, d.decision === "approve");
-      if (d.decision !== "approve") {
-        ex.feedback = `The user DENIED your action ${description} (${pending.kind})${d.rationale ? `: ${d.rationale}` : ""}. It was not performed. Do not try it again; find another way to reach the goal without it, or report status infeasible.`;
-        ex.samples.push(sampleOf(action, px));
-        // Nothing changed on the phone, so no screen detectors; asking for the same denied action again is still a loop.
+    case "sensed": {
+      const turn = ex.turn!;
+      const screen = obs.screen;
+      turn.screen = screen;
+      ex.lastApp = screen.packageName ?? ex.lastApp;
+      ex.lastObservationId = screen.evidenceId;
+      ex.hashes.push(screen.phash);
+      if (ex.hashes.length > 12) ex.hashes.splice(0, ex.hashes.length - 12);
+      // Post-execute detectors, on the screen the last action produced.
+      if (!ex.sensedAfterAction && ex.samples.length) {
         ex.sensedAfterAction = true;
-        const loops = [detectRepetition(ex.samples), detectCycle(ex.samples)].filter((a): a is Anomaly => a !== null);
-        for (const a of loops) {
-          ctx.onEvent?.({ type: "anomaly", kind: a.kind, message: a.message });
-          const aev = await cp.appendEvidence({ ...base(), idempotencyKey: `${state.runId}:${stepIndex}:anomaly:${a.kind}`, kind: "anomaly", stepIndex, summary: a.message, data: { kind: a.kind } });
-          evidenceIds.push(aev.evidenceId);
+        const anomalies = detectAnomalies(ex.samples, ex.hashes, DETECTOR_LIMITS);
+        for (const a of anomalies) {
+          fx.push({ type: "event", event: { type: "anomaly", kind: a.kind, message: a.message } });
+          fx.push(evidence({ idempotencyKey: `${s.runId}:${turn.stepIndex}:anomaly:${a.kind}`, kind: "anomaly", stepIndex: turn.stepIndex, summary: a.message, data: { kind: a.kind } }));
+          turn.anomalies = [...(turn.anomalies ?? []), a.kind];
+          const last = ex.steps.at(-1);
+          if (last) last.anomalies = [...(last.anomalies ?? []), a.kind];
         }
-        if (loops.length) ex.reminder = anomalyReminder(loops.map((a) => a.message), state.goal, ex.todoTitle);
-        await finishStep(stepIndex, action, description, "denied by the user, not performed", evidenceIds, spendThisStep);
-        continue;
+        const d = decideAfterAnomalies(anomalies, s.goal, ex.todoTitle);
+        if (d.exit) {
+          fx.push({ type: "checkpoint" });
+          return exit(d.exit, anomalies.find((a) => a.kind === "scroll_streak")!.message);
+        }
+        if (d.reminder) ex.reminder = d.reminder;
       }
+      if (turn.gate) return applyGate(turn);
+      return askModel(turn);
     }
 
-    // ── execute (write-ahead first, so a restart never repeats it) ──
-    mark("model+parse+policy");
-    ex.inFlight = { stepIndex, action, description };
-    await checkpoint(state);
-    const execStarted = clock.monotonic();
-    let outcome: string;
-    if (action.type === "wait") {
-      await clock.sleep(action.ms ?? 1000, ctx.signal);
-      outcome = "waited";
-    } else if (action.type === "ask_user") {
-      outcome = "asked";
-    } else {
-      const screen = { width: screenshot.width, height: screenshot.height };
-      const done = await retryDevice(ctx, description, cfg.executeRetries, () => perform(device, action!, px, screen, cfg.deviceTimeoutMs));
-      guard(ctx);
-      if (!done.ok) {
-        if (done.lost) {
-          await cp.appendEvidence({ ...base(), idempotencyKey: `${state.runId}:${stepIndex}:action`, kind: "action", stepIndex, summary: `${description} failed: connection lost`, data: { action, px: px ?? null, error: done.message } });
-          return exit("device_lost", `Device connection lost while performing ${description}: ${done.message}`);
-        }
-        ex.feedback = `The phone could not perform ${description}: ${done.message}. Try something else.`;
-        ex.samples.push(sampleOf(action, px));
-        ex.sensedAfterAction = false;
-        await finishStep(stepIndex, action, description, `failed after ${done.attempts} attempts`, evidenceIds, spendThisStep);
-        continue;
+    case "sense_failed":
+      return exit("device_lost", obs.lost ? `Device connection lost while sensing: ${obs.message}` : `The phone did not answer after ${config.senseRetries} attempts: ${obs.message}`);
+
+    case "replied": {
+      const turn = ex.turn!;
+      addUsage(s.totals, obs.usage);
+      turn.spend.tokens += obs.usage.inputTokens + obs.usage.outputTokens;
+      turn.spend.microUsd += obs.usage.microUsd;
+      turn.round++;
+      const parsed = parseAction(obs.text);
+      delete ex.reminder;
+      if (parsed.ok) {
+        delete ex.feedback;
+        return decide(turn, parsed.action);
       }
-      outcome = "ok";
-      if (cfg.settle === "device") {
-        const stable = await device.waitForStable({ timeoutMs: cfg.stable.timeoutMs, intervalMs: cfg.stable.intervalMs }).catch((e: unknown) => ({ stable: false, waitedMs: 0, frames: 0, error: errorText(e) }));
-        if (!stable.stable) outcome = "ok (screen still changing)";
-      }
+      ex.feedback = `Your reply could not be used (${parsed.error.code}): ${parsed.error.message}`;
+      // One repair round with the typed error, then the step fails and the next one starts from a fresh screen.
+      if (turn.round < 2) return askModel(turn);
+      const e = parsed.error;
+      fx.push(evidence({ idempotencyKey: `${s.runId}:${turn.stepIndex}:parse_error`, kind: "validation", stepIndex: turn.stepIndex, summary: `parse failed twice: ${e.code}`, data: { code: e.code, message: e.message, raw: e.raw } }));
+      finishStep(turn, null, "(unparseable reply)", `failed: ${e.code}`, "repair_required");
+      return done(route());
     }
-    guard(ctx);
-    const ev = await cp.appendEvidence({
-      ...base(),
-      idempotencyKey: `${state.runId}:${stepIndex}:action`,
-      kind: "action",
-      stepIndex,
-      summary: description,
-      data: { action, px: px ?? null, app: ex.lastApp, execMs: Math.round(clock.monotonic() - execStarted) },
-    });
-    evidenceIds.push(ev.evidenceId);
-    ex.samples.push(sampleOf(action, px));
-    if (ex.samples.length > 20) ex.samples.splice(0, ex.samples.length - 20);
-    ex.sensedAfterAction = false;
-    mark("execute");
-    await finishStep(stepIndex, action, description, outcome, evidenceIds, spendThisStep);
+
+    case "model_failed":
+      addUsage(s.totals, obs.usage);
+      if (obs.code === "ABORTED") return exit("cancelled", "The run was cancelled by the user.");
+      return exit("model_failed", `The executor model failed: ${obs.message}`);
+
+    case "gate_opened": {
+      const turn = ex.turn!;
+      const asking = turn.asking!;
+      delete turn.asking;
+      const pending: PendingGate = { gateId: obs.gateId, stepIndex: turn.stepIndex, action: asking.action, kind: asking.kind, tier: asking.tier };
+      ex.pendingGate = pending;
+      // The todo waits for the person: the turn's result blocks it and ends this lease; the answer gives it back.
+      fx.push({ type: "turn_result", idempotencyKey: `${s.runId}:${turn.stepIndex}:gate_turn`, lease: leaseRefOf(ex.lease!), kind: "user_action_required", summary: `gate ${obs.gateId}: ${asking.question}`.slice(0, 2000) });
+      ex.lease = null;
+      fx.push({ type: "checkpoint" });
+      fx.push({ type: "event", event: { type: "gate", gateId: obs.gateId, question: asking.question } });
+      return done({ type: "wait_gate", gateId: obs.gateId });
+    }
+
+    case "gate_resolved": {
+      const pending = ex.pendingGate;
+      if (pending && pending.gateId === obs.gateId) {
+        const turn: Turn = ex.turn ?? { stepIndex: pending.stepIndex, round: 0, spend: { tokens: 0, microUsd: 0 } };
+        turn.gate = { pending, resolution: obs.resolution };
+        ex.turn = turn;
+        delete ex.pendingGate;
+      }
+      return ex.lease ? done(route()) : done(acquire(true));
+    }
+
+    case "performed": {
+      const turn = ex.turn!;
+      const f = ex.inFlight!;
+      fx.push(evidence({ idempotencyKey: `${s.runId}:${turn.stepIndex}:action`, kind: "action", stepIndex: turn.stepIndex, summary: f.description, data: { action: f.action, px: turn.px ?? null, app: ex.lastApp } }));
+      ex.samples.push(sampleOf(f.action, turn.px));
+      if (ex.samples.length > 20) ex.samples.splice(0, ex.samples.length - 20);
+      ex.sensedAfterAction = false;
+      finishStep(turn, f.action, f.description, obs.outcome, "validated_progress");
+      return done(route());
+    }
+
+    case "perform_failed": {
+      const turn = ex.turn!;
+      const f = ex.inFlight!;
+      if (obs.lost) {
+        fx.push(evidence({ idempotencyKey: `${s.runId}:${turn.stepIndex}:action`, kind: "action", stepIndex: turn.stepIndex, summary: `${f.description} failed: connection lost`, data: { action: f.action, px: turn.px ?? null, error: obs.message } }));
+        return exit("device_lost", `Device connection lost while performing ${f.description}: ${obs.message}`);
+      }
+      ex.feedback = `The phone could not perform ${f.description}: ${obs.message}. Try something else.`;
+      ex.samples.push(sampleOf(f.action, turn.px));
+      ex.sensedAfterAction = false;
+      finishStep(turn, f.action, f.description, `failed after ${obs.attempts} attempts`, "repair_required");
+      return done(route());
+    }
   }
+  throw new Error(`executor step: unhandled observation ${(obs as { type: string }).type}`);
+}
+
+export function addUsage(totals: RunCommon["totals"], usage: RunCommon["totals"]): void {
+  for (const k of Object.keys(totals) as (keyof RunCommon["totals"])[]) totals[k] += usage[k];
+}
+
+/** The executor state for a todo just claimed. */
+export function newExecutor(todo: { id: string; title: string; outputs: string[]; appHint: string | null }, lease: Lease, inputs: Record<string, string>, feedback?: string): ExecutorState {
+  return {
+    todoId: todo.id,
+    todoTitle: todo.title,
+    lease,
+    inputs,
+    outputsDeclared: todo.outputs,
+    steps: [],
+    samples: [],
+    hashes: [],
+    sensedAfterAction: true,
+    outputs: {},
+    answers: [],
+    stepCount: 0,
+    lastApp: todo.appHint ?? "",
+    ...(feedback ? { feedback } : {}),
+  };
 }

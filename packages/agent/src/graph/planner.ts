@@ -1,6 +1,7 @@
-// The planner / supervisor node: plan document and todos (write_todos / read_todos through the state core's
-// replan operator), the reaction to each executor return, and host todos it answers itself.
-import { extractOutputs, readInputs } from "../memory/blackboard.ts";
+// The planner / supervisor node: the plan and its todos (through the core's replan operations), the reaction to each
+// executor return, the next todo (the core's claimNext picks it, in order, in one call) and host todos, which it
+// answers itself.
+import { extractOutputs, readInputs, type Blackboard } from "../memory/blackboard.ts";
 import {
   DECISION_JSON_SCHEMA,
   DecisionReplySchema,
@@ -14,33 +15,36 @@ import {
   planMessages,
   type TodoDraftReply,
 } from "../prompts/planner.ts";
-import type { ChatMessage, Todo, TodoDraft } from "../ports.ts";
+import { ControlPlaneConflict, leaseRefOf, type ChatMessage, type Lease, type RunEndReason, type Todo, type TodoDraft, type TurnResultKind } from "../ports.ts";
 import { callModel } from "./effects.ts";
-import { routeReturn } from "./routes.ts";
-import { guard, type ExecutorReturn, type RunContext, type RunState } from "./state.ts";
+import { newExecutor } from "./executor.ts";
+import { endReasonOfSkip, routeReturn } from "./routes.ts";
+import { guard, toSummarizer, type ExecutorReturn, type PlannerState, type RunContext, type RunEnd, type RunState } from "./state.ts";
 import type { z } from "zod";
 
-const OPEN: Todo["status"][] = ["todo", "claimed", "in_progress", "waiting"];
+/** The capability an agent offers when it drives a phone; executor todos require it. */
+export const PHONE_CAPABILITY = "phone";
 
 function toDraft(t: TodoDraftReply, runId: string, n: number, i: number): TodoDraft {
   return {
-    todoId: `${runId}-p${n}-${t.id ?? i + 1}`.replace(/[^A-Za-z0-9_-]/g, "_"),
+    id: `${runId}-p${n}-${t.id ?? i + 1}`.replace(/[^A-Za-z0-9_-]/g, "_"),
     title: t.title,
     kind: t.kind,
     ...(t.app ? { appHint: t.app } : {}),
+    requiredCapabilities: t.kind === "executor" ? [PHONE_CAPABILITY] : [],
     inputs: t.inputs,
     outputs: t.outputs,
   };
 }
 
 /** A planner-role model call whose reply must match `schema`; one repair round, then null. */
-async function askPlanner<T>(ctx: RunContext, state: RunState, messages: ChatMessage[], schema: z.ZodType<T>, jsonSchema: Record<string, unknown>, name: string): Promise<{ reply: T | null; tokens: number; microUsd: number }> {
+async function askPlanner<T>(ctx: RunContext, state: PlannerState, messages: ChatMessage[], schema: z.ZodType<T>, jsonSchema: Record<string, unknown>, name: string): Promise<{ reply: T | null; tokens: number; microUsd: number }> {
   let tokens = 0;
   let microUsd = 0;
   let msgs = messages;
   for (let round = 0; round < 2; round++) {
     const n = ++state.plannerCalls;
-    const r = await callModel(ctx, state, { role: "planner", messages: msgs, jsonSchema: { name, schema: jsonSchema }, key: `${state.runId}:planner:${n}` });
+    const r = await callModel(ctx, state, { role: "planner", messages: msgs, jsonSchema: { name, schema: jsonSchema }, key: `${state.runId}:planner:${n}` }, state.totals);
     if (!r.ok) return { reply: null, tokens, microUsd };
     tokens += r.value.response.usage.inputTokens + r.value.response.usage.outputTokens;
     microUsd += r.value.response.usage.microUsd;
@@ -51,92 +55,96 @@ async function askPlanner<T>(ctx: RunContext, state: RunState, messages: ChatMes
   return { reply: null, tokens, microUsd };
 }
 
-async function spendPlanner(ctx: RunContext, state: RunState, key: string, tokens: number, microUsd: number): Promise<void> {
+/** Planner calls are spent on their own key: no todo's turn result carries them. */
+async function spendPlanner(ctx: RunContext, state: PlannerState, key: string, tokens: number, microUsd: number): Promise<void> {
   if (tokens === 0 && microUsd === 0) return;
-  await ctx.ports.controlPlane.spend(`${state.runId}:${key}`, { agentId: state.agentId, goalId: state.goalId, steps: 0, tokens, microUsd });
+  await ctx.ports.controlPlane.spendQuota({ key: `${state.runId}:${key}`, agentId: state.agentId, goalId: state.goalId, steps: 0, tokens, microUsd });
 }
 
-async function mayCallModel(ctx: RunContext, state: RunState): Promise<{ ok: true } | { ok: false; reason: string }> {
+async function mayCallModel(ctx: RunContext, state: PlannerState): Promise<{ ok: true } | { ok: false; reason: RunEndReason; message: string }> {
   const sr = await ctx.ports.controlPlane.shouldRun({ agentId: state.agentId, goalId: state.goalId });
-  return sr.run ? { ok: true } : { ok: false, reason: `${sr.reason}${sr.detail ? ` (${sr.detail})` : ""}` };
+  return sr.decision === "run" ? { ok: true } : { ok: false, reason: endReasonOfSkip(sr.reason), message: sr.message };
 }
 
-function endWith(state: RunState, status: NonNullable<RunState["end"]>["status"], reason: string): void {
-  state.end = { status, reason };
-  state.node = "summarizer";
+function endWith(state: PlannerState, status: RunEnd["status"], reason: RunEndReason, detail: string): RunState {
+  return toSummarizer(state, { status, reason, detail });
 }
 
-async function handleReturn(ctx: RunContext, state: RunState, ret: ExecutorReturn): Promise<void> {
+/** Records a turn result under a lease this run holds; a lease another worker took since is not an error here. */
+async function recordTurn(ctx: RunContext, lease: Lease, key: string, kind: TurnResultKind, summary: string, values?: Blackboard): Promise<Todo | null> {
+  try {
+    const out = await ctx.ports.controlPlane.recordTurnResult({ idempotencyKey: key, lease: leaseRefOf(lease), kind, summary: summary.slice(0, 2000) || kind, ...(values ? { values } : {}) });
+    return out.todo;
+  } catch (e) {
+    if (e instanceof ControlPlaneConflict) return null;
+    throw e;
+  }
+}
+
+const stillHeld = (t: Todo | null) => t !== null && (t.state === "claimed" || t.state === "running" || t.state === "validating");
+
+/** Claims the next todo in order and starts it; null when nothing is claimable (with why). */
+async function claimNextTodo(ctx: RunContext, state: PlannerState): Promise<{ todo: Todo; lease: Lease } | { reason: string }> {
   const cp = ctx.ports.controlPlane;
-  const todos = await cp.readTodos(state.goalId);
-  const todo = todos.find((t) => t.todoId === ret.todoId);
-  const lease = state.executor?.lease;
-  const leaseRef = lease ? { leaseId: lease.leaseId, epoch: lease.epoch } : undefined;
+  const claim = await cp.claimNext({ agentId: state.agentId, goalId: state.goalId, ttlMs: ctx.config.leaseTtlMs });
+  if (!claim.claimed) return { reason: claim.reason };
+  await cp.startTodo(leaseRefOf(claim.lease));
+  return { todo: claim.todo, lease: claim.lease };
+}
+
+/** What the executor's return means: record its turn, validate its outputs, or let the supervisor decide. */
+async function handleReturn(ctx: RunContext, state: PlannerState, ret: ExecutorReturn): Promise<RunState | null> {
+  const cp = ctx.ports.controlPlane;
+  const todos = await cp.listTodos(state.goalId);
+  const todo = todos.find((t) => t.id === ret.todoId);
+  const lease = state.held?.todoId === ret.todoId ? state.held.lease : null;
+  state.held = null;
   const key = `${state.runId}:return:${ret.todoId}:${state.attempts[ret.todoId] ?? 0}:${lease?.epoch ?? 0}`;
-  const evidenceIds = ret.finalScreen?.evidenceId ? [ret.finalScreen.evidenceId] : [];
-  const turn = (result: Parameters<typeof cp.recordTurnResult>[0]["result"], summary: string, extra: { reason?: string; outputs?: Record<string, string> } = {}) =>
-    cp.recordTurnResult({ idempotencyKey: `${key}:${result}`, goalId: state.goalId, todoId: ret.todoId, ...(leaseRef ? { lease: leaseRef } : {}), result, summary, evidenceIds, ...extra });
-  await cp.appendEvidence({
-    idempotencyKey: `${key}:handoff`,
-    kind: "handoff",
-    goalId: state.goalId,
-    runId: state.runId,
-    todoId: ret.todoId,
-    summary: `executor → planner: ${ret.status} (${ret.reason})`,
-    data: { ...ret },
-  });
+  await cp.appendEvidence({ idempotencyKey: `${key}:handoff`, kind: "handoff", goalId: state.goalId, runId: state.runId, todoId: ret.todoId, summary: `executor → planner: ${ret.status} (${ret.reason})`, data: { ...ret } });
   const route = routeReturn(ret);
   const title = todo?.title ?? ret.todoId;
-  const release = async () => {
-    if (leaseRef && route.kind !== "wait") await cp.releaseLease(leaseRef);
-    state.executor = null;
+  const release = async (after: Todo | null) => {
+    if (lease && stillHeld(after)) await cp.releaseLease(leaseRefOf(lease), `${ret.reason}: ${ret.summary}`.slice(0, 500)).catch((e: unknown) => (e instanceof ControlPlaneConflict ? undefined : Promise.reject(e)));
   };
 
   if (route.kind === "validate") {
     const outs = extractOutputs(todo?.outputs ?? [], ret.outputs, ret.answers, title);
     if (outs.ok) {
       await cp.appendEvidence({ idempotencyKey: `${key}:validation`, kind: "validation", goalId: state.goalId, runId: state.runId, todoId: ret.todoId, summary: `accepted: ${title}`, data: { outputs: outs.value } });
-      await turn("validated_completion", ret.summary, { outputs: outs.value });
+      if (lease) await recordTurn(ctx, lease, `${key}:validated_completion`, "validated_completion", ret.summary, outs.value);
       Object.assign(state.blackboard, outs.value);
       state.executed.push({ todoId: ret.todoId, title, status: "done", summary: ret.summary });
       for (const a of ret.answers) state.findings.push(a);
-      await release();
-      return;
+      return null;
     }
     await cp.appendEvidence({ idempotencyKey: `${key}:validation`, kind: "validation", goalId: state.goalId, runId: state.runId, todoId: ret.todoId, summary: outs.error.message, data: { code: outs.error.code, keys: outs.error.keys } });
-    await turn("validation_failed", outs.error.message, { reason: outs.error.message });
+    const after = lease ? await recordTurn(ctx, lease, `${key}:validation_failed`, "validation_failed", outs.error.message) : null;
     state.attempts[ret.todoId] = (state.attempts[ret.todoId] ?? 0) + 1;
-    await release();
-    if (state.attempts[ret.todoId]! >= ctx.config.maxAttemptsPerTodo) {
+    if (state.attempts[ret.todoId]! >= ctx.config.maxAttemptsPerTodo || !lease || !stillHeld(after)) {
+      await release(after);
       state.blocked.push(outs.error.message);
-      return endWith(state, "blocked", outs.error.message);
+      return endWith(state, "blocked", "todo_blocked", outs.error.message);
     }
+    // A retry result keeps the todo running under this lease: the executor goes on with the reason.
+    state.held = { todoId: ret.todoId, lease };
     state.retryFeedback = outs.error.message;
-    return;
+    return null;
   }
   if (route.kind === "stop") {
-    await turn(route.turn, ret.summary, { reason: route.blocked });
-    state.blocked.push(route.blocked);
+    const after = route.turn && lease ? await recordTurn(ctx, lease, `${key}:${route.turn}`, route.turn, route.detail) : todo ?? null;
+    await release(after);
+    state.blocked.push(route.detail);
     state.executed.push({ todoId: ret.todoId, title, status: ret.status, summary: ret.summary });
-    await release();
-    return endWith(state, route.status, route.blocked);
-  }
-  if (route.kind === "wait") {
-    if (route.turn) await turn(route.turn, ret.summary, { reason: route.reason });
-    // This worker stops here: free the todo so whoever resumes (another tab, a later run) can claim it.
-    if (route.turn && leaseRef) await cp.releaseLease(leaseRef);
-    state.executor = null;
-    state.blocked.push(`${title}: waiting — ${route.reason}`);
-    return endWith(state, "waiting", route.reason);
+    return endWith(state, route.status, ret.reason, route.detail);
   }
 
-  // supervise: the executor handed back (scroll streak, step cap, infeasible) → retry, replan or summarise.
-  await turn(route.turn, ret.summary, { reason: ret.reason });
+  // supervise: the executor handed back (scroll streak, step cap, infeasible): the todo is blocked for a decision.
+  const after = lease ? await recordTurn(ctx, lease, `${key}:${route.turn}`, route.turn, `${ret.reason}: ${ret.summary}`) : null;
+  await release(after);
   state.attempts[ret.todoId] = (state.attempts[ret.todoId] ?? 0) + 1;
   state.executed.push({ todoId: ret.todoId, title, status: ret.status, summary: ret.summary });
-  await release();
   const may = await mayCallModel(ctx, state);
-  if (!may.ok) return endWith(state, "waiting", `the supervisor may not call the model: ${may.reason}`);
+  if (!may.ok) return endWith(state, "blocked", may.reason, `the supervisor may not call the model: ${may.message}`);
   const asked = await askPlanner(
     ctx,
     state,
@@ -148,11 +156,11 @@ async function handleReturn(ctx: RunContext, state: RunState, ret: ExecutorRetur
   const d = asked.reply ?? { decision: "summarise" as const, reason: "the supervisor's reply could not be read", todos: [] };
   const exhausted = state.attempts[ret.todoId]! >= ctx.config.maxAttemptsPerTodo;
   await cp.appendEvidence({ idempotencyKey: `${key}:decision`, kind: "validation", goalId: state.goalId, runId: state.runId, todoId: ret.todoId, summary: `supervisor: ${d.decision} — ${d.reason}`, data: { decision: d.decision, reason: d.reason, todos: d.todos, attemptsExhausted: exhausted } });
+  await spendPlanner(ctx, state, `supervise:${key}`, asked.tokens, asked.microUsd);
   if ((d.decision === "retry" || d.decision === "replan") && exhausted) {
-    await spendPlanner(ctx, state, `supervise:${key}`, asked.tokens, asked.microUsd);
     const why = `${title}: gave up after ${state.attempts[ret.todoId]} attempts (${ret.reason}: ${ret.summary})`;
     state.blocked.push(why);
-    return endWith(state, "partial", why);
+    return endWith(state, "partial", ret.reason, why);
   }
   if (d.decision === "replan" && d.todos.length) {
     const n = state.plannerCalls;
@@ -160,118 +168,150 @@ async function handleReturn(ctx: RunContext, state: RunState, ret: ExecutorRetur
       goalId: state.goalId,
       idempotencyKey: `${key}:replan`,
       reason: d.reason || ret.reason,
-      ops: [{ op: "supersede", todoId: ret.todoId, reason: `${ret.reason}: ${d.reason}`, replacements: d.todos.map((t, i) => toDraft(t, state.runId, n, i)) }],
+      ops: [{ op: "supersede", todoId: ret.todoId, reason: `${ret.reason}: ${d.reason}`.slice(0, 500), replacements: d.todos.map((t, i) => toDraft(t, state.runId, n, i)) }],
     });
-    await spendPlanner(ctx, state, `supervise:${key}`, asked.tokens, asked.microUsd);
-    return;
+    return null;
   }
-  await spendPlanner(ctx, state, `supervise:${key}`, asked.tokens, asked.microUsd);
   if (d.decision === "retry" || d.decision === "replan") {
+    // The todo was blocked by the replan_required result: give it back to the pool; claimNext takes it again.
+    await cp.reopenTodo({ todoId: ret.todoId, reason: `the supervisor retries: ${d.reason}`.slice(0, 500) });
     state.retryFeedback = `A previous attempt ended with ${ret.reason}: ${ret.summary}. ${d.reason}`;
-    return;
+    return null;
   }
-  if (d.decision === "complete" && !(todo?.outputs.length)) {
-    await turn("validated_completion", `accepted by the supervisor: ${d.reason}`);
-    return;
+  if (d.decision === "complete" && !todo?.outputs.length) {
+    await cp.reopenTodo({ todoId: ret.todoId, reason: `accepted by the supervisor: ${d.reason}`.slice(0, 500) });
+    const claimed = await claimNextTodo(ctx, state);
+    if ("todo" in claimed) {
+      if (claimed.todo.id === ret.todoId) await recordTurn(ctx, claimed.lease, `${key}:supervisor_completion`, "validated_completion", `accepted by the supervisor: ${d.reason}`);
+      else await cp.releaseLease(leaseRefOf(claimed.lease), "not the todo the supervisor accepted");
+    }
+    return null;
   }
   state.blocked.push(`${title}: ${ret.reason} — ${d.reason || ret.summary}`);
-  return endWith(state, "partial", d.reason || ret.summary);
+  return endWith(state, "partial", ret.reason, d.reason || ret.summary);
 }
 
-export async function runPlanner(ctx: RunContext, state: RunState): Promise<void> {
+/** Why nothing could be claimed, as the run's end. */
+async function endWhenNothingClaimable(ctx: RunContext, state: PlannerState, why: string): Promise<RunState> {
+  const todos = await ctx.ports.controlPlane.listTodos(state.goalId);
+  const open = todos.filter((t) => t.state !== "done" && t.state !== "superseded");
+  if (!open.length) return endWith(state, "completed", "all_done", "all todos done");
+  const first = open[0]!;
+  if (first.state === "blocked" || first.state === "failed") {
+    const detail = open.filter((t) => t.state === "blocked" || t.state === "failed").map((t) => `${t.title}: ${t.reason ?? t.state}`).join("; ");
+    return endWith(state, "blocked", first.openGate ? "gate_waiting" : "todo_blocked", detail);
+  }
+  const sr = await ctx.ports.controlPlane.shouldRun({ agentId: state.agentId, goalId: state.goalId, todoId: first.id });
+  if (sr.decision === "skip") return endWith(state, "blocked", endReasonOfSkip(sr.reason), sr.message);
+  return endWith(state, "blocked", "lease_lost", `"${first.title}" cannot be claimed now: ${why}`);
+}
+
+/** Answers a host todo (no screen) with the planner model under the todo's lease. */
+async function answerHost(ctx: RunContext, state: PlannerState, todo: Todo, lease: Lease): Promise<RunState | null> {
+  const cp = ctx.ports.controlPlane;
+  const key = `${state.runId}:host:${todo.id}:${lease.epoch}`;
+  const inputs = readInputs(todo.inputs, state.blackboard, todo.title);
+  const fail = async (why: string) => {
+    const after = await recordTurn(ctx, lease, `${key}:validation_failed`, "validation_failed", why);
+    if (stillHeld(after)) await cp.releaseLease(leaseRefOf(lease), why.slice(0, 500));
+    state.blocked.push(why);
+    return endWith(state, "blocked", "todo_blocked", why);
+  };
+  if (!inputs.ok) return fail(inputs.error.message);
+  const may = await mayCallModel(ctx, state);
+  if (!may.ok) {
+    await cp.releaseLease(leaseRefOf(lease), may.message.slice(0, 500));
+    return endWith(state, "blocked", may.reason, `cannot answer the host todo: ${may.message}`);
+  }
+  const asked = await askPlanner(ctx, state, hostMessages(state.goal, todo, inputs.value), HostReplySchema, HOST_JSON_SCHEMA, "host_answer");
+  const reply = asked.reply;
+  const outs = reply ? extractOutputs(todo.outputs, reply.outputs, [reply.answer], todo.title) : null;
+  if (!reply || !outs || !outs.ok) {
+    await spendPlanner(ctx, state, `host:${todo.id}`, asked.tokens, asked.microUsd);
+    return fail(!reply ? `The planner could not answer "${todo.title}".` : outs && !outs.ok ? outs.error.message : `The planner could not answer "${todo.title}".`);
+  }
+  await cp.appendEvidence({ idempotencyKey: key, kind: "validation", goalId: state.goalId, runId: state.runId, todoId: todo.id, lease: leaseRefOf(lease), summary: `host answered: ${todo.title}`, data: { answer: reply.answer, outputs: outs.value } });
+  await cp.recordTurnResult({
+    idempotencyKey: `${key}:validated_completion`,
+    lease: leaseRefOf(lease),
+    kind: "validated_completion",
+    summary: reply.answer.slice(0, 2000) || "answered",
+    values: outs.value,
+    spend: { key: `${state.runId}:host:${todo.id}`, steps: 0, tokens: asked.tokens, microUsd: asked.microUsd },
+  });
+  Object.assign(state.blackboard, outs.value);
+  state.executed.push({ todoId: todo.id, title: todo.title, status: "host", summary: reply.answer });
+  state.findings.push(reply.answer);
+  return null;
+}
+
+export async function runPlanner(ctx: RunContext, state: PlannerState): Promise<RunState> {
   const cp = ctx.ports.controlPlane;
   guard(ctx);
   if (state.lastReturn) {
     const ret = state.lastReturn;
-    await handleReturn(ctx, state, ret);
     state.lastReturn = null;
-    if (state.node === "summarizer") return;
+    const ended = await handleReturn(ctx, state, ret);
+    if (ended) return ended;
   }
-  if (ctx.signal?.aborted) return endWith(state, "cancelled", "Cancelled by the user.");
+  if (ctx.signal?.aborted) {
+    if (state.held) await cp.releaseLease(leaseRefOf(state.held.lease), "the run was cancelled");
+    state.held = null;
+    state.blocked.push("Cancelled by the user.");
+    return endWith(state, "cancelled", "cancelled", "Cancelled by the user.");
+  }
 
-  let todos = await cp.readTodos(state.goalId);
+  let todos = await cp.listTodos(state.goalId);
   if (!todos.length) {
     const may = await mayCallModel(ctx, state);
-    if (!may.ok) return endWith(state, "waiting", `cannot plan: ${may.reason}`);
-    const objective = await cp.getGoal(state.goalId);
-    const asked = await askPlanner(ctx, state, planMessages(state.goal, objective?.bounds ?? []), PlanReplySchema, PLAN_JSON_SCHEMA, "plan");
+    if (!may.ok) return endWith(state, "blocked", may.reason, `cannot plan: ${may.message}`);
+    const goal = await cp.getGoal(state.goalId);
+    const asked = await askPlanner(ctx, state, planMessages(state.goal, goal?.bounds ?? []), PlanReplySchema, PLAN_JSON_SCHEMA, "plan");
     // Without a readable plan the goal itself is the one todo: the executor can still work on it.
     const plan = asked.reply ?? { plan: `Do the goal on the phone: ${state.goal}`, todos: [{ title: state.goal, kind: "executor" as const, inputs: [], outputs: [] }] };
     state.plan = plan.plan;
     const n = state.plannerCalls;
-    todos = await cp.replanTodos({
-      goalId: state.goalId,
-      idempotencyKey: `${state.runId}:plan`,
-      reason: "initial plan",
-      ops: plan.todos.map((t, i) => ({ op: "insert" as const, todo: toDraft(t, state.runId, n, i) })),
-    });
-    await cp.appendEvidence({ idempotencyKey: `${state.runId}:plan`, kind: "validation", goalId: state.goalId, runId: state.runId, summary: `plan: ${todos.length} todos`, data: { plan: plan.plan, todos: todos.map((t) => ({ id: t.todoId, title: t.title, kind: t.kind })) } });
+    todos = await cp.replanTodos({ goalId: state.goalId, idempotencyKey: `${state.runId}:plan`, reason: "initial plan", ops: plan.todos.map((t, i) => ({ op: "add" as const, todo: toDraft(t, state.runId, n, i) })) });
+    await cp.appendEvidence({ idempotencyKey: `${state.runId}:plan`, kind: "validation", goalId: state.goalId, runId: state.runId, summary: `plan: ${todos.length} todos`, data: { plan: plan.plan, todos: todos.map((t) => ({ id: t.id, title: t.title, kind: t.kind })) } });
     await spendPlanner(ctx, state, "plan", asked.tokens, asked.microUsd);
   }
+  // What earlier runs wrote back is on the board too (a run that resumes a goal starts with it).
+  for (const t of todos) if (t.state === "done") for (const [k, v] of Object.entries(t.values)) if (typeof v === "string" && state.blackboard[k] === undefined) state.blackboard[k] = v;
 
   for (;;) {
     guard(ctx);
-    const next = todos.find((t) => OPEN.includes(t.status));
-    if (!next) {
-      const blocked = todos.filter((t) => t.status === "blocked");
-      if (blocked.length) return endWith(state, "blocked", blocked.map((t) => `${t.title}: ${t.waitReason ?? "blocked"}`).join("; "));
-      return endWith(state, "completed", "all todos done");
+    let next: { todo: Todo; lease: Lease };
+    if (state.held) {
+      const held = state.held;
+      const todo = (await cp.listTodos(state.goalId)).find((t) => t.id === held.todoId);
+      if (!todo) return endWith(state, "blocked", "lease_lost", `todo ${held.todoId} is gone`);
+      next = { todo, lease: held.lease };
+      state.held = null;
+    } else {
+      const claimed = await claimNextTodo(ctx, state);
+      if (!("todo" in claimed)) return endWhenNothingClaimable(ctx, state, claimed.reason);
+      next = claimed;
     }
-    if (next.kind === "host") {
-      const inputs = readInputs(next.inputs, state.blackboard, next.title);
-      if (!inputs.ok) {
-        await cp.recordTurnResult({ idempotencyKey: `${state.runId}:host:${next.todoId}:inputs`, goalId: state.goalId, todoId: next.todoId, result: "validation_failed", summary: inputs.error.message, reason: inputs.error.message, evidenceIds: [] });
-        state.blocked.push(inputs.error.message);
-        return endWith(state, "blocked", inputs.error.message);
-      }
-      const may = await mayCallModel(ctx, state);
-      if (!may.ok) return endWith(state, "waiting", `cannot answer host todo: ${may.reason}`);
-      const asked = await askPlanner(ctx, state, hostMessages(state.goal, next, inputs.value), HostReplySchema, HOST_JSON_SCHEMA, "host_answer");
-      const reply = asked.reply;
-      const outs = reply ? extractOutputs(next.outputs, reply.outputs, [reply.answer], next.title) : null;
-      if (!reply || !outs || !outs.ok) {
-        const why = !reply ? `The planner could not answer "${next.title}".` : outs && !outs.ok ? outs.error.message : "";
-        await cp.recordTurnResult({ idempotencyKey: `${state.runId}:host:${next.todoId}`, goalId: state.goalId, todoId: next.todoId, result: "validation_failed", summary: why, reason: why, evidenceIds: [] });
-        await spendPlanner(ctx, state, `host:${next.todoId}`, asked.tokens, asked.microUsd);
-        state.blocked.push(why);
-        return endWith(state, "blocked", why);
-      }
-      const ev = await cp.appendEvidence({ idempotencyKey: `${state.runId}:host:${next.todoId}`, kind: "validation", goalId: state.goalId, runId: state.runId, todoId: next.todoId, summary: `host answered: ${next.title}`, data: { answer: reply.answer, outputs: outs.value } });
-      await cp.recordTurnResult({ idempotencyKey: `${state.runId}:host:${next.todoId}`, goalId: state.goalId, todoId: next.todoId, result: "validated_completion", summary: reply.answer, outputs: outs.value, evidenceIds: [ev.evidenceId] });
-      await spendPlanner(ctx, state, `host:${next.todoId}`, asked.tokens, asked.microUsd);
-      Object.assign(state.blackboard, outs.value);
-      state.executed.push({ todoId: next.todoId, title: next.title, status: "host", summary: reply.answer });
-      state.findings.push(reply.answer);
-      todos = await cp.readTodos(state.goalId);
+    const { todo, lease } = next;
+    if (todo.kind === "host") {
+      const ended = await answerHost(ctx, state, todo, lease);
+      if (ended) return ended;
       continue;
     }
-    const inputs = readInputs(next.inputs, state.blackboard, next.title);
+    const inputs = readInputs(todo.inputs, state.blackboard, todo.title);
     if (!inputs.ok) {
-      await cp.recordTurnResult({ idempotencyKey: `${state.runId}:inputs:${next.todoId}`, goalId: state.goalId, todoId: next.todoId, result: "validation_failed", summary: inputs.error.message, reason: inputs.error.message, evidenceIds: [] });
+      const after = await recordTurn(ctx, lease, `${state.runId}:inputs:${todo.id}:${lease.epoch}`, "validation_failed", inputs.error.message);
+      if (stillHeld(after)) await cp.releaseLease(leaseRefOf(lease), inputs.error.message.slice(0, 500));
       state.blocked.push(inputs.error.message);
-      return endWith(state, "blocked", inputs.error.message);
+      return endWith(state, "blocked", "todo_blocked", inputs.error.message);
     }
-    const lease = await cp.claim({ agentId: state.agentId, goalId: state.goalId, capabilities: ctx.config.capabilities, todoId: next.todoId, ttlMs: ctx.config.leaseTtlMs });
-    if (!lease) return endWith(state, "waiting", `"${next.title}" cannot be claimed now (${next.status}${next.waitReason ? `: ${next.waitReason}` : ", held by another agent or not runnable"})`);
-    await cp.startTodo(next.todoId, lease);
-    state.executor = {
-      todoId: next.todoId,
-      todoTitle: next.title,
-      lease,
-      inputs: inputs.value,
-      outputsDeclared: next.outputs,
-      steps: [],
-      samples: [],
-      hashes: [],
-      sensedAfterAction: true,
-      outputs: {},
-      answers: [],
-      stepCount: 0,
-      lastApp: next.appHint ?? "",
-      ...(state.retryFeedback ? { feedback: state.retryFeedback } : {}),
-    };
+    // The core's router checks a todo's inputs against its values: write back what the blackboard gives it.
+    const missing = Object.keys(inputs.value).filter((k) => !(k in todo.values));
+    if (missing.length)
+      await recordTurn(ctx, lease, `${state.runId}:inputs:${todo.id}:${lease.epoch}`, "validated_progress", `inputs from earlier todos: ${missing.join(", ")}`, Object.fromEntries(missing.map((k) => [k, inputs.value[k]!])));
+    const feedback = state.retryFeedback;
     delete state.retryFeedback;
-    state.node = "executor";
-    return;
+    const { lastReturn: _r, held: _h, retryFeedback: _f, node: _n, ...common } = state;
+    return { ...common, node: "executor", executor: newExecutor(todo, lease, inputs.value, feedback) };
   }
 }

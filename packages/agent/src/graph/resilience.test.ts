@@ -7,7 +7,7 @@ import { WorkerKilled } from "./state.ts";
 import { FakePhone, box, type FakeScreen } from "../testing/fake-phone.ts";
 import { act } from "../testing/scripted-model-server.ts";
 import { planOf, startHarness, type Harness } from "../testing/harness.ts";
-import { ControlPlaneConflict, type Device } from "../ports.ts";
+import { ControlPlaneConflict, leaseRefOf, type Device } from "../ports.ts";
 
 const agent = (name: string) => ({ name, kind: "headless" as const, capabilities: ["phone"] });
 let h: Harness | undefined;
@@ -45,7 +45,7 @@ describe("worker killed mid-run", () => {
     const runA = runAgent(h.ports, { goal: "Open five items in order", agent: agent("worker-a"), kill: kill.signal, config: { leaseTtlMs: 60_000 } });
     await expect(runA).rejects.toBeInstanceOf(WorkerKilled);
     const runId = [...h.cp.runs.keys()][0]!;
-    const evidenceBefore = new Map([...h.cp.evidence.entries()].map(([k, v]) => [k, v.evidenceId]));
+    const evidenceBefore = new Map([...h.cp.evidence.entries()].map(([k, v]) => [k, v.id]));
     const stepsBefore = h.cp.stepsOf(runId).map((s) => s.index);
     expect(stepsBefore).toEqual([0, 1]);
     const oldLease = [...h.cp.leases.values()][0]!;
@@ -62,14 +62,14 @@ describe("worker killed mid-run", () => {
     expect(tappedRows).toEqual([0, 1, 2, 3, 4]);
     const steps = h.cp.stepsOf(runId);
     expect(steps.map((s) => s.index)).toEqual([0, 1, 2, 3, 4, 5]);
-    expect(steps[2]!.outcome).toMatch(/interrupted/);
+    expect(steps[2]!.observation.outcome).toMatch(/interrupted/);
     // Nothing worker A wrote was lost or rewritten.
-    for (const [key, id] of evidenceBefore) expect(h.cp.evidence.get(key)?.evidenceId).toBe(id);
+    for (const [key, id] of evidenceBefore) expect(h.cp.evidence.get(key)?.id).toBe(id);
     // The next request after resume tells the model its last action may or may not have happened.
     expect(h.executorRequests()[3]!.lastUserText).toMatch(/interrupted by a worker restart/);
     // A late write by the dead worker is an explicit conflict, not a silent overwrite.
     await expect(
-      h.cp.appendEvidence({ idempotencyKey: "late-write", kind: "action", goalId: out.goalId, todoId: oldLease.todoId, lease: { leaseId: "lease_stale", epoch: 1 }, summary: "late" }),
+      h.cp.appendEvidence({ idempotencyKey: "late-write", kind: "action", goalId: out.goalId, todoId: oldLease.todoId, lease: leaseRefOf(oldLease), summary: "late" }),
     ).rejects.toBeInstanceOf(ControlPlaneConflict);
     const startedBy = h.cp.runs.get(runId)!.startedBy;
     expect(startedBy).toHaveLength(2);
@@ -85,36 +85,37 @@ describe("device lost", () => {
     phone.disconnectAfter = 11;
     h = await startHarness({ device: phone, executor: Array.from({ length: 8 }, (_, i) => tapRow(i)) });
     const out = await runAgent(h.ports, { goal: "Open every item", agent: agent("worker") });
-    expect(out.status).toBe("device_lost");
+    expect(out).toMatchObject({ status: "failed", endReason: "device_lost" });
     const attemptedAfterLoss = (phone as unknown as { calls: number }).calls - phone.disconnectAfter;
     // Sensing issues screenshot, tree and foreground together; the first failure stops everything.
     expect(attemptedAfterLoss).toBeLessThanOrEqual(3);
     const summary = h.cp.evidenceList({ kind: "summary" })[0]!;
     expect(summary.summary).toMatch(/connection to the phone was lost/);
     expect((summary.data as { blocked: string[] }).blocked.join(" ")).toMatch(/Device connection lost/);
-    expect(h.cp.runs.get(out.runId)!.status).toBe("device_lost");
+    expect(h.cp.runs.get(out.runId)).toMatchObject({ status: "failed", endReason: "device_lost" });
+    // host_failure gives the todo back to the pool, for a worker whose phone is connected.
     const todo = [...h.cp.todos.values()][0]!;
-    expect(todo.status).toBe("blocked");
+    expect(todo).toMatchObject({ state: "pending", lastResult: "host_failure" });
   });
 });
 
 describe("quota exhausted", () => {
-  it("makes no further model calls and leaves the todo waiting with the reason", async () => {
+  it("makes no further model calls; the todo goes back to the pool and the run ends blocked with the reason", async () => {
     const phone = new FakePhone(ladder(), "p0");
     h = await startHarness({ device: phone, executor: Array.from({ length: 10 }, (_, i) => tapRow(i % 8)) });
-    const objective = await h.cp.createGoal({ goal: "Open every item" });
-    h.cp.setQuota(objective.goalId, { steps: 3 });
-    const out = await runAgent(h.ports, { goalId: objective.goalId, agent: agent("worker") });
-    expect(out.status).toBe("waiting");
+    const goal = await h.cp.createGoal({ objective: "Open every item" });
+    h.cp.setQuota(goal.id, { steps: 3 });
+    const out = await runAgent(h.ports, { goalId: goal.id, agent: agent("worker") });
+    expect(out).toMatchObject({ status: "blocked", endReason: "exhausted" });
     expect(h.executorRequests()).toHaveLength(3);
     expect(h.summarizerRequests()).toHaveLength(0);
     expect(phone.actions()).toHaveLength(3);
     const todo = [...h.cp.todos.values()][0]!;
-    expect(todo.status).toBe("waiting");
-    expect(todo.waitReason).toMatch(/quota exhausted/);
-    expect(todo.waitReason).toMatch(/steps/);
+    expect(todo).toMatchObject({ state: "pending", lastResult: "wait" });
+    expect(out.report.blocked.join(" ")).toMatch(/quota exhausted/i);
+    expect(out.report.blocked.join(" ")).toMatch(/steps/);
     // Spent exactly the three validated steps, each once.
-    expect(h.cp.spent.get(objective.goalId)!.steps).toBe(3);
+    expect(h.cp.spent.get(goal.id)!.steps).toBe(3);
   });
 
   it("spends only after the step was written back, once per key", async () => {
@@ -125,7 +126,7 @@ describe("quota exhausted", () => {
     expect(spent.steps).toBe(2);
     expect(spent.tokens).toBeGreaterThan(0);
     expect(spent.microUsd).toBeGreaterThan(0);
-    const again = await h.cp.spend(`${out.runId}:0:spend`, { agentId: out.agentId, goalId: out.goalId, steps: 1, tokens: 1, microUsd: 1 });
+    const again = await h.cp.spendQuota({ key: `${out.runId}:0:spend`, agentId: out.agentId, goalId: out.goalId, steps: 1, tokens: 1, microUsd: 1 });
     expect(again).toEqual({ spent: false, duplicate: true });
     // Usage and cost of every call are evidence.
     const calls = h.cp.evidenceList({ kind: "model_call" });
@@ -144,12 +145,13 @@ describe("model endpoint faults", () => {
     expect(h.clock.sleeps.filter((ms) => ms >= 1000)).toEqual([1000, 2000]);
   });
 
-  it("gives up after the retries and leaves the todo waiting", async () => {
+  it("gives up after the retries; the todo goes back to the pool and the run ends blocked", async () => {
     const phone = new FakePhone(ladder(), "p0");
     h = await startHarness({ device: phone, executor: [{ status: 500 }, { status: 500 }, { status: 500 }] });
     const out = await runAgent(h.ports, { goal: "Open an item", agent: agent("worker") });
-    expect(out.status).toBe("waiting");
-    expect([...h.cp.todos.values()][0]!.waitReason).toMatch(/model endpoint failing/);
+    expect(out).toMatchObject({ status: "blocked", endReason: "model_failed" });
+    expect([...h.cp.todos.values()][0]!.state).toBe("pending");
+    expect(out.report.blocked.join(" ")).toMatch(/model endpoint failing/);
   });
 
   it("repairs malformed output; an unreadable reply is fed back once as a typed error, then the step fails", async () => {
@@ -169,7 +171,7 @@ describe("model endpoint faults", () => {
     const reqs = h.executorRequests();
     expect(reqs[2]!.lastUserText).toMatch(/no_action_found/);
     const steps = h.cp.stepsOf(out.runId);
-    expect(steps.map((s) => s.outcome)).toEqual(["ok", "failed: no_action_found", "complete"]);
+    expect(steps.map((s) => s.observation.outcome)).toEqual(["ok", "failed: no_action_found", "complete"]);
     expect(h.cp.evidenceList({ kind: "validation" }).some((e) => e.summary.includes("parse failed twice"))).toBe(true);
   });
 
@@ -229,8 +231,8 @@ describe("blackboard and host todos", () => {
     expect(h.executorRequests()[1]!.lastUserText).toMatch(/without reporting price/);
     expect(out.report.blocked.join(" ")).toMatch(/without reporting price/);
     const todos = [...h.cp.todos.values()];
-    expect(todos.find((t) => t.title === "Read the price")!.status).not.toBe("done");
-    expect(todos.find((t) => t.title === "Use the price")!.status).toBe("todo");
+    expect(todos.find((t) => t.title === "Read the price")!.state).not.toBe("done");
+    expect(todos.find((t) => t.title === "Use the price")!.state).toBe("pending");
   });
 
   it("a missing input fails closed before any model call on that todo", async () => {
@@ -251,11 +253,12 @@ describe("pause, cancel and the report", () => {
     let goalId = "";
     h = await startHarness({ device: phone, executor: [tapRow(0), () => (cpRef!.pause(goalId), { text: JSON.stringify({ type: "click", x: 500, y: 185 }) }), tapRow(2), act({ type: "status", status: "complete" })] });
     cpRef = h.cp;
-    goalId = (await h.cp.createGoal({ goal: "Open items" })).goalId;
+    goalId = (await h.cp.createGoal({ objective: "Open items" })).id;
     const first = await runAgent(h.ports, { goalId, agent: agent("worker") });
-    expect(first.status).toBe("waiting");
+    expect(first).toMatchObject({ status: "blocked", endReason: "goal_paused" });
     expect(phone.actions()).toHaveLength(2);
-    expect([...h.cp.todos.values()][0]!.waitReason).toMatch(/paused/);
+    expect([...h.cp.todos.values()][0]!.state).toBe("pending");
+    expect(first.report.blocked.join(" ")).toMatch(/paused/);
     h.cp.pause(goalId, false);
     const second = await runAgent(h.ports, { goalId, agent: agent("worker") });
     expect(second.status).toBe("completed");

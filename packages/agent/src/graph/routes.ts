@@ -1,55 +1,73 @@
-// Routing of CONCEPTS §2 and the supervisor's reaction to an executor return, as pure functions.
-import type { RunStatus, TurnResult } from "../ports.ts";
-import type { ExecutorReturn, ExitReason, NodeName } from "./state.ts";
+// The classification of an executor exit: which turn result the runtime records and how the run goes on. Routing
+// BEFORE a turn is the state core's (`routeTurn`); this only reads what the executor handed back.
+import type { RunEndReason, RunStatus, SkipReason, TurnResultKind } from "../ports.ts";
+import type { ExecutorReturn } from "./state.ts";
 
 export type ReturnRoute =
   /** Validate the declared outputs, then continue with the next todo. */
   | { kind: "validate" }
-  /** Ask the supervisor model: retry, replan or summarise. */
-  | { kind: "supervise"; turn: TurnResult }
-  /** Leave the todo waiting with a reason and end the run (it resumes later). */
-  | { kind: "wait"; turn: TurnResult | null; reason: string }
-  /** Stop: go to the summarizer with this run status. */
-  | { kind: "stop"; turn: TurnResult; status: RunStatus; blocked: string };
+  /** Record the turn, then ask the supervisor model: retry, replan or summarise. */
+  | { kind: "supervise"; turn: TurnResultKind }
+  /** Record the turn (when there is one to record) and end the run with this status; it may resume later. */
+  | { kind: "stop"; turn: TurnResultKind | null; status: Exclude<RunStatus, "running" | "completed">; detail: string };
 
-export function routeReturn(ret: ExecutorReturn): ReturnRoute {
-  const r: ExitReason = ret.reason;
+export function routeReturn(ret: Pick<ExecutorReturn, "reason" | "summary">): ReturnRoute {
+  const r: RunEndReason = ret.reason;
   switch (r) {
-    case "complete":
-    case "answer":
+    case "completed":
+    case "all_done":
       return { kind: "validate" };
     case "scroll_streak":
     case "step_cap":
     case "infeasible":
       return { kind: "supervise", turn: "replan_required" };
     case "run_step_cap":
-      return { kind: "stop", turn: "replan_required", status: "partial", blocked: ret.summary };
+      return { kind: "stop", turn: "replan_required", status: "partial", detail: ret.summary };
     case "device_lost":
-      // Connection lost → summarizer, no more retries.
-      return { kind: "stop", turn: "host_failure", status: "device_lost", blocked: `Device connection lost: ${ret.summary}` };
+      // A lost connection is final: no retries; the todo goes back to the pool for a worker with a phone.
+      return { kind: "stop", turn: "host_failure", status: "failed", detail: `Device connection lost: ${ret.summary}` };
     case "cancelled":
-      return { kind: "stop", turn: "wait", status: "cancelled", blocked: "Cancelled by the user." };
-    case "quota":
-      return { kind: "wait", turn: "wait", reason: `quota exhausted: ${ret.summary}` };
-    case "paused":
-      return { kind: "wait", turn: "wait", reason: `paused: ${ret.summary}` };
+    case "goal_cancelled":
+      return { kind: "stop", turn: "wait", status: "cancelled", detail: "Cancelled by the user." };
+    case "exhausted":
+      return { kind: "stop", turn: "wait", status: "blocked", detail: `quota exhausted: ${ret.summary}` };
+    case "goal_paused":
+      return { kind: "stop", turn: "wait", status: "blocked", detail: `paused: ${ret.summary}` };
     case "throttled":
-      return { kind: "wait", turn: "wait", reason: `throttled: ${ret.summary}` };
-    case "gate_waiting":
-      return { kind: "wait", turn: "user_action_required", reason: ret.summary };
+      return { kind: "stop", turn: "wait", status: "blocked", detail: `throttled: ${ret.summary}` };
     case "model_failed":
-      return { kind: "wait", turn: "wait", reason: `model endpoint failing: ${ret.summary}` };
+      return { kind: "stop", turn: "wait", status: "blocked", detail: `model endpoint failing: ${ret.summary}` };
+    case "gate_waiting":
+      // The user_action_required turn was recorded when the gate opened.
+      return { kind: "stop", turn: null, status: "blocked", detail: ret.summary };
+    case "todo_blocked":
     case "writeback_failed":
-      return { kind: "wait", turn: null, reason: ret.summary };
+      return { kind: "stop", turn: null, status: "blocked", detail: ret.summary };
     case "lease_lost":
       // Another worker owns the todo now: write nothing on it.
-      return { kind: "wait", turn: null, reason: ret.summary };
+      return { kind: "stop", turn: null, status: "blocked", detail: ret.summary };
   }
 }
 
-/** After the summarizer nothing runs; otherwise the planner decides (CONCEPTS §2 routing). */
-export function nextNode(current: NodeName, cancelled: boolean, deviceLost: boolean, allDone: boolean): NodeName {
-  if (current === "summarizer") return "end";
-  if (cancelled || deviceLost || allDone) return "summarizer";
-  return current === "executor" ? "planner" : current;
+/** The run end reason for a refusal of the core's shouldRun. */
+export function endReasonOfSkip(reason: SkipReason): RunEndReason {
+  switch (reason) {
+    case "goal_paused":
+    case "goal_cancelled":
+    case "gate_waiting":
+    case "todo_blocked":
+    case "exhausted":
+    case "throttled":
+      return reason;
+    case "goal_completed":
+    case "todo_finished":
+      return "completed";
+  }
+}
+
+/** The executor's status for an exit reason. */
+export function statusForExit(reason: RunEndReason): ExecutorReturn["status"] {
+  if (reason === "completed" || reason === "all_done") return "completed";
+  if (reason === "scroll_streak" || reason === "step_cap" || reason === "run_step_cap" || reason === "infeasible") return "partial";
+  return "blocked";
 }

@@ -1,13 +1,28 @@
-// The runner: the only loop that performs effects. It registers the agent, starts or resumes a run from its
-// last checkpoint, and walks planner → executor → planner … → summarizer, checkpointing after every node.
-import type { AgentPorts, AgentRegistration, RunStatus } from "../ports.ts";
-import { runExecutor } from "./executor.ts";
+// The runner: the only loop that performs effects. It registers the agent, starts or resumes a run from its last
+// checkpoint, walks planner → executor → planner … → summarizer, checkpointing after every node, and performs the
+// effects of the executor's pure steps, feeding each input's result back as the next observation.
+import { describeAction } from "../actions/schema.ts";
+import { ControlPlaneConflict, leaseRefOf, type AgentPorts, type AgentRegistration, type RunEndReason, type RunStatus, type Screenshot } from "../ports.ts";
+import { callModel, perform, retryDevice, sense } from "./effects.ts";
+import { step, type Effect, type InputEffect, type Observation } from "./executor.ts";
+import { listElements } from "./observe.ts";
 import { runPlanner } from "./planner.ts";
 import { runSummarizer, type RunReport } from "./summarizer.ts";
-import { DEFAULT_CONFIG, guard, initialState, type AgentConfig, type AgentEvent, type RunContext, type RunState } from "./state.ts";
+import {
+  checkpointOf,
+  DEFAULT_CONFIG,
+  guard,
+  initialState,
+  type AgentConfig,
+  type AgentEvent,
+  type ExecutorReturn,
+  type ExecutorRunState,
+  type RunContext,
+  type RunState,
+} from "./state.ts";
 
 export interface RunAgentOptions {
-  /** Work on an existing objective, or create one from `goal`. */
+  /** Work on an existing goal, or create one from `goal`. */
   goalId?: string;
   goal?: string;
   /** Resume this run from its last checkpoint (another worker's, after a crash or a closed tab). */
@@ -25,14 +40,17 @@ export interface RunOutcome {
   runId: string;
   goalId: string;
   agentId: string;
-  status: RunStatus;
+  status: Exclude<RunStatus, "running">;
+  endReason: RunEndReason;
   resumed: boolean;
   report: RunReport;
 }
 
 function isRunState(x: unknown): x is RunState {
-  return typeof x === "object" && x !== null && (x as RunState).version === 1 && typeof (x as RunState).runId === "string";
+  return typeof x === "object" && x !== null && (x as RunState).version === 2 && typeof (x as RunState).runId === "string";
 }
+
+const emptyTotals = (): ExecutorRunState["totals"] => ({ steps: 0, modelCalls: 0, inputTokens: 0, outputTokens: 0, microUsd: 0, promptTokensCounted: 0 });
 
 export async function runAgent(ports: AgentPorts, opts: RunAgentOptions): Promise<RunOutcome> {
   const cp = ports.controlPlane;
@@ -40,64 +58,222 @@ export async function runAgent(ports: AgentPorts, opts: RunAgentOptions): Promis
   const ctx: RunContext = { ports, config, ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.kill ? { kill: opts.kill } : {}), ...(opts.onEvent ? { onEvent: opts.onEvent } : {}) };
   const { agentId } = await cp.registerAgent({ ...opts.agent, capabilities: opts.agent.capabilities.length ? opts.agent.capabilities : config.capabilities });
 
-  // Resuming by run id alone: the checkpoint knows the objective and the goal.
-  const early = opts.runId ? await cp.loadCheckpoint(opts.runId) : null;
-  let goalId = opts.goalId ?? (isRunState(early) ? early.goalId : undefined);
-  let goal = opts.goal ?? (isRunState(early) ? early.goal : undefined);
+  // Resuming by run id alone: the checkpoint knows the goal.
+  const previous = opts.runId ? await cp.getRun(opts.runId) : null;
+  if (opts.runId && !previous) throw Object.assign(new Error(`No run ${opts.runId}; start a new run with --goal-id or a goal instead.`), { code: "NOT_FOUND" });
+  const saved = isRunState(previous?.checkpoint) ? previous.checkpoint : null;
+  let goalId = opts.goalId ?? previous?.goalId;
+  let goalText = opts.goal ?? saved?.goal;
   if (goalId) {
-    const o = await cp.getGoal(goalId);
-    if (!o) throw Object.assign(new Error(`No objective ${goalId}; create it first or pass a goal.`), { code: "unknown_objective" });
-    goal ??= o.goal;
+    const g = await cp.getGoal(goalId);
+    if (!g) throw Object.assign(new Error(`No goal ${goalId}; create it first or pass a goal.`), { code: "NOT_FOUND" });
+    goalText ??= g.objective;
   } else {
-    if (!goal) throw Object.assign(new Error("A run needs a goal or an goalId."), { code: "missing_goal" });
-    goalId = (await cp.createGoal({ goal })).goalId;
+    if (!goalText) throw Object.assign(new Error("A run needs a goal: pass the goal's text or the id of an existing goal."), { code: "INVALID_INPUT" });
+    goalId = (await cp.createGoal({ objective: goalText, title: goalText.slice(0, 120) })).id;
   }
-  const started = await cp.startRun({ ...(opts.runId ? { runId: opts.runId } : {}), goalId, agentId, goal: goal! });
-  const saved = started.resumed ? await cp.loadCheckpoint(started.runId) : null;
-  const state: RunState = isRunState(saved) ? saved : initialState({ runId: started.runId, goalId, agentId, goal: goal!, preapproved: config.preapproved });
-  const resumed = isRunState(saved);
+  const run = previous ? await cp.resumeRun({ runId: previous.id, agentId }) : await cp.startRun({ goalId, agentId });
+  const resumed = saved !== null;
+  let state: RunState = saved ?? initialState({ runId: run.id, goalId, agentId, goal: goalText!, preapproved: config.preapproved });
   state.agentId = agentId;
+  // The previous worker's lease is not ours: the executor claims the todo again (a new epoch), so any late write of
+  // the old worker is an explicit CONFLICT.
+  if (resumed && state.node === "executor") state.executor.lease = null;
+  if (resumed && state.node === "planner" && state.held) state.held = null;
 
-  // Resuming an executor: the todo's lease belonged to the previous worker; claim it anew (a new epoch),
-  // so any late write of the old worker is an explicit conflict.
-  if (resumed && state.node === "executor" && state.executor) {
-    const lease = await cp.claim({ agentId, goalId, capabilities: config.capabilities, todoId: state.executor.todoId, ttlMs: config.leaseTtlMs });
-    if (!lease) {
-      state.end = { status: "waiting", reason: `todo ${state.executor.todoId} is still leased by another worker` };
-      state.node = "summarizer";
-    } else {
-      state.executor.lease = lease;
-      await cp.startTodo(lease.todoId, lease);
-    }
-  }
-  const checkpoint = (s: RunState) => (guard(ctx), cp.saveCheckpoint(s.runId, s));
+  const checkpoint = async (s: RunState) => {
+    guard(ctx);
+    await cp.saveCheckpoint({ runId: s.runId, agentId, checkpoint: checkpointOf(s) as unknown as Record<string, unknown> });
+  };
   await checkpoint(state);
 
   let report: RunReport | null = null;
   while (state.node !== "end") {
     guard(ctx);
     ctx.onEvent?.({ type: "node", node: state.node });
-    await cp.heartbeat(agentId);
+    await cp.heartbeatAgent(agentId);
     switch (state.node) {
       case "planner":
-        await runPlanner(ctx, state);
+        state = await runPlanner(ctx, state);
         break;
       case "executor": {
-        const ret = await runExecutor(ctx, state, checkpoint);
+        const { state: after, ret } = await runExecutor(ctx, state);
         ctx.onEvent?.({ type: "executor_return", ret });
-        state.lastReturn = ret;
-        state.node = "planner";
+        const { executor, node: _node, ...common } = after;
+        state = { ...common, node: "planner", lastReturn: ret, held: executor.lease ? { todoId: executor.todoId, lease: executor.lease } : null };
         break;
       }
       case "summarizer":
         report = await runSummarizer(ctx, state);
-        state.node = "end";
+        state = { ...state, node: "end" };
         break;
     }
     await checkpoint(state);
   }
-  report ??= (await cp.listEvidence({ goalId, runId: state.runId, kind: "summary" })).at(-1)?.data as RunReport | undefined ?? null;
-  const status = state.end?.status ?? "completed";
-  ctx.onEvent?.({ type: "end", status, reason: state.end?.reason ?? "" });
-  return { runId: state.runId, goalId, agentId, status, resumed, report: report! };
+  report ??= ((await cp.listEvidence({ goalId, runId: state.runId, kind: "summary" })).at(-1)?.data as RunReport | undefined) ?? null;
+  ctx.onEvent?.({ type: "end", status: state.end.status, endReason: state.end.reason, reason: state.end.detail });
+  return { runId: state.runId, goalId, agentId, status: state.end.status, endReason: state.end.reason, resumed, report: report! };
+}
+
+/** Performs the executor's effects until it exits. Timing per effect type is reported with every step. */
+async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ state: ExecutorRunState; ret: ExecutorReturn }> {
+  const { controlPlane: cp, clock } = ctx.ports;
+  let state = start;
+  let obs: Observation = { type: "begin" };
+  /** The frame Device.waitForStable settled on after the last action: the next observation's screenshot. */
+  let settled: Screenshot | null = null;
+  let promptTokens = 0;
+  let phases: Record<string, number> = {};
+
+  const writes = async (e: Exclude<Effect, InputEffect>) => {
+    switch (e.type) {
+      case "evidence":
+        await cp.appendEvidence(e.input);
+        return;
+      case "turn_result":
+        await cp.recordTurnResult({ idempotencyKey: e.idempotencyKey, lease: e.lease, kind: e.kind, summary: e.summary, ...(e.spend ? { spend: e.spend } : {}) });
+        return;
+      case "step":
+        await cp.appendStep({
+          runId: state.runId,
+          agentId: state.agentId,
+          index: e.stepIndex,
+          node: "executor",
+          todoId: e.todoId,
+          action: e.action,
+          observation: { outcome: e.outcome, app: e.app, phash: e.phash },
+          anomalies: e.anomalies,
+          tokens: e.tokens,
+        });
+        return;
+      case "checkpoint":
+        guard(ctx);
+        await cp.saveCheckpoint({ runId: state.runId, agentId: state.agentId, checkpoint: checkpointOf(state) as unknown as Record<string, unknown> });
+        return;
+      case "event": {
+        if (e.event.type !== "step") return ctx.onEvent?.(e.event);
+        const modelMs = phases.ask_model ?? 0;
+        const total = Object.values(phases).reduce((a, b) => a + b, 0);
+        ctx.onEvent?.({ ...e.event, promptTokens, modelMs, overheadMs: total - modelMs, phases });
+        phases = {};
+        promptTokens = 0;
+        return;
+      }
+    }
+  };
+
+  const input = async (e: Exclude<InputEffect, { type: "exit" }>): Promise<Observation> => {
+    switch (e.type) {
+      case "acquire": {
+        if (e.reopen) {
+          const todo = (await cp.listTodos(state.goalId)).find((t) => t.id === e.todoId);
+          if (todo && (todo.state === "blocked" || todo.state === "failed")) await cp.reopenTodo({ todoId: e.todoId, reason: "the person answered the gate; the executor goes on" });
+        }
+        const claim = await cp.claimNext({ agentId: state.agentId, goalId: state.goalId, ttlMs: ctx.config.leaseTtlMs });
+        if (!claim.claimed) return { type: "not_acquired", reason: claim.reason };
+        if (claim.todo.id !== e.todoId) {
+          await cp.releaseLease(leaseRefOf(claim.lease), `this run continues ${e.todoId}, not ${claim.todo.id}`);
+          return { type: "not_acquired", reason: `the next todo in order is now ${claim.todo.id} ("${claim.todo.title}")` };
+        }
+        await cp.startTodo(leaseRefOf(claim.lease));
+        return { type: "acquired", lease: claim.lease };
+      }
+      case "route": {
+        if (ctx.signal?.aborted) return { type: "cancelled" };
+        let lease = e.lease;
+        // Keep the lease: renew at half its life. A lost lease means another worker owns the todo now.
+        if (lease.expiresAt - clock.now() < ctx.config.leaseTtlMs / 2) {
+          try {
+            lease = await cp.renewLease(leaseRefOf(lease), ctx.config.leaseTtlMs);
+          } catch (err) {
+            if (err instanceof ControlPlaneConflict) return { type: "lease_lost", message: err.message };
+            throw err;
+          }
+        }
+        const r = await cp.routeTurn({ todoId: e.todoId, agentId: state.agentId });
+        if (r.route === "ready_for_host" || r.route === "repair_required") return { type: "routed", route: r.route, reason: r.reason, lease, skip: null, openGate: null };
+        const sr = await cp.shouldRun({ agentId: state.agentId, goalId: state.goalId, todoId: e.todoId });
+        const openGate = r.route === "user_action_required" ? ((await cp.listTodos(state.goalId)).find((t) => t.id === e.todoId)?.openGate ?? null) : null;
+        return { type: "routed", route: r.route, reason: r.reason, lease, skip: sr.decision === "skip" ? { reason: sr.reason, message: sr.message } : null, openGate };
+      }
+      case "sense": {
+        const out = await sense(ctx, ctx.ports.device, settled);
+        settled = null;
+        if (!out.ok) return { type: "sense_failed", lost: out.lost, message: out.message };
+        const { screenshot, tree, foreground, prepared } = out.value;
+        const app = foreground ? `${foreground.packageName}${foreground.activity ? `/${foreground.activity}` : ""}` : "unknown";
+        const elements = listElements(tree, screenshot.width, screenshot.height);
+        const ex = state.executor;
+        const obsEvidence = await cp.appendEvidence({
+          idempotencyKey: `${state.runId}:${e.stepIndex}:observation:${e.lease.leaseKey}`,
+          kind: "observation",
+          goalId: state.goalId,
+          runId: state.runId,
+          todoId: ex.todoId,
+          lease: e.lease,
+          stepIndex: e.stepIndex,
+          summary: `${app}, ${elements.length} elements`,
+          data: { app, phash: prepared.phash, screen: { width: screenshot.width, height: screenshot.height }, elements: elements.map((x) => ({ i: x.index, text: x.text, id: x.resourceId, box: x.box })) },
+          ...(ctx.config.storeScreenshots ? { blob: { bytes: prepared.forModel.bytes, mime: prepared.forModel.mime } } : {}),
+        });
+        return {
+          type: "sensed",
+          screen: { app, packageName: foreground?.packageName ?? null, width: screenshot.width, height: screenshot.height, phash: prepared.phash, tree, elements, image: prepared.forModel, evidenceId: obsEvidence.evidenceId },
+        };
+      }
+      case "ask_model": {
+        const usage = emptyTotals();
+        const r = await callModel(ctx, { goalId: state.goalId, runId: state.runId }, { role: "executor", messages: e.messages, jsonSchema: e.jsonSchema, key: e.key, todoId: state.executor.todoId, lease: e.lease, stepIndex: e.stepIndex }, usage);
+        if (!r.ok) return { type: "model_failed", code: r.error.code, message: r.error.message, usage };
+        promptTokens = Math.max(promptTokens, r.value.promptTokens);
+        return { type: "replied", text: r.value.response.text, usage };
+      }
+      case "open_gate": {
+        const ex = state.executor;
+        const { gateId } = await cp.openGate({ idempotencyKey: e.idempotencyKey, goalId: state.goalId, todoId: ex.todoId, runId: state.runId, question: e.question, options: e.options, evidenceIds: e.evidenceIds });
+        return { type: "gate_opened", gateId };
+      }
+      case "wait_gate": {
+        try {
+          return { type: "gate_resolved", gateId: e.gateId, resolution: await cp.waitForGate(e.gateId, ctx.signal) };
+        } catch (err) {
+          if (ctx.signal?.aborted) return { type: "cancelled" };
+          throw err;
+        }
+      }
+      case "perform": {
+        const a = e.action;
+        if (a.type === "wait") {
+          await clock.sleep(a.ms ?? 1000, ctx.signal).catch(() => undefined);
+          return { type: "performed", outcome: "waited" };
+        }
+        const done = await retryDevice(ctx, describeAction(a), ctx.config.executeRetries, () => perform(ctx.ports.device, a, e.px, e.screen));
+        guard(ctx);
+        if (!done.ok) return { type: "perform_failed", lost: done.lost, message: done.message, attempts: done.attempts };
+        // Settling is the device's: the frame it settled on is the next step's screenshot.
+        const stable = await ctx.ports.device.waitForStable({ timeoutMs: ctx.config.stable.timeoutMs, intervalMs: ctx.config.stable.intervalMs, checkLoadingIndicators: true }).catch(() => null);
+        guard(ctx);
+        settled = stable?.screenshot ?? null;
+        return { type: "performed", outcome: stable && !stable.stable ? "ok (screen still changing)" : "ok" };
+      }
+    }
+  };
+
+  for (;;) {
+    guard(ctx);
+    const r = step(state, obs, ctx.config);
+    state = r.state;
+    let next: Observation | null = null;
+    for (const e of r.effects) {
+      guard(ctx);
+      const started = clock.monotonic();
+      if (e.type === "exit") return { state, ret: e.ret };
+      if (e.type === "evidence" || e.type === "turn_result" || e.type === "step" || e.type === "checkpoint" || e.type === "event") await writes(e);
+      else next = await input(e);
+      const phase = e.type === "evidence" || e.type === "turn_result" || e.type === "step" || e.type === "checkpoint" ? "writeback" : e.type;
+      if (e.type !== "event") phases[phase] = (phases[phase] ?? 0) + (clock.monotonic() - started);
+    }
+    if (!next) throw new Error("executor step ended a batch without an input effect or an exit");
+    obs = next;
+  }
 }

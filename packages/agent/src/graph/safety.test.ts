@@ -35,11 +35,11 @@ describe("permission gates", () => {
       executor: [act({ type: "click", element: "2", intent: "pay for the order" }), act({ type: "status", status: "complete", summary: "paid" })],
       onGate: (g) => {
         devicePayTapsWhenGateOpened = phone.actions().filter((c) => c.op === "tap").length;
-        expect(g.request.question).toMatch(/Pay/);
-        expect(g.request.question).toMatch(/high-risk/);
-        expect(g.request.options).toEqual(["approve", "deny"]);
-        expect(g.request.evidenceIds).toHaveLength(1);
-        return { decision: "approve", rationale: "I want the earbuds" };
+        expect(g.input.question).toMatch(/Pay/);
+        expect(g.input.question).toMatch(/high-risk/);
+        expect(g.input.options).toEqual(["approve", "deny"]);
+        expect(g.input.evidenceIds).toHaveLength(1);
+        return { status: "approved", rationale: "I want the earbuds" };
       },
     });
     const out = await runAgent(h.ports, { goal: "Buy the earbuds in the cart", agent });
@@ -49,10 +49,10 @@ describe("permission gates", () => {
     expect(out.status).toBe("completed");
     // The gate's evidence is the screenshot observation, stored content-addressed.
     const gate = [...h.cp.gates.values()][0]!;
-    const obs = h.cp.evidenceList({ kind: "observation" }).find((e) => e.evidenceId === gate.request.evidenceIds[0])!;
+    const obs = h.cp.evidenceList({ kind: "observation" }).find((e) => e.id === gate.input.evidenceIds[0])!;
     expect(obs.blobSha256).toMatch(/^[0-9a-f]{64}$/);
     expect(h.cp.blobs.get(obs.blobSha256!)!.bytes.length).toBeGreaterThan(1000);
-    expect(h.cp.evidenceList({ kind: "gate_decision" })[0]!.data).toMatchObject({ decision: "approve", tier: "high_risk", kind: "pay" });
+    expect(h.cp.evidenceList({ kind: "gate_decision" })[0]!.data).toMatchObject({ status: "approved", tier: "high_risk", kind: "pay" });
   });
 
   it("deny → the tap does not happen and the model is told", async () => {
@@ -60,7 +60,7 @@ describe("permission gates", () => {
     h = await startHarness({
       device: phone,
       executor: [act({ type: "click", x: 500, y: 900 }), act({ type: "status", status: "infeasible", summary: "payment refused by the user" })],
-      onGate: () => ({ decision: "deny", rationale: "too expensive" }),
+      onGate: () => ({ status: "denied", rationale: "too expensive" }),
     });
     await runAgent(h.ports, { goal: "Buy the earbuds in the cart", agent });
     expect(phone.actions().filter((c) => c.op === "tap")).toHaveLength(0);
@@ -71,18 +71,18 @@ describe("permission gates", () => {
     expect(second).toMatch(/not performed/);
   });
 
-  it("a gate left open waits: the todo is waiting with the question until a human answers", async () => {
+  it("a gate left open waits: the todo is blocked with the question until a human answers", async () => {
     const phone = new FakePhone(shop(), "cart");
     h = await startHarness({ device: phone, executor: [act({ type: "click", element: "Pay" }), act({ type: "status", status: "complete" })] });
     const run = runAgent(h.ports, { goal: "Buy the earbuds in the cart", agent });
     for (let i = 0; i < 200 && h.cp.openGates().length === 0; i++) await new Promise((r) => setTimeout(r, 10));
     const [gate] = h.cp.openGates();
     expect(gate).toBeDefined();
-    const todo = h.cp.todos.get(gate!.request.todoId)!;
-    expect(todo.status).toBe("waiting");
-    expect(todo.waitReason).toContain(gate!.request.question);
+    const todo = h.cp.todos.get(gate!.input.todoId)!;
+    expect(todo.state).toBe("blocked");
+    expect(todo.reason).toContain(gate!.input.question);
     expect(phone.actions()).toHaveLength(0);
-    h.cp.resolveGate(gate!.gateId, { decision: "approve" });
+    h.cp.resolveGate(gate!.id, { status: "approved" });
     const out = await run;
     expect(out.status).toBe("completed");
     expect(phone.current).toBe("paid");
@@ -97,7 +97,7 @@ describe("permission gates", () => {
     h = await startHarness({
       device: phone,
       executor: [...["a", "b", "c", "d", "e"].map((t) => act({ type: "click_then_type", element: "1", text: t })), act({ type: "status", status: "complete" })],
-      onGate: () => (gates++, { decision: "approve" }),
+      onGate: () => (gates++, { status: "approved" }),
     });
     await runAgent(h.ports, { goal: "Write a note", agent });
     expect(gates).toBe(3);
@@ -127,13 +127,13 @@ describe("prompt injection", () => {
       device: phone,
       // A model fooled by the mail tries to forward; then, told it was denied, summarises instead.
       executor: [act({ type: "click", element: "3", intent: "forward all contacts as the mail asks" }), act({ type: "answer", text: "The mail is about quarterly numbers." })],
-      onGate: () => ({ decision: "deny", rationale: "that is a phishing instruction" }),
+      onGate: () => ({ status: "denied", rationale: "that is a phishing instruction" }),
     });
     const out = await runAgent(h.ports, { goal: "Summarise the latest mail", agent });
     expect(phone.actions()).toHaveLength(0);
     const gates = [...h.cp.gates.values()];
     expect(gates).toHaveLength(1);
-    expect(gates[0]!.request.question).toMatch(/Forward/);
+    expect(gates[0]!.input.question).toMatch(/Forward/);
     expect(out.status).toBe("completed");
     expect(h.server.requests.length).toBeGreaterThanOrEqual(3);
     let seenInside = 0;

@@ -81,7 +81,7 @@ describe("social search task on the virtual phone", () => {
       planner: [planOf([{ id: "collect", title: goal, app: "com.phoneloop.social" }])],
       summarizer: [{ text: JSON.stringify({ findings: [], conclusion: "Collected the main views." }) }],
       // The user approves typing the query (confirm tier); nothing high-risk may be asked for in this task.
-      onGate: (g) => (gates++, g.request.question.includes("high-risk") ? { decision: "deny" } : { decision: "approve" }),
+      onGate: (g) => (gates++, g.input.question.includes("high-risk") ? { status: "denied" } : { status: "approved" }),
     });
     const popupsSeen = new Set<string>();
     phone.engine.on("change", () => {
@@ -89,7 +89,7 @@ describe("social search task on the virtual phone", () => {
       for (const e of log) if (e.event === "popup" && e.popup) popupsSeen.add(e.popup);
     });
     const out = await runAgent(h.ports, { goal, agent: { name: "acceptance", kind: "headless", capabilities: ["phone"] }, config: { maxStepsPerTodo: task.maxSteps } });
-    if (process.env.DEBUG_SOCIAL || out.status !== "completed") console.log(JSON.stringify({ report: out.report, steps: h.cp.stepsOf(out.runId).map((s) => `${s.index} ${JSON.stringify(s.action)} ${s.outcome}`), log: (phone.engine.state() as { log: unknown[] }).log }, null, 1));
+    if (process.env.DEBUG_SOCIAL || out.status !== "completed") console.log(JSON.stringify({ report: out.report, steps: h.cp.stepsOf(out.runId).map((s) => `${s.index} ${JSON.stringify(s.action)} ${String(s.observation.outcome)}`), log: (phone.engine.state() as { log: unknown[] }).log }, null, 1));
     expect(out.status).toBe("completed");
     const answer = out.report.findings.find((f) => f.includes("Three main views"));
     expect(answer).toBeDefined();
@@ -116,7 +116,7 @@ describe("social search task on the virtual phone", () => {
       device,
       executor: Array.from({ length: 60 }, () => executor),
       planner: [planOf([{ id: "collect", title: goal, app: "com.phoneloop.social" }])],
-      onGate: () => ({ decision: "approve" }),
+      onGate: () => ({ status: "approved" }),
     });
     // Worker A's process dies right after its 5th input reached the phone, before it could record that step.
     const kill = new AbortController();
@@ -136,7 +136,7 @@ describe("social search task on the virtual phone", () => {
     const portsA = { ...h.ports, device: dying };
     await expect(runAgent(portsA, { goal, agent: { name: "worker-a", kind: "headless", capabilities: ["phone"] }, kill: kill.signal, config: { leaseTtlMs: 30_000 } })).rejects.toBeInstanceOf(WorkerKilled);
     const runId = [...h.cp.runs.keys()].at(-1)!;
-    const before = new Map([...h.cp.evidence.entries()].map(([k, v]) => [k, v.evidenceId]));
+    const before = new Map([...h.cp.evidence.entries()].map(([k, v]) => [k, v.id]));
     const eventsBefore = phone.engine.state() as { log: { event: string }[] };
     const searchesBefore = eventsBefore.log.filter((e) => e.event === "search").length;
     h.clock.advance(31_000);
@@ -145,8 +145,8 @@ describe("social search task on the virtual phone", () => {
     expect(out.status).toBe("completed");
     const steps = h.cp.stepsOf(runId);
     expect(steps.map((s) => s.index)).toEqual(steps.map((_, i) => i));
-    expect(steps.filter((s) => /interrupted/.test(s.outcome))).toHaveLength(1);
-    for (const [k, id] of before) expect(h.cp.evidence.get(k)?.evidenceId).toBe(id);
+    expect(steps.filter((s) => /interrupted/.test(String(s.observation.outcome)))).toHaveLength(1);
+    for (const [k, id] of before) expect(h.cp.evidence.get(k)?.id).toBe(id);
     const log = (phone.engine.state() as { log: { event: string }[] }).log;
     // The search was submitted once in all: nothing worker A did was done again by worker B.
     expect(searchesBefore).toBe(1);

@@ -1,31 +1,19 @@
-// The one state object of a run, checkpointed after every node and every executor step.
+// The one state object of a run, checkpointed after every node and every executor step. It is a union by node:
+// what the run carries depends on where it is.
 import type { Action } from "../actions/schema.ts";
 import type { ActionSample } from "../detectors/index.ts";
 import type { Blackboard } from "../memory/blackboard.ts";
 import type { StepSummary } from "../memory/history.ts";
 import type { SessionApprovals } from "../policy/index.ts";
-import type { AgentPorts, Lease, RunStatus } from "../ports.ts";
+import type { AgentPorts, EncodedImage, GateResolution, Lease, RunEndReason, RunStatus, UiNode } from "../ports.ts";
 import type { AppRule } from "../policy/index.ts";
 import type { ImageTokenFormula } from "../model/tokens.ts";
+import type { ElementRef } from "./observe.ts";
 
 export type NodeName = "planner" | "executor" | "summarizer" | "end";
 
-export type ExitReason =
-  | "complete"
-  | "answer"
-  | "infeasible"
-  | "scroll_streak"
-  | "step_cap"
-  | "run_step_cap"
-  | "model_failed"
-  | "quota"
-  | "paused"
-  | "throttled"
-  | "gate_waiting"
-  | "cancelled"
-  | "device_lost"
-  | "lease_lost"
-  | "writeback_failed";
+/** Why the executor handed back: the state core's run end reasons (one word list). */
+export type ExitReason = RunEndReason;
 
 export interface ExecutorReturn {
   todoId: string;
@@ -46,10 +34,42 @@ export interface PendingGate {
   tier: "confirm" | "high_risk" | "question";
 }
 
+/** What the executor sees of the phone in one step (not checkpointed: a resumed step senses again). */
+export interface Screen {
+  app: string;
+  packageName: string | null;
+  width: number;
+  height: number;
+  phash: string;
+  tree: UiNode | null;
+  elements: ElementRef[];
+  image: EncodedImage;
+  /** The observation evidence this screen was recorded as. */
+  evidenceId: string;
+}
+
+/** The step in progress. Transient: dropped from checkpoints, rebuilt by sensing on resume. */
+export interface Turn {
+  stepIndex: number;
+  screen?: Screen;
+  /** Model reply rounds used in this step (one repair round after an unusable reply). */
+  round: number;
+  spend: { tokens: number; microUsd: number };
+  /** Anomalies the detectors saw on this step's screen. */
+  anomalies?: string[];
+  /** The resolved point of the action being performed. */
+  px?: { x: number; y: number } | undefined;
+  /** The gate this step is opening (until the core returns its id). */
+  asking?: { action: Action; kind: string; tier: PendingGate["tier"]; question: string };
+  /** The gate answer this step acts on (after waiting for a gate it opened). */
+  gate?: { pending: PendingGate; resolution: GateResolution };
+}
+
 export interface ExecutorState {
   todoId: string;
   todoTitle: string;
-  lease: Lease;
+  /** null until (re)claimed: after a resume, or after a gate ended the previous lease. */
+  lease: Lease | null;
   inputs: Blackboard;
   outputsDeclared: string[];
   steps: StepSummary[];
@@ -68,6 +88,7 @@ export interface ExecutorState {
   stepCount: number;
   lastApp: string;
   lastObservationId?: string;
+  turn?: Turn;
 }
 
 export interface ExecutedTodo {
@@ -77,13 +98,19 @@ export interface ExecutedTodo {
   summary: string;
 }
 
-export interface RunState {
-  version: 1;
+export interface RunEnd {
+  status: Exclude<RunStatus, "running">;
+  reason: RunEndReason;
+  /** In words, for the report. */
+  detail: string;
+}
+
+export interface RunCommon {
+  version: 2;
   runId: string;
   goalId: string;
   agentId: string;
   goal: string;
-  node: NodeName;
   plan: string;
   blackboard: Blackboard;
   approvals: SessionApprovals;
@@ -91,22 +118,36 @@ export interface RunState {
   /** Global step counter of the run (evidence and steps are keyed by it). */
   stepIndex: number;
   plannerCalls: number;
-  executor: ExecutorState | null;
-  lastReturn: ExecutorReturn | null;
-  /** Told to the executor on the next attempt of a todo (why the previous one was not accepted). */
-  retryFeedback?: string;
   executed: ExecutedTodo[];
   findings: string[];
   blocked: string[];
   totals: { steps: number; modelCalls: number; inputTokens: number; outputTokens: number; microUsd: number; promptTokensCounted: number };
-  end: { status: RunStatus; reason: string } | null;
 }
+
+/** A todo the runtime still holds and works on next without claiming it again (after a retry result). */
+export interface HeldTodo {
+  todoId: string;
+  lease: Lease;
+}
+
+export type PlannerState = RunCommon & {
+  node: "planner";
+  lastReturn: ExecutorReturn | null;
+  /** The executor's lease on the returned todo, while the planner decides about it. */
+  held: HeldTodo | null;
+  /** Told to the executor on the next attempt of a todo (why the previous one was not accepted). */
+  retryFeedback?: string;
+};
+export type ExecutorRunState = RunCommon & { node: "executor"; executor: ExecutorState };
+export type SummarizerState = RunCommon & { node: "summarizer"; end: RunEnd };
+export type EndState = RunCommon & { node: "end"; end: RunEnd };
+export type RunState = PlannerState | ExecutorRunState | SummarizerState | EndState;
 
 export interface AgentConfig {
   capabilities: string[];
   leaseTtlMs: number;
   maxStepsPerTodo: number;
-  /** Per-task iteration cap (CONCEPTS §5). */
+  /** Per-run iteration cap: stops runaway loops. */
   maxStepsPerRun: number;
   maxAttemptsPerTodo: number;
   senseRetries: number;
@@ -117,13 +158,8 @@ export interface AgentConfig {
   imageMime: "image/jpeg" | "image/png" | "image/webp";
   imageTokenFormula: ImageTokenFormula;
   verbatimSteps: number;
+  /** How long Device.waitForStable may wait for the screen to settle after an action, and its frame interval. */
   stable: { timeoutMs: number; intervalMs: number };
-  /**
-   * How the executor waits for the screen to settle after an action: "runtime" takes frames until two match
-   * (and reuses the last as the next observation); "device" calls Device.waitForStable and then senses.
-   */
-  settle: "runtime" | "device";
-  deviceTimeoutMs: number;
   /** Kinds auto-allowed from the start of the session (e.g. "input_text" from a CLI flag); never high-risk ones. */
   preapproved: string[];
   appRules?: AppRule[];
@@ -146,8 +182,6 @@ export const DEFAULT_CONFIG: AgentConfig = {
   imageTokenFormula: "openai-high",
   verbatimSteps: 4,
   stable: { timeoutMs: 3000, intervalMs: 30 },
-  settle: "runtime",
-  deviceTimeoutMs: 10_000,
   preapproved: [],
   gateAnswerRoles: ["owner"],
   storeScreenshots: true,
@@ -158,13 +192,13 @@ export type AgentEvent =
   | { type: "step"; stepIndex: number; todoId: string; action: string; outcome: string; promptTokens: number; overheadMs: number; modelMs: number; phases?: Record<string, number> }
   | { type: "anomaly"; kind: string; message: string }
   | { type: "gate"; gateId: string; question: string }
-  | { type: "gate_decision"; gateId: string; decision: string }
+  | { type: "gate_decision"; gateId: string; status: string }
   | { type: "executor_return"; ret: ExecutorReturn }
-  | { type: "end"; status: RunStatus; reason: string };
+  | { type: "end"; status: RunStatus; endReason: RunEndReason; reason: string };
 
 /** Thrown only by a simulated or real hard stop of the worker (no cleanup, like a killed process). */
 export class WorkerKilled extends Error {
-  readonly code = "worker_killed";
+  readonly code = "WORKER_KILLED";
 }
 
 export interface RunContext {
@@ -178,12 +212,12 @@ export interface RunContext {
 }
 
 export function guard(ctx: RunContext): void {
-  if (ctx.kill?.aborted) throw new WorkerKilled("worker stopped");
+  if (ctx.kill?.aborted) throw new WorkerKilled("The worker was stopped; another worker may resume the run from its last checkpoint.");
 }
 
-export function initialState(input: { runId: string; goalId: string; agentId: string; goal: string; preapproved: string[] }): RunState {
+export function initialState(input: { runId: string; goalId: string; agentId: string; goal: string; preapproved: string[] }): PlannerState {
   return {
-    version: 1,
+    version: 2,
     runId: input.runId,
     goalId: input.goalId,
     agentId: input.agentId,
@@ -195,12 +229,28 @@ export function initialState(input: { runId: string; goalId: string; agentId: st
     attempts: {},
     stepIndex: 0,
     plannerCalls: 0,
-    executor: null,
     lastReturn: null,
+    held: null,
     executed: [],
     findings: [],
     blocked: [],
     totals: { steps: 0, modelCalls: 0, inputTokens: 0, outputTokens: 0, microUsd: 0, promptTokensCounted: 0 },
-    end: null,
   };
+}
+
+/** The common part of a run state, for moving it to another node. */
+export function commonOf(s: RunState): RunCommon {
+  const { version, runId, goalId, agentId, goal, plan, blackboard, approvals, attempts, stepIndex, plannerCalls, executed, findings, blocked, totals } = s;
+  return { version, runId, goalId, agentId, goal, plan, blackboard, approvals, attempts, stepIndex, plannerCalls, executed, findings, blocked, totals };
+}
+
+export function toSummarizer(s: RunState, end: RunEnd): SummarizerState {
+  return { ...commonOf(s), node: "summarizer", end };
+}
+
+/** What is saved: the state without the step in progress (a screen and an image are not worth storing). */
+export function checkpointOf(s: RunState): RunState {
+  if (s.node !== "executor" || !s.executor.turn) return s;
+  const { turn: _turn, ...executor } = s.executor;
+  return { ...s, executor };
 }

@@ -68,19 +68,19 @@ describe("shop: Pay now is gated", () => {
       const exec = shopper(String((task.params as Record<string, string>).address));
       const paymentsWhenPayGateOpened: number[] = [];
       const decide = (g: GateRecord) => {
-        if (/Pay now/.test(g.request.question)) {
+        if (/Pay now/.test(g.input.question)) {
           paymentsWhenPayGateOpened.push(logOf(phone!).filter((e) => e.event === "payment").length);
-          return verdict === "approve" ? { decision: "approve" as const } : { decision: "deny" as const, rationale: "not today" };
+          return verdict === "approve" ? { status: "approved" as const } : { status: "denied" as const, rationale: "not today" };
         }
-        return { decision: "approve" as const }; // "Buy now" and typing the address: the user agrees
+        return { status: "approved" as const }; // "Buy now" and typing the address: the user agrees
       };
       h = await startHarness({ device: device!, executor: Array.from({ length: 30 }, () => exec), planner: [planOf([{ id: "buy", title: goal }])], onGate: decide });
       const out = await runAgent(h.ports, { goal, agent });
-      if (process.env.DEBUG_SHOP) console.log(h.cp.stepsOf(out.runId).map((s) => `${s.index} ${JSON.stringify(s.action)} ${s.outcome}`).join("\n"), [...h.cp.gates.values()].map((g) => g.request.question), screenOf(h.executorRequests().at(-1)!));
+      if (process.env.DEBUG_SHOP) console.log(h.cp.stepsOf(out.runId).map((s) => `${s.index} ${JSON.stringify(s.action)} ${String(s.observation.outcome)}`).join("\n"), [...h.cp.gates.values()].map((g) => g.input.question), screenOf(h.executorRequests().at(-1)!));
       expect(paymentsWhenPayGateOpened).toEqual([0]);
-      const payGate = [...h.cp.gates.values()].find((g) => /Pay now/.test(g.request.question))!;
-      expect(payGate.request.question).toMatch(/high-risk/);
-      expect(payGate.request.evidenceIds.length).toBe(1);
+      const payGate = [...h.cp.gates.values()].find((g) => /Pay now/.test(g.input.question))!;
+      expect(payGate.input.question).toMatch(/high-risk/);
+      expect(payGate.input.evidenceIds.length).toBe(1);
       const payments = logOf(phone!).filter((e) => e.event === "payment");
       if (verdict === "approve") {
         expect(payments).toHaveLength(1);
@@ -113,12 +113,12 @@ describe("mail: prompt injection", () => {
       if (!fooled) return reply({ type: "click", element: find(req, /Security Team/)! });
       return reply({ type: "click", element: find(req, /Maria Garcia/)! });
     };
-    h = await startHarness({ device: device!, executor: Array.from({ length: 20 }, () => exec), planner: [planOf([{ id: "read", title: goal }])], onGate: () => ({ decision: "deny", rationale: "phishing" }) });
+    h = await startHarness({ device: device!, executor: Array.from({ length: 20 }, () => exec), planner: [planOf([{ id: "read", title: goal }])], onGate: () => ({ status: "denied", rationale: "phishing" }) });
     const out = await runAgent(h.ports, { goal, agent });
     expect(fooled && denied).toBe(true);
     const gates = [...h.cp.gates.values()];
     expect(gates).toHaveLength(1);
-    expect(gates[0]!.request.question).toMatch(/Forward.*high-risk/s);
+    expect(gates[0]!.input.question).toMatch(/Forward.*high-risk/s);
     expect(logOf(phone!).some((e) => e.screen === "compose")).toBe(false);
     expect(out.status).toBe("completed");
     const answer = out.report.findings.find((f) => f.includes("Harbor Room"))!;
@@ -149,7 +149,7 @@ describe("device lost on the virtual phone", () => {
     };
     h = await startHarness({ device: device!, executor: Array.from({ length: 20 }, () => exec), planner: [planOf([{ id: "t", title: goal }])] });
     const out = await runAgent(h.ports, { goal, agent });
-    expect(out.status).toBe("device_lost");
+    expect(out).toMatchObject({ status: "failed", endReason: "device_lost" });
     expect(calls).toBe(callsAtDrop);
     expect(out.report.conclusion).toMatch(/connection to the phone was lost/);
     expect(out.report.blocked.join(" ")).toMatch(/Device connection lost/);

@@ -26,14 +26,28 @@ describe("blackboard", () => {
   });
 });
 
-describe("routing after an executor return", () => {
+describe("classifying an executor exit", () => {
   const ret = (reason: ExecutorReturn["reason"]): ExecutorReturn => ({ todoId: "t", status: "partial", reason, summary: "s", outputs: {}, answers: [], finalScreen: null, steps: 1 });
-  it("maps every exit to validate / supervise / wait / stop", () => {
-    expect(routeReturn(ret("complete")).kind).toBe("validate");
-    expect(routeReturn(ret("scroll_streak"))).toEqual({ kind: "supervise", turn: "replan_required" });
-    expect(routeReturn(ret("device_lost"))).toMatchObject({ kind: "stop", status: "device_lost", turn: "host_failure" });
-    expect(routeReturn(ret("cancelled"))).toMatchObject({ kind: "stop", status: "cancelled" });
-    expect(routeReturn(ret("quota"))).toMatchObject({ kind: "wait", turn: "wait" });
-    expect(routeReturn(ret("lease_lost"))).toMatchObject({ kind: "wait", turn: null });
+  // Every run end reason the executor may exit with → what the runtime does next and which turn result it records.
+  it.each([
+    ["completed", { kind: "validate" }],
+    ["all_done", { kind: "validate" }],
+    ["infeasible", { kind: "supervise", turn: "replan_required" }],
+    ["scroll_streak", { kind: "supervise", turn: "replan_required" }],
+    ["step_cap", { kind: "supervise", turn: "replan_required" }],
+    ["run_step_cap", { kind: "stop", turn: "replan_required", status: "partial", detail: "s" }],
+    ["device_lost", { kind: "stop", turn: "host_failure", status: "failed", detail: "Device connection lost: s" }],
+    ["cancelled", { kind: "stop", turn: "wait", status: "cancelled", detail: "Cancelled by the user." }],
+    ["goal_cancelled", { kind: "stop", turn: "wait", status: "cancelled", detail: "Cancelled by the user." }],
+    ["exhausted", { kind: "stop", turn: "wait", status: "blocked", detail: "quota exhausted: s" }],
+    ["goal_paused", { kind: "stop", turn: "wait", status: "blocked", detail: "paused: s" }],
+    ["throttled", { kind: "stop", turn: "wait", status: "blocked", detail: "throttled: s" }],
+    ["model_failed", { kind: "stop", turn: "wait", status: "blocked", detail: "model endpoint failing: s" }],
+    ["gate_waiting", { kind: "stop", turn: null, status: "blocked", detail: "s" }],
+    ["todo_blocked", { kind: "stop", turn: null, status: "blocked", detail: "s" }],
+    ["writeback_failed", { kind: "stop", turn: null, status: "blocked", detail: "s" }],
+    ["lease_lost", { kind: "stop", turn: null, status: "blocked", detail: "s" }],
+  ] as const)("%s", (reason, expected) => {
+    expect(routeReturn(ret(reason))).toEqual(expected);
   });
 });

@@ -1,6 +1,6 @@
 // The OpenAI adapter over the scripted server: the product's client path, errors as values, timeouts as results.
 import { afterEach, describe, expect, it } from "vitest";
-import { createOpenAIModel } from "./openai.ts";
+import { createOpenAIModel, isModelProxyUrl } from "./openai.ts";
 import { startScriptedModelServer, type ScriptedModelServer } from "../testing/scripted-model-server.ts";
 
 let server: ScriptedModelServer | undefined;
@@ -24,14 +24,14 @@ describe("OpenAI-compatible model adapter", () => {
       const r = await m.complete(req);
       if (!r.ok) codes.push([r.error.code, r.error.retryable ?? false]);
     }
-    expect(codes).toEqual([["rate_limited", true], ["server_error", true], ["auth", false], ["bad_request", false]]);
+    expect(codes).toEqual([["RATE_LIMITED", true], ["SERVER_ERROR", true], ["AUTH", false], ["BAD_REQUEST", false]]);
   });
 
   it("a hung endpoint is a timeout result, not a hang", async () => {
     server = await startScriptedModelServer({ script: [{ hang: true }] });
     const m = createOpenAIModel({ baseURL: server.baseURL, model: "m", timeoutMs: 300 });
     const r = await m.complete(req);
-    expect(r).toMatchObject({ ok: false, error: { code: "timeout", retryable: true } });
+    expect(r).toMatchObject({ ok: false, error: { code: "TIMEOUT", retryable: true } });
   });
 
   it("a cancelled call is reported as aborted", async () => {
@@ -40,7 +40,7 @@ describe("OpenAI-compatible model adapter", () => {
     const ac = new AbortController();
     const p = m.complete({ ...req, signal: ac.signal });
     setTimeout(() => ac.abort(), 50);
-    expect(await p).toMatchObject({ ok: false, error: { code: "aborted" } });
+    expect(await p).toMatchObject({ ok: false, error: { code: "ABORTED" } });
   });
 
   it("falls back to plain text once an endpoint rejects response_format, and remembers it", async () => {
@@ -49,5 +49,13 @@ describe("OpenAI-compatible model adapter", () => {
     expect(await m.complete(req)).toMatchObject({ ok: true, value: { text: "a", structured: false } });
     expect(await m.complete(req)).toMatchObject({ ok: true, value: { text: "b" } });
     expect(server.requests.map((r) => Boolean(r.responseFormat))).toEqual([true, false, false]);
+  });
+  it("knows whether its endpoint records usage: the API's model proxy does, a direct endpoint does not", () => {
+    expect(isModelProxyUrl("http://127.0.0.1:4000/model/executor/v1")).toBe(true);
+    expect(isModelProxyUrl("https://api.example.com/model/planner/v1/")).toBe(true);
+    expect(isModelProxyUrl("https://api.openai.com/v1")).toBe(false);
+    expect(createOpenAIModel({ baseURL: "http://127.0.0.1:4000/model/executor/v1", model: "m" }).recordsUsage).toBe(true);
+    expect(createOpenAIModel({ baseURL: "https://api.openai.com/v1", model: "m" }).recordsUsage).toBe(false);
+    expect(createOpenAIModel({ baseURL: "https://api.openai.com/v1", model: "m", recordsUsage: true }).recordsUsage).toBe(true);
   });
 });

@@ -19,13 +19,18 @@ export interface OpenAIModelInit {
   /** "auto" (default): JSON-schema output, downgraded to plain text once the endpoint rejects it. */
   structuredOutput?: "auto" | "json_schema" | "json_object" | "none";
   price?: Price;
-  /** Per-call timeout, ms (default 60 000). A timeout is a result: code "timeout". */
+  /** Per-call timeout, ms (default 60 000). A timeout is a result: code "TIMEOUT". */
   timeoutMs?: number;
   imageDetail?: "high" | "low" | "auto";
   defaultHeaders?: Record<string, string>;
   fetch?: typeof fetch;
   clock?: Clock;
+  /** Whether the endpoint records usage as model_call evidence itself; default: true for the API's model proxy path. */
+  recordsUsage?: boolean;
 }
+
+/** The API's model proxy serves `<api>/model/<role>/v1` and records every call it relays. */
+export const isModelProxyUrl = (baseURL: string): boolean => /\/model\/[a-z]+\/v1\/?$/.test(baseURL);
 
 function toOpenAIMessages(messages: ChatMessage[], detail: "high" | "low" | "auto"): ChatCompletionMessageParam[] {
   return messages.map((m): ChatCompletionMessageParam => {
@@ -43,17 +48,17 @@ function toOpenAIMessages(messages: ChatMessage[], detail: "high" | "low" | "aut
 }
 
 function modelError(e: unknown): ModelError {
-  if (e instanceof OpenAI.APIUserAbortError) return { code: "aborted", message: "The model call was cancelled." };
-  if (e instanceof OpenAI.APIConnectionTimeoutError) return { code: "timeout", message: "The model did not answer within its timeout.", retryable: true };
-  if (e instanceof OpenAI.APIConnectionError) return { code: "network", message: `Could not reach the model endpoint: ${e.message}`, retryable: true };
+  if (e instanceof OpenAI.APIUserAbortError) return { code: "ABORTED", message: "The model call was cancelled." };
+  if (e instanceof OpenAI.APIConnectionTimeoutError) return { code: "TIMEOUT", message: "The model did not answer within its timeout.", retryable: true };
+  if (e instanceof OpenAI.APIConnectionError) return { code: "NETWORK", message: `Could not reach the model endpoint: ${e.message}`, retryable: true };
   if (e instanceof OpenAI.APIError) {
     const status = e.status ?? 0;
-    if (status === 429) return { code: "rate_limited", status, message: `The model endpoint is rate limiting (429); retrying later. It said: ${e.message}`, retryable: true };
-    if (status >= 500) return { code: "server_error", status, message: `The model endpoint failed (${status}): ${e.message}`, retryable: true };
-    if (status === 401 || status === 403) return { code: "auth", status, message: `The model endpoint refused the credentials (${status}); check the API key or session.` };
-    return { code: "bad_request", status, message: `The model endpoint rejected the request (${status}): ${e.message}` };
+    if (status === 429) return { code: "RATE_LIMITED", status, message: `The model endpoint is rate limiting (429); retrying later. It said: ${e.message}`, retryable: true };
+    if (status >= 500) return { code: "SERVER_ERROR", status, message: `The model endpoint failed (${status}): ${e.message}`, retryable: true };
+    if (status === 401 || status === 403) return { code: "AUTH", status, message: `The model endpoint refused the credentials (${status}); check the API key or session.` };
+    return { code: "BAD_REQUEST", status, message: `The model endpoint rejected the request (${status}): ${e.message}` };
   }
-  return { code: "network", message: e instanceof Error ? e.message : String(e), retryable: true };
+  return { code: "NETWORK", message: e instanceof Error ? e.message : String(e), retryable: true };
 }
 
 export function createOpenAIModel(init: OpenAIModelInit): Model {
@@ -103,10 +108,11 @@ export function createOpenAIModel(init: OpenAIModelInit): Model {
 
   return {
     name: init.model,
+    recordsUsage: init.recordsUsage ?? isModelProxyUrl(init.baseURL),
     async complete(req) {
       const first = mode === "auto" ? "json_schema" : mode;
       const r = await call(req, req.jsonSchema ? first : "none");
-      if (!r.ok && r.error.code === "bad_request" && req.jsonSchema && mode === "auto") {
+      if (!r.ok && r.error.code === "BAD_REQUEST" && req.jsonSchema && mode === "auto") {
         // The endpoint does not take response_format: remember it and fall back to tolerant parsing.
         mode = "none";
         return call(req, "none");

@@ -1,4 +1,6 @@
-// A Clock for tests: time moves only when the test (or a sleep) moves it, so nothing waits on the wall clock.
+// The core's Clock for runtime tests: time moves only when the test or a sleep moves it, so nothing waits on the wall
+// clock. Unlike the core's manualClock (where a sleep waits for the test to advance), a sleep here advances time at
+// once and is recorded: a run under test never stalls on its own backoff, and the test reads which sleeps it took.
 import type { Clock } from "../ports.ts";
 
 export class FakeClock implements Clock {

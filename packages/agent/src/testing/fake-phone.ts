@@ -34,7 +34,7 @@ export interface FakeCommand {
 }
 
 export class FakeDisconnect extends Error {
-  readonly code = "device_disconnected";
+  readonly code = "DEVICE_DISCONNECTED";
 }
 
 const W = 1080;
@@ -80,7 +80,7 @@ export class FakePhone implements Device {
     if (this.disconnectAfter !== undefined && this.calls > this.disconnectAfter) throw new FakeDisconnect("The phone disconnected (fake).");
     if (this.transientFailures > 0 && !["screenshot", "uiTree", "foreground"].includes(op)) {
       this.transientFailures--;
-      throw Object.assign(new Error(`${op}: transient failure (fake)`), { code: "device_timeout" });
+      throw Object.assign(new Error(`${op}: transient failure (fake)`), { code: "DEVICE_TIMEOUT" });
     }
     this.log.push({ op, args, screen: this.current });
   }

@@ -2,8 +2,8 @@
 // a device, and the product's OpenAI client path in between.
 import { createModels } from "../model/models.ts";
 import { nodeImages } from "../images/node.ts";
-import type { AgentPorts, Device, GateDecision } from "../ports.ts";
-import { MemoryControlPlane, type GateRecord } from "./memory-control-plane.ts";
+import type { AgentPorts, Device } from "../ports.ts";
+import { MemoryControlPlane, type GateAnswer, type GateRecord } from "./memory-control-plane.ts";
 import { FakeClock } from "./fake-clock.ts";
 import { startScriptedModelServer, type RecordedRequest, type ScriptEntry, type ScriptedModelServer } from "./scripted-model-server.ts";
 
@@ -14,7 +14,7 @@ export interface HarnessInit {
   /** Planner replies in order (default: one executor todo titled after the goal, then "replan"/"summarise" as given). */
   planner?: ScriptEntry[];
   summarizer?: ScriptEntry[];
-  onGate?: (g: GateRecord) => GateDecision | undefined | Promise<GateDecision | undefined>;
+  onGate?: (g: GateRecord) => GateAnswer | undefined | Promise<GateAnswer | undefined>;
   rejectResponseFormat?: boolean;
 }
 

@@ -1,28 +1,48 @@
-// TEST DOUBLE of the ControlPlane port (src/ports.ts): an in-memory state core for the agent's own tests and
-// for other packages' tests. It honours the port's semantics — idempotent evidence, spends and turn results,
-// leases with epochs (a stale epoch is an explicit conflict), gates resolved by the test, quota, pause,
-// checkpoints — but it is not the product's state core (packages/state + apps/api) and must not be used as one.
+// TEST DOUBLE of the ControlPlane port (src/ports.ts): an in-memory state core for the runtime's tests. It holds
+// rows in maps and asks the core's own pure tables for every rule they state — todo transitions
+// (TODO_TRANSITIONS via nextTodoState), the transition a turn result causes (TURN_RESULT_TRANSITION), which results
+// spend (SPENDING_RESULTS) and the turn router (decideTurnRoute) — so it cannot disagree with the core on them. What
+// it adds is storage: order, leases with epochs and lease keys, idempotency keys, gates, quota sums, runs. It is not
+// the product's state core (packages/state + apps/api, reached through packages/client) and must not be used as one.
+import {
+  HELD_STATES,
+  SPENDING_RESULTS,
+  StateError,
+  TERMINAL_STATES,
+  TURN_RESULT_TRANSITION,
+  canTransitionTodo,
+  decideTurnRoute,
+  nextTodoState,
+  type TodoEvent,
+} from "@phoneloop/state/domain";
 import {
   ControlPlaneConflict,
   systemClock,
   type AgentRegistration,
+  type ClaimResult,
   type Clock,
   type ControlPlane,
+  type CreateGoalInput,
+  type Evidence,
   type EvidenceInput,
-  type EvidenceRecord,
-  type GateDecision,
-  type GateRequest,
+  type EvidenceKind,
+  type GateResolution,
+  type GateStatus,
+  type Goal,
   type Lease,
   type LeaseRef,
-  type Goal,
+  type OpenGateInput,
   type ReplanOp,
+  type Run,
+  type RunEndReason,
   type RunStatus,
-  type ShouldRun,
+  type ShouldRunResult,
   type SpendAmount,
-  type StepRecord,
+  type StepInput,
   type Todo,
   type TodoDraft,
-  type TurnRecord,
+  type TurnResultInput,
+  type TurnResultOutcome,
 } from "../ports.ts";
 
 export interface QuotaLimit {
@@ -32,27 +52,39 @@ export interface QuotaLimit {
 }
 
 export interface GateRecord {
-  gateId: string;
-  request: GateRequest;
+  id: string;
+  input: OpenGateInput;
+  status: GateStatus;
+  answer: string | null;
+  rationale: string | null;
   openedAt: number;
-  decision?: GateDecision;
 }
 
-export interface RunRecord {
-  runId: string;
-  goalId: string;
-  agentId: string;
-  goal: string;
-  status: RunStatus | "running";
-  summary?: string;
+/** How a test (standing in for a person) ends a gate. */
+export interface GateAnswer {
+  status: Exclude<GateStatus, "open">;
+  answer?: string;
+  rationale?: string;
+}
+
+export interface RunRecord extends Run {
+  checkpoint: Record<string, unknown> | null;
+  summary: string | null;
+  /** Every agent that started or took over the run, in order. */
   startedBy: string[];
 }
 
 export interface MemoryControlPlaneInit {
   clock?: Clock;
-  /** Called when a gate opens; return a decision to resolve it at once, or undefined to leave it open. */
-  onGate?: (gate: GateRecord) => GateDecision | undefined | Promise<GateDecision | undefined>;
+  /** Called when a gate opens; return an answer to end it at once, or undefined to leave it open. */
+  onGate?: (gate: GateRecord) => GateAnswer | undefined | Promise<GateAnswer | undefined>;
+  /** Attempts after which the router asks for a replan (the core's default is 5). */
+  maxAttempts?: number;
 }
+
+type LeaseRow = Lease & { active: boolean };
+type EvidenceRow = Evidence & { idempotencyKey: string; blobMime: string | null };
+type StoredTodo = Omit<Todo, "openGate">;
 
 async function sha256Hex(bytes: Uint8Array): Promise<string> {
   const d = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
@@ -62,33 +94,37 @@ async function sha256Hex(bytes: Uint8Array): Promise<string> {
 export class MemoryControlPlane implements ControlPlane {
   readonly clock: Clock;
   onGate: MemoryControlPlaneInit["onGate"];
-  readonly agents = new Map<string, AgentRegistration & { agentId: string; lastSeen: number }>();
-  readonly objectives = new Map<string, Goal>();
-  readonly todos = new Map<string, Todo>();
-  readonly leases = new Map<string, Lease & { released: boolean }>(); // by todoId: the current lease
-  private readonly epochs = new Map<string, number>();
-  readonly evidence = new Map<string, EvidenceRecord>(); // by idempotency key
+  readonly maxAttempts: number;
+  readonly agents = new Map<string, AgentRegistration & { id: string; lastSeen: number }>();
+  readonly goals = new Map<string, Goal>();
+  readonly todos = new Map<string, StoredTodo>();
+  /** By todo id: the todo's latest lease. */
+  readonly leases = new Map<string, LeaseRow>();
+  /** By idempotency key. */
+  readonly evidence = new Map<string, EvidenceRow>();
   readonly blobs = new Map<string, { bytes: Uint8Array; mime: string }>();
   readonly gates = new Map<string, GateRecord>();
-  private readonly gateWaiters = new Map<string, ((d: GateDecision) => void)[]>();
-  private readonly gateKeys = new Map<string, string>();
   readonly quota = new Map<string, QuotaLimit>();
+  /** By goal: what was spent. */
   readonly spent = new Map<string, SpendAmount>();
-  readonly spends = new Map<string, SpendAmount & { goalId: string }>();
-  readonly turns = new Map<string, TurnRecord>();
-  private readonly replans = new Map<string, Todo[]>();
-  readonly checkpoints = new Map<string, { state: unknown; savedAt: number; version: number }>();
   readonly runs = new Map<string, RunRecord>();
-  readonly steps = new Map<string, StepRecord>();
-  readonly paused = new Set<string>();
-  readonly cancelled = new Set<string>();
+  /** By `${runId}:${index}`. */
+  readonly steps = new Map<string, StepInput>();
   /** Every conflict raised, for assertions. */
   readonly conflicts: string[] = [];
+  private readonly spends = new Set<string>();
+  private readonly turns = new Map<string, TurnResultOutcome>();
+  private readonly replans = new Map<string, Todo[]>();
+  private readonly claims = new Map<string, ClaimResult>();
+  private readonly gateKeys = new Map<string, string>();
+  private readonly gateWaiters = new Map<string, (() => void)[]>();
+  private readonly epochs = new Map<string, number>();
   private seq = 0;
 
   constructor(init: MemoryControlPlaneInit = {}) {
     this.clock = init.clock ?? systemClock;
     this.onGate = init.onGate;
+    this.maxAttempts = init.maxAttempts ?? 5;
   }
 
   private id(prefix: string): string {
@@ -100,315 +136,418 @@ export class MemoryControlPlane implements ControlPlane {
     this.quota.set(goalId, limit);
   }
   pause(goalId: string, paused = true): void {
-    if (paused) this.paused.add(goalId);
-    else this.paused.delete(goalId);
+    this.goal(goalId).status = paused ? "paused" : "active";
   }
-  resolveGate(gateId: string, decision: GateDecision): void {
+  cancel(goalId: string): void {
+    this.goal(goalId).status = "cancelled";
+  }
+  /** A person's decision. An approved or answered gate gives its blocked todo back to the pool once no other gate holds it; a denied one leaves it blocked. */
+  resolveGate(gateId: string, a: GateAnswer): void {
     const g = this.gates.get(gateId);
-    if (!g) throw new Error(`no gate ${gateId}`);
-    if (g.decision) return;
-    g.decision = decision;
-    for (const w of this.gateWaiters.get(gateId) ?? []) w(decision);
+    if (!g) throw new StateError("NOT_FOUND", `Gate ${gateId} does not exist.`, { gateId });
+    if (g.status !== "open") throw new ControlPlaneConflict(`Gate ${gateId} was already ${g.status}; the decision was not recorded.`);
+    Object.assign(g, { status: a.status, answer: a.answer ?? null, rationale: a.rationale ?? null });
+    const todo = g.input.todoId ? this.todos.get(g.input.todoId) : undefined;
+    if (todo && (a.status === "approved" || a.status === "answered") && todo.state === "blocked" && !this.openGatesOn(todo.id).length) {
+      todo.state = nextTodoState(todo.state, "reopen", todo.id);
+      todo.reason = null;
+    }
+    for (const wake of this.gateWaiters.get(gateId) ?? []) wake();
     this.gateWaiters.delete(gateId);
   }
   openGates(): GateRecord[] {
-    return [...this.gates.values()].filter((g) => !g.decision);
+    return [...this.gates.values()].filter((g) => g.status === "open");
   }
-  evidenceList(filter: Partial<Pick<EvidenceRecord, "kind" | "runId" | "todoId">> = {}): EvidenceRecord[] {
-    return [...this.evidence.values()].filter(
-      (e) => (!filter.kind || e.kind === filter.kind) && (!filter.runId || e.runId === filter.runId) && (!filter.todoId || e.todoId === filter.todoId),
-    );
+  evidenceList(filter: { kind?: EvidenceKind; runId?: string; todoId?: string } = {}): EvidenceRow[] {
+    return [...this.evidence.values()].filter((e) => (!filter.kind || e.kind === filter.kind) && (!filter.runId || e.runId === filter.runId) && (!filter.todoId || e.todoId === filter.todoId));
   }
-  stepsOf(runId: string): StepRecord[] {
+  stepsOf(runId: string): StepInput[] {
     return [...this.steps.values()].filter((s) => s.runId === runId).sort((a, b) => a.index - b.index);
   }
 
-  private checkLease(todoId: string | undefined, lease: LeaseRef | undefined, what: string): void {
-    if (!todoId || !lease) return;
-    const cur = this.leases.get(todoId);
-    if (!cur || cur.leaseId !== lease.leaseId || cur.epoch !== lease.epoch || cur.released) {
-      const msg = `${what}: lease ${lease.leaseId}@${lease.epoch} is not the current lease of ${todoId} (now ${cur ? `${cur.leaseId}@${cur.epoch}` : "none"})`;
-      this.conflicts.push(msg);
-      throw new ControlPlaneConflict(msg);
+  // ── rows ──
+  private goal(goalId: string): Goal {
+    const g = this.goals.get(goalId);
+    if (!g) throw new StateError("NOT_FOUND", `Goal ${goalId} does not exist.`, { goalId });
+    return g;
+  }
+  private todo(todoId: string): StoredTodo {
+    const t = this.todos.get(todoId);
+    if (!t) throw new StateError("NOT_FOUND", `Todo ${todoId} does not exist.`, { todoId });
+    return t;
+  }
+  private openGatesOn(todoId: string): GateRecord[] {
+    const goalId = this.todos.get(todoId)?.goalId;
+    return this.openGates().filter((g) => g.input.todoId === todoId || (!g.input.todoId && g.input.goalId === goalId));
+  }
+  private view(t: StoredTodo): Todo {
+    const gate = this.openGates().find((g) => g.input.todoId === t.id);
+    return structuredClone({ ...t, openGate: gate ? { id: gate.id, question: gate.input.question } : null });
+  }
+  private ordered(goalId: string): StoredTodo[] {
+    return [...this.todos.values()].filter((t) => t.goalId === goalId).sort((a, b) => a.position - b.position);
+  }
+  private expired(l: LeaseRow): boolean {
+    return l.expiresAt <= this.clock.now();
+  }
+  private conflict(msg: string): never {
+    this.conflicts.push(msg);
+    throw new ControlPlaneConflict(msg);
+  }
+  /** Fencing: a holder's write names the todo's current, unexpired lease by its key. */
+  private checkLease(ref: LeaseRef, what: string): LeaseRow {
+    const cur = this.leases.get(ref.todoId);
+    if (!cur || !cur.active || cur.leaseKey !== ref.leaseKey || cur.ownerId !== ref.agentId || this.expired(cur)) {
+      this.conflict(`${what}: lease ${ref.leaseKey} of ${ref.agentId} is not the current lease of ${ref.todoId} (now ${cur?.active ? `${cur.leaseKey} of ${cur.ownerId}${this.expired(cur) ? ", expired" : ""}` : "none"}); claim the todo again.`);
     }
+    return cur;
+  }
+  /** Moves a todo by one event of the core's table; a lease ends when the todo leaves the held states. */
+  private move(t: StoredTodo, event: TodoEvent): void {
+    t.state = nextTodoState(t.state, event, t.id);
+    const l = this.leases.get(t.id);
+    if (l && event !== "reclaim" && !HELD_STATES.includes(t.state)) l.active = false;
   }
 
-  // ── agents, objectives ──
+  // ── agents, goals ──
   async registerAgent(reg: AgentRegistration) {
-    const agentId = reg.agentId ?? this.id("agent");
-    this.agents.set(agentId, { ...reg, agentId, lastSeen: this.clock.now() });
-    return { agentId };
+    const id = reg.id ?? this.id("agent");
+    this.agents.set(id, { ...structuredClone(reg), id, lastSeen: this.clock.now() });
+    return { agentId: id };
   }
-  async heartbeat(agentId: string) {
+  async heartbeatAgent(agentId: string) {
     const a = this.agents.get(agentId);
     if (a) a.lastSeen = this.clock.now();
   }
-  async createGoal(input: { goal: string; bounds?: string[]; nonGoals?: string[] }) {
-    const o: Goal = { goalId: this.id("obj"), ...input };
-    this.objectives.set(o.goalId, o);
-    return o;
+  async createGoal(input: CreateGoalInput) {
+    const g: Goal = { id: this.id("goal"), title: input.title ?? input.objective.split("\n")[0]!.slice(0, 120), objective: input.objective, bounds: input.bounds ?? [], nonGoals: input.nonGoals ?? [], acceptance: input.acceptance ?? [], status: "active" };
+    this.goals.set(g.id, g);
+    return structuredClone(g);
   }
   async getGoal(goalId: string) {
-    return this.objectives.get(goalId) ?? null;
+    const g = this.goals.get(goalId);
+    return g ? structuredClone(g) : null;
   }
 
-  // ── todos, leases ──
-  private ordered(goalId: string): Todo[] {
-    return [...this.todos.values()].filter((t) => t.goalId === goalId).sort((a, b) => a.order - b.order);
+  // ── todos ──
+  async listTodos(goalId: string) {
+    return this.ordered(goalId).map((t) => this.view(t));
   }
-  async readTodos(goalId: string) {
-    return this.ordered(goalId).map((t) => structuredClone(t));
-  }
-  private draft(goalId: string, d: TodoDraft, order: number): Todo {
-    const todoId = d.todoId && !this.todos.has(d.todoId) ? d.todoId : this.id("todo");
+  private draft(goalId: string, d: TodoDraft): StoredTodo {
     return {
-      todoId,
+      id: d.id ?? this.id("todo"),
       goalId,
-      order,
+      position: 0,
       title: d.title,
-      status: "todo",
+      detail: d.detail ?? "",
       kind: d.kind,
+      appHint: d.appHint ?? null,
+      requiredCapabilities: d.requiredCapabilities ?? [],
       inputs: d.inputs ?? [],
       outputs: d.outputs ?? [],
-      capabilities: d.capabilities ?? (d.kind === "executor" ? ["phone"] : []),
-      ...(d.appHint ? { appHint: d.appHint } : {}),
+      values: {},
+      state: "pending",
+      attempts: 0,
+      lastResult: null,
+      reason: null,
+      supersededById: null,
     };
   }
-  async replanTodos(input: { goalId: string; idempotencyKey: string; ops: ReplanOp[]; reason: string }) {
+  async replanTodos(input: { goalId: string; idempotencyKey: string; reason: string; ops: ReplanOp[] }) {
     const done = this.replans.get(input.idempotencyKey);
-    if (done) return done.map((t) => structuredClone(t));
+    if (done) return structuredClone(done);
+    this.goal(input.goalId);
+    // All operations or none: they run on copies, stored only when every one applied.
+    const list = this.ordered(input.goalId).map((t) => structuredClone(t));
+    const byId = (id: string) => list.find((t) => t.id === id) ?? (() => { throw new StateError("NOT_FOUND", `Todo ${id} is not in goal ${input.goalId}.`, { todoId: id }); })();
+    const taken = new Set(this.todos.keys());
+    const fresh = ({ id, ...rest }: TodoDraft) => {
+      const t = this.draft(input.goalId, id && !taken.has(id) ? { id, ...rest } : rest);
+      taken.add(t.id);
+      return t;
+    };
     for (const op of input.ops) {
-      const list = this.ordered(input.goalId);
-      if (op.op === "insert") {
-        const after = op.after ? list.findIndex((t) => t.todoId === op.after) : list.length - 1;
-        const t = this.draft(input.goalId, op.todo, 0);
-        list.splice(after + 1, 0, t);
-        this.todos.set(t.todoId, t);
-        list.forEach((x, i) => (x.order = i));
+      if (op.op === "add") {
+        const at = op.after ? list.indexOf(byId(op.after)) + 1 : list.length;
+        list.splice(at, 0, fresh(op.todo));
       } else if (op.op === "reorder") {
-        const rank = new Map(op.todoIds.map((id, i) => [id, i]));
-        list.sort((a, b) => (rank.get(a.todoId) ?? 1e9 + a.order) - (rank.get(b.todoId) ?? 1e9 + b.order)).forEach((x, i) => (x.order = i));
+        const moved = op.todoIds.map(byId);
+        const slots = moved.map((t) => list.indexOf(t)).sort((a, b) => a - b);
+        slots.forEach((slot, i) => (list[slot] = moved[i]!));
       } else {
-        const t = this.todos.get(op.todoId);
-        if (!t || t.goalId !== input.goalId) throw new Error(`supersede: unknown todo ${op.todoId}`);
-        if (t.status === "done") throw new Error(`supersede: ${op.todoId} is done; done todos are history`);
-        const at = list.indexOf(t);
-        const repl = (op.replacements ?? []).map((d) => this.draft(input.goalId, d, 0));
-        list.splice(at + 1, 0, ...repl);
-        for (const r of repl) this.todos.set(r.todoId, r);
-        t.status = "superseded";
-        t.supersedeReason = op.reason;
-        t.supersededBy = repl.map((r) => r.todoId);
-        const l = this.leases.get(t.todoId);
-        if (l) l.released = true;
-        list.forEach((x, i) => (x.order = i));
+        const t = byId(op.todoId);
+        t.state = nextTodoState(t.state, "supersede", t.id);
+        t.reason = op.reason;
+        const repl = (op.replacements ?? []).map(fresh);
+        t.supersededById = repl[0]?.id ?? null;
+        list.splice(list.indexOf(t) + 1, 0, ...repl);
       }
     }
-    const result = this.ordered(input.goalId);
-    this.replans.set(input.idempotencyKey, result.map((t) => structuredClone(t)));
-    return result.map((t) => structuredClone(t));
+    list.forEach((t, i) => {
+      t.position = i;
+      if (t.state === "superseded") {
+        const l = this.leases.get(t.id);
+        if (l) l.active = false;
+      }
+      this.todos.set(t.id, t);
+    });
+    const result = list.map((t) => this.view(t));
+    this.replans.set(input.idempotencyKey, result);
+    return structuredClone(result);
   }
-  async claim(input: { agentId: string; goalId: string; capabilities: string[]; todoId?: string; ttlMs: number }): Promise<Lease | null> {
-    const now = this.clock.now();
-    const free = (t: Todo) => {
-      const l = this.leases.get(t.todoId);
-      return !l || l.released || l.expiresAt <= now || l.agentId === input.agentId;
-    };
-    const eligible = (t: Todo) =>
-      t.kind === "executor" &&
-      ["todo", "claimed", "in_progress", "waiting"].includes(t.status) &&
-      t.capabilities.every((c) => input.capabilities.includes(c)) &&
-      free(t);
-    let todo: Todo | undefined;
-    if (input.todoId) {
-      todo = this.todos.get(input.todoId);
-      if (!todo || !eligible(todo)) return null;
-    } else {
-      // Todos run in order: the first one not finished is the only candidate.
-      const first = this.ordered(input.goalId).find((t) => !["done", "superseded", "blocked"].includes(t.status));
-      if (!first || !eligible(first) || (first.status === "waiting" && this.shouldRunSync(input.goalId, first.todoId).run === false)) return null;
-      todo = first;
-    }
-    const epoch = (this.epochs.get(todo.todoId) ?? 0) + 1;
-    this.epochs.set(todo.todoId, epoch);
-    const lease: Lease = { leaseId: this.id("lease"), todoId: todo.todoId, agentId: input.agentId, idempotencyKey: `${todo.todoId}:${epoch}`, epoch, expiresAt: now + input.ttlMs };
-    this.leases.set(todo.todoId, { ...lease, released: false });
-    if (todo.status === "todo" || todo.status === "waiting") todo.status = "claimed";
-    delete todo.waitReason;
-    return lease;
+  async reopenTodo(input: { todoId: string; reason: string }) {
+    const t = this.todo(input.todoId);
+    this.move(t, "reopen");
+    t.reason = null;
+    return this.view(t);
+  }
+
+  // ── leases ──
+  async claimNext(input: { agentId: string; goalId: string; ttlMs: number; idempotencyKey?: string }): Promise<ClaimResult> {
+    const seen = input.idempotencyKey ? this.claims.get(input.idempotencyKey) : undefined;
+    if (seen) return structuredClone(seen);
+    const result = this.claimNextNow(input);
+    if (input.idempotencyKey) this.claims.set(input.idempotencyKey, structuredClone(result));
+    return result;
+  }
+  private claimNextNow(input: { agentId: string; goalId: string; ttlMs: number }): ClaimResult {
+    const goal = this.goal(input.goalId);
+    const no = (reason: string): ClaimResult => ({ claimed: false, reason });
+    if (goal.status !== "active") return no(`The goal is ${goal.status}.`);
+    // Todos run in order: the first one not done or superseded is the only candidate.
+    const t = this.ordered(input.goalId).find((x) => !TERMINAL_STATES.includes(x.state));
+    if (!t) return no("No todo is left: every todo of the goal is done or superseded.");
+    if (this.openGatesOn(t.id).length) return no(`"${t.title}" waits for an open gate.`);
+    const caps = this.agents.get(input.agentId)?.capabilities ?? [];
+    const missing = t.requiredCapabilities.filter((c) => !caps.includes(c));
+    if (missing.length) return no(`"${t.title}" needs ${missing.join(", ")}, which agent ${input.agentId} does not offer.`);
+    const held = this.leases.get(t.id);
+    let event: TodoEvent;
+    if (t.state === "pending") event = "claim";
+    else if (HELD_STATES.includes(t.state) && (!held?.active || this.expired(held))) event = "reclaim";
+    else return no(`"${t.title}" is ${t.state}${HELD_STATES.includes(t.state) ? ` under ${held!.ownerId}'s lease` : ""}${t.reason ? `: ${t.reason}` : ""}.`);
+    t.state = nextTodoState(t.state, event, t.id);
+    const epoch = (this.epochs.get(t.id) ?? 0) + 1;
+    this.epochs.set(t.id, epoch);
+    const lease: LeaseRow = { id: this.id("lease"), todoId: t.id, ownerId: input.agentId, leaseKey: `${t.id}:${epoch}:${this.id("k")}`, epoch, ttlMs: input.ttlMs, expiresAt: this.clock.now() + input.ttlMs, active: true };
+    this.leases.set(t.id, lease);
+    const { active: _a, ...view } = lease;
+    return { claimed: true, todo: this.view(t), lease: view, reclaimedFrom: event === "reclaim" ? (held?.ownerId ?? null) : null };
+  }
+  async startTodo(ref: LeaseRef) {
+    this.checkLease(ref, "startTodo");
+    this.move(this.todo(ref.todoId), "start");
   }
   async renewLease(ref: LeaseRef, ttlMs: number): Promise<Lease> {
-    const cur = [...this.leases.values()].find((l) => l.leaseId === ref.leaseId);
-    if (!cur || cur.released || cur.epoch !== ref.epoch || cur.expiresAt <= this.clock.now()) {
-      const msg = `renewLease: lease ${ref.leaseId}@${ref.epoch} is expired, released or superseded`;
-      this.conflicts.push(msg);
-      throw new ControlPlaneConflict(msg);
-    }
-    this.checkLease(cur.todoId, ref, "renewLease");
+    const cur = this.checkLease(ref, "renewLease");
     cur.expiresAt = this.clock.now() + ttlMs;
-    const { released: _r, ...lease } = cur;
-    return lease;
+    cur.ttlMs = ttlMs;
+    const { active: _a, ...lease } = cur;
+    return { ...lease };
   }
-  async releaseLease(ref: LeaseRef) {
-    const cur = [...this.leases.values()].find((l) => l.leaseId === ref.leaseId && l.epoch === ref.epoch);
-    if (cur) cur.released = true;
+  async releaseLease(ref: LeaseRef, _reason: string) {
+    this.checkLease(ref, "releaseLease");
+    this.move(this.todo(ref.todoId), "release");
   }
-  async startTodo(todoId: string, lease: LeaseRef) {
-    this.checkLease(todoId, lease, "startTodo");
-    const t = this.todos.get(todoId);
-    if (t && (t.status === "claimed" || t.status === "todo" || t.status === "waiting")) t.status = "in_progress";
+
+  // ── turns ──
+  async routeTurn(input: { todoId: string; agentId: string }) {
+    const t = this.todo(input.todoId);
+    const lease = this.leases.get(t.id);
+    const quota = this.exhausted(t.goalId);
+    return decideTurnRoute({
+      goalStatus: this.goal(t.goalId).status,
+      todo: { state: t.state, attempts: t.attempts, lastResult: t.lastResult, inputs: t.inputs, values: t.values },
+      lease: lease?.active ? { ownerId: lease.ownerId, expired: this.expired(lease) } : null,
+      agentId: input.agentId,
+      openGates: this.openGatesOn(t.id).length,
+      quota: quota ? { decision: "skip", reason: "exhausted" } : { decision: "run" },
+      maxAttempts: this.maxAttempts,
+    });
+  }
+  async recordTurnResult(input: TurnResultInput): Promise<TurnResultOutcome> {
+    const first = this.turns.get(input.idempotencyKey);
+    if (first) return { ...structuredClone(first), duplicate: true };
+    this.checkLease(input.lease, "recordTurnResult");
+    const t = this.todo(input.lease.todoId);
+    const event = TURN_RESULT_TRANSITION[input.kind];
+    this.move(t, event);
+    t.lastResult = input.kind;
+    if (event === "retry") t.attempts++;
+    if (event === "block") t.reason = input.summary;
+    if (event === "complete") t.reason = null;
+    let kind = input.kind;
+    if (SPENDING_RESULTS.includes(input.kind)) {
+      if (input.values) Object.assign(t.values, structuredClone(input.values));
+      const refused = input.spend ? this.spendNow({ ...input.spend, goalId: t.goalId }) : null;
+      if (refused) {
+        kind = "quota_spend_failed";
+        // A completed todo stays done: its validated work stands; the failed spend is recorded, not undone.
+        if (canTransitionTodo(t.state, TURN_RESULT_TRANSITION.quota_spend_failed)) {
+          this.move(t, TURN_RESULT_TRANSITION.quota_spend_failed);
+          t.lastResult = kind;
+          t.reason = refused;
+        }
+      }
+    }
+    const outcome: TurnResultOutcome = { kind, todo: this.view(t), duplicate: false };
+    this.turns.set(input.idempotencyKey, structuredClone(outcome));
+    return outcome;
+  }
+
+  // ── quota ──
+  private exhausted(goalId: string): string | null {
+    const limit = this.quota.get(goalId);
+    const spent = this.spent.get(goalId) ?? { steps: 0, tokens: 0, microUsd: 0 };
+    for (const k of ["steps", "tokens", "microUsd"] as const) {
+      const max = limit?.[k];
+      if (max !== undefined && spent[k] >= max) return `quota ${k}: spent ${spent[k]} of ${max}`;
+    }
+    return null;
+  }
+  /** Spends once per key; a spend that would go over a limit is refused (the reason), nothing spent. */
+  private spendNow(input: { key: string; goalId: string } & Partial<SpendAmount>): string | null {
+    if (this.spends.has(input.key)) return null;
+    const limit = this.quota.get(input.goalId);
+    const cur = this.spent.get(input.goalId) ?? { steps: 0, tokens: 0, microUsd: 0 };
+    const next = { steps: cur.steps + (input.steps ?? 0), tokens: cur.tokens + (input.tokens ?? 0), microUsd: cur.microUsd + (input.microUsd ?? 0) };
+    for (const k of ["steps", "tokens", "microUsd"] as const) {
+      const max = limit?.[k];
+      if (max !== undefined && next[k] > max) return `Spending would exceed the goal's quota of ${max} ${k} (spent ${cur[k]}).`;
+    }
+    this.spends.add(input.key);
+    this.spent.set(input.goalId, next);
+    return null;
+  }
+  async shouldRun(input: { agentId: string; goalId: string; todoId?: string }): Promise<ShouldRunResult> {
+    const goal = this.goal(input.goalId);
+    const skip = (reason: Extract<ShouldRunResult, { decision: "skip" }>["reason"], message: string): ShouldRunResult => ({ decision: "skip", reason, message, retryAfterMs: null });
+    if (goal.status !== "active") return skip(`goal_${goal.status}`, `The goal is ${goal.status}.`);
+    const gate = this.openGates().find((g) => g.input.goalId === input.goalId && (!g.input.todoId || g.input.todoId === input.todoId));
+    if (gate) return skip("gate_waiting", `Gate ${gate.id} waits for an answer: ${gate.input.question}`);
+    if (input.todoId) {
+      const t = this.todo(input.todoId);
+      if (t.state === "blocked") return skip("todo_blocked", `The todo is blocked${t.reason ? `: ${t.reason}` : ""}.`);
+      if (t.state === "done" || t.state === "superseded" || t.state === "failed") return skip("todo_finished", `The todo is ${t.state}.`);
+    }
+    const exhausted = this.exhausted(input.goalId);
+    if (exhausted) return skip("exhausted", `Quota exhausted: ${exhausted}.`);
+    return { decision: "run" };
+  }
+  async spendQuota(input: { key: string; agentId: string; goalId: string; todoId?: string } & SpendAmount) {
+    if (this.spends.has(input.key)) return { spent: false, duplicate: true };
+    return { spent: this.spendNow(input) === null, duplicate: false };
   }
 
   // ── evidence ──
   async appendEvidence(e: EvidenceInput) {
     const dup = this.evidence.get(e.idempotencyKey);
-    if (dup) return { evidenceId: dup.evidenceId, duplicate: true };
-    this.checkLease(e.todoId, e.lease, "appendEvidence");
-    const { blob, ...rest } = e;
-    const rec: EvidenceRecord = { ...structuredClone(rest), evidenceId: this.id("ev"), createdAt: this.clock.now() };
-    if (blob) {
-      const sha = await sha256Hex(blob.bytes);
-      if (!this.blobs.has(sha)) this.blobs.set(sha, { bytes: blob.bytes.slice(), mime: blob.mime });
-      rec.blobSha256 = sha;
-      rec.blobMime = blob.mime;
+    if (dup) return { evidenceId: dup.id, created: false };
+    if (e.lease) this.checkLease(e.lease, "appendEvidence");
+    let blobSha256: string | null = null;
+    if (e.blob) {
+      blobSha256 = await sha256Hex(e.blob.bytes);
+      if (!this.blobs.has(blobSha256)) this.blobs.set(blobSha256, { bytes: e.blob.bytes.slice(), mime: e.blob.mime });
     }
-    // Re-check after the await: a duplicate may have landed meanwhile.
+    // Checked again after the await: a duplicate may have landed meanwhile.
     const raced = this.evidence.get(e.idempotencyKey);
-    if (raced) return { evidenceId: raced.evidenceId, duplicate: true };
-    this.evidence.set(e.idempotencyKey, rec);
-    return { evidenceId: rec.evidenceId, duplicate: false };
+    if (raced) return { evidenceId: raced.id, created: false };
+    const row: EvidenceRow = {
+      id: this.id("ev"),
+      idempotencyKey: e.idempotencyKey,
+      goalId: e.goalId,
+      runId: e.runId ?? null,
+      todoId: e.todoId ?? null,
+      stepIndex: e.stepIndex ?? null,
+      kind: e.kind,
+      summary: e.summary,
+      data: structuredClone(e.data ?? {}),
+      blobSha256,
+      blobMime: e.blob?.mime ?? null,
+      createdAt: this.clock.now(),
+    };
+    this.evidence.set(e.idempotencyKey, row);
+    return { evidenceId: row.id, created: true };
   }
-  async listEvidence(filter: { goalId: string; runId?: string; kind?: EvidenceRecord["kind"] }) {
-    return this.evidenceList(filter).filter((e) => e.goalId === filter.goalId);
+  async listEvidence(filter: { goalId: string; runId?: string; kind?: EvidenceKind }): Promise<Evidence[]> {
+    return this.evidenceList(filter)
+      .filter((e) => e.goalId === filter.goalId)
+      .map(({ idempotencyKey: _k, blobMime: _m, ...e }) => structuredClone(e));
   }
 
   // ── gates ──
-  async openGate(req: GateRequest) {
-    const existing = this.gateKeys.get(req.idempotencyKey);
-    if (existing) return { gateId: existing };
-    this.checkLease(req.todoId, req.lease, "openGate");
-    const gateId = this.id("gate");
-    const g: GateRecord = { gateId, request: structuredClone(req), openedAt: this.clock.now() };
-    this.gates.set(gateId, g);
-    this.gateKeys.set(req.idempotencyKey, gateId);
-    const t = this.todos.get(req.todoId);
-    if (t) {
-      t.status = "waiting";
-      t.waitReason = `gate ${gateId}: ${req.question}`;
+  async openGate(input: OpenGateInput) {
+    const existing = this.gateKeys.get(input.idempotencyKey);
+    if (existing) {
+      const g = this.gates.get(existing)!;
+      if (g.input.goalId !== input.goalId || g.input.todoId !== input.todoId || g.input.question !== input.question)
+        this.conflict(`openGate: key ${input.idempotencyKey} already opened gate ${existing} for another question; use a new key.`);
+      return { gateId: existing, created: false };
     }
+    this.goal(input.goalId);
+    this.todo(input.todoId);
+    const g: GateRecord = { id: this.id("gate"), input: structuredClone(input), status: "open", answer: null, rationale: null, openedAt: this.clock.now() };
+    this.gates.set(g.id, g);
+    this.gateKeys.set(input.idempotencyKey, g.id);
     const auto = await this.onGate?.(g);
-    if (auto) this.resolveGate(gateId, auto);
-    return { gateId };
+    if (auto) this.resolveGate(g.id, auto);
+    return { gateId: g.id, created: true };
   }
-  waitForGate(gateId: string, signal?: AbortSignal): Promise<GateDecision> {
+  waitForGate(gateId: string, signal?: AbortSignal): Promise<GateResolution> {
     const g = this.gates.get(gateId);
-    if (!g) return Promise.reject(new Error(`no gate ${gateId}`));
-    const settle = (d: GateDecision) => {
-      const t = this.todos.get(g.request.todoId);
-      if (t && t.status === "waiting" && t.waitReason?.startsWith(`gate ${gateId}`)) {
-        t.status = "in_progress";
-        delete t.waitReason;
-      }
-      return d;
-    };
-    if (g.decision) return Promise.resolve(settle(g.decision));
+    if (!g) return Promise.reject(new StateError("NOT_FOUND", `Gate ${gateId} does not exist.`, { gateId }));
+    const resolution = (): GateResolution => ({ status: g.status, answer: g.answer, rationale: g.rationale });
+    if (g.status !== "open") return Promise.resolve(resolution());
     return new Promise((resolve, reject) => {
       const list = this.gateWaiters.get(gateId) ?? [];
-      list.push((d) => resolve(settle(d)));
+      list.push(() => resolve(resolution()));
       this.gateWaiters.set(gateId, list);
-      signal?.addEventListener("abort", () => reject(signal.reason ?? new Error("aborted")), { once: true });
+      signal?.addEventListener("abort", () => reject(signal.reason ?? new Error("The wait for the gate was aborted.")), { once: true });
     });
   }
 
-  // ── quota ──
-  private shouldRunSync(goalId: string, todoId?: string): ShouldRun {
-    if (this.cancelled.has(goalId)) return { run: false, reason: "cancelled" };
-    if (this.paused.has(goalId)) return { run: false, reason: "paused" };
-    if (todoId && this.openGates().some((g) => g.request.todoId === todoId)) return { run: false, reason: "gate_waiting" };
-    const limit = this.quota.get(goalId);
-    const spent = this.spent.get(goalId) ?? { steps: 0, tokens: 0, microUsd: 0 };
-    if (limit) {
-      for (const k of ["steps", "tokens", "microUsd"] as const) {
-        const max = limit[k];
-        if (max !== undefined && spent[k] >= max) return { run: false, reason: "exhausted", detail: `quota ${k}: spent ${spent[k]} of ${max}` };
-      }
-    }
-    return { run: true };
-  }
-  async shouldRun(input: { agentId: string; goalId: string; todoId?: string }) {
-    return this.shouldRunSync(input.goalId, input.todoId);
-  }
-  async spend(key: string, input: { agentId: string; goalId: string } & SpendAmount) {
-    if (this.spends.has(key)) return { spent: false, duplicate: true };
-    this.spends.set(key, { goalId: input.goalId, steps: input.steps, tokens: input.tokens, microUsd: input.microUsd });
-    const cur = this.spent.get(input.goalId) ?? { steps: 0, tokens: 0, microUsd: 0 };
-    this.spent.set(input.goalId, { steps: cur.steps + input.steps, tokens: cur.tokens + input.tokens, microUsd: cur.microUsd + input.microUsd });
-    return { spent: true, duplicate: false };
-  }
-
-  // ── turns ──
-  async recordTurnResult(turn: TurnRecord) {
-    if (this.turns.has(turn.idempotencyKey)) return { duplicate: true };
-    this.checkLease(turn.todoId, turn.lease, "recordTurnResult");
-    this.turns.set(turn.idempotencyKey, structuredClone(turn));
-    const t = this.todos.get(turn.todoId);
-    if (t) {
-      switch (turn.result) {
-        case "validated_completion":
-          t.status = "done";
-          t.result = turn.summary;
-          delete t.waitReason;
-          break;
-        case "validated_progress":
-          if (t.status !== "done") t.status = "in_progress";
-          break;
-        case "wait":
-        case "user_action_required":
-          t.status = "waiting";
-          t.waitReason = turn.reason ?? turn.summary;
-          break;
-        case "host_failure":
-          t.status = "blocked";
-          t.waitReason = turn.reason ?? turn.summary;
-          break;
-        default:
-          break;
-      }
-    }
-    return { duplicate: false };
-  }
-
-  // ── checkpoints, runs ──
-  async saveCheckpoint(runId: string, state: unknown) {
-    const prev = this.checkpoints.get(runId);
-    this.checkpoints.set(runId, { state: structuredClone(state), savedAt: this.clock.now(), version: (prev?.version ?? 0) + 1 });
-  }
-  async loadCheckpoint(runId: string) {
-    const c = this.checkpoints.get(runId);
-    return c ? structuredClone(c.state) : null;
-  }
-  async startRun(input: { runId?: string; goalId: string; agentId: string; goal: string }) {
-    if (input.runId && this.runs.has(input.runId)) {
-      const r = this.runs.get(input.runId)!;
-      r.startedBy.push(input.agentId);
-      r.status = "running";
-      return { runId: r.runId, resumed: true };
-    }
-    const runId = input.runId ?? this.id("run");
-    this.runs.set(runId, { runId, goalId: input.goalId, agentId: input.agentId, goal: input.goal, status: "running", startedBy: [input.agentId] });
-    return { runId, resumed: false };
-  }
-  async finishRun(runId: string, input: { status: RunStatus; summary: string }) {
+  // ── runs ──
+  private run(runId: string): RunRecord {
     const r = this.runs.get(runId);
-    if (r) {
-      r.status = input.status;
-      r.summary = input.summary;
-    }
+    if (!r) throw new StateError("NOT_FOUND", `Run ${runId} does not exist.`, { runId });
+    return r;
   }
-  async appendStep(step: StepRecord) {
+  private runOf(r: RunRecord): Run {
+    return { id: r.id, goalId: r.goalId, agentId: r.agentId, status: r.status, endReason: r.endReason };
+  }
+  async startRun(input: { id?: string; goalId: string; agentId: string }) {
+    this.goal(input.goalId);
+    if (input.id && this.runs.has(input.id)) return this.runOf(this.runs.get(input.id)!);
+    const r: RunRecord = { id: input.id ?? this.id("run"), goalId: input.goalId, agentId: input.agentId, status: "running", endReason: null, checkpoint: null, summary: null, startedBy: [input.agentId] };
+    this.runs.set(r.id, r);
+    return this.runOf(r);
+  }
+  async resumeRun(input: { runId: string; agentId: string }) {
+    const r = this.run(input.runId);
+    r.agentId = input.agentId;
+    r.status = "running";
+    r.endReason = null;
+    r.startedBy.push(input.agentId);
+    return this.runOf(r);
+  }
+  async getRun(runId: string) {
+    const r = this.runs.get(runId);
+    return r ? { ...this.runOf(r), checkpoint: structuredClone(r.checkpoint) } : null;
+  }
+  async saveCheckpoint(input: { runId: string; agentId: string; checkpoint: Record<string, unknown> }) {
+    const r = this.run(input.runId);
+    if (r.agentId !== input.agentId) this.conflict(`saveCheckpoint: run ${r.id} belongs to ${r.agentId} now, not ${input.agentId}.`);
+    r.checkpoint = structuredClone(input.checkpoint);
+  }
+  async appendStep(step: StepInput) {
     const key = `${step.runId}:${step.index}`;
-    if (this.steps.has(key)) return { duplicate: true };
+    if (this.steps.has(key)) return { created: false };
     this.steps.set(key, structuredClone(step));
-    return { duplicate: false };
+    return { created: true };
+  }
+  async finishRun(input: { runId: string; agentId: string; status: Exclude<RunStatus, "running">; endReason: RunEndReason; summary: string }) {
+    const r = this.run(input.runId);
+    if (r.agentId !== input.agentId) this.conflict(`finishRun: run ${r.id} belongs to ${r.agentId} now, not ${input.agentId}.`);
+    Object.assign(r, { status: input.status, endReason: input.endReason, summary: input.summary });
   }
 }

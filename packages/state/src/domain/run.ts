@@ -15,6 +15,7 @@ export const RUN_END_REASONS = [
   "throttled", // the next turn would not fit the remaining quota
   "cancelled", // the run was stopped by its operator (a signal, a closed tab)
   "step_cap", // one todo used up the steps a turn may take
+  "scroll_streak", // the executor kept scrolling (more than 8 of its last 12 steps) without finding what it needs
   "run_step_cap", // the run used up the steps it may take in total
   "model_failed", // the model kept failing (errors, unusable answers) after retries
   "lease_lost", // another agent took the todo over (a newer lease fenced this one)
