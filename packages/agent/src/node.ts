@@ -1,4 +1,2 @@
-// Node entry: the Images implementation over @napi-rs/canvas and the headless runner.
+// Node entry: the Images implementation over @napi-rs/canvas. The headless agent's composition root is packages/cli.
 export { nodeImages } from "./images/node.ts";
-export { runHeadless, connectDevice, modelsFromArgs, parseCliArgs, parseDeviceSpec, USAGE, CliError, type HeadlessOptions, type CliArgs, type DeviceSpec } from "./cli/run-headless.ts";
-export { main as agentCliMain, setControlPlaneFactory, type ControlPlaneFactory } from "./cli/main.ts";

@@ -51,7 +51,7 @@ function phoneloop(...args: string[]): Promise<CliRun> {
   return new Promise((resolve) => {
     const child = spawn(tsx, ["packages/cli/src/main.ts", ...args], {
       cwd: root,
-      env: { ...process.env, PHONELOOP_API_URL: apiUrl, PHONELOOP_AGENT: "", PHONELOOP_MEMBER: "" },
+      env: { ...process.env, PHONELOOP_API_URL: apiUrl, PHONELOOP_AGENT_ID: "", PHONELOOP_MEMBER: "" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -77,7 +77,7 @@ describe("phoneloop CLI against a running API", () => {
     expect(parsed.attention.map((a) => a.gateId)).toContain(gate.id);
     expect(parsed.goals.map((g) => g.id)).toContain(goal.id);
 
-    const board = await phoneloop("status", "--goal", goal.id);
+    const board = await phoneloop("status", "--goal-id", goal.id);
     expect(board.code).toBe(0);
     expect(board.stdout).toContain("pending (2)");
   });
@@ -88,52 +88,64 @@ describe("phoneloop CLI against a running API", () => {
     const agent = await seedAgent(t.db);
     const other = await seedAgent(t.db);
 
-    const claim = await phoneloop("todo", "claim", todo!.id, "--agent", agent.id, "--ttl", "5m", "--json");
+    const claim = await phoneloop("todo", "claim", todo!.id, "--agent-id", agent.id, "--ttl", "5m", "--json");
     expect(claim.code, claim.stderr).toBe(0);
     const claimed = JSON.parse(claim.stdout) as { claimed: boolean; lease: { leaseKey: string } };
     expect(claimed.claimed).toBe(true);
     const key = claimed.lease.leaseKey;
 
-    const taken = await phoneloop("todo", "claim", todo!.id, "--agent", other.id);
+    const taken = await phoneloop("todo", "claim", todo!.id, "--agent-id", other.id);
     expect(taken.code).toBe(1);
     expect(taken.stdout + taken.stderr).toContain(agent.id);
 
-    const start = await phoneloop("todo", "update", todo!.id, "--agent", agent.id, "--lease-key", key, "--action", "start");
+    const start = await phoneloop("todo", "update", todo!.id, "--agent-id", agent.id, "--lease-key", key, "--action", "start");
     expect(start.code, start.stderr).toBe(0);
     expect(start.stdout).toContain("claimed → running");
 
-    const stale = await phoneloop("todo", "update", todo!.id, "--agent", other.id, "--lease-key", "lk_forged", "--action", "validate");
+    const stale = await phoneloop("todo", "update", todo!.id, "--agent-id", other.id, "--lease-key", "lk_forged", "--action", "validate");
     expect(stale.code).toBe(1);
     expect(stale.stderr).toContain(`held by ${agent.id}`);
 
-    const validate = await phoneloop("todo", "update", todo!.id, "--agent", agent.id, "--lease-key", key, "--action", "validate", "--summary", "table held");
+    const validate = await phoneloop("todo", "update", todo!.id, "--agent-id", agent.id, "--lease-key", key, "--action", "validate", "--summary", "table held");
     expect(validate.code, validate.stderr).toBe(0);
     expect(validate.stdout).toContain("running → validating");
 
-    const done = await phoneloop("todo", "complete", todo!.id, "--agent", agent.id, "--lease-key", key, "--values", '{"table":"7"}', "--json");
+    const done = await phoneloop("todo", "complete", todo!.id, "--agent-id", agent.id, "--lease-key", key, "--values", '{"table":"7"}', "--json");
     expect(done.code, done.stderr).toBe(0);
     expect(JSON.parse(done.stdout)).toMatchObject({ from: "validating", to: "done", todo: { values: { table: "7" } } });
 
-    const again = await phoneloop("todo", "complete", todo!.id, "--agent", agent.id, "--lease-key", key);
+    const again = await phoneloop("todo", "complete", todo!.id, "--agent-id", agent.id, "--lease-key", key);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("done");
+  });
+
+  it("todo claim without a todo id takes the goal's next eligible todo, in order", async () => {
+    const goal = await seedGoal(t.db);
+    const [first] = await seedTodos(t.db, goal.id, 2);
+    const agent = await seedAgent(t.db);
+    const next = await phoneloop("todo", "claim", "--goal-id", goal.id, "--agent-id", agent.id, "--json");
+    expect(next.code, next.stderr).toBe(0);
+    expect(JSON.parse(next.stdout)).toMatchObject({ claimed: true, todo: { id: first!.id }, lease: { ownerId: agent.id } });
+    const none = await phoneloop("todo", "claim", "--goal-id", goal.id, "--agent-id", agent.id);
+    expect(none.code).toBe(1);
+    expect(none.stdout).toContain("Nothing claimed");
   });
 
   it("quota should-run and spend; a repeated key spends once; over the limit is refused", async () => {
     const goal = await seedGoal(t.db);
     const agent = await seedAgent(t.db);
-    const ok = await phoneloop("quota", "should-run", "--goal", goal.id, "--agent", agent.id);
+    const ok = await phoneloop("quota", "should-run", "--goal-id", goal.id, "--agent-id", agent.id);
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(/^run/);
 
-    const spend = await phoneloop("quota", "spend", "--goal", goal.id, "--agent", agent.id, "--key", "turn-1", "--steps", "3", "--tokens", "1200");
+    const spend = await phoneloop("quota", "spend", "--goal-id", goal.id, "--agent-id", agent.id, "--key", "turn-1", "--steps", "3", "--tokens", "1200");
     expect(spend.code, spend.stderr).toBe(0);
     expect(spend.stdout).toContain("Spent 3 steps, 1200 tokens");
-    const replay = await phoneloop("quota", "spend", "--goal", goal.id, "--agent", agent.id, "--key", "turn-1", "--steps", "3", "--json");
+    const replay = await phoneloop("quota", "spend", "--goal-id", goal.id, "--agent-id", agent.id, "--key", "turn-1", "--steps", "3", "--json");
     expect(replay.code).toBe(0);
     expect(JSON.parse(replay.stdout)).toMatchObject({ replay: true });
 
-    const missing = await phoneloop("quota", "should-run", "--goal", "goal_missing", "--agent", agent.id);
+    const missing = await phoneloop("quota", "should-run", "--goal-id", "goal_missing", "--agent-id", agent.id);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("goal_missing");
   });
@@ -143,27 +155,27 @@ describe("phoneloop CLI against a running API", () => {
     const gate = await seedGate(t.db, goal.id, { question: "Pay the 5 EUR deposit to hold the table?", options: ["pay", "skip"] });
     const owner = await seedMember(t.db, "owner", "Olive");
 
-    const list = await phoneloop("gate", "list", "--goal", goal.id);
+    const list = await phoneloop("gate", "list", "--goal-id", goal.id);
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout).toContain(gate.id);
     expect(list.stdout).toContain("pay | skip");
 
-    const resolve = await phoneloop("gate", "resolve", gate.id, "--member", owner.id, "--decision", "answer", "--answer", "pay", "--rationale", "worth it");
+    const resolve = await phoneloop("gate", "resolve", gate.id, "--member-id", owner.id, "--decision", "answer", "--answer", "pay", "--rationale", "worth it");
     expect(resolve.code, resolve.stderr).toBe(0);
     expect(resolve.stdout).toContain("answered: pay");
 
-    const twice = await phoneloop("gate", "resolve", gate.id, "--member", owner.id, "--decision", "deny", "--rationale", "no", "--json");
+    const twice = await phoneloop("gate", "resolve", gate.id, "--member-id", owner.id, "--decision", "deny", "--rationale", "no", "--json");
     expect(twice.code).toBe(1);
     expect(JSON.parse(twice.stdout)).toMatchObject({ ok: false, error: { code: "CONFLICT" } });
 
-    const empty = await phoneloop("gate", "list", "--goal", goal.id);
+    const empty = await phoneloop("gate", "list", "--goal-id", goal.id);
     expect(empty.stdout).toContain("No open gates");
   });
 
   it("usage errors exit 2 with usage; help exits 0; an unreachable API exits 1 saying how to start it", async () => {
     const noAgent = await phoneloop("todo", "claim");
     expect(noAgent.code).toBe(2);
-    expect(noAgent.stderr).toContain("--agent");
+    expect(noAgent.stderr).toContain("--agent-id");
     expect(noAgent.stderr).toContain("Usage: phoneloop todo claim");
 
     const unknown = await phoneloop("frobnicate");
@@ -173,7 +185,7 @@ describe("phoneloop CLI against a running API", () => {
     const badFlag = await phoneloop("gate", "list", "--colour", "blue");
     expect(badFlag.code).toBe(2);
 
-    const badDecision = await phoneloop("gate", "resolve", "g1", "--member", "m", "--decision", "maybe", "--rationale", "x");
+    const badDecision = await phoneloop("gate", "resolve", "g1", "--member-id", "m", "--decision", "maybe", "--rationale", "x");
     expect(badDecision.code).toBe(2);
     expect(badDecision.stderr).toContain("approve, deny, answer");
 

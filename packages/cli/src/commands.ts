@@ -1,8 +1,7 @@
 // The commands: each names its words, flags and positionals, calls one procedure, and says what happened.
-import type { ParseArgsConfig } from "node:util";
-import type { RouterOutputs } from "@phoneloop/api";
-import type { Args } from "./run.ts";
-import type { Caller, CliClient } from "./client.ts";
+import type { ApiClient, RouterOutputs } from "@phoneloop/client";
+import { UsageError, type Options } from "./args.ts";
+import type { CommandArgs } from "./run.ts";
 import { duration, relative, table } from "./format.ts";
 
 export interface CommandResult {
@@ -18,8 +17,8 @@ export interface Command {
   summary: string;
   help?: string;
   args?: string[];
-  options: NonNullable<ParseArgsConfig["options"]>;
-  run(ctx: { client: CliClient; args: Args; who: Caller }): Promise<CommandResult>;
+  options: Options;
+  run(ctx: { client: ApiClient; args: CommandArgs }): Promise<CommandResult>;
 }
 
 type AttentionItem = RouterOutputs["board"]["attention"][number];
@@ -30,11 +29,11 @@ const TODO_UPDATES = ["start", "validate", "writeback", "renew", "release", "blo
 export const COMMANDS: Command[] = [
   {
     path: ["status"],
-    usage: "status [--goal <goalId>]",
-    summary: "Who must act next; with --goal, that goal's board.",
-    options: { goal: { type: "string" } },
+    usage: "status [--goal-id <goalId>]",
+    summary: "Who must act next; with --goal-id, that goal's board.",
+    options: { "goal-id": { type: "string" } },
     async run({ client, args }) {
-      const goalId = args.string("goal");
+      const goalId = args.flags.string("goal-id");
       const attention = await client.board.attention.query(goalId ? { goalId } : {});
       if (!goalId) {
         const goals = await client.board.goals.query({});
@@ -46,22 +45,22 @@ export const COMMANDS: Command[] = [
   },
   {
     path: ["todo", "claim"],
-    usage: "todo claim [<todoId>] --agent <id> [--goal <goalId>] [--ttl 60s] [--key <lease key>]",
+    usage: "todo claim [<todoId>] --agent-id <id> [--goal-id <goalId>] [--ttl 60s] [--key <lease key>]",
     summary: "Claim a todo (or the next eligible one) under a lease.",
     help: "Prints the lease key; pass it as --lease-key to `todo update` and `todo complete`. Exits 1 when nothing was claimed.",
     args: ["todoId"],
-    options: { goal: { type: "string" }, ttl: { type: "string" }, key: { type: "string" } },
+    options: { "goal-id": { type: "string" }, ttl: { type: "string" }, key: { type: "string" } },
     async run({ client, args }) {
       const todoId = args.optionalArg("todoId");
-      const ttlMs = args.durationMs("ttl");
+      const ttlMs = args.flags.durationMs("ttl");
       const common = {
-        agentId: args.agent(),
+        agentId: args.agentId(),
         ...(ttlMs !== undefined ? { ttlMs } : {}),
-        ...(args.string("key") ? { idempotencyKey: args.string("key") } : {}),
+        ...(args.flags.string("key") ? { idempotencyKey: args.flags.string("key") } : {}),
       };
       const result = todoId
         ? await client.todo.claim.mutate({ ...common, todoId })
-        : await client.todo.claimNext.mutate({ ...common, ...(args.string("goal") ? { goalId: args.string("goal") } : {}) });
+        : await client.todo.claimNext.mutate({ ...common, ...(args.flags.string("goal-id") ? { goalId: args.flags.string("goal-id") } : {}) });
       if (!result.claimed) return { json: result, text: `Nothing claimed: ${result.reason}`, exitCode: 1 };
       const { todo, lease } = result;
       return {
@@ -77,7 +76,7 @@ export const COMMANDS: Command[] = [
   },
   {
     path: ["todo", "update"],
-    usage: `todo update <todoId> --agent <id> --lease-key <key> --action <${TODO_UPDATES.join("|")}> [--summary …] [--reason …] [--values <json>] [--ttl 60s]`,
+    usage: `todo update <todoId> --agent-id <id> --lease-key <key> --action <${TODO_UPDATES.join("|")}> [--summary …] [--reason …] [--values <json>] [--ttl 60s]`,
     summary: "Move a todo you hold one step: start, validate, write back progress, renew or release the lease, block, fail, retry.",
     help: "--summary is the validate summary or the writeback/retry result; --reason is required for block and fail.",
     args: ["todoId"],
@@ -90,15 +89,15 @@ export const COMMANDS: Command[] = [
       ttl: { type: "string" },
     },
     async run({ client, args }) {
-      const action = args.oneOf("action", TODO_UPDATES);
-      if (!action) throw usageOf(args, `Missing --action (one of ${TODO_UPDATES.join(", ")}).`);
-      const ref = { todoId: args.arg("todoId"), agentId: args.agent(), leaseKey: args.requiredString("lease-key") };
-      const summary = args.string("summary");
-      const reason = args.string("reason");
+      const action = args.flags.oneOf("action", TODO_UPDATES);
+      if (!action) throw new UsageError(`Missing --action (one of ${TODO_UPDATES.join(", ")}).`);
+      const ref = { todoId: args.arg("todoId"), agentId: args.agentId(), leaseKey: args.flags.requiredString("lease-key") };
+      const summary = args.flags.string("summary");
+      const reason = args.flags.string("reason");
       let result: unknown;
       switch (action) {
         case "renew": {
-          const ttlMs = args.durationMs("ttl");
+          const ttlMs = args.flags.durationMs("ttl");
           const lease = await client.lease.renew.mutate({ ...ref, ...(ttlMs !== undefined ? { ttlMs } : {}) });
           return { json: lease, text: `Renewed the lease on ${ref.todoId}; it expires ${relative(lease.expiresAt)}.` };
         }
@@ -113,18 +112,18 @@ export const COMMANDS: Command[] = [
           result = await client.todo.validate.mutate({ ...ref, ...(summary ? { summary } : {}) });
           break;
         case "writeback":
-          result = await client.todo.writeback.mutate({ ...ref, ...values(args), ...(summary ? { result: summary } : {}) });
+          result = await client.todo.writeback.mutate({ ...ref, ...values(args.flags.jsonObject("values")), ...(summary ? { result: summary } : {}) });
           break;
         case "retry":
-          if (!summary) throw usageOf(args, "retry needs --summary saying what went wrong.");
+          if (!summary) throw new UsageError("retry needs --summary saying what went wrong.");
           result = await client.todo.retry.mutate({ ...ref, result: summary });
           break;
         case "block":
-          if (!reason) throw usageOf(args, "block needs --reason saying who must act and why.");
+          if (!reason) throw new UsageError("block needs --reason saying who must act and why.");
           result = await client.todo.block.mutate({ ...ref, reason });
           break;
         case "fail":
-          if (!reason) throw usageOf(args, "fail needs --reason.");
+          if (!reason) throw new UsageError("fail needs --reason.");
           result = await client.todo.fail.mutate({ ...ref, reason });
           break;
       }
@@ -134,30 +133,30 @@ export const COMMANDS: Command[] = [
   },
   {
     path: ["todo", "complete"],
-    usage: "todo complete <todoId> --agent <id> --lease-key <key> [--result …] [--values <json>]",
+    usage: "todo complete <todoId> --agent-id <id> --lease-key <key> [--result …] [--values <json>]",
     summary: "Complete a todo you hold (after its result was validated); the lease ends.",
     args: ["todoId"],
     options: { "lease-key": { type: "string" }, result: { type: "string" }, values: { type: "string" } },
     async run({ client, args }) {
-      const ref = { todoId: args.arg("todoId"), agentId: args.agent(), leaseKey: args.requiredString("lease-key") };
-      const r = await client.todo.complete.mutate({ ...ref, ...values(args), ...(args.string("result") ? { result: args.string("result") } : {}) });
+      const ref = { todoId: args.arg("todoId"), agentId: args.agentId(), leaseKey: args.flags.requiredString("lease-key") };
+      const r = await client.todo.complete.mutate({ ...ref, ...values(args.flags.jsonObject("values")), ...(args.flags.string("result") ? { result: args.flags.string("result") } : {}) });
       return { json: r, text: `${r.todo.id}: ${r.from} → ${r.to}. Done: ${r.todo.title}` };
     },
   },
   {
     path: ["quota", "should-run"],
-    usage: "quota should-run --goal <goalId> --agent <id> [--todo <todoId>] [--steps N] [--tokens N]",
+    usage: "quota should-run --goal-id <goalId> --agent-id <id> [--todo-id <todoId>] [--steps N] [--tokens N]",
     summary: "Ask before a turn whether it may run; spends nothing. Exits 1 on skip.",
-    options: { goal: { type: "string" }, todo: { type: "string" }, steps: { type: "string" }, tokens: { type: "string" }, "micro-usd": { type: "string" } },
+    options: { "goal-id": { type: "string" }, "todo-id": { type: "string" }, steps: { type: "string" }, tokens: { type: "string" }, "micro-usd": { type: "string" } },
     async run({ client, args }) {
-      const steps = args.int("steps");
-      const tokens = args.int("tokens");
-      const microUsd = args.int("micro-usd");
+      const steps = args.flags.int("steps");
+      const tokens = args.flags.int("tokens");
+      const microUsd = args.flags.int("micro-usd");
       const estimate = steps !== undefined || tokens !== undefined || microUsd !== undefined ? { steps: steps ?? 1, tokens: tokens ?? 0, microUsd: microUsd ?? 0 } : undefined;
       const r = await client.quota.shouldRun.query({
-        goalId: args.requiredString("goal"),
-        agentId: args.agent(),
-        ...(args.string("todo") ? { todoId: args.string("todo") } : {}),
+        goalId: args.flags.requiredString("goal-id"),
+        agentId: args.agentId(),
+        ...(args.flags.string("todo-id") ? { todoId: args.flags.string("todo-id") } : {}),
         ...(estimate ? { estimate } : {}),
       });
       const usage = renderUsage(r.usage);
@@ -171,18 +170,18 @@ export const COMMANDS: Command[] = [
   },
   {
     path: ["quota", "spend"],
-    usage: "quota spend --goal <goalId> --agent <id> --key <key> [--todo <todoId>] [--steps N] [--tokens N] [--micro-usd N]",
+    usage: "quota spend --goal-id <goalId> --agent-id <id> --key <key> [--todo-id <todoId>] [--steps N] [--tokens N] [--micro-usd N]",
     summary: "Record what a validated turn spent; the same --key spends once.",
-    options: { goal: { type: "string" }, key: { type: "string" }, todo: { type: "string" }, steps: { type: "string" }, tokens: { type: "string" }, "micro-usd": { type: "string" } },
+    options: { "goal-id": { type: "string" }, key: { type: "string" }, "todo-id": { type: "string" }, steps: { type: "string" }, tokens: { type: "string" }, "micro-usd": { type: "string" } },
     async run({ client, args }) {
       const r = await client.quota.spend.mutate({
-        goalId: args.requiredString("goal"),
-        agentId: args.agent(),
-        key: args.requiredString("key"),
-        ...(args.string("todo") ? { todoId: args.string("todo") } : {}),
-        steps: args.int("steps") ?? 0,
-        tokens: args.int("tokens") ?? 0,
-        microUsd: args.int("micro-usd") ?? 0,
+        goalId: args.flags.requiredString("goal-id"),
+        agentId: args.agentId(),
+        key: args.flags.requiredString("key"),
+        ...(args.flags.string("todo-id") ? { todoId: args.flags.string("todo-id") } : {}),
+        steps: args.flags.int("steps") ?? 0,
+        tokens: args.flags.int("tokens") ?? 0,
+        microUsd: args.flags.int("micro-usd") ?? 0,
       });
       const s = r.spend;
       const what = `${s.steps} steps, ${s.tokens} tokens, $${(s.microUsd / 1e6).toFixed(4)}`;
@@ -192,11 +191,11 @@ export const COMMANDS: Command[] = [
   },
   {
     path: ["gate", "list"],
-    usage: "gate list [--goal <goalId>]",
+    usage: "gate list [--goal-id <goalId>]",
     summary: "Open gates: questions waiting for a team member.",
-    options: { goal: { type: "string" } },
+    options: { "goal-id": { type: "string" } },
     async run({ client, args }) {
-      const goalId = args.string("goal");
+      const goalId = args.flags.string("goal-id");
       const items = await client.board.attention.query(goalId ? { goalId } : {});
       const gates = items.filter((i): i is Extract<AttentionItem, { kind: "gate_waiting" }> => i.kind === "gate_waiting");
       if (gates.length === 0) return { json: gates, text: `No open gates${goalId ? ` on ${goalId}` : ""}. Nothing waits for a person.` };
@@ -215,19 +214,19 @@ export const COMMANDS: Command[] = [
   },
   {
     path: ["gate", "resolve"],
-    usage: "gate resolve <gateId> --member <id> --decision <approve|deny|answer> --rationale … [--answer …]",
+    usage: "gate resolve <gateId> --member-id <id> --decision <approve|deny|answer> --rationale … [--answer …]",
     summary: "Answer a gate as a team member.",
     args: ["gateId"],
     options: { decision: { type: "string" }, answer: { type: "string" }, rationale: { type: "string" } },
     async run({ client, args }) {
-      args.member();
-      const decision = args.oneOf("decision", ["approve", "deny", "answer"] as const);
-      if (!decision) throw usageOf(args, "Missing --decision (approve, deny or answer).");
-      const answer = args.string("answer");
+      args.memberId();
+      const decision = args.flags.oneOf("decision", ["approve", "deny", "answer"] as const);
+      if (!decision) throw new UsageError("Missing --decision (approve, deny or answer).");
+      const answer = args.flags.string("answer");
       const gate = await client.gate.resolve.mutate({
         gateId: args.arg("gateId"),
         decision,
-        rationale: args.requiredString("rationale"),
+        rationale: args.flags.requiredString("rationale"),
         ...(answer ? { answer } : {}),
       });
       return { json: gate, text: `Gate ${gate.id} ${gate.status}${gate.answer ? `: ${gate.answer}` : ""}.` };
@@ -235,21 +234,8 @@ export const COMMANDS: Command[] = [
   },
 ];
 
-function usageOf(args: Args, message: string): Error {
-  return args.usageError(message);
-}
-
-function values(args: Args): { values?: Record<string, unknown> } {
-  const raw = args.string("values");
-  if (raw === undefined) return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    throw args.usageError(`--values must be a JSON object, e.g. '{"price":"12.50"}'.`);
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw args.usageError("--values must be a JSON object.");
-  return { values: parsed as Record<string, unknown> };
+function values(v: Record<string, unknown> | undefined): { values?: Record<string, unknown> } {
+  return v ? { values: v } : {};
 }
 
 function renderUsage(usage: { scope: string; subjectId: string; used: { steps: number; tokens: number }; limits: { steps: number | null; tokens: number | null } }[]): string {

@@ -1,3 +1,6 @@
-// @phoneloop/cli: `phoneloop …` as a function (for scripts and tests) and the API client it uses.
-export { run, EXIT, DEFAULT_API_URL, usage, type RunIo } from "./run.ts";
-export { createCliClient, type CliClient, type Caller } from "./client.ts";
+// @phoneloop/cli: `phoneloop …` and the headless agent as functions (for scripts, tests and benchmarks).
+export { run, EXIT, usage, type RunIo } from "./run.ts";
+export { readEnv, DEFAULT_API_URL, EnvError, type Env } from "./env.ts";
+export { runHeadless, type HeadlessInit } from "./agent/compose.ts";
+export { parseDeviceSpec, connectDevice, type DeviceSpec } from "./agent/device.ts";
+export { parseAgentArgs, AGENT_USAGE, type AgentArgs } from "./agent/options.ts";

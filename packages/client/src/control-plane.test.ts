@@ -3,7 +3,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ControlPlaneConflict } from "@phoneloop/agent";
+import { ControlPlaneConflict } from "@phoneloop/agent/ports";
 import { describeControlPlaneContract } from "@phoneloop/agent/testing/contract";
 import { createApiServer, type ApiServer } from "@phoneloop/api";
 import { createTestDatabase, seedMember, type TestDatabase } from "@phoneloop/state/testing";

@@ -27,7 +27,7 @@ import {
   type TurnResultInput,
   type TurnResultOutcome,
   type TurnRoute,
-} from "@phoneloop/agent";
+} from "@phoneloop/agent/ports";
 import { trimUrl, type ApiClient } from "./api-client.ts";
 import { toBase64 } from "./base64.ts";
 import { codeOf, ControlPlaneError, toControlPlaneError } from "./errors.ts";

@@ -1,7 +1,7 @@
 // One error type for every failure the API reports: its state code (UPPER_SNAKE_CASE) and the API's own message,
 // which says what happened and what to do. A lost lease or a taken todo is the port's ControlPlaneConflict.
 import { TRPCClientError } from "@trpc/client";
-import { ControlPlaneConflict } from "@phoneloop/agent";
+import { ControlPlaneConflict } from "@phoneloop/agent/ports";
 
 export class ControlPlaneError extends Error {
   override readonly name = "ControlPlaneError";

@@ -4,5 +4,5 @@ export { createControlPlane, type ControlPlaneOptions } from "./control-plane.ts
 export { subscribeEvents, type EventHandlers, type EventSubscription, type StreamedEvent } from "./events.ts";
 export { checkApi } from "./health.ts";
 export { ControlPlaneError, API_UNREACHABLE, apiUnreachable, toControlPlaneError, codeOf, networkReason } from "./errors.ts";
-export { ControlPlaneConflict } from "@phoneloop/agent";
+export { ControlPlaneConflict } from "@phoneloop/agent/ports";
 export type { AppRouter, RouterInputs, RouterOutputs } from "@phoneloop/api/contract";

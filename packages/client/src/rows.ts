@@ -1,6 +1,6 @@
 // The API's rows in the port's shapes: the same words, Dates as epoch milliseconds, JSON as plain objects.
 import type { RouterOutputs } from "@phoneloop/api/contract";
-import type { Evidence, EvidenceKind, Goal, Lease, Run, Todo, TurnResultKind } from "@phoneloop/agent";
+import type { Evidence, EvidenceKind, Goal, Lease, Run, Todo, TurnResultKind } from "@phoneloop/agent/ports";
 
 type ApiTodo = RouterOutputs["todo"]["list"][number];
 type ApiGoal = RouterOutputs["goal"]["get"];

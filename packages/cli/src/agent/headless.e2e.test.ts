@@ -1,27 +1,27 @@
-// End to end against the real state core: the agent runtime with the tRPC ControlPlane, the real API over HTTP on
-// a throwaway Postgres database, and a scripted OpenAI-compatible model server. Everything is asserted by reading
-// the state core back through the API (board, evidence, runs, gates), never the adapter's own memory.
+// End to end against the real state core: the agent runtime with packages/client's ControlPlane, the real API over
+// HTTP on a throwaway Postgres database, and a scripted OpenAI-compatible model server. Everything is asserted by
+// reading the state core back through the API (board, evidence, runs, gates), never the client's own memory.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ControlPlaneConflict, WorkerKilled, createModels, runAgent, systemClock, type Device, type Models } from "@phoneloop/agent";
-import { nodeImages, runHeadless } from "@phoneloop/agent/node";
+import { ControlPlaneConflict, WorkerKilled, createModels, runAgent, systemClock, type ControlPlane, type Device, type Lease, type Models } from "@phoneloop/agent";
+import { nodeImages } from "@phoneloop/agent/node";
 import { FakePhone, act, box, startScriptedModelServer, type FakeScreen, type ScriptEntry, type ScriptedModelServer } from "@phoneloop/agent/testing";
 import { createApiServer, type ApiServer } from "@phoneloop/api";
 import { createTestDatabase, seedMember, type TestDatabase } from "@phoneloop/state/testing";
-import { createCliClient, type CliClient } from "../client.ts";
-import { createTrpcControlPlane } from "./trpc-control-plane.ts";
+import { createApiClient, createControlPlane, type ApiClient } from "@phoneloop/client";
+import { runHeadless } from "./compose.ts";
 
 let t: TestDatabase;
 let api: ApiServer;
-let member: CliClient;
-let reader: CliClient;
+let member: ApiClient;
+let reader: ApiClient;
 const servers: ScriptedModelServer[] = [];
 
 beforeAll(async () => {
   t = await createTestDatabase();
   api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   const owner = await seedMember(t.db, "owner", "Olive Owner");
-  member = createCliClient(api.url, { member: owner.id });
-  reader = createCliClient(api.url, {});
+  member = createApiClient({ apiUrl: api.url, credentials: { memberId: owner.id } });
+  reader = createApiClient({ apiUrl: api.url });
 });
 afterAll(async () => {
   for (const s of servers) await s.stop();
@@ -80,8 +80,7 @@ describe("headless run against the real API", () => {
       [act({ type: "click", element: "2", intent: "pay for the order" }), act({ type: "status", status: "complete", summary: "paid" })],
       planOf([{ id: "pay", title: "Pay for the earbuds in the cart" }]),
     );
-    const controlPlane = createTrpcControlPlane({ apiUrl: api.url });
-    const running = runHeadless({ goal: "Buy the earbuds in the cart", device: phone, models, controlPlane, agentName: "e2e-worker", images: nodeImages });
+    const running = runHeadless({ apiUrl: api.url, goal: "Buy the earbuds in the cart", device: phone, models, agentName: "e2e-worker" });
 
     // A member sees the gate on the attention queue, checks the phone was not touched, and approves.
     const gate = await until("the Pay gate", async () => (await reader.board.attention.query({})).find((a) => a.kind === "gate_waiting" && /Pay/.test(a.question)));
@@ -139,12 +138,22 @@ describe("headless run against the real API", () => {
       [tapRow(0), tapRow(1), tapRow(2), tapRow(3), tapRow(4), act({ type: "status", status: "complete" })],
       planOf([{ id: "open", title: "Open five items in order" }]),
     );
-    const cpA = createTrpcControlPlane({ apiUrl: api.url });
+    // Worker A's port, recording the leases it took (what a late write of a dead worker would carry).
+    const idA = "worker-a-e2e";
+    const baseA = createControlPlane(createApiClient({ apiUrl: api.url, credentials: { agentId: idA } }), { apiUrl: api.url });
+    const leasesA: Lease[] = [];
+    const cpA: ControlPlane = Object.assign(Object.create(baseA) as ControlPlane, {
+      claimNext: async (input: Parameters<ControlPlane["claimNext"]>[0]) => {
+        const r = await baseA.claimNext(input);
+        if (r.claimed) leasesA.push(r.lease);
+        return r;
+      },
+    });
     // Short enough that worker B may take the todo over soon after A dies, long enough that A's steps renew it in time.
     const ttl = 12_000;
     const runA = runAgent(
       { device: dying, models, controlPlane: cpA, clock: systemClock, images: nodeImages },
-      { goal: "Open five items in order", agent: { name: "worker-a", kind: "headless", capabilities: ["phone"] }, kill: kill.signal, config: { leaseTtlMs: ttl } },
+      { goal: "Open five items in order", agent: { id: idA, name: "worker-a", kind: "headless", capabilities: ["phone"] }, kill: kill.signal, config: { leaseTtlMs: ttl } },
     );
     await expect(runA).rejects.toBeInstanceOf(WorkerKilled);
 
@@ -156,20 +165,20 @@ describe("headless run against the real API", () => {
     expect(before.steps.map((s) => s.index)).toEqual([0, 1]);
     const evidenceBefore = await reader.evidence.list.query({ goalId });
     const oldLeaseCard = (await reader.board.get.query({ goalId })).lanes.flatMap((l) => l.cards).find((c) => c.owner)!;
-    expect(oldLeaseCard.owner!.agentId).toBe(cpA.agentId);
-    const oldHolder = "holder" in oldLeaseCard.status ? oldLeaseCard.status.holder! : null;
-    expect(oldHolder).not.toBeNull();
+    expect(oldLeaseCard.owner!.agentId).toBe(idA);
+    const oldLease = leasesA.at(-1)!;
+    expect(oldLease.todoId).toBe(oldLeaseCard.id);
 
     // Worker A's lease must expire (by the state core's clock) before B may take the todo over.
     await until("A's lease to expire", async () => (await reader.board.attention.query({ goalId })).some((a) => a.kind === "lease_expired" && a.todoId === oldLeaseCard.id));
-    const cpB = createTrpcControlPlane({ apiUrl: api.url });
+    const cpB = createControlPlane(createApiClient({ apiUrl: api.url, credentials: { agentId: "worker-b-e2e" } }), { apiUrl: api.url });
     const out = await runAgent(
       { device: phone, models, controlPlane: cpB, clock: systemClock, images: nodeImages },
-      { runId, agent: { name: "worker-b", kind: "headless", capabilities: ["phone"] }, config: { leaseTtlMs: 60_000 } },
+      { runId, agent: { id: "worker-b-e2e", name: "worker-b", kind: "headless", capabilities: ["phone"] }, config: { leaseTtlMs: 60_000 } },
     );
     expect(out.resumed).toBe(true);
     expect(out.status).toBe("completed");
-    expect(out.agentId).not.toBe(cpA.agentId);
+    expect(out.agentId).toBe("worker-b-e2e");
 
     // Every row tapped exactly once, in order: the interrupted 3rd tap was not repeated.
     const rows = phone.actions().filter((c) => c.op === "tap").map((c) => Math.floor(((c.args[0] as { y: number }).y / 2400) * 10));
@@ -190,10 +199,10 @@ describe("headless run against the real API", () => {
 
     // A late write by the dead worker is an explicit conflict, not a silent overwrite.
     const stale = await cpA
-      .appendEvidence({ idempotencyKey: "late-write", kind: "action", goalId: goalId, todoId: oldLeaseCard.id, lease: { leaseId: oldHolder!.leaseId, epoch: oldHolder!.epoch }, summary: "late" })
+      .appendEvidence({ idempotencyKey: "late-write", kind: "action", goalId: goalId, todoId: oldLeaseCard.id, lease: { todoId: oldLease.todoId, agentId: idA, leaseKey: oldLease.leaseKey }, summary: "late" })
       .catch((e: unknown) => e);
     expect(stale).toBeInstanceOf(ControlPlaneConflict);
-    const staleCheckpoint = await cpA.saveCheckpoint(runId, { late: true }).catch((e: unknown) => e);
+    const staleCheckpoint = await cpA.saveCheckpoint({ runId, agentId: idA, checkpoint: { late: true } }).catch((e: unknown) => e);
     expect(staleCheckpoint).toBeInstanceOf(Error);
     expect(await reader.evidence.byKey.query({ idempotencyKey: "late-write" })).toBeNull();
   }, 240_000);

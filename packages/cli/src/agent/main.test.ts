@@ -13,8 +13,7 @@ import { act, startScriptedModelServer, type ScriptedModelServer } from "@phonel
 import { createApiServer, type ApiServer } from "@phoneloop/api";
 import { createTestDatabase, type TestDatabase } from "@phoneloop/state/testing";
 import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
-import { createCliClient } from "../client.ts";
-import { splitApiFlags } from "./main.ts";
+import { createApiClient } from "@phoneloop/client";
 
 const root = fileURLToPath(new URL("../../../../", import.meta.url));
 const tsx = `${root}node_modules/.bin/tsx`;
@@ -50,7 +49,7 @@ function agent(...args: string[]): Promise<{ code: number; stdout: string; stder
   return new Promise((resolve) => {
     const child = spawn(tsx, ["packages/cli/src/agent/main.ts", ...args], {
       cwd: root,
-      env: { ...process.env, ANDROID_USER_HOME: keys, OPENAI_API_KEY: "test-key", PHONELOOP_API_URL: "", PHONELOOP_MEMBER: "" },
+      env: { ...process.env, ANDROID_USER_HOME: keys, OPENAI_API_KEY: "test-key", PHONELOOP_API_URL: "", PHONELOOP_MEMBER: "", PHONELOOP_AGENT_ID: "" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -68,11 +67,11 @@ describe("npm run agent", () => {
     const r = await agent("--goal", "Look at the home screen", "--device", `tcp:127.0.0.1:${phone.adbPort}`, "--api-url", api.url, "--agent-id", "worker-main-test", ...modelFlags());
     expect(r.stderr).not.toMatch(/error/i);
     expect(r.code).toBe(0);
-    const m = /^run (\S+): completed$/m.exec(r.stdout);
+    const m = /^run (\S+): completed \(\w+\)$/m.exec(r.stdout);
     expect(m).not.toBeNull();
     expect(r.stdout).toMatch(/Looked at the home screen/);
 
-    const reader = createCliClient(api.url, {});
+    const reader = createApiClient({ apiUrl: api.url });
     const run = await reader.run.get.query({ runId: m![1]! });
     expect(run).toMatchObject({ status: "completed", agentId: "worker-main-test" });
     const board = await reader.board.get.query({ goalId: run.goalId });
@@ -100,16 +99,4 @@ describe("npm run agent", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--device is required/);
   }, 120_000);
-});
-
-describe("splitApiFlags", () => {
-  it("takes --api-url, --agent-id and --member out and leaves the agent's flags", () => {
-    expect(splitApiFlags(["--goal", "g", "--api-url=http://h:1", "--agent-id", "a1", "--device", "adb-server"], {})).toEqual({
-      flags: { apiUrl: "http://h:1", agentId: "a1" },
-      rest: ["--goal", "g", "--device", "adb-server"],
-    });
-    expect(splitApiFlags([], { PHONELOOP_API_URL: "http://env:2", PHONELOOP_MEMBER: "m1" }).flags).toEqual({ apiUrl: "http://env:2", member: "m1" });
-    expect(splitApiFlags([], {}).flags.apiUrl).toBe("http://127.0.0.1:4000");
-    expect(() => splitApiFlags(["--api-url"], {})).toThrow(/needs a value/);
-  });
 });

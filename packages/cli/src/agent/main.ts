@@ -1,92 +1,71 @@
-// `npm run agent -- --goal "<text>" --device <tcp:host:port | ws:url | adb-server[:serial]> [--api-url …] …`:
-// the headless worker. The agent package's entry parses its own flags, connects the phone, builds the role
-// models and runs; this composition root gives it the real state core (the tRPC ControlPlane) and the API flags.
+#!/usr/bin/env -S npx tsx
+// `npm run agent -- --goal "<text>" --device <spec> …`: the headless worker's process entry. Exit codes: 0 the run
+// completed, 1 it did not (or the API, the phone or the model failed), 2 usage error.
 import { pathToFileURL } from "node:url";
-import { agentCliMain, setControlPlaneFactory, USAGE } from "@phoneloop/agent/node";
-import { DEFAULT_API_URL } from "../run.ts";
-import { ApiUnreachable, ControlPlaneError, createTrpcControlPlane, networkReason } from "./trpc-control-plane.ts";
+import { UsageError } from "../args.ts";
+import { EnvError, readEnv } from "../env.ts";
+import { runHeadless } from "./compose.ts";
+import { AGENT_USAGE, parseAgentArgs, type AgentArgs } from "./options.ts";
 
-export const API_USAGE = `  [--api-url <url>]          the PhoneLoop API (default: $PHONELOOP_API_URL or ${DEFAULT_API_URL})
-  [--agent-id <id>]          register under this agent id (a restarted worker keeps its identity)
-  [--member <id>]            the team member on whose behalf the goal is created (default: $PHONELOOP_MEMBER)`;
-
-export interface ApiFlags {
-  apiUrl: string;
-  agentId?: string;
-  member?: string;
+export interface AgentIo {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  /** Aborts the run gracefully (SIGINT in the process entry). */
+  signal?: AbortSignal;
 }
 
-/** Takes this entry's flags out of argv; the rest goes to the agent's own parser. */
-export function splitApiFlags(argv: string[], env: Record<string, string | undefined>): { flags: ApiFlags; rest: string[] } {
-  const own: Record<string, string> = {};
-  const rest: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const m = /^--(api-url|agent-id|member)(?:=(.*))?$/s.exec(a);
-    if (!m) {
-      rest.push(a);
-      continue;
-    }
-    const value = m[2] ?? (argv[i + 1] !== undefined && !argv[i + 1]!.startsWith("--") ? argv[++i]! : undefined);
-    if (!value) throw new Error(`--${m[1]} needs a value.`);
-    own[m[1]!] = value;
-  }
-  const member = own.member ?? (env.PHONELOOP_MEMBER || undefined);
-  return {
-    flags: { apiUrl: own["api-url"] ?? (env.PHONELOOP_API_URL || DEFAULT_API_URL), ...(own["agent-id"] ? { agentId: own["agent-id"] } : {}), ...(member ? { member } : {}) },
-    rest,
-  };
-}
-
-/** Fails before the phone is touched when the API is down or cannot reach its database. */
-export async function checkApi(apiUrl: string): Promise<void> {
-  const url = `${apiUrl.replace(/\/+$/, "")}/health`;
-  let res: Response;
+export async function main(argv: string[], envSource: Record<string, string | undefined>, io: AgentIo): Promise<number> {
+  let args: AgentArgs | null;
   try {
-    res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+    args = parseAgentArgs(argv, readEnv(envSource));
   } catch (e) {
-    throw new ApiUnreachable(apiUrl, networkReason(e));
-  }
-  if (!res.ok) {
-    const body = await res.text().catch(() => "");
-    throw new ControlPlaneError(
-      "api_unhealthy",
-      `The PhoneLoop API at ${apiUrl} answers but is not healthy (HTTP ${res.status}${body ? `: ${body.slice(0, 300)}` : ""}). Check its log and its DATABASE_URL.`,
-    );
-  }
-}
-
-export async function main(argv = process.argv.slice(2), env: Record<string, string | undefined> = process.env): Promise<number> {
-  if (argv.includes("--help") || argv.includes("-h")) {
-    console.log(`${USAGE}\n${API_USAGE}`);
-    return 0;
-  }
-  let split: ReturnType<typeof splitApiFlags>;
-  try {
-    split = splitApiFlags(argv, env);
-  } catch (e) {
-    console.error(`${(e as Error).message}\n${USAGE}\n${API_USAGE}`);
+    if (!(e instanceof UsageError || e instanceof EnvError)) throw e;
+    io.stderr(`${e.message}\n\n${AGENT_USAGE}\n`);
     return 2;
   }
-  const { flags, rest } = split;
-  setControlPlaneFactory(async () => {
-    await checkApi(flags.apiUrl);
-    return createTrpcControlPlane({ apiUrl: flags.apiUrl, ...(flags.agentId ? { agentId: flags.agentId } : {}), ...(flags.member ? { memberId: flags.member } : {}) });
-  });
+  if (!args) {
+    io.stdout(`${AGENT_USAGE}\n`);
+    return 0;
+  }
   try {
-    return await agentCliMain(rest);
+    const out = await runHeadless({
+      apiUrl: args.apiUrl,
+      ...(args.agentId ? { agentId: args.agentId } : {}),
+      ...(args.memberId ? { memberId: args.memberId } : {}),
+      device: args.device,
+      models: args.models,
+      ...(args.goal ? { goal: args.goal } : {}),
+      ...(args.goalId ? { goalId: args.goalId } : {}),
+      ...(args.runId ? { runId: args.runId } : {}),
+      config: { preapproved: args.allow, ...(args.maxSteps ? { maxStepsPerRun: args.maxSteps } : {}) },
+      ...(io.signal ? { signal: io.signal } : {}),
+      onEvent: (e) => {
+        if (e.type === "step") io.stderr(`#${e.stepIndex + 1} ${e.action} → ${e.outcome} (${e.promptTokens} tokens)\n`);
+        else if (e.type === "anomaly") io.stderr(`! ${e.kind}: ${e.message}\n`);
+        else if (e.type === "gate") io.stderr(`? gate ${e.gateId}: ${e.question}\n`);
+      },
+    });
+    if (args.json) io.stdout(`${JSON.stringify(out.report, null, 2)}\n`);
+    else {
+      io.stdout(`run ${out.runId}: ${out.status} (${out.endReason})\n${out.report.conclusion}\n`);
+      for (const f of out.report.findings) io.stdout(`- ${f}\n`);
+      for (const b of out.report.blocked) io.stdout(`blocked: ${b}\n`);
+    }
+    return out.status === "completed" ? 0 : 1;
   } catch (e) {
-    const code = (e as { code?: string }).code;
-    console.error(`phoneloop agent: ${code ? `${code}: ` : ""}${e instanceof Error ? e.message : String(e)}`);
+    const code = (e as { code?: unknown }).code;
+    io.stderr(`phoneloop agent: ${typeof code === "string" ? `${code}: ` : ""}${e instanceof Error ? e.message : String(e)}\n`);
     return 1;
   }
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().then(
+  const ac = new AbortController();
+  process.once("SIGINT", () => ac.abort(new Error("interrupted (SIGINT)")));
+  main(process.argv.slice(2), process.env, { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s), signal: ac.signal }).then(
     (code) => process.exit(code),
     (e: unknown) => {
-      console.error(e instanceof Error ? e.message : String(e));
+      process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
       process.exit(1);
     },
   );

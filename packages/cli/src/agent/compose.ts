@@ -1,0 +1,74 @@
+// The one composition root of the headless agent: the API client and its ControlPlane, the phone, the models per
+// role, the Node image codec and the clock, handed to the runtime's runAgent. Nothing else wires these parts.
+import { hostname } from "node:os";
+import { createModels, runAgent, systemClock, type AgentConfig, type AgentEvent, type Clock, type Device, type Models, type ModelsInit, type RunOutcome } from "@phoneloop/agent";
+import { nodeImages } from "@phoneloop/agent/node";
+import { checkApi, createApiClient, createControlPlane } from "@phoneloop/client";
+import { connectDevice, type DeviceSpec } from "./device.ts";
+
+export interface HeadlessInit {
+  apiUrl: string;
+  /** Registers under this id (a restarted worker keeps its identity); a new one otherwise. */
+  agentId?: string;
+  /** The team member goals are created for. */
+  memberId?: string;
+  /** A connected phone, or where to connect one (closed again when the run ends). */
+  device: Device | DeviceSpec;
+  models: Models | ModelsInit;
+  goal?: string;
+  goalId?: string;
+  runId?: string;
+  agentName?: string;
+  config?: Partial<AgentConfig>;
+  /** Graceful cancel: the run is summarised. */
+  signal?: AbortSignal;
+  /** Hard stop (crash tests): nothing more is written. */
+  kill?: AbortSignal;
+  onEvent?: (e: AgentEvent) => void;
+  clock?: Clock;
+}
+
+export async function runHeadless(init: HeadlessInit): Promise<RunOutcome> {
+  const clock = init.clock ?? systemClock;
+  // The id is chosen here so every request carries it as the caller (the core records who acted).
+  const agentId = init.agentId ?? `agent_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
+  await checkApi(init.apiUrl);
+  const client = createApiClient({ apiUrl: init.apiUrl, credentials: { agentId, memberId: init.memberId } });
+  const controlPlane = createControlPlane(client, { apiUrl: init.apiUrl, memberId: init.memberId, clock });
+
+  const owned = !isDevice(init.device);
+  const device = isDevice(init.device) ? init.device : await connectDevice(init.device);
+  try {
+    const info = await device.info().catch(() => null);
+    const models = isModels(init.models) ? init.models : createModels({ ...init.models, clock });
+    return await runAgent(
+      { device, models, controlPlane, clock, images: nodeImages },
+      {
+        ...(init.goal ? { goal: init.goal } : {}),
+        ...(init.goalId ? { goalId: init.goalId } : {}),
+        ...(init.runId ? { runId: init.runId } : {}),
+        agent: {
+          id: agentId,
+          name: init.agentName ?? `headless@${hostname()}`,
+          kind: "headless",
+          capabilities: init.config?.capabilities ?? ["phone"],
+          ...(info ? { meta: { device: { serial: info.serial, model: info.model } } } : {}),
+        },
+        ...(init.config ? { config: init.config } : {}),
+        ...(init.signal ? { signal: init.signal } : {}),
+        ...(init.kill ? { kill: init.kill } : {}),
+        ...(init.onEvent ? { onEvent: init.onEvent } : {}),
+      },
+    );
+  } finally {
+    if (owned) await device.close().catch(() => undefined);
+  }
+}
+
+function isDevice(d: Device | DeviceSpec): d is Device {
+  return typeof (d as Device).screenshot === "function";
+}
+
+function isModels(m: Models | ModelsInit): m is Models {
+  return typeof (m as Models).executor?.complete === "function";
+}

@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { UsageError } from "../args.ts";
+import { readEnv } from "../env.ts";
+import { parseDeviceSpec } from "./device.ts";
+import { parseAgentArgs } from "./options.ts";
+
+const env = readEnv({});
+
+describe("--device", () => {
+  it("parses tcp, ws and adb-server specs", () => {
+    expect(parseDeviceSpec("tcp:10.0.0.5:5555")).toEqual({ kind: "tcp", host: "10.0.0.5", port: 5555 });
+    expect(parseDeviceSpec("tcp:5555")).toEqual({ kind: "tcp", host: "127.0.0.1", port: 5555 });
+    expect(parseDeviceSpec("ws:ws://127.0.0.1:8080/")).toEqual({ kind: "ws", url: "ws://127.0.0.1:8080/" });
+    expect(parseDeviceSpec("ws://127.0.0.1:8080/")).toEqual({ kind: "ws", url: "ws://127.0.0.1:8080/" });
+    expect(parseDeviceSpec("adb-server")).toEqual({ kind: "adb-server" });
+    expect(parseDeviceSpec("adb-server:emulator-5554")).toEqual({ kind: "adb-server", serial: "emulator-5554" });
+  });
+
+  it("rejects what it cannot connect to, with an example in the message", () => {
+    expect(() => parseDeviceSpec("usb")).toThrow(UsageError);
+    expect(() => parseDeviceSpec("usb")).toThrow(/tcp:host:port, ws:url or adb-server/);
+    expect(() => parseDeviceSpec("tcp:host:notaport")).toThrow(/port must be a number, e.g. tcp:127.0.0.1:5555/);
+    expect(() => parseDeviceSpec("ws:not a url")).toThrow(/not a WebSocket URL/);
+  });
+});
+
+describe("the headless agent's flags", () => {
+  it("parses the run, the ids in the core's words and the models per role", () => {
+    const a = parseAgentArgs(
+      ["--goal", "search for cats", "--device", "tcp:127.0.0.1:5555", "--planner-model", "small", "--executor-model=vision", "--base-url", "http://127.0.0.1:9/v1", "--allow", "input_text, follow", "--max-steps", "30", "--agent-id", "worker-1", "--run-id", "run_1", "--goal-id", "goal_1"],
+      readEnv({ OPENAI_API_KEY: "k", PHONELOOP_API_URL: "http://api:4000" }),
+    );
+    expect(a).toEqual({
+      goal: "search for cats",
+      goalId: "goal_1",
+      runId: "run_1",
+      agentId: "worker-1",
+      device: { kind: "tcp", host: "127.0.0.1", port: 5555 },
+      apiUrl: "http://api:4000",
+      models: {
+        executor: { baseURL: "http://127.0.0.1:9/v1", model: "vision", apiKey: "k" },
+        planner: { baseURL: "http://127.0.0.1:9/v1", model: "small", apiKey: "k" },
+        summarizer: { baseURL: "http://127.0.0.1:9/v1", model: "small", apiKey: "k" },
+      },
+      maxSteps: 30,
+      allow: ["input_text", "follow"],
+      json: false,
+    });
+  });
+
+  it("takes defaults from the environment: the API, the member, the agent id, the model endpoint", () => {
+    const a = parseAgentArgs(["--goal", "x", "--device", "adb-server"], readEnv({ PHONELOOP_MEMBER: "m1", PHONELOOP_AGENT_ID: "a1", OPENAI_BASE_URL: "http://models:1/v1" }))!;
+    expect(a).toMatchObject({ apiUrl: "http://127.0.0.1:4000", memberId: "m1", agentId: "a1" });
+    expect(a.models.executor).toEqual({ baseURL: "http://models:1/v1", model: "gpt-4o" });
+    expect(a.models.planner).toEqual({ baseURL: "http://models:1/v1", model: "gpt-4o-mini" });
+  });
+
+  it("reads the model key from --api-key-file (never from a flag); an empty or missing file is a usage error", () => {
+    const files: Record<string, string> = { "/keys/openai": "sk-from-file\n", "/keys/empty": "  \n" };
+    const read = (p: string) => {
+      if (!(p in files)) throw new Error(`ENOENT: no such file, open '${p}'`);
+      return files[p]!;
+    };
+    const a = parseAgentArgs(["--goal", "x", "--device", "adb-server", "--api-key-file", "/keys/openai"], readEnv({ OPENAI_API_KEY: "from-env" }), read)!;
+    expect(a.models.executor.apiKey).toBe("sk-from-file");
+    expect(() => parseAgentArgs(["--goal", "x", "--device", "adb-server", "--api-key-file", "/keys/empty"], env, read)).toThrow(/is empty/);
+    expect(() => parseAgentArgs(["--goal", "x", "--device", "adb-server", "--api-key-file", "/keys/none"], env, read)).toThrow(/cannot read it \(ENOENT/);
+    expect(() => parseAgentArgs(["--goal", "x", "--device", "adb-server", "--api-key", "sk-secret"], env)).toThrow(/Unknown option '--api-key'/);
+  });
+
+  it("rejects what it cannot run, saying what to pass; --help gives null", () => {
+    expect(() => parseAgentArgs(["--device", "tcp:1:2"], env)).toThrow(/--goal is required \(or --goal-id .*--run-id/);
+    expect(() => parseAgentArgs(["--goal", "x"], env)).toThrow(/--device is required/);
+    expect(() => parseAgentArgs(["--goal", "x", "--device", "adb-server", "--bogus"], env)).toThrow(/Unknown option '--bogus'/);
+    expect(() => parseAgentArgs(["--goal"], env)).toThrow(UsageError);
+    expect(() => parseAgentArgs(["--goal", "x", "--device", "adb-server", "--max-steps", "many"], env)).toThrow(/--max-steps must be a whole number/);
+    expect(() => parseAgentArgs(["--goal", "x", "--device", "adb-server", "--max-steps", "0"], env)).toThrow(/at least 1/);
+    expect(parseAgentArgs(["--help"], env)).toBeNull();
+  });
+});
+
+describe("the environment", () => {
+  it("treats empty variables as unset and names a malformed one", () => {
+    expect(readEnv({ PHONELOOP_API_URL: "", PHONELOOP_MEMBER: "" })).toEqual({ PHONELOOP_API_URL: "http://127.0.0.1:4000" });
+    expect(() => readEnv({ PHONELOOP_API_URL: "not a url" })).toThrow(/PHONELOOP_API_URL: PHONELOOP_API_URL must be a URL like http:\/\/127\.0\.0\.1:4000.*Fix or unset/);
+  });
+});

@@ -1,0 +1,105 @@
+// The headless agent's command line: flags (through the CLI's one parser) and the environment → what to run.
+import { readFileSync } from "node:fs";
+import type { ModelsInit } from "@phoneloop/agent";
+import { Args, UsageError, type Options } from "../args.ts";
+import type { Env } from "../env.ts";
+import { parseDeviceSpec, type DeviceSpec } from "./device.ts";
+
+export const AGENT_OPTIONS = {
+  goal: { type: "string" },
+  "goal-id": { type: "string" },
+  "run-id": { type: "string" },
+  "agent-id": { type: "string" },
+  "member-id": { type: "string" },
+  device: { type: "string" },
+  "api-url": { type: "string" },
+  "base-url": { type: "string" },
+  "api-key-file": { type: "string" },
+  "planner-model": { type: "string" },
+  "executor-model": { type: "string" },
+  "summarizer-model": { type: "string" },
+  "planner-base-url": { type: "string" },
+  "executor-base-url": { type: "string" },
+  "max-steps": { type: "string" },
+  allow: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const satisfies Options;
+
+export const AGENT_USAGE = `Usage: npm run agent -- --goal "<text>" --device <tcp:host:port | ws:url | adb-server[:serial]> [options]
+  --goal <text>              the goal to create and work on
+  --goal-id <id>             work on an existing goal instead
+  --run-id <id>              resume this run from its last checkpoint (on this or another machine)
+  --device <spec>            the phone: tcp:host:port, ws:url or adb-server[:serial]
+  --agent-id <id>            register under this agent id, so a restarted worker keeps its identity (or PHONELOOP_AGENT_ID)
+  --member-id <id>           the team member the goal is created for (or PHONELOOP_MEMBER)
+  --api-url <url>            the PhoneLoop API (or PHONELOOP_API_URL; default http://127.0.0.1:4000)
+  --base-url <url>           an OpenAI-compatible endpoint for every role (or OPENAI_BASE_URL)
+  --api-key-file <path>      read the model key from this file (default: OPENAI_API_KEY); never pass a key as a flag
+  --planner-model <name>     (default gpt-4o-mini)  --executor-model <name> (default gpt-4o)
+  --summarizer-model <name>  (default: the planner's)
+  --planner-base-url <url>   --executor-base-url <url>   per-role endpoints
+  --max-steps <n>            per-run step cap (default 200)
+  --allow <kind,...>         confirm-tier kinds allowed from the start (e.g. input_text); never high-risk ones
+  --json                     print the final report as JSON`;
+
+export interface AgentArgs {
+  goal?: string;
+  goalId?: string;
+  runId?: string;
+  agentId?: string;
+  memberId?: string;
+  device: DeviceSpec;
+  apiUrl: string;
+  models: ModelsInit;
+  maxSteps?: number;
+  allow: string[];
+  json: boolean;
+}
+
+/** `--help` gives null; a usage error throws UsageError naming what to pass. */
+export function parseAgentArgs(argv: string[], env: Env, readKeyFile: (path: string) => string = (p) => readFileSync(p, "utf8")): AgentArgs | null {
+  const a = Args.parse(argv, AGENT_OPTIONS);
+  if (a.flag("help")) return null;
+  const device = a.string("device");
+  if (!device) throw new UsageError("--device is required: tcp:host:port, ws:url or adb-server[:serial].");
+  const goal = a.string("goal");
+  const goalId = a.string("goal-id");
+  const runId = a.string("run-id");
+  if (!goal && !goalId && !runId) throw new UsageError("--goal is required (or --goal-id to work on an existing goal, --run-id to resume a run).");
+  const maxSteps = a.int("max-steps");
+  if (maxSteps === 0) throw new UsageError("--max-steps must be at least 1.");
+
+  const keyFile = a.string("api-key-file");
+  let apiKey = env.OPENAI_API_KEY;
+  if (keyFile) {
+    try {
+      apiKey = readKeyFile(keyFile).trim();
+    } catch (e) {
+      throw new UsageError(`--api-key-file ${keyFile}: cannot read it (${(e as Error).message}).`);
+    }
+    if (!apiKey) throw new UsageError(`--api-key-file ${keyFile} is empty; put the model key in it.`);
+  }
+  const baseURL = a.string("base-url") ?? env.OPENAI_BASE_URL ?? "https://api.openai.com/v1";
+  const role = (model: string, url?: string) => ({ baseURL: url ?? baseURL, model, ...(apiKey ? { apiKey } : {}) });
+  const plannerModel = a.string("planner-model") ?? "gpt-4o-mini";
+  const agentId = a.string("agent-id") ?? env.PHONELOOP_AGENT_ID;
+  const memberId = a.string("member-id") ?? env.PHONELOOP_MEMBER;
+  return {
+    ...(goal ? { goal } : {}),
+    ...(goalId ? { goalId } : {}),
+    ...(runId ? { runId } : {}),
+    ...(agentId ? { agentId } : {}),
+    ...(memberId ? { memberId } : {}),
+    device: parseDeviceSpec(device),
+    apiUrl: a.string("api-url") ?? env.PHONELOOP_API_URL,
+    models: {
+      executor: role(a.string("executor-model") ?? "gpt-4o", a.string("executor-base-url")),
+      planner: role(plannerModel, a.string("planner-base-url")),
+      summarizer: role(a.string("summarizer-model") ?? plannerModel, a.string("planner-base-url")),
+    },
+    ...(maxSteps ? { maxSteps } : {}),
+    allow: a.list("allow"),
+    json: a.flag("json"),
+  };
+}
