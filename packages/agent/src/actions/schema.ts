@@ -1,4 +1,4 @@
-// The action space of CONCEPTS §6. Coordinates are normalised to 0–1000 on both axes.
+// The action space (docs/concepts.md, "Host, executor, blackboard"). Coordinates are normalised to 0–1000 on both axes.
 import { z } from "zod";
 
 export const ACTION_TYPES = [

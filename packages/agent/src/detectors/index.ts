@@ -1,4 +1,4 @@
-// Post-execute anomaly detection, CONCEPTS §3, with its exact thresholds. Pure functions over the step history.
+// Post-execute anomaly detection (docs/concepts.md, "Detectors"), with its exact thresholds. Pure functions over the step history.
 import type { Action } from "../actions/schema.ts";
 import { hammingDistance } from "./phash.ts";
 

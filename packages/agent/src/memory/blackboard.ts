@@ -1,11 +1,11 @@
-// The blackboard (CONCEPTS §6): declared outputs of one subtask feed the declared inputs of the next.
+// The blackboard (docs/concepts.md, "Host, executor, blackboard"): declared outputs of one todo feed the declared inputs of the next.
 // A missing input or output fails closed with a clear reason instead of letting a model invent a value.
 import type { Result } from "../ports.ts";
 
 export type Blackboard = Record<string, string>;
 
 export interface BlackboardError {
-  code: "missing_input" | "missing_output";
+  code: "MISSING_INPUT" | "MISSING_OUTPUT";
   message: string;
   keys: string[];
 }
@@ -15,7 +15,7 @@ export function readInputs(declared: string[], board: Blackboard, todoTitle: str
   if (missing.length)
     return {
       ok: false,
-      error: { code: "missing_input", keys: missing, message: `Todo "${todoTitle}" needs ${missing.join(", ")}, which no earlier todo produced; it cannot start without inventing values.` },
+      error: { code: "MISSING_INPUT", keys: missing, message: `Todo "${todoTitle}" needs ${missing.join(", ")}, which no earlier todo produced; it cannot start without inventing values.` },
     };
   return { ok: true, value: Object.fromEntries(declared.map((k) => [k, board[k]!])) };
 }
@@ -36,7 +36,7 @@ export function extractOutputs(declared: string[], reported: Blackboard, answers
   if (still.length)
     return {
       ok: false,
-      error: { code: "missing_output", keys: still, message: `Todo "${todoTitle}" ended without reporting ${still.join(", ")}; the result is not accepted until they are found on the screen.` },
+      error: { code: "MISSING_OUTPUT", keys: still, message: `Todo "${todoTitle}" ended without reporting ${still.join(", ")}; the result is not accepted until they are found on the screen.` },
     };
   return { ok: true, value: out };
 }

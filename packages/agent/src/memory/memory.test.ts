@@ -18,9 +18,9 @@ describe("history", () => {
 
 describe("blackboard", () => {
   it("fails closed on a missing input or output", () => {
-    expect(readInputs(["price"], {}, "Text the price")).toMatchObject({ ok: false, error: { code: "missing_input", keys: ["price"] } });
+    expect(readInputs(["price"], {}, "Text the price")).toMatchObject({ ok: false, error: { code: "MISSING_INPUT", keys: ["price"] } });
     expect(readInputs(["price"], { price: "$59" }, "t")).toEqual({ ok: true, value: { price: "$59" } });
-    expect(extractOutputs(["price", "name"], { price: "$59" }, ["whatever"], "t")).toMatchObject({ ok: false, error: { code: "missing_output", keys: ["name"] } });
+    expect(extractOutputs(["price", "name"], { price: "$59" }, ["whatever"], "t")).toMatchObject({ ok: false, error: { code: "MISSING_OUTPUT", keys: ["name"] } });
     expect(extractOutputs(["price"], {}, ["$59.00"], "t")).toEqual({ ok: true, value: { price: "$59.00" } });
     expect(extractOutputs(["price"], { price: "  " }, [], "t")).toMatchObject({ ok: false });
   });

@@ -1,4 +1,4 @@
-// The permission checkpoint (CONCEPTS §5): decided outside the model, from the action type, the target
+// The permission checkpoint (docs/concepts.md, "Safety"): decided outside the model, from the action type, the target
 // element's text/description/id, the app and the model's declared intent. Pure.
 import type { Action } from "../actions/schema.ts";
 import type { UiNode } from "../ports.ts";

@@ -1,4 +1,4 @@
-// The executor's prompt: only what the current step needs (CONCEPTS §1, §6).
+// The executor's prompt: only what the current step needs (docs/concepts.md, "State outside the model").
 import type { ChatMessage, EncodedImage } from "../ports.ts";
 import { fenceUntrusted, UNTRUSTED_RULE } from "./fence.ts";
 import { toBase64 } from "../images/index.ts";

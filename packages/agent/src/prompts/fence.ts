@@ -1,4 +1,4 @@
-// Text from the screen, messages, web pages or tool results is data, never instructions (CONCEPTS §5):
+// Text from the screen, messages, web pages or tool results is data, never instructions (docs/concepts.md, "Safety"):
 // it only ever enters a prompt inside this fence, and cannot close the fence itself.
 export const FENCE_TAG = "untrusted-data";
 
