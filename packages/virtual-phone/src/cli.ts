@@ -1,8 +1,9 @@
-// `npm run phone -- [--scenario <name|file>] [--seed N] [--adb-port 15555] [--ws-port N] [--control-port N] [--auth] [--host H]`
+// `npm run phone -- [--scenario <name|file>] [--seed N] [--adb-port 15555] [--ws-port N] [--control-port N] [--auth] [--host H] [--latency realistic]`
 import { parseArgs } from "node:util";
 import { startVirtualPhone } from "./phone.ts";
 import { builtinScenarios } from "./scenario/load.ts";
 import { DEFAULT_PORTS } from "./default-ports.ts";
+import { LATENCY_PROFILES, type LatencyProfile } from "./latency.ts";
 
 const USAGE = `Usage: npm run phone -- [options]
 
@@ -15,6 +16,8 @@ const USAGE = `Usage: npm run phone -- [options]
   --auth-auto-accept       with --auth: accept new keys at once
   --host <addr>            listen address (default: 127.0.0.1)
   --serial <serial>        device serial (default: random)
+  --latency <profile>      none (default) or realistic: screencap -p, uiautomator dump, input and app
+                           launches take a mid-range phone's time, with jitter drawn from the seed
   --verbose                log protocol problems
   --list                   list built-in scenarios and exit
 `;
@@ -43,6 +46,7 @@ async function main(): Promise<void> {
         "auth-auto-accept": { type: "boolean" },
         host: { type: "string" },
         serial: { type: "string" },
+        latency: { type: "string" },
         verbose: { type: "boolean" },
         list: { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -65,6 +69,11 @@ async function main(): Promise<void> {
     console.error(`error: --seed must be an integer, got "${values.seed}"`);
     process.exit(2);
   }
+  const latency = values.latency ?? "none";
+  if (!(LATENCY_PROFILES as readonly string[]).includes(latency)) {
+    console.error(`error: --latency must be one of ${LATENCY_PROFILES.join(", ")}, got "${latency}"`);
+    process.exit(2);
+  }
   const phone = await startVirtualPhone({
     scenario: values.scenario,
     seed,
@@ -75,10 +84,11 @@ async function main(): Promise<void> {
     authAutoAccept: values["auth-auto-accept"] ?? false,
     host: values.host,
     serial: values.serial,
+    latency: latency as LatencyProfile,
     log: values.verbose ? (l) => console.error(l) : undefined,
   });
   const host = values.host && values.host !== "0.0.0.0" ? values.host : "127.0.0.1";
-  console.log(`PhoneLoop virtual phone ${phone.serial} — scenario "${phone.engine.scenario.name}", seed ${seed}`);
+  console.log(`PhoneLoop virtual phone ${phone.serial} — scenario "${phone.engine.scenario.name}", seed ${seed}${latency === "none" ? "" : `, ${latency} latency`}`);
   console.log(`  ADB (TCP)        adb connect ${host}:${phone.adbPort}`);
   console.log(`  ADB (WebSocket)  ${phone.wsUrl}`);
   console.log(`  Control API      ${phone.controlUrl}   (GET / lists the routes)`);

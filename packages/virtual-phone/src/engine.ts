@@ -5,6 +5,7 @@ import { VirtualFs } from "./device/filesystem.ts";
 import { systemProperties } from "./device/properties.ts";
 import { canvasMeasure, encodePng, encodePngAsync, renderRgba } from "./render/draw.ts";
 import { dumpHierarchy } from "./render/uidump.ts";
+import { Latency, type LatencyProfile } from "./latency.ts";
 import { evaluateTask, taskGoal, type TaskEvaluation } from "./scenario/evaluator.ts";
 import { loadScenario, parseScenario } from "./scenario/load.ts";
 import { ScenarioError, ScenarioRuntime, systemClock, type Clock, type DeviceSpec, type SystemUi } from "./scenario/runtime.ts";
@@ -19,6 +20,8 @@ export interface PhoneEngineInit {
   seed?: number;
   clock?: Clock;
   serial?: string;
+  /** "realistic": screencap, uiautomator dump, input and app launches take a mid-range phone's time (default "none"). */
+  latency?: LatencyProfile;
 }
 
 export interface Faults {
@@ -59,13 +62,21 @@ export class PhoneEngine extends EventEmitter {
   #pngCache = new Map<string, Buffer>();
   #scenarioSource = DEFAULT_SCENARIO;
   #activeTask: Task | null = null;
+  readonly latency: Latency;
 
   constructor(init: PhoneEngineInit = {}) {
     super();
     this.clock = init.clock ?? systemClock;
     this.serial = init.serial ?? "vphone-0001";
     this.props = {};
+    this.latency = new Latency(init.latency ?? "none", init.seed ?? 1);
     this.load(init.scenario ?? DEFAULT_SCENARIO, init.seed ?? 1);
+  }
+
+  /** The locale the runtime picked (per scenario or per seed) becomes the phone's locale properties. */
+  #syncLocale(): void {
+    this.props["persist.sys.locale"] = this.runtime.state.locale;
+    this.props["ro.product.locale"] = this.runtime.state.locale;
   }
 
   get device(): DeviceSpec {
@@ -80,6 +91,7 @@ export class PhoneEngine extends EventEmitter {
     this.#scenarioSource = typeof source === "string" ? source : scenario.name;
     this.props = systemProperties({ serial: this.serial, model: scenario.device?.model, density: this.device.density });
     this.runtime = new ScenarioRuntime(scenario, this.device, this.clock, canvasMeasure, seed, this.systemUi);
+    this.#syncLocale();
     this.runtime.onLog = (entry) => this.emit("log", entry);
     this.#pngCache.clear();
     this.#activeTask = null;
@@ -93,6 +105,7 @@ export class PhoneEngine extends EventEmitter {
 
   reset(seed = this.runtime.state.seed): void {
     this.runtime.reset(seed);
+    this.#syncLocale();
     this.#activeTask = null;
     this.emit("change");
   }
@@ -111,6 +124,7 @@ export class PhoneEngine extends EventEmitter {
   startTask(id: string, seed = this.runtime.state.seed): { task: Task; goal: string } {
     const t = this.task(id);
     this.runtime.reset(seed);
+    this.#syncLocale();
     if (t.setup.length) this.runtime.run(t.setup, t.apps[0]!, undefined, t.params as Record<string, unknown>);
     this.#activeTask = t;
     this.emit("change");
@@ -119,6 +133,15 @@ export class PhoneEngine extends EventEmitter {
 
   get activeTask(): Task | null {
     return this.#activeTask;
+  }
+
+  /**
+   * Records that the agent asked its user a question (the agent's runtime calls this, or POST /events, on ask_user):
+   * evaluators see it as an "ask_user" event, e.g. with {asked: {}}.
+   */
+  recordAskUser(question: string, answer?: string): void {
+    this.runtime.log(this.runtime.state.foreground, "ask_user", answer === undefined ? { question } : { question, answer });
+    this.emit("change");
   }
 
   evaluate(id: string, opts: { answer?: string } = {}): TaskEvaluation {
@@ -145,6 +168,8 @@ export class PhoneEngine extends EventEmitter {
       activeTask: this.#activeTask?.id ?? null,
       apps: Object.fromEntries(Object.entries(s.apps).map(([id, a]) => [id, { vars: a.vars, stack: a.stack.map((f) => f.screen), popup: a.popup, actions: a.actions }])),
       settings: s.settings,
+      locale: s.locale,
+      rotation: this.runtime.screen.rotation,
       log: s.log,
     };
   }
@@ -209,17 +234,18 @@ export class PhoneEngine extends EventEmitter {
 
   uiDump(): string {
     if (this.faults.frozen) return this.faults.frozen.xml;
-    return dumpHierarchy(this.runtime.layout().dumpRoot);
+    return dumpHierarchy(this.runtime.layout().dumpRoot, this.runtime.screen.rotation);
   }
 
-  /** Shows (or clears) the "Allow USB debugging?" prompt for a key fingerprint. */
+  /** Shows (or clears) the "Allow USB debugging?" prompt for a key fingerprint; its checkbox starts unticked. */
   setUsbPrompt(fingerprint: string | null): void {
-    this.systemUi.usbPrompt = fingerprint ? { fingerprint } : null;
+    const prev = this.systemUi.usbPrompt;
+    this.systemUi.usbPrompt = fingerprint ? { fingerprint, alwaysAllow: prev?.fingerprint === fingerprint ? prev.alwaysAllow : false } : null;
     this.runtime.touch();
   }
 
   freeze(on: boolean): void {
-    this.faults.frozen = on ? { png: this.#renderPng(), xml: dumpHierarchy(this.runtime.layout().dumpRoot) } : null;
+    this.faults.frozen = on ? { png: this.#renderPng(), xml: dumpHierarchy(this.runtime.layout().dumpRoot, this.runtime.screen.rotation) } : null;
   }
 
   /** Closes every ADB connection (TCP and WebSocket), like a cable pulled out. */
@@ -229,7 +255,8 @@ export class PhoneEngine extends EventEmitter {
 
   /** Applies "slow" and "fail next" faults; called before each shell command. */
   async beforeCommand(argv: string[]): Promise<void> {
-    if (this.faults.slowMs > 0) await new Promise((r) => setTimeout(r, this.faults.slowMs));
+    const wait = this.faults.slowMs + this.latency.delayFor(argv);
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     if (this.faults.failNext === "exit") {
       this.faults.failNext = null;
       throw new InjectedFault(`${argv[0]}: injected failure (control API fault "fail next command")`);

@@ -5,6 +5,7 @@ import { createServiceRouter } from "./adb/services.ts";
 import { startControlServer } from "./control/server.ts";
 import { PhoneEngine } from "./engine.ts";
 import type { Clock } from "./scenario/runtime.ts";
+import type { LatencyProfile } from "./latency.ts";
 import { PRODUCT } from "./device/properties.ts";
 import { PowerCycle, type BootTimings } from "./device/power.ts";
 import { createCommandRegistry } from "./shell/commands/index.ts";
@@ -30,6 +31,8 @@ export interface VirtualPhoneOptions {
   log?: (line: string) => void;
   /** Time source for loading skeletons, toasts and the status-bar clock (default: the system clock). */
   clock?: Clock;
+  /** "realistic": screencap, uiautomator dump, input and app launches take a mid-range phone's time, with seeded jitter (default "none"). */
+  latency?: LatencyProfile;
   /** How long `adb reboot` keeps the phone offline and then booting (default 1.5 s + 2 s). */
   bootTimings?: BootTimings;
 }
@@ -61,7 +64,7 @@ export function deviceBanner(props: Record<string, string>, features: readonly s
 export async function startVirtualPhone(opts: VirtualPhoneOptions = {}): Promise<VirtualPhone> {
   const host = opts.host ?? "127.0.0.1";
   const serial = opts.serial ?? `vphone-${Math.random().toString(16).slice(2, 8)}`;
-  const engine = new PhoneEngine({ scenario: opts.scenario, seed: opts.seed ?? 1, serial, clock: opts.clock });
+  const engine = new PhoneEngine({ scenario: opts.scenario, seed: opts.seed ?? 1, serial, clock: opts.clock, latency: opts.latency });
   const keyStore = opts.auth ? new AdbKeyStore(opts.authAutoAccept ? "auto" : "prompt") : null;
   const commands = createCommandRegistry();
   const power = new PowerCycle(engine, opts.bootTimings);
@@ -85,7 +88,12 @@ export async function startVirtualPhone(opts: VirtualPhoneOptions = {}): Promise
   if (keyStore) {
     // Show the prompt on the phone's screen while a key waits, like Android's system dialog.
     keyStore.onPendingChange = () => engine.setUsbPrompt([...keyStore.pending.values()][0]?.key.fingerprint ?? null);
-    engine.systemUi.onUsbPrompt = (allow) => keyStore.answer(allow ? "accept" : "reject");
+    engine.systemUi.onUsbPrompt = (allow, alwaysAllow) => {
+      const waiting = [...keyStore.pending.values()].map((p) => p.key.base64);
+      keyStore.answer(allow ? "accept" : "reject");
+      // without "Always allow from this computer" the key is good for this connection only, as on Android
+      if (allow && !alwaysAllow) for (const k of waiting) keyStore.accepted.delete(k);
+    };
   }
   const listeners: Listening[] = [];
   try {

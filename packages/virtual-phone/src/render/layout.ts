@@ -1,6 +1,6 @@
 // Lays out a screen: turns the scenario's screen + state into a view tree and paint ops. Pure: no canvas, no I/O.
 import type { App, Element, Popup, Screen } from "../scenario/schema.ts";
-import { evaluatePredicate, interpolate, readOperand, stringify, truthy, type ValueScope } from "../scenario/values.ts";
+import { evaluatePredicate, interpolate, parseRef, readOperand, ROW_REF, stringify, truthy, type ValueScope } from "../scenario/values.ts";
 import { intersect, node, type Handler, type Layer, type PaintOp, type Rect, type ScreenLayout, type ViewNode } from "./view.ts";
 
 export type Measure = (text: string, sizePx: number, bold?: boolean) => number;
@@ -37,7 +37,7 @@ export interface LayoutInput {
   popup?: { def: Popup; app: App; scope: ValueScope };
   keyboard: { shown: boolean; label: string; adb?: boolean };
   toast?: string;
-  usbPrompt?: { fingerprint: string };
+  usbPrompt?: { fingerprint: string; alwaysAllow: boolean };
   /** The overview (recent apps), most recent first; shown instead of the app when set. */
   recents?: LauncherApp[];
   /** The pulled-down notification shade with quick settings. */
@@ -57,6 +57,22 @@ const C = {
   keyDark: "#c7ccd3",
   navBar: "#f8f9fa",
 };
+
+/** System UI colours (Android 14's Material You defaults): system dialogs never take an app's colours. */
+const SYS = {
+  surface: "#eef2f9",
+  title: "#1f1f1f",
+  body: "#444746",
+  accent: "#0b57d0",
+  tonal: "#d3e3fd",
+  onTonal: "#041e49",
+};
+
+/** How a dialog button is drawn; "tonal" is the system dialogs' own default. */
+type ButtonStyle = "filled" | "outlined" | "text" | "danger" | "tonal";
+
+/** Android's minimum touch target for anything tappable. */
+const MIN_TOUCH_DP = 48;
 
 /** A text measurer for tests and for layouts without a canvas: ~0.55em Latin, 1em CJK. */
 export const approxMeasure: Measure = (text, size) => {
@@ -140,7 +156,7 @@ class Layouter {
     else dumpRoot = this.launcher(appArea, statusH);
     this.layers.push({ name: "app", area: appArea, root: dumpRoot, modal: false });
     if (this.input.popup) dumpRoot = this.popup(statusH, navH);
-    if (this.input.usbPrompt) dumpRoot = this.usbPrompt(navH);
+    if (this.input.usbPrompt) dumpRoot = this.usbPrompt(statusH, navH);
     if (kbH) this.keyboard(H - navH - kbH, kbH);
     if (this.input.shade) dumpRoot = this.shade(navH);
     this.statusBar(statusH);
@@ -440,7 +456,7 @@ class Layouter {
     for (const el of elements) {
       if (el.visibleIf && !evaluatePredicate(el.visibleIf, scope)) continue;
       if (el.bounds) {
-        const [l, t, r, b] = el.bounds;
+        const [l, t, r, b] = el.bounds.map((v) => this.dp(v)) as [number, number, number, number];
         nodes.push(this.element(el, l, t, r - l, scope, pkg, b - t).node);
         continue;
       }
@@ -473,9 +489,16 @@ class Layouter {
     if (!el.itemsFrom || !el.template) return [];
     const arr = readOperand({ var: el.itemsFrom }, scope);
     if (!Array.isArray(arr)) return [];
+    const [ns, path] = parseRef(el.itemsFrom, scope.app);
     const out: [Element, ValueScope][] = [];
     arr.forEach((item, index) => {
-      const s: ValueScope = { ...scope, item: item && typeof item === "object" ? { ...(item as object), index } : item };
+      let rowItem = item;
+      if (item && typeof item === "object") {
+        // per-row state: the entry's own fields over the list's defaults; writes to "item.x" go to this entry
+        rowItem = { ...(el.rowState ?? {}), ...(item as object), index };
+        Object.defineProperty(rowItem, ROW_REF, { value: `${ns}:${[...path, String(index)].join(".")}`, enumerable: false });
+      }
+      const s: ValueScope = { ...scope, item: rowItem };
       if (el.where && !evaluatePredicate(el.where, s)) return;
       if (el.template!.visibleIf && !evaluatePredicate(el.template!.visibleIf, s)) return;
       out.push([el.template!, s]);
@@ -519,7 +542,10 @@ class Layouter {
 
   /** Lays out one element at (x, y) with the given width; `flags` in the scenario override what the dump reports. */
   element(el: Element, x: number, y: number, width: number, scope: ValueScope, pkg: string, fixedH?: number): { node: ViewNode; height: number } {
-    const r = this.elementBody(el, x, y, width, scope, pkg, fixedH);
+    let h = fixedH ?? (el.height !== undefined ? this.dp(el.height) : undefined);
+    // a tappable element is never shorter than the minimum touch target
+    if (h !== undefined && (el.onTap || el.onLongPress || ["button", "input", "switch", "checkbox", "item"].includes(el.type))) h = Math.max(h, this.dp(MIN_TOUCH_DP));
+    const r = this.elementBody(el, x, y, width, scope, pkg, h);
     if (el.flags) Object.assign(r.node, el.flags);
     return r;
   }
@@ -538,11 +564,11 @@ class Layouter {
     const pad = d(16);
     switch (el.type) {
       case "spacer": {
-        const h = fixedH ?? el.height ?? d(16);
+        const h = fixedH ?? d(16);
         return { node: node({ cls: "android.view.View", ...base, bounds: [x, y, x + width, y + h] }), height: h };
       }
       case "divider": {
-        const h = d(1);
+        const h = fixedH ?? d(1);
         this.ops.push({ op: "rect", x: x + pad, y, w: width - 2 * pad, h, fill: C.divider });
         return { node: node({ cls: "android.view.View", ...base, bounds: [x, y, x + width, y + h] }), height: h };
       }
@@ -551,44 +577,58 @@ class Layouter {
         const size = this.sp(style === "headline" ? 28 : style === "title" ? 20 : style === "caption" ? 13 : 16);
         const bold = style === "headline" || style === "title";
         const fg = style === "caption" ? C.sub : style === "link" ? color : C.text;
-        const lines = wrapText(text, width - 2 * pad, size, this.measure, bold);
+        // a narrow cell (a small close button in a row) keeps a quarter of its width as padding, never more
+        const hp = Math.min(pad, Math.floor(width / 4));
+        const lines = wrapText(text, Math.max(1, width - 2 * hp), size, this.measure, bold);
         const lineH = Math.round(size * 1.4);
-        const padV = d(style === "caption" ? 4 : 8);
-        const h = fixedH ?? lines.length * lineH + 2 * padV;
-        lines.forEach((ln, i) => this.ops.push({ op: "text", x: x + pad, y: y + padV + i * lineH + size * 1.05, text: ln, size, color: fg, bold }));
-        const tw = Math.min(width - 2 * pad, Math.max(...lines.map((l) => this.measure(l, size, bold)), 1));
+        const tappable = !!onTap || !!onLongPress;
+        const natural = lines.length * lineH + 2 * d(style === "caption" ? 4 : 8);
+        const h = fixedH ?? (tappable ? Math.max(natural, d(MIN_TOUCH_DP)) : natural);
+        const top = y + Math.max(0, Math.round((h - lines.length * lineH) / 2));
+        lines.forEach((ln, i) => this.ops.push({ op: "text", x: x + hp, y: top + i * lineH + size * 1.05, text: ln, size, color: fg, bold }));
+        const tw = Math.min(width - 2 * hp, Math.max(...lines.map((l) => this.measure(l, size, bold)), 1));
+        // a tappable text reports its whole touch area (at least 48 dp, or the cell), like a Material text button
+        const bounds: Rect = tappable
+          ? [Math.max(x, Math.round(x + hp + tw / 2 - d(MIN_TOUCH_DP) / 2)), y, Math.min(x + width, Math.round(x + hp + tw / 2 + d(MIN_TOUCH_DP) / 2)), y + h]
+          : [x + hp, top, Math.max(x + hp + 1, Math.round(x + hp + tw)), Math.min(y + h, top + lines.length * lineH)];
+        if (tappable && bounds[2] - bounds[0] < tw) [bounds[0], bounds[2]] = [x + hp, Math.round(x + hp + tw)];
         return {
-          node: node({ cls: el.class ?? "android.widget.TextView", ...base, text, bounds: [x + pad, y + padV, Math.round(x + pad + tw), y + h - padV], clickable: !!onTap, focusable: !!onTap, onTap }),
+          node: node({ cls: el.class ?? "android.widget.TextView", ...base, text, bounds, clickable: !!onTap, focusable: !!onTap, onTap }),
           height: h,
         };
       }
       case "button": {
         const style = el.style ?? "filled";
-        const h = fixedH ?? d(48);
-        const mv = d(6);
+        const h = fixedH ?? d(MIN_TOUCH_DP);
+        const mv = Math.min(d(6), Math.floor(h / 8));
         const size = this.sp(15);
-        const bx = x + pad;
-        const bw = width - 2 * pad;
+        const hp = Math.min(pad, Math.floor(width / 4));
+        const bx = x + hp;
+        const bw = width - 2 * hp;
         const fill = style === "filled" ? (enabled ? color : "#dadce0") : style === "danger" ? "#d93025" : undefined;
         const fg = style === "filled" || style === "danger" ? "#ffffff" : enabled ? color : C.hint;
         if (style === "outlined") this.ops.push({ op: "rect", x: bx, y: y + mv, w: bw, h: h - 2 * mv, stroke: enabled ? "#79747e" : C.divider, lw: d(1), r: (h - 2 * mv) / 2 });
         if (fill) this.ops.push({ op: "rect", x: bx, y: y + mv, w: bw, h: h - 2 * mv, fill, r: (h - 2 * mv) / 2 });
         this.ops.push({ op: "text", x: bx + bw / 2, y: y + h / 2 + size * 0.36, text: this.fit(text, bw - d(16), size, true), size, color: fg, bold: true, align: "center" });
         return {
-          node: node({ cls: el.class ?? "android.widget.Button", ...base, text, bounds: [bx, y + mv, bx + bw, y + h - mv], clickable: enabled, focusable: true, onTap }),
+          // the view spans the whole 48 dp touch target; the pill is drawn inset inside it, as Material buttons are
+          node: node({ cls: el.class ?? "android.widget.Button", ...base, text, bounds: [bx, y, bx + bw, y + h], clickable: enabled, focusable: true, onTap }),
           height: h,
         };
       }
       case "chip": {
         const size = this.sp(14);
         const h = d(32);
-        const w = Math.min(width - d(8), this.measure(text, size) + d(32));
+        const touch = fixedH ?? d(MIN_TOUCH_DP);
+        const w = Math.max(1, Math.min(width - d(8), this.measure(text, size) + d(32)));
         const on = selected;
-        this.ops.push({ op: "rect", x: x + d(4), y: y + d(4), w, h, fill: on ? this.tint(color) : C.chip, stroke: on ? color : undefined, lw: d(1), r: d(8) });
-        this.ops.push({ op: "text", x: x + d(4) + w / 2, y: y + d(4) + h / 2 + size * 0.35, text, size, color: C.text, align: "center" });
+        const top = y + Math.round((touch - h) / 2);
+        this.ops.push({ op: "rect", x: x + d(4), y: top, w, h, fill: on ? this.tint(color) : C.chip, stroke: on ? color : undefined, lw: d(1), r: d(8) });
+        this.ops.push({ op: "text", x: x + d(4) + w / 2, y: top + h / 2 + size * 0.35, text, size, color: C.text, align: "center" });
         return {
-          node: node({ cls: el.class ?? "android.widget.Button", ...base, text, bounds: [x + d(4), y + d(4), Math.round(x + d(4) + w), y + d(4) + h], clickable: !!onTap, focusable: true, checkable: true, checked: on, onTap }),
-          height: h + d(8),
+          // 32 dp drawn, 48 dp touch target reported, like a Material chip
+          node: node({ cls: el.class ?? "android.widget.Button", ...base, text, bounds: [x + d(4), y, Math.round(x + d(4) + w), y + touch], clickable: !!onTap, focusable: true, checkable: true, checked: on, onTap }),
+          height: touch,
         };
       }
       case "input": {
@@ -715,7 +755,7 @@ class Layouter {
         return { node: post, height: h };
       }
       case "image": {
-        const h = fixedH ?? el.height ?? d(180);
+        const h = fixedH ?? d(180);
         this.ops.push({ op: "rect", x: x + pad, y: y + d(8), w: width - 2 * pad, h: h - d(16), fill: el.color ?? "#cfd8dc", r: d(12) });
         if (el.icon) this.ops.push({ op: "text", x: x + width / 2, y: y + h / 2 + this.sp(40) * 0.36, text: this.t(el.icon, scope), size: this.sp(40), color: "#ffffff", align: "center" });
         return { node: node({ cls: el.class ?? "android.widget.ImageView", ...base, bounds: [x + pad, y + d(8), x + width - pad, y + h - d(8)], clickable: !!onTap, focusable: !!onTap, onTap }), height: h };
@@ -731,16 +771,15 @@ class Layouter {
           for (const k of kids) {
             const size = this.sp(14);
             const w = this.measure(this.t(k.text, scope), size) + d(40);
-            if (cx + w > x + width - pad) {
+            if (cx + w > x + width - pad && cx > x + pad - d(4)) {
               cx = x + pad - d(4);
-              cy += d(40);
+              cy += d(MIN_TOUCH_DP);
             }
-            const r = this.element(k, cx, cy, w, scope, pkg);
+            const r = this.element(k, cx, cy, Math.min(w, x + width - cx), scope, pkg);
             group.children.push(r.node);
             cx += w;
             h = Math.max(h, cy - y + r.height);
           }
-          h += d(4);
         } else {
           const w = width / Math.max(1, kids.length);
           kids.forEach((k, i) => {
@@ -776,7 +815,7 @@ class Layouter {
             node(
               k === 0
                 ? { cls: "android.widget.EditText", pkg, resId: "android:id/numberpicker_input", text: v, bounds: [x, ry, x + width, ry + rowH], focusable: true, clickable: true, longClickable: true }
-                : { cls: "android.widget.Button", pkg, text: v, bounds: [x, ry, x + width, ry + rowH], clickable: true, onTap: { type: "wheel", bind, values, delta: k } },
+                : { cls: "android.widget.Button", pkg, text: v, bounds: [x, ry, x + width, ry + rowH], clickable: true, onTap: { type: "wheel", bind, values, delta: k, item: scope.item } },
             ),
           );
         }
@@ -803,139 +842,197 @@ class Layouter {
     return palette[h % palette.length]!;
   }
 
+  /** Whether dialog buttons fit side by side on one line (Android stacks them when they don't). */
+  buttonsFit(labels: string[], innerW: number): boolean {
+    const size = this.sp(14);
+    const total = labels.reduce((acc, l) => acc + this.measure(l, size, true) + this.dp(24), 0) + this.dp(8) * (labels.length - 1);
+    return total <= innerW;
+  }
+
+  /** Dialog buttons: right-aligned on one line, or stacked full width; each reports its 48 dp touch target. */
+  dialogButtons(
+    buttons: { resId: string; label: string; style: ButtonStyle; onTap: Handler }[],
+    pkg: string,
+    innerX: number,
+    innerW: number,
+    top: number,
+    sideBySide: boolean,
+    accent: string,
+  ): { nodes: ViewNode[]; height: number } {
+    const d = (n: number) => this.dp(n);
+    const btnH = d(MIN_TOUCH_DP);
+    const size = this.sp(14);
+    const nodes: ViewNode[] = [];
+    const draw = (b: (typeof buttons)[number], bx: number, by: number, bw: number) => {
+      const vy = by + d(4);
+      const vh = btnH - d(8);
+      const pill = { x: bx, y: vy, w: bw, h: vh, r: vh / 2 };
+      const fill = b.style === "filled" ? accent : b.style === "danger" ? "#d93025" : b.style === "tonal" ? SYS.tonal : undefined;
+      const fg = b.style === "filled" || b.style === "danger" ? "#ffffff" : b.style === "tonal" ? SYS.onTonal : accent;
+      if (fill) this.ops.push({ op: "rect", ...pill, fill });
+      else if (b.style === "outlined") this.ops.push({ op: "rect", ...pill, stroke: "#79747e", lw: d(1) });
+      this.ops.push({ op: "text", x: bx + bw / 2, y: by + btnH / 2 + size * 0.36, text: this.fit(b.label, Math.max(1, bw - d(16)), size, true), size, color: fg, bold: true, align: "center" });
+      nodes.push(node({ cls: "android.widget.Button", pkg, resId: b.resId, text: b.label, bounds: [Math.round(bx), Math.round(by), Math.round(bx + bw), Math.round(by + btnH)], clickable: true, focusable: true, onTap: b.onTap }));
+    };
+    if (sideBySide) {
+      let right = innerX + innerW;
+      const placed: ViewNode[] = [];
+      for (let i = buttons.length - 1; i >= 0; i--) {
+        const b = buttons[i]!;
+        const bw = Math.round(this.measure(b.label, size, true) + d(24));
+        draw(b, right - bw, top, bw);
+        placed.unshift(nodes.pop()!);
+        right -= bw + d(8);
+      }
+      return { nodes: placed, height: btnH };
+    }
+    buttons.forEach((b, i) => draw(b, innerX, top + i * (btnH + d(8)), innerW));
+    return { nodes, height: buttons.length * btnH + (buttons.length - 1) * d(8) };
+  }
+
   // ---------- popups ----------
   popup(statusH: number, navH: number): ViewNode {
     const { def, app, scope } = this.input.popup!;
+    // permission prompts belong to the system: system colours, stacked tonal buttons, centred title
+    const system = !!def.package;
     const pkg = def.package ?? app.package;
     const { W, H } = this;
     const d = (n: number) => this.dp(n);
-    const color = app.color;
+    const accent = system ? SYS.accent : app.color;
     const title = interpolate(def.title, scope);
     const message = def.message ? interpolate(def.message, scope) : "";
     const bottomLimit = H - navH;
-    if (def.style !== "fullscreen") this.ops.push({ op: "rect", x: 0, y: 0, w: W, h: bottomLimit, fill: "#00000080" });
-    const titleSize = this.sp(def.style === "fullscreen" ? 28 : 22);
-    const msgSize = this.sp(15);
-    let cardX: number, cardW: number, cardY: number, cardH: number;
-    const inner = (w: number) => {
-      const tl = wrapText(title, w - d(48), titleSize, this.measure, true, 4);
-      const ml = message ? wrapText(message, w - d(48), msgSize, this.measure, false, 12) : [];
-      const probe = new Layouter(this.input, this.measure);
-      const itemsH = def.items ? probe.flow(def.items, 0, scope, pkg, 0, w).height : 0;
-      return { tl, ml, itemsH };
-    };
-    let m: ReturnType<typeof inner>;
-    const stacked = def.style !== "dialog";
-    const btnH = stacked ? d(52) : d(40);
-    const btnsH = stacked ? def.buttons.length * (btnH + d(8)) + d(8) : btnH + d(16);
+    const full = def.style === "fullscreen";
+    if (!full) this.ops.push({ op: "rect", x: 0, y: 0, w: W, h: bottomLimit, fill: "#00000080" });
+    const titleSize = this.sp(full ? 28 : system ? 20 : 22);
+    const msgSize = this.sp(system ? 14 : 15);
+    const cardW = def.style === "dialog" ? Math.min(W - d(48), d(560)) : W;
+    const cardX = Math.round((W - cardW) / 2);
+    const innerX = cardX + d(24);
+    const innerW = cardW - d(48);
+    const labels = def.buttons.map((b) => interpolate(b.text, scope));
+    const sideBySide = def.style === "dialog" && !system && this.buttonsFit(labels, innerW);
+    const btnsH = sideBySide ? d(MIN_TOUCH_DP) : def.buttons.length * d(MIN_TOUCH_DP) + (def.buttons.length - 1) * d(8);
+    const tl = wrapText(title, innerW, titleSize, this.measure, true, 4);
+    const probe = new Layouter(this.input, this.measure);
+    const itemsH = def.items ? probe.flow(def.items, 0, scope, pkg, 0, cardW).height : 0;
+    const headTop = def.style === "sheet" ? d(36) : full ? d(112) : d(24);
+    const fixed = headTop + Math.round(tl.length * titleSize * 1.3) + d(12) + itemsH + d(12) + btnsH + d(16);
+    // a long message gets as many lines as the screen leaves it, the last one ellipsised
+    const room = bottomLimit - statusH - (def.style === "dialog" ? d(32) : 0) - fixed;
+    const ml = message ? wrapText(message, innerW, msgSize, this.measure, false, Math.max(1, Math.min(12, Math.floor(room / (msgSize * 1.5))))) : [];
+    const contentH = fixed + Math.round(ml.length * msgSize * 1.5);
+    let cardY: number, cardH: number;
     if (def.style === "dialog") {
-      cardW = Math.min(W - d(48), d(560));
-      cardX = (W - cardW) / 2;
-      m = inner(cardW);
-      cardH = d(24) + m.tl.length * titleSize * 1.3 + d(12) + m.ml.length * msgSize * 1.5 + m.itemsH + d(12) + btnsH;
-      cardY = Math.round((bottomLimit - cardH) / 2);
+      cardH = contentH;
+      cardY = Math.max(statusH + d(16), Math.round((bottomLimit - cardH) / 2));
     } else if (def.style === "sheet") {
-      cardW = W;
-      cardX = 0;
-      m = inner(cardW);
-      cardH = d(36) + m.tl.length * titleSize * 1.3 + d(12) + m.ml.length * msgSize * 1.5 + m.itemsH + d(16) + btnsH;
+      cardH = Math.min(contentH, bottomLimit - statusH);
       cardY = bottomLimit - cardH;
     } else {
-      cardW = W;
-      cardX = 0;
       cardY = statusH;
       cardH = bottomLimit - statusH;
-      m = inner(cardW);
     }
-    cardH = Math.round(cardH);
     const r = d(28);
-    this.ops.push({
-      op: "rect",
-      x: cardX,
-      y: cardY,
-      w: cardW,
-      h: cardH,
-      fill: def.style === "dialog" ? "#f7f2fa" : "#ffffff",
-      r: def.style === "dialog" ? r : def.style === "sheet" ? [r, r, 0, 0] : 0,
-    });
-    const rootBounds: Rect = def.style === "dialog" ? [Math.round(cardX), cardY, Math.round(cardX + cardW), cardY + cardH] : [0, cardY, W, cardY + cardH];
+    this.ops.push({ op: "rect", x: cardX, y: cardY, w: cardW, h: cardH, fill: system ? SYS.surface : def.style === "dialog" ? "#f7f2fa" : "#ffffff", r: def.style === "dialog" ? r : def.style === "sheet" ? [r, r, 0, 0] : 0 });
+    const rootBounds: Rect = [cardX, cardY, cardX + cardW, cardY + cardH];
     const root = node({ cls: "android.widget.FrameLayout", pkg, bounds: rootBounds });
     const panel = node({ cls: "android.widget.LinearLayout", pkg, resId: `${pkg}:id/parentPanel`, bounds: rootBounds });
     root.children.push(panel);
-    let y = cardY + (def.style === "sheet" ? d(36) : def.style === "fullscreen" ? d(96) : d(24));
+    let y = cardY + headTop;
     if (def.style === "sheet") this.ops.push({ op: "rect", x: W / 2 - d(16), y: cardY + d(12), w: d(32), h: d(4), fill: "#79747e66", r: d(2) });
-    if (def.style === "fullscreen") {
-      this.ops.push({ op: "circle", cx: W / 2, cy: cardY + d(48), r: d(28), fill: color });
+    if (full) {
+      this.ops.push({ op: "circle", cx: W / 2, cy: cardY + d(48), r: d(28), fill: accent });
       this.ops.push({ op: "text", x: W / 2, y: cardY + d(48) + this.sp(22) * 0.36, text: app.icon, size: this.sp(22), color: "#ffffff", align: "center" });
-      y += d(16);
     }
-    const tx = cardX + d(24);
-    const center = def.style === "fullscreen";
+    const center = full || system;
+    const textX = center ? W / 2 : innerX;
+    const align = center ? ("center" as const) : ("left" as const);
     const titleTop = y;
-    m.tl.forEach((ln, i) => this.ops.push({ op: "text", x: center ? W / 2 : tx, y: y + titleSize * 1.05 + i * titleSize * 1.3, text: ln, size: titleSize, color: C.text, bold: true, align: center ? "center" : "left" }));
-    y += Math.round(m.tl.length * titleSize * 1.3);
-    panel.children.push(node({ cls: "android.widget.TextView", pkg, resId: def.package ? `${pkg}:id/permission_message` : "android:id/alertTitle", text: title, bounds: [Math.round(tx), titleTop, Math.round(cardX + cardW - d(24)), y] }));
+    tl.forEach((ln, i) => this.ops.push({ op: "text", x: textX, y: y + titleSize * 1.05 + i * titleSize * 1.3, text: ln, size: titleSize, color: system ? SYS.title : C.text, bold: true, align }));
+    y += Math.round(tl.length * titleSize * 1.3);
+    const lineBounds = (lines: string[], size: number, bold: boolean, top: number, bottom: number): Rect => {
+      const w = Math.min(innerW, Math.max(1, ...lines.map((l) => this.measure(l, size, bold))));
+      const left = center ? Math.round(W / 2 - w / 2) : innerX;
+      return [left, top, Math.round(left + w), bottom];
+    };
+    panel.children.push(node({ cls: "android.widget.TextView", pkg, resId: system ? `${pkg}:id/permission_message` : "android:id/alertTitle", text: title, bounds: lineBounds(tl, titleSize, true, titleTop, y) }));
     y += d(12);
     if (message) {
       const mt = y;
-      m.ml.forEach((ln, i) => this.ops.push({ op: "text", x: center ? W / 2 : tx, y: y + msgSize * 1.05 + i * msgSize * 1.5, text: ln, size: msgSize, color: C.sub, align: center ? "center" : "left" }));
-      y += Math.round(m.ml.length * msgSize * 1.5);
-      panel.children.push(node({ cls: "android.widget.TextView", pkg, resId: "android:id/message", text: message, bounds: [Math.round(tx), mt, Math.round(cardX + cardW - d(24)), y] }));
+      ml.forEach((ln, i) => this.ops.push({ op: "text", x: textX, y: y + msgSize * 1.05 + i * msgSize * 1.5, text: ln, size: msgSize, color: system ? SYS.body : C.sub, align }));
+      y += Math.round(ml.length * msgSize * 1.5);
+      panel.children.push(node({ cls: "android.widget.TextView", pkg, resId: "android:id/message", text: message, bounds: lineBounds(ml, msgSize, false, mt, y) }));
     }
     if (def.items) {
-      const f = this.flow(def.items, y, scope, pkg, Math.round(cardX), Math.round(cardW));
+      const f = this.flow(def.items, y, scope, pkg, cardX, cardW);
       panel.children.push(...f.nodes);
       y += f.height;
     }
     y += d(12);
-    const btnTop = def.style === "fullscreen" ? cardY + cardH - btnsH - d(24) : y;
-    if (stacked) {
-      def.buttons.forEach((b, i) => {
-        const by = btnTop + i * (btnH + d(8));
-        const bx = cardX + d(24);
-        const bw = cardW - d(48);
-        const primary = i === 0;
-        if (primary) this.ops.push({ op: "rect", x: bx, y: by, w: bw, h: btnH, fill: color, r: btnH / 2 });
-        else this.ops.push({ op: "rect", x: bx, y: by, w: bw, h: btnH, stroke: "#79747e", lw: d(1), r: btnH / 2 });
-        this.ops.push({ op: "text", x: bx + bw / 2, y: by + btnH / 2 + this.sp(15) * 0.36, text: interpolate(b.text, scope), size: this.sp(15), color: primary ? "#ffffff" : color, bold: true, align: "center" });
-        panel.children.push(node({ cls: "android.widget.Button", pkg, resId: `${pkg}:id/${b.id}`, text: interpolate(b.text, scope), bounds: [Math.round(bx), Math.round(by), Math.round(bx + bw), Math.round(by + btnH)], clickable: true, focusable: true, onTap: { type: "actions", actions: b.onTap } }));
-      });
-    } else {
-      let right = cardX + cardW - d(24);
-      for (let i = def.buttons.length - 1; i >= 0; i--) {
-        const b = def.buttons[i]!;
-        const label = interpolate(b.text, scope);
-        const size = this.sp(14);
-        const bw = this.measure(label, size, true) + d(24);
-        const bx = right - bw;
-        this.ops.push({ op: "text", x: bx + bw / 2, y: btnTop + btnH / 2 + size * 0.36, text: label, size, color, bold: true, align: "center" });
-        panel.children.push(node({ cls: "android.widget.Button", pkg, resId: `${pkg}:id/${b.id}`, text: label, bounds: [Math.round(bx), btnTop, Math.round(right), btnTop + btnH], clickable: true, focusable: true, onTap: { type: "actions", actions: b.onTap } }));
-        right = bx - d(8);
-      }
-    }
+    const btnTop = full ? cardY + cardH - btnsH - d(24) : y;
+    const styleOf = (i: number): ButtonStyle => def.buttons[i]!.style ?? (system ? "tonal" : def.style === "dialog" ? "text" : i === 0 ? "filled" : "outlined");
+    const buttons = def.buttons.map((b, i) => ({ resId: `${pkg}:id/${b.id}`, label: labels[i]!, style: styleOf(i), onTap: { type: "actions" as const, actions: b.onTap } }));
+    panel.children.push(...this.dialogButtons(buttons, pkg, innerX, innerW, btnTop, sideBySide, accent).nodes);
     this.layers.push({ name: "popup", area: rootBounds, root, modal: true, outside: def.dismissOnBack && def.style === "dialog" ? { type: "dismiss" } : { type: "block" } });
     return root;
   }
 
-  usbPrompt(navH: number): ViewNode {
+  /** Android's "Allow USB debugging?" dialog, drawn by the system UI over whatever is on screen. */
+  usbPrompt(statusH: number, navH: number): ViewNode {
     const { W, H } = this;
     const d = (n: number) => this.dp(n);
     const pkg = "com.android.systemui";
-    this.ops.push({ op: "rect", x: 0, y: 0, w: W, h: H - navH, fill: "#00000080" });
-    const cw = W - d(48);
-    const cx = d(24);
-    const ch = d(260);
-    const cy = Math.round((H - ch) / 2);
-    this.ops.push({ op: "rect", x: cx, y: cy, w: cw, h: ch, fill: "#f7f2fa", r: d(28) });
-    this.ops.push({ op: "text", x: cx + d(24), y: cy + d(48), text: "Allow USB debugging?", size: this.sp(22), color: C.text, bold: true });
-    const lines = wrapText(`The computer's RSA key fingerprint is:\n${this.input.usbPrompt!.fingerprint}`, cw - d(48), this.sp(14), this.measure);
-    lines.forEach((ln, i) => this.ops.push({ op: "text", x: cx + d(24), y: cy + d(84) + i * this.sp(21), text: ln, size: this.sp(14), color: C.sub }));
-    this.ops.push({ op: "text", x: cx + cw - d(40), y: cy + ch - d(28), text: "Allow", size: this.sp(14), color: "#1a73e8", bold: true, align: "right" });
-    this.ops.push({ op: "text", x: cx + cw - d(130), y: cy + ch - d(28), text: "Cancel", size: this.sp(14), color: "#1a73e8", bold: true, align: "right" });
+    const prompt = this.input.usbPrompt!;
+    const bottomLimit = H - navH;
+    this.ops.push({ op: "rect", x: 0, y: 0, w: W, h: bottomLimit, fill: "#00000080" });
+    const cw = Math.min(W - d(48), d(560));
+    const cx = Math.round((W - cw) / 2);
+    const innerX = cx + d(24);
+    const innerW = cw - d(48);
+    const title = "Allow USB debugging?";
+    const message = `The computer's RSA key fingerprint is:\n${prompt.fingerprint}`;
+    const always = "Always allow from this computer";
+    const titleSize = this.sp(22);
+    const msgSize = this.sp(14);
+    const tl = wrapText(title, innerW, titleSize, this.measure, true, 3);
+    const ml = wrapText(message, innerW, msgSize, this.measure, false, 6);
+    const al = wrapText(always, innerW - d(40), msgSize, this.measure, false, 3);
+    const labels = ["Cancel", "Allow"];
+    const side = this.buttonsFit(labels, innerW);
+    const btnsH = side ? d(MIN_TOUCH_DP) : 2 * d(MIN_TOUCH_DP) + d(8);
+    const checkH = Math.max(d(MIN_TOUCH_DP), Math.round(al.length * msgSize * 1.4));
+    const ch = d(24) + Math.round(tl.length * titleSize * 1.3) + d(12) + Math.round(ml.length * msgSize * 1.5) + d(8) + checkH + d(12) + btnsH + d(16);
+    const cy = Math.max(statusH + d(8), Math.round((bottomLimit - ch) / 2));
+    this.ops.push({ op: "rect", x: cx, y: cy, w: cw, h: ch, fill: SYS.surface, r: d(28) });
     const root = node({ cls: "android.widget.FrameLayout", pkg, bounds: [cx, cy, cx + cw, cy + ch] });
-    const by = cy + ch - d(56);
-    root.children.push(node({ cls: "android.widget.Button", pkg, resId: "android:id/button2", text: "Cancel", bounds: [cx + cw - d(170), by, cx + cw - d(110), by + d(48)], clickable: true, onTap: { type: "usb", allow: false } }));
-    root.children.push(node({ cls: "android.widget.Button", pkg, resId: "android:id/button1", text: "Allow", bounds: [cx + cw - d(100), by, cx + cw - d(24), by + d(48)], clickable: true, onTap: { type: "usb", allow: true } }));
+    const panel = node({ cls: "android.widget.LinearLayout", pkg, resId: "android:id/parentPanel", bounds: [cx, cy, cx + cw, cy + ch] });
+    root.children.push(panel);
+    let y = cy + d(24);
+    const tTop = y;
+    tl.forEach((ln, i) => this.ops.push({ op: "text", x: innerX, y: y + titleSize * 1.05 + i * titleSize * 1.3, text: ln, size: titleSize, color: SYS.title, bold: true }));
+    y += Math.round(tl.length * titleSize * 1.3);
+    const width = (lines: string[], size: number, bold: boolean) => Math.round(Math.min(innerW, Math.max(1, ...lines.map((l) => this.measure(l, size, bold)))));
+    panel.children.push(node({ cls: "android.widget.TextView", pkg, resId: "android:id/alertTitle", text: title, bounds: [innerX, tTop, innerX + width(tl, titleSize, true), y] }));
+    y += d(12);
+    const mTop = y;
+    ml.forEach((ln, i) => this.ops.push({ op: "text", x: innerX, y: y + msgSize * 1.05 + i * msgSize * 1.5, text: ln, size: msgSize, color: SYS.body }));
+    y += Math.round(ml.length * msgSize * 1.5);
+    panel.children.push(node({ cls: "android.widget.TextView", pkg, resId: "android:id/message", text: message, bounds: [innerX, mTop, innerX + width(ml, msgSize, false), y] }));
+    y += d(8);
+    const box = d(18);
+    const boxY = y + Math.round((checkH - box) / 2);
+    this.ops.push({ op: "rect", x: innerX + d(3), y: boxY, w: box, h: box, fill: prompt.alwaysAllow ? SYS.accent : undefined, stroke: prompt.alwaysAllow ? SYS.accent : SYS.body, lw: d(2), r: d(2) });
+    if (prompt.alwaysAllow) this.ops.push({ op: "icon", name: "check", cx: innerX + d(3) + box / 2, cy: boxY + box / 2, size: box, color: "#ffffff" });
+    const aTop = y + Math.round((checkH - al.length * msgSize * 1.4) / 2);
+    al.forEach((ln, i) => this.ops.push({ op: "text", x: innerX + d(40), y: aTop + msgSize * 1.05 + i * msgSize * 1.4, text: ln, size: msgSize, color: SYS.title }));
+    panel.children.push(node({ cls: "android.widget.CheckBox", pkg, resId: "android:id/alwaysUse", text: always, bounds: [innerX, y, innerX + innerW, y + checkH], checkable: true, checked: prompt.alwaysAllow, clickable: true, focusable: true, onTap: { type: "usbAlwaysAllow" } }));
+    y += checkH + d(12);
+    const buttons = [
+      { resId: "android:id/button2", label: "Cancel", style: "text" as const, onTap: { type: "usb" as const, allow: false } },
+      { resId: "android:id/button1", label: "Allow", style: "text" as const, onTap: { type: "usb" as const, allow: true } },
+    ];
+    panel.children.push(...this.dialogButtons(buttons, pkg, innerX, innerW, y, side, SYS.accent).nodes);
     this.layers.push({ name: "usb", area: [0, 0, W, H], root, modal: true, outside: { type: "block" } });
     return root;
   }

@@ -11,9 +11,10 @@ export type Handler =
   | { type: "tab"; screen: string }
   | { type: "system"; key: "back" | "home" | "recents" }
   | { type: "key"; key: string }
-  | { type: "wheel"; bind: string; values: string[]; delta: number }
+  | { type: "wheel"; bind: string; values: string[]; delta: number; item?: unknown }
   | { type: "dismiss" }
   | { type: "usb"; allow: boolean }
+  | { type: "usbAlwaysAllow" }
   | { type: "quickSetting"; key: "wifi_on" | "bluetooth_on" | "airplane_mode_on" }
   | { type: "closeShade" }
   | { type: "clearRecents" }

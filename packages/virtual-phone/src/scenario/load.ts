@@ -3,6 +3,35 @@ import { readFileSync, readdirSync, existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Scenario, type Action, type App, type Element, type ScenarioInput } from "./schema.ts";
+import { isKnownFormat } from "./values.ts";
+
+/** Fields every element type uses (the element's own node: id, content-desc, class, bounds, visibility, state, flags). */
+const COMMON_FIELDS = ["type", "id", "desc", "class", "bounds", "visibleIf", "enabled", "selected", "onLongPress", "flags"];
+
+/** The fields each element type draws or acts on; any other field would be silently ignored, so it is rejected. */
+export const ELEMENT_FIELDS: Record<Element["type"], string[]> = {
+  text: ["text", "style", "color", "height", "onTap"],
+  button: ["text", "style", "color", "height", "onTap"],
+  input: ["label", "hint", "bind", "password", "multiline", "onSubmit", "color", "height"],
+  switch: ["text", "subtitle", "bind", "color", "height", "onTap"],
+  checkbox: ["text", "subtitle", "bind", "color", "height", "onTap"],
+  item: ["text", "subtitle", "trailing", "icon", "color", "style", "height", "onTap"],
+  post: ["text", "author", "handle", "stats", "color", "onTap"],
+  list: ["items", "itemsFrom", "template", "where", "empty", "rowState"],
+  wheel: ["values", "bind", "label", "color"],
+  row: ["children", "height", "onTap"],
+  image: ["icon", "color", "height", "onTap"],
+  divider: ["height"],
+  chip: ["text", "color", "onTap"],
+  spacer: ["height"],
+};
+
+/** The styles each element type draws. */
+export const ELEMENT_STYLES: Partial<Record<Element["type"], string[]>> = {
+  text: ["headline", "title", "body", "caption", "link"],
+  button: ["filled", "outlined", "text", "danger"],
+  item: ["bold", "plain"],
+};
 
 export interface ScenarioIssue {
   path: string;
@@ -131,6 +160,13 @@ function crossCheck(s: Scenario): ScenarioIssue[] {
       if (e.type === "list" && !e.items && !(e.itemsFrom && e.template)) issues.push({ path: p, message: "a list needs `items`, or `itemsFrom` with a `template`" });
       if (e.type === "wheel" && !e.values) issues.push({ path: `${p}.values`, message: "a wheel needs the values it scrolls through" });
       if (e.type === "input" && !e.id) issues.push({ path: `${p}.id`, message: "an input needs an id so it can take focus" });
+      const allowed = new Set([...COMMON_FIELDS, ...ELEMENT_FIELDS[e.type]]);
+      for (const k of Object.keys(e)) {
+        if (!allowed.has(k)) issues.push({ path: `${p}.${k}`, message: `a ${e.type} element has no "${k}" (it uses ${ELEMENT_FIELDS[e.type].join(", ")}); remove it or change the type` });
+      }
+      const styles = ELEMENT_STYLES[e.type];
+      if (e.style !== undefined && styles && !styles.includes(e.style)) issues.push({ path: `${p}.style`, message: `a ${e.type} has no style "${e.style}"; use one of ${styles.join(", ")}` });
+      if (e.rowState && !e.itemsFrom) issues.push({ path: `${p}.rowState`, message: "rowState gives each entry of `itemsFrom` its defaults; add itemsFrom or remove rowState" });
     });
   };
   s.apps.forEach((app, ai) => {
@@ -176,5 +212,24 @@ function crossCheck(s: Scenario): ScenarioIssue[] {
     checkActions(t.setup, `${p}.setup`, first);
   });
   if (s.start && !appIds.has(s.start.app)) issues.push({ path: "start.app", message: `no app with id "${s.start.app}"` });
+  for (const [i, tag] of (typeof s.locale === "string" ? [s.locale] : (s.locale ?? [])).entries()) {
+    const path = typeof s.locale === "string" ? "locale" : `locale[${i}]`;
+    try {
+      if (Intl.DateTimeFormat.supportedLocalesOf([tag]).length === 0) issues.push({ path, message: `the phone has no data for locale "${tag}"; use a BCP 47 tag like en-US, de-DE, ja-JP or zh-CN` });
+    } catch {
+      issues.push({ path, message: `"${tag}" is not a BCP 47 locale tag; write it like en-US, de-DE, ja-JP or zh-CN` });
+    }
+  }
+  checkTemplates(s, "", issues);
   return issues;
+}
+
+/** Every "{{value | format}}" in the scenario names a format the phone knows. */
+function checkTemplates(v: unknown, path: string, issues: ScenarioIssue[]): void {
+  if (typeof v === "string") {
+    for (const m of v.matchAll(/\{\{[^}|]*\|([^}]*)\}\}/g)) {
+      if (!isKnownFormat(m[1]!)) issues.push({ path, message: `unknown format "${m[1]!.trim()}" in "${m[0]}"; use number, number:2, currency:EUR, percent, date, date:long, time or datetime` });
+    }
+  } else if (Array.isArray(v)) v.forEach((x, i) => checkTemplates(x, `${path}[${i}]`, issues));
+  else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) checkTemplates(x, path ? `${path}.${k}` : k, issues);
 }

@@ -1,7 +1,7 @@
 // The phone's app world: which app is in front, its screen stack, variables, popups, focus — and the
 // transitions that touches, keys and intents cause. Time comes from an injected clock.
 import type { Action, App, Json, Popup, Scenario, Screen } from "./schema.ts";
-import { evaluatePredicate, readOperand, resolveJson, getPath, stringify, truthy, parseRef, type ValueScope } from "./values.ts";
+import { evaluatePredicate, readOperand, resolveJson, getPath, stringify, truthy, parseRef, rowFieldRef, type ValueScope } from "./values.ts";
 import { layoutScreen, type LayoutInput, type Measure } from "../render/layout.ts";
 import { contains, hitTest, type Handler, type ScreenLayout } from "../render/view.ts";
 
@@ -52,6 +52,10 @@ export interface PhoneState {
   recentsOpen: boolean;
   clipboard: string;
   recents: string[];
+  /** BCP 47 tag: the scenario's locale, or the seed's pick from its list. */
+  locale: string;
+  /** Popups whose trigger fired with a delay: shown at `at` (the phone's clock) when their app is in front. */
+  pendingPopups: { app: string; popup: string; at: number }[];
 }
 
 export const DEFAULT_IME = "com.android.inputmethod.latin/.LatinIME";
@@ -88,8 +92,27 @@ function isSettingsTable(ns: string, path: string[]): boolean {
 }
 
 export interface SystemUi {
-  usbPrompt: { fingerprint: string } | null;
-  onUsbPrompt: ((allow: boolean) => void) | null;
+  /** The "Allow USB debugging?" prompt; `alwaysAllow` is its checkbox. */
+  usbPrompt: { fingerprint: string; alwaysAllow: boolean } | null;
+  onUsbPrompt: ((allow: boolean, alwaysAllow: boolean) => void) | null;
+}
+
+export const USB_PROMPT_WINDOW = { package: "com.android.systemui", activity: "com.android.systemui.usb.UsbDebuggingActivity" } as const;
+export const DEFAULT_LOCALE = "en-US";
+
+/** The scenario's locale; with a list, the seed picks one (same seed, same locale). */
+export function localeFor(scenario: Scenario, seed: number): string {
+  const l = scenario.locale;
+  if (!l) return DEFAULT_LOCALE;
+  if (typeof l === "string") return l;
+  return l[Math.floor(seededRandom(seed, "locale", 0) * l.length)]!;
+}
+
+/** Surface rotation 0-3 from the settings Android reads: user_rotation applies while auto-rotate is off. */
+export function rotationOf(system: Record<string, unknown>): 0 | 1 | 2 | 3 {
+  if (String(system.accelerometer_rotation ?? "0") !== "0") return 0; // auto-rotate follows the (upright) sensor
+  const n = Number(system.user_rotation ?? 0);
+  return (Number.isInteger(n) && n >= 0 && n <= 3 ? n : 0) as 0 | 1 | 2 | 3;
 }
 
 export interface DeviceSpec {
@@ -139,7 +162,7 @@ export class ScenarioRuntime {
       apps,
       focus: null,
       settings: {
-        system: { font_scale: "1.0", screen_brightness: "128", screen_off_timeout: "60000", accelerometer_rotation: "0", ...(this.scenario.settings?.system as object) },
+        system: { font_scale: "1.0", screen_brightness: "128", screen_off_timeout: "60000", accelerometer_rotation: "0", user_rotation: "0", ...(this.scenario.settings?.system as object) },
         secure: { default_input_method: DEFAULT_IME, enabled_input_methods: `${DEFAULT_IME}:${ADB_KEYBOARD_IME}`, android_id: (seed >>> 0).toString(16).padStart(16, "0"), ...(this.scenario.settings?.secure as object) },
         global: { wifi_on: "1", bluetooth_on: "0", airplane_mode_on: "0", adb_enabled: "1", development_settings_enabled: "1", ...(this.scenario.settings?.global as object) },
       },
@@ -153,6 +176,8 @@ export class ScenarioRuntime {
       recentsOpen: false,
       clipboard: "",
       recents: [],
+      locale: localeFor(this.scenario, seed),
+      pendingPopups: [],
     };
     this.#layoutCache = null;
     this.touch();
@@ -169,13 +194,31 @@ export class ScenarioRuntime {
   }
 
   // ---------------- reading ----------------
+  #computing = 0;
   readRef = (ns: string, path: string[]): unknown => {
     if (isSettingsTable(ns, path)) return getPath(this.state.settings, path);
     if (ns === "device") return getPath(this.deviceInfo(), path);
     const app = this.state.apps[ns];
     if (!app) return undefined;
+    const computed = path[0] !== undefined && !(path[0] in app.vars) ? this.apps.get(ns)?.computed[path[0]] : undefined;
+    if (computed !== undefined) {
+      if (this.#computing > 32) throw new ScenarioError(`computed value "${ns}:${path[0]}" refers to itself; make it depend on state only`);
+      this.#computing++;
+      try {
+        return getPath(readOperand(computed, this.scope(ns)), path.slice(1));
+      } finally {
+        this.#computing--;
+      }
+    }
     return getPath(app.vars, path);
   };
+
+  /** The display as it is now: the physical size, turned by the rotation. */
+  get screen(): DeviceSpec & { rotation: 0 | 1 | 2 | 3 } {
+    const rotation = rotationOf(this.state.settings.system);
+    const turned = rotation % 2 === 1;
+    return { width: turned ? this.device.height : this.device.width, height: turned ? this.device.width : this.device.height, density: this.device.density, rotation };
+  }
 
   deviceInfo(): Record<string, unknown> {
     const fg = this.state.foreground;
@@ -190,11 +233,21 @@ export class ScenarioRuntime {
       actions: this.state.actionCount,
       log: this.state.log,
       clipboard: this.state.clipboard,
+      locale: this.state.locale,
+      rotation: rotationOf(this.state.settings.system),
     };
   }
 
   scope(app: string | null, extra: Partial<ValueScope> = {}): ValueScope {
-    return { readRef: this.readRef, app, device: this.deviceInfo(), ...extra };
+    return { readRef: this.readRef, app, device: this.deviceInfo(), locale: this.state.locale, ...extra };
+  }
+
+  /** A row's own field ("item.qty") becomes the reference of that entry; other refs stay as they are. */
+  #ref(ref: string, item: unknown): string {
+    return rowFieldRef(ref, item) ?? ref;
+  }
+  #read(ref: string, app: string): unknown {
+    return this.readRef(...parseRef(ref, app));
   }
 
   writeRef(ref: string, app: string | null, value: unknown): void {
@@ -231,6 +284,7 @@ export class ScenarioRuntime {
 
   /** package/activity of the focused window, as dumpsys reports it. */
   focusedWindow(): { package: string; activity: string } {
+    if (this.system.usbPrompt) return USB_PROMPT_WINDOW;
     if (this.state.shade) return { package: "com.android.systemui", activity: "NotificationShade" };
     if (this.state.recentsOpen) return { package: LAUNCHER_PACKAGE, activity: LAUNCHER_ACTIVITY };
     const cur = this.current();
@@ -256,38 +310,57 @@ export class ScenarioRuntime {
     return !!cur && cur.frame.loadingUntil > this.clock.now();
   }
 
-  /** The time the screen next changes by itself (loading ends, toast hides), or null. */
+  /** The time the screen next changes by itself (loading ends, toast hides, a delayed popup shows), or null. */
   nextTimedChange(): number | null {
+    this.#showDuePopups();
     const now = this.clock.now();
-    const times = [this.current()?.frame.loadingUntil ?? 0, this.state.toast?.until ?? 0].filter((t) => t > now);
+    const fg = this.state.foreground;
+    const popups = this.state.pendingPopups.filter((p) => p.app === fg).map((p) => p.at);
+    const times = [this.current()?.frame.loadingUntil ?? 0, this.state.toast?.until ?? 0, ...popups].filter((t) => t > now);
     return times.length ? Math.min(...times) : null;
+  }
+
+  /** Shows a delayed popup once its time has come and its app is in front (the first due one; the rest wait their turn). */
+  #showDuePopups(): void {
+    const fg = this.state.foreground;
+    if (!fg || this.state.apps[fg]!.popup) return;
+    const now = this.clock.now();
+    const i = this.state.pendingPopups.findIndex((p) => p.app === fg && p.at <= now);
+    if (i < 0) return;
+    const [due] = this.state.pendingPopups.splice(i, 1);
+    this.showPopup(due!.app, due!.popup);
   }
 
   // ---------------- layout ----------------
   layout(): ScreenLayout {
+    this.#showDuePopups();
     const now = this.clock.now();
     const cur = this.current();
     const loading = !!cur && cur.frame.loadingUntil > now;
     const toast = this.state.toast && this.state.toast.until > now ? this.state.toast.text : undefined;
     const d = new Date(now);
-    const clock = `${String(d.getUTCHours()).padStart(2, "0")}:${String(d.getUTCMinutes()).padStart(2, "0")}`;
-    const key = `${this.#version}|${loading}|${toast ?? ""}|${clock}|${this.system.usbPrompt?.fingerprint ?? ""}|${this.battery}`;
+    const locale = this.state.locale;
+    // the status bar shows the locale's own clock: "9:41" in en-US, "09:41" in de-DE
+    const clock = new Intl.DateTimeFormat(locale, { hour: "numeric", minute: "2-digit", timeZone: "UTC" }).format(d).replace(/\s?[AP]M$/i, "");
+    const usb = this.system.usbPrompt;
+    const key = `${this.#version}|${loading}|${toast ?? ""}|${clock}|${usb ? `${usb.fingerprint}:${usb.alwaysAllow}` : ""}|${this.battery}`;
     if (this.#layoutCache?.key === key) return this.#layoutCache.layout;
     const ime = String(this.state.settings.secure.default_input_method);
-    const days = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
-    const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    const { width, height, density } = this.screen;
     const input: LayoutInput = {
-      ...this.device,
+      width,
+      height,
+      density,
       clock,
       fontScale: Math.min(2, Math.max(0.5, Number(this.state.settings.system.font_scale) || 1)),
-      date: `${days[d.getUTCDay()]}, ${months[d.getUTCMonth()]} ${d.getUTCDate()}`,
+      date: new Intl.DateTimeFormat(locale, { weekday: "long", month: "short", day: "numeric", timeZone: "UTC" }).format(d),
       battery: this.battery,
       screenOn: this.state.screenOn,
       launcherPackage: LAUNCHER_PACKAGE,
       launcher: this.scenario.apps.map((a) => ({ id: a.id, label: a.label, color: a.color, icon: a.icon, package: a.package })),
       keyboard: { shown: this.state.focus !== null && !!cur, label: ime === ADB_KEYBOARD_IME ? "ADB Keyboard {ON}" : "English (US)", adb: ime === ADB_KEYBOARD_IME },
       toast,
-      usbPrompt: this.system.usbPrompt ?? undefined,
+      usbPrompt: usb ?? undefined,
       recents: this.state.recentsOpen
         ? this.state.recents
             .filter((id) => (this.state.apps[id]?.stack.length ?? 0) > 0)
@@ -364,13 +437,15 @@ export class ScenarioRuntime {
         if (fg) this.run(h.actions, fg, h.item);
         return;
       case "focus":
-        if (fg) this.state.focus = { app: fg, field: h.field, bind: h.bind, submit: h.submit, item: h.item };
+        if (fg) this.state.focus = { app: fg, field: h.field, bind: this.#ref(h.bind, h.item), submit: h.submit, item: h.item };
         return;
-      case "toggle":
+      case "toggle": {
         if (!fg) return;
-        this.writeRef(h.bind, fg, truthy(this.readRef(...parseRef(h.bind, fg))) ? this.#toggleOff(h.bind, fg) : this.#toggleOn(h.bind, fg));
+        const ref = this.#ref(h.bind, h.item);
+        this.writeRef(ref, fg, truthy(this.#read(ref, fg)) ? this.#toggleOff(ref, fg) : this.#toggleOn(ref, fg));
         if (h.actions) this.run(h.actions, fg, h.item);
         return;
+      }
       case "launch":
         this.launch(h.app);
         return;
@@ -394,13 +469,17 @@ export class ScenarioRuntime {
         else if (h.key !== "NOOP") this.typeText(h.key);
         return;
       case "wheel":
-        if (fg) this.#stepWheel(h.bind, h.values, h.delta, fg);
+        if (fg) this.#stepWheel(this.#ref(h.bind, h.item), h.values, h.delta, fg);
         return;
       case "dismiss":
         this.dismissPopup();
         return;
       case "usb":
-        this.system.onUsbPrompt?.(h.allow);
+        this.system.onUsbPrompt?.(h.allow, this.system.usbPrompt?.alwaysAllow ?? false);
+        return;
+      case "usbAlwaysAllow":
+        if (this.system.usbPrompt) this.system.usbPrompt.alwaysAllow = !this.system.usbPrompt.alwaysAllow;
+        this.touch();
         return;
       case "quickSetting": {
         const g = this.state.settings.global;
@@ -466,7 +545,7 @@ export class ScenarioRuntime {
         }
         const wheel = hitTest(layer.root, x1, y1, "wheel");
         if (wheel?.wheel && this.state.foreground) {
-          this.#stepWheel(wheel.wheel.bind, wheel.wheel.values, Math.round(dy / wheel.wheel.step), this.state.foreground);
+          this.#stepWheel(this.#ref(wheel.wheel.bind, wheel.wheel.item), wheel.wheel.values, Math.round(dy / wheel.wheel.step), this.state.foreground);
           break;
         }
         const sc = hitTest(layer.root, x1, y1, "scroll");
@@ -671,9 +750,10 @@ export class ScenarioRuntime {
     const app = this.appById(appId);
     if (!app.popups.some((p) => p.id === popupId)) throw new ScenarioError(`app "${appId}" has no popup "${popupId}"`);
     this.state.apps[appId]!.popup = popupId;
+    this.state.pendingPopups = this.state.pendingPopups.filter((p) => !(p.app === appId && p.popup === popupId));
     this.state.shownPopups.push(`${appId}/${popupId}`);
     this.state.focus = null;
-    this.log(appId, "popup", { popup: popupId });
+    this.log(appId, "popup", { popup: popupId, kind: app.popups.find((p) => p.id === popupId)!.kind });
     this.touch();
   }
 
@@ -698,10 +778,15 @@ export class ScenarioRuntime {
       if (on === "screen" && !t.screen) continue;
       const key = `${appId}/${p.id}`;
       if ((t.once ?? true) && this.state.shownPopups.includes(key)) continue;
+      if (this.state.pendingPopups.some((q) => q.app === appId && q.popup === p.id)) continue;
       if (t.unless && evaluatePredicate(t.unless, this.scope(appId))) continue;
       if (t.probability !== undefined && t.probability < 1) {
         const n = (this.state.draws[key] = (this.state.draws[key] ?? 0) + 1);
         if (seededRandom(this.state.seed, key, n) >= t.probability) continue;
+      }
+      if (t.delayMs) {
+        this.state.pendingPopups.push({ app: appId, popup: p.id, at: this.clock.now() + t.delayMs });
+        continue;
       }
       this.showPopup(appId, p.id);
       return;
@@ -760,33 +845,33 @@ export class ScenarioRuntime {
           break;
         case "set": {
           const v = a.value !== null && typeof a.value === "object" && !Array.isArray(a.value) && "from" in a.value && Object.keys(a.value).length === 1 ? readOperand((a.value as { from: never }).from, scope) : resolveJson(a.value as Json, scope);
-          this.writeRef(a.var, appId, structuredClone(v ?? null));
+          this.writeRef(this.#ref(a.var, item), appId, structuredClone(v ?? null));
           break;
         }
         case "append": {
-          const [ns, path] = parseRef(a.var, appId);
-          const cur = this.readRef(ns, path);
+          const ref = this.#ref(a.var, item);
+          const cur = this.#read(ref, appId);
           const arr = Array.isArray(cur) ? [...cur] : [];
           arr.push(resolveJson(a.value, scope));
-          this.writeRef(a.var, appId, arr);
+          this.writeRef(ref, appId, arr);
           break;
         }
         case "remove": {
-          const [ns, path] = parseRef(a.var, appId);
-          const cur = this.readRef(ns, path);
+          const ref = this.#ref(a.var, item);
+          const cur = this.#read(ref, appId);
           if (!Array.isArray(cur)) break;
           const at = a.at !== undefined ? Number(resolveJson(a.at, scope)) : NaN;
-          this.writeRef(a.var, appId, cur.filter((it, i) => (a.at !== undefined ? i !== at : a.where ? !evaluatePredicate(a.where, { ...scope, item: it }) : true)));
+          this.writeRef(ref, appId, cur.filter((it, i) => (a.at !== undefined ? i !== at : a.where ? !evaluatePredicate(a.where, { ...scope, item: it }) : true)));
           break;
         }
         case "toggle": {
-          const [ns, path] = parseRef(a.var, appId);
-          this.writeRef(a.var, appId, truthy(this.readRef(ns, path)) ? this.#toggleOff(a.var, appId) : this.#toggleOn(a.var, appId));
+          const ref = this.#ref(a.var, item);
+          this.writeRef(ref, appId, truthy(this.#read(ref, appId)) ? this.#toggleOff(ref, appId) : this.#toggleOn(ref, appId));
           break;
         }
         case "increment": {
-          const [ns, path] = parseRef(a.var, appId);
-          this.writeRef(a.var, appId, Number(this.readRef(ns, path) ?? 0) + (a.by ?? 1));
+          const ref = this.#ref(a.var, item);
+          this.writeRef(ref, appId, Number(this.#read(ref, appId) ?? 0) + (a.by ?? 1));
           break;
         }
         case "openApp":

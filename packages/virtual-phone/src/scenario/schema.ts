@@ -13,7 +13,16 @@ export type Operand =
   | { answer: true }
   | { len: Operand }
   | { lower: Operand }
-  | { device: "foreground" | "screen" | "ime" | "keyboard" | "popup" | "focused" | "actions" };
+  | { sum: { in: Operand; of?: string; where?: Predicate } }
+  | { count: { in: Operand; where?: Predicate } }
+  | { add: Operand[] }
+  | { sub: [Operand, Operand] }
+  | { mul: Operand[] }
+  | { round: [Operand, number] }
+  | { device: DeviceField };
+
+export const DEVICE_FIELDS = ["foreground", "screen", "ime", "keyboard", "popup", "focused", "actions", "log", "locale", "rotation"] as const;
+export type DeviceField = (typeof DEVICE_FIELDS)[number];
 
 export const Operand: z.ZodType<Operand> = z.lazy(() =>
   z.union([
@@ -27,7 +36,17 @@ export const Operand: z.ZodType<Operand> = z.lazy(() =>
     z.strictObject({ answer: z.literal(true).describe("the agent's final answer text") }),
     z.strictObject({ len: Operand }),
     z.strictObject({ lower: Operand }),
-    z.strictObject({ device: z.enum(["foreground", "screen", "ime", "keyboard", "popup", "focused", "actions"]) }),
+    z.strictObject({
+      sum: z.strictObject({ in: Operand, of: z.string().optional().describe("the field of each entry to add up (the entry itself when absent)"), where: Predicate.optional() }).describe("the sum over a list, e.g. a cart total"),
+    }),
+    z.strictObject({ count: z.strictObject({ in: Operand, where: Predicate.optional() }).describe("how many entries of a list match") }),
+    z.strictObject({ add: z.array(Operand).min(1).describe("the numbers added") }),
+    z.strictObject({ sub: z.tuple([Operand, Operand]).describe("the first number minus the second") }),
+    z.strictObject({ mul: z.array(Operand).min(1).describe("the numbers multiplied") }),
+    z.strictObject({ round: z.tuple([Operand, z.number().int().min(0).max(10)]).describe("[number, decimal places]") }),
+    z.strictObject({
+      device: z.enum(DEVICE_FIELDS).describe("the phone: log is every event so far (screen, popup, ask_user, …), locale the BCP 47 tag, rotation 0-3"),
+    }),
   ]),
 );
 
@@ -47,7 +66,9 @@ export type Predicate =
   | { not: Predicate }
   | { some: { in: Operand; where: Predicate } }
   | { none: { in: Operand; where: Predicate } }
-  | { count: { in: Operand; where?: Predicate; gte?: number; lte?: number; eq?: number } };
+  | { count: { in: Operand; where?: Predicate; gte?: number; lte?: number; eq?: number } }
+  | { sequence: Predicate[] }
+  | { asked: { matches?: string } };
 
 const pair = z.tuple([Operand, Operand]);
 export const Predicate: z.ZodType<Predicate> = z.lazy(() =>
@@ -69,6 +90,17 @@ export const Predicate: z.ZodType<Predicate> = z.lazy(() =>
     z.strictObject({ none: z.strictObject({ in: Operand, where: Predicate }) }),
     z.strictObject({
       count: z.strictObject({ in: Operand, where: Predicate.optional(), gte: z.number().optional(), lte: z.number().optional(), eq: z.number().optional() }),
+    }),
+    z.strictObject({
+      sequence: z
+        .array(Predicate)
+        .min(1)
+        .describe("events happened in this order: each predicate matches one entry of the phone's event log ({item: 'event'}, {item: 'screen'}, …), later entries for later predicates; other events may come between"),
+    }),
+    z.strictObject({
+      asked: z
+        .strictObject({ matches: z.string().optional().describe("a regular expression the question must match (case-insensitive)") })
+        .describe("the agent asked the user (an ask_user event in the log, left by the agent's runtime through POST /events)"),
     }),
   ]),
 );
@@ -119,7 +151,7 @@ export const Action: z.ZodType<Action> = z.lazy(() =>
 );
 
 const Actions = z.array(Action);
-const Bounds = z.tuple([z.number(), z.number(), z.number(), z.number()]).describe("[left, top, right, bottom] in device pixels");
+const Bounds = z.tuple([z.number(), z.number(), z.number(), z.number()]).describe("[left, top, right, bottom] in dp from the screen's top-left corner (dp = device pixels × 160 / density, like every size in this format)");
 
 const elementBase = {
   id: z.string().regex(/^[a-z][a-z0-9_]*$/, "ids are lower_snake_case").optional().describe("becomes resource-id '<package>:id/<id>'"),
@@ -127,7 +159,7 @@ const elementBase = {
   desc: z.string().optional().describe("content-desc"),
   class: z.string().optional().describe("Android class name override"),
   bounds: Bounds.optional(),
-  height: z.number().int().positive().optional(),
+  height: z.number().int().positive().optional().describe("height in dp (text, button, input, switch, checkbox, item, image, spacer, divider, row); clickable elements keep the 48 dp minimum touch target"),
   visibleIf: Predicate.optional(),
   enabled: z.union([z.boolean(), Predicate]).optional(),
   selected: Predicate.optional(),
@@ -177,6 +209,7 @@ export type Element = {
   stats?: string;
   values?: string[];
   label?: string;
+  rowState?: Record<string, Json>;
   children?: Element[];
   items?: Element[];
   itemsFrom?: string;
@@ -207,7 +240,8 @@ export const Element: z.ZodType<Element> = z.lazy(() =>
     children: z.array(Element).optional().describe("row: elements laid out horizontally"),
     items: z.array(Element).optional().describe("list: fixed rows"),
     itemsFrom: z.string().optional().describe("list: a state array; each entry is rendered with `template`, fields as {{item.x}}"),
-    template: Element.optional(),
+    template: Element.optional().describe("list: the row drawn for each entry; 'item.x' in a bind or a set/toggle/increment var reads and writes that entry's own field"),
+    rowState: z.record(z.string(), Json).optional().describe("list with itemsFrom: fields every entry starts with when it lacks them (per-row state, e.g. {\"qty\": 1})"),
     where: Predicate.optional().describe("list: keep only entries matching this predicate"),
     empty: z.string().optional().describe("list: text shown when there are no entries"),
   }),
@@ -241,7 +275,7 @@ export const PopupTrigger = z.strictObject({
   probability: z.number().min(0).max(1).optional().describe("chance per opportunity, drawn from the seeded random source"),
   once: z.boolean().optional().describe("default true: shown at most once per reset"),
   unless: Predicate.optional(),
-  delayMs: z.number().int().min(0).optional(),
+  delayMs: z.number().int().min(0).max(600_000).optional().describe("show the popup this long after the trigger fires (the phone's clock), if the app is still in front then; otherwise when it next comes to the front"),
 });
 
 export const Popup = z.strictObject({
@@ -251,10 +285,20 @@ export const Popup = z.strictObject({
   title: z.string(),
   message: z.string().optional(),
   items: z.array(Element).optional().describe("extra rows, e.g. suggested accounts"),
-  buttons: z.array(z.strictObject({ id: z.string(), text: z.string(), style: z.string().optional(), onTap: Actions.default([{ do: "dismiss" }]) })).min(1),
+  buttons: z
+    .array(
+      z.strictObject({
+        id: z.string(),
+        text: z.string(),
+        style: z.enum(["filled", "outlined", "text", "danger"]).optional().describe("default: text buttons in a dialog; in a sheet or full screen the first is filled, the rest outlined"),
+        onTap: Actions.default([{ do: "dismiss" }]),
+      }),
+    )
+    .min(1)
+    .describe("in a dialog they sit side by side, right-aligned, and stack vertically when their labels do not fit on one line"),
   trigger: PopupTrigger.optional(),
   dismissOnBack: z.boolean().default(true),
-  package: z.string().optional().describe("system popups (permission prompts) belong to com.android.permissioncontroller"),
+  package: z.string().optional().describe("system popups (permission prompts) belong to com.android.permissioncontroller: they are drawn as system UI, not in the app's colours"),
 });
 export type Popup = z.infer<typeof Popup>;
 
@@ -276,6 +320,10 @@ export const App = z.strictObject({
   screens: z.array(Screen).min(1),
   popups: z.array(Popup).default([]),
   deeplinks: z.array(Deeplink).default([]),
+  computed: z
+    .record(z.string().regex(/^[a-z][a-zA-Z0-9_]*$/), Operand)
+    .default({})
+    .describe("values derived from state on every read, e.g. {\"total\": {\"sum\": {\"in\": {\"var\": \"cart\"}, \"of\": \"price\"}}}; read like variables ({{total}}, {var: 'shop:total'})"),
 });
 export type App = z.infer<typeof App>;
 
@@ -312,6 +360,10 @@ export const Scenario = z.strictObject({
   apps: z.array(App).default([]),
   tasks: z.array(Task).default([]),
   settings: z.record(z.string(), Json).optional(),
+  locale: z
+    .union([z.string(), z.array(z.string()).min(1)])
+    .optional()
+    .describe("BCP 47 locale, e.g. 'de-DE', 'ja-JP', 'zh-CN' (default 'en-US'): persist.sys.locale, the status-bar clock, dates, and {{x | number}}, {{x | currency:EUR}}, {{x | date}}, {{x | time}} in texts; a list picks one per seed"),
 });
 export type Scenario = z.infer<typeof Scenario>;
 export type ScenarioInput = z.input<typeof Scenario>;

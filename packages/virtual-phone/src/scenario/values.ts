@@ -10,6 +10,18 @@ export interface ValueScope {
   params?: Record<string, unknown>;
   answer?: string;
   device?: Record<string, unknown>;
+  /** BCP 47 tag for {{x | number}}, {{x | date}} …; default en-US. */
+  locale?: string;
+}
+
+/** The state reference a list row was drawn from ("shop:cart.2"), kept on the row's item so actions can write to it. */
+export const ROW_REF = "$ref";
+
+/** The reference of a row's own field ("item.qty" in a row of shop:cart → "shop:cart.2.qty"), or null for other refs. */
+export function rowFieldRef(ref: string, item: unknown): string | null {
+  if (!ref.startsWith("item.") || !item || typeof item !== "object") return null;
+  const base = (item as Record<string, unknown>)[ROW_REF];
+  return typeof base === "string" ? `${base}.${ref.slice(5)}` : null;
 }
 
 export function splitPath(path: string): string[] {
@@ -40,6 +52,7 @@ export function getPath(root: unknown, path: string[]): unknown {
 export function readOperand(op: Operand, scope: ValueScope): unknown {
   if (op === null || typeof op !== "object") return typeof op === "string" ? interpolate(op, scope) : op;
   if ("var" in op) {
+    if (op.var.startsWith("item.")) return getPath(scope.item, splitPath(op.var.slice(5)));
     const [ns, path] = parseRef(op.var, scope.app);
     return scope.readRef(ns, path);
   }
@@ -52,7 +65,67 @@ export function readOperand(op: Operand, scope: ValueScope): unknown {
   }
   if ("lower" in op) return String(readOperand(op.lower, scope) ?? "").toLowerCase();
   if ("device" in op) return scope.device?.[op.device];
+  const num = (o: Operand) => Number(readOperand(o, scope) ?? 0);
+  if ("sum" in op) {
+    const { of, where } = op.sum;
+    return listIn(op.sum.in, scope)
+      .filter((item) => !where || evaluatePredicate(where, { ...scope, item }))
+      .reduce((acc: number, item) => acc + Number((of ? getPath(item, splitPath(of)) : item) ?? 0), 0);
+  }
+  if ("count" in op) {
+    const { where } = op.count;
+    return listIn(op.count.in, scope).filter((item) => !where || evaluatePredicate(where, { ...scope, item })).length;
+  }
+  if ("add" in op) return op.add.reduce((acc: number, o) => acc + num(o), 0);
+  if ("sub" in op) return num(op.sub[0]) - num(op.sub[1]);
+  if ("mul" in op) return op.mul.reduce((acc: number, o) => acc * num(o), 1);
+  if ("round" in op) {
+    const f = 10 ** op.round[1];
+    return Math.round(num(op.round[0]) * f) / f;
+  }
   return undefined;
+}
+
+function listIn(op: Operand, scope: ValueScope): unknown[] {
+  const v = readOperand(op, scope);
+  return Array.isArray(v) ? v : [];
+}
+
+const FORMATS = ["number", "currency", "percent", "date", "time", "datetime"] as const;
+
+/** "{{total | currency:EUR}}": a value shown the way the phone's locale writes it (Intl, as Android's ICU does). */
+export function formatValue(v: unknown, format: string, locale = "en-US"): string {
+  const [name, arg] = format.split(":").map((p) => p.trim()) as [string, string | undefined];
+  const n = Number(v);
+  switch (name) {
+    case "number":
+      return Number.isFinite(n) ? new Intl.NumberFormat(locale, arg ? { minimumFractionDigits: Number(arg), maximumFractionDigits: Number(arg) } : {}).format(n) : stringify(v);
+    case "currency":
+      return Number.isFinite(n) ? new Intl.NumberFormat(locale, { style: "currency", currency: arg || "USD" }).format(n) : stringify(v);
+    case "percent":
+      return Number.isFinite(n) ? new Intl.NumberFormat(locale, { style: "percent" }).format(n) : stringify(v);
+    case "date":
+    case "time":
+    case "datetime": {
+      const d = typeof v === "number" ? new Date(v) : new Date(stringify(v));
+      if (Number.isNaN(d.getTime())) return stringify(v);
+      const opts: Intl.DateTimeFormatOptions = name === "date" ? { dateStyle: (arg as "medium") || "medium" } : name === "time" ? { timeStyle: "short" } : { dateStyle: "medium", timeStyle: "short" };
+      return new Intl.DateTimeFormat(locale, { ...opts, timeZone: "UTC" }).format(d);
+    }
+    default:
+      throw new Error(`unknown format "${name}" in a {{template}}; use one of ${FORMATS.join(", ")}`);
+  }
+}
+
+/** Whether a template's "| format" is one the phone can apply (checked when a scenario loads). */
+export function isKnownFormat(format: string): boolean {
+  const [name, arg] = format.split(":").map((p) => p.trim()) as [string, string | undefined];
+  if (!(FORMATS as readonly string[]).includes(name)) return false;
+  if (arg === undefined) return name !== "currency";
+  if (name === "number") return /^\d$/.test(arg);
+  if (name === "currency") return /^[A-Z]{3}$/.test(arg);
+  if (name === "date") return ["short", "medium", "long", "full"].includes(arg);
+  return false;
 }
 
 function templateValue(expr: string, scope: ValueScope): unknown {
@@ -69,10 +142,14 @@ export function stringify(v: unknown): string {
   return String(v);
 }
 
-/** "Hello {{name}}" → "Hello Ada". */
+/** "Hello {{name}}" → "Hello Ada"; "{{total | currency:EUR}}" → "12,50 €" in de-DE. */
 export function interpolate(text: string, scope: ValueScope): string {
   if (!text.includes("{{")) return text;
-  return text.replace(/\{\{([^}]+)\}\}/g, (_, expr: string) => stringify(templateValue(expr, scope)));
+  return text.replace(/\{\{([^}]+)\}\}/g, (_, expr: string) => {
+    const [value, format] = expr.split("|") as [string, string | undefined];
+    const v = templateValue(value, scope);
+    return format ? formatValue(v, format, scope.locale) : stringify(v);
+  });
 }
 
 /** Resolves templates inside a JSON value; a string that is exactly one template keeps the value's type. */
@@ -136,6 +213,16 @@ export function evaluatePredicate(p: Predicate, scope: ValueScope): boolean {
     const c = p.count;
     const n = listOf(c.in).filter((item) => !c.where || evaluatePredicate(c.where, { ...scope, item })).length;
     return (c.gte === undefined || n >= c.gte) && (c.lte === undefined || n <= c.lte) && (c.eq === undefined || n === c.eq);
+  }
+  const log = () => listOf({ device: "log" });
+  if ("sequence" in p) {
+    let k = 0;
+    for (const item of log()) if (k < p.sequence.length && evaluatePredicate(p.sequence[k]!, { ...scope, item })) k++;
+    return k === p.sequence.length;
+  }
+  if ("asked" in p) {
+    const re = p.asked.matches ? new RegExp(p.asked.matches, "iu") : null;
+    return log().some((e) => (e as { event?: string }).event === "ask_user" && (!re || re.test(stringify((e as { question?: unknown }).question))));
   }
   return false;
 }

@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import type { CommandContext, CommandRegistry } from "../types.ts";
 import { ADB_KEYBOARD_IME, DEFAULT_IME } from "../../scenario/runtime.ts";
 import { parseKeycode } from "./keycodes.ts";
+import { dumpsysDisplay, dumpsysInput, dumpsysSurfaceFlinger, dumpsysWindowDisplays, globalConfiguration } from "./display.ts";
 import { dumpsysPackage, packageManager, SYSTEM_PACKAGES } from "./packages.ts";
 import { dumpsysProcesses } from "./processes.ts";
 
@@ -333,10 +334,8 @@ function activityRecord(pkg: string, activity: string): string {
 function dumpsysWindow(ctx: CommandContext): void {
   const phone = ctx.host.phone;
   const rt = phone.runtime;
-  const dev = phone.device;
   const fw = rt.focusedWindow();
   const ra = rt.resumedActivity();
-  const dp = (n: number) => Math.round((n * 160) / dev.density);
   const keyboard = rt.state.focus !== null;
   const imePkg = String(rt.state.settings.secure.default_input_method).split("/")[0];
   const out: string[] = [];
@@ -355,7 +354,7 @@ function dumpsysWindow(ctx: CommandContext): void {
     out.push(`  Window #${i} ${w}:`, `    mDisplayId=0 rootTaskId=${taskId(pkg)} mSession=Session{${hex("s" + pkg)} 1234:u0a10${taskId(pkg)}} mClient=android.os.BinderProxy@${hex("c" + pkg)}`, `    mOwnerUid=10${taskId(pkg)} showForAllUsers=false package=${pkg} appop=NONE`, `    mAttrs={(0,0)(fillxfill) sim={adjust=resize} ty=${type.replace("TYPE_", "").toLowerCase()} fmt=TRANSLUCENT}`, `    mHasSurface=true isReadyForDisplay()=true mWindowRemovalAllowed=false`);
   });
   out.push("");
-  out.push(`  mGlobalConfiguration={1.0 310mcc260mnc [en_US] ldltr sw${dp(dev.width)}dp w${dp(dev.width)}dp h${dp(dev.height)}dp ${dev.density}dpi nrml long port finger -keyb/v/h -nav/h winConfig={ mBounds=Rect(0, 0 - ${dev.width}, ${dev.height}) mAppBounds=Rect(0, 0 - ${dev.width}, ${dev.height}) mMaxBounds=Rect(0, 0 - ${dev.width}, ${dev.height}) mDisplayRotation=ROTATION_0 mWindowingMode=fullscreen mActivityType=undefined mAlwaysOnTop=undefined mRotation=ROTATION_0} s.6 fontWeightAdjustment=0}`);
+  out.push(globalConfiguration(phone));
   out.push("  mHasPermanentDpad=false", "  mTopFocusedDisplayId=0");
   if (keyboard) {
     out.push(`  mInputMethodTarget in display# 0 ${windowLine(ra.package, ra.activity)}`, `  mInputMethodInputTarget in display# 0 ${windowLine(ra.package, ra.activity)}`);
@@ -417,20 +416,12 @@ function dumpsysPower(ctx: CommandContext): void {
   ctx.out(`POWER MANAGER (dumpsys power)\n\nPower Manager State:\n  mWakefulness=${on ? "Awake" : "Asleep"}\n  mWakefulnessChanging=false\n  mIsPowered=true\n  mPlugType=2\n  mHoldingDisplaySuspendBlocker=${on}\n  Display Power: state=${on ? "ON" : "OFF"}\n`);
 }
 
-function dumpsysDisplay(ctx: CommandContext): void {
-  const d = ctx.host.phone.device;
-  const on = ctx.host.phone.runtime.state.screenOn;
-  ctx.out(`DISPLAY MANAGER (dumpsys display)\n  mOnlyCode=false\n  mSafeMode=false\n  mPendingTraversal=false\n  mGlobalDisplayState=${on ? "ON" : "OFF"}\nDisplay Devices: size=1\n  DisplayDeviceInfo{"Built-in Screen": uniqueId="local:0", ${d.width} x ${d.height}, modeId 1, defaultModeId 1, density ${d.density}, ${d.density}.0 x ${d.density}.0 dpi, appVsyncOff 0, presDeadline 16666666, touch INTERNAL, rotation 0, type INTERNAL, state ${on ? "ON" : "OFF"}, FLAG_DEFAULT_DISPLAY}\n  mOverrideDisplayInfo=DisplayInfo{"Built-in Screen", displayId 0, real ${d.width} x ${d.height}, largest app ${d.width} x ${d.height}, smallest app ${d.width} x ${d.height}, density ${d.density} (${d.density}.0 x ${d.density}.0) dpi, rotation 0, state ${on ? "ON" : "OFF"}}\n`);
-}
 
 const dumpsys = (ctx: CommandContext) => {
   const [service, ...rest] = ctx.args;
   switch (service) {
     case "window":
-      if (rest[0] === "displays") {
-        const d = ctx.host.phone.device;
-        ctx.out(`WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)\n  Display: mDisplayId=0 rootTasks=3\n    init=${d.width}x${d.height} ${d.density}dpi cur=${d.width}x${d.height} app=${d.width}x${d.height} rng=${d.width}x${d.width}-${d.height}x${d.height}\n`);
-      }
+      if (rest[0] === "displays") ctx.out(dumpsysWindowDisplays(ctx.host.phone));
       dumpsysWindow(ctx);
       return 0;
     case "package":
@@ -454,13 +445,25 @@ const dumpsys = (ctx: CommandContext) => {
       dumpsysPower(ctx);
       return 0;
     case "display":
-      dumpsysDisplay(ctx);
+      ctx.out(dumpsysDisplay(ctx.host.phone));
       return 0;
+    case "input":
+      ctx.out(dumpsysInput(ctx.host.phone));
+      return 0;
+    case "SurfaceFlinger": {
+      const out = dumpsysSurfaceFlinger(ctx.host.phone, rest);
+      if (out === null) {
+        ctx.err("SurfaceFlinger: only `dumpsys SurfaceFlinger --display-id` is kept on this phone\n");
+        return 1;
+      }
+      ctx.out(out);
+      return 0;
+    }
     case undefined:
-      ctx.out("Currently running services:\n  activity\n  battery\n  display\n  input_method\n  package\n  power\n  window\n");
+      ctx.out("Currently running services:\n  SurfaceFlinger\n  activity\n  battery\n  display\n  input\n  input_method\n  package\n  power\n  window\n");
       return 0;
     case "-l":
-      ctx.out("Currently running services:\n  activity\n  battery\n  display\n  input_method\n  package\n  power\n  window\n");
+      ctx.out("Currently running services:\n  SurfaceFlinger\n  activity\n  battery\n  display\n  input\n  input_method\n  package\n  power\n  window\n");
       return 0;
     default:
       ctx.err(`Can't find service: ${service}\n`);

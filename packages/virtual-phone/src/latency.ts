@@ -1,0 +1,66 @@
+// The delays of a mid-range Android phone for what agents do most, so timing tuned against the virtual phone
+// holds on hardware. "none" keeps the phone as fast as it can render.
+import { seededRandom } from "./scenario/runtime.ts";
+
+export const LATENCY_PROFILES = ["none", "realistic"] as const;
+export type LatencyProfile = (typeof LATENCY_PROFILES)[number];
+
+interface Delay {
+  /** Typical time on a mid-range phone. */
+  ms: number;
+  /** ± this fraction of `ms`, drawn from the phone's seed. */
+  jitter: number;
+}
+
+// screencap -p encodes a full-resolution PNG on the CPU; uiautomator and input start an app_process each time.
+const REALISTIC: Record<string, Delay> = {
+  "screencap -p": { ms: 450, jitter: 0.25 },
+  screencap: { ms: 180, jitter: 0.25 },
+  "uiautomator dump": { ms: 1200, jitter: 0.2 },
+  "input text": { ms: 380, jitter: 0.2 },
+  input: { ms: 280, jitter: 0.2 },
+  "am start": { ms: 700, jitter: 0.3 },
+  monkey: { ms: 800, jitter: 0.3 },
+};
+
+/** Which entry of the profile a command falls under, or null when it runs at full speed. */
+function kindOf(argv: string[]): string | null {
+  const [cmd, sub] = argv;
+  if (cmd === "screencap") return argv.includes("-p") || argv.some((a) => a.endsWith(".png")) ? "screencap -p" : "screencap";
+  if (cmd === "uiautomator" && sub === "dump") return "uiautomator dump";
+  if (cmd === "input") return argv.includes("text") ? "input text" : "input";
+  if (cmd === "am" && (sub === "start" || sub === "start-activity")) return "am start";
+  if (cmd === "monkey") return "monkey";
+  return null;
+}
+
+/** `input swipe x1 y1 x2 y2 [ms]` (and draganddrop) block for the gesture's own duration on a phone. */
+function gestureMs(argv: string[]): number {
+  const i = argv.findIndex((a) => a === "swipe" || a === "draganddrop");
+  if (i < 0) return 0;
+  const ms = Number(argv[i + 5]);
+  return Number.isFinite(ms) && ms >= 0 ? ms : 300;
+}
+
+export class Latency {
+  #draws = 0;
+  constructor(
+    readonly profile: LatencyProfile,
+    readonly seed: number,
+  ) {}
+
+  /** How long this command takes before it answers; 0 with the "none" profile. */
+  delayFor(argv: string[]): number {
+    if (this.profile === "none") return 0;
+    const kind = kindOf(argv);
+    if (!kind) return 0;
+    const d = REALISTIC[kind]!;
+    const r = seededRandom(this.seed, `latency:${kind}`, this.#draws++);
+    return Math.round(d.ms * (1 + d.jitter * (2 * r - 1))) + gestureMs(argv);
+  }
+
+  /** The typical delays, for documentation and benchmarks. */
+  static typical(): Record<string, number> {
+    return Object.fromEntries(Object.entries(REALISTIC).map(([k, v]) => [k, v.ms]));
+  }
+}
