@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { createTestDatabase, seedAgent, seedGoal, seedTodos, type TestDatabase } from "../testing/index.ts";
-import { claimTodo } from "../services/todo/claim-todo.ts";
+import { claimNext } from "../services/todo/claim-next.ts";
 import { completeTodo } from "../services/todo/complete-todo.ts";
 
 let t: TestDatabase;
@@ -30,12 +30,12 @@ describe("event announcements", () => {
     const goal = await seedGoal(t.db);
     await seedTodos(t.db, goal.id, 2);
     const agent = await seedAgent(t.db);
-    const c = await claimTodo(t.db, { agentId: agent.id, goalId: goal.id });
+    const c = await claimNext(t.db, { agentId: agent.id, goalId: goal.id });
     if (!c.claimed) throw new Error("no claim");
     await completeTodo(t.db, { todoId: c.todo.id, agentId: agent.id, leaseKey: c.lease.leaseKey });
     // The same operators inside a caller's transaction leave the announcement to the trigger.
     await t.db.$transaction(async (tx) => {
-      const c2 = await claimTodo(tx, { agentId: agent.id, goalId: goal.id });
+      const c2 = await claimNext(tx, { agentId: agent.id, goalId: goal.id });
       if (!c2.claimed) throw new Error("no claim");
       await completeTodo(tx, { todoId: c2.todo.id, agentId: agent.id, leaseKey: c2.lease.leaseKey });
     });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, seedClaimed, seedGoal, type TestDatabase } from "../../testing/index.ts";
 import { type StateError } from "../../domain/errors.ts";
-import { appendEvidence, EVIDENCE_KINDS } from "./append-evidence.ts";
+import { appendEvidence } from "./append-evidence.ts";
+import { EVIDENCE_KINDS } from "../../domain/vocabulary.ts";
 import { getBlob, putBlob } from "./put-blob.ts";
 
 let t: TestDatabase;

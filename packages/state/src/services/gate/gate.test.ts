@@ -36,7 +36,7 @@ describe("gates", () => {
   it("only a member whose role may answer can resolve; answers must be one of the options", async () => {
     const goal = await seedGoal(t.db);
     const ev = await appendEvidence(t.db, { goalId: goal.id, kind: "anomaly", summary: "Payment screen appeared", idempotencyKey: `${goal.id}-e1` });
-    const gate = await openGate(t.db, { goalId: goal.id, question: "Which card should pay the deposit?", options: ["visa", "amex"], evidenceIds: [ev.evidence.id], answerRoles: ["owner"] });
+    const { gate } = await openGate(t.db, { goalId: goal.id, question: "Which card should pay the deposit?", options: ["visa", "amex"], evidenceIds: [ev.evidence.id], answerRoles: ["owner"] });
     const viewer = await seedMember(t.db, "viewer");
     const owner = await seedMember(t.db, "owner");
     const forbidden = await resolveGate(t.db, { gateId: gate.id, memberId: viewer.id, decision: "answer", answer: "visa", rationale: "r" }).catch((e: StateError) => e);
@@ -59,6 +59,24 @@ describe("gates", () => {
     const late = await resolveGate(t.db, { gateId: gate.id, memberId: owner.id, decision: "approve", rationale: "ok" }).catch((e: StateError) => e);
     expect((late as StateError).code).toBe("CONFLICT");
     expect((late as StateError).message).toContain("expired");
+  });
+
+  it("opening with a used key returns the first gate, never a second; the key on another question is a CONFLICT", async () => {
+    const goal = await seedGoal(t.db);
+    const key = `${goal.id}:ask-party-size`;
+    const ask = { goalId: goal.id, question: "How many people is the table for?", options: ["2", "4"], idempotencyKey: key };
+    const [one, two] = await Promise.all([openGate(t.db, ask), openGate(t.db, ask)]);
+    expect(one.gate.id).toBe(two.gate.id);
+    expect([one.created, two.created].sort()).toEqual([false, true]);
+    const again = await openGate(t.db, ask);
+    expect(again).toMatchObject({ created: false, gate: { id: one.gate.id, idempotencyKey: key } });
+    expect(await t.db.gate.count({ where: { goalId: goal.id } })).toBe(1);
+    expect(await t.db.event.count({ where: { goalId: goal.id, operator: "gate.open" } })).toBe(1);
+    const other = await openGate(t.db, { ...ask, question: "Which evening suits everyone?" }).catch((e: StateError) => e);
+    expect((other as StateError).code).toBe("CONFLICT");
+    expect((other as StateError).message).toContain(one.gate.id);
+    const elsewhere = await seedGoal(t.db);
+    expect(((await openGate(t.db, { ...ask, goalId: elsewhere.id }).catch((e: StateError) => e)) as StateError).code).toBe("CONFLICT");
   });
 
   it("refuses a vague question", async () => {

@@ -2,13 +2,14 @@
 // between "which todo" and "take it" for a crash or a rival to fall into. Todos of a goal run in order: only a
 // goal's first todo that is not done or superseded can be claimed, when it is pending or its holder's lease
 // expired (a reclaim, with a new epoch), the agent has every capability it requires, the goal is active and no
-// gate is open on the goal. Without goalId the oldest active goal with such a todo wins.
+// gate is open on it (on the goal as a whole or on that todo; the turn router counts the same gates). Without
+// goalId the oldest active goal with such a todo wins.
 import { z } from "zod";
 import type { Lease, Todo } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { Id, IdempotencyKey, TtlMs } from "../../domain/schemas.ts";
-import { actorOf, atParam, isUniqueViolation, randomId, rawStatement, timeCte, type DbOrTx, type OperatorContext } from "../operator.ts";
+import { actorOf, atParam, inTx, isUniqueViolation, randomId, rawStatement, timeCte, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { DEFAULT_LEASE_TTL_MS, replayClaim, requireAgent, type ClaimResult } from "./claim-result.ts";
 import { normalizeTodo } from "./held.ts";
 
@@ -33,7 +34,6 @@ const CLAIM_NEXT_SQL = `
     FROM "Todo" t JOIN "Goal" g ON g."id" = t."goalId"
     WHERE g."status" = 'active' AND ($2::text IS NULL OR t."goalId" = $2::text)
       AND t."state" NOT IN ('done', 'superseded')
-      AND NOT EXISTS (SELECT 1 FROM "Gate" gt WHERE gt."goalId" = t."goalId" AND gt."status" = 'open')
     ORDER BY t."goalId", t."position", t."createdAt", t."id"
   ),
   cand AS (
@@ -43,6 +43,7 @@ const CLAIM_NEXT_SQL = `
       LEFT JOIN "Lease" l ON l."todoId" = t."id" AND l."status" = 'active', tm
     WHERE (t."state" = 'pending' OR (t."state" IN ('claimed', 'running', 'validating') AND l."expiresAt" <= tm."now"))
       AND COALESCE(t."requiredCapabilities", '{}') <@ (SELECT COALESCE(a."capabilities", '{}') FROM "Agent" a WHERE a."id" = $3::text)
+      AND NOT EXISTS (SELECT 1 FROM "Gate" gt WHERE gt."goalId" = t."goalId" AND gt."status" = 'open' AND (gt."todoId" IS NULL OR gt."todoId" = t."id"))
     ORDER BY h."goalCreatedAt", h."goalId"
     LIMIT 1
     FOR UPDATE OF t SKIP LOCKED
@@ -93,10 +94,21 @@ export async function claimNext(db: DbOrTx, raw: ClaimNextInput, ctx?: OperatorC
     if (replay) return replay;
   }
   const key = input.idempotencyKey ?? randomId("lk");
-  const leaseId = randomId("lease");
+  const params = [atParam(ctx), input.goalId ?? null, input.agentId, randomId("lease"), input.ttlMs, key, actorOf(ctx, input.agentId)];
   let rows: ClaimRow[];
   try {
-    rows = await rawStatement<ClaimRow>(db, CLAIM_NEXT_SQL, [atParam(ctx), input.goalId ?? null, input.agentId, leaseId, input.ttlMs, key, actorOf(ctx, input.agentId)]);
+    if (!input.idempotencyKey) {
+      rows = await rawStatement<ClaimRow>(db, CLAIM_NEXT_SQL, params);
+    } else {
+      // With a key, the statement runs behind a lock on that key: a retry racing its original waits for it and
+      // then returns the original's lease (the decision and the claim are still the one statement).
+      const out = await inTx(db, async (tx) => {
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`phoneloop.lease:${key}`}, 0))`;
+        return (await replayClaim(tx, input.agentId, key)) ?? (await rawStatement<ClaimRow>(tx, CLAIM_NEXT_SQL, params));
+      });
+      if (!Array.isArray(out)) return out;
+      rows = out;
+    }
   } catch (e) {
     // Lost a race on the same idempotency key: the other call won, so this is a replay.
     if (isUniqueViolation(e) && input.idempotencyKey) {
@@ -131,14 +143,18 @@ async function whyNothing(db: DbOrTx, input: { agentId: string; goalId?: string 
   const goal = await db.goal.findUnique({ where: { id: input.goalId }, select: { status: true } });
   if (!goal) throw new StateError("NOT_FOUND", `Goal ${input.goalId} does not exist.`, { goalId: input.goalId });
   if (goal.status !== "active") return `Goal ${input.goalId} is ${goal.status}; its todos are claimed again once it is active.`;
-  const gate = await db.gate.findFirst({ where: { goalId: input.goalId, status: "open" }, orderBy: { createdAt: "asc" }, select: { id: true, question: true } });
-  if (gate) return `Gate ${gate.id} is open on goal ${input.goalId} and waits for an answer: ${gate.question}`;
   const head = await db.todo.findFirst({
     where: { goalId: input.goalId, state: { notIn: ["done", "superseded"] } },
     orderBy: [{ position: "asc" }, { createdAt: "asc" }, { id: "asc" }],
     include: { leases: { where: { status: "active" } } },
   });
   if (!head) return `Every todo of goal ${input.goalId} is done or superseded; nothing is left to claim.`;
+  const gate = await db.gate.findFirst({
+    where: { goalId: input.goalId, status: "open", OR: [{ todoId: null }, { todoId: head.id }] },
+    orderBy: { createdAt: "asc" },
+    select: { id: true, question: true },
+  });
+  if (gate) return `Gate ${gate.id} is open on the next todo, ${head.id}, and waits for an answer: ${gate.question}`;
   const missing = (head.requiredCapabilities ?? []).filter((c) => !agent.capabilities.includes(c));
   if (missing.length) return `The next todo, ${head.id}, needs capabilities ${input.agentId} lacks: ${missing.join(", ")}.`;
   if (head.state === "blocked" || head.state === "failed") {

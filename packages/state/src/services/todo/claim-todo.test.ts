@@ -17,72 +17,55 @@ afterAll(async () => {
 
 const err = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as StateError);
 
-describe("claim", () => {
-  it("32 concurrent claimers over 200 todos: each todo is claimed exactly once", async () => {
+describe("claim (a named todo)", () => {
+  it("claims a pending todo; a second claim of the held todo is a CONFLICT naming the holder", async () => {
     const goal = await seedGoal(t.db);
-    const todos = await seedTodos(t.db, goal.id, 200);
-    const agents = await Promise.all(Array.from({ length: 32 }, () => seedAgent(t.db)));
-    const claimedBy = new Map<string, string[]>();
-    await Promise.all(
-      agents.map(async (agent) => {
-        for (;;) {
-          const r = await claimTodo(t.db, { agentId: agent.id, goalId: goal.id });
-          if (!r.claimed) return;
-          claimedBy.set(r.todo.id, [...(claimedBy.get(r.todo.id) ?? []), agent.id]);
-        }
-      }),
-    );
-    expect(claimedBy.size).toBe(200);
-    for (const owners of claimedBy.values()) expect(owners).toHaveLength(1);
-    expect(await t.db.lease.count({ where: { todo: { goalId: goal.id } } })).toBe(200);
-    expect(await t.db.todo.count({ where: { goalId: goal.id, state: "claimed" } })).toBe(200);
-    expect(await t.db.event.count({ where: { goalId: goal.id, operator: "todo.claim" } })).toBe(200);
-    expect(new Set(todos.map((x) => x.id))).toEqual(new Set(claimedBy.keys()));
+    const [todo] = await seedTodos(t.db, goal.id, 1);
+    const [one, two] = [await seedAgent(t.db), await seedAgent(t.db)];
+    const r = await claimTodo(t.db, { agentId: one.id, todoId: todo!.id });
+    expect(r).toMatchObject({ claimed: true, todo: { id: todo!.id, state: "claimed" }, lease: { ownerId: one.id, epoch: 1 }, reclaimedFrom: null, duplicate: false });
+    const e = await err(claimTodo(t.db, { agentId: two.id, todoId: todo!.id }));
+    expect(e?.code).toBe("CONFLICT");
+    expect(e?.details.currentHolder).toBe(one.id);
   });
 
-  it("matches capabilities by containment and takes todos in plan order", async () => {
+  it("needs the todo's capabilities", async () => {
     const goal = await seedGoal(t.db);
     const [needsCamera] = await seedTodos(t.db, goal.id, 1, { requiredCapabilities: ["android", "camera"] });
-    const [plain] = await seedTodos(t.db, goal.id, 1, { requiredCapabilities: ["android"] });
     const basic = await seedAgent(t.db, { capabilities: ["android"] });
-    const r = await claimTodo(t.db, { agentId: basic.id, goalId: goal.id });
-    expect(r.claimed && r.todo.id).toBe(plain!.id);
-    expect((await claimTodo(t.db, { agentId: basic.id, goalId: goal.id })).claimed).toBe(false);
     const e = await err(claimTodo(t.db, { agentId: basic.id, todoId: needsCamera!.id }));
     expect(e?.code).toBe("FORBIDDEN");
     expect(e?.message).toContain("camera");
-    const full = await seedAgent(t.db, { capabilities: ["android", "camera", "sms"] });
-    const r2 = await claimTodo(t.db, { agentId: full.id, goalId: goal.id });
-    expect(r2.claimed && r2.todo.id).toBe(needsCamera!.id);
   });
 
   it("a retried claim with the same idempotency key returns the same lease", async () => {
     const goal = await seedGoal(t.db);
-    await seedTodos(t.db, goal.id, 3);
+    const [todo] = await seedTodos(t.db, goal.id, 1);
     const agent = await seedAgent(t.db);
     const [a, b] = await Promise.all([
-      claimTodo(t.db, { agentId: agent.id, goalId: goal.id, idempotencyKey: `k-${goal.id}` }),
-      claimTodo(t.db, { agentId: agent.id, goalId: goal.id, idempotencyKey: `k-${goal.id}` }),
+      claimTodo(t.db, { agentId: agent.id, todoId: todo!.id, idempotencyKey: `k-${goal.id}` }),
+      claimTodo(t.db, { agentId: agent.id, todoId: todo!.id, idempotencyKey: `k-${goal.id}` }),
     ]);
     expect(a.claimed && b.claimed).toBe(true);
     if (a.claimed && b.claimed) expect(a.lease.id).toBe(b.lease.id);
     expect(await t.db.lease.count({ where: { todo: { goalId: goal.id } } })).toBe(1);
   });
 
-  it("skips paused goals and names unregistered agents", async () => {
+  it("refuses paused goals and names unregistered agents", async () => {
     const goal = await seedGoal(t.db);
     const [todo] = await seedTodos(t.db, goal.id, 1);
     const agent = await seedAgent(t.db);
     await pauseGoal(t.db, { goalId: goal.id });
-    expect((await claimTodo(t.db, { agentId: agent.id, goalId: goal.id })).claimed).toBe(false);
     expect((await err(claimTodo(t.db, { agentId: agent.id, todoId: todo!.id })))?.code).toBe("PRECONDITION_FAILED");
-    expect((await err(claimTodo(t.db, { agentId: "agent_nobody", goalId: goal.id })))?.code).toBe("NOT_FOUND");
+    expect((await err(claimTodo(t.db, { agentId: "agent_nobody", todoId: todo!.id })))?.code).toBe("NOT_FOUND");
   });
 
-  it("rejects invalid input naming the field", async () => {
-    const e = await err(claimTodo(t.db, { agentId: "a", ttlMs: -5 }));
+  it("rejects invalid input naming the field (a todo must be named: the next one is claimNext)", async () => {
+    const e = await err(claimTodo(t.db, { agentId: "a", todoId: "t", ttlMs: -5 }));
     expect(e?.code).toBe("INVALID_INPUT");
     expect(e?.message).toContain("ttlMs");
+    const none = await err(claimTodo(t.db, { agentId: "a" } as never));
+    expect(none?.message).toContain("todoId");
   });
 });
 
@@ -102,7 +85,7 @@ describe("lease expiry", () => {
     expect(early?.message).toMatch(/expired/);
 
     const peer = await seedAgent(t.db, {}, ctx);
-    const re = await claimTodo(t.db, { agentId: peer.id, goalId: todo.goalId }, ctx);
+    const re = await claimTodo(t.db, { agentId: peer.id, todoId: todo.id }, ctx);
     expect(re.claimed).toBe(true);
     if (!re.claimed) return;
     expect(re.todo.id).toBe(todo.id);
@@ -148,16 +131,16 @@ describe("lease expiry", () => {
 
     const moved = await transferLease(t.db, { todoId: todo.id, agentId: agent.id, leaseKey: claim.lease.leaseKey, toAgentId: peer.id }, ctx);
     expect(moved.ownerId).toBe(peer.id);
-    expect(moved.idempotencyKey).not.toBe(claim.lease.leaseKey);
+    expect(moved.leaseKey).not.toBe(claim.lease.leaseKey);
     const stale = await err(startTodo(t.db, { todoId: todo.id, agentId: agent.id, leaseKey: claim.lease.leaseKey }, ctx));
     expect(stale?.code).toBe("CONFLICT");
     expect(stale?.message).toContain("transferred");
     expect(stale?.details.currentHolder).toBe(peer.id);
-    await startTodo(t.db, { todoId: todo.id, agentId: peer.id, leaseKey: moved.idempotencyKey }, ctx);
-    const released = await releaseLease(t.db, { todoId: todo.id, agentId: peer.id, leaseKey: moved.idempotencyKey }, ctx);
+    await startTodo(t.db, { todoId: todo.id, agentId: peer.id, leaseKey: moved.leaseKey }, ctx);
+    const released = await releaseLease(t.db, { todoId: todo.id, agentId: peer.id, leaseKey: moved.leaseKey }, ctx);
     expect(released.todo.state).toBe("pending");
     clock.advance(100_000);
-    const expiredRenew = await err(renewLease(t.db, { todoId: todo.id, agentId: peer.id, leaseKey: moved.idempotencyKey }, ctx));
+    const expiredRenew = await err(renewLease(t.db, { todoId: todo.id, agentId: peer.id, leaseKey: moved.leaseKey }, ctx));
     expect(expiredRenew?.code).toBe("CONFLICT");
   });
 });

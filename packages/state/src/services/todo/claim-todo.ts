@@ -27,7 +27,12 @@ export async function claimTodo(db: DbOrTx, raw: ClaimTodoInput, ctx?: OperatorC
     if (replay) return replay;
   }
   try {
-    return await inTx(db, async (tx) => claimLocked(tx, await lockTodo(tx, input.todoId, ctx), { ...input, key, actor }, ctx));
+    return await inTx(db, async (tx) => {
+      const todo = await lockTodo(tx, input.todoId, ctx);
+      // A retry that waited on the todo's lock behind its original finds the original's lease here.
+      const replay = input.idempotencyKey ? await replayClaim(tx, input.agentId, input.idempotencyKey) : null;
+      return replay ?? claimLocked(tx, todo, { ...input, key, actor }, ctx);
+    });
   } catch (e) {
     // Lost a race on the same idempotency key: the other claim won, so this is a replay.
     if (isUniqueViolation(e) && input.idempotencyKey) {
