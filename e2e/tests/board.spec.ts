@@ -7,9 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test } from "@playwright/test";
-import { createTRPCClient, httpLink } from "@trpc/client";
-import superjson from "superjson";
-import { createApiServer, type ApiServer, type AppRouter } from "@phoneloop/api";
+import { createApiServer, type ApiServer } from "@phoneloop/api";
+import { createApiClient } from "@phoneloop/client";
 import { applyMigrations, createDb, startEmbeddedPostgres, type Db, type RunningPostgres } from "@phoneloop/state";
 
 const webDir = fileURLToPath(new URL("../../apps/web/", import.meta.url));
@@ -21,10 +20,8 @@ let api: ApiServer;
 let web: ChildProcess;
 let webUrl: string;
 
-function apiClient(who: { member?: string } = {}) {
-  return createTRPCClient<AppRouter>({
-    links: [httpLink({ url: `${api.url}/trpc`, transformer: superjson, headers: who.member ? { "x-phoneloop-member": who.member } : {} })],
-  });
+function apiClient(who: { memberId?: string } = {}) {
+  return createApiClient({ apiUrl: api.url, credentials: who });
 }
 
 async function freePort(): Promise<number> {
@@ -133,6 +130,6 @@ test("the attention queue shows an open gate and drops it when a member resolves
   await expect(item).toContainText("Question for an owner");
   await expect(page.locator('[data-stream="live"]')).toBeVisible();
 
-  await apiClient({ member: "m_e2e_owner" }).gate.resolve.mutate({ gateId: gate.id, decision: "answer", answer: "pay", rationale: "worth it" });
+  await apiClient({ memberId: "m_e2e_owner" }).gate.resolve.mutate({ gateId: gate.id, decision: "answer", answer: "pay", rationale: "worth it" });
   await expect(item).toHaveCount(0);
 });

@@ -6,7 +6,7 @@ import { StateError, StateErrorCode } from "@phoneloop/state";
 import { createTestDatabase, seedAgent, seedClaimed, seedGate, seedGoal, seedMember, type TestDatabase } from "@phoneloop/state/testing";
 import { createApiServer, type ApiServer } from "./api-server.ts";
 import { STATE_TO_TRPC_CODE } from "./errors.ts";
-import { testClient } from "./test-client.ts";
+import { createApiClient } from "@phoneloop/client";
 import { createCallerFactory, createTRPCRouter, publicProcedure } from "./trpc.ts";
 
 let t: TestDatabase;
@@ -64,21 +64,21 @@ describe("state error codes", () => {
 
 describe("operators over HTTP", () => {
   it("NOT_FOUND: a goal that does not exist", async () => {
-    const f = await failure(testClient(api.url).goal.pause.mutate({ goalId: "goal_missing" }));
+    const f = await failure(createApiClient({ apiUrl: api.url }).goal.pause.mutate({ goalId: "goal_missing" }));
     expect(f).toMatchObject({ status: 404, code: "NOT_FOUND", data: { stateCode: "NOT_FOUND" } });
     expect(f.message).toContain("goal_missing");
   });
 
   it("CONFLICT: creating a goal whose id is taken", async () => {
     const goal = await seedGoal(t.db);
-    const f = await failure(testClient(api.url).goal.create.mutate({ id: goal.id, title: "Again", objective: "x", createdBy: "m" }));
+    const f = await failure(createApiClient({ apiUrl: api.url }).goal.create.mutate({ id: goal.id, title: "Again", objective: "x", createdBy: "m" }));
     expect(f).toMatchObject({ status: 409, code: "CONFLICT" });
     expect(f.message).toContain("pick another id");
   });
 
   it("ILLEGAL_TRANSITION: resuming an active goal is a precondition failure naming what may happen", async () => {
     const goal = await seedGoal(t.db);
-    const f = await failure(testClient(api.url).goal.resume.mutate({ goalId: goal.id }));
+    const f = await failure(createApiClient({ apiUrl: api.url }).goal.resume.mutate({ goalId: goal.id }));
     expect(f).toMatchObject({ status: 412, code: "PRECONDITION_FAILED", data: { stateCode: "ILLEGAL_TRANSITION" } });
     expect(f.message).toMatch(/Cannot resume .* it is active/);
   });
@@ -86,7 +86,7 @@ describe("operators over HTTP", () => {
   it("CONFLICT: a write with someone else's lease names the holder", async () => {
     const { todo, agent } = await seedClaimed(t.db);
     const other = await seedAgent(t.db);
-    const f = await failure(testClient(api.url, { agent: other.id }).todo.start.mutate({ todoId: todo.id, agentId: other.id, leaseKey: "not-mine" }));
+    const f = await failure(createApiClient({ apiUrl: api.url, credentials: { agentId: other.id } }).todo.start.mutate({ todoId: todo.id, agentId: other.id, leaseKey: "not-mine" }));
     expect(f).toMatchObject({ status: 409, code: "CONFLICT" });
     expect(f.message).toContain(agent.id);
   });
@@ -94,7 +94,7 @@ describe("operators over HTTP", () => {
   it("QUOTA_EXCEEDED: spending past a policy is 429 with what remains", async () => {
     const goal = await seedGoal(t.db);
     const agent = await seedAgent(t.db);
-    const client = testClient(api.url, { agent: agent.id });
+    const client = createApiClient({ apiUrl: api.url, credentials: { agentId: agent.id } });
     await client.quota.setPolicy.mutate({ scope: "goal", goalId: goal.id, windowMs: 3_600_000, maxSteps: 2 });
     await client.quota.spend.mutate({ key: "k1", goalId: goal.id, agentId: agent.id, steps: 2 });
     const f = await failure(client.quota.spend.mutate({ key: "k2", goalId: goal.id, agentId: agent.id, steps: 1 }));
@@ -105,14 +105,14 @@ describe("operators over HTTP", () => {
   describe("gate resolve needs a member", () => {
     it("UNAUTHORIZED without x-phoneloop-member, saying how to send it", async () => {
       const gate = await seedGate(t.db, (await seedGoal(t.db)).id);
-      const f = await failure(testClient(api.url).gate.resolve.mutate({ gateId: gate.id, decision: "approve", rationale: "ok" }));
+      const f = await failure(createApiClient({ apiUrl: api.url }).gate.resolve.mutate({ gateId: gate.id, decision: "approve", rationale: "ok" }));
       expect(f).toMatchObject({ status: 401, code: "UNAUTHORIZED" });
       expect(f.message).toContain("x-phoneloop-member");
     });
 
     it("FORBIDDEN for an unknown member id", async () => {
       const gate = await seedGate(t.db, (await seedGoal(t.db)).id);
-      const f = await failure(testClient(api.url, { member: "m_nobody" }).gate.resolve.mutate({ gateId: gate.id, decision: "approve", rationale: "ok" }));
+      const f = await failure(createApiClient({ apiUrl: api.url, credentials: { memberId: "m_nobody" } }).gate.resolve.mutate({ gateId: gate.id, decision: "approve", rationale: "ok" }));
       expect(f).toMatchObject({ status: 403, code: "FORBIDDEN" });
       expect(f.message).toContain("m_nobody");
     });
@@ -120,7 +120,7 @@ describe("operators over HTTP", () => {
     it("FORBIDDEN for a member whose role may not answer", async () => {
       const gate = await seedGate(t.db, (await seedGoal(t.db)).id, { answerRoles: ["owner"] });
       const viewer = await seedMember(t.db, "viewer", "Vera Viewer");
-      const f = await failure(testClient(api.url, { member: viewer.id }).gate.resolve.mutate({ gateId: gate.id, decision: "approve", rationale: "ok" }));
+      const f = await failure(createApiClient({ apiUrl: api.url, credentials: { memberId: viewer.id } }).gate.resolve.mutate({ gateId: gate.id, decision: "approve", rationale: "ok" }));
       expect(f).toMatchObject({ status: 403, code: "FORBIDDEN", data: { stateCode: "FORBIDDEN" } });
       expect(f.message).toContain("owner");
     });
@@ -128,7 +128,7 @@ describe("operators over HTTP", () => {
     it("INVALID_INPUT from the operator (an answer outside the options) names the field", async () => {
       const gate = await seedGate(t.db, (await seedGoal(t.db)).id, { options: ["pay", "skip"] });
       const owner = await seedMember(t.db, "owner");
-      const f = await failure(testClient(api.url, { member: owner.id }).gate.resolve.mutate({ gateId: gate.id, decision: "answer", answer: "maybe", rationale: "hm" }));
+      const f = await failure(createApiClient({ apiUrl: api.url, credentials: { memberId: owner.id } }).gate.resolve.mutate({ gateId: gate.id, decision: "answer", answer: "maybe", rationale: "hm" }));
       expect(f).toMatchObject({ status: 400, code: "BAD_REQUEST", data: { stateCode: "INVALID_INPUT" } });
       expect(f.message).toContain("answer");
       expect((f.data.issues as { path: string }[]).map((i) => i.path)).toContain("answer");
@@ -137,9 +137,9 @@ describe("operators over HTTP", () => {
     it("resolves as the calling member, and a second resolution is a CONFLICT naming who decided", async () => {
       const gate = await seedGate(t.db, (await seedGoal(t.db)).id);
       const owner = await seedMember(t.db, "owner", "Olive Owner");
-      const resolved = await testClient(api.url, { member: owner.id }).gate.resolve.mutate({ gateId: gate.id, decision: "answer", answer: "pay", rationale: "worth it" });
+      const resolved = await createApiClient({ apiUrl: api.url, credentials: { memberId: owner.id } }).gate.resolve.mutate({ gateId: gate.id, decision: "answer", answer: "pay", rationale: "worth it" });
       expect(resolved).toMatchObject({ status: "answered", answer: "pay", resolvedBy: owner.id });
-      const f = await failure(testClient(api.url, { member: owner.id }).gate.resolve.mutate({ gateId: gate.id, decision: "deny", rationale: "changed my mind" }));
+      const f = await failure(createApiClient({ apiUrl: api.url, credentials: { memberId: owner.id } }).gate.resolve.mutate({ gateId: gate.id, decision: "deny", rationale: "changed my mind" }));
       expect(f).toMatchObject({ status: 409, code: "CONFLICT" });
       expect(f.message).toContain(owner.id);
     });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@phoneloop/state/testing";
 import { createApiServer, type ApiServer } from "./api-server.ts";
 import { EVENTS_APPLICATION_NAME, type StreamedEvent } from "./events.ts";
-import { testClient } from "./test-client.ts";
+import { createApiClient } from "@phoneloop/client";
 
 let t: TestDatabase;
 let a: ApiServer;
@@ -30,7 +30,7 @@ function collect(baseUrl: string, input: { goalId?: string; lastEventId?: string
   let started!: () => void;
   const ready = new Promise<void>((r) => (started = r));
   const waiters: { n: number; resolve: () => void }[] = [];
-  const sub = testClient(baseUrl).event.stream.subscribe(input, {
+  const sub = createApiClient({ apiUrl: baseUrl }).event.stream.subscribe(input, {
     onStarted: () => started(),
     onData: ({ data }) => {
       received.push(data);
@@ -50,7 +50,7 @@ describe("event stream", () => {
   it("delivers an event committed by an operator called through another API instance", async () => {
     const onA = collect(a.url, {});
     await onA.ready;
-    const goal = await testClient(b.url, { member: "m_planner" }).goal.create.mutate({
+    const goal = await createApiClient({ apiUrl: b.url, credentials: { memberId: "m_planner" } }).goal.create.mutate({
       title: "Compare prices",
       objective: "Find the cheapest listing",
       createdBy: "m_planner",
@@ -66,7 +66,7 @@ describe("event stream", () => {
     const goalId = `goal_burst_${Date.now().toString(36)}`;
     const onA = collect(a.url, { goalId });
     await onA.ready;
-    const client = testClient(b.url);
+    const client = createApiClient({ apiUrl: b.url });
     await client.goal.create.mutate({ id: goalId, title: "Burst", objective: "Many todos", createdBy: "m_planner" });
     await Promise.all(
       Array.from({ length: 10 }, (_, n) => client.todo.add.mutate({ goalId, todos: [{ title: `step ${n}` }] })),
@@ -101,7 +101,7 @@ describe("event stream", () => {
 
   it("keeps streaming after its LISTEN connection is cut, catching up on what was committed meanwhile", async () => {
     const goalId = `goal_cut_${Date.now().toString(36)}`;
-    const client = testClient(b.url);
+    const client = createApiClient({ apiUrl: b.url });
     await client.goal.create.mutate({ id: goalId, title: "Cut", objective: "Survive a dropped connection", createdBy: "m_planner" });
     const onA = collect(a.url, { goalId });
     await onA.ready;

@@ -11,6 +11,8 @@ export interface EventHandlers {
   onStarted?(): void;
   /** The stream failed and will not reconnect by itself. */
   onError?(error: unknown): void;
+  /** The connection is being (re)established, or is live again. */
+  onConnectionState?(state: "connecting" | "live"): void;
 }
 
 export interface EventSubscription {
@@ -24,6 +26,10 @@ export function subscribeEvents(client: ApiClient, filter: { goalId?: string; la
       onStarted: () => handlers.onStarted?.(),
       onData: ({ data }) => handlers.onEvent(data),
       onError: (e) => handlers.onError?.(e),
+      onConnectionStateChange: (c) => {
+        if (c.state === "connecting") handlers.onConnectionState?.("connecting");
+        if (c.state === "pending") handlers.onConnectionState?.("live");
+      },
     },
   );
 }

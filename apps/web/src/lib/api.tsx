@@ -1,23 +1,9 @@
 "use client";
-// The web app talks to the API over HTTP: batched queries, and the event stream over SSE.
-import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink, TRPCClientError } from "@trpc/client";
+// The web app talks to the API through packages/client: batched queries, and the event stream over SSE.
+import { API_UNREACHABLE, codeOf, createApiClient, toControlPlaneError, type ApiClient } from "@phoneloop/client";
 import { createContext, useContext, useMemo, type ReactNode } from "react";
-import superjson from "superjson";
-import type { AppRouter } from "@phoneloop/api";
 
-export function createApiClient(apiUrl: string) {
-  const url = `${apiUrl}/trpc`;
-  return createTRPCClient<AppRouter>({
-    links: [
-      splitLink({
-        condition: (op) => op.type === "subscription",
-        true: httpSubscriptionLink({ url, transformer: superjson }),
-        false: httpBatchLink({ url, transformer: superjson }),
-      }),
-    ],
-  });
-}
-export type ApiClient = ReturnType<typeof createApiClient>;
+export type { ApiClient } from "@phoneloop/client";
 
 interface ApiContextValue {
   apiUrl: string;
@@ -27,7 +13,7 @@ interface ApiContextValue {
 const ApiContext = createContext<ApiContextValue | null>(null);
 
 export function ApiProvider({ apiUrl, children }: { apiUrl: string; children: ReactNode }) {
-  const value = useMemo(() => ({ apiUrl, client: createApiClient(apiUrl) }), [apiUrl]);
+  const value = useMemo(() => ({ apiUrl, client: createApiClient({ apiUrl }) }), [apiUrl]);
   return <ApiContext.Provider value={value}>{children}</ApiContext.Provider>;
 }
 
@@ -43,12 +29,10 @@ export interface LoadProblem {
   message: string;
 }
 
-export function describeProblem(e: unknown): LoadProblem {
-  if (e instanceof TRPCClientError) {
-    const data = e.data as { code?: string; httpStatus?: number } | undefined;
-    if (!data?.code) return { kind: "unreachable", message: e.message };
-    if (data.code === "NOT_FOUND") return { kind: "not_found", message: e.message };
-    return { kind: "refused", message: e.message };
-  }
-  return { kind: "unreachable", message: e instanceof Error ? e.message : String(e) };
+export function describeProblem(e: unknown, apiUrl: string): LoadProblem {
+  const error = toControlPlaneError(e, apiUrl);
+  const code = codeOf(error);
+  if (code === API_UNREACHABLE || code === undefined) return { kind: "unreachable", message: error.message };
+  if (code === "NOT_FOUND") return { kind: "not_found", message: error.message };
+  return { kind: "refused", message: error.message };
 }

@@ -1,5 +1,5 @@
 // The product's words for states, in the order work flows.
-import type { RouterOutputs } from "@phoneloop/api";
+import type { RouterOutputs } from "@phoneloop/client";
 
 export type Board = RouterOutputs["board"]["get"];
 export type BoardCard = Board["lanes"][number]["cards"][number];

@@ -2,6 +2,7 @@
 // Loads a projection from the API, then reloads it whenever the event stream reports a change. Several events
 // in a burst cause one reload after the one in flight, never a pile of parallel requests.
 import { useEffect, useState } from "react";
+import { subscribeEvents } from "@phoneloop/client";
 import { describeProblem, useApi, type ApiClient, type LoadProblem } from "./api.tsx";
 
 export type StreamState = "connecting" | "live" | "reconnecting";
@@ -19,7 +20,7 @@ export function useLiveQuery<T>(
   load: (client: ApiClient) => Promise<T>,
   scope: { goalId?: string } = {},
 ): LiveQuery<T> {
-  const { client } = useApi();
+  const { client, apiUrl } = useApi();
   const [state, setState] = useState<LiveQuery<T>>({ data: undefined, problem: undefined, stream: "connecting", loads: 0 });
 
   useEffect(() => {
@@ -39,25 +40,25 @@ export function useLiveQuery<T>(
           const data = await load(client);
           if (!cancelled) setState((s) => ({ ...s, data, problem: undefined, loads: s.loads + 1 }));
         } catch (e) {
-          if (!cancelled) setState((s) => ({ ...s, problem: describeProblem(e) }));
+          if (!cancelled) setState((s) => ({ ...s, problem: describeProblem(e, apiUrl) }));
         }
       } while (again && !cancelled);
       inFlight = false;
     };
 
     void refresh();
-    const sub = client.event.stream.subscribe(scope.goalId ? { goalId: scope.goalId } : {}, {
+    const sub = subscribeEvents(client, scope.goalId ? { goalId: scope.goalId } : {}, {
       // On every (re)connect: whatever happened while we were away is in the next load.
       onStarted: () => {
         if (cancelled) return;
         setState((s) => ({ ...s, stream: "live" }));
         void refresh();
       },
-      onData: () => void refresh(),
-      onConnectionStateChange: (c) => {
+      onEvent: () => void refresh(),
+      onConnectionState: (c) => {
         if (cancelled) return;
-        if (c.state === "connecting") setState((s) => ({ ...s, stream: s.stream === "live" ? "reconnecting" : s.stream }));
-        if (c.state === "pending") setState((s) => ({ ...s, stream: "live" }));
+        if (c === "connecting") setState((s) => ({ ...s, stream: s.stream === "live" ? "reconnecting" : s.stream }));
+        if (c === "live") setState((s) => ({ ...s, stream: "live" }));
       },
       onError: () => {
         if (!cancelled) setState((s) => ({ ...s, stream: "reconnecting" }));
@@ -68,7 +69,7 @@ export function useLiveQuery<T>(
       sub.unsubscribe();
     };
     // `load` may be a fresh closure each render; the key (with the client and goal) says when to start over.
-  }, [client, key, scope.goalId]);
+  }, [client, apiUrl, key, scope.goalId]);
 
   return state;
 }
