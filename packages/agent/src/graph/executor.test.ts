@@ -1,0 +1,178 @@
+// The executor's pure transition, observation by observation: which effects each one asks for, in which order,
+// and that the state handed in is never changed. No device, model or state core is involved: the runner's part is
+// played by the test.
+import { describe, expect, it } from "vitest";
+import type { Lease, UiNode } from "../ports.ts";
+import { newExecutor, step, type Effect, type Observation } from "./executor.ts";
+import { DEFAULT_CONFIG, initialState, type ExecutorRunState, type Screen } from "./state.ts";
+
+const lease = (epoch = 1): Lease => ({ id: `lease_${epoch}`, todoId: "t1", ownerId: "agent_1", leaseKey: `key_${epoch}`, epoch, ttlMs: 120_000, expiresAt: 1_000_000 });
+const ref = (epoch = 1) => ({ todoId: "t1", agentId: "agent_1", leaseKey: `key_${epoch}` });
+
+function runState(over: Partial<ExecutorRunState["executor"]> = {}): ExecutorRunState {
+  const { node: _n, lastReturn: _r, held: _h, ...common } = initialState({ runId: "run_1", goalId: "goal_1", agentId: "agent_1", goal: "Buy the earbuds", preapproved: [] });
+  return { ...common, node: "executor", executor: { ...newExecutor({ id: "t1", title: "Pay for the cart", outputs: [], appHint: "com.example.shop" }, lease(), {}), ...over } };
+}
+
+const node = (over: Partial<UiNode> & Pick<UiNode, "bounds">): UiNode => ({
+  index: 0,
+  text: "",
+  resourceId: "",
+  className: "android.view.View",
+  packageName: "com.example.shop",
+  contentDesc: "",
+  checkable: false,
+  checked: false,
+  clickable: false,
+  enabled: true,
+  focusable: false,
+  focused: false,
+  scrollable: false,
+  longClickable: false,
+  password: false,
+  selected: false,
+  children: [],
+  ...over,
+});
+const payButton = node({ index: 1, text: "Pay", className: "android.widget.Button", clickable: true, resourceId: "com.example.shop:id/pay", bounds: { left: 100, top: 2000, right: 980, bottom: 2200 } });
+const screen: Screen = {
+  app: "com.example.shop/.Cart",
+  packageName: "com.example.shop",
+  width: 1080,
+  height: 2400,
+  phash: "00ff00ff00ff00ff",
+  tree: node({ className: "android.widget.FrameLayout", bounds: { left: 0, top: 0, right: 1080, bottom: 2400 }, children: [payButton] }),
+  elements: [{ index: 1, text: "Pay", resourceId: "com.example.shop:id/pay", className: "android.widget.Button", clickable: true, scrollable: false, editable: false, box: [93, 833, 907, 917], bounds: payButton.bounds }],
+  image: { bytes: new Uint8Array([1, 2, 3]), mime: "image/jpeg", width: 486, height: 1080 },
+  evidenceId: "ev_obs_0",
+};
+const usage = { steps: 0, modelCalls: 1, inputTokens: 900, outputTokens: 20, microUsd: 2450, promptTokensCounted: 880 };
+const ready: Observation = { type: "routed", route: "ready_for_host", reason: "held, unblocked, within quota", skip: null, openGate: null };
+const reply = (action: Record<string, unknown>): Observation => ({ type: "replied", text: JSON.stringify(action), usage });
+
+/** Walks observations through `step`, checking each time that the state handed in is left as it was. */
+function walk(state: ExecutorRunState, observations: Observation[]): { state: ExecutorRunState; batches: Effect[][] } {
+  const batches: Effect[][] = [];
+  for (const obs of observations) {
+    const before = structuredClone(state);
+    const r = step(state, obs, DEFAULT_CONFIG);
+    expect(state).toEqual(before);
+    batches.push(r.effects);
+    state = r.state;
+  }
+  return { state, batches };
+}
+const types = (effects: Effect[]) => effects.map((e) => e.type);
+
+describe("executor step (pure)", () => {
+  it("begins by routing the turn when it holds a lease, by claiming again when it does not, by waiting on a gate it left open", () => {
+    expect(types(step(runState(), { type: "begin" }, DEFAULT_CONFIG).effects)).toEqual(["route"]);
+    expect(step(runState({ lease: null }), { type: "begin" }, DEFAULT_CONFIG).effects).toEqual([{ type: "acquire", todoId: "t1", reopen: false }]);
+    const pendingGate = { gateId: "gate_1", stepIndex: 0, action: { type: "click" as const, element: "1" }, kind: "pay", tier: "high_risk" as const };
+    expect(step(runState({ lease: null, pendingGate }), { type: "begin" }, DEFAULT_CONFIG).effects).toEqual([{ type: "wait_gate", gateId: "gate_1" }]);
+  });
+
+  it("one step: route → sense → model → write-ahead and act → recorded, spent, checkpointed, next route", () => {
+    const s0 = runState();
+    const { state, batches } = walk(s0, [ready, { type: "sensed", screen }, reply({ type: "scroll", direction: "down" }), { type: "performed", outcome: "ok" }]);
+    expect(batches[0]).toEqual([{ type: "sense", stepIndex: 0, lease: ref() }]);
+    expect(types(batches[1]!)).toEqual(["ask_model"]);
+    expect(batches[1]![0]).toMatchObject({ type: "ask_model", key: "run_1:0:1:0", stepIndex: 0, lease: ref(), jsonSchema: { name: "phone_action" } });
+    expect(batches[2]).toEqual([{ type: "checkpoint" }, { type: "perform", action: { type: "scroll", direction: "down" }, px: undefined, screen: { width: 1080, height: 2400 }, description: "scroll down" }]);
+    expect(types(batches[3]!)).toEqual(["evidence", "step", "turn_result", "checkpoint", "event", "route"]);
+    expect(batches[3]![0]).toMatchObject({ type: "evidence", input: { idempotencyKey: "run_1:0:action", kind: "action", goalId: "goal_1", runId: "run_1", todoId: "t1", lease: ref(), stepIndex: 0 } });
+    expect(batches[3]![1]).toMatchObject({ type: "step", stepIndex: 0, todoId: "t1", outcome: "ok", phash: "00ff00ff00ff00ff", tokens: 920 });
+    expect(batches[3]![2]).toEqual({ type: "turn_result", idempotencyKey: "run_1:0:turn", lease: ref(), kind: "validated_progress", summary: "scroll down → ok", spend: { key: "run_1:0:spend", steps: 1, tokens: 920, microUsd: 2450 } });
+    expect(state.stepIndex).toBe(1);
+    expect(state.executor).toMatchObject({ stepCount: 1, sensedAfterAction: false, steps: [{ index: 0, action: "scroll down", outcome: "ok" }] });
+    // The write-ahead record is gone once the step is recorded; nothing of the step in progress is left.
+    expect(state.executor.inFlight).toBeUndefined();
+    expect(state.executor.turn).toBeUndefined();
+    expect(state.totals).toMatchObject({ steps: 1, modelCalls: 1, inputTokens: 900, outputTokens: 20, microUsd: 2450 });
+  });
+
+  it.each([
+    [{ route: "replan_required", reason: "5 attempts used", skip: null }, "infeasible"],
+    [{ route: "blocked", reason: "the goal is paused", skip: { reason: "goal_paused", message: "The goal is paused." } }, "goal_paused"],
+    [{ route: "blocked", reason: "quota exhausted", skip: { reason: "exhausted", message: "Quota exhausted: steps." } }, "exhausted"],
+    [{ route: "wait", reason: "quota throttled", skip: { reason: "throttled", message: "The next turn would not fit." } }, "throttled"],
+    [{ route: "wait", reason: "the todo is held by agent_2", skip: null }, "lease_lost"],
+    [{ route: "contract_error", reason: "your lease expired; claim the todo again", skip: null }, "lease_lost"],
+    [{ route: "contract_error", reason: "inputs missing from values: price", skip: null }, "todo_blocked"],
+  ] as const)("a route that does not run ends the executor: %o → %s", (routed, reason) => {
+    const r = step(runState(), { type: "routed", openGate: null, ...routed }, DEFAULT_CONFIG);
+    expect(r.effects).toHaveLength(1);
+    expect(r.effects[0]).toMatchObject({ type: "exit", ret: { todoId: "t1", reason } });
+  });
+
+  it("user_action_required with the todo's open gate waits on that gate, then routes again under the same lease", () => {
+    const { batches } = walk(runState(), [
+      { type: "routed", route: "user_action_required", reason: "1 open gate(s) wait for an answer", skip: null, openGate: { id: "gate_9", question: "Which size?" } },
+      { type: "gate_resolved", gateId: "gate_9", resolution: { status: "answered", answer: "M", rationale: null } },
+    ]);
+    expect(batches[0]).toEqual([{ type: "event", event: { type: "gate", gateId: "gate_9", question: "Which size?" } }, { type: "wait_gate", gateId: "gate_9" }]);
+    expect(types(batches[1]!)).toEqual(["route"]);
+  });
+
+  it("the step caps end the executor before sensing", () => {
+    expect(step(runState({ stepCount: 50 }), ready, DEFAULT_CONFIG).effects[0]).toMatchObject({ type: "exit", ret: { reason: "step_cap", status: "partial" } });
+    expect(step({ ...runState(), stepIndex: 200 }, ready, DEFAULT_CONFIG).effects[0]).toMatchObject({ type: "exit", ret: { reason: "run_step_cap", status: "partial" } });
+  });
+
+  it("a high-risk tap opens a gate; its turn ends the lease; after a denial the todo is reopened and claimed again, and the model is told without acting", () => {
+    const { state, batches } = walk(runState(), [
+      ready,
+      { type: "sensed", screen },
+      reply({ type: "click", element: "1", intent: "pay for the order" }),
+      { type: "gate_opened", gateId: "gate_1" },
+      { type: "gate_resolved", gateId: "gate_1", resolution: { status: "denied", answer: null, rationale: "too expensive" } },
+      { type: "acquired", lease: lease(2) },
+      ready,
+    ]);
+    expect(batches[2]).toHaveLength(1);
+    expect(batches[2]![0]).toMatchObject({ type: "open_gate", idempotencyKey: "run_1:0:gate", options: ["approve", "deny"], evidenceIds: ["ev_obs_0"], answerRoles: ["owner"] });
+    expect((batches[2]![0] as { question: string }).question).toMatch(/Pay.*high-risk/s);
+    expect(types(batches[3]!)).toEqual(["turn_result", "checkpoint", "event", "wait_gate"]);
+    expect(batches[3]![0]).toMatchObject({ type: "turn_result", idempotencyKey: "run_1:0:gate_turn", lease: ref(1), kind: "user_action_required" });
+    expect(batches[4]).toEqual([{ type: "acquire", todoId: "t1", reopen: true }]);
+    expect(types(batches[5]!)).toEqual(["route"]);
+    // The same step goes on with the screen it saw: the decision is recorded, the tap is not performed.
+    expect(types(batches[6]!)).toEqual(["event", "evidence", "step", "turn_result", "checkpoint", "event", "route"]);
+    expect(batches[6]![1]).toMatchObject({ type: "evidence", input: { idempotencyKey: "run_1:0:gate_decision", kind: "gate_decision", lease: ref(2), data: { gateId: "gate_1", status: "denied", tier: "high_risk", rationale: "too expensive" } } });
+    expect(batches[6]![3]).toMatchObject({ type: "turn_result", idempotencyKey: "run_1:0:turn", lease: ref(2), kind: "validated_progress", summary: expect.stringMatching(/denied by the user, not performed$/) });
+    expect(batches.flat().some((e) => e.type === "perform")).toBe(false);
+    expect(state.executor.feedback).toMatch(/DENIED.*too expensive.*not performed/s);
+    expect(state.executor.pendingGate).toBeUndefined();
+    expect(state.executor.lease).toEqual(lease(2));
+  });
+
+  it("an unusable reply gets one repair round; a second one fails the step as repair_required, spending nothing", () => {
+    const garbage: Observation = { type: "replied", text: "I think I should look around first.", usage };
+    const { state, batches } = walk(runState(), [ready, { type: "sensed", screen }, garbage, garbage]);
+    expect(batches[2]![0]).toMatchObject({ type: "ask_model", key: "run_1:0:1:1" });
+    expect(types(batches[3]!)).toEqual(["evidence", "step", "turn_result", "checkpoint", "event", "route"]);
+    expect(batches[3]![0]).toMatchObject({ input: { idempotencyKey: "run_1:0:parse_error", kind: "validation" } });
+    expect(batches[3]![2]).toEqual({ type: "turn_result", idempotencyKey: "run_1:0:turn", lease: ref(), kind: "repair_required", summary: "(unparseable reply) → failed: no_action_found" });
+    expect(state.executor.feedback).toMatch(/no_action_found/);
+  });
+
+  it("resumed with an action in flight: once the todo is claimed again, the step is recorded as interrupted and not repeated", () => {
+    const inFlight = { stepIndex: 3, action: { type: "click" as const, x: 500, y: 500 }, description: "click (500, 500)" };
+    const { state, batches } = walk({ ...runState({ lease: null, inFlight }), stepIndex: 3 }, [{ type: "begin" }, { type: "acquired", lease: lease(2) }]);
+    expect(batches[0]).toEqual([{ type: "acquire", todoId: "t1", reopen: false }]);
+    expect(types(batches[1]!)).toEqual(["step", "turn_result", "checkpoint", "event", "route"]);
+    expect(batches[1]![0]).toMatchObject({ type: "step", stepIndex: 3, outcome: "interrupted (outcome unknown, not repeated)" });
+    expect(batches[1]![1]).toMatchObject({ lease: ref(2), kind: "validated_progress", spend: { key: "run_1:3:spend", steps: 1, tokens: 0, microUsd: 0 } });
+    expect(state.stepIndex).toBe(4);
+    expect(state.executor.feedback).toMatch(/interrupted by a worker restart/);
+  });
+
+  it("a lost phone ends the executor at once: device_lost, with the action's evidence when it was acting", () => {
+    expect(step(runState(), { type: "sense_failed", lost: true, message: "The phone disconnected." }, DEFAULT_CONFIG).effects).toEqual([
+      { type: "exit", ret: { todoId: "t1", status: "blocked", reason: "device_lost", summary: "Device connection lost while sensing: The phone disconnected.", outputs: {}, answers: [], finalScreen: null, steps: 0 } },
+    ]);
+    const { batches } = walk(runState(), [ready, { type: "sensed", screen }, reply({ type: "navigate_back" }), { type: "perform_failed", lost: true, message: "The phone disconnected.", attempts: 1 }]);
+    expect(types(batches[3]!)).toEqual(["evidence", "exit"]);
+    expect(batches[3]![1]).toMatchObject({ ret: { reason: "device_lost", finalScreen: { phash: "00ff00ff00ff00ff", evidenceId: "ev_obs_0" } } });
+  });
+});
