@@ -91,8 +91,11 @@ describe("malformed requests", () => {
 });
 
 describe("every procedure, given malformed input", () => {
-  it("covers the whole router", () => {
+  it("covers the whole router, including the runtime's procedures", () => {
     expect(procedures.length).toBeGreaterThan(30);
+    const paths = procedures.map((p) => p.path);
+    expect(paths).toEqual(expect.arrayContaining(["todo.claimNext", "todo.claim", "todo.replan", "turn.route", "turn.result", "gate.open", "run.finish"]));
+    expect(paths).not.toContain("turn.recordResult");
   });
 
   for (const p of procedures) {
