@@ -58,6 +58,7 @@ export const CONTROL_ROUTES = [
   "GET  /tasks                 tasks of the scenario",
   "POST /tasks/:id/start       {seed?} reset and run the task's setup; returns the goal",
   "POST /tasks/:id/evaluate    {answer?} score the task: {score, reason, checks}",
+  "POST /events/ask_user       {question, answer?} the agent asked its user (evaluators check it with {asked: {}})",
   "GET  /screenshot            PNG of the screen",
   "GET  /ui                    uiautomator XML",
   "POST /input                 {type: tap|longpress|swipe|text|key|back|home|launch|url, …}",
@@ -124,6 +125,12 @@ export function startControlServer(init: ControlServerInit): Promise<Listening &
         const body = await readJson(req);
         return json(200, engine.evaluate(id, { answer: typeof body.answer === "string" ? body.answer : undefined }));
       }
+    }
+    if (m === "POST" && path === "/events/ask_user") {
+      const body = await readJson(req);
+      if (typeof body.question !== "string" || body.question.trim() === "") throw new HttpError(400, "BAD_REQUEST", `"question" must be the text the agent asked its user`);
+      engine.recordAskUser(body.question, typeof body.answer === "string" ? body.answer : undefined);
+      return json(200, { recorded: "ask_user", question: body.question });
     }
     if (m === "GET" && path === "/screenshot") {
       const png = await engine.screenshot();

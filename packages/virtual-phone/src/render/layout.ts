@@ -148,7 +148,8 @@ class Layouter {
     const statusH = this.dp(24);
     const navH = this.dp(48);
     // ADBKeyboard draws only a thin "ADB Keyboard {ON}" bar; the stock keyboard is a full QWERTY panel
-    const kbH = !this.input.keyboard.shown ? 0 : this.input.keyboard.adb ? this.dp(44) : this.dp(300);
+    // in landscape the keyboard takes at most 60% of what is left between the bars, as Gboard does
+    const kbH = !this.input.keyboard.shown ? 0 : this.input.keyboard.adb ? this.dp(44) : Math.min(this.dp(300), Math.round((H - statusH - navH) * 0.6));
     const appArea: Rect = [0, 0, W, H - navH];
     let dumpRoot: ViewNode;
     if (this.input.recents) dumpRoot = this.recents(appArea, statusH);
@@ -218,7 +219,7 @@ class Layouter {
     const root = node({ cls: "android.widget.FrameLayout", pkg, bounds: [0, 0, W, this.H] });
     const workspace = node({ cls: "android.view.ViewGroup", pkg, bounds: [0, statusH, W, area[3]], resId: `${pkg}:id/workspace` });
     root.children.push(workspace);
-    const cols = 4;
+    const cols = Math.max(4, Math.floor(W / this.dp(100)));
     const cellW = Math.floor(W / cols);
     const cellH = this.dp(104);
     const top = statusH + this.dp(56);
@@ -494,8 +495,8 @@ class Layouter {
     arr.forEach((item, index) => {
       let rowItem = item;
       if (item && typeof item === "object") {
-        // per-row state: the entry's own fields over the list's defaults; writes to "item.x" go to this entry
-        rowItem = { ...(el.rowState ?? {}), ...(item as object), index };
+        // per-row state lives in the entry: writes to "item.x" go to this entry
+        rowItem = { ...(item as object), index };
         Object.defineProperty(rowItem, ROW_REF, { value: `${ns}:${[...path, String(index)].join(".")}`, enumerable: false });
       }
       const s: ValueScope = { ...scope, item: rowItem };
@@ -1083,7 +1084,7 @@ class Layouter {
     }
     const root = node({ cls: "android.widget.FrameLayout", pkg: "com.android.inputmethod.latin", bounds: [0, top, W, top + h] });
     const rows = ["qwertyuiop", "asdfghjkl", "⇧zxcvbnm⌫", "?, .⏎"];
-    const rowH = d(58);
+    const rowH = Math.min(d(58), Math.floor((h - d(52)) / 4));
     let y = top + d(44);
     const keyW = W / 10;
     rows.forEach((row, ri) => {

@@ -17,7 +17,7 @@ export const ELEMENT_FIELDS: Record<Element["type"], string[]> = {
   checkbox: ["text", "subtitle", "bind", "color", "height", "onTap"],
   item: ["text", "subtitle", "trailing", "icon", "color", "style", "height", "onTap"],
   post: ["text", "author", "handle", "stats", "color", "onTap"],
-  list: ["items", "itemsFrom", "template", "where", "empty", "rowState"],
+  list: ["items", "itemsFrom", "template", "where", "empty"],
   wheel: ["values", "bind", "label", "color"],
   row: ["children", "height", "onTap"],
   image: ["icon", "color", "height", "onTap"],
@@ -166,7 +166,6 @@ function crossCheck(s: Scenario): ScenarioIssue[] {
       }
       const styles = ELEMENT_STYLES[e.type];
       if (e.style !== undefined && styles && !styles.includes(e.style)) issues.push({ path: `${p}.style`, message: `a ${e.type} has no style "${e.style}"; use one of ${styles.join(", ")}` });
-      if (e.rowState && !e.itemsFrom) issues.push({ path: `${p}.rowState`, message: "rowState gives each entry of `itemsFrom` its defaults; add itemsFrom or remove rowState" });
     });
   };
   s.apps.forEach((app, ai) => {

@@ -221,6 +221,7 @@ export class ScenarioRuntime {
   }
 
   deviceInfo(): Record<string, unknown> {
+    this.#showDuePopups();
     const fg = this.state.foreground;
     const frame = fg ? this.state.apps[fg]?.stack.at(-1) : undefined;
     return {
@@ -340,8 +341,11 @@ export class ScenarioRuntime {
     const toast = this.state.toast && this.state.toast.until > now ? this.state.toast.text : undefined;
     const d = new Date(now);
     const locale = this.state.locale;
-    // the status bar shows the locale's own clock: "9:41" in en-US, "09:41" in de-DE
-    const clock = new Intl.DateTimeFormat(locale, { hour: "numeric", minute: "2-digit", timeZone: "UTC" }).format(d).replace(/\s?[AP]M$/i, "");
+    // the status bar shows the locale's own clock without AM/PM: "9:41" in en-US, "09:41" where the day has 24 hours
+    const h12 = new Intl.DateTimeFormat(locale, { hour: "numeric" }).resolvedOptions().hourCycle === "h12";
+    const clock = new Intl.DateTimeFormat(locale, { hour: h12 ? "numeric" : "2-digit", minute: "2-digit", hourCycle: h12 ? "h12" : "h23", timeZone: "UTC" })
+      .format(d)
+      .replace(/\s?[AP]M$/i, "");
     const usb = this.system.usbPrompt;
     const key = `${this.#version}|${loading}|${toast ?? ""}|${clock}|${usb ? `${usb.fingerprint}:${usb.alwaysAllow}` : ""}|${this.battery}`;
     if (this.#layoutCache?.key === key) return this.#layoutCache.layout;
@@ -400,6 +404,7 @@ export class ScenarioRuntime {
   }
 
   tap(x: number, y: number, long = false): void {
+    this.#showDuePopups();
     if (!this.state.screenOn) {
       this.#inputAction();
       return;

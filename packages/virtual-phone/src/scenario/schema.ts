@@ -13,7 +13,7 @@ export type Operand =
   | { answer: true }
   | { len: Operand }
   | { lower: Operand }
-  | { sum: { in: Operand; of?: string; where?: Predicate } }
+  | { sum: { in: Operand; value?: Operand; where?: Predicate } }
   | { count: { in: Operand; where?: Predicate } }
   | { add: Operand[] }
   | { sub: [Operand, Operand] }
@@ -37,7 +37,9 @@ export const Operand: z.ZodType<Operand> = z.lazy(() =>
     z.strictObject({ len: Operand }),
     z.strictObject({ lower: Operand }),
     z.strictObject({
-      sum: z.strictObject({ in: Operand, of: z.string().optional().describe("the field of each entry to add up (the entry itself when absent)"), where: Predicate.optional() }).describe("the sum over a list, e.g. a cart total"),
+      sum: z
+        .strictObject({ in: Operand, value: Operand.optional().describe("what each entry adds, read with the entry as {item: …} (the entry itself when absent)"), where: Predicate.optional() })
+        .describe("the sum over a list, e.g. a cart total: {in: {var: 'cart'}, value: {mul: [{item: 'price'}, {item: 'qty'}]}}"),
     }),
     z.strictObject({ count: z.strictObject({ in: Operand, where: Predicate.optional() }).describe("how many entries of a list match") }),
     z.strictObject({ add: z.array(Operand).min(1).describe("the numbers added") }),
@@ -209,7 +211,6 @@ export type Element = {
   stats?: string;
   values?: string[];
   label?: string;
-  rowState?: Record<string, Json>;
   children?: Element[];
   items?: Element[];
   itemsFrom?: string;
@@ -240,8 +241,7 @@ export const Element: z.ZodType<Element> = z.lazy(() =>
     children: z.array(Element).optional().describe("row: elements laid out horizontally"),
     items: z.array(Element).optional().describe("list: fixed rows"),
     itemsFrom: z.string().optional().describe("list: a state array; each entry is rendered with `template`, fields as {{item.x}}"),
-    template: Element.optional().describe("list: the row drawn for each entry; 'item.x' in a bind or a set/toggle/increment var reads and writes that entry's own field"),
-    rowState: z.record(z.string(), Json).optional().describe("list with itemsFrom: fields every entry starts with when it lacks them (per-row state, e.g. {\"qty\": 1})"),
+    template: Element.optional().describe("list: the row drawn for each entry; per-row state lives in the entry: 'item.x' in a bind or in a set/toggle/increment/append/remove var reads and writes that entry's own field"),
     where: Predicate.optional().describe("list: keep only entries matching this predicate"),
     empty: z.string().optional().describe("list: text shown when there are no entries"),
   }),
@@ -323,7 +323,7 @@ export const App = z.strictObject({
   computed: z
     .record(z.string().regex(/^[a-z][a-zA-Z0-9_]*$/), Operand)
     .default({})
-    .describe("values derived from state on every read, e.g. {\"total\": {\"sum\": {\"in\": {\"var\": \"cart\"}, \"of\": \"price\"}}}; read like variables ({{total}}, {var: 'shop:total'})"),
+    .describe("values derived from state on every read, e.g. {\"items\": {\"count\": {\"in\": {\"var\": \"cart\"}}}}; read like variables ({{items}}, {var: 'shop:items'})"),
 });
 export type App = z.infer<typeof App>;
 

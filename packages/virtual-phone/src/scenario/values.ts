@@ -67,10 +67,10 @@ export function readOperand(op: Operand, scope: ValueScope): unknown {
   if ("device" in op) return scope.device?.[op.device];
   const num = (o: Operand) => Number(readOperand(o, scope) ?? 0);
   if ("sum" in op) {
-    const { of, where } = op.sum;
+    const { value, where } = op.sum;
     return listIn(op.sum.in, scope)
       .filter((item) => !where || evaluatePredicate(where, { ...scope, item }))
-      .reduce((acc: number, item) => acc + Number((of ? getPath(item, splitPath(of)) : item) ?? 0), 0);
+      .reduce((acc: number, item) => acc + Number((value === undefined ? item : readOperand(value, { ...scope, item })) ?? 0), 0);
   }
   if ("count" in op) {
     const { where } = op.count;
