@@ -41,7 +41,12 @@ export function createServiceRouter(ctx: ServiceContext): ServiceRouter {
       return (stream) => (service.startsWith("abb_exec:") ? shellRaw(stream, ctx, line, false) : shellV2(stream, ctx, line, false));
     }
     if (service === "framebuffer:") return (stream) => stream.write(framebufferV2(ctx.host.phone));
-    if (service.startsWith("reboot:")) return async () => void (await ctx.host.reboot?.(service.slice("reboot:".length)));
+    if (service.startsWith("reboot:"))
+      return async (stream) => {
+        await ctx.host.reboot?.(service.slice("reboot:".length));
+        // adbd never answers: `adb reboot` returns when the connection drops, so `adb wait-for-device` right after waits for the new boot
+        await new Promise<void>((resolve) => stream.onClose(resolve));
+      };
     if (service === "root:") return (stream) => stream.write(Buffer.from("adbd cannot run as root in production builds\n"));
     if (service === "unroot:") return (stream) => stream.write(Buffer.from("adbd not running as root\n"));
     if (service === "remount:") return (stream) => stream.write(Buffer.from("Not running as root. Try \"adb root\" first.\n"));
@@ -52,14 +57,23 @@ export function createServiceRouter(ctx: ServiceContext): ServiceRouter {
   };
 }
 
+/** `adb install` streams the APK to `cmd package install -S <size>` and waits for the answer without closing: read exactly that much. */
+export function installSize(command: string): number | null {
+  const first = firstCommand(command);
+  if (!first) return null;
+  const [name, ...args] = first.argv;
+  const install = (name === "cmd" && args[0] === "package" && args[1] === "install") || (name === "pm" && args[0] === "install");
+  const i = args.indexOf("-S");
+  return install && i >= 0 && /^\d+$/.test(args[i + 1] ?? "") ? Number(args[i + 1]) : null;
+}
+
 /** True when the first command reads its standard input (e.g. `cat > /sdcard/f`), so it must wait for stdin to close. */
 export function readsStdin(command: string): boolean {
   const first = firstCommand(command);
   if (!first || first.stdinRedirected) return false;
   const [name, ...args] = first.argv;
   if (name === "sh" || name === "/system/bin/sh") return args.length === 0 || args.every((a) => a.startsWith("-") && a !== "-c");
-  // `adb install` streams the APK: `cmd package install -S <size>` reads it from stdin
-  if ((name === "cmd" && args[0] === "package" && args[1] === "install") || (name === "pm" && args[0] === "install")) return args.includes("-S");
+  if (installSize(command) !== null) return true;
   return ["cat", "grep", "head", "tail", "wc", "md5sum", "sha1sum", "sha256sum", "base64", "tee"].includes(name ?? "") && args.filter((a) => !a.startsWith("-")).length <= (name === "grep" ? 1 : name === "tee" ? 1 : 0);
 }
 
@@ -89,13 +103,15 @@ function orderedWriter(write: (b: Buffer) => Promise<void>) {
 async function shellRaw(stream: DeviceStream, ctx: ServiceContext, command: string, pty: boolean): Promise<void> {
   const w = orderedWriter((b) => stream.write(pty ? toPty(b) : b));
   // `adb exec-in cat > f` streams stdin until the client closes its side
-  const stdin = !pty && readsStdin(command) ? await stream.input.readAll() : Buffer.alloc(0);
+  const size = installSize(command);
+  const stdin = pty || !readsStdin(command) ? Buffer.alloc(0) : size !== null ? await stream.input.readExactly(size) : await stream.input.readAll();
   await makeShell(ctx, stream).run(command, { out: (d) => w.push(d), err: (d) => w.push(d) }, stdin);
   await w.flush();
 }
 
 async function shellV2(stream: DeviceStream, ctx: ServiceContext, command: string, pty: boolean): Promise<void> {
   const stdinParts: Buffer[] = [];
+  const size = installSize(command);
   const parser = new ShellPacketParser();
   let stdinClosed!: () => void;
   const stdinDone = new Promise<void>((r) => (stdinClosed = r));
@@ -106,7 +122,7 @@ async function shellV2(stream: DeviceStream, ctx: ServiceContext, command: strin
       if (!b) return stdinClosed();
       for (const p of parser.push(b)) {
         if (p.id === ShellPacketId.STDIN) stdinParts.push(p.data);
-        if (p.id === ShellPacketId.CLOSE_STDIN) stdinClosed();
+        if (p.id === ShellPacketId.CLOSE_STDIN || (size !== null && stdinParts.reduce((n, x) => n + x.length, 0) >= size)) stdinClosed();
       }
     }
   })();

@@ -32,9 +32,10 @@ export function uidOf(pkg: string): number {
   return 10_100 + (h % 200);
 }
 
-/** What a phone logs while it boots, relative to the boot time. */
+/** What a phone logs while it boots, ending when adbd comes up (the boot time). */
 export function bootRecords(bootedAt: number): LogRecord[] {
-  const r = (dt: number, pid: number, priority: LogPriority, tag: string, message: string, buffer: LogBuffer = "main", uid = 1000): LogRecord => ({ time: bootedAt + dt, pid, tid: pid, uid, priority, tag, message, buffer });
+  const start = bootedAt - 2700;
+  const r = (dt: number, pid: number, priority: LogPriority, tag: string, message: string, buffer: LogBuffer = "main", uid = 1000): LogRecord => ({ time: start + dt, pid, tid: pid, uid, priority, tag, message, buffer });
   return [
     r(0, 1, "I", "init", "init first stage started!", "main", 0),
     r(310, 1, "I", "init", "starting service 'adbd'...", "main", 0),

@@ -107,10 +107,9 @@ export class Shell {
 
   async #stmts(stmts: Node[], io: Io): Promise<number> {
     let status = 0;
-    for (const s of stmts) {
-      if (this.signal.aborted) throw new ExitSignal(130);
-      status = await this.#stmt(s, io);
-    }
+    // a closed stream does not stop a plain sequence (`exec-in cat > f` runs after the host has closed); loops,
+    // sleep and streaming commands stop on the signal
+    for (const s of stmts) status = await this.#stmt(s, io);
     return status;
   }
 

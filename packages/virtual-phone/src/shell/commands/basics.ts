@@ -205,10 +205,20 @@ const wc = (ctx: CommandContext) => {
   return 0;
 };
 
-const sleep = async ({ args }: CommandContext) => {
+const sleep = async ({ args, signal }: CommandContext) => {
   const s = Number(args[0] ?? 0);
-  if (Number.isFinite(s) && s > 0) await new Promise((r) => setTimeout(r, Math.min(s, 60) * 1000));
-  return 0;
+  if (!Number.isFinite(s) || s <= 0 || signal.aborted) return 0;
+  // the client closing the stream ends the sleep, as SIGHUP would
+  await new Promise<void>((resolve) => {
+    const t = setTimeout(done, Math.min(s, 3600) * 1000);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+  return signal.aborted ? 130 : 0;
 };
 
 const getprop = ({ args, out, host }: CommandContext) => {

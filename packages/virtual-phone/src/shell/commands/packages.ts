@@ -190,8 +190,13 @@ export function queryActivities(rt: ScenarioRuntime, it: IntentQuery): { decl: A
         if (pkg === app.package && name === decl.name) out.push({ decl, match: 0x108000, isDefault: false });
         continue;
       }
-      const match = Math.max(0, ...decl.filters.map((f) => filterMatches(f, it)));
-      if (match) out.push({ decl, match, isDefault: decl.filters.some((f) => f.categories.includes("android.intent.category.DEFAULT")) });
+      let best: { f: IntentFilter; match: number } | null = null;
+      for (const f of decl.filters) {
+        const match = filterMatches(f, it);
+        if (match && (!best || match > best.match)) best = { f, match };
+      }
+      // isDefault says whether the matching filter declares CATEGORY_DEFAULT
+      if (best) out.push({ decl, match: best.match, isDefault: best.f.categories.includes("android.intent.category.DEFAULT") });
     }
   }
   return out.sort((a, b) => b.match - a.match);

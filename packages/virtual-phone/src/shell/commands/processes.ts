@@ -179,17 +179,17 @@ const logcat = async (ctx: CommandContext) => {
   const show = tagFilter([...(silent ? ["*:S"] : envTags), ...specs]);
   const keep = (r: LogRecord) => buffers.has(r.buffer) && show(r) && (pid === undefined || r.pid === pid) && (!regex || regex.test(r.message));
   let printed = 0;
-  let lastBuffer: LogBuffer | null = null;
+  const begun = new Set<LogBuffer>();
   const write = (d: string | Buffer) => (file ? ctx.host.fs.writeFile(ctx.host.fs.normalize(file, ctx.shell.cwd), Buffer.from(d), { append: true }) : ctx.out(d));
   const emit = (records: LogRecord[]) => {
     for (const r of records) {
       if (printed >= maxCount) return;
       if (binary) write(binaryRecord(r));
       else {
-        if (r.buffer !== lastBuffer) write(`--------- beginning of ${r.buffer}\n`);
+        if (!begun.has(r.buffer)) write(`--------- beginning of ${r.buffer}\n`);
         write(formatRecord(r, format, year));
       }
-      lastBuffer = r.buffer;
+      begun.add(r.buffer);
       printed++;
     }
   };
@@ -223,6 +223,8 @@ export function registerProcesses(r: CommandRegistry): void {
       return 1;
     }
     await ctx.host.reboot(reason);
+    // like the applet, it does not return: the phone goes down under it
+    if (!ctx.signal.aborted) await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve(), { once: true }));
     return 0;
   });
 }
