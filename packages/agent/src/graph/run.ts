@@ -61,6 +61,7 @@ export async function runAgent(ports: AgentPorts, opts: RunAgentOptions): Promis
   // Resuming by run id alone: the checkpoint knows the goal.
   const previous = opts.runId ? await cp.getRun(opts.runId) : null;
   if (opts.runId && !previous) throw Object.assign(new Error(`No run ${opts.runId}; start a new run with --goal-id or a goal instead.`), { code: "NOT_FOUND" });
+  if (previous && previous.status !== "running") throw Object.assign(new Error(`Run ${previous.id} is ${previous.status}; a finished run cannot be resumed. Start a new run on its goal with --goal-id ${previous.goalId}.`), { code: "ILLEGAL_TRANSITION" });
   const saved = isRunState(previous?.checkpoint) ? previous.checkpoint : null;
   let goalId = opts.goalId ?? previous?.goalId;
   let goalText = opts.goal ?? saved?.goal;
@@ -104,9 +105,10 @@ export async function runAgent(ports: AgentPorts, opts: RunAgentOptions): Promis
         break;
       }
       case "summarizer":
+        // The summarizer finishes the run: its last write; a finished run takes no checkpoint.
         report = await runSummarizer(ctx, state);
         state = { ...state, node: "end" };
-        break;
+        continue;
     }
     await checkpoint(state);
   }

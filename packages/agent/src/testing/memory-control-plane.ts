@@ -512,6 +512,13 @@ export class MemoryControlPlane implements ControlPlane {
     if (!r) throw new StateError("NOT_FOUND", `Run ${runId} does not exist.`, { runId });
     return r;
   }
+  /** A finished run only reads; a running one is written by the agent that drives it. */
+  private running(runId: string, agentId: string | undefined, what: string): RunRecord {
+    const r = this.run(runId);
+    if (r.status !== "running") throw new StateError("ILLEGAL_TRANSITION", `Cannot ${what} run ${r.id}: it is ${r.status}. A finished run only reads; start a new run.`, { runId: r.id, status: r.status, legal: [] });
+    if (agentId && r.agentId !== agentId) this.conflict(`Run ${r.id} is driven by ${r.agentId}, not ${agentId}; resume it first to take it over.`);
+    return r;
+  }
   private runOf(r: RunRecord): Run {
     return { id: r.id, goalId: r.goalId, agentId: r.agentId, status: r.status, endReason: r.endReason };
   }
@@ -523,10 +530,9 @@ export class MemoryControlPlane implements ControlPlane {
     return this.runOf(r);
   }
   async resumeRun(input: { runId: string; agentId: string }) {
-    const r = this.run(input.runId);
+    const r = this.running(input.runId, undefined, "resume");
+    if (!this.agents.has(input.agentId)) throw new StateError("NOT_FOUND", `Agent ${input.agentId} is not registered.`, { agentId: input.agentId });
     r.agentId = input.agentId;
-    r.status = "running";
-    r.endReason = null;
     r.startedBy.push(input.agentId);
     return this.runOf(r);
   }
@@ -535,19 +541,18 @@ export class MemoryControlPlane implements ControlPlane {
     return r ? { ...this.runOf(r), checkpoint: structuredClone(r.checkpoint) } : null;
   }
   async saveCheckpoint(input: { runId: string; agentId: string; checkpoint: Record<string, unknown> }) {
-    const r = this.run(input.runId);
-    if (r.agentId !== input.agentId) this.conflict(`saveCheckpoint: run ${r.id} belongs to ${r.agentId} now, not ${input.agentId}.`);
+    const r = this.running(input.runId, input.agentId, "checkpoint");
     r.checkpoint = structuredClone(input.checkpoint);
   }
   async appendStep(step: StepInput) {
     const key = `${step.runId}:${step.index}`;
     if (this.steps.has(key)) return { created: false };
+    this.running(step.runId, step.agentId, "append a step to");
     this.steps.set(key, structuredClone(step));
     return { created: true };
   }
   async finishRun(input: { runId: string; agentId: string; status: Exclude<RunStatus, "running">; endReason: RunEndReason; summary: string }) {
-    const r = this.run(input.runId);
-    if (r.agentId !== input.agentId) this.conflict(`finishRun: run ${r.id} belongs to ${r.agentId} now, not ${input.agentId}.`);
+    const r = this.running(input.runId, input.agentId, "finish");
     Object.assign(r, { status: input.status, endReason: input.endReason, summary: input.summary });
   }
 }
