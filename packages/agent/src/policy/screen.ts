@@ -1,0 +1,116 @@
+// What a person sees around the control an action lands on: its label, the dialog or screen it sits in (title,
+// message, the other buttons), the amounts shown there and the fields on it. Pure functions over the UI tree.
+import type { UiNode } from "../ports.ts";
+import { isKeyboardPackage } from "./apps.ts";
+
+/** Texts longer than this are content (a post, a mail), not the name of what a control does. */
+export const MAX_CONTROL_LABEL = 60;
+/** Pane texts longer than this are content, not a dialog's title or message. */
+const MAX_PANE_TEXT = 200;
+
+const DIALOG = /parentPanel|dialog|alert|bottom_?sheet|design_bottom_sheet|popup|modal|contentPanel|buttonPanel/i;
+export const isEditable = (n: UiNode): boolean => /EditText|TextField|AutoComplete|SearchView/i.test(n.className);
+export const isWebView = (n: UiNode): boolean => /WebView/i.test(n.className);
+
+/** The chain from the root to `target` (inclusive), or [target] when it is not in the tree. */
+export function pathTo(tree: UiNode | null | undefined, target: UiNode): UiNode[] {
+  if (!tree) return [target];
+  const path: UiNode[] = [];
+  const walk = (n: UiNode): boolean => {
+    path.push(n);
+    if (n === target) return true;
+    for (const c of n.children) if (walk(c)) return true;
+    path.pop();
+    return false;
+  };
+  return walk(tree) ? path : [target];
+}
+
+/** Visible words of a node and its descendants (a button's label often sits in a child), at most three parts. */
+export function labelOf(n: UiNode): string {
+  const parts: string[] = [];
+  const walk = (x: UiNode, depth: number) => {
+    if (parts.length >= 3) return;
+    for (const t of [x.text, x.contentDesc]) if (t && t.trim() && !parts.includes(t.trim())) parts.push(t.trim());
+    if (depth < 3) for (const c of x.children) walk(c, depth + 1);
+  };
+  walk(n, 0);
+  return parts.join(" ");
+}
+
+/** Ids like "btn_payNow" or "com.shop:id/pay_button" as words; "" when they only say "button 2". */
+export function idWords(id: string): string {
+  const w = id
+    .replace(/^.*[:/]/, "")
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .replace(/[_\-.]+/g, " ")
+    .toLowerCase()
+    .trim();
+  const meaningful = w.split(" ").filter((t) => t && !GENERIC_ID_WORDS.has(t) && !/^\d+$/.test(t) && t.length > 1);
+  return meaningful.length ? w : "";
+}
+const GENERIC_ID_WORDS = new Set(["btn", "button", "action", "icon", "iv", "img", "image", "imageview", "view", "fab", "item", "ib", "menu", "right", "left", "top", "bottom", "container", "layout", "root", "frame", "widget", "toolbar", "bar", "tv", "text", "id", "main", "content", "field", "input", "edit", "et", "ll", "rl", "cl"]);
+
+export interface Pane {
+  /** Texts of the dialog (or the screen when the control is not in one), the target's own subtree excluded;
+   * `control`: the text labels another control (a sibling button), not the title or message. */
+  texts: { text: string; control: boolean }[];
+  /** The control sits in a dialog or bottom sheet. */
+  dialog: boolean;
+  /** Editable fields in the pane. */
+  fields: UiNode[];
+}
+
+/** The dialog or sheet the target sits in, else the whole screen. */
+export function paneOf(path: UiNode[]): Pane {
+  const target = path.at(-1)!;
+  let container = path[0]!;
+  let dialog = false;
+  for (let i = path.length - 2; i >= 0; i--)
+    if (DIALOG.test(path[i]!.resourceId) || DIALOG.test(path[i]!.className)) {
+      container = path[i]!;
+      dialog = true;
+      break;
+    }
+  const texts: Pane["texts"] = [];
+  const fields: UiNode[] = [];
+  const walk = (n: UiNode, control: boolean) => {
+    if (n === target || isKeyboardPackage(n.packageName)) return;
+    if (isEditable(n)) {
+      fields.push(n);
+      return;
+    }
+    const isControl = control || n.clickable || /Button/i.test(n.className);
+    for (const t of [n.text, n.contentDesc]) if (t && t.trim() && t.length <= MAX_PANE_TEXT) texts.push({ text: t.trim(), control: isControl });
+    for (const c of n.children) walk(c, isControl);
+  };
+  if (container !== target) walk(container, false);
+  return { texts, dialog, fields };
+}
+
+/** The focused field (or none), for typing and Enter. */
+export function focusedField(tree: UiNode | null | undefined): UiNode | undefined {
+  if (!tree) return undefined;
+  const stack = [tree];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (n.focused && isEditable(n)) return n;
+    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
+  }
+  return undefined;
+}
+
+export function hasText(n: UiNode): boolean {
+  if ((n.text && n.text.trim()) || (n.contentDesc && n.contentDesc.trim())) return true;
+  return n.children.some(hasText);
+}
+
+// An amount with its currency: "$20", "¥99", "20,00 €", "39,800원", "R$ 50,00", "US$4.99", "1 500 ₽", "20,000円".
+const AMOUNT =
+  /(?:[$€£¥₩₽₹₺₫₪฿]|(?<![\p{L}])(?:usd|eur|gbp|jpy|cny|rmb|krw|rub|inr|brl|chf|r\$|us\$)(?![\p{L}]))\s?\d|\d(?:[\d.,\u00A0\u202F ]*\d)?\s?(?:[$€£¥₩₽₹]|元|円|원|руб|р\.|(?<![\p{L}])(?:usd|eur|gbp|rub|rmb|cny|krw|jpy|inr|brl|chf)(?![\p{L}]))/iu;
+
+/** The first amount with a currency in the text (NFKC first: "￥" and full-width digits count). */
+export function findAmount(text: string): string | null {
+  const m = AMOUNT.exec(text.normalize("NFKC"));
+  return m ? m[0].trim() : null;
+}
