@@ -102,7 +102,7 @@ describe("headless run against the real API", () => {
     expect(board.lanes.find((l) => l.state === "done")!.cards.map((c) => c.title)).toEqual(["Pay for the earbuds in the cart"]);
     const evidence = await reader.evidence.list.query({ goalId: out.goalId });
     const decision = evidence.find((e) => e.kind === "gate_decision")!;
-    expect(decision.data).toMatchObject({ gateId, decision: "approve", tier: "high_risk", kind: "pay" });
+    expect(decision.data).toMatchObject({ gateId, status: "approved", tier: "high_risk", kind: "money" });
     // The gate's evidence is the screenshot the agent saw, stored content-addressed.
     const shot = evidence.find((e) => e.id === open.evidenceIds[0])!;
     expect(shot.kind).toBe("observation");
