@@ -2,8 +2,9 @@
 // fsync and synchronous_commit on — not the test server's fast mode).
 //
 // What each side does per item, with 32 concurrent workers and 2,000 items each:
-// - ours:    claimTodo({ agentId, goalId })  — one statement: SELECT … FOR UPDATE SKIP LOCKED LIMIT 1 on pending
-//            todos whose requiredCapabilities ⊆ the agent's, INSERT Lease, UPDATE Todo, INSERT Event (commit 1);
+// - ours:    claimNext({ agentId })  — one statement: the first unfinished todo of each active goal (todos run in
+//            order, so each item is its own goal with one todo), the oldest eligible one FOR UPDATE SKIP LOCKED
+//            with requiredCapabilities ⊆ the agent's, INSERT Lease, UPDATE Todo, INSERT Event (commit 1);
 //            then completeTodo({ todoId, agentId, leaseKey }) — one statement: check the lease (key, owner,
 //            unexpired) and fence on the todo's version, UPDATE Todo → done, UPDATE Lease → released, INSERT
 //            Event (commit 2). Both inputs are zod-validated, and both announce their Event with pg_notify right after
@@ -21,7 +22,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import PgBoss from "pg-boss";
-import { applyMigrations, claimTodo, completeTodo, createDb, startEmbeddedPostgres, type Db } from "@phoneloop/state";
+import { applyMigrations, claimNext, completeTodo, createDb, startEmbeddedPostgres, type Db } from "@phoneloop/state";
 import { seedAgent, seedGoal, seedTodos } from "@phoneloop/state/testing";
 
 const WORKERS = 32;
@@ -42,8 +43,13 @@ function percentile(sorted: number[], p: number): number {
 }
 
 async function runOurs(db: Db, items: number): Promise<Side> {
-  const goal = await seedGoal(db);
-  await seedTodos(db, goal.id, items, { requiredCapabilities: ["android"] });
+  // Earlier rounds' goals stay active with every todo done: claimNext passes over them, as it would in production.
+  const goalIds: string[] = [];
+  for (let k = 0; k < items; k++) {
+    const goal = await seedGoal(db);
+    await seedTodos(db, goal.id, 1, { requiredCapabilities: ["android"] });
+    goalIds.push(goal.id);
+  }
   const agents = await Promise.all(Array.from({ length: WORKERS }, () => seedAgent(db, { capabilities: ["android", "camera"] })));
   const latencies: number[] = [];
   const seen = new Map<string, number>();
@@ -52,7 +58,7 @@ async function runOurs(db: Db, items: number): Promise<Side> {
     agents.map(async (agent) => {
       for (;;) {
         const t0 = performance.now();
-        const r = await claimTodo(db, { agentId: agent.id, goalId: goal.id });
+        const r = await claimNext(db, { agentId: agent.id });
         latencies.push(performance.now() - t0);
         if (!r.claimed) return;
         seen.set(r.todo.id, (seen.get(r.todo.id) ?? 0) + 1);
@@ -62,8 +68,8 @@ async function runOurs(db: Db, items: number): Promise<Side> {
   );
   const elapsed = (performance.now() - start) / 1000;
   const dbDoubles = await db.$queryRaw<{ n: bigint }[]>`
-    SELECT count(*) AS n FROM (SELECT "todoId" FROM "Lease" l JOIN "Todo" t ON t."id" = l."todoId" WHERE t."goalId" = ${goal.id} GROUP BY "todoId" HAVING count(*) > 1) x`;
-  const done = await db.todo.count({ where: { goalId: goal.id, state: "done" } });
+    SELECT count(*) AS n FROM (SELECT "todoId" FROM "Lease" l JOIN "Todo" t ON t."id" = l."todoId" WHERE t."goalId" = ANY(${goalIds}) GROUP BY "todoId" HAVING count(*) > 1) x`;
+  const done = await db.todo.count({ where: { goalId: { in: goalIds }, state: "done" } });
   if (done !== items || seen.size !== items) throw new Error(`ours: ${done} done, ${seen.size} claimed of ${items}`);
   const doubles = [...seen.values()].filter((n) => n > 1).length + Number(dbDoubles[0]!.n);
   return { items, seconds: elapsed, latencies, doubles };

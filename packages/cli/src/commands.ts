@@ -186,7 +186,7 @@ export const COMMANDS: Command[] = [
       const s = r.spend;
       const what = `${s.steps} steps, ${s.tokens} tokens, $${(s.microUsd / 1e6).toFixed(4)}`;
       const usage = renderUsage(r.usage);
-      return { json: r, text: `${r.replay ? "Already spent under this key (nothing new): " : "Spent "}${what}${usage ? `\n${usage}` : ""}` };
+      return { json: r, text: `${r.duplicate ? "Already spent under this key (nothing new): " : "Spent "}${what}${usage ? `\n${usage}` : ""}` };
     },
   },
   {

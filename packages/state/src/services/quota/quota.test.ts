@@ -28,7 +28,7 @@ describe("quota spend", () => {
     expect(spends).toHaveLength(10);
     expect(new Set(spends.map((s) => s.key))).toEqual(new Set(keys));
     expect(await t.db.event.count({ where: { goalId: goal.id, operator: "quota.spend" } })).toBe(10);
-    const replays = results.filter((r) => r.status === "fulfilled" && (r.value as { replay: boolean }).replay);
+    const replays = results.filter((r) => r.status === "fulfilled" && (r.value as { duplicate: boolean }).duplicate);
     expect(replays).toHaveLength(40);
   });
 
@@ -72,7 +72,7 @@ describe("quota spend", () => {
     expect((await shouldRun(t.db, { goalId: goal.id, agentId: agent.id, estimate: { tokens: 400 } }, ctx))).toMatchObject({ decision: "skip", reason: "throttled", retryAfterMs: 30_000 });
     clock.advance(30_001);
     const ok = await spendQuota(t.db, { key: rid("s"), goalId: goal.id, agentId: agent.id, tokens: 400 }, ctx);
-    expect(ok.replay).toBe(false);
+    expect(ok.duplicate).toBe(false);
   });
 });
 

@@ -33,7 +33,7 @@ export interface QuotaSpendView {
 export interface SpendQuotaResult {
   spend: QuotaSpendView;
   /** true when the key was spent before: nothing new was spent. */
-  replay: boolean;
+  duplicate: boolean;
   usage: PolicyUsage[];
 }
 
@@ -45,7 +45,7 @@ export async function spendQuota(db: DbOrTx, raw: SpendQuotaInput, ctx?: Operato
       const usage = await policyUsage(tx, { goalId: i.goalId, agentId: i.agentId, at, lock: true });
       // Checked after taking the lock: a concurrent spend of the same key has committed by now.
       const previous = await tx.quotaSpend.findUnique({ where: { key: i.key } });
-      if (previous) return { spend: view(previous), replay: true, usage };
+      if (previous) return { spend: view(previous), duplicate: true, usage };
       for (const u of usage) {
         const over = overLimit(u, i);
         if (over.length) {
@@ -64,13 +64,13 @@ export async function spendQuota(db: DbOrTx, raw: SpendQuotaInput, ctx?: Operato
       const spend = await tx.quotaSpend.findUniqueOrThrow({ where: { id } });
       await appendEvent(tx, { operator: "quota.spend", actor: actorOf(ctx, i.agentId), subjectId: id, goalId: i.goalId, payload: { key: i.key, steps: i.steps, tokens: i.tokens, microUsd: i.microUsd, todoId: i.todoId ?? null } }, ctx);
       const after = usage.map((u) => ({ ...u, used: { steps: u.used.steps + i.steps, tokens: u.used.tokens + i.tokens, microUsd: u.used.microUsd + i.microUsd } }));
-      return { spend: view(spend), replay: false, usage: after };
+      return { spend: view(spend), duplicate: false, usage: after };
     });
   } catch (e) {
     // No policy to lock, and a concurrent spend of the same key won: that one stands.
     if (isUniqueViolation(e)) {
       const previous = await db.quotaSpend.findUnique({ where: { key: i.key } });
-      if (previous) return { spend: view(previous), replay: true, usage: await policyUsage(db, { goalId: i.goalId, agentId: i.agentId, at }) };
+      if (previous) return { spend: view(previous), duplicate: true, usage: await policyUsage(db, { goalId: i.goalId, agentId: i.agentId, at }) };
     }
     if (/QuotaSpend_goalId_fkey/.test(String((e as Error)?.message))) throw new StateError("NOT_FOUND", `Goal ${i.goalId} does not exist.`, { goalId: i.goalId });
     throw e;
