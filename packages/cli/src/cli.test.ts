@@ -143,7 +143,7 @@ describe("phoneloop CLI against a running API", () => {
     expect(spend.stdout).toContain("Spent 3 steps, 1200 tokens");
     const replay = await phoneloop("quota", "spend", "--goal-id", goal.id, "--agent-id", agent.id, "--key", "turn-1", "--steps", "3", "--json");
     expect(replay.code).toBe(0);
-    expect(JSON.parse(replay.stdout)).toMatchObject({ replay: true });
+    expect(JSON.parse(replay.stdout)).toMatchObject({ duplicate: true });
 
     const missing = await phoneloop("quota", "should-run", "--goal-id", "goal_missing", "--agent-id", agent.id);
     expect(missing.code).toBe(1);

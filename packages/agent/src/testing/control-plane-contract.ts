@@ -390,9 +390,14 @@ export function describeControlPlaneContract(name: string, makeSubject: () => Pr
         expect((await cp.getRun(runId))!.checkpoint).toEqual({ node: "executor", step: 1 });
 
         expect(await cp.resumeRun({ runId, agentId: b })).toMatchObject({ id: runId, agentId: b, status: "running" });
+        // The run is b's now: a's writes to it are a conflict.
+        expect((await failureOf(cp.saveCheckpoint({ runId, agentId: a, checkpoint: { late: true } }))).code).toBe("CONFLICT");
         await cp.appendStep({ ...step, agentId: b, index: 1 });
         await cp.finishRun({ runId, agentId: b, status: "completed", endReason: "all_done", summary: "Opened the app." });
-        expect(await cp.getRun(runId)).toMatchObject({ id: runId, agentId: b, status: "completed", endReason: "all_done" });
+        expect(await cp.getRun(runId)).toMatchObject({ id: runId, agentId: b, status: "completed", endReason: "all_done", checkpoint: { node: "executor", step: 1 } });
+        // A finished run only reads.
+        expect((await failureOf(cp.saveCheckpoint({ runId, agentId: b, checkpoint: { node: "end" } }))).code).toBe("ILLEGAL_TRANSITION");
+        expect((await failureOf(cp.finishRun({ runId, agentId: b, status: "failed", endReason: "model_failed", summary: "again" }))).code).toBe("ILLEGAL_TRANSITION");
         expect(await cp.getRun(unique("run_missing"))).toBeNull();
       });
     });
