@@ -20,7 +20,7 @@ function elementIndex(req: RecordedRequest, idOrPattern: string | RegExp): strin
   for (const line of screen.split("\n")) {
     const m = /^\[(\d+)\]/.exec(line);
     if (!m) continue;
-    if (typeof idOrPattern === "string" ? new RegExp(`id=${idOrPattern}(\\s|$)`).test(line) : idOrPattern.test(line)) return m[1];
+    if (typeof idOrPattern === "string" ? new RegExp(`id="?${idOrPattern}"?(\\s|$)`).test(line) : idOrPattern.test(line)) return m[1];
   }
   return undefined;
 }
@@ -46,7 +46,7 @@ function socialExecutor(query: string) {
     if (at("results_list")) {
       if (opened.size >= 3) return reply({ type: "answer", text: summary, intent: "report the views" });
       const screen = fencedRegions(req.lastUserText).at(-1) ?? "";
-      const line = screen.split("\n").find((l) => /^\[\d+\] LinearLayout/.test(l) && !opened.has(l.replace(/^\[\d+\]\s*/, "")));
+      const line = screen.split("\n").find((l) => /^\[\d+\] "?LinearLayout/.test(l) && !opened.has(l.replace(/^\[\d+\]\s*/, "")));
       if (line) {
         opened.add(line.replace(/^\[\d+\]\s*/, ""));
         return reply({ type: "click", element: /^\[(\d+)\]/.exec(line)![1], intent: "open a post to read it" });
