@@ -48,7 +48,8 @@ export interface Images {
 }
 
 // ─── Model ────────────────────────────────────────────────────────────────────────────────────────────
-export type ModelRole = "planner" | "executor" | "summarizer";
+/** "guard": an optional cheap model the permission checkpoint asks when its rules are unsure. */
+export type ModelRole = "planner" | "executor" | "summarizer" | "guard";
 
 export type ChatContentPart =
   | { type: "text"; text: string }
@@ -98,7 +99,7 @@ export interface Model {
   complete(req: ModelRequest): Promise<Result<ModelResponse, ModelError>>;
 }
 
-export type Models = Record<ModelRole, Model>;
+export type Models = Record<Exclude<ModelRole, "guard">, Model> & { guard?: Model };
 
 // ─── ControlPlane: the state core's operators, in the state core's words ──────────────────────────────
 // Every rule (which todo is next, leases and fencing, idempotency, replans, turn routing and the transition a turn

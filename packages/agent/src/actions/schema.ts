@@ -1,5 +1,6 @@
 // The action space (docs/concepts.md, "Host, executor, blackboard"). Coordinates are normalised to 0–1000 on both axes.
 import { z } from "zod";
+import { quoteUntrusted } from "../prompts/fence.ts";
 
 export const ACTION_TYPES = [
   "click",
@@ -94,10 +95,13 @@ export const ACTION_JSON_SCHEMA: Record<string, unknown> = {
   additionalProperties: false,
 };
 
+/** Model-written text in a description: quoted, neutralised, one line, bounded. */
+const said = (s: string, max = 200) => quoteUntrusted(s, max);
+
 /** A short, stable description of an action for history, evidence and the board. */
 export function describeAction(a: Action): string {
   const at = (t: { x?: number; y?: number; element?: string }) =>
-    t.element !== undefined ? `element ${JSON.stringify(t.element)}` : `(${t.x}, ${t.y})`;
+    t.element !== undefined ? `element ${said(t.element, 60)}` : `(${t.x}, ${t.y})`;
   switch (a.type) {
     case "click":
     case "double_tap":
@@ -108,23 +112,23 @@ export function describeAction(a: Action): string {
     case "scroll":
       return `scroll ${a.direction}`;
     case "input_text":
-      return `input_text ${JSON.stringify(a.text)}`;
+      return `input_text ${said(a.text)}`;
     case "click_then_type":
-      return `click_then_type ${at(a)} ${JSON.stringify(a.text)}`;
+      return `click_then_type ${at(a)} ${said(a.text)}`;
     case "open_app":
-      return `open_app ${a.app}`;
+      return `open_app ${said(a.app, 80)}`;
     case "open_deeplink":
-      return `open_deeplink ${a.uri}`;
+      return `open_deeplink ${said(a.uri)}`;
     case "wait":
       return `wait ${a.ms ?? 1000}ms`;
     case "answer":
-      return `answer ${JSON.stringify(a.text)}`;
+      return `answer ${said(a.text)}`;
     case "ask_user":
-      return `ask_user ${JSON.stringify(a.question)}`;
+      return `ask_user ${said(a.question)}`;
     case "status":
       return `status ${a.status}`;
     case "use_skill":
-      return `use_skill ${a.skill}`;
+      return `use_skill ${said(a.skill, 80)}`;
     default:
       return a.type;
   }

@@ -128,6 +128,7 @@ export async function callModel(
   totals: RunCommon["totals"],
 ): Promise<Result<ModelCallResult, ModelError>> {
   const model = ctx.ports.models[input.role];
+  if (!model) return { ok: false, error: { code: "BAD_REQUEST", message: `No ${input.role} model is configured; add one to the models settings or run without it.` } };
   const counted = countRequestTokens(input.messages, ctx.config.imageTokenFormula);
   let last: ModelError | undefined;
   let modelMs = 0;

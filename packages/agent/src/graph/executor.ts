@@ -6,10 +6,12 @@ import { ACTION_JSON_SCHEMA, describeAction, type Action } from "../actions/sche
 import { parseAction } from "../actions/parse.ts";
 import { detectAnomalies, detectCycle, detectRepetition, sampleOf, DETECTOR_LIMITS, type Anomaly } from "../detectors/index.ts";
 import { formatHistory } from "../memory/history.ts";
-import { decidePermission, needsGate, recordApproval, type PermissionDecision } from "../policy/index.ts";
+import { askUserDecision, decidePermission, needsGate, recordApproval } from "../policy/index.ts";
 import { anomalyReminder, executorMessages } from "../prompts/executor.ts";
+import { gateQuestion } from "../prompts/gate.ts";
+import { formatScreenElements } from "../prompts/screen.ts";
 import { leaseRefOf, type ChatMessage, type EvidenceInput, type GateResolution, type Lease, type LeaseRef, type ModelErrorCode, type SkipReason, type TurnResultKind, type TurnRoute } from "../ports.ts";
-import { focusedNode, formatElements, nodeAt, resolveTarget } from "./observe.ts";
+import { focusedNode, nodeAt, resolveTarget } from "./observe.ts";
 import { endReasonOfSkip, statusForExit } from "./routes.ts";
 import type { AgentConfig, AgentEvent, ExecutorReturn, ExecutorRunState, ExecutorState, ExitReason, PendingGate, RunCommon, Screen, Turn } from "./state.ts";
 
@@ -63,12 +65,6 @@ export function decideAfterAnomalies(anomalies: Anomaly[], goal: string, todo: s
   if (anomalies.some((a) => a.kind === "scroll_streak")) return { exit: "scroll_streak" };
   const loops = anomalies.filter((a) => a.kind !== "scroll_streak");
   return loops.length ? { reminder: anomalyReminder(loops.map((a) => a.message), goal, todo) } : {};
-}
-
-function gateQuestion(a: Action, d: PermissionDecision, app: string, todo: string): string {
-  const target = d.targetLabel ? ` on "${d.targetLabel.slice(0, 60)}"` : "";
-  const what = describeAction(a).replace(/element "[^"]*"/, "the element").split(" ")[0];
-  return `Allow the agent to ${what}${target} in ${app || "the current app"}? This is a ${d.tier === "high_risk" ? "high-risk" : "confirm-tier"} action (${d.kind}): ${d.reasons.join("; ")}. Todo: "${todo}".${a.intent ? ` The agent says it intends to: ${a.intent}.` : ""}`;
 }
 
 /** A copy the step may change; the screen (image and tree) is shared, never changed. */
@@ -156,7 +152,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       ...(ex.feedback ? { feedback: ex.feedback } : {}),
       app: screen.app,
       screen: { width: screen.width, height: screen.height },
-      elements: formatElements(screen.elements),
+      elements: formatScreenElements(screen.elements),
       image: screen.image,
     });
     const lease = ex.lease!;
@@ -211,7 +207,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
         kind: "gate_decision",
         stepIndex: pending.stepIndex,
         summary: `${resolution.status} for ${description}${resolution.rationale ? `: ${resolution.rationale}` : ""}`,
-        data: { gateId: pending.gateId, kind: pending.kind, tier: pending.tier, status: resolution.status, answer: resolution.answer, rationale: resolution.rationale },
+        data: { gateId: pending.gateId, kind: pending.kind, tier: pending.tier, status: resolution.status, answer: resolution.answer, rationale: resolution.rationale, ...(pending.policy ? { policy: pending.policy } : {}) },
       }),
     );
     if (pending.tier === "question") {
@@ -221,7 +217,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       return done(route());
     }
     const approved = resolution.status === "approved";
-    s.approvals = recordApproval(s.approvals, pending.kind, approved);
+    s.approvals = recordApproval(s.approvals, pending.approvalKey ?? pending.kind, approved);
     if (!approved) {
       const why = resolution.status === "expired" ? "The question to the user expired without an answer" : "The user DENIED your action";
       ex.feedback = `${why}: ${description} (${pending.kind})${resolution.rationale ? `: ${resolution.rationale}` : ""}. It was not performed. Do not try it again; find another way to reach the goal without it, or report status infeasible.`;
@@ -269,15 +265,17 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       return done(route());
     }
     const px = point.px;
-    const target = action.type === "keyboard_enter" ? focusedNode(screen.tree) : px ? nodeAt(screen.tree, px) : undefined;
-    const decision: PermissionDecision =
+    // Typing and Enter act on the focused field; a tap on the node under the point. The policy reads the whole screen.
+    const target = action.type === "keyboard_enter" || (action.type === "input_text" && !px) ? focusedNode(screen.tree) : px ? nodeAt(screen.tree, px) : undefined;
+    const decision =
       action.type === "ask_user"
-        ? { tier: "confirm", kind: "question", reasons: ["the model asks the user"] }
-        : decidePermission(action, { ...(target ? { target } : {}), ...(screen.packageName ? { packageName: screen.packageName } : {}), ...(config.appRules ? { appRules: config.appRules } : {}) });
+        ? askUserDecision()
+        : decidePermission(action, { ...(target ? { target } : {}), tree: screen.tree, ...(screen.packageName ? { packageName: screen.packageName } : {}), ...(config.appRules ? { appRules: config.appRules } : {}) });
+    turn.policy = { tier: decision.tier, kind: decision.kind, ruleId: decision.ruleId, evidence: decision.evidence, policyVersion: decision.policyVersion };
     if (action.type === "ask_user" || needsGate(decision, s.approvals)) {
       const question = action.type === "ask_user" ? action.question : gateQuestion(action, decision, ex.lastApp, ex.todoTitle);
       const options = action.type === "ask_user" ? (action.options?.length ? action.options : []) : ["approve", "deny"];
-      turn.asking = { action, kind: decision.kind, tier: action.type === "ask_user" ? "question" : decision.tier === "high_risk" ? "high_risk" : "confirm", question };
+      turn.asking = { action, kind: decision.kind, approvalKey: decision.approvalKey, tier: action.type === "ask_user" ? "question" : decision.tier === "high_risk" ? "high_risk" : "confirm", question, policy: { ruleId: decision.ruleId, evidence: decision.evidence, policyVersion: decision.policyVersion } };
       return done({ type: "open_gate", idempotencyKey: `${s.runId}:${turn.stepIndex}:gate`, question, options, evidenceIds: [screen.evidenceId], answerRoles: config.gateAnswerRoles });
     }
     return act(turn, action, px);
@@ -397,7 +395,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       const turn = ex.turn!;
       const asking = turn.asking!;
       delete turn.asking;
-      const pending: PendingGate = { gateId: obs.gateId, stepIndex: turn.stepIndex, action: asking.action, kind: asking.kind, tier: asking.tier };
+      const pending: PendingGate = { gateId: obs.gateId, stepIndex: turn.stepIndex, action: asking.action, kind: asking.kind, tier: asking.tier, ...(asking.approvalKey ? { approvalKey: asking.approvalKey } : {}), ...(asking.policy ? { policy: asking.policy } : {}) };
       ex.pendingGate = pending;
       // The todo waits for the person: the turn's result blocks it and ends this lease; the answer gives it back.
       fx.push({ type: "turn_result", idempotencyKey: `${s.runId}:${turn.stepIndex}:gate_turn`, lease: leaseRefOf(ex.lease!), kind: "user_action_required", summary: `gate ${obs.gateId}: ${asking.question}`.slice(0, 2000) });
@@ -421,7 +419,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
     case "performed": {
       const turn = ex.turn!;
       const f = ex.inFlight!;
-      fx.push(evidence({ idempotencyKey: `${s.runId}:${turn.stepIndex}:action`, kind: "action", stepIndex: turn.stepIndex, summary: f.description, data: { action: f.action, px: turn.px ?? null, app: ex.lastApp } }));
+      fx.push(evidence({ idempotencyKey: `${s.runId}:${turn.stepIndex}:action`, kind: "action", stepIndex: turn.stepIndex, summary: f.description, data: { action: f.action, px: turn.px ?? null, app: ex.lastApp, ...(turn.policy ? { policy: turn.policy } : {}) } }));
       ex.samples.push(sampleOf(f.action, turn.px));
       if (ex.samples.length > 20) ex.samples.splice(0, ex.samples.length - 20);
       ex.sensedAfterAction = false;

@@ -52,7 +52,8 @@ describe("permission gates", () => {
     const obs = h.cp.evidenceList({ kind: "observation" }).find((e) => e.id === gate.input.evidenceIds[0])!;
     expect(obs.blobSha256).toMatch(/^[0-9a-f]{64}$/);
     expect(h.cp.blobs.get(obs.blobSha256!)!.bytes.length).toBeGreaterThan(1000);
-    expect(h.cp.evidenceList({ kind: "gate_decision" })[0]!.data).toMatchObject({ status: "approved", tier: "high_risk", kind: "pay" });
+    expect(h.cp.evidenceList({ kind: "gate_decision" })[0]!.data).toMatchObject({ status: "approved", tier: "high_risk", kind: "money", policy: { ruleId: "target.label", policyVersion: expect.any(String) } });
+    expect((h.cp.evidenceList({ kind: "gate_decision" })[0]!.data as { policy: { evidence: string[] } }).policy.evidence[0]).toMatch(/"Pay"/);
   });
 
   it("deny → the tap does not happen and the model is told", async () => {
@@ -88,7 +89,31 @@ describe("permission gates", () => {
     expect(phone.current).toBe("paid");
   });
 
-  it("confirm tier: asked until 3 consecutive approvals of the same kind, then auto-allowed in the session", async () => {
+  it("confirm tier: asked until 3 approvals of the same kind on the same target, then auto-allowed; another target is asked again", async () => {
+    const screens: Record<string, FakeScreen> = {
+      profile: {
+        app: "com.example.social",
+        background: "#ddd",
+        elements: [
+          { id: "follow_anna", text: "Follow", bounds: box(50, 100, 950, 200), clickable: true },
+          { id: "follow_bob", text: "Follow", bounds: box(50, 300, 950, 400), clickable: true },
+        ],
+      },
+    };
+    const phone = new FakePhone(screens, "profile");
+    const questions: string[] = [];
+    h = await startHarness({
+      device: phone,
+      executor: [...Array.from({ length: 5 }, () => act({ type: "click", x: 500, y: 150 })), act({ type: "click", x: 500, y: 350 }), act({ type: "status", status: "complete" })],
+      onGate: (g) => (questions.push(g.input.question), { status: "approved" }),
+    });
+    await runAgent(h.ports, { goal: "Follow Anna", agent });
+    expect(questions).toHaveLength(4);
+    expect(questions.every((q) => /confirm-tier action \(social\)/.test(q))).toBe(true);
+    expect(phone.actions().filter((c) => c.op === "tap")).toHaveLength(6);
+  });
+
+  it("typing ordinary text is not gated; typing a card number is, every time", async () => {
     const screens: Record<string, FakeScreen> = {
       form: { app: "com.example.notes", background: "#ddd", elements: [{ id: "title", text: "", bounds: box(50, 100, 950, 200), editable: true }] },
     };
@@ -96,12 +121,16 @@ describe("permission gates", () => {
     let gates = 0;
     h = await startHarness({
       device: phone,
-      executor: [...["a", "b", "c", "d", "e"].map((t) => act({ type: "click_then_type", element: "1", text: t })), act({ type: "status", status: "complete" })],
+      executor: [
+        ...["a", "b", "c", "d"].map((t) => act({ type: "click_then_type", element: "1", text: t })),
+        ...Array.from({ length: 4 }, () => act({ type: "click_then_type", element: "1", text: "4111 1111 1111 1111" })),
+        act({ type: "status", status: "complete" }),
+      ],
       onGate: () => (gates++, { status: "approved" }),
     });
     await runAgent(h.ports, { goal: "Write a note", agent });
-    expect(gates).toBe(3);
-    expect(phone.typed.title).toBe("abcde");
+    expect(gates).toBe(4);
+    expect(phone.typed.title).toBe(`abcd${"4111 1111 1111 1111".repeat(4)}`);
   });
 });
 

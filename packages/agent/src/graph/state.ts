@@ -32,6 +32,16 @@ export interface PendingGate {
   action: Action;
   kind: string;
   tier: "confirm" | "high_risk" | "question";
+  /** What approvals count under (kind, app and target); absent in states checkpointed before it existed. */
+  approvalKey?: string;
+  /** Why the gate opened: the policy's rule, the evidence it matched and its version (for replay). */
+  policy?: GatePolicy;
+}
+
+export interface GatePolicy {
+  ruleId: string;
+  evidence: string[];
+  policyVersion: string;
 }
 
 /** What the executor sees of the phone in one step (not checkpointed: a resumed step senses again). */
@@ -59,8 +69,10 @@ export interface Turn {
   anomalies?: string[];
   /** The resolved point of the action being performed. */
   px?: { x: number; y: number } | undefined;
+  /** The permission decision for this step's action (recorded with the action's evidence). */
+  policy?: GatePolicy & { tier: string; kind: string };
   /** The gate this step is opening (until the core returns its id). */
-  asking?: { action: Action; kind: string; tier: PendingGate["tier"]; question: string };
+  asking?: { action: Action; kind: string; approvalKey?: string; tier: PendingGate["tier"]; question: string; policy?: GatePolicy };
   /** The gate answer this step acts on (after waiting for a gate it opened). */
   gate?: { pending: PendingGate; resolution: GateResolution };
 }

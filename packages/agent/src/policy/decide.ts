@@ -217,7 +217,8 @@ function judgeTap(s: Scene, v: Verdict, target: UiNode): string {
   const noun = findNoun(w, p);
   if (noun && (confirming || normalise(readable) === noun.word))
     v.raise(CATEGORY_TIER[noun.category], noun.category, "target.label", `the control ${q(readable)} confirms ${q(noun.word)} (${noun.category})`);
-  if (amount && (readable.length <= 32 || /Button/i.test(target.className)))
+  // A price on a button commits it ("Tip $5"); a price inside a product tile only describes what the tile opens.
+  if (amount && (/Button/i.test(target.className) || (target.children.length === 0 && readable.length <= 32)))
     v.raise("high_risk", "money", "target.amount", `the control ${q(readable)} carries the amount ${amount}`);
   if (w.lists.confirming.isWhole(p)) inheritPane(s, v, pane, readable);
   if (s.appCat === "permission" && v.tier === "normal") v.raise("high_risk", "permission", "app.permission", `${q(readable)} answers a permission request`);

@@ -107,7 +107,7 @@ export function hasText(n: UiNode): boolean {
 
 // An amount with its currency: "$20", "¥99", "20,00 €", "39,800원", "R$ 50,00", "US$4.99", "1 500 ₽", "20,000円".
 const AMOUNT =
-  /(?:[$€£¥₩₽₹₺₫₪฿]|(?<![\p{L}])(?:usd|eur|gbp|jpy|cny|rmb|krw|rub|inr|brl|chf|r\$|us\$)(?![\p{L}]))\s?\d|\d(?:[\d.,\u00A0\u202F ]*\d)?\s?(?:[$€£¥₩₽₹]|元|円|원|руб|р\.|(?<![\p{L}])(?:usd|eur|gbp|rub|rmb|cny|krw|jpy|inr|brl|chf)(?![\p{L}]))/iu;
+  /(?:[$€£¥₩₽₹₺₫₪฿]|(?<![\p{L}])(?:usd|eur|gbp|jpy|cny|rmb|krw|rub|inr|brl|chf|r\$|us\$)(?![\p{L}]))\s?\d(?:[\d.,\u00A0\u202F]*\d)?|\d(?:[\d.,\u00A0\u202F ]*\d)?\s?(?:[$€£¥₩₽₹]|元|円|원|руб|р\.|(?<![\p{L}])(?:usd|eur|gbp|rub|rmb|cny|krw|jpy|inr|brl|chf)(?![\p{L}]))/iu;
 
 /** The first amount with a currency in the text (NFKC first: "￥" and full-width digits count). */
 export function findAmount(text: string): string | null {

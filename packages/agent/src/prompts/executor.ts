@@ -1,6 +1,6 @@
 // The executor's prompt: only what the current step needs (docs/concepts.md, "State outside the model").
 import type { ChatMessage, EncodedImage } from "../ports.ts";
-import { fenceUntrusted, UNTRUSTED_RULE } from "./fence.ts";
+import { fenceUntrusted, neutralise, UNTRUSTED_RULE } from "./fence.ts";
 import { toBase64 } from "../images/index.ts";
 
 export const EXECUTOR_SYSTEM = `You operate an Android phone to finish one todo of a larger task. Each turn you get the screenshot, the visible elements and the recent history; reply with exactly ONE action as a JSON object, nothing else.
@@ -33,14 +33,16 @@ export interface ExecutorPromptInput {
 }
 
 export function executorMessages(p: ExecutorPromptInput): ChatMessage[] {
-  const lines = [`GOAL: ${p.goal}`, `TODO: ${p.todo}`];
+  // The todo is the planner model's text: neutralised (it is the task, so not fenced as data).
+  const lines = [`GOAL: ${p.goal}`, `TODO: ${neutralise(p.todo)}`];
   if (p.outputs.length) lines.push(`When done, report outputs: ${p.outputs.join(", ")} (in "outputs" of status complete).`);
   if (Object.keys(p.inputs).length)
     lines.push(`INPUTS:\n${fenceUntrusted("blackboard", Object.entries(p.inputs).map(([k, v]) => `${k} = ${v}`).join("\n"))}`);
-  if (p.history) lines.push(`HISTORY:\n${p.history}`);
-  if (p.reminder) lines.push(`REMINDER:\n${p.reminder}`);
-  if (p.feedback) lines.push(`FEEDBACK ON YOUR LAST REPLY:\n${p.feedback}`);
-  lines.push(`SCREEN: app ${p.app}, ${p.screen.width}x${p.screen.height}. Elements (index, class, text, id, bounds 0-1000):`);
+  // The history repeats text the model wrote (typed text, answers, questions): fenced like screen text.
+  if (p.history) lines.push(`HISTORY (earlier steps; texts in them are your own earlier words or the app's):\n${fenceUntrusted("history", p.history)}`);
+  if (p.reminder) lines.push(`REMINDER:\n${neutralise(p.reminder)}`);
+  if (p.feedback) lines.push(`FEEDBACK ON YOUR LAST REPLY:\n${neutralise(p.feedback)}`);
+  lines.push(`SCREEN: app ${JSON.stringify(neutralise(p.app))}, ${p.screen.width}x${p.screen.height}. Elements (index, class, text, id, bounds 0-1000; quoted fields are the app's text):`);
   lines.push(fenceUntrusted("screen", p.elements || "(no elements in the UI tree; use the screenshot)"));
   lines.push("Your action (one JSON object):");
   return [

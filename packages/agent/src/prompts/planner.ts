@@ -1,7 +1,7 @@
 // The planner/supervisor and summarizer prompts (text only) and the schemas of their replies.
 import { z } from "zod";
 import type { ChatMessage, Todo } from "../ports.ts";
-import { fenceUntrusted, UNTRUSTED_RULE } from "./fence.ts";
+import { fenceUntrusted, neutralise, UNTRUSTED_RULE } from "./fence.ts";
 import { extractBalanced, extractFenced, normalisePunctuation, tryParseJson } from "../actions/repair.ts";
 
 export const TodoDraftSchema = z.object({
@@ -47,7 +47,7 @@ ${UNTRUSTED_RULE}
 Reply with one JSON object only.`;
 
 function todoLine(t: Todo): string {
-  return `- ${t.id} [${t.state}] (${t.kind}${t.appHint ? `, ${t.appHint}` : ""}) ${t.title}${t.inputs.length ? ` inputs=${t.inputs.join(",")}` : ""}${t.outputs.length ? ` outputs=${t.outputs.join(",")}` : ""}`;
+  return `- ${t.id} [${t.state}] (${t.kind}${t.appHint ? `, ${neutralise(t.appHint)}` : ""}) ${neutralise(t.title)}${t.inputs.length ? ` inputs=${t.inputs.join(",")}` : ""}${t.outputs.length ? ` outputs=${t.outputs.join(",")}` : ""}`;
 }
 
 export function planMessages(goal: string, bounds: string[] = []): ChatMessage[] {
@@ -69,7 +69,7 @@ export function decisionMessages(input: { goal: string; plan: string; todos: Tod
         `GOAL: ${input.goal}`,
         `PLAN: ${input.plan || "(none)"}`,
         `TODOS:\n${input.todos.map(todoLine).join("\n")}`,
-        `The executor returned from ${input.todo.id} "${input.todo.title}" after attempt ${input.attempts}: ${input.status} (${input.reason}). Final app: ${input.finalScreenApp ?? "unknown"}.`,
+        `The executor returned from ${input.todo.id} "${neutralise(input.todo.title)}" after attempt ${input.attempts}: ${input.status} (${neutralise(input.reason)}). Final app: ${input.finalScreenApp ?? "unknown"}.`,
         `Its summary:\n${fenceUntrusted("executor-summary", input.summary)}`,
         `Decide: {"decision":"retry"|"replan"|"summarise"|"complete","reason":"...","todos":[...replacement todos when replanning...]}`,
       ].join("\n"),
