@@ -1,6 +1,6 @@
 // The executor's prompt: only what the current step needs (docs/concepts.md, "State outside the model").
 import type { ChatMessage, EncodedImage } from "../ports.ts";
-import { fenceUntrusted, neutralise, UNTRUSTED_RULE } from "./fence.ts";
+import { fenceUntrusted, neutralise, quoteUntrusted, UNTRUSTED_RULE } from "./fence.ts";
 import { toBase64 } from "../images/index.ts";
 
 export const EXECUTOR_SYSTEM = `You operate an Android phone to finish one todo of a larger task. Each turn you get the screenshot, the visible elements and the recent history; reply with exactly ONE action as a JSON object, nothing else.
@@ -42,7 +42,7 @@ export function executorMessages(p: ExecutorPromptInput): ChatMessage[] {
   if (p.history) lines.push(`HISTORY (earlier steps; texts in them are your own earlier words or the app's):\n${fenceUntrusted("history", p.history)}`);
   if (p.reminder) lines.push(`REMINDER:\n${neutralise(p.reminder)}`);
   if (p.feedback) lines.push(`FEEDBACK ON YOUR LAST REPLY:\n${neutralise(p.feedback)}`);
-  lines.push(`SCREEN: app ${JSON.stringify(neutralise(p.app))}, ${p.screen.width}x${p.screen.height}. Elements (index, class, text, id, bounds 0-1000; quoted fields are the app's text):`);
+  lines.push(`SCREEN: app ${quoteUntrusted(p.app, 120)}, ${p.screen.width}x${p.screen.height}. Elements (index, class, text, id, bounds 0-1000; quoted fields are the app's text):`);
   lines.push(fenceUntrusted("screen", p.elements || "(no elements in the UI tree; use the screenshot)"));
   lines.push("Your action (one JSON object):");
   return [
