@@ -58,8 +58,20 @@ describe.each(transports)("@yume-chan/adb over %s", (_name, connect) => {
 
   it("serves the framebuffer: service", async () => {
     const fb = await adb.framebuffer();
-    expect(fb).toMatchObject({ width: 1080, height: 2400, bpp: 32, red_offset: 0, alpha_offset: 24 });
+    expect(fb).toMatchObject({ colorSpace: 1, width: 1080, height: 2400, bpp: 32, red_offset: 0, alpha_offset: 24 });
     expect(fb.data.length).toBe(1080 * 2400 * 4);
+  });
+
+  it("refuses reverse with a well-formed FAIL, and a socket to a port nothing listens on", async () => {
+    await expect(adb.reverse.add("tcp:7005", () => {})).rejects.toThrow("reverse is not supported on this virtual phone: nothing on it connects out; use adb forward instead");
+    await expect(adb.createSocket("tcp:9")).rejects.toThrow();
+  });
+
+  it("runs the shell language clients use and answers the package manager", async () => {
+    const shell = adb.subprocess.shellProtocol!;
+    expect((await shell.spawnWaitText("[ -e /sdcard ] && echo yes")).stdout).toBe("yes\n");
+    expect((await shell.spawnWaitText('export ANDROID_LOG_TAGS="" ; exec logcat -d -s ActivityTaskManager')).stdout).toMatch(/^--------- beginning of system\n.* I ActivityTaskManager: START u0 /);
+    expect((await shell.spawnWaitText("cmd package resolve-activity --brief com.phoneloop.mail")).stdout).toMatch(/^priority=0 .*\ncom\.phoneloop\.mail\/\.\w+\n$/);
   });
 
   it("dumps the UI to /dev/tty", async () => {
@@ -104,6 +116,7 @@ describe("@yume-chan/adb AUTH", () => {
     expect(authPhone.keyStore!.listPending()).toHaveLength(1);
     // answer the prompt on the phone's screen, as a person would
     expect(authPhone.engine.uiDump()).toContain('text="Allow"');
+    tapOn(authPhone.engine, "alwaysUse"); // "Always allow from this computer", so the key is remembered
     tapOn(authPhone.engine, "Allow");
     const adb = new Adb(await pending);
     expect((await adb.subprocess.shellProtocol!.spawnWaitText("echo ok")).stdout).toBe("ok\n");
@@ -119,5 +132,29 @@ describe("@yume-chan/adb AUTH", () => {
     expect(authPhone.keyStore!.listPending()).toHaveLength(1);
     authPhone.keyStore!.answer("accept");
     await (await third).close();
+  });
+});
+
+describe("@yume-chan/adb reboot", () => {
+  it("drops the connection, refuses while offline, then boots with sys.boot_completed rising to 1", async () => {
+    const rebooting = await startVirtualPhone({ bootTimings: { offlineMs: 600, bootMs: 1200 } });
+    try {
+      const connect = async () => new Adb(await AdbDaemonTransport.authenticate({ serial: "r", connection: await tcpConnection(rebooting.adbPort), credentialStore: new NodeCredentialStore() }));
+      const first = await connect();
+      const gone = first.disconnected;
+      void first.power.reboot().catch(() => {});
+      await gone;
+      let again: Adb | null = null;
+      for (let i = 0; i < 200 && !again; i++) {
+        again = await connect().catch(() => null);
+        if (!again) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(again).not.toBeNull();
+      const r = await again!.subprocess.shellProtocol!.spawnWaitText('n=0; while [ "$(getprop sys.boot_completed)" != 1 ]; do n=$((n+1)); sleep 0.1; done; echo "up after $n"');
+      expect(r.stdout).toMatch(/^up after [1-9]\d*\n$/);
+      await again!.close();
+    } finally {
+      await rebooting.stop();
+    }
   });
 });
