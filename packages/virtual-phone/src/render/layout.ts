@@ -37,7 +37,7 @@ export interface LayoutInput {
   popup?: { def: Popup; app: App; scope: ValueScope };
   keyboard: { shown: boolean; label: string; adb?: boolean };
   toast?: string;
-  usbPrompt?: { fingerprint: string; alwaysAllow: boolean };
+  usbPrompt?: { fingerprint: string; alwaysAllow: boolean; scroll?: number };
   /** The overview (recent apps), most recent first; shown instead of the app when set. */
   recents?: LauncherApp[];
   /** The pulled-down notification shade with quick settings. */
@@ -311,7 +311,7 @@ class Layouter {
       this.ops.push({ op: "rect", x, y: y + 3, w: s, h: s, fill: "#00000022", r: this.dp(16) });
       this.ops.push({ op: "rect", x, y, w: s, h: s, fill: a.def.color, r: this.dp(16) });
       this.ops.push({ op: "icon", name: f.icon, cx: x + s / 2, cy: y + s / 2, size: this.dp(24), color: "#ffffff" });
-      content.children.push(node({ cls: "android.widget.ImageButton", pkg, resId: `${pkg}:id/${f.id}`, desc: f.desc, bounds: [x, y, x + s, y + s], clickable: true, focusable: true, onTap: { type: "actions", actions: f.onTap } }));
+      content.children.push(node({ cls: "android.widget.ImageButton", pkg, resId: `${pkg}:id/${f.id}`, desc: f.desc, bounds: [x, y, x + s, y + s], clickable: true, focusable: true, overlay: true, onTap: { type: "actions", actions: f.onTap } }));
     }
     return root;
   }
@@ -405,7 +405,9 @@ class Layouter {
     const probe = new Layouter(this.input, this.measure);
     const contentH = probe.flow(elements, viewport[1], a.scope, pkg).height;
     const viewH = viewport[3] - viewport[1];
-    const max = Math.max(0, contentH - viewH + this.dp(16));
+    // with a floating action button the content can scroll clear of it (88 dp of bottom padding, as Material lists add)
+    const fabRoom = a.screen.fab ? this.dp(88) : this.dp(16);
+    const max = Math.max(0, contentH - viewH + fabRoom);
     const scroll = Math.min(Math.max(0, offset), max);
     const list = max > 0;
     const scroller = list
@@ -458,7 +460,9 @@ class Layouter {
       if (el.visibleIf && !evaluatePredicate(el.visibleIf, scope)) continue;
       if (el.bounds) {
         const [l, t, r, b] = el.bounds.map((v) => this.dp(v)) as [number, number, number, number];
-        nodes.push(this.element(el, l, t, r - l, scope, pkg, b - t).node);
+        const placed = this.element(el, l, t, r - l, scope, pkg, b - t).node;
+        placed.overlay = true;
+        nodes.push(placed);
         continue;
       }
       if (el.type === "list") {
@@ -892,6 +896,32 @@ class Layouter {
   }
 
   // ---------- popups ----------
+  /**
+   * The middle of a dialog (message, extra rows, checkbox) between its fixed title and buttons. When the dialog would be
+   * taller than the screen allows, the middle is clipped and scrolls, as AlertDialog's scrollView does.
+   */
+  dialogMiddle(
+    parent: ViewNode,
+    pkg: string,
+    area: { x: number; w: number; top: number; height: number },
+    contentH: number,
+    scroll: { key: string; offset: number },
+    draw: (y: number) => ViewNode[],
+  ): void {
+    const max = Math.max(0, contentH - area.height);
+    const offset = Math.min(Math.max(0, scroll.offset), max);
+    const viewport: Rect = [area.x, area.top, area.x + area.w, area.top + area.height];
+    this.ops.push({ op: "clip", x: area.x, y: area.top, w: area.w, h: area.height });
+    const nodes = draw(area.top - offset);
+    this.ops.push({ op: "unclip" });
+    const holder = max > 0 ? node({ cls: "android.widget.ScrollView", pkg, resId: "android:id/scrollView", bounds: viewport, scrollable: true, focusable: true, scroll: { key: scroll.key, max } }) : parent;
+    for (const n of nodes) {
+      const clipped = clipTree(n, viewport);
+      if (clipped) holder.children.push(clipped);
+    }
+    if (holder !== parent) parent.children.push(holder);
+  }
+
   popup(statusH: number, navH: number): ViewNode {
     const { def, app, scope } = this.input.popup!;
     // permission prompts belong to the system: system colours, stacked tonal buttons, centred title
@@ -914,33 +944,26 @@ class Layouter {
     const labels = def.buttons.map((b) => interpolate(b.text, scope));
     const sideBySide = def.style === "dialog" && !system && this.buttonsFit(labels, innerW);
     const btnsH = sideBySide ? d(MIN_TOUCH_DP) : def.buttons.length * d(MIN_TOUCH_DP) + (def.buttons.length - 1) * d(8);
-    const tl = wrapText(title, innerW, titleSize, this.measure, true, 4);
+    const avail = bottomLimit - statusH - (def.style === "dialog" ? d(32) : 0);
+    const headTop = def.style === "sheet" ? d(36) : full ? d(112) : d(24);
+    const footH = d(12) + btnsH + d(16);
+    // the title keeps to the lines that leave the middle at least 48 dp
+    const maxTitle = Math.max(1, Math.min(4, Math.floor((avail - footH - headTop - d(60)) / (titleSize * 1.3))));
+    const tl = wrapText(title, innerW, titleSize, this.measure, true, maxTitle);
+    const headH = headTop + Math.round(tl.length * titleSize * 1.3);
+    const ml = message ? wrapText(message, innerW, msgSize, this.measure) : [];
     const probe = new Layouter(this.input, this.measure);
     const itemsH = def.items ? probe.flow(def.items, 0, scope, pkg, 0, cardW).height : 0;
-    const headTop = def.style === "sheet" ? d(36) : full ? d(112) : d(24);
-    const fixed = headTop + Math.round(tl.length * titleSize * 1.3) + d(12) + itemsH + d(12) + btnsH + d(16);
-    // a long message gets as many lines as the screen leaves it, the last one ellipsised
-    const room = bottomLimit - statusH - (def.style === "dialog" ? d(32) : 0) - fixed;
-    const ml = message ? wrapText(message, innerW, msgSize, this.measure, false, Math.max(1, Math.min(12, Math.floor(room / (msgSize * 1.5))))) : [];
-    const contentH = fixed + Math.round(ml.length * msgSize * 1.5);
-    let cardY: number, cardH: number;
-    if (def.style === "dialog") {
-      cardH = contentH;
-      cardY = Math.max(statusH + d(16), Math.round((bottomLimit - cardH) / 2));
-    } else if (def.style === "sheet") {
-      cardH = Math.min(contentH, bottomLimit - statusH);
-      cardY = bottomLimit - cardH;
-    } else {
-      cardY = statusH;
-      cardH = bottomLimit - statusH;
-    }
+    const midH = d(12) + Math.round(ml.length * msgSize * 1.5) + itemsH;
+    const natural = headH + midH + footH;
+    const cardH = full ? bottomLimit - statusH : Math.min(natural, avail);
+    const cardY = full ? statusH : def.style === "sheet" ? bottomLimit - cardH : Math.max(statusH + d(16), Math.round((bottomLimit - cardH) / 2));
     const r = d(28);
     this.ops.push({ op: "rect", x: cardX, y: cardY, w: cardW, h: cardH, fill: system ? SYS.surface : def.style === "dialog" ? "#f7f2fa" : "#ffffff", r: def.style === "dialog" ? r : def.style === "sheet" ? [r, r, 0, 0] : 0 });
     const rootBounds: Rect = [cardX, cardY, cardX + cardW, cardY + cardH];
     const root = node({ cls: "android.widget.FrameLayout", pkg, bounds: rootBounds });
     const panel = node({ cls: "android.widget.LinearLayout", pkg, resId: `${pkg}:id/parentPanel`, bounds: rootBounds });
     root.children.push(panel);
-    let y = cardY + headTop;
     if (def.style === "sheet") this.ops.push({ op: "rect", x: W / 2 - d(16), y: cardY + d(12), w: d(32), h: d(4), fill: "#79747e66", r: d(2) });
     if (full) {
       this.ops.push({ op: "circle", cx: W / 2, cy: cardY + d(48), r: d(28), fill: accent });
@@ -949,29 +972,29 @@ class Layouter {
     const center = full || system;
     const textX = center ? W / 2 : innerX;
     const align = center ? ("center" as const) : ("left" as const);
-    const titleTop = y;
-    tl.forEach((ln, i) => this.ops.push({ op: "text", x: textX, y: y + titleSize * 1.05 + i * titleSize * 1.3, text: ln, size: titleSize, color: system ? SYS.title : C.text, bold: true, align }));
-    y += Math.round(tl.length * titleSize * 1.3);
     const lineBounds = (lines: string[], size: number, bold: boolean, top: number, bottom: number): Rect => {
       const w = Math.min(innerW, Math.max(1, ...lines.map((l) => this.measure(l, size, bold))));
       const left = center ? Math.round(W / 2 - w / 2) : innerX;
       return [left, top, Math.round(left + w), bottom];
     };
-    panel.children.push(node({ cls: "android.widget.TextView", pkg, resId: system ? `${pkg}:id/permission_message` : "android:id/alertTitle", text: title, bounds: lineBounds(tl, titleSize, true, titleTop, y) }));
-    y += d(12);
-    if (message) {
-      const mt = y;
-      ml.forEach((ln, i) => this.ops.push({ op: "text", x: textX, y: y + msgSize * 1.05 + i * msgSize * 1.5, text: ln, size: msgSize, color: system ? SYS.body : C.sub, align }));
-      y += Math.round(ml.length * msgSize * 1.5);
-      panel.children.push(node({ cls: "android.widget.TextView", pkg, resId: "android:id/message", text: message, bounds: lineBounds(ml, msgSize, false, mt, y) }));
-    }
-    if (def.items) {
-      const f = this.flow(def.items, y, scope, pkg, cardX, cardW);
-      panel.children.push(...f.nodes);
-      y += f.height;
-    }
-    y += d(12);
-    const btnTop = full ? cardY + cardH - btnsH - d(24) : y;
+    const titleTop = cardY + headTop;
+    tl.forEach((ln, i) => this.ops.push({ op: "text", x: textX, y: titleTop + titleSize * 1.05 + i * titleSize * 1.3, text: ln, size: titleSize, color: system ? SYS.title : C.text, bold: true, align }));
+    panel.children.push(node({ cls: "android.widget.TextView", pkg, resId: system ? `${pkg}:id/permission_message` : "android:id/alertTitle", text: title, bounds: lineBounds(tl, titleSize, true, titleTop, cardY + headH) }));
+    const midTop = cardY + headH;
+    const midView = cardH - headH - footH;
+    this.dialogMiddle(panel, pkg, { x: cardX, w: cardW, top: midTop, height: midView }, midH, { key: "popup", offset: this.input.app?.scroll.popup ?? 0 }, (y0) => {
+      const out: ViewNode[] = [];
+      let y = y0 + d(12);
+      if (message) {
+        const mt = y;
+        ml.forEach((ln, i) => this.ops.push({ op: "text", x: textX, y: y + msgSize * 1.05 + i * msgSize * 1.5, text: ln, size: msgSize, color: system ? SYS.body : C.sub, align }));
+        y += Math.round(ml.length * msgSize * 1.5);
+        out.push(node({ cls: "android.widget.TextView", pkg, resId: "android:id/message", text: message, bounds: lineBounds(ml, msgSize, false, mt, y) }));
+      }
+      if (def.items) out.push(...this.flow(def.items, y, scope, pkg, cardX, cardW).nodes);
+      return out;
+    });
+    const btnTop = midTop + midView + d(12);
     const styleOf = (i: number): ButtonStyle => def.buttons[i]!.style ?? (system ? "tonal" : def.style === "dialog" ? "text" : i === 0 ? "filled" : "outlined");
     const buttons = def.buttons.map((b, i) => ({ resId: `${pkg}:id/${b.id}`, label: labels[i]!, style: styleOf(i), onTap: { type: "actions" as const, actions: b.onTap } }));
     panel.children.push(...this.dialogButtons(buttons, pkg, innerX, innerW, btnTop, sideBySide, accent).nodes);
@@ -996,44 +1019,49 @@ class Layouter {
     const always = "Always allow from this computer";
     const titleSize = this.sp(22);
     const msgSize = this.sp(14);
-    const tl = wrapText(title, innerW, titleSize, this.measure, true, 3);
-    const ml = wrapText(message, innerW, msgSize, this.measure, false, 6);
-    const al = wrapText(always, innerW - d(40), msgSize, this.measure, false, 3);
     const labels = ["Cancel", "Allow"];
     const side = this.buttonsFit(labels, innerW);
     const btnsH = side ? d(MIN_TOUCH_DP) : 2 * d(MIN_TOUCH_DP) + d(8);
+    const avail = bottomLimit - statusH - d(32);
+    const footH = d(12) + btnsH + d(16);
+    const tl = wrapText(title, innerW, titleSize, this.measure, true, Math.max(1, Math.min(3, Math.floor((avail - footH - d(84)) / (titleSize * 1.3)))));
+    const headH = d(24) + Math.round(tl.length * titleSize * 1.3);
+    const ml = wrapText(message, innerW, msgSize, this.measure);
+    const al = wrapText(always, innerW - d(40), msgSize, this.measure);
     const checkH = Math.max(d(MIN_TOUCH_DP), Math.round(al.length * msgSize * 1.4));
-    const ch = d(24) + Math.round(tl.length * titleSize * 1.3) + d(12) + Math.round(ml.length * msgSize * 1.5) + d(8) + checkH + d(12) + btnsH + d(16);
-    const cy = Math.max(statusH + d(8), Math.round((bottomLimit - ch) / 2));
+    const midH = d(12) + Math.round(ml.length * msgSize * 1.5) + d(8) + checkH;
+    const ch = Math.min(headH + midH + footH, avail);
+    const cy = Math.max(statusH + d(16), Math.round((bottomLimit - ch) / 2));
     this.ops.push({ op: "rect", x: cx, y: cy, w: cw, h: ch, fill: SYS.surface, r: d(28) });
     const root = node({ cls: "android.widget.FrameLayout", pkg, bounds: [cx, cy, cx + cw, cy + ch] });
     const panel = node({ cls: "android.widget.LinearLayout", pkg, resId: "android:id/parentPanel", bounds: [cx, cy, cx + cw, cy + ch] });
     root.children.push(panel);
-    let y = cy + d(24);
-    const tTop = y;
-    tl.forEach((ln, i) => this.ops.push({ op: "text", x: innerX, y: y + titleSize * 1.05 + i * titleSize * 1.3, text: ln, size: titleSize, color: SYS.title, bold: true }));
-    y += Math.round(tl.length * titleSize * 1.3);
     const width = (lines: string[], size: number, bold: boolean) => Math.round(Math.min(innerW, Math.max(1, ...lines.map((l) => this.measure(l, size, bold)))));
-    panel.children.push(node({ cls: "android.widget.TextView", pkg, resId: "android:id/alertTitle", text: title, bounds: [innerX, tTop, innerX + width(tl, titleSize, true), y] }));
-    y += d(12);
-    const mTop = y;
-    ml.forEach((ln, i) => this.ops.push({ op: "text", x: innerX, y: y + msgSize * 1.05 + i * msgSize * 1.5, text: ln, size: msgSize, color: SYS.body }));
-    y += Math.round(ml.length * msgSize * 1.5);
-    panel.children.push(node({ cls: "android.widget.TextView", pkg, resId: "android:id/message", text: message, bounds: [innerX, mTop, innerX + width(ml, msgSize, false), y] }));
-    y += d(8);
-    const box = d(18);
-    const boxY = y + Math.round((checkH - box) / 2);
-    this.ops.push({ op: "rect", x: innerX + d(3), y: boxY, w: box, h: box, fill: prompt.alwaysAllow ? SYS.accent : undefined, stroke: prompt.alwaysAllow ? SYS.accent : SYS.body, lw: d(2), r: d(2) });
-    if (prompt.alwaysAllow) this.ops.push({ op: "icon", name: "check", cx: innerX + d(3) + box / 2, cy: boxY + box / 2, size: box, color: "#ffffff" });
-    const aTop = y + Math.round((checkH - al.length * msgSize * 1.4) / 2);
-    al.forEach((ln, i) => this.ops.push({ op: "text", x: innerX + d(40), y: aTop + msgSize * 1.05 + i * msgSize * 1.4, text: ln, size: msgSize, color: SYS.title }));
-    panel.children.push(node({ cls: "android.widget.CheckBox", pkg, resId: "android:id/alwaysUse", text: always, bounds: [innerX, y, innerX + innerW, y + checkH], checkable: true, checked: prompt.alwaysAllow, clickable: true, focusable: true, onTap: { type: "usbAlwaysAllow" } }));
-    y += checkH + d(12);
+    const tTop = cy + d(24);
+    tl.forEach((ln, i) => this.ops.push({ op: "text", x: innerX, y: tTop + titleSize * 1.05 + i * titleSize * 1.3, text: ln, size: titleSize, color: SYS.title, bold: true }));
+    panel.children.push(node({ cls: "android.widget.TextView", pkg, resId: "android:id/alertTitle", text: title, bounds: [innerX, tTop, innerX + width(tl, titleSize, true), cy + headH] }));
+    const midView = ch - headH - footH;
+    this.dialogMiddle(panel, pkg, { x: cx, w: cw, top: cy + headH, height: midView }, midH, { key: "usb", offset: prompt.scroll ?? 0 }, (y0) => {
+      let y = y0 + d(12);
+      const mTop = y;
+      ml.forEach((ln, i) => this.ops.push({ op: "text", x: innerX, y: y + msgSize * 1.05 + i * msgSize * 1.5, text: ln, size: msgSize, color: SYS.body }));
+      y += Math.round(ml.length * msgSize * 1.5);
+      const messageNode = node({ cls: "android.widget.TextView", pkg, resId: "android:id/message", text: message, bounds: [innerX, mTop, innerX + width(ml, msgSize, false), y] });
+      y += d(8);
+      const box = d(18);
+      const boxY = y + Math.round((checkH - box) / 2);
+      this.ops.push({ op: "rect", x: innerX + d(3), y: boxY, w: box, h: box, fill: prompt.alwaysAllow ? SYS.accent : undefined, stroke: prompt.alwaysAllow ? SYS.accent : SYS.body, lw: d(2), r: d(2) });
+      if (prompt.alwaysAllow) this.ops.push({ op: "icon", name: "check", cx: innerX + d(3) + box / 2, cy: boxY + box / 2, size: box, color: "#ffffff" });
+      const aTop = y + Math.round((checkH - al.length * msgSize * 1.4) / 2);
+      al.forEach((ln, i) => this.ops.push({ op: "text", x: innerX + d(40), y: aTop + msgSize * 1.05 + i * msgSize * 1.4, text: ln, size: msgSize, color: SYS.title }));
+      const checkNode = node({ cls: "android.widget.CheckBox", pkg, resId: "android:id/alwaysUse", text: always, bounds: [innerX, y, innerX + innerW, y + checkH], checkable: true, checked: prompt.alwaysAllow, clickable: true, focusable: true, onTap: { type: "usbAlwaysAllow" } });
+      return [messageNode, checkNode];
+    });
     const buttons = [
       { resId: "android:id/button2", label: "Cancel", style: "text" as const, onTap: { type: "usb" as const, allow: false } },
       { resId: "android:id/button1", label: "Allow", style: "text" as const, onTap: { type: "usb" as const, allow: true } },
     ];
-    panel.children.push(...this.dialogButtons(buttons, pkg, innerX, innerW, y, side, SYS.accent).nodes);
+    panel.children.push(...this.dialogButtons(buttons, pkg, innerX, innerW, cy + headH + midView + d(12), side, SYS.accent).nodes);
     this.layers.push({ name: "usb", area: [0, 0, W, H], root, modal: true, outside: { type: "block" } });
     return root;
   }

@@ -40,6 +40,8 @@ export interface ViewNode {
   children: ViewNode[];
   onTap?: Handler;
   onLongPress?: Handler;
+  /** Drawn over the flowing content at a fixed place (a floating action button, an element with `bounds`): it may cover what scrolls under it. */
+  overlay?: boolean;
   /** A scroll container: swipes inside it scroll this far at most. */
   scroll?: { key: string; max: number };
   /** A wheel picker: vertical swipes inside it step through values. */
@@ -113,4 +115,24 @@ export function hitTest(root: ViewNode, x: number, y: number, want: "onTap" | "o
     if (hit) return hit;
   }
   return root[want] && root.enabled ? root : null;
+}
+
+/** Layers that swallow a touch outside themselves (a dialog's scrim, the shade, the screen turned off). */
+const CAPTURING_LAYERS = new Set(["popup", "usb", "off", "shade"]);
+
+/**
+ * Where a touch at (x, y) goes, as the window manager routes it: the node of the top-most layer under it that handles
+ * the touch, or the handler for a touch outside a capturing layer, or nothing.
+ */
+export function touchTarget(layout: ScreenLayout, x: number, y: number, long = false): { node: ViewNode } | { outside: Handler } | null {
+  for (const layer of layout.layers) {
+    if (contains(layer.area, x, y)) {
+      const hit = hitTest(layer.root, x, y, long ? "onLongPress" : "onTap") ?? (long ? hitTest(layer.root, x, y, "onTap") : null);
+      if (hit) return { node: hit };
+      if (layer.modal) return null;
+    } else if (CAPTURING_LAYERS.has(layer.name)) {
+      return layer.outside ? { outside: layer.outside } : null;
+    }
+  }
+  return null;
 }

@@ -111,6 +111,24 @@ describe("dialog layout", () => {
     expect(under("b_text")).toEqual([]);
   });
 
+  it("scrolls the middle of a dialog too tall for the screen, keeping title and buttons in place", () => {
+    const long = Array.from({ length: 80 }, (_, i) => `Line ${i} of the terms you are asked to accept.`).join(" ");
+    const { phone } = dialog([{ id: "accept", text: "Accept" }], { message: long });
+    phone.launch("demo");
+    phone.runtime.showPopup("demo", "d");
+    const scroller = find(phone, "scrollView");
+    expect(scroller.attrs.scrollable).toBe("true");
+    const accept = find(phone, "accept");
+    expect(accept.bounds[3]).toBeLessThanOrEqual(2400 - dp(48));
+    const before = find(phone, "message").bounds;
+    const [x, y] = center(scroller);
+    phone.swipe(x, y + dp(100), x, y - dp(100), 400);
+    expect(find(phone, "message").bounds[1]).toBeLessThan(before[1]);
+    expect(find(phone, "accept").bounds).toEqual(accept.bounds);
+    tapOn(phone, "accept");
+    expect(phone.runtime.deviceInfo().popup).toBeNull();
+  });
+
   it("rejects a style no button has", () => {
     expect(() => dialog([{ id: "x", text: "X", style: "sparkly" }])).toThrow(ScenarioValidationError);
   });

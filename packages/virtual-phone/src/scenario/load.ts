@@ -86,7 +86,10 @@ export function parseScenario(input: unknown, source = "(inline)"): Scenario {
     const pack = packInput();
     const ownApps = (raw.apps ?? []) as { id?: string }[];
     const ownIds = new Set(ownApps.map((a) => a.id));
-    raw = { ...raw, apps: [...(pack.apps as { id?: string }[]).filter((a) => !ownIds.has(a.id)), ...ownApps] as never, tasks: [...(pack.tasks as never[]), ...((raw.tasks ?? []) as never[])] };
+    const ownTasks = (raw.tasks ?? []) as { id?: string }[];
+    const ownTaskIds = new Set(ownTasks.map((t) => t.id));
+    // a scenario's own app or task replaces the pack's of the same id (so a parsed scenario parses to itself again)
+    raw = { ...raw, apps: [...(pack.apps as { id?: string }[]).filter((a) => !ownIds.has(a.id)), ...ownApps] as never, tasks: [...(pack.tasks as { id?: string }[]).filter((t) => !ownTaskIds.has(t.id)), ...ownTasks] as never };
   }
   const parsed = Scenario.safeParse(raw);
   if (!parsed.success) {

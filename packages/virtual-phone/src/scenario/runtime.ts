@@ -3,7 +3,7 @@
 import type { Action, App, Json, Popup, Scenario, Screen } from "./schema.ts";
 import { evaluatePredicate, readOperand, resolveJson, getPath, stringify, truthy, parseRef, rowFieldRef, type ValueScope } from "./values.ts";
 import { layoutScreen, type LayoutInput, type Measure } from "../render/layout.ts";
-import { contains, hitTest, type Handler, type ScreenLayout } from "../render/view.ts";
+import { contains, hitTest, touchTarget, type Handler, type ScreenLayout } from "../render/view.ts";
 
 export interface Clock {
   now(): number;
@@ -92,8 +92,8 @@ function isSettingsTable(ns: string, path: string[]): boolean {
 }
 
 export interface SystemUi {
-  /** The "Allow USB debugging?" prompt; `alwaysAllow` is its checkbox. */
-  usbPrompt: { fingerprint: string; alwaysAllow: boolean } | null;
+  /** The "Allow USB debugging?" prompt; `alwaysAllow` is its checkbox, `scroll` how far its middle is scrolled. */
+  usbPrompt: { fingerprint: string; alwaysAllow: boolean; scroll?: number } | null;
   onUsbPrompt: ((allow: boolean, alwaysAllow: boolean) => void) | null;
 }
 
@@ -347,7 +347,7 @@ export class ScenarioRuntime {
       .format(d)
       .replace(/\s?[AP]M$/i, "");
     const usb = this.system.usbPrompt;
-    const key = `${this.#version}|${loading}|${toast ?? ""}|${clock}|${usb ? `${usb.fingerprint}:${usb.alwaysAllow}` : ""}|${this.battery}`;
+    const key = `${this.#version}|${loading}|${toast ?? ""}|${clock}|${usb ? `${usb.fingerprint}:${usb.alwaysAllow}:${usb.scroll ?? 0}` : ""}|${this.battery}`;
     if (this.#layoutCache?.key === key) return this.#layoutCache.layout;
     const ime = String(this.state.settings.secure.default_input_method);
     const { width, height, density } = this.screen;
@@ -423,17 +423,12 @@ export class ScenarioRuntime {
   }
 
   #hit(layout: ScreenLayout, x: number, y: number, long: boolean): Handler | null {
-    for (const layer of layout.layers) {
-      if (contains(layer.area, x, y)) {
-        const hit = hitTest(layer.root, x, y, long ? "onLongPress" : "onTap") ?? (long ? hitTest(layer.root, x, y, "onTap") : null);
-        if (hit) return long && hit.onLongPress ? hit.onLongPress : hit.onTap!;
-        if (layer.modal) return null;
-      } else if (layer.name === "popup" || layer.name === "usb" || layer.name === "off" || layer.name === "shade") {
-        return layer.outside ?? null;
-      }
-    }
-    return null;
+    const t = touchTarget(layout, x, y, long);
+    if (!t) return null;
+    if ("outside" in t) return t.outside;
+    return long && t.node.onLongPress ? t.node.onLongPress : t.node.onTap!;
   }
+
 
   #handle(h: Handler): void {
     const fg = this.state.foreground;
@@ -554,6 +549,11 @@ export class ScenarioRuntime {
           break;
         }
         const sc = hitTest(layer.root, x1, y1, "scroll");
+        if (sc?.scroll?.key === "usb" && this.system.usbPrompt) {
+          const p = this.system.usbPrompt;
+          p.scroll = Math.max(0, Math.min(sc.scroll.max, Math.min(p.scroll ?? 0, sc.scroll.max) + dy));
+          break;
+        }
         if (sc?.scroll) {
           const cur = this.current();
           if (cur) {
@@ -755,6 +755,8 @@ export class ScenarioRuntime {
     const app = this.appById(appId);
     if (!app.popups.some((p) => p.id === popupId)) throw new ScenarioError(`app "${appId}" has no popup "${popupId}"`);
     this.state.apps[appId]!.popup = popupId;
+    const frame = this.state.apps[appId]!.stack.at(-1);
+    if (frame) delete frame.scroll.popup; // a new dialog opens scrolled to its top
     this.state.pendingPopups = this.state.pendingPopups.filter((p) => !(p.app === appId && p.popup === popupId));
     this.state.shownPopups.push(`${appId}/${popupId}`);
     this.state.focus = null;
