@@ -4,7 +4,7 @@ import type { DeviceStream } from "./stream.ts";
 import { encodeShellPacket, parseShellService, ShellPacketId, ShellPacketParser } from "./shell-v2.ts";
 import { runSyncService } from "./sync.ts";
 import { Shell } from "../shell/interpreter.ts";
-import { firstCommand } from "../shell/syntax.ts";
+import { firstCommand, isIncomplete } from "../shell/syntax.ts";
 import { framebufferV2 } from "../render/raw.ts";
 import type { CommandRegistry, ShellHost } from "../shell/types.ts";
 
@@ -147,6 +147,7 @@ async function interactive(stream: DeviceStream, ctx: ServiceContext, v2: boolea
   const send = (b: Buffer) => stream.write(v2 ? encodeShellPacket(ShellPacketId.STDOUT, b) : b);
   await send(Buffer.from(PROMPT));
   let line = "";
+  let pending = "";
   for (;;) {
     const chunk = await stream.input.read();
     if (!chunk) return;
@@ -154,7 +155,15 @@ async function interactive(stream: DeviceStream, ctx: ServiceContext, v2: boolea
     for (const ch of data.toString("utf8")) {
       if (ch === "\r" || ch === "\n") {
         await send(Buffer.from("\r\n"));
-        const cmd = line.trim();
+        // an open `if`, loop or quote continues on the next line, as mksh's PS2 prompt does
+        if (isIncomplete(pending + line)) {
+          pending += line + "\n";
+          line = "";
+          await send(Buffer.from("> "));
+          continue;
+        }
+        const cmd = (pending + line).trim();
+        pending = "";
         line = "";
         if (cmd === "exit") {
           if (v2) await stream.write(encodeShellPacket(ShellPacketId.EXIT, Buffer.from([0])));
@@ -173,6 +182,7 @@ async function interactive(stream: DeviceStream, ctx: ServiceContext, v2: boolea
         }
       } else if (ch === "\x03") {
         line = "";
+        pending = "";
         await send(Buffer.from("^C\r\n" + PROMPT));
       } else if (ch === "\x04") {
         if (v2) await stream.write(encodeShellPacket(ShellPacketId.EXIT, Buffer.from([0])));

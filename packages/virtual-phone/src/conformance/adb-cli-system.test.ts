@@ -40,6 +40,20 @@ describe("real adb: the shell language adb and its users rely on", () => {
     expect(text).toMatch(/^\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} +612 +\d+ I ActivityTaskManager: START u0 \{cmp=com\.phoneloop\.social\/\.MainActivity\} from uid 2000$/m);
   });
 
+  it("continues an open `if` or loop on the next line of an interactive shell", async () => {
+    const r = await adb.run(["-s", serial, "shell"], Buffer.from("for x in a b\ndo echo item-$x\ndone\nif [ -d /sdcard ]; then\necho is-dir\nfi\nexit\n"));
+    const out = r.stdout.toString();
+    expect(out).toContain("item-a\r\nitem-b\r\n");
+    expect(out).toContain("is-dir\r\n");
+    expect(out).toContain("> ");
+  });
+
+  it("answers root, unroot and remount as a production build does", async () => {
+    expect((await adb.run(["-s", serial, "root"])).stdout.toString() + (await adb.run(["-s", serial, "root"])).stderr).toContain("adbd cannot run as root in production builds");
+    const remount = await adb.run(["-s", serial, "remount"]);
+    expect(remount.stdout.toString() + remount.stderr).toContain("Not running as root");
+  });
+
   it("streams adb logcat until the client goes away, with app events as they happen", async () => {
     const child = spawn("adb", ["-P", String(server), "-s", serial, "logcat", "-v", "brief", "-T", "1"], { env: { ...process.env, HOME: adb.home } });
     let out = "";

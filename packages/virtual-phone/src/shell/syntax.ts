@@ -27,6 +27,16 @@ export function parseScript(src: string): Node[] {
   }
 }
 
+/** True when the script only lacks its end (an open `if`, quote or loop): an interactive shell asks for more. */
+export function isIncomplete(src: string): boolean {
+  try {
+    parser.Parse(src, "");
+    return false;
+  } catch (e) {
+    return syntax.IsIncomplete(e) as boolean;
+  }
+}
+
 function firstStmt(src: string): Node {
   return parser.Parse(src, "").Stmts[0] as Node;
 }
