@@ -145,6 +145,7 @@ function crossCheck(s: Scenario): ScenarioIssue[] {
         if (!target) issues.push({ path: `${p}.app`, message: `no app with id "${a.app}"` });
         else if (a.screen && !target.screens.some((sc) => sc.id === a.screen)) issues.push({ path: `${p}.screen`, message: `app "${a.app}" has no screen "${a.screen}"` });
       }
+      if (a.do === "remove" && a.at !== undefined && a.where) issues.push({ path: p, message: "remove takes `at` (an index) or `where` (a predicate), not both" });
       if (a.do === "if") {
         checkActions(a.then, `${p}.then`, app);
         checkActions(a.else, `${p}.else`, app);
@@ -182,6 +183,7 @@ function crossCheck(s: Scenario): ScenarioIssue[] {
     app.screens.forEach((sc, si) => {
       const p = `${at}.screens[${si}]`;
       checkElements(sc.body, `${p}.body`, app);
+      if (sc.appBar?.title !== undefined && sc.appBar.search) issues.push({ path: `${p}.appBar.title`, message: "an app bar with a search field shows no title; remove one of them" });
       checkActions(sc.onOpen, `${p}.onOpen`, app);
       checkActions(sc.onBack, `${p}.onBack`, app);
       checkActions(sc.fab?.onTap, `${p}.fab.onTap`, app);
@@ -197,6 +199,7 @@ function crossCheck(s: Scenario): ScenarioIssue[] {
       checkElements(pp.items, `${p}.items`, app);
       if (pp.trigger?.screen && !ids.has(pp.trigger.screen)) issues.push({ path: `${p}.trigger.screen`, message: `no screen "${pp.trigger.screen}" in app "${app.id}"` });
       if (pp.trigger?.on === "screen" && !pp.trigger.screen) issues.push({ path: `${p}.trigger.screen`, message: "a screen trigger needs the screen id" });
+      if (pp.trigger?.after !== undefined && pp.trigger.on !== "actions") issues.push({ path: `${p}.trigger.after`, message: `"after" counts input actions: it needs on: "actions" (this trigger is "${pp.trigger.on}")` });
     });
     app.deeplinks.forEach((d, di) => {
       if (!ids.has(d.screen)) issues.push({ path: `${at}.deeplinks[${di}].screen`, message: `no screen "${d.screen}" in app "${app.id}"` });
@@ -214,6 +217,9 @@ function crossCheck(s: Scenario): ScenarioIssue[] {
     checkActions(t.setup, `${p}.setup`, first);
   });
   if (s.start && !appIds.has(s.start.app)) issues.push({ path: "start.app", message: `no app with id "${s.start.app}"` });
+  for (const k of Object.keys(s.settings ?? {})) {
+    if (!["system", "secure", "global"].includes(k)) issues.push({ path: `settings.${k}`, message: `Android's settings tables are system, secure and global; there is no "${k}"` });
+  }
   for (const [i, tag] of (typeof s.locale === "string" ? [s.locale] : (s.locale ?? [])).entries()) {
     const path = typeof s.locale === "string" ? "locale" : `locale[${i}]`;
     try {
