@@ -1,16 +1,28 @@
-// `npm run bench -- step`: 200 executor steps against the virtual phone (social app over real ADB/TCP) with a
-// zero-latency scripted model reached through the product's OpenAI client. Overhead = step wall time minus the
-// time spent waiting for the model (the HTTP round trip to the scripted server counts as model time).
-// Tokens = the executor request as sent (o200k text tokens + OpenAI high-detail image tokens) for 1080×2400.
-import { spawn } from "node:child_process";
+// `npm run bench -- step`: 200 executor steps of the headless agent (packages/cli's composition root) against the
+// virtual phone (social app over real ADB/TCP), its state written through packages/client to the API and a durable
+// Postgres (fsync on): per step the checkpoint, the step row, its evidence and the screenshot blob. The model is a
+// zero-latency scripted server reached through the product's OpenAI client. Overhead = step wall time minus the
+// time spent waiting for the model (the HTTP round trip to the scripted server counts as model time). Tokens = the
+// executor request as sent (o200k text tokens + OpenAI high-detail image tokens) for 1080×2400.
+// The phone and the API each run in their own process, as they do in production.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AdbDevice, MemoryCredentialStore } from "@phoneloop/device";
 import { connectTcp } from "@phoneloop/device/node";
-import { runAgent, createModels, countTextTokens, systemClock, fencedRegions, type AgentEvent } from "@phoneloop/agent";
+import { createModels, countTextTokens, fencedRegions, runAgent, systemClock, type AgentEvent, type RunOutcome } from "@phoneloop/agent";
 import { nodeImages } from "@phoneloop/agent/node";
 import { MemoryControlPlane, startScriptedModelServer, planOf, type RecordedRequest, type ScriptedReply } from "@phoneloop/agent/testing";
+import { runHeadless } from "@phoneloop/cli";
+import { createApiClient, subscribeEvents } from "@phoneloop/client";
+import { applyMigrations, createDb, startEmbeddedPostgres } from "@phoneloop/state";
+import { seedMember } from "@phoneloop/state/testing";
 
 const STEPS = 200;
+const config = { maxStepsPerTodo: STEPS + 10, maxStepsPerRun: STEPS + 10 };
+const root = fileURLToPath(new URL("../", import.meta.url));
 const reply = (a: Record<string, unknown>): ScriptedReply => ({ text: JSON.stringify(a) });
 
 function indexOf(req: RecordedRequest, test: (line: string) => boolean): string | undefined {
@@ -43,61 +55,114 @@ const percentile = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
 };
 
-// The phone runs in its own process, as a real phone would: its rendering does not share our event loop.
-const phoneProc = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("../packages/virtual-phone/src/cli.ts", import.meta.url)), "--scenario", "social", "--seed", "3", "--adb-port", "0", "--ws-port", "0", "--control-port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
-const adbPort = await new Promise<number>((resolve, reject) => {
-  let out = "";
-  phoneProc.stdout!.on("data", (d: Buffer) => {
-    out += d.toString();
-    const m = /adb connect [^:\s]+:(\d+)/.exec(out);
-    if (m) resolve(Number(m[1]));
+/** Starts a child process and resolves with the first match of `ready` in its output. */
+function startProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ proc: ChildProcess; match: RegExpExecArray }> {
+  const proc = spawn(process.execPath, ["--import", "tsx", ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = ready.exec(out);
+      if (m) resolve({ proc, match: m });
+    };
+    proc.stdout!.on("data", onData);
+    proc.stderr!.on("data", onData);
+    proc.once("exit", (code) => reject(new Error(`${args[0]} exited (${code}) before it was ready: ${out}`)));
   });
-  phoneProc.once("exit", (code) => reject(new Error(`virtual phone exited (${code}) before listening: ${out}`)));
+}
+
+// A durable Postgres (as in production), migrated, with one team member who answers any gate the run opens.
+const dir = mkdtempSync(join(tmpdir(), "phoneloop-bench-step-"));
+const pg = await startEmbeddedPostgres({ dataDir: join(dir, "data"), ephemeral: true, fast: false });
+const databaseUrl = pg.urlFor("postgres");
+await applyMigrations(databaseUrl);
+const db = createDb(databaseUrl, { max: 2 });
+const owner = await seedMember(db, "owner", "Bench owner");
+await db.$disconnect();
+
+const api = await startProcess(["apps/api/src/server.ts"], { DATABASE_URL: databaseUrl, API_PORT: "0", API_HOST: "127.0.0.1" }, /on (http:\/\/127\.0\.0\.1:\d+)/);
+const apiUrl = api.match[1]!;
+const phone = await startProcess(
+  ["packages/virtual-phone/src/cli.ts", "--scenario", "social", "--seed", "3", "--adb-port", "0", "--ws-port", "0", "--control-port", "0"],
+  {},
+  /adb connect [^:\s]+:(\d+)/,
+);
+const device = new AdbDevice(await connectTcp({ host: "127.0.0.1", port: Number(phone.match[1]), credentialStore: new MemoryCredentialStore() }));
+
+const member = createApiClient({ apiUrl, credentials: { memberId: owner.id } });
+const gates = subscribeEvents(member, {}, {
+  onEvent: (e) => {
+    if (e.operator === "gate.open") void member.gate.resolve.mutate({ gateId: e.subjectId, decision: "approve", rationale: "benchmark" }).catch(() => undefined);
+  },
 });
-const phone = { stop: async () => void phoneProc.kill("SIGTERM") };
-const device = new AdbDevice(await connectTcp({ host: "127.0.0.1", port: adbPort, credentialStore: new MemoryCredentialStore() }));
-const executor = browsingModel();
-const server = await startScriptedModelServer({
-  rules: [
-    { match: (r) => r.model === "planner", replies: [planOf([{ id: "browse", title: "Browse the Loop feed" }])] },
-    { match: (r) => r.model === "summarizer", replies: [{ text: JSON.stringify({ findings: [], conclusion: "Benchmark run." }) }], repeatLast: true },
-    { match: (r) => r.model === "executor", replies: [executor], repeatLast: true },
-  ],
-});
-const controlPlane = new MemoryControlPlane({ onGate: () => ({ decision: "approve" }) });
-const models = createModels({
-  executor: { baseURL: server.baseURL, model: "executor" },
-  planner: { baseURL: server.baseURL, model: "planner" },
-  summarizer: { baseURL: server.baseURL, model: "summarizer" },
-});
+
+/** One benchmark run: a fresh scripted model (its own step count), the run's step events, the figures. */
+async function measure(run: (models: ReturnType<typeof createModels>, onEvent: (e: AgentEvent) => void) => Promise<RunOutcome>) {
+  const executor = browsingModel();
+  const server = await startScriptedModelServer({
+    rules: [
+      { match: (r) => r.model === "planner", replies: [planOf([{ id: "browse", title: "Browse the Loop feed" }])] },
+      { match: (r) => r.model === "summarizer", replies: [{ text: JSON.stringify({ findings: [], conclusion: "Benchmark run." }) }], repeatLast: true },
+      { match: (r) => r.model === "executor", replies: [executor], repeatLast: true },
+    ],
+  });
+  const models = createModels({
+    executor: { baseURL: server.baseURL, model: "executor" },
+    planner: { baseURL: server.baseURL, model: "planner" },
+    summarizer: { baseURL: server.baseURL, model: "summarizer" },
+  });
+  const steps: Extract<AgentEvent, { type: "step" }>[] = [];
+  const started = performance.now();
+  try {
+    const out = await run(models, (e) => {
+      if (e.type === "step") steps.push(e);
+    });
+    const executed = steps.filter((s) => s.promptTokens > 0).slice(0, STEPS);
+    const overhead = executed.map((s) => s.overheadMs);
+    const phaseNames = [...new Set(executed.flatMap((s) => Object.keys(s.phases ?? {})))];
+    return {
+      out,
+      wall: performance.now() - started,
+      executed,
+      overhead,
+      figures: `overhead_p50_ms=${Math.round(percentile(overhead, 50))} overhead_p95_ms=${Math.round(percentile(overhead, 95))} input_tokens_per_step=${Math.round(mean(executed.map((s) => s.promptTokens)))}`,
+      phases: phaseNames.map((n) => `${n} ${percentile(executed.map((s) => s.phases?.[n] ?? 0), 50).toFixed(1)} ms`).join(", "),
+    };
+  } finally {
+    await server.stop();
+  }
+}
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 countTextTokens("warm up the tokenizer once per process");
 
-const steps: Extract<AgentEvent, { type: "step" }>[] = [];
-const started = performance.now();
-const out = await runAgent(
-  { device, models, controlPlane, clock: systemClock, images: nodeImages },
-  {
-    goal: "Browse the Loop feed (benchmark)",
-    agent: { name: "bench", kind: "headless", capabilities: ["phone"] },
-    config: { maxStepsPerTodo: STEPS + 10, maxStepsPerRun: STEPS + 10 },
-    onEvent: (e) => {
-      if (e.type === "step") steps.push(e);
-    },
-  },
-);
-const wall = performance.now() - started;
-await server.stop();
-await device.close();
-await phone.stop();
+try {
+  // For comparison: the same run with the state kept in this process (the runtime's memory double).
+  const inMemory = await measure((models, onEvent) =>
+    runAgent(
+      { device, models, controlPlane: new MemoryControlPlane({ onGate: () => ({ status: "approved", rationale: "benchmark" }) }), clock: systemClock, images: nodeImages },
+      { goal: "Browse the Loop feed (benchmark, in memory)", agent: { name: "bench", kind: "headless", capabilities: ["phone"] }, config, onEvent },
+    ),
+  );
+  console.log(`in-memory ControlPlane (no API, no Postgres): ${inMemory.figures}; p50 per step: ${inMemory.phases}`);
 
-const executed = steps.filter((s) => s.promptTokens > 0).slice(0, STEPS);
-const overhead = executed.map((s) => s.overheadMs);
-const modelMs = executed.map((s) => s.modelMs);
-const tokens = executed.map((s) => s.promptTokens);
-const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
-console.log(`run ${out.runId}: ${out.status}, ${executed.length} executor steps in ${(wall / 1000).toFixed(1)} s`);
-console.log(`model wait (scripted, loopback HTTP): p50 ${percentile(modelMs, 50).toFixed(1)} ms`);
-console.log(`overhead: min ${Math.min(...overhead).toFixed(1)} ms, mean ${mean(overhead).toFixed(1)} ms, max ${Math.max(...overhead).toFixed(1)} ms`);
-const phaseNames = [...new Set(executed.flatMap((s) => Object.keys(s.phases ?? {})))];
-console.log(`where the time goes (p50 per step): ${phaseNames.map((n) => `${n} ${percentile(executed.map((s) => s.phases?.[n] ?? 0), 50).toFixed(1)} ms`).join(", ")}`);
-console.log(`overhead_p50_ms=${Math.round(percentile(overhead, 50))} overhead_p95_ms=${Math.round(percentile(overhead, 95))} input_tokens_per_step=${Math.round(mean(tokens))}`);
+  const r = await measure((models, onEvent) => runHeadless({ apiUrl, memberId: owner.id, device, models, goal: "Browse the Loop feed (benchmark)", agentName: "bench", config, onEvent }));
+  const run = await member.run.get.query({ runId: r.out.runId });
+  const evidence = await member.evidence.list.query({ goalId: r.out.goalId, runId: r.out.runId, limit: 5000 });
+  console.log(`run ${r.out.runId}: ${r.out.status} (${r.out.endReason}), ${r.executed.length} executor steps in ${(r.wall / 1000).toFixed(1)} s`);
+  console.log(
+    `written through the API: ${run.steps.length} step rows, ${evidence.length} evidence rows (${evidence.filter((e) => e.blobSha256).length} with a screenshot blob), checkpoint keys ${Object.keys(run.checkpoint as object).length}`,
+  );
+  console.log(`model wait (scripted, loopback HTTP): p50 ${percentile(r.executed.map((s) => s.modelMs), 50).toFixed(1)} ms`);
+  console.log(`overhead: min ${Math.min(...r.overhead).toFixed(1)} ms, mean ${mean(r.overhead).toFixed(1)} ms, max ${Math.max(...r.overhead).toFixed(1)} ms`);
+  console.log(`where the time goes (p50 per step): ${r.phases}`);
+  console.log(r.figures);
+} finally {
+  gates.unsubscribe();
+  await device.close().catch(() => undefined);
+  phone.proc.kill("SIGTERM");
+  const apiExited = new Promise((r) => api.proc.once("exit", r));
+  api.proc.kill("SIGTERM");
+  await apiExited;
+  await pg.stop();
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -240,10 +240,10 @@ export function describeControlPlaneContract(name: string, makeSubject: () => Pr
         expect(out).toMatchObject({ kind, duplicate: false, todo: { id: r.todo.id, state: expected.state, attempts: expected.attempts, lastResult: kind } });
         expect(await todoOf(r.goalId, r.todo.id)).toMatchObject({ state: expected.state, attempts: expected.attempts, lastResult: kind });
 
-        // The holder keeps its lease exactly when the todo is still held.
+        // The holder keeps its lease exactly when the todo is still held; an ended lease's renewal is a conflict.
         const renew = cp.renewLease(r.ref, 60_000);
-        if (expected.keepsLease) await renew;
-        else expect((await failureOf(renew)).code).toMatch(/^(CONFLICT|ILLEGAL_TRANSITION|PRECONDITION_FAILED)$/);
+        if (expected.keepsLease) expect((await renew).leaseKey).toBe(r.lease.leaseKey);
+        else expect((await failureOf(renew)).code).toBe("CONFLICT");
 
         // A repeat of the same key changes nothing and answers with the first outcome.
         const again = await cp.recordTurnResult({ idempotencyKey: key, lease: r.ref, kind, summary: `the turn ended ${kind}`, values: { seen: kind } });
