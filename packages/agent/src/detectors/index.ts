@@ -1,19 +1,28 @@
-// Post-execute anomaly detection (docs/concepts.md, "Detectors"), with its exact thresholds. Pure functions over the step history.
+// Post-execute anomaly detection: pure functions over the executed actions, each with the screen it was taken on
+// (image hash and UI-tree text). A screen "did not change" only when neither its image nor its text changed, so a
+// counter that moves is progress. Every message says what was observed.
 import type { Action } from "../actions/schema.ts";
+import type { UiNode } from "../ports.ts";
 import { hammingDistance } from "./phash.ts";
 
 export { phash, hammingDistance, PHASH_SIZE } from "./phash.ts";
 
 export const DETECTOR_LIMITS = {
-  repetitionWindow: 10,
+  /** The same action on the same target and the same screen this many times in a row is a loop. */
   repetitionRun: 5,
   /** Points closer than this many device pixels count as the same point. */
   similarPx: 50,
+  /** Cycles of these lengths over (action, target, screen), seen twice in a row. */
+  cycleMin: 2,
+  cycleMax: 4,
   frozenRun: 3,
-  scrollStreakMax: 8,
-  /** pHash distance at or below which two screenshots are "identical" (a blinking cursor or clock moves a bit or two). */
+  /** More than `scrollBudget` scrolls among the last `scrollWindow` actions (waits not counted) is no progress. */
+  scrollWindow: 12,
+  scrollBudget: 8,
+  /** pHash distance at or below which two screenshots look identical (a blinking cursor or clock moves a bit or two). */
   sameScreenBits: 2,
 } as const;
+export type DetectorLimits = { [K in keyof typeof DETECTOR_LIMITS]: number };
 
 export type AnomalyKind = "repetition" | "cycle" | "frozen_screen" | "oscillation" | "scroll_streak";
 
@@ -22,89 +31,145 @@ export interface Anomaly {
   message: string;
 }
 
-/** One executed action, with its resolved point in device pixels when it had one. */
+/** What a screen looked like: its perceptual hash and a digest of the UI tree's visible text. */
+export interface ScreenSample {
+  phash: string;
+  /** Digest of the visible text ("" when there is no tree). */
+  text: string;
+}
+
+/** One executed action, with its resolved point in device pixels, its target and the screen it was taken on. */
 export interface ActionSample {
   type: Action["type"];
   /** Non-point arguments that make two actions "the same" (direction, text, app…). */
   key: string;
   px?: { x: number; y: number };
+  /** The element acted on (resource id or label). */
+  target?: string;
+  /** The screen the action was taken on. */
+  screen?: ScreenSample;
 }
 
-export function sampleOf(action: Action, px: { x: number; y: number } | undefined): ActionSample {
+/** FNV-1a over the visible texts of the tree (the status bar excluded: its clock ticks). */
+export function screenSample(phash: string, tree: UiNode | null): ScreenSample {
+  if (!tree) return { phash, text: "" };
+  let h = 0x811c9dc5;
+  const stack = [tree];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (n.packageName === "com.android.systemui") continue;
+    for (const t of [n.text, n.contentDesc, "\u0000"])
+      for (let i = 0; i < t.length; i++) {
+        h ^= t.charCodeAt(i);
+        h = Math.imul(h, 0x01000193) >>> 0;
+      }
+    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
+  }
+  return { phash, text: h.toString(16).padStart(8, "0") };
+}
+
+/** The label a target is known by in messages and comparisons. */
+export function targetOf(node: UiNode | undefined): string | undefined {
+  if (!node) return undefined;
+  return node.resourceId.replace(/^.*:id\//, "") || node.text || node.contentDesc || undefined;
+}
+
+export function sampleOf(action: Action, px: { x: number; y: number } | undefined, at: { target?: string; screen?: ScreenSample } = {}): ActionSample {
   const { thought: _t, intent: _i, x: _x, y: _y, element: _e, ...rest } = action as Action & { x?: number; y?: number; element?: string };
-  return { type: action.type, key: JSON.stringify(rest), ...(px ? { px } : {}) };
+  return { type: action.type, key: JSON.stringify(rest), ...(px ? { px } : {}), ...(at.target ? { target: at.target } : {}), ...(at.screen ? { screen: at.screen } : {}) };
 }
 
-export function similar(a: ActionSample, b: ActionSample, limits = DETECTOR_LIMITS): boolean {
+export function sameScreen(a: ScreenSample, b: ScreenSample, limits: DetectorLimits = DETECTOR_LIMITS): boolean {
+  return hammingDistance(a.phash, b.phash) <= limits.sameScreenBits && a.text === b.text;
+}
+
+/** Same action type and arguments, same point (or target), on the same screen when both screens are known. */
+export function similar(a: ActionSample, b: ActionSample, limits: DetectorLimits = DETECTOR_LIMITS): boolean {
   if (a.type !== b.type) return false;
+  if (a.screen && b.screen && !sameScreen(a.screen, b.screen, limits)) return false;
+  if (a.target && b.target && a.target !== b.target) return false;
   if (a.px && b.px) return Math.hypot(a.px.x - b.px.x, a.px.y - b.px.y) < limits.similarPx;
   if (a.px || b.px) return false;
   return a.key === b.key;
 }
 
-/** 1. Among the last 10 actions, 5 consecutive similar ones. Scroll and wait have their own rules. */
-export function detectRepetition(actions: ActionSample[], limits = DETECTOR_LIMITS): Anomaly | null {
-  const recent = actions.slice(-limits.repetitionWindow);
-  let run = 1;
-  for (let i = 1; i < recent.length; i++) {
-    const cur = recent[i]!;
-    if (cur.type !== "scroll" && cur.type !== "wait" && similar(recent[i - 1]!, cur, limits)) run++;
-    else run = 1;
-    // Only report a run that ends at the newest action: an old run is history, not the current loop.
-    if (run >= limits.repetitionRun && i === recent.length - 1)
-      return { kind: "repetition", message: `The last ${run} actions were the same ${cur.type}${cur.px ? ` at about (${Math.round(cur.px.x)}, ${Math.round(cur.px.y)}) px` : ""}; this looks like a loop.` };
-  }
-  return null;
+function describe(s: ActionSample): string {
+  const on = s.target ? ` on ${JSON.stringify(s.target.slice(0, 40))}` : s.px ? ` at about (${Math.round(s.px.x)}, ${Math.round(s.px.y)}) px` : "";
+  return `${s.type}${on}`;
 }
 
-/** 2. A-B-A-B alternation of actions (e.g. back / enter / back / enter). */
-export function detectCycle(actions: ActionSample[], limits = DETECTOR_LIMITS): Anomaly | null {
-  const n = actions.length;
-  if (n < 4) return null;
-  const [a1, b1, a2, b2] = actions.slice(-4) as [ActionSample, ActionSample, ActionSample, ActionSample];
-  if (similar(a1, a2, limits) && similar(b1, b2, limits) && !similar(a1, b1, limits))
-    return { kind: "cycle", message: `The actions alternate ${a1.type} / ${b1.type} / ${a2.type} / ${b2.type}: a cycle that makes no progress.` };
+/** 1. The same action on the same target and unchanged screen, `repetitionRun` times in a row (scroll and wait excluded). */
+export function detectRepetition(actions: ActionSample[], limits: DetectorLimits = DETECTOR_LIMITS): Anomaly | null {
+  const n = limits.repetitionRun;
+  if (actions.length < n) return null;
+  const tail = actions.slice(-n);
+  const last = tail.at(-1)!;
+  if (last.type === "scroll" || last.type === "wait") return null;
+  if (!tail.every((s, i) => i === 0 || similar(tail[i - 1]!, s, limits))) return null;
+  const screens = tail.every((s) => s.screen) ? ", and the screen (image and text) was the same before each of them" : "";
+  return { kind: "repetition", message: `The last ${n} actions were the same ${describe(last)}${screens}: this looks like a loop.` };
+}
+
+/** 2. A cycle of 2 to 4 steps over (action, target, screen), seen twice in a row (A-B-C-A-B-C). */
+export function detectCycle(actions: ActionSample[], limits: DetectorLimits = DETECTOR_LIMITS): Anomaly | null {
+  for (let len = limits.cycleMin; len <= limits.cycleMax; len++) {
+    if (actions.length < 2 * len) break;
+    const tail = actions.slice(-2 * len);
+    const repeats = tail.slice(len).every((s, i) => similar(tail[i]!, s, limits));
+    // A cycle has at least two different steps (one step over and over is a repetition).
+    const varied = tail.slice(0, len).some((s, i, all) => i > 0 && !similar(all[0]!, s, limits));
+    if (repeats && varied) {
+      const steps = tail.slice(0, len).map(describe).join(" → ");
+      const screens = tail.every((s) => s.screen) ? " and came back to the same screens" : "";
+      const alternate = len === 2 ? ` The actions alternate ${tail.map((s) => s.type).join(" / ")}.` : "";
+      return { kind: "cycle", message: `The last ${2 * len} actions went twice through the cycle ${steps}${screens}: no progress.${alternate}` };
+    }
+  }
   return null;
 }
 
 /**
- * 3. Screens: `hashes` are the pHashes of the screenshots in order (before the first action, then after each).
- * Three identical in a row while the last action was not wait/scroll → not responding; A-B-A-B → oscillating.
+ * 3. Screens: the screens the last actions were taken on, then `current`. The same image and text over
+ * `frozenRun` screenshots after an action that is not wait/scroll → frozen; A-B-A-B → oscillation.
  */
-export function detectScreen(hashes: string[], lastAction: ActionSample | undefined, limits = DETECTOR_LIMITS): Anomaly | null {
-  const same = (a: string, b: string) => hammingDistance(a, b) <= limits.sameScreenBits;
-  const n = hashes.length;
-  if (n >= limits.frozenRun && lastAction && lastAction.type !== "wait" && lastAction.type !== "scroll") {
-    const tail = hashes.slice(-limits.frozenRun);
-    if (tail.every((h) => same(h, tail[0]!)))
-      return { kind: "frozen_screen", message: `The screen has not changed over the last ${limits.frozenRun} screenshots although the action was ${lastAction.type}: the page is not responding to it.` };
+export function detectScreen(actions: ActionSample[], current: ScreenSample, limits: DetectorLimits = DETECTOR_LIMITS): Anomaly | null {
+  const screens: ScreenSample[] = [];
+  for (const s of actions.slice(-3)) if (s.screen) screens.push(s.screen);
+  screens.push(current);
+  const last = actions.at(-1);
+  if (last && last.type !== "wait" && last.type !== "scroll" && screens.length >= limits.frozenRun) {
+    const tail = screens.slice(-limits.frozenRun);
+    if (tail.every((h) => sameScreen(h, tail[0]!, limits))) {
+      const did = actions.slice(-(limits.frozenRun - 1)).map(describe).join(", ");
+      return { kind: "frozen_screen", message: `Neither the screen's image nor its text changed over the last ${limits.frozenRun} screenshots, after ${did}: the page is not responding to these actions.` };
+    }
   }
-  if (n >= 4) {
-    const [a1, b1, a2, b2] = hashes.slice(-4) as [string, string, string, string];
-    if (same(a1, a2) && same(b1, b2) && !same(a1, b1))
-      return { kind: "oscillation", message: "The screen alternates between the same two pages (A-B-A-B): the actions undo each other." };
+  if (screens.length >= 4) {
+    const [a1, b1, a2, b2] = screens.slice(-4) as [ScreenSample, ScreenSample, ScreenSample, ScreenSample];
+    if (sameScreen(a1, a2, limits) && sameScreen(b1, b2, limits) && !sameScreen(a1, b1, limits))
+      return { kind: "oscillation", message: `The screen alternates between the same two pages (A-B-A-B) after ${actions.slice(-3).map(describe).join(", ")}: the actions undo each other.` };
   }
   return null;
 }
 
-/** 4. More than 8 consecutive scrolls → no progress; leave the executor and let the supervisor replan. */
-export function scrollStreak(actions: ActionSample[]): number {
-  let n = 0;
-  for (let i = actions.length - 1; i >= 0 && actions[i]!.type === "scroll"; i--) n++;
-  return n;
+/** 4. Scroll budget: more than `scrollBudget` scrolls among the last `scrollWindow` actions, waits not counted. */
+export function scrollsInWindow(actions: ActionSample[], limits: DetectorLimits = DETECTOR_LIMITS): { scrolls: number; window: number } {
+  const window = actions.filter((a) => a.type !== "wait").slice(-limits.scrollWindow);
+  return { scrolls: window.filter((a) => a.type === "scroll").length, window: window.length };
 }
 
-export function detectScrollStreak(actions: ActionSample[], limits = DETECTOR_LIMITS): Anomaly | null {
-  const n = scrollStreak(actions);
-  return n > limits.scrollStreakMax
-    ? { kind: "scroll_streak", message: `${n} scrolls in a row without reaching the target: no progress, handing back to the planner.` }
+export function detectScrollStreak(actions: ActionSample[], limits: DetectorLimits = DETECTOR_LIMITS): Anomaly | null {
+  if (actions.at(-1)?.type !== "scroll") return null;
+  const { scrolls, window } = scrollsInWindow(actions, limits);
+  return scrolls > limits.scrollBudget
+    ? { kind: "scroll_streak", message: `${scrolls} of the last ${window} actions (waits not counted) were scrolls without reaching the target: no progress, handing back to the planner.` }
     : null;
 }
 
 /** All post-execute detectors; scroll_streak is an exit, the others become a reminder on the next model call. */
-export function detectAnomalies(actions: ActionSample[], hashes: string[], limits = DETECTOR_LIMITS): Anomaly[] {
+export function detectAnomalies(actions: ActionSample[], current: ScreenSample, limits: DetectorLimits = DETECTOR_LIMITS): Anomaly[] {
   const out: Anomaly[] = [];
-  for (const a of [detectRepetition(actions, limits), detectCycle(actions, limits), detectScreen(hashes, actions.at(-1), limits), detectScrollStreak(actions, limits)])
-    if (a) out.push(a);
+  const repetition = detectRepetition(actions, limits);
+  for (const a of [repetition, repetition ? null : detectCycle(actions, limits), detectScreen(actions, current, limits), detectScrollStreak(actions, limits)]) if (a) out.push(a);
   return out;
 }

@@ -1,5 +1,6 @@
-// Acceptance: repetition (flagged at the 5th, reminder on the next request), cycle, frozen screen, oscillation,
-// and 9 scrolls → the executor exits and the planner replans.
+// Acceptance: repetition over (action, target, screen) (flagged at the 5th, reminder on the next request; taps
+// that move the screen or a counter are progress), cycles of 2 and 3, frozen screen, oscillation, and the scroll
+// budget (9 scrolls among the last 12 actions, waits not counted) → the executor exits and the planner replans.
 import { afterEach, describe, expect, it } from "vitest";
 import { runAgent } from "./run.ts";
 import { FakePhone, box, type FakeScreen } from "../testing/fake-phone.ts";
@@ -34,7 +35,7 @@ function chain(n = 9): Record<string, FakeScreen> {
 const hasReminder = (text: string) => text.includes("REMINDER:");
 
 describe("post-execute anomaly detection", () => {
-  it("flags repetition at the 5th identical tap and the next request carries the reminder with the original task", async () => {
+  it("five taps that each change the screen are progress: no repetition, no frozen screen", async () => {
     const phone = new FakePhone(chain(), "s0");
     const taps: ScriptEntry[] = Array.from({ length: 6 }, () => act({ type: "click", x: 500, y: 180, intent: "next page" }));
     h = await startHarness({ device: phone, executor: [...taps, act({ type: "status", status: "complete" })] });
@@ -42,29 +43,89 @@ describe("post-execute anomaly detection", () => {
     expect(out.status).toBe("completed");
     const reqs = h.executorRequests();
     expect(reqs).toHaveLength(7);
-    // Requests 1–5 (before and up to the 5th tap's decision) carry no reminder; the 6th does.
-    for (let i = 0; i < 5; i++) expect(hasReminder(reqs[i]!.lastUserText)).toBe(false);
-    const sixth = reqs[5]!.lastUserText;
-    expect(sixth).toContain("REMINDER:");
-    expect(sixth).toMatch(/last 5 actions were the same click/);
-    expect(sixth).toContain(`The original task is: ${GOAL}`);
-    const anomalies = h.cp.evidenceList({ kind: "anomaly" });
-    expect(anomalies.map((a) => a.data?.kind)).toContain("repetition");
-    expect(anomalies.find((a) => a.data?.kind === "repetition")!.stepIndex).toBe(5);
-    // The screens all differed: no frozen-screen false alarm.
-    expect(anomalies.some((a) => a.data?.kind === "frozen_screen")).toBe(false);
+    for (const r of reqs) expect(hasReminder(r.lastUserText)).toBe(false);
+    expect(h.cp.evidenceList({ kind: "anomaly" })).toEqual([]);
   });
 
-  it("flags an A-B-A-B action cycle (back / enter / back / enter)", async () => {
-    const phone = new FakePhone(chain(), "s0");
+  it("a tap repeated on a screen that does not change is flagged at the 5th, and the reminder says what was seen", async () => {
+    const dead: Record<string, FakeScreen> = { a: { app: "com.example.notes", background: "#345", elements: [{ id: "sync", text: "Sync", bounds: box(0, 0, 1000, 1000), clickable: true }] } };
+    const phone = new FakePhone(dead, "a");
+    const taps: ScriptEntry[] = Array.from({ length: 6 }, () => act({ type: "click", x: 500, y: 500, intent: "sync" }));
+    h = await startHarness({ device: phone, executor: [...taps, act({ type: "status", status: "complete" })] });
+    await runAgent(h.ports, { goal: GOAL, agent });
+    const reqs = h.executorRequests();
+    const sixth = reqs[5]!.lastUserText;
+    expect(sixth).toMatch(/last 5 actions were the same click on "sync", and the screen \(image and text\) was the same before each of them/);
+    expect(sixth).toContain(`The original task is: ${GOAL}`);
+    expect(h.cp.evidenceList({ kind: "anomaly" }).find((a) => a.data?.kind === "repetition")!.stepIndex).toBe(5);
+  });
+
+  it("a counter that moves is progress: six '+' taps change only the UI text, nothing is flagged", async () => {
+    let qty = 1;
+    const screens: Record<string, FakeScreen> = {
+      cart: {
+        app: "com.example.shop",
+        background: "#fafafa",
+        elements: [
+          { id: "plus", text: "+", bounds: box(800, 400, 950, 500), clickable: true, onTap: () => void (screens.cart!.elements[1]!.text = `Qty ${++qty}`) },
+          { id: "qty", text: "Qty 1", bounds: box(300, 400, 700, 500) },
+        ],
+      },
+    };
+    const phone = new FakePhone(screens, "cart");
+    const taps: ScriptEntry[] = Array.from({ length: 6 }, () => act({ type: "click", x: 870, y: 450, intent: "one more" }));
+    h = await startHarness({ device: phone, executor: [...taps, act({ type: "status", status: "complete" })] });
+    await runAgent(h.ports, { goal: "Order seven", agent });
+    expect(qty).toBe(7);
+    expect(h.cp.evidenceList({ kind: "anomaly" })).toEqual([]);
+    for (const r of h.executorRequests()) expect(hasReminder(r.lastUserText)).toBe(false);
+  });
+
+  it("flags an A-B-A-B action cycle (back / enter / back / enter) on screens that do not move", async () => {
+    const still: Record<string, FakeScreen> = { a: { app: "com.example.notes", background: "#345", elements: [{ id: "f", text: "Title", bounds: box(0, 0, 1000, 200), editable: true }] } };
+    const phone = new FakePhone(still, "a");
     const script = [act({ type: "navigate_back" }), act({ type: "keyboard_enter" }), act({ type: "navigate_back" }), act({ type: "keyboard_enter" }), act({ type: "status", status: "complete" })];
     h = await startHarness({ device: phone, executor: script });
     await runAgent(h.ports, { goal: GOAL, agent });
     const reqs = h.executorRequests();
-    expect(hasReminder(reqs[3]!.lastUserText)).toBe(false);
     expect(reqs[4]!.lastUserText).toMatch(/alternate navigate_back \/ keyboard_enter/);
     expect(reqs[4]!.lastUserText).toContain(GOAL);
     expect(h.cp.evidenceList({ kind: "anomaly" }).map((a) => a.data?.kind)).toContain("cycle");
+  });
+
+  it("flags an A-B-C-A-B-C loop over three screens", async () => {
+    const screens: Record<string, FakeScreen> = {
+      a: { app: "com.example.notes", background: "#113", elements: [{ id: "to_b", text: "Folders", bounds: box(0, 0, 1000, 300), clickable: true, onTap: "b" }] },
+      b: { app: "com.example.notes", background: "#d84", elements: [{ id: "to_c", text: "Archive", bounds: box(0, 350, 1000, 650), clickable: true, onTap: "c" }] },
+      c: { app: "com.example.notes", background: "#4d8", elements: [{ id: "to_a", text: "Home", bounds: box(0, 700, 1000, 1000), clickable: true, onTap: "a" }] },
+    };
+    const phone = new FakePhone(screens, "a");
+    const round = [act({ type: "click", x: 500, y: 150 }), act({ type: "click", x: 500, y: 500 }), act({ type: "click", x: 500, y: 850 })];
+    h = await startHarness({ device: phone, executor: [...round, ...round, act({ type: "status", status: "complete" })] });
+    await runAgent(h.ports, { goal: GOAL, agent });
+    const reqs = h.executorRequests();
+    for (let i = 0; i < 6; i++) expect(hasReminder(reqs[i]!.lastUserText), `request ${i + 1}`).toBe(false);
+    expect(reqs[6]!.lastUserText).toMatch(/went twice through the cycle click on "to_b" → click on "to_c" → click on "to_a" and came back to the same screens/);
+    expect(h.cp.evidenceList({ kind: "anomaly" }).map((a) => a.data?.kind)).toEqual(["cycle"]);
+  });
+
+  it("scrolls interleaved with waits still spend the scroll budget: the 9th scroll exits to the planner", async () => {
+    const feed: Record<string, FakeScreen> = { feed: { app: "com.example.notes", background: "#eee", elements: [{ id: "list", text: "Notes", bounds: box(0, 100, 1000, 1000) }] } };
+    const phone = new FakePhone(feed, "feed");
+    const interleaved = Array.from({ length: 9 }, () => [act({ type: "scroll", direction: "down" }), act({ type: "wait", ms: 100 })]).flat();
+    h = await startHarness({
+      device: phone,
+      executor: [...interleaved.slice(0, -1), act({ type: "status", status: "complete", summary: "opened settings from the menu" })],
+      planner: [
+        planOf([{ id: "t1", title: "Scroll to the settings entry" }]),
+        { text: JSON.stringify({ decision: "replan", reason: "scrolling found nothing; use the menu", todos: [{ id: "t2", title: "Open settings from the overflow menu" }] }) },
+      ],
+    });
+    await runAgent(h.ports, { goal: GOAL, agent });
+    expect(phone.actions().filter((c) => c.op === "scroll")).toHaveLength(9);
+    const streak = h.cp.evidenceList({ kind: "anomaly" }).find((a) => a.data?.kind === "scroll_streak")!;
+    expect(streak.summary).toMatch(/9 of the last 9 actions \(waits not counted\) were scrolls/);
+    expect(h.plannerRequests()[1]!.lastUserText).toContain("scroll_streak");
   });
 
   it("flags a frozen screen: 3 identical screenshots after taps that change nothing", async () => {

@@ -4,7 +4,7 @@
 // settle, recorded and checkpointed; see docs/concepts.md, "Executor steps are pure transitions".
 import { ACTION_JSON_SCHEMA, describeAction, type Action } from "../actions/schema.ts";
 import { parseAction } from "../actions/parse.ts";
-import { detectAnomalies, detectCycle, detectRepetition, sampleOf, DETECTOR_LIMITS, type Anomaly } from "../detectors/index.ts";
+import { detectAnomalies, detectCycle, detectRepetition, sampleOf, screenSample, targetOf, DETECTOR_LIMITS, type Anomaly } from "../detectors/index.ts";
 import { formatHistory } from "../memory/history.ts";
 import { askUserDecision, decidePermission, needsGate, recordApproval } from "../policy/index.ts";
 import { anomalyReminder, executorMessages } from "../prompts/executor.ts";
@@ -343,7 +343,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       // Post-execute detectors, on the screen the last action produced.
       if (!ex.sensedAfterAction && ex.samples.length) {
         ex.sensedAfterAction = true;
-        const anomalies = detectAnomalies(ex.samples, ex.hashes, DETECTOR_LIMITS);
+        const anomalies = detectAnomalies(ex.samples, screenSample(screen.phash, screen.tree), DETECTOR_LIMITS);
         for (const a of anomalies) {
           fx.push({ type: "event", event: { type: "anomaly", kind: a.kind, message: a.message } });
           fx.push(evidence({ idempotencyKey: `${s.runId}:${turn.stepIndex}:anomaly:${a.kind}`, kind: "anomaly", stepIndex: turn.stepIndex, summary: a.message, data: { kind: a.kind } }));
@@ -420,7 +420,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       const turn = ex.turn!;
       const f = ex.inFlight!;
       fx.push(evidence({ idempotencyKey: `${s.runId}:${turn.stepIndex}:action`, kind: "action", stepIndex: turn.stepIndex, summary: f.description, data: { action: f.action, px: turn.px ?? null, app: ex.lastApp, ...(turn.policy ? { policy: turn.policy } : {}) } }));
-      ex.samples.push(sampleOf(f.action, turn.px));
+      ex.samples.push(sampleOf(f.action, turn.px, sampledAt(turn)));
       if (ex.samples.length > 20) ex.samples.splice(0, ex.samples.length - 20);
       ex.sensedAfterAction = false;
       finishStep(turn, f.action, f.description, obs.outcome, "validated_progress");
@@ -435,13 +435,20 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
         return exit("device_lost", `Device connection lost while performing ${f.description}: ${obs.message}`);
       }
       ex.feedback = `The phone could not perform ${f.description}: ${obs.message}. Try something else.`;
-      ex.samples.push(sampleOf(f.action, turn.px));
+      ex.samples.push(sampleOf(f.action, turn.px, sampledAt(turn)));
       ex.sensedAfterAction = false;
       finishStep(turn, f.action, f.description, `failed after ${obs.attempts} attempts`, "repair_required");
       return done(route());
     }
   }
   throw new Error(`executor step: unhandled observation ${(obs as { type: string }).type}`);
+}
+
+/** The detectors compare (action, target, screen): the screen the action was taken on and the node it landed on. */
+function sampledAt(turn: Turn): { target?: string; screen?: ReturnType<typeof screenSample> } {
+  if (!turn.screen) return {};
+  const target = targetOf(turn.px ? nodeAt(turn.screen.tree, turn.px) : undefined);
+  return { screen: screenSample(turn.screen.phash, turn.screen.tree), ...(target ? { target } : {}) };
 }
 
 export function addUsage(totals: RunCommon["totals"], usage: RunCommon["totals"]): void {
