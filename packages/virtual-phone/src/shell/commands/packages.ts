@@ -372,7 +372,7 @@ export function dumpsysPackage(ctx: CommandContext, args: string[]): number {
       ...[...perms.install, ...perms.runtime].map((p) => `      ${p}`),
       `    install permissions:`,
       ...perms.install.map((p) => `      ${p}: granted=true`),
-      `    User 0: ceDataInode=${Number.parseInt(hex("inode" + pkg, 5), 16)} installed=true hidden=false suspended=false distractionFlags=0 stopped=${runningNow ? "false" : "false"} notLaunched=false enabled=0 instant=false virtual=false quarantined=false`,
+      `    User 0: ceDataInode=${Number.parseInt(hex("inode" + pkg, 5), 16)} installed=true hidden=false suspended=false distractionFlags=0 stopped=${runningNow ? "false" : "true"} notLaunched=false enabled=0 instant=false virtual=false quarantined=false`,
       `      gids=[3003]`,
       `      runtime permissions:`,
       ...perms.runtime.map((p) => `        ${p}: granted=false, flags=[ USER_SENSITIVE_WHEN_GRANTED|USER_SENSITIVE_WHEN_DENIED]`),
@@ -485,7 +485,8 @@ export function packageManager(ctx: CommandContext): number {
       return installFailure(ctx, rest);
     case "uninstall": {
       const p = rest.filter((a) => !a.startsWith("-")).at(-1) ?? "";
-      ctx.out(allPackages().includes(p) ? "Failure [DELETE_FAILED_INTERNAL_ERROR]\n" : "Failure [DELETE_FAILED_INTERNAL_ERROR]\n");
+      // scenario apps stay installed (their screens are the phone's world); an unknown package fails as on a phone
+      ctx.out(allPackages().includes(p) ? "Failure [DELETE_FAILED_USER_RESTRICTED]\n" : "Failure [DELETE_FAILED_INTERNAL_ERROR]\n");
       return 1;
     }
     case "enable":

@@ -561,8 +561,10 @@ const tee = (ctx: CommandContext) => {
 
 const base64 = (ctx: CommandContext) => {
   const decode = ctx.args.includes("-d");
-  const data = Buffer.from(textOf(ctx, ctx.args.filter((a) => !a.startsWith("-"))), decode ? "utf8" : "utf8");
-  if (decode) ctx.out(Buffer.from(data.toString("utf8").replace(/\s+/g, ""), "base64"));
+  const files = ctx.args.filter((a) => !a.startsWith("-"));
+  // bytes, not text: base64 is how binary files leave the phone through a text-only shell
+  const data = files.length ? Buffer.concat(files.map((f) => ctx.host.fs.readFile(ctx.host.fs.normalize(f, ctx.shell.cwd)))) : ctx.stdin;
+  if (decode) ctx.out(Buffer.from(data.toString("latin1").replace(/\s+/g, ""), "base64"));
   else ctx.out((data.toString("base64").match(/.{1,76}/g) ?? [""]).join("\n") + "\n");
   return 0;
 };
@@ -582,10 +584,26 @@ const printenv = (ctx: CommandContext) => {
   return status;
 };
 
+/** toybox free: bytes by default, -k -m -g for KiB MiB GiB, -h for short human sizes. */
 const free = (ctx: CommandContext) => {
-  const k = ctx.args.includes("-m") ? 1024 : ctx.args.includes("-h") ? 1 : 1;
-  const kb = (n: number) => String(Math.round((n * 1024) / k / 1024)).padStart(12);
-  ctx.out(`${"".padEnd(8)}${"total".padStart(12)}${"used".padStart(12)}${"free".padStart(12)}${"shared".padStart(12)}${"buffers".padStart(12)}\nMem:    ${kb(MEM_TOTAL_KB * 1024)}${kb(6_620_252 * 1024)}${kb(1_204_332 * 1024)}${kb(21_436 * 1024)}${kb(5_140 * 1024)}\n-/+ buffers/cache:${kb(3_753_208 * 1024)}${kb(4_071_376 * 1024)}\nSwap:   ${kb(4_194_300 * 1024)}${kb(460_288 * 1024)}${kb(3_734_012 * 1024)}\n`);
+  const flag = ctx.args.find((a) => /^-[kmgh]$/.test(a))?.[1];
+  const shift = flag === "k" ? 10 : flag === "m" ? 20 : flag === "g" ? 30 : 0;
+  const human = (b: number) => {
+    const units = ["", "K", "M", "G", "T"];
+    let v = b;
+    let u = 0;
+    while (v >= 1024 && u < units.length - 1) {
+      v /= 1024;
+      u++;
+    }
+    return `${v >= 10 || u === 0 ? Math.round(v) : v.toFixed(1)}${units[u]}`;
+  };
+  const f = (kb: number) => (flag === "h" ? human(kb * 1024) : String(Math.floor((kb * 1024) / 2 ** shift))).padStart(12);
+  const [total, free_, shared, buffers, cached, swapTotal, swapFree] = [MEM_TOTAL_KB, 1_204_332, 21_436, 5_140, 2_861_904, 4_194_300, 3_734_012];
+  ctx.out(`${"".padEnd(7)}${["total", "used", "free", "shared", "buffers"].map((h) => h.padStart(12)).join("")}\n`);
+  ctx.out(`Mem:   ${f(total)}${f(total - free_)}${f(free_)}${f(shared)}${f(buffers)}\n`);
+  ctx.out(`-/+ buffers/cache: ${f(total - free_ - buffers - cached)}${f(free_ + buffers + cached)}\n`);
+  ctx.out(`Swap:  ${f(swapTotal)}${f(swapTotal - swapFree)}${f(swapFree)}\n`);
   return 0;
 };
 
