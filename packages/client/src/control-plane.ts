@@ -48,7 +48,7 @@ export function createControlPlane(client: ApiClient, opts: ControlPlaneOptions)
   return {
     // ── agents, goals ──
     async registerAgent(reg) {
-      const id = reg.id ?? `agent_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
+      const id = reg.id ?? newAgentId();
       const agent = await call("agent.register", () => client.agent.register.mutate({ id, name: reg.name, kind: reg.kind, capabilities: reg.capabilities, meta: reg.meta ?? {} }));
       registeredAgentId = agent.id;
       return { agentId: agent.id };
@@ -233,6 +233,11 @@ export function createControlPlane(client: ApiClient, opts: ControlPlaneOptions)
       await call("run.finish", () => client.run.finish.mutate(input));
     },
   };
+}
+
+/** An id for an agent that registers without one. */
+export function newAgentId(): string {
+  return `agent_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
 }
 
 /** A goal created from its objective alone is titled by its first line. */

@@ -1,6 +1,6 @@
 // @phoneloop/client, browser-safe: the one tRPC client factory, the ControlPlane over it, the event-stream consumer.
 export { createApiClient, trimUrl, type ApiClient, type ApiClientInit, type Credentials } from "./api-client.ts";
-export { createControlPlane, type ControlPlaneOptions } from "./control-plane.ts";
+export { createControlPlane, newAgentId, type ControlPlaneOptions } from "./control-plane.ts";
 export { subscribeEvents, type EventHandlers, type EventSubscription, type StreamedEvent } from "./events.ts";
 export { checkApi } from "./health.ts";
 export { ControlPlaneError, API_UNREACHABLE, apiUnreachable, toControlPlaneError, codeOf, networkReason } from "./errors.ts";

@@ -3,7 +3,7 @@
 import { hostname } from "node:os";
 import { createModels, runAgent, systemClock, type AgentConfig, type AgentEvent, type Clock, type Device, type Models, type ModelsInit, type RunOutcome } from "@phoneloop/agent";
 import { nodeImages } from "@phoneloop/agent/node";
-import { checkApi, createApiClient, createControlPlane } from "@phoneloop/client";
+import { checkApi, createApiClient, createControlPlane, newAgentId } from "@phoneloop/client";
 import { connectDevice, type DeviceSpec } from "./device.ts";
 
 export interface HeadlessInit {
@@ -31,7 +31,7 @@ export interface HeadlessInit {
 export async function runHeadless(init: HeadlessInit): Promise<RunOutcome> {
   const clock = init.clock ?? systemClock;
   // The id is chosen here so every request carries it as the caller (the core records who acted).
-  const agentId = init.agentId ?? `agent_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
+  const agentId = init.agentId ?? newAgentId();
   await checkApi(init.apiUrl);
   const client = createApiClient({ apiUrl: init.apiUrl, credentials: { agentId, memberId: init.memberId } });
   const controlPlane = createControlPlane(client, { apiUrl: init.apiUrl, memberId: init.memberId, clock });
