@@ -71,7 +71,7 @@ export const memberProcedure = publicProcedure.use(async ({ ctx, next }) => {
   if (!ctx.memberId) {
     throw new TRPCError({
       code: "UNAUTHORIZED",
-      message: `This needs a team member: send the ${MEMBER_HEADER} header with your member id (the CLI's --member flag).`,
+      message: `This needs a team member: send the ${MEMBER_HEADER} header with your member id (the CLI's --member-id flag).`,
     });
   }
   const member = await ctx.db.member.findUnique({ where: { id: ctx.memberId } });

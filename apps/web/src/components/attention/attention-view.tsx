@@ -58,7 +58,7 @@ export function AttentionView() {
           <Empty title="No goals yet">
             <p>
               A goal is what the agents work towards. Create one through the API (<code>goal.create</code>), then add todos with{" "}
-              <code>todo.add</code>; agents claim them with <code>npm run phoneloop -- todo claim --agent &lt;id&gt;</code>.
+              <code>todo.add</code>; agents claim them with <code>npm run phoneloop -- todo claim --agent-id &lt;id&gt;</code>.
             </p>
           </Empty>
         ) : (
@@ -96,7 +96,7 @@ function AttentionRow({ item, goalTitle, now }: { item: AttentionItem; goalTitle
           ) : null}
           <p className={styles.meta}>
             {goal} · open {formatAgo(item.since, now)} · <code>{item.gateId}</code> · answer with{" "}
-            <code>npm run phoneloop -- gate resolve {item.gateId} --member &lt;you&gt; …</code>
+            <code>npm run phoneloop -- gate resolve {item.gateId} --member-id &lt;you&gt; …</code>
           </p>
         </li>
       );
@@ -107,7 +107,7 @@ function AttentionRow({ item, goalTitle, now }: { item: AttentionItem; goalTitle
           <p className={styles.question}>{item.title}</p>
           <p className={styles.meta}>
             {goal} · {item.previousOwner}&apos;s lease ran out {formatAgo(item.since, now)} · reclaim with{" "}
-            <code>npm run phoneloop -- todo claim {item.todoId} --agent &lt;id&gt;</code>
+            <code>npm run phoneloop -- todo claim {item.todoId} --agent-id &lt;id&gt;</code>
           </p>
         </li>
       );
