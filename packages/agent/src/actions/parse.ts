@@ -1,14 +1,27 @@
-// Model text → one validated Action, or a typed parse error that is fed back to the model once.
+// Model text → one validated Action, or a typed parse error that is fed back to the model once. Linear in the
+// input and bounded in memory on any text: reasoning blocks are cut in one pass, replies past MAX_INPUT and JSON
+// nested past MAX_DEPTH are refused with their own code, and nothing else can throw out of parseAction.
 import { ActionSchema, ACTION_TYPES, type Action, type ActionType } from "./schema.ts";
-import { extractBalanced, extractFenced, normalisePunctuation, tryParseJson } from "./repair.ts";
+import { extractBalanced, extractFenced, nestingDepth, normalisePunctuation, tryParseJson } from "./repair.ts";
+import { quoteUntrusted } from "../prompts/fence.ts";
 
 export type ParseErrorCode =
-  | "empty_output"
-  | "no_action_found"
-  | "invalid_json"
-  | "unknown_action_type"
-  | "invalid_arguments"
-  | "coordinate_out_of_range";
+  | "EMPTY_OUTPUT"
+  | "NO_ACTION_FOUND"
+  | "INVALID_JSON"
+  | "UNKNOWN_ACTION_TYPE"
+  | "INVALID_ARGUMENTS"
+  | "COORDINATE_OUT_OF_RANGE"
+  | "OUTPUT_TOO_LONG"
+  | "NESTING_TOO_DEEP"
+  | "UNREADABLE_OUTPUT";
+
+/** Characters left after removing reasoning blocks; an action is a few hundred. */
+export const MAX_INPUT = 64_000;
+/** JSON nesting an action never needs. */
+export const MAX_DEPTH = 32;
+/** Lines longer than this are not read as function-call syntax (an action call is short). */
+const MAX_CALL_LINE = 2000;
 
 export interface ParseError {
   code: ParseErrorCode;
@@ -23,7 +36,7 @@ const ALIASES: Record<string, ActionType | "__done" | "__infeasible" | "__swipe"
   tap: "click", click: "click", press: "click", touch: "click", click_element: "click", tap_element: "click", left_click: "click",
   double_click: "double_tap", doubletap: "double_tap", double_tap: "double_tap", dbl_click: "double_tap",
   long_press: "long_press", longpress: "long_press", long_click: "long_press", press_and_hold: "long_press",
-  drag: "drag", drag_and_drop: "drag",
+  drag: "drag", drag_and_drop: "drag", left_click_drag: "drag", swipe_from_to: "drag",
   scroll: "scroll", swipe: "__swipe", fling: "__swipe",
   input_text: "input_text", type: "__type", type_text: "__type", input: "__type", enter_text: "__type", write: "__type", text: "__type",
   click_then_type: "click_then_type", tap_and_type: "click_then_type", click_and_type: "click_then_type",
@@ -46,25 +59,50 @@ function fail(code: ParseErrorCode, message: string, raw: string): ParseResult {
   return { ok: false, error: { code, message, raw: raw.slice(0, MAX_RAW) } };
 }
 
+/** <think>…</think> blocks removed in one pass; an unclosed block loses only its tag. */
+export function stripReasoning(s: string): string {
+  let out = "";
+  let i = 0;
+  for (;;) {
+    const open = s.indexOf("<think>", i);
+    if (open < 0) return out + s.slice(i);
+    out += s.slice(i, open);
+    const close = s.indexOf("</think>", open + 7);
+    // No close after this open means none after any later open either: drop the remaining tags and stop.
+    if (close < 0) return out + s.slice(open + 7).split("<think>").join("");
+    i = close + 8;
+  }
+}
+
 export function parseAction(text: string): ParseResult {
+  try {
+    return parseUnchecked(text);
+  } catch (e) {
+    // A last line of defence: the parser is meant to be total, and a run must never die of a reply.
+    return fail("UNREADABLE_OUTPUT", `The reply could not be read (${e instanceof Error ? e.name : "error"}). Reply with exactly one short JSON object such as {"type":"click","x":500,"y":300}.`, typeof text === "string" ? text : "");
+  }
+}
+
+function parseUnchecked(text: string): ParseResult {
   const repairs: string[] = [];
-  if (!text || !text.trim()) return fail("empty_output", "The reply was empty. Reply with one JSON action.", text ?? "");
-  let s = normalisePunctuation(text);
-  if (s !== text) repairs.push("normalised punctuation");
+  if (typeof text !== "string" || !text.trim()) return fail("EMPTY_OUTPUT", "The reply was empty. Reply with one JSON action.", typeof text === "string" ? text : "");
+  // Drop <think>…</think> blocks some reasoning models emit before the answer.
+  let s = stripReasoning(text);
+  if (s !== text) repairs.push("removed reasoning block");
+  if (s.length > MAX_INPUT) return fail("OUTPUT_TOO_LONG", `The reply is ${s.length} characters long without its reasoning. Reply with exactly one short JSON object.`, text);
+  const norm = normalisePunctuation(s);
+  if (norm !== s) repairs.push("normalised punctuation");
+  s = norm;
 
   const fenced = extractFenced(s);
   if (fenced !== null) {
     repairs.push("removed code fence");
     s = fenced;
   }
-  // Drop <think>…</think> blocks some reasoning models emit before the answer.
-  const noThink = s.replace(/<think>[\s\S]*?<\/think>/g, "");
-  if (noThink !== s) {
-    repairs.push("removed reasoning block");
-    s = noThink;
-  }
 
   const json = extractBalanced(s);
+  if (json !== null && nestingDepth(json) > MAX_DEPTH)
+    return fail("NESTING_TOO_DEEP", `The JSON is nested more than ${MAX_DEPTH} levels deep. Reply with one flat JSON object such as {"type":"click","x":500,"y":300}.`, text);
   let obj: unknown = undefined;
   if (json !== null) {
     const parsed = tryParseJson(json);
@@ -80,9 +118,9 @@ export function parseAction(text: string): ParseResult {
       repairs.push("read function-call syntax");
       obj = call;
     } else if (json !== null) {
-      return fail("invalid_json", "The JSON could not be read. Reply with exactly one JSON object such as {\"type\":\"click\",\"x\":500,\"y\":300}.", text);
+      return fail("INVALID_JSON", "The JSON could not be read. Reply with exactly one JSON object such as {\"type\":\"click\",\"x\":500,\"y\":300}.", text);
     } else {
-      return fail("no_action_found", "No action was found. Reply with exactly one JSON object such as {\"type\":\"click\",\"x\":500,\"y\":300}.", text);
+      return fail("NO_ACTION_FOUND", "No action was found. Reply with exactly one JSON object such as {\"type\":\"click\",\"x\":500,\"y\":300}.", text);
     }
   }
   return normaliseObject(obj, repairs, text);
@@ -91,6 +129,7 @@ export function parseAction(text: string): ParseResult {
 /** `click(x=500, y=300)`, `tap(500, 300)`, `Action: click(start_box='(1,2)')`, `navigate_back()`, a bare `BACK`. */
 function parseCallSyntax(s: string): Record<string, unknown> | null {
   for (const line of s.split(/\n/)) {
+    if (line.length > MAX_CALL_LINE) continue;
     const m = /(?:^|[\s:])([A-Za-z_]+)\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)\s*$/.exec(line.trim());
     if (m && ALIASES[m[1]!.toLowerCase()] !== undefined) {
       const name = m[1]!.toLowerCase();
@@ -218,12 +257,12 @@ function firstDefined<T>(...vs: (T | undefined)[]): T | undefined {
 
 function normaliseObject(raw: unknown, repairs: string[], text: string): ParseResult {
   const o = unwrap(raw, repairs);
-  if (!o) return fail("no_action_found", "No action object was found. Reply with exactly one JSON object with a \"type\" field.", text);
+  if (!o) return fail("NO_ACTION_FOUND", "No action object was found. Reply with exactly one JSON object with a \"type\" field.", text);
   const rawType = str(firstDefined(o.type, o.action_type, o.name, o.command, o.op));
-  if (rawType === undefined) return fail("no_action_found", `The object has no "type". Use one of: ${ACTION_TYPES.join(", ")}.`, text);
+  if (rawType === undefined) return fail("NO_ACTION_FOUND", `The object has no "type". Use one of: ${ACTION_TYPES.join(", ")}.`, text);
   const key = rawType.trim().toLowerCase().replace(/[\s-]+/g, "_");
   const alias = ALIASES[key];
-  if (alias === undefined) return fail("unknown_action_type", `"${rawType}" is not an action. Use one of: ${ACTION_TYPES.join(", ")}.`, text);
+  if (alias === undefined) return fail("UNKNOWN_ACTION_TYPE", `${quoteUntrusted(rawType, 40)} is not an action. Use one of: ${ACTION_TYPES.join(", ")}.`, text);
   if (alias !== key && !(ACTION_TYPES as readonly string[]).includes(key)) repairs.push(`action alias ${key} → ${alias}`);
 
   const a: Record<string, unknown> = {};
@@ -236,7 +275,7 @@ function normaliseObject(raw: unknown, repairs: string[], text: string): ParseRe
   let x = num(o.x);
   let y = num(o.y);
   if (x === undefined || y === undefined) {
-    const p = pointOf(firstDefined(o.coordinate, o.coordinates, o.point, o.position, o.pos, o.location, o.center, o.start_box, o.box, o.bbox, o.xy));
+    const p = pointOf(firstDefined(o.coordinate, o.coordinates, o.coords, o.point, o.position, o.pos, o.location, o.center, o.click_point, o.tap_point, o.target_point, o.start_box, o.box, o.bbox, o.xy));
     if (p) {
       x = p.x;
       y = p.y;
@@ -254,7 +293,7 @@ function normaliseObject(raw: unknown, repairs: string[], text: string): ParseRe
       repairs.push("scaled 0–1 fractions to 0–1000");
     }
     if (x < 0 || y < 0 || x > 1000 || y > 1000)
-      return fail("coordinate_out_of_range", `Point (${x}, ${y}) is outside 0–1000. Coordinates are normalised: 0–1000 on each axis, not pixels.`, text);
+      return fail("COORDINATE_OUT_OF_RANGE", `Point (${x}, ${y}) is outside 0–1000. Coordinates are normalised: 0–1000 on each axis, not pixels.`, text);
     a.x = Math.round(x);
     a.y = Math.round(y);
   }
@@ -274,8 +313,8 @@ function normaliseObject(raw: unknown, repairs: string[], text: string): ParseRe
       type = a.x !== undefined || a.element !== undefined ? "click_then_type" : "input_text";
       break;
     case "__swipe": {
-      const from = pointOf(firstDefined(o.from, o.start, o.start_point, o.startPoint));
-      const to = pointOf(firstDefined(o.to, o.end, o.end_point, o.endPoint));
+      const from = pointOf(firstDefined(...dragFrom(o)));
+      const to = pointOf(firstDefined(...dragTo(o)));
       if (from && to && str(o.direction) === undefined) {
         type = "drag";
         a.from = from;
@@ -292,14 +331,15 @@ function normaliseObject(raw: unknown, repairs: string[], text: string): ParseRe
 
   switch (type) {
     case "scroll": {
-      const d = str(firstDefined(o.direction, o.dir, o.arg))?.toLowerCase();
+      const d = str(firstDefined(o.direction, o.dir, o.scroll_direction, o.scrollDirection, o.arg))?.toLowerCase();
       if (d !== undefined) a.direction = d;
       break;
     }
     case "drag": {
       if (a.from === undefined) {
-        const from = pointOf(firstDefined(o.from, o.start, o.start_point, o.startPoint, o.start_box));
-        const to = pointOf(firstDefined(o.to, o.end, o.end_point, o.endPoint, o.end_box));
+        const from = pointOf(firstDefined(...dragFrom(o)));
+        // "left_click_drag" names the end "coordinate" beside its "start_coordinate".
+        const to = pointOf(firstDefined(...dragTo(o), o.start_coordinate !== undefined || o.startCoordinate !== undefined ? o.coordinate : undefined));
         if (from) a.from = from;
         if (to) a.to = to;
         delete a.x;
@@ -363,10 +403,14 @@ function normaliseObject(raw: unknown, repairs: string[], text: string): ParseRe
   const checked = ActionSchema.safeParse(a);
   if (!checked.success) {
     const issues = checked.error.issues.map((i) => `${i.path.join(".") || type}: ${i.message}`).join("; ");
-    return fail("invalid_arguments", `The ${type} action is incomplete: ${issues}.`, text);
+    return fail("INVALID_ARGUMENTS", `The ${type} action is incomplete: ${issues}.`, text);
   }
   return { ok: true, action: checked.data, repairs };
 }
+
+/** Where a drag or swipe starts and ends, in the spellings models use. */
+const dragFrom = (o: Record<string, unknown>) => [o.from, o.start, o.start_point, o.startPoint, o.start_coordinate, o.startCoordinate, o.from_coordinate, o.from_point, o.start_box];
+const dragTo = (o: Record<string, unknown>) => [o.to, o.end, o.end_point, o.endPoint, o.end_coordinate, o.endCoordinate, o.to_coordinate, o.to_point, o.end_box];
 
 function stringRecord(o: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};

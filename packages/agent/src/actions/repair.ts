@@ -54,6 +54,25 @@ export function extractBalanced(s: string): string | null {
   return tail.replace(/,\s*$/, "") + stack.reverse().join("");
 }
 
+/** The deepest bracket nesting of a JSON-like text, strings honoured (one pass). */
+export function nestingDepth(s: string): number {
+  let depth = 0;
+  let max = 0;
+  let inStr: string | null = null;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i]!;
+    if (inStr) {
+      if (c === "\\") i++;
+      else if (c === inStr) inStr = null;
+      continue;
+    }
+    if (c === '"' || c === "'") inStr = c;
+    else if (c === "{" || c === "[") max = Math.max(max, ++depth);
+    else if (c === "}" || c === "]") depth = Math.max(0, depth - 1);
+  }
+  return max;
+}
+
 /** Loose JSON → strict JSON: comments, single quotes, unquoted keys, trailing commas, Python literals. */
 export function repairJson(s: string): string {
   let out = "";
@@ -101,6 +120,8 @@ export function repairJson(s: string): string {
 }
 
 export function tryParseJson(s: string): { ok: true; value: unknown } | { ok: false } {
+  // JSON.parse recurses: text nested deeper than any action is refused before it can exhaust the stack.
+  if (nestingDepth(s) > 64) return { ok: false };
   try {
     return { ok: true, value: JSON.parse(s) };
   } catch {

@@ -152,8 +152,8 @@ describe("executor step (pure)", () => {
     expect(batches[2]![0]).toMatchObject({ type: "ask_model", key: "run_1:0:1:1" });
     expect(types(batches[3]!)).toEqual(["evidence", "step", "turn_result", "checkpoint", "event", "route"]);
     expect(batches[3]![0]).toMatchObject({ input: { idempotencyKey: "run_1:0:parse_error", kind: "validation" } });
-    expect(batches[3]![2]).toEqual({ type: "turn_result", idempotencyKey: "run_1:0:turn", lease: ref(), kind: "repair_required", summary: "(unparseable reply) → failed: no_action_found" });
-    expect(state.executor.feedback).toMatch(/no_action_found/);
+    expect(batches[3]![2]).toEqual({ type: "turn_result", idempotencyKey: "run_1:0:turn", lease: ref(), kind: "repair_required", summary: "(unparseable reply) → failed: NO_ACTION_FOUND" });
+    expect(state.executor.feedback).toMatch(/NO_ACTION_FOUND/);
   });
 
   it("resumed with an action in flight: once the todo is claimed again, the step is recorded as interrupted and not repeated", () => {

@@ -169,9 +169,9 @@ describe("model endpoint faults", () => {
     expect(out.status).toBe("completed");
     expect(phone.actions()).toHaveLength(1);
     const reqs = h.executorRequests();
-    expect(reqs[2]!.lastUserText).toMatch(/no_action_found/);
+    expect(reqs[2]!.lastUserText).toMatch(/NO_ACTION_FOUND/);
     const steps = h.cp.stepsOf(out.runId);
-    expect(steps.map((s) => s.observation.outcome)).toEqual(["ok", "failed: no_action_found", "complete"]);
+    expect(steps.map((s) => s.observation.outcome)).toEqual(["ok", "failed: NO_ACTION_FOUND", "complete"]);
     expect(h.cp.evidenceList({ kind: "validation" }).some((e) => e.summary.includes("parse failed twice"))).toBe(true);
   });
 
