@@ -1,4 +1,5 @@
-// Models per role (planner, summarizer: text, cheap; executor: vision), each an OpenAI-compatible endpoint.
+// Models per role (planner, summarizer: text, cheap; executor: vision; guard: optional, cheap), each an
+// OpenAI-compatible endpoint.
 import type { Clock, Models } from "../ports.ts";
 import { createOpenAIModel, type OpenAIModelInit } from "./openai.ts";
 
@@ -10,6 +11,8 @@ export interface ModelsInit {
   planner?: RoleModelInit;
   /** Defaults to the planner's endpoint. */
   summarizer?: RoleModelInit;
+  /** The permission checkpoint's second opinion when its rules are unsure; absent = rules only. */
+  guard?: RoleModelInit;
   clock?: Clock;
 }
 
@@ -20,5 +23,6 @@ export function createModels(init: ModelsInit): Models {
     executor: createOpenAIModel(withClock(init.executor)),
     planner: createOpenAIModel(withClock(planner)),
     summarizer: createOpenAIModel(withClock(init.summarizer ?? planner)),
+    ...(init.guard ? { guard: createOpenAIModel(withClock(init.guard)) } : {}),
   };
 }

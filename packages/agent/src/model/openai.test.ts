@@ -1,6 +1,6 @@
 // The OpenAI adapter over the scripted server: the product's client path, errors as values, timeouts as results.
 import { afterEach, describe, expect, it } from "vitest";
-import { createOpenAIModel, isModelProxyUrl } from "./openai.ts";
+import { createOpenAIModel, isModelProxyUrl, MAX_OUTPUT_TOKENS } from "./openai.ts";
 import { startScriptedModelServer, type ScriptedModelServer } from "../testing/scripted-model-server.ts";
 
 let server: ScriptedModelServer | undefined;
@@ -57,5 +57,17 @@ describe("OpenAI-compatible model adapter", () => {
     expect(createOpenAIModel({ baseURL: "http://127.0.0.1:4000/model/executor/v1", model: "m" }).recordsUsage).toBe(true);
     expect(createOpenAIModel({ baseURL: "https://api.openai.com/v1", model: "m" }).recordsUsage).toBe(false);
     expect(createOpenAIModel({ baseURL: "https://api.openai.com/v1", model: "m", recordsUsage: true }).recordsUsage).toBe(true);
+  });
+});
+
+describe("output budget per role", () => {
+  it("sets max_tokens by role unless the request or the endpoint names one", async () => {
+    server = await startScriptedModelServer({ script: [{ text: "a" }, { text: "b" }, { text: "c" }, { text: "d" }, { text: "e" }] });
+    const m = createOpenAIModel({ baseURL: server.baseURL, model: "m", structuredOutput: "none" });
+    for (const role of ["executor", "guard", "planner"] as const) await m.complete({ role, messages: [{ role: "user", content: "hi" }] });
+    await m.complete({ role: "executor", messages: [{ role: "user", content: "hi" }], maxOutputTokens: 77 });
+    const wide = createOpenAIModel({ baseURL: server.baseURL, model: "m", structuredOutput: "none", maxOutputTokens: 9000 });
+    await wide.complete({ role: "executor", messages: [{ role: "user", content: "hi" }] });
+    expect(server.requests.map((r) => r.body.max_tokens)).toEqual([MAX_OUTPUT_TOKENS.executor, MAX_OUTPUT_TOKENS.guard, MAX_OUTPUT_TOKENS.planner, 77, 9000]);
   });
 });

@@ -2,7 +2,7 @@
 // API's model proxy path (keys stay on the server; the API meters tokens and cost); headless, any endpoint.
 import OpenAI from "openai";
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from "openai/resources/chat/completions";
-import type { ChatMessage, Clock, Model, ModelError, ModelRequest, ModelResponse, Result } from "../ports.ts";
+import type { ChatMessage, Clock, Model, ModelError, ModelRequest, ModelResponse, ModelRole, Result } from "../ports.ts";
 import { systemClock } from "../ports.ts";
 
 export interface Price {
@@ -10,6 +10,12 @@ export interface Price {
   inputPerMTok: number;
   outputPerMTok: number;
 }
+
+/**
+ * Output budget per role when a request names none: an executor replies with one action (room left for a short
+ * reasoning block), a guard with one verdict; planner and summarizer write plans and reports.
+ */
+export const MAX_OUTPUT_TOKENS: Record<ModelRole, number> = { executor: 1024, guard: 256, planner: 4096, summarizer: 4096 };
 
 export interface OpenAIModelInit {
   baseURL: string;
@@ -25,6 +31,8 @@ export interface OpenAIModelInit {
   defaultHeaders?: Record<string, string>;
   fetch?: typeof fetch;
   clock?: Clock;
+  /** Overrides MAX_OUTPUT_TOKENS for every role this endpoint serves (e.g. a reasoning model that thinks long). */
+  maxOutputTokens?: number;
   /** Whether the endpoint records usage as model_call evidence itself; default: true for the API's model proxy path. */
   recordsUsage?: boolean;
 }
@@ -78,7 +86,7 @@ export function createOpenAIModel(init: OpenAIModelInit): Model {
     const params: ChatCompletionCreateParamsNonStreaming = {
       model: init.model,
       messages: toOpenAIMessages(req.messages, init.imageDetail ?? "high"),
-      ...(req.maxOutputTokens !== undefined ? { max_tokens: req.maxOutputTokens } : {}),
+      max_tokens: req.maxOutputTokens ?? init.maxOutputTokens ?? MAX_OUTPUT_TOKENS[req.role],
       ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
     };
     if (req.jsonSchema && format === "json_schema")
