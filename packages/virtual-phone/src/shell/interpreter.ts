@@ -3,7 +3,7 @@
 // Hand-written on purpose: no npm package interprets sh over an in-memory device; parsing is mvdan/sh's (syntax.ts).
 import { FsError } from "../device/filesystem.ts";
 import { ShellExpander, ShellExpansionError } from "./expand.ts";
-import { nodeType, OP, parseScript, REDIRECT, CASE_FALLTHROUGH, ShellSyntaxError, type Node } from "./syntax.ts";
+import { nodeType, OP, parseScript, REDIRECT, CASE_FALLTHROUGH, ShellSyntaxError, TEST_BINARY, TEST_UNARY, type Node } from "./syntax.ts";
 import type { CommandContext, CommandRegistry, ShellHost } from "./types.ts";
 
 export { ShellSyntaxError };
@@ -35,6 +35,8 @@ class ReturnSignal {
 }
 
 export const SHELL_PID = 8123;
+const TEST_BINARY_BY_CODE = new Map(Object.entries(TEST_BINARY).map(([k, v]) => [v, k]));
+const TEST_UNARY_BY_CODE = new Map(Object.entries(TEST_UNARY).map(([k, v]) => [v, k]));
 
 export class Shell {
   cwd = "/";
@@ -158,12 +160,36 @@ export class Shell {
         return 0;
       case "DeclClause":
         return this.#declare(cmd, io);
+      case "TestClause":
+        return (await this.#test(cmd.X as Node, io)) ? 0 : 1;
       case "ArithmCmd":
         return this.#expander.arithmetic(cmd.X as Node, io) !== 0 ? 0 : 1;
       default:
         io.err(Buffer.from(`/system/bin/sh: ${nodeType(cmd)}: not supported by this virtual phone's shell; use POSIX sh syntax\n`));
         return 2;
     }
+  }
+
+  /** `[[ … ]]`: && || ! and parentheses here, == and != as patterns, every other operator as `test` has it. */
+  async #test(x: Node, io: Io): Promise<boolean> {
+    const t = nodeType(x);
+    if (t === "ParenTest") return this.#test(x.X as Node, io);
+    if (t === "Word") return (await this.#expander.string(x, io)) !== "";
+    const run = async (args: string[]) => (await this.command(["test", ...args], { ...io, out: () => {} })) === 0;
+    if (t === "UnaryTest") {
+      const op = TEST_UNARY_BY_CODE.get(x.Op as number) ?? "";
+      if (op === "!") return !(await this.#test(x.X as Node, io));
+      return run([op, await this.#expander.string(x.X as Node, io)]);
+    }
+    const op = TEST_BINARY_BY_CODE.get(x.Op as number) ?? "";
+    if (op === "&&") return (await this.#test(x.X as Node, io)) && this.#test(x.Y as Node, io);
+    if (op === "||") return (await this.#test(x.X as Node, io)) || this.#test(x.Y as Node, io);
+    const left = await this.#expander.string(x.X as Node, io);
+    if (op === "==" || op === "=" || op === "!=") {
+      const matches = (await this.#expander.pattern(x.Y as Node, io)).test(left);
+      return op === "!=" ? !matches : matches;
+    }
+    return run([left, op, await this.#expander.string(x.Y as Node, io)]);
   }
 
   async #subshell(stmts: Node[], io: Io): Promise<number> {

@@ -43,6 +43,8 @@ describe("shell language", () => {
     expect((await run('[ "$(getprop sys.boot_completed)" = 1 ] && echo booted')).out).toBe("booted\n");
     expect((await run("[ 3 -lt 10 -a abc != abd ]; echo $?")).out).toBe("0\n");
     expect((await run("[ -z '' ] && [ -n x ] && echo both")).out).toBe("both\n");
+    expect((await run("[[ -d /sdcard && com.phoneloop.social == *.social && ! -e /nope ]] && echo ksh")).out).toBe("ksh\n");
+    expect((await run("x='a b'; [[ $x == 'a b' || $x -eq 1 ]] && echo quoted")).out).toBe("quoted\n");
     const bad = await run("[ 1 -eq ]");
     expect(bad.code).toBe(2);
   });

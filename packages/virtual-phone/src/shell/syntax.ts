@@ -5,7 +5,7 @@ import mvdan from "mvdan-sh";
 const { syntax } = mvdan;
 const parser = syntax.NewParser(syntax.Variant(syntax.LangMirBSDKorn));
 
-/** A node of mvdan/sh's tree; fields are read by name (see https://pkg.go.dev/mvdan.cc/sh/v3/syntax). */
+/** A node of mvdan/sh's tree, read by field name: Stmts, Cmd, Args, Parts, Op, Redirs, … as the parser names them. */
 export type Node = { readonly [field: string]: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 export class ShellSyntaxError extends Error {
@@ -75,6 +75,15 @@ export const ARITH_UNARY: Record<string, number> = {
   "++": arith("a++"),
   "--": arith("a--"),
 };
+
+const testOp = (src: string) => opOf(`[[ ${src} ]]`, (s) => s.Cmd.X);
+/** `[[ … ]]` operators (mksh has no =~). */
+export const TEST_BINARY: Record<string, number> = Object.fromEntries(
+  ["&&", "||", "==", "=", "!=", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef"].map((op) => [op, testOp(`a ${op} b`)]),
+);
+export const TEST_UNARY: Record<string, number> = Object.fromEntries(
+  ["!", "-e", "-f", "-d", "-s", "-r", "-w", "-x", "-L", "-h", "-p", "-S", "-b", "-c", "-z", "-n", "-t", "-u", "-g", "-k"].map((op) => [op, testOp(`${op} a`)]),
+);
 
 export const CASE_FALLTHROUGH = opOf("case a in a) b;& esac", (s) => s.Cmd.Items[0]);
 
