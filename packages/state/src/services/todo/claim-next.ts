@@ -25,26 +25,28 @@ export type ClaimNextInput = z.input<typeof ClaimNextInput>;
 
 // $1 at (null: now()), $2 goalId (null: any active goal), $3 agentId, $4 leaseId, $5 ttlMs, $6 lease key,
 // $7 actor, $8 announce the event after commit (added by rawStatement).
-// `heads` is each goal's first unfinished todo; a head locked by a rival claim is skipped, never its successor.
-// The lease insert reads `prev` so the expired lease leaves the one-active-lease index before the new one enters.
+// Active goals are walked oldest first (an index), each goal's first live todo read from a partial index of live
+// todos; the walk stops at the first eligible head it can lock. A head locked by a rival claim is skipped, never
+// its successor (a goal has one head). The lease insert reads `prev` so the expired lease leaves the
+// one-active-lease index before the new one enters.
 const CLAIM_NEXT_SQL = `
   WITH ${timeCte("$1", "$8")},
-  heads AS (
-    SELECT DISTINCT ON (t."goalId") t."id", t."goalId", g."createdAt" AS "goalCreatedAt"
-    FROM "Todo" t JOIN "Goal" g ON g."id" = t."goalId"
-    WHERE g."status" = 'active' AND ($2::text IS NULL OR t."goalId" = $2::text)
-      AND t."state" NOT IN ('done', 'superseded')
-    ORDER BY t."goalId", t."position", t."createdAt", t."id"
-  ),
   cand AS (
     SELECT t."id", t."goalId", t."state"::text AS "fromState", l."id" AS "prevLeaseId", l."ownerId" AS "prevOwner"
-    FROM heads h
-      JOIN "Todo" t ON t."id" = h."id"
+    FROM "Goal" g
+      CROSS JOIN LATERAL (
+        SELECT h."id" FROM "Todo" h
+        WHERE h."goalId" = g."id" AND h."state" NOT IN ('done', 'superseded')
+        ORDER BY h."position", h."createdAt", h."id"
+        LIMIT 1
+      ) head
+      JOIN "Todo" t ON t."id" = head."id"
       LEFT JOIN "Lease" l ON l."todoId" = t."id" AND l."status" = 'active', tm
-    WHERE (t."state" = 'pending' OR (t."state" IN ('claimed', 'running', 'validating') AND l."expiresAt" <= tm."now"))
+    WHERE g."status" = 'active' AND ($2::text IS NULL OR g."id" = $2::text)
+      AND (t."state" = 'pending' OR (t."state" IN ('claimed', 'running', 'validating') AND l."expiresAt" <= tm."now"))
       AND COALESCE(t."requiredCapabilities", '{}') <@ (SELECT COALESCE(a."capabilities", '{}') FROM "Agent" a WHERE a."id" = $3::text)
       AND NOT EXISTS (SELECT 1 FROM "Gate" gt WHERE gt."goalId" = t."goalId" AND gt."status" = 'open' AND (gt."todoId" IS NULL OR gt."todoId" = t."id"))
-    ORDER BY h."goalCreatedAt", h."goalId"
+    ORDER BY g."createdAt", g."id"
     LIMIT 1
     FOR UPDATE OF t SKIP LOCKED
   ),
