@@ -584,8 +584,9 @@ class Layouter {
         const fg = style === "caption" ? C.sub : style === "link" ? color : C.text;
         // a narrow cell (a small close button in a row) keeps a quarter of its width as padding, never more
         const hp = Math.min(pad, Math.floor(width / 4));
-        const lines = wrapText(text, Math.max(1, width - 2 * hp), size, this.measure, bold);
         const lineH = Math.round(size * 1.4);
+        // a fixed height shows the lines that fit, the last one ellipsised, as a TextView with maxLines does
+        const lines = wrapText(text, Math.max(1, width - 2 * hp), size, this.measure, bold, fixedH === undefined ? 50 : Math.max(1, Math.floor(fixedH / lineH)));
         const tappable = !!onTap || !!onLongPress;
         const natural = lines.length * lineH + 2 * d(style === "caption" ? 4 : 8);
         const h = fixedH ?? (tappable ? Math.max(natural, d(MIN_TOUCH_DP)) : natural);
@@ -639,8 +640,9 @@ class Layouter {
       case "input": {
         const label = el.label ? this.t(el.label, scope) : "";
         const labelH = label ? d(22) : 0;
-        const boxH = el.multiline ? d(120) : d(56);
-        const h = fixedH ?? labelH + boxH + d(12);
+        // `height` is the whole field: label, box and margin; the box keeps a 48 dp touch target
+        const boxH = fixedH !== undefined ? Math.max(d(MIN_TOUCH_DP), fixedH - labelH - d(12)) : el.multiline ? d(120) : d(56);
+        const h = labelH + boxH + d(12);
         const bx = x + pad;
         const bw = width - 2 * pad;
         const by = y + d(6) + labelH;
@@ -793,6 +795,7 @@ class Layouter {
             h = Math.max(h, r.height);
           });
         }
+        if (fixedH !== undefined) h = Math.max(h, fixedH);
         group.bounds[3] = y + h;
         return { node: group, height: h };
       }

@@ -168,6 +168,9 @@ describe("units and small elements", () => {
                 { type: "button", id: "thin", text: "Thin", height: 20, onTap: [] },
                 { type: "image", id: "pic", height: 120 },
                 { type: "text", id: "pinned", text: "Pinned", bounds: [20, 600, 220, 640] },
+                { type: "input", id: "field", bind: "field", height: 100 },
+                { type: "row", id: "tall_row", height: 90, children: [{ type: "text", text: "a" }] },
+                { type: "text", id: "short_text", text: "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen", height: 24 },
               ],
             },
           ],
@@ -179,6 +182,9 @@ describe("units and small elements", () => {
     expect(Math.abs(h("gap") - dp(100))).toBeLessThanOrEqual(1);
     expect(h("thin")).toBe(dp(48));
     expect(Math.abs(h("pic") - dp(120 - 16))).toBeLessThanOrEqual(1); // the image is inset 8 dp top and bottom
+    expect(Math.abs(h("field") - dp(100 - 12))).toBeLessThanOrEqual(1); // the box: the height less the field's margin
+    expect(Math.abs(h("tall_row") - dp(90))).toBeLessThanOrEqual(1);
+    expect(h("short_text")).toBeLessThanOrEqual(dp(24));
     expect(find(phone, "pinned").bounds[0]).toBeGreaterThanOrEqual(dp(20));
     expect(find(phone, "pinned").bounds[1]).toBeGreaterThanOrEqual(dp(600));
   });
