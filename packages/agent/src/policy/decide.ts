@@ -220,7 +220,9 @@ function judgeTap(s: Scene, v: Verdict, target: UiNode): string {
   // A price on a button commits it ("Tip $5"); a price inside a product tile only describes what the tile opens.
   if (amount && (/Button/i.test(target.className) || (target.children.length === 0 && readable.length <= 32)))
     v.raise("high_risk", "money", "target.amount", `the control ${q(readable)} carries the amount ${amount}`);
-  if (w.lists.confirming.isWhole(p)) inheritPane(s, v, pane, readable);
+  // A dialog's message says what its buttons do: any button in it that does not back out confirms it.
+  if (w.lists.confirming.isWhole(p) || pane.dialog) inheritPane(s, v, pane, readable);
+  if (isSwitch(target)) judgeSwitch(s, v, pane, readable);
   if (s.appCat === "permission" && v.tier === "normal") v.raise("high_risk", "permission", "app.permission", `${q(readable)} answers a permission request`);
   if (v.tier === "normal") {
     if (v.ruleId === "action.harmless") v.normal("target.plain", `${q(readable)} names no committing action`);
@@ -258,6 +260,19 @@ function inheritPane(s: Scene, v: Verdict, pane: Pane, label: string): void {
   }
   if (pane.dialog && !pane.texts.some((t) => !t.control))
     v.raise("confirm", "unknown_control", "pane.unreadable", `${q(label)} confirms a dialog whose text cannot be read`);
+}
+
+const isSwitch = (n: UiNode): boolean => n.checkable || /Switch|Toggle|CheckBox/i.test(n.className) || n.children.some(isSwitch);
+
+/** A switch on a settings screen that hands control of the phone to an app (accessibility, device admin…). */
+function judgeSwitch(s: Scene, v: Verdict, pane: Pane, label: string): void {
+  for (const { text } of [{ text: label }, ...pane.texts]) {
+    const area = s.w.lists.securitySettings.find(prepare(text));
+    if (area) {
+      v.raise("high_risk", "permission", "switch.security", `the switch ${q(label)} sits in the security setting ${q(area)}`);
+      return;
+    }
+  }
 }
 
 function filledCompose(s: Scene, pane: Pane): UiNode | undefined {
@@ -329,10 +344,10 @@ function judgeTyping(s: Scene, v: Verdict, text: string, field: UiNode | undefin
   if (idField && /[\p{L}\p{N}]{5,}/u.test(text)) v.raise("high_risk", "credentials", "field.identity", `an identity number typed into the ${q(idField)} field`);
   const cardField = w.lists.cardField.find(fp);
   if (cardField && text.replace(/\D/g, "").length >= 12) v.raise("high_risk", "credentials", "field.card", `digits typed into the ${q(cardField)} field`);
-  if (looksLikeCode(text)) {
-    const code = w.lists.otpField.find(fp) ?? w.lists.otpField.find(paneWords);
-    if (code) v.raise("high_risk", "credentials", "typed.code", `a one-time code typed where the screen asks for ${q(code)}`);
-  }
+  // A code field (CVV, PIN, one-time code) takes 3–8 digits; a code asked for elsewhere on the screen, 4–8.
+  const fieldCode = /^\d{3,8}$/.test(text.replace(/[\s-]/g, "")) ? w.lists.otpField.find(fp) : null;
+  const paneCode = !fieldCode && looksLikeCode(text) ? w.lists.otpField.find(paneWords) : null;
+  if (fieldCode ?? paneCode) v.raise("high_risk", "credentials", "typed.code", `a secret code typed where the screen asks for ${q((fieldCode ?? paneCode)!)}`);
   v.normal("typed.text", "typing only fills a field; sending or saving it is judged on its own");
   return label;
 }

@@ -32,6 +32,8 @@ export interface LanguageWords {
   cardField?: string;
   /** Keyboard keys that submit the focused field. */
   enterKeys?: string;
+  /** Settings screens whose switches grant control over the phone (accessibility, device admin, unknown sources). */
+  securitySettings?: string;
   /** Compound words: an entry also matches as the last part of a longer word ("Zahlungsverlauf" ends in "verlauf"). */
   compounds?: boolean;
 }
@@ -68,6 +70,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     identityField: "ssn|social security|social security number|passport|national id|id number|driver s license|tax id|itin",
     cardField: "card number|card no|credit card|debit card|card",
     enterKeys: "enter|send|go|done|search|return|next|↵|⏎",
+    securitySettings: "accessibility|device admin|device admin apps|install unknown apps|unknown sources|usage access|notification access|developer options|usb debugging|display over other apps|modify system settings|special app access",
   },
   zh: {
     verbs: {
@@ -93,6 +96,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     identityField: "身份证|证件号|护照",
     cardField: "银行卡|卡号|信用卡",
     enterKeys: "发送|回车|完成|搜索|前往",
+    securitySettings: "无障碍|设备管理|未知来源|安装未知应用|使用情况访问|通知使用权|开发者选项|悬浮窗",
   },
   ja: {
     verbs: {
@@ -117,6 +121,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     identityField: "マイナンバー|パスポート|免許証番号",
     cardField: "カード番号|クレジットカード",
     enterKeys: "送信|確定|検索|完了|実行",
+    securitySettings: "ユーザー補助|端末管理|不明なアプリ|使用状況へのアクセス|通知へのアクセス|開発者向けオプション",
   },
   ko: {
     verbs: {
@@ -142,6 +147,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     identityField: "주민등록번호|주민번호|여권",
     cardField: "카드 번호|카드번호",
     enterKeys: "전송|완료|검색|이동",
+    securitySettings: "접근성|기기 관리자|출처를 알 수 없는 앱|사용 정보 접근|알림 접근|개발자 옵션",
   },
   de: {
     compounds: true,
@@ -171,6 +177,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     identityField: "personalausweis|ausweisnummer|steuer id|steuernummer|sozialversicherungsnummer|reisepass",
     cardField: "kartennummer|kreditkarte",
     enterKeys: "eingabe|senden|los|fertig|suchen|weiter",
+    securitySettings: "bedienungshilfen|geräteadministrator|unbekannte apps|nutzungsdatenzugriff|benachrichtigungszugriff|entwickleroptionen|usb debugging",
   },
   es: {
     verbs: {
@@ -197,6 +204,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     identityField: "dni|nie|pasaporte|número de identificación|curp|rfc|cuil|cuit|rut",
     cardField: "número de tarjeta|tarjeta",
     enterKeys: "intro|enviar|ir|buscar|listo|siguiente",
+    securitySettings: "accesibilidad|administrador de dispositivos|aplicaciones desconocidas|acceso a datos de uso|acceso a notificaciones|opciones de desarrollador",
   },
   fr: {
     verbs: {
@@ -223,6 +231,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     identityField: "numéro de sécurité sociale|passeport|carte d identité|nir",
     cardField: "numéro de carte|carte bancaire",
     enterKeys: "entrée|envoyer|rechercher|suivant",
+    securitySettings: "accessibilité|administrateur de l appareil|applications inconnues|accès aux données d utilisation|accès aux notifications|options pour les développeurs",
   },
   pt: {
     verbs: {
@@ -249,6 +258,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     identityField: "cpf|rg|cnh|passaporte|nif|cartão cidadão",
     cardField: "número do cartão|cartão",
     enterKeys: "enviar|ir|buscar|concluído|próximo",
+    securitySettings: "acessibilidade|administrador do dispositivo|apps desconhecidos|acesso aos dados de uso|acesso a notificações|opções do desenvolvedor",
   },
   ru: {
     verbs: {
@@ -274,6 +284,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     identityField: "паспорт|снилс|инн|серия и номер",
     cardField: "номер карты|карта",
     enterKeys: "ввод|отправить|готово|найти|далее",
+    securitySettings: "специальные возможности|администратор устройства|неизвестные приложения|доступ к истории использования|доступ к уведомлениям|для разработчиков",
   },
 };
 
