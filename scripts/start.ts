@@ -4,10 +4,17 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { applyMigrations, redact, startEmbeddedPostgres, type RunningPostgres } from "../packages/state/src/index.ts";
+import { DEFAULT_PORTS } from "../packages/virtual-phone/src/default-ports.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 const apiPort = Number(process.env.API_PORT ?? 4000);
 const webPort = Number(process.env.WEB_PORT ?? 3000);
+// the phone's ports stay outside 5554-5585, where adb looks for emulators (it would list the phone twice)
+const phonePorts = {
+  adb: Number(process.env.PHONE_ADB_PORT ?? DEFAULT_PORTS.adb),
+  ws: Number(process.env.PHONE_WS_PORT ?? DEFAULT_PORTS.ws),
+  control: Number(process.env.PHONE_CONTROL_PORT ?? DEFAULT_PORTS.control),
+};
 const host = "127.0.0.1";
 
 let pg: RunningPostgres | undefined;
@@ -52,12 +59,12 @@ launch("api", ["tsx", "apps/api/src/server.ts"], {
 });
 launch("web", ["next", "dev", "apps/web", "-p", String(webPort), "-H", host], { NEXT_PUBLIC_API_URL: apiUrl, NEXT_TELEMETRY_DISABLED: "1" });
 if (existsSync(join(root, "packages/virtual-phone/src/cli.ts"))) {
-  launch("phone", ["tsx", "packages/virtual-phone/src/cli.ts"], {});
+  launch("phone", ["tsx", "packages/virtual-phone/src/cli.ts", "--adb-port", String(phonePorts.adb), "--ws-port", String(phonePorts.ws), "--control-port", String(phonePorts.control)], {});
 }
 
 await waitFor(`${apiUrl}/health`, "API");
 await waitFor(`http://${host}:${webPort}/`, "web app");
-console.log(`\nPhoneLoop is running: http://${host}:${webPort}  (API ${apiUrl})\nPress Ctrl-C to stop.`);
+console.log(`\nPhoneLoop is running: http://${host}:${webPort}  (API ${apiUrl}; virtual phone: adb connect ${host}:${phonePorts.adb})\nPress Ctrl-C to stop.`);
 
 async function stop(code: number): Promise<void> {
   if (stopping) return;
