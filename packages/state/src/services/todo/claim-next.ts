@@ -27,7 +27,8 @@ export type ClaimNextInput = z.input<typeof ClaimNextInput>;
 // $7 actor, $8 announce the event after commit (added by rawStatement).
 // Active goals are walked oldest first (an index), each goal's first live todo read from a partial index of live
 // todos; the walk stops at the first eligible head it can lock. A head locked by a rival claim is skipped, never
-// its successor (a goal has one head). The lease insert reads `prev` so the expired lease leaves the
+// its successor (a goal has one head). A replan that commits meanwhile and puts another todo first renumbers
+// this one, so the position re-check under the row lock drops it. The lease insert reads `prev` so the expired lease leaves the
 // one-active-lease index before the new one enters.
 const CLAIM_NEXT_SQL = `
   WITH ${timeCte("$1", "$8")},
@@ -35,7 +36,7 @@ const CLAIM_NEXT_SQL = `
     SELECT t."id", t."goalId", t."state"::text AS "fromState", l."id" AS "prevLeaseId", l."ownerId" AS "prevOwner"
     FROM "Goal" g
       CROSS JOIN LATERAL (
-        SELECT h."id" FROM "Todo" h
+        SELECT h."id", h."position" FROM "Todo" h
         WHERE h."goalId" = g."id" AND h."state" NOT IN ('done', 'superseded')
         ORDER BY h."position", h."createdAt", h."id"
         LIMIT 1
@@ -43,6 +44,7 @@ const CLAIM_NEXT_SQL = `
       JOIN "Todo" t ON t."id" = head."id"
       LEFT JOIN "Lease" l ON l."todoId" = t."id" AND l."status" = 'active', tm
     WHERE g."status" = 'active' AND ($2::text IS NULL OR g."id" = $2::text)
+      AND t."position" = head."position"
       AND (t."state" = 'pending' OR (t."state" IN ('claimed', 'running', 'validating') AND l."expiresAt" <= tm."now"))
       AND COALESCE(t."requiredCapabilities", '{}') <@ (SELECT COALESCE(a."capabilities", '{}') FROM "Agent" a WHERE a."id" = $3::text)
       AND NOT EXISTS (SELECT 1 FROM "Gate" gt WHERE gt."goalId" = t."goalId" AND gt."status" = 'open' AND (gt."todoId" IS NULL OR gt."todoId" = t."id"))
