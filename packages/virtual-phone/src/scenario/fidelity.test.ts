@@ -5,6 +5,7 @@ import { PhoneEngine } from "../engine.ts";
 import { ManualClock, center, find, has, parseDump, tapOn, type DumpNode } from "../testing.ts";
 import type { ScenarioInput } from "./schema.ts";
 import { ScenarioValidationError } from "./load.ts";
+import { keyboardLanguage } from "./runtime.ts";
 import type { PaintOp } from "../render/view.ts";
 
 const DENSITY = 420;
@@ -239,6 +240,7 @@ describe("locale", () => {
       expect(find(phone, "when").text).toMatch(want.when);
       expect(phone.runtime.layout().ops.some((o) => o.op === "text" && o.text === want.clock)).toBe(true);
     }
+    expect(["en-US", "de-DE", "ja-JP", "zh-CN"].map(keyboardLanguage)).toEqual(["English (US)", "Deutsch", "日本語", "中文"]);
   });
 
   it("picks one locale of a list per seed: the same seed gives the same locale, seeds spread over the list", () => {

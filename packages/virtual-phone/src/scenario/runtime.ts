@@ -108,6 +108,13 @@ export function localeFor(scenario: Scenario, seed: number): string {
   return l[Math.floor(seededRandom(seed, "locale", 0) * l.length)]!;
 }
 
+/** The language the stock keyboard's space bar shows: "English (US)", "Deutsch", "日本語", "中文". */
+export function keyboardLanguage(locale: string): string {
+  if (locale === DEFAULT_LOCALE) return "English (US)";
+  const language = new Intl.Locale(locale).language;
+  return new Intl.DisplayNames([locale], { type: "language" }).of(language) ?? locale;
+}
+
 /** Surface rotation 0-3 from the settings Android reads: user_rotation applies while auto-rotate is off. */
 export function rotationOf(system: Record<string, unknown>): 0 | 1 | 2 | 3 {
   if (String(system.accelerometer_rotation ?? "0") !== "0") return 0; // auto-rotate follows the (upright) sensor
@@ -362,7 +369,7 @@ export class ScenarioRuntime {
       screenOn: this.state.screenOn,
       launcherPackage: LAUNCHER_PACKAGE,
       launcher: this.scenario.apps.map((a) => ({ id: a.id, label: a.label, color: a.color, icon: a.icon, package: a.package })),
-      keyboard: { shown: this.state.focus !== null && !!cur, label: ime === ADB_KEYBOARD_IME ? "ADB Keyboard {ON}" : "English (US)", adb: ime === ADB_KEYBOARD_IME },
+      keyboard: { shown: this.state.focus !== null && !!cur, label: ime === ADB_KEYBOARD_IME ? "ADB Keyboard {ON}" : keyboardLanguage(locale), adb: ime === ADB_KEYBOARD_IME },
       toast,
       usbPrompt: usb ?? undefined,
       recents: this.state.recentsOpen
