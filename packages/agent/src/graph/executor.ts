@@ -6,7 +6,7 @@ import { ACTION_JSON_SCHEMA, describeAction, type Action } from "../actions/sche
 import { parseAction } from "../actions/parse.ts";
 import { detectAnomalies, detectCycle, detectRepetition, sampleOf, screenSample, targetOf, DETECTOR_LIMITS, type Anomaly } from "../detectors/index.ts";
 import { formatHistory } from "../memory/history.ts";
-import { askUserDecision, decidePermission, needsGate, recordApproval } from "../policy/index.ts";
+import { applyGuardVerdict, askUserDecision, decidePermission, guardMessages, needsGate, recordApproval, GUARD_JSON_SCHEMA, type PermissionContext, type PermissionDecision } from "../policy/index.ts";
 import { anomalyReminder, executorMessages } from "../prompts/executor.ts";
 import { gateQuestion } from "../prompts/gate.ts";
 import { formatScreenElements } from "../prompts/screen.ts";
@@ -47,7 +47,8 @@ export type InputEffect =
   | { type: "acquire"; todoId: string; reopen: boolean }
   | { type: "route"; todoId: string; lease: Lease }
   | { type: "sense"; stepIndex: number; lease: LeaseRef }
-  | { type: "ask_model"; messages: ChatMessage[]; jsonSchema: { name: string; schema: Record<string, unknown> }; key: string; stepIndex: number; lease: LeaseRef }
+  /** The executor model, or with role "guard" the permission checkpoint's guard model. */
+  | { type: "ask_model"; role?: "guard"; messages: ChatMessage[]; jsonSchema: { name: string; schema: Record<string, unknown> }; key: string; stepIndex: number; lease: LeaseRef }
   | { type: "open_gate"; idempotencyKey: string; question: string; options: string[]; evidenceIds: string[]; answerRoles: AgentConfig["gateAnswerRoles"] }
   | { type: "wait_gate"; gateId: string }
   | { type: "perform"; action: Action; px: { x: number; y: number } | undefined; screen: { width: number; height: number }; description: string }
@@ -265,12 +266,27 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       return done(route());
     }
     const px = point.px;
-    // Typing and Enter act on the focused field; a tap on the node under the point. The policy reads the whole screen.
-    const target = action.type === "keyboard_enter" || (action.type === "input_text" && !px) ? focusedNode(screen.tree) : px ? nodeAt(screen.tree, px) : undefined;
-    const decision =
-      action.type === "ask_user"
-        ? askUserDecision()
-        : decidePermission(action, { ...(target ? { target } : {}), tree: screen.tree, ...(screen.packageName ? { packageName: screen.packageName } : {}), ...(config.appRules ? { appRules: config.appRules } : {}) });
+    const decision = action.type === "ask_user" ? askUserDecision() : decidePermission(action, policyContext(screen, action, px, config));
+    // Rules unsure (an unlabelled icon, a web page without elements…): the guard model may raise the tier.
+    if (config.guardModel && decision.unsure) {
+      turn.guarding = { action, ...(px ? { px } : {}), decision };
+      const lease = ex.lease!;
+      return done({
+        type: "ask_model",
+        role: "guard",
+        messages: guardMessages(action, policyContext(screen, action, px, config), decision),
+        jsonSchema: { name: "guard_verdict", schema: GUARD_JSON_SCHEMA },
+        key: `${s.runId}:${turn.stepIndex}:${lease.epoch}:guard`,
+        stepIndex: turn.stepIndex,
+        lease: leaseRefOf(lease),
+      });
+    }
+    return gateOrAct(turn, action, px, decision);
+  };
+
+  /** The permission decision made: open a gate when it needs one, else act. */
+  const gateOrAct = (turn: Turn, action: Action, px: { x: number; y: number } | undefined, decision: PermissionDecision): StepResult => {
+    const screen = turn.screen!;
     turn.policy = { tier: decision.tier, kind: decision.kind, ruleId: decision.ruleId, evidence: decision.evidence, policyVersion: decision.policyVersion };
     if (action.type === "ask_user" || needsGate(decision, s.approvals)) {
       const question = action.type === "ask_user" ? action.question : gateQuestion(action, decision, ex.lastApp, ex.todoTitle);
@@ -279,6 +295,23 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       return done({ type: "open_gate", idempotencyKey: `${s.runId}:${turn.stepIndex}:gate`, question, options, evidenceIds: [screen.evidenceId], answerRoles: config.gateAnswerRoles });
     }
     return act(turn, action, px);
+  };
+
+  /** The guard's reply (or its failure): raise-only, recorded as validation evidence, then gate or act. */
+  const guardAnswered = (turn: Turn, text: string | null, failure?: string): StepResult => {
+    const { action, px, decision } = turn.guarding!;
+    delete turn.guarding;
+    const g = text === null ? { decision, verdict: null, error: `GUARD_MODEL_FAILED: ${failure}` } : applyGuardVerdict(decision, text);
+    fx.push(
+      evidence({
+        idempotencyKey: `${s.runId}:${turn.stepIndex}:guard`,
+        kind: "validation",
+        stepIndex: turn.stepIndex,
+        summary: (g.verdict ? `guard model: ${g.verdict.tier} (${g.verdict.reason})` : `guard model gave no verdict (${g.error}); the rules' decision stands`).slice(0, 300),
+        data: { guard: g.verdict, error: g.error ?? null, rules: { tier: decision.tier, kind: decision.kind, ruleId: decision.ruleId }, decided: { tier: g.decision.tier, kind: g.decision.kind, ruleId: g.decision.ruleId } },
+      }),
+    );
+    return gateOrAct(turn, action, px, g.decision);
   };
 
   switch (obs.type) {
@@ -370,6 +403,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       addUsage(s.totals, obs.usage);
       turn.spend.tokens += obs.usage.inputTokens + obs.usage.outputTokens;
       turn.spend.microUsd += obs.usage.microUsd;
+      if (turn.guarding) return guardAnswered(turn, obs.text);
       turn.round++;
       const parsed = parseAction(obs.text);
       delete ex.reminder;
@@ -388,6 +422,8 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
 
     case "model_failed":
       addUsage(s.totals, obs.usage);
+      // A failing guard leaves the rules' decision standing.
+      if (ex.turn?.guarding) return guardAnswered(ex.turn, null, `${obs.code}: ${obs.message}`);
       if (obs.code === "ABORTED") return exit("cancelled", "The run was cancelled by the user.");
       return exit("model_failed", `The executor model failed: ${obs.message}`);
 
@@ -449,6 +485,12 @@ function sampledAt(turn: Turn): { target?: string; screen?: ReturnType<typeof sc
   if (!turn.screen) return {};
   const target = targetOf(turn.px ? nodeAt(turn.screen.tree, turn.px) : undefined);
   return { screen: screenSample(turn.screen.phash, turn.screen.tree), ...(target ? { target } : {}) };
+}
+
+/** What the permission checkpoint reads: the node acted on (the focused field for typing and Enter), the tree, the app. */
+function policyContext(screen: Screen, action: Action, px: { x: number; y: number } | undefined, config: AgentConfig): PermissionContext {
+  const target = action.type === "keyboard_enter" || (action.type === "input_text" && !px) ? focusedNode(screen.tree) : px ? nodeAt(screen.tree, px) : undefined;
+  return { ...(target ? { target } : {}), tree: screen.tree, ...(screen.packageName ? { packageName: screen.packageName } : {}), ...(config.appRules ? { appRules: config.appRules } : {}) };
 }
 
 export function addUsage(totals: RunCommon["totals"], usage: RunCommon["totals"]): void {

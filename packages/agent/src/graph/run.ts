@@ -54,7 +54,7 @@ const emptyTotals = (): ExecutorRunState["totals"] => ({ steps: 0, modelCalls: 0
 
 export async function runAgent(ports: AgentPorts, opts: RunAgentOptions): Promise<RunOutcome> {
   const cp = ports.controlPlane;
-  const config: AgentConfig = { ...DEFAULT_CONFIG, ...opts.config };
+  const config: AgentConfig = { ...DEFAULT_CONFIG, ...opts.config, guardModel: opts.config?.guardModel ?? Boolean(ports.models.guard) };
   const ctx: RunContext = { ports, config, ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.kill ? { kill: opts.kill } : {}), ...(opts.onEvent ? { onEvent: opts.onEvent } : {}) };
   const { agentId } = await cp.registerAgent({ ...opts.agent, capabilities: opts.agent.capabilities.length ? opts.agent.capabilities : config.capabilities });
 
@@ -225,7 +225,7 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
       }
       case "ask_model": {
         const usage = emptyTotals();
-        const r = await callModel(ctx, { goalId: state.goalId, runId: state.runId }, { role: "executor", messages: e.messages, jsonSchema: e.jsonSchema, key: e.key, todoId: state.executor.todoId, lease: e.lease, stepIndex: e.stepIndex }, usage);
+        const r = await callModel(ctx, { goalId: state.goalId, runId: state.runId }, { role: e.role ?? "executor", messages: e.messages, jsonSchema: e.jsonSchema, key: e.key, todoId: state.executor.todoId, lease: e.lease, stepIndex: e.stepIndex }, usage);
         if (!r.ok) return { type: "model_failed", code: r.error.code, message: r.error.message, usage };
         promptTokens = Math.max(promptTokens, r.value.promptTokens);
         return { type: "replied", text: r.value.response.text, usage };

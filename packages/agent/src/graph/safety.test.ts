@@ -6,6 +6,8 @@ import { FakePhone, box, type FakeScreen } from "../testing/fake-phone.ts";
 import { act } from "../testing/scripted-model-server.ts";
 import { startHarness, type Harness } from "../testing/harness.ts";
 import { fencedRegions, outsideFences } from "../prompts/fence.ts";
+import { createOpenAIModel } from "../model/openai.ts";
+import { startScriptedModelServer, type ScriptedModelServer } from "../testing/scripted-model-server.ts";
 
 const agent = { name: "test-worker", kind: "headless" as const, capabilities: ["phone"] };
 let h: Harness | undefined;
@@ -177,3 +179,58 @@ describe("prompt injection", () => {
     expect(seenInside).toBeGreaterThanOrEqual(2);
   });
 });
+
+describe("guard model", () => {
+  let guardServer: ScriptedModelServer | undefined;
+  afterEach(async () => {
+    await guardServer?.stop();
+    guardServer = undefined;
+  });
+  const gallery = (): Record<string, FakeScreen> => ({
+    photo: {
+      app: "com.example.gallery",
+      background: "#222",
+      elements: [
+        { id: "caption", text: "IMG_2041.jpg", bounds: box(50, 50, 950, 120) },
+        { id: "action_2", bounds: box(450, 880, 550, 980), clickable: true, onTap: "gone" },
+      ],
+    },
+    gone: { app: "com.example.gallery", background: "#000", elements: [{ id: "empty", text: "No photos", bounds: box(50, 400, 950, 500) }] },
+  });
+
+  it("is asked only when the rules are unsure; its verdict raises the gate to high-risk with its reason", async () => {
+    const phone = new FakePhone(gallery(), "photo");
+    const questions: string[] = [];
+    h = await startHarness({
+      device: phone,
+      executor: [act({ type: "click", x: 500, y: 930, intent: "tap the icon" }), act({ type: "status", status: "infeasible", summary: "refused" })],
+      onGate: (g) => (questions.push(g.input.question), { status: "denied", rationale: "keep the photo" }),
+    });
+    guardServer = await startScriptedModelServer({ script: [{ text: '{"tier":"high_risk","category":"destructive","reason":"A trash icon under a photo deletes it."}' }] });
+    h.ports.models.guard = createOpenAIModel({ baseURL: guardServer.baseURL, model: "guard-mini", structuredOutput: "none" });
+    await runAgent(h.ports, { goal: "Look at the photo", agent });
+    expect(guardServer.requests).toHaveLength(1);
+    expect(guardServer.requests[0]!.body.max_tokens).toBe(256);
+    expect(questions).toHaveLength(1);
+    expect(questions[0]).toMatch(/high-risk action \(destructive\)/);
+    expect(questions[0]).toMatch(/guard model \(its words\): \\?"A trash icon under a photo deletes it\.\\?"; raised to high_risk/);
+    expect(phone.current).toBe("photo");
+    const v = h.cp.evidenceList({ kind: "validation" }).find((e) => (e.data as { guard?: unknown }).guard);
+    expect(v?.data).toMatchObject({ rules: { tier: "confirm", kind: "unknown_control" }, decided: { tier: "high_risk", kind: "destructive", ruleId: "guard.raise" } });
+  });
+
+  it("a run without a guard model still gates the unreadable control, confirm-tier", async () => {
+    const phone = new FakePhone(gallery(), "photo");
+    const questions: string[] = [];
+    h = await startHarness({
+      device: phone,
+      executor: [act({ type: "click", x: 500, y: 930 }), act({ type: "status", status: "complete" })],
+      onGate: (g) => (questions.push(g.input.question), { status: "approved" }),
+    });
+    await runAgent(h.ports, { goal: "Look at the photo", agent });
+    expect(questions).toHaveLength(1);
+    expect(questions[0]).toMatch(/confirm-tier action \(unknown_control\)/);
+    expect(phone.current).toBe("gone");
+  });
+});
+

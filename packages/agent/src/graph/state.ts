@@ -6,7 +6,7 @@ import type { Blackboard } from "../memory/blackboard.ts";
 import type { StepSummary } from "../memory/history.ts";
 import type { SessionApprovals } from "../policy/index.ts";
 import type { AgentPorts, EncodedImage, GateResolution, Lease, RunEndReason, RunStatus, UiNode } from "../ports.ts";
-import type { AppRule } from "../policy/index.ts";
+import type { AppRule, PermissionDecision } from "../policy/index.ts";
 import type { ImageTokenFormula } from "../model/tokens.ts";
 import type { ElementRef } from "./observe.ts";
 
@@ -71,6 +71,8 @@ export interface Turn {
   px?: { x: number; y: number } | undefined;
   /** The permission decision for this step's action (recorded with the action's evidence). */
   policy?: GatePolicy & { tier: string; kind: string };
+  /** The guard model is being asked about this action (the rules were unsure). */
+  guarding?: { action: Action; px?: { x: number; y: number }; decision: PermissionDecision };
   /** The gate this step is opening (until the core returns its id). */
   asking?: { action: Action; kind: string; approvalKey?: string; tier: PendingGate["tier"]; question: string; policy?: GatePolicy };
   /** The gate answer this step acts on (after waiting for a gate it opened). */
@@ -175,6 +177,8 @@ export interface AgentConfig {
   /** Kinds auto-allowed from the start of the session (e.g. "input_text" from a CLI flag); never high-risk ones. */
   preapproved: string[];
   appRules?: AppRule[];
+  /** Ask the guard model role when the permission rules are unsure (runAgent sets it when a guard model is configured). */
+  guardModel?: boolean;
   gateAnswerRoles: ("owner" | "reviewer" | "operator")[];
   /** Store the downscaled screenshot with every observation. */
   storeScreenshots: boolean;
