@@ -266,7 +266,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       return done(route());
     }
     const px = point.px;
-    const decision = action.type === "ask_user" ? askUserDecision() : decidePermission(action, policyContext(screen, action, px, config));
+    const decision = action.type === "ask_user" ? askUserDecision(config.policyRules?.version) : decidePermission(action, policyContext(screen, action, px, config));
     // Rules unsure (an unlabelled icon, a web page without elements…): the guard model may raise the tier.
     if (config.guardModel && decision.unsure) {
       turn.guarding = { action, ...(px ? { px } : {}), decision };
@@ -490,7 +490,7 @@ function sampledAt(turn: Turn): { target?: string; screen?: ReturnType<typeof sc
 /** What the permission checkpoint reads: the node acted on (the focused field for typing and Enter), the tree, the app. */
 function policyContext(screen: Screen, action: Action, px: { x: number; y: number } | undefined, config: AgentConfig): PermissionContext {
   const target = action.type === "keyboard_enter" || (action.type === "input_text" && !px) ? focusedNode(screen.tree) : px ? nodeAt(screen.tree, px) : undefined;
-  return { ...(target ? { target } : {}), tree: screen.tree, ...(screen.packageName ? { packageName: screen.packageName } : {}), ...(config.appRules ? { appRules: config.appRules } : {}) };
+  return { ...(target ? { target } : {}), tree: screen.tree, ...(screen.packageName ? { packageName: screen.packageName } : {}), ...(config.appRules ? { appRules: config.appRules } : {}), ...(config.policyRules ? { rules: config.policyRules } : {}) };
 }
 
 export function addUsage(totals: RunCommon["totals"], usage: RunCommon["totals"]): void {

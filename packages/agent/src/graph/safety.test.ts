@@ -7,6 +7,7 @@ import { act } from "../testing/scripted-model-server.ts";
 import { startHarness, type Harness } from "../testing/harness.ts";
 import { fencedRegions, outsideFences } from "../prompts/fence.ts";
 import { createOpenAIModel } from "../model/openai.ts";
+import { parsePolicyRules } from "../policy/index.ts";
 import { startScriptedModelServer, type ScriptedModelServer } from "../testing/scripted-model-server.ts";
 
 const agent = { name: "test-worker", kind: "headless" as const, capabilities: ["phone"] };
@@ -231,6 +232,23 @@ describe("guard model", () => {
     expect(questions).toHaveLength(1);
     expect(questions[0]).toMatch(/confirm-tier action \(unknown_control\)/);
     expect(phone.current).toBe("gone");
+  });
+});
+
+describe("workspace policy rules", () => {
+  it("are passed into every decision: an always-ask control opens a gate that names the rule and the policy version", async () => {
+    const screens: Record<string, FakeScreen> = { notes: { app: "com.example.notes", background: "#ddd", elements: [{ id: "sync", text: "Sync now", bounds: box(50, 100, 950, 200), clickable: true }] } };
+    const phone = new FakePhone(screens, "notes");
+    const rules = parsePolicyRules({ version: "acme-1", alwaysAsk: [{ app: "com.example.notes", label: "Sync" }] });
+    if (!rules.ok) throw new Error(rules.message);
+    const questions: string[] = [];
+    h = await startHarness({ device: phone, executor: [act({ type: "click", x: 500, y: 150 }), act({ type: "status", status: "complete" })], onGate: (g) => (questions.push(g.input.question), { status: "approved" }) });
+    await runAgent(h.ports, { goal: "Sync the notes", agent, config: { policyRules: rules.rules } });
+    expect(questions).toHaveLength(1);
+    expect(questions[0]).toMatch(/the workspace always asks for "Sync" in com\.example\.notes/);
+    expect(questions[0]).toMatch(/policy builtin-2026\.11\+acme-1, rule rules\.always_ask/);
+    const action = h.cp.evidenceList({ kind: "action" })[0]!;
+    expect(action.data).toMatchObject({ policy: { ruleId: "rules.always_ask", policyVersion: "builtin-2026.11+acme-1" } });
   });
 });
 

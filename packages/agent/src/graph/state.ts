@@ -6,7 +6,7 @@ import type { Blackboard } from "../memory/blackboard.ts";
 import type { StepSummary } from "../memory/history.ts";
 import type { SessionApprovals } from "../policy/index.ts";
 import type { AgentPorts, EncodedImage, GateResolution, Lease, RunEndReason, RunStatus, UiNode } from "../ports.ts";
-import type { AppRule, PermissionDecision } from "../policy/index.ts";
+import type { AppRule, PermissionDecision, PolicyRules } from "../policy/index.ts";
 import type { ImageTokenFormula } from "../model/tokens.ts";
 import type { ElementRef } from "./observe.ts";
 
@@ -177,6 +177,8 @@ export interface AgentConfig {
   /** Kinds auto-allowed from the start of the session (e.g. "input_text" from a CLI flag); never high-risk ones. */
   preapproved: string[];
   appRules?: AppRule[];
+  /** The workspace's permission rules (validated and merged by parsePolicyRules); absent = the built-in policy. */
+  policyRules?: PolicyRules;
   /** Ask the guard model role when the permission rules are unsure (runAgent sets it when a guard model is configured). */
   guardModel?: boolean;
   gateAnswerRoles: ("owner" | "reviewer" | "operator")[];
