@@ -1,6 +1,7 @@
 // Post-execute anomaly detection: pure functions over the executed actions, each with the screen it was taken on
 // (image hash and UI-tree text). A screen "did not change" only when neither its image nor its text changed, so a
-// counter that moves is progress. Every message says what was observed.
+// counter that moves is progress. Every message says what was observed. The text digest is a hand-written
+// FNV-1a (six lines, no dependency, the same in the browser and in Node; it only needs to tell texts apart).
 import type { Action } from "../actions/schema.ts";
 import type { UiNode } from "../ports.ts";
 import { hammingDistance } from "./phash.ts";

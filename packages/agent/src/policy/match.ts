@@ -1,5 +1,6 @@
 // Word lists compiled into a few regular expressions each (one pass per list over a label, so a decision stays
-// well under a millisecond), matched on normalised text.
+// well under a millisecond), matched on normalised text. Hand-written: the matching rules (whole words, stems,
+// German compound heads, CJK substrings) are specific to these lists; the heavy lifting is the platform's RegExp.
 import { CJK, compact, normalise, words } from "./normalise.ts";
 
 /** A label prepared once for all lists. */
