@@ -1,6 +1,6 @@
 // The detector rules one by one, on sample sequences (the graph tests run them through the executor).
 import { describe, expect, it } from "vitest";
-import { detectAnomalies, detectCycle, detectRepetition, detectScreen, detectScrollStreak, sampleOf, screenSample, type ActionSample, type ScreenSample } from "./index.ts";
+import { blockSignature, blocksChanged, detectAnomalies, detectCycle, detectRepetition, detectScreen, detectScrollStreak, sampleOf, screenSample, type ActionSample, type ScreenSample } from "./index.ts";
 import type { Action } from "../actions/schema.ts";
 import type { UiNode } from "../ports.ts";
 
@@ -82,3 +82,27 @@ describe("scroll budget over a window", () => {
     expect(detectScrollStreak([...seq, scroll()])).toBeNull();
   });
 });
+
+describe("block signature: finer than the pHash", () => {
+  /** A 32×32 luminance thumbnail of a white screen, with some cells painted. */
+  const thumb = (paint: [number, number, number][] = []) => {
+    const data = new Uint8Array(32 * 32).fill(250);
+    for (const [x, y, v] of paint) data[y * 32 + x] = v;
+    return { width: 32, height: 32, data };
+  };
+  it("a digit-sized change is a change; a cursor-sized one and the status bar row are not", () => {
+    const base = blockSignature(thumb());
+    expect(blocksChanged(base, blockSignature(thumb([[10, 12, 150]])))).toBe(true); // a quarter of a block darkens
+    expect(blocksChanged(base, blockSignature(thumb([[10, 12, 240]])))).toBe(false); // a faint blink
+    expect(blocksChanged(base, blockSignature(thumb([[30, 0, 0], [31, 1, 0]])))).toBe(false); // the clock in the status bar
+  });
+  it("the same pHash and text with changed blocks is not a frozen screen", () => {
+    const a = blockSignature(thumb());
+    const b = blockSignature(thumb([[10, 12, 150]]));
+    const c = blockSignature(thumb([[10, 12, 60]]));
+    const s = (blocks: string): ScreenSample => ({ phash: Z, text: "same", blocks });
+    expect(detectScreen([tap("play", s(a)), tap("play", s(b))], s(c))).toBeNull();
+    expect(detectScreen([tap("play", s(a)), tap("play", s(a))], s(a))?.kind).toBe("frozen_screen");
+  });
+});
+

@@ -1,12 +1,14 @@
 // Post-execute anomaly detection: pure functions over the executed actions, each with the screen it was taken on
-// (image hash and UI-tree text). A screen "did not change" only when neither its image nor its text changed, so a
-// counter that moves is progress. Every message says what was observed. The text digest is a hand-written
+// (pHash, block luminance signature and UI-tree text). A screen "did not change" only when neither its image (pHash
+// and blocks) nor its text changed, so a counter that moves is progress. Every message says what was observed. The text digest is a hand-written
 // FNV-1a (six lines, no dependency, the same in the browser and in Node; it only needs to tell texts apart).
 import type { Action } from "../actions/schema.ts";
 import type { UiNode } from "../ports.ts";
 import { hammingDistance } from "./phash.ts";
+import { blocksChanged } from "./blocks.ts";
 
 export { phash, hammingDistance, PHASH_SIZE } from "./phash.ts";
+export { blockSignature, blocksChanged, BLOCK_GRID, BLOCK_TOLERANCE } from "./blocks.ts";
 
 export const DETECTOR_LIMITS = {
   /** The same action on the same target and the same screen this many times in a row is a loop. */
@@ -32,9 +34,11 @@ export interface Anomaly {
   message: string;
 }
 
-/** What a screen looked like: its perceptual hash and a digest of the UI tree's visible text. */
+/** What a screen looked like: its perceptual hash, its block signature and a digest of the UI tree's visible text. */
 export interface ScreenSample {
   phash: string;
+  /** Block luminance signature (absent when the frame had none). */
+  blocks?: string;
   /** Digest of the visible text ("" when there is no tree). */
   text: string;
 }
@@ -52,8 +56,9 @@ export interface ActionSample {
 }
 
 /** FNV-1a over the visible texts of the tree (the status bar excluded: its clock ticks). */
-export function screenSample(phash: string, tree: UiNode | null): ScreenSample {
-  if (!tree) return { phash, text: "" };
+export function screenSample(phash: string, tree: UiNode | null, blocks?: string): ScreenSample {
+  const image = { phash, ...(blocks ? { blocks } : {}) };
+  if (!tree) return { ...image, text: "" };
   let h = 0x811c9dc5;
   const stack = [tree];
   while (stack.length) {
@@ -66,7 +71,7 @@ export function screenSample(phash: string, tree: UiNode | null): ScreenSample {
       }
     for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
   }
-  return { phash, text: h.toString(16).padStart(8, "0") };
+  return { ...image, text: h.toString(16).padStart(8, "0") };
 }
 
 /** The label a target is known by in messages and comparisons. */
@@ -81,7 +86,8 @@ export function sampleOf(action: Action, px: { x: number; y: number } | undefine
 }
 
 export function sameScreen(a: ScreenSample, b: ScreenSample, limits: DetectorLimits = DETECTOR_LIMITS): boolean {
-  return hammingDistance(a.phash, b.phash) <= limits.sameScreenBits && a.text === b.text;
+  if (a.phash.length !== b.phash.length || hammingDistance(a.phash, b.phash) > limits.sameScreenBits || a.text !== b.text) return false;
+  return !(a.blocks && b.blocks && blocksChanged(a.blocks, b.blocks));
 }
 
 /** Same action type and arguments, same point (or target), on the same screen when both screens are known. */

@@ -376,7 +376,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       // Post-execute detectors, on the screen the last action produced.
       if (!ex.sensedAfterAction && ex.samples.length) {
         ex.sensedAfterAction = true;
-        const anomalies = detectAnomalies(ex.samples, screenSample(screen.phash, screen.tree), DETECTOR_LIMITS);
+        const anomalies = detectAnomalies(ex.samples, screenSample(screen.phash, screen.tree, screen.blocks), DETECTOR_LIMITS);
         for (const a of anomalies) {
           fx.push({ type: "event", event: { type: "anomaly", kind: a.kind, message: a.message } });
           fx.push(evidence({ idempotencyKey: `${s.runId}:${turn.stepIndex}:anomaly:${a.kind}`, kind: "anomaly", stepIndex: turn.stepIndex, summary: a.message, data: { kind: a.kind } }));
@@ -484,7 +484,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
 function sampledAt(turn: Turn): { target?: string; screen?: ReturnType<typeof screenSample> } {
   if (!turn.screen) return {};
   const target = targetOf(turn.px ? nodeAt(turn.screen.tree, turn.px) : undefined);
-  return { screen: screenSample(turn.screen.phash, turn.screen.tree), ...(target ? { target } : {}) };
+  return { screen: screenSample(turn.screen.phash, turn.screen.tree, turn.screen.blocks), ...(target ? { target } : {}) };
 }
 
 /** What the permission checkpoint reads: the node acted on (the focused field for typing and Enter), the tree, the app. */

@@ -220,7 +220,7 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
         });
         return {
           type: "sensed",
-          screen: { app, packageName: foreground?.packageName ?? null, width: screenshot.width, height: screenshot.height, phash: prepared.phash, tree, elements, image: prepared.forModel, evidenceId: obsEvidence.evidenceId },
+          screen: { app, packageName: foreground?.packageName ?? null, width: screenshot.width, height: screenshot.height, phash: prepared.phash, blocks: prepared.blocks, tree, elements, image: prepared.forModel, evidenceId: obsEvidence.evidenceId },
         };
       }
       case "ask_model": {

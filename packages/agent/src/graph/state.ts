@@ -51,6 +51,8 @@ export interface Screen {
   width: number;
   height: number;
   phash: string;
+  /** Block luminance signature, finer than the pHash (for "did the screen change"). */
+  blocks?: string;
   tree: UiNode | null;
   elements: ElementRef[];
   image: EncodedImage;

@@ -1,6 +1,7 @@
 // Screenshot preparation shared by every Images implementation: one decode, a downscale for the model, a pHash.
 import type { DecodedImage, EncodedImage, Images } from "../ports.ts";
 import { PHASH_SIZE, phash } from "../detectors/phash.ts";
+import { blockSignature } from "../detectors/blocks.ts";
 
 export function fitLongSide(width: number, height: number, longSide: number): { width: number; height: number } {
   const long = Math.max(width, height);
@@ -12,6 +13,8 @@ export function fitLongSide(width: number, height: number, longSide: number): { 
 export interface PreparedScreenshot {
   forModel: EncodedImage;
   phash: string;
+  /** Block luminance signature (detectors/blocks.ts): tells small image changes the pHash misses. */
+  blocks: string;
   width: number;
   height: number;
 }
@@ -27,6 +30,7 @@ export interface PrepareOptions {
 export interface HashedFrame {
   small: DecodedImage;
   phash: string;
+  blocks: string;
   width: number;
   height: number;
 }
@@ -36,12 +40,12 @@ export async function hashFrame(images: Images, png: Uint8Array, longSide = 1024
   const size = fitLongSide(img.width, img.height, longSide);
   const small = size.width === img.width && size.height === img.height ? img : await images.resize(img, size.width, size.height);
   const gray = await images.grayscale(small, PHASH_SIZE, PHASH_SIZE);
-  return { small, phash: phash(gray), width: img.width, height: img.height };
+  return { small, phash: phash(gray), blocks: blockSignature(gray), width: img.width, height: img.height };
 }
 
 export async function encodeFrame(images: Images, frame: HashedFrame, opts: PrepareOptions = {}): Promise<PreparedScreenshot> {
   const forModel = await images.encode(frame.small, opts.mime ?? "image/jpeg", opts.quality ?? 0.8);
-  return { forModel, phash: frame.phash, width: frame.width, height: frame.height };
+  return { forModel, phash: frame.phash, blocks: frame.blocks, width: frame.width, height: frame.height };
 }
 
 export async function prepareScreenshot(images: Images, png: Uint8Array, opts: PrepareOptions = {}): Promise<PreparedScreenshot> {
