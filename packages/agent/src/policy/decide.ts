@@ -25,6 +25,8 @@ export const CATEGORY_TIER: Record<Category, Tier> = {
   install: "high_risk",
   account: "confirm",
   social: "confirm",
+  calendar: "confirm",
+  personal_data: "confirm",
 };
 
 /** Kinds a human approves every time, however often they approved them before, and no workspace rule lowers. */
@@ -348,9 +350,17 @@ function judgeTyping(s: Scene, v: Verdict, text: string, field: UiNode | undefin
   const fieldCode = /^\d{3,8}$/.test(text.replace(/[\s-]/g, "")) ? w.lists.otpField.find(fp) : null;
   const paneCode = !fieldCode && looksLikeCode(text) ? w.lists.otpField.find(paneWords) : null;
   if (fieldCode ?? paneCode) v.raise("high_risk", "credentials", "typed.code", `a secret code typed where the screen asks for ${q((fieldCode ?? paneCode)!)}`);
+  const personal = w.lists.personalField.find(fp);
+  if (personal) v.raise("confirm", "personal_data", "field.personal", `personal data typed into the ${q(personal)} field`);
+  else if (EMAIL.test(text) || PHONE.test(text)) v.raise("confirm", "personal_data", "typed.personal", `the typed text is ${EMAIL.test(text) ? "an email address" : "a phone number"}`);
   v.normal("typed.text", "typing only fills a field; sending or saving it is judged on its own");
   return label;
 }
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]{2,}$/;
+const PHONE = /^\+\d[\d\s().-]{6,18}$/;
+/** Schemes whose links only open a place to look at (a web page, a store listing, a map). */
+const VIEW_SCHEMES = /^(https?|market|geo|maps)$/i;
 
 const PAYMENT_SCHEMES = /^(upi|alipays?|alipayqr|wxpay|paytmmp|phonepe|gpay|tez|paypal|venmo|cashme|bitcoin|ethereum|lightning|litecoin|kakaopay|supertoss|paypay)$/i;
 const COMPOSER_SCHEMES = /^(tel|sms|smsto|mms|mmsto|mailto)$/i;
@@ -373,7 +383,10 @@ function judgeDeeplink(s: Scene, v: Verdict, uri: string): void {
   const text = where.replace(/=[^&#]*/g, " ").replace(/[/?&=#._:-]+/g, " ");
   const hit = findVerb(s.w, prepare(text), COMMIT_CATEGORIES);
   if (hit) v.raise(CATEGORY_TIER[hit.category], hit.category, "deeplink.words", `the link ${q(uri, 80)} says ${q(hit.word)} (${hit.category})`);
-  else v.normal("deeplink.navigation", "the link opens a page");
+  else if (!VIEW_SCHEMES.test(scheme)) {
+    v.raise("confirm", "deeplink", "deeplink.unknown", `the link ${q(uri, 80)} opens ${scheme || "an app"}: what it does there cannot be read`);
+    v.doubt("an app link with no recognisable words");
+  } else v.normal("deeplink.navigation", "the link opens a page");
 }
 
 const LEADS = new Set(["to", "and", "then", "will", "now", "please", "must", "should", "i", "we", "ll", "gonna", "try", "going", "next", "also", "und", "dann", "y", "luego", "et", "puis", "e", "depois", "и", "затем"]);

@@ -2,8 +2,8 @@
 // them (normalised when compiled). `^x`: only when x is the whole label; `x*`: any word starting with x (stems of
 // inflected languages); CJK and Korean entries match inside words. Add words here, or per workspace in the rules.
 
-/** What an action commits. The first six are never auto-allowed; account and social are confirm-tier. */
-export const CATEGORIES = ["money", "destructive", "communication", "credentials", "permission", "install", "account", "social"] as const;
+/** What an action commits. The first six are high-risk; the rest (account, social, calendar writes, personal data) confirm-tier. */
+export const CATEGORIES = ["money", "destructive", "communication", "credentials", "permission", "install", "account", "social", "calendar", "personal_data"] as const;
 export type Category = (typeof CATEGORIES)[number];
 
 export interface LanguageWords {
@@ -32,6 +32,8 @@ export interface LanguageWords {
   cardField?: string;
   /** Keyboard keys that submit the focused field. */
   enterKeys?: string;
+  /** Fields that take personal data (address, phone, email, birth date). */
+  personalField?: string;
   /** Settings screens whose switches grant control over the phone (accessibility, device admin, unknown sources). */
   securitySettings?: string;
   /** Compound words: an entry also matches as the last part of a longer word ("Zahlungsverlauf" ends in "verlauf"). */
@@ -52,6 +54,7 @@ export const LEXICON: Record<string, LanguageWords> = {
         "allow|allow all|allow access|grant|grant access|authorize|authorise|permit|while using the app|only this time|allow all the time|allow from this source|activate this device admin app|turn on usb debugging",
       install: "install|^update|update now|update all|update app|^get|get app|download app",
       account: "sign in|log in|login|sign up|register|create account|log out|sign out|link account",
+      calendar: "add to calendar|save event|create event|add event",
       social: "follow|like|add friend|join",
     },
     nouns: { money: "payment|order|purchase|transaction|subscription|trial|membership|cancellation|booking|donation" },
@@ -70,6 +73,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     identityField: "ssn|social security|social security number|passport|national id|id number|driver s license|tax id|itin",
     cardField: "card number|card no|credit card|debit card|card",
     enterKeys: "enter|send|go|done|search|return|next|↵|⏎",
+    personalField: "address|street|street address|phone|phone number|mobile number|email|e mail|date of birth|birthday|full name|postal code|zip code",
     securitySettings: "accessibility|device admin|device admin apps|install unknown apps|unknown sources|usage access|notification access|developer options|usb debugging|display over other apps|modify system settings|special app access",
   },
   zh: {
@@ -81,6 +85,7 @@ export const LEXICON: Record<string, LanguageWords> = {
       permission: "允许|授权|始终允许|仅在使用中允许|仅限这一次|开启权限|激活",
       install: "安装|立即安装|^更新|立即更新|下载安装",
       account: "登录|注册|退出登录",
+      calendar: "添加到日历|保存日程|新建日程",
       social: "关注|点赞|加好友",
     },
     nouns: { money: "订单|交易|会员|订阅" },
@@ -96,6 +101,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     identityField: "身份证|证件号|护照",
     cardField: "银行卡|卡号|信用卡",
     enterKeys: "发送|回车|完成|搜索|前往",
+    personalField: "地址|收货地址|电话|手机号|邮箱|出生日期|姓名",
     securitySettings: "无障碍|设备管理|未知来源|安装未知应用|使用情况访问|通知使用权|开发者选项|悬浮窗",
   },
   ja: {
@@ -107,6 +113,7 @@ export const LEXICON: Record<string, LanguageWords> = {
       permission: "許可|アプリの使用中のみ許可|今回のみ|有効にする",
       install: "インストール|アップデート|^更新",
       account: "ログイン|サインイン|新規登録|会員登録|ログアウト|登録する",
+      calendar: "カレンダーに追加|予定を保存",
       social: "フォロー|いいね",
     },
     nouns: { money: "注文|購入|支払い|サブスクリプション|定期" },
@@ -121,6 +128,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     identityField: "マイナンバー|パスポート|免許証番号",
     cardField: "カード番号|クレジットカード",
     enterKeys: "送信|確定|検索|完了|実行",
+    personalField: "住所|電話番号|メールアドレス|生年月日|氏名|郵便番号",
     securitySettings: "ユーザー補助|端末管理|不明なアプリ|使用状況へのアクセス|通知へのアクセス|開発者向けオプション",
   },
   ko: {
@@ -132,6 +140,7 @@ export const LEXICON: Record<string, LanguageWords> = {
       permission: "허용|항상 허용|앱 사용 중에만 허용|이번만 허용|권한 허용",
       install: "설치|^업데이트",
       account: "로그인|회원가입",
+      calendar: "캘린더에 추가|일정 저장",
       social: "팔로우|좋아요",
     },
     nouns: { money: "주문|결제|구매|구독" },
@@ -147,6 +156,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     identityField: "주민등록번호|주민번호|여권",
     cardField: "카드 번호|카드번호",
     enterKeys: "전송|완료|검색|이동",
+    personalField: "주소|전화번호|휴대폰 번호|이메일|생년월일|이름",
     securitySettings: "접근성|기기 관리자|출처를 알 수 없는 앱|사용 정보 접근|알림 접근|개발자 옵션",
   },
   de: {
@@ -160,6 +170,7 @@ export const LEXICON: Record<string, LanguageWords> = {
       permission: "zulassen|erlauben|immer zulassen|nur diesmal|berechtigung erteilen|aktivieren",
       install: "installieren|^aktualisieren",
       account: "anmelden|einloggen|registrieren|abmelden",
+      calendar: "zum kalender hinzufügen|termin speichern",
       social: "folgen|gefällt mir",
     },
     nouns: { money: "zahlung|bestellung|kauf|abo|abonnement|überweisung|transaktion|mitgliedschaft|buchung" },
@@ -177,6 +188,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     identityField: "personalausweis|ausweisnummer|steuer id|steuernummer|sozialversicherungsnummer|reisepass",
     cardField: "kartennummer|kreditkarte",
     enterKeys: "eingabe|senden|los|fertig|suchen|weiter",
+    personalField: "adresse|straße|telefon|telefonnummer|e mail|geburtsdatum|postleitzahl",
     securitySettings: "bedienungshilfen|geräteadministrator|unbekannte apps|nutzungsdatenzugriff|benachrichtigungszugriff|entwickleroptionen|usb debugging",
   },
   es: {
@@ -188,6 +200,7 @@ export const LEXICON: Record<string, LanguageWords> = {
       permission: "permitir|autorizar|conceder|solo esta vez|mientras se usa la app",
       install: "instalar|^actualizar",
       account: "iniciar sesión|registrarse|crear cuenta|cerrar sesión",
+      calendar: "añadir al calendario|agregar al calendario|guardar evento",
       social: "seguir|me gusta",
     },
     nouns: { money: "compra|pedido|pago|transacción|suscripción|transferencia|reserva" },
@@ -204,6 +217,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     identityField: "dni|nie|pasaporte|número de identificación|curp|rfc|cuil|cuit|rut",
     cardField: "número de tarjeta|tarjeta",
     enterKeys: "intro|enviar|ir|buscar|listo|siguiente",
+    personalField: "dirección|teléfono|correo|correo electrónico|fecha de nacimiento|código postal",
     securitySettings: "accesibilidad|administrador de dispositivos|aplicaciones desconocidas|acceso a datos de uso|acceso a notificaciones|opciones de desarrollador",
   },
   fr: {
@@ -215,6 +229,7 @@ export const LEXICON: Record<string, LanguageWords> = {
       permission: "autoriser|permettre|accorder|uniquement cette fois|lorsque vous utilisez l appli",
       install: "installer|^mettre à jour",
       account: "se connecter|s inscrire|créer un compte|se déconnecter",
+      calendar: "ajouter au calendrier|enregistrer l événement",
       social: "suivre|j aime",
     },
     nouns: { money: "commande|paiement|achat|transaction|abonnement|virement|réservation" },
@@ -231,6 +246,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     identityField: "numéro de sécurité sociale|passeport|carte d identité|nir",
     cardField: "numéro de carte|carte bancaire",
     enterKeys: "entrée|envoyer|rechercher|suivant",
+    personalField: "adresse|téléphone|e mail|courriel|date de naissance|code postal",
     securitySettings: "accessibilité|administrateur de l appareil|applications inconnues|accès aux données d utilisation|accès aux notifications|options pour les développeurs",
   },
   pt: {
@@ -242,6 +258,7 @@ export const LEXICON: Record<string, LanguageWords> = {
       permission: "permitir|autorizar|conceder|apenas esta vez|durante o uso do app",
       install: "instalar|^atualizar",
       account: "entrar|fazer login|cadastrar|criar conta|sair",
+      calendar: "adicionar à agenda|adicionar ao calendário|salvar evento",
       social: "seguir|curtir",
     },
     nouns: { money: "compra|pedido|pagamento|transação|assinatura|transferência|boleto|pix" },
@@ -258,6 +275,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     identityField: "cpf|rg|cnh|passaporte|nif|cartão cidadão",
     cardField: "número do cartão|cartão",
     enterKeys: "enviar|ir|buscar|concluído|próximo",
+    personalField: "endereço|telefone|celular|e mail|data de nascimento|cep",
     securitySettings: "acessibilidade|administrador do dispositivo|apps desconhecidos|acesso aos dados de uso|acesso a notificações|opções do desenvolvedor",
   },
   ru: {
@@ -269,6 +287,7 @@ export const LEXICON: Record<string, LanguageWords> = {
       permission: "разрешить|предоставить доступ|только в этот раз|при использовании приложения",
       install: "установить|^обновить",
       account: "войти|зарегистрироваться|выйти",
+      calendar: "добавить в календарь|сохранить событие",
     },
     nouns: { money: "заказ|платеж|оплата|покупка|перевод|подписка" },
     composeSubmit: "ответить|переслать|комментировать",
@@ -284,6 +303,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     identityField: "паспорт|снилс|инн|серия и номер",
     cardField: "номер карты|карта",
     enterKeys: "ввод|отправить|готово|найти|далее",
+    personalField: "адрес|телефон|номер телефона|почта|электронная почта|дата рождения",
     securitySettings: "специальные возможности|администратор устройства|неизвестные приложения|доступ к истории использования|доступ к уведомлениям|для разработчиков",
   },
 };

@@ -102,6 +102,16 @@ describe("typed text and links", () => {
     expect(identityNumberKind("12345678Z")).toBe("Spanish DNI");
   });
 
+  it("personal data, calendar writes and app links nobody can read are confirm-tier", () => {
+    const field = (t: string) => node({ className: "android.widget.EditText", text: t, focused: true });
+    expect(decidePermission({ type: "input_text", text: "1 Market St" }, { target: field("Street address") })).toMatchObject({ tier: "confirm", kind: "personal_data", ruleId: "field.personal" });
+    expect(decidePermission({ type: "input_text", text: "anna@example.com" }, { target: field("") })).toMatchObject({ tier: "confirm", kind: "personal_data", ruleId: "typed.personal" });
+    expect(decidePermission({ type: "input_text", text: "+49 30 1234567" }, { target: field("") })).toMatchObject({ tier: "confirm", kind: "personal_data" });
+    expect(decidePermission(click, { target: node({ text: "Add to calendar" }) })).toMatchObject({ tier: "confirm", kind: "calendar" });
+    expect(decidePermission({ type: "open_deeplink", uri: "myapp://x/7f3a" }, {})).toMatchObject({ tier: "confirm", kind: "deeplink", unsure: true });
+    expect(decidePermission({ type: "open_deeplink", uri: "market://details?id=com.example" }, {}).tier).toBe("normal");
+  });
+
   it("payment deeplinks are money; a web page about payments is not", () => {
     expect(decidePermission({ type: "open_deeplink", uri: "upi://pay?pa=m@bank&am=499" }, {})).toMatchObject({ tier: "high_risk", kind: "money" });
     expect(decidePermission({ type: "open_deeplink", uri: "shop://checkout/pay" }, {})).toMatchObject({ tier: "high_risk", kind: "money" });

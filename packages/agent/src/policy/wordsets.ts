@@ -12,7 +12,7 @@ export interface CompiledWords {
 
 const LIST_NAMES: ListName[] = [
   "composeSubmit", "navigation", "ownership", "dismiss", "negation", "confirming", "benignObjects",
-  "searchField", "composeField", "otpField", "identityField", "cardField", "enterKeys", "securitySettings",
+  "searchField", "composeField", "otpField", "identityField", "cardField", "enterKeys", "securitySettings", "personalField",
 ];
 
 function entries(pick: (w: LanguageWords) => string | undefined): { text: string; compound?: boolean }[] {
