@@ -1,5 +1,8 @@
 // startVirtualPhone: the engine plus its ADB daemon (TCP + WebSocket) and the control API, wired together.
-import { AdbKeyStore } from "./adb/auth.ts";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { AdbKeyStore, parseAdbKeys, type AdbTrust } from "./adb/auth.ts";
 import type { AdbDaemonInit } from "./adb/daemon.ts";
 import { createServiceRouter } from "./adb/services.ts";
 import { startControlServer } from "./control/server.ts";
@@ -20,10 +23,19 @@ export interface VirtualPhoneOptions {
   adbPort?: number;
   wsPort?: number;
   controlPort?: number;
-  /** Require ADB RSA authentication. New keys wait on the "Allow USB debugging?" prompt. */
-  auth?: boolean;
-  /** With auth: accept new keys at once instead of waiting for the prompt to be answered. */
-  authAutoAccept?: boolean;
+  /**
+   * "ask" (default, as a real phone): a key not in adb_keys gets no shell until "Allow USB debugging?" is allowed.
+   * "any-key": every key is allowed at once — only for tests that exercise something else.
+   */
+  trust?: AdbTrust;
+  /** Public keys already in the phone's adb_keys (adbkey.pub lines, "<base64> user@host"): they connect with no prompt. */
+  adbKeys?: string[];
+  /** Keeps adb_keys (the keys allowed with "Always allow from this computer") in <stateDir>/adb_keys across restarts. */
+  stateDir?: string;
+  /** Browser origins (e.g. http://127.0.0.1:3000) that may open the WebSocket and call the control API. Default: none. */
+  allowOrigins?: string[];
+  /** The control API's bearer token (default: 32 random bytes, base64url). */
+  controlToken?: string;
   /** Default 127.0.0.1. */
   host?: string;
   serial?: string;
@@ -48,8 +60,10 @@ export interface VirtualPhone {
   controlUrl: string;
   /** In-process access: state, load scenario, reset, evaluate, faults. */
   engine: PhoneEngine;
-  /** The accepted and pending ADB keys (auth mode). */
-  keyStore: AdbKeyStore | null;
+  /** adb_keys and the keys waiting on the "Allow USB debugging?" prompt. */
+  keyStore: AdbKeyStore;
+  /** Send as `Authorization: Bearer <controlToken>` to the control API. */
+  controlToken: string;
   /** Reboots (`adb reboot`, `reboot`, `svc power reboot`). */
   power: PowerCycle;
   stop(): Promise<void>;
@@ -65,7 +79,8 @@ export async function startVirtualPhone(opts: VirtualPhoneOptions = {}): Promise
   const host = opts.host ?? "127.0.0.1";
   const serial = opts.serial ?? `vphone-${Math.random().toString(16).slice(2, 8)}`;
   const engine = new PhoneEngine({ scenario: opts.scenario, seed: opts.seed ?? 1, serial, clock: opts.clock, latency: opts.latency });
-  const keyStore = opts.auth ? new AdbKeyStore(opts.authAutoAccept ? "auto" : "prompt") : null;
+  const keyStore = openKeyStore(opts);
+  const controlToken = opts.controlToken ?? randomBytes(32).toString("base64url");
   const commands = createCommandRegistry();
   const power = new PowerCycle(engine, opts.bootTimings);
   const router = createServiceRouter({
@@ -81,25 +96,22 @@ export async function startVirtualPhone(opts: VirtualPhoneOptions = {}): Promise
     banner: deviceBanner(engine.props),
     features: DEVICE_FEATURES,
     router,
-    keyStore: keyStore ?? undefined,
+    keyStore,
     log: opts.log,
     isOffline: () => power.offline,
   });
-  if (keyStore) {
-    // Show the prompt on the phone's screen while a key waits, like Android's system dialog.
-    keyStore.onPendingChange = () => engine.setUsbPrompt([...keyStore.pending.values()][0]?.key.fingerprint ?? null);
-    engine.systemUi.onUsbPrompt = (allow, alwaysAllow) => {
-      const waiting = [...keyStore.pending.values()].map((p) => p.key.base64);
-      keyStore.answer(allow ? "accept" : "reject");
-      // without "Always allow from this computer" the key is good for this connection only, as on Android
-      if (allow && !alwaysAllow) for (const k of waiting) keyStore.accepted.delete(k);
-    };
-  }
+  // Android keeps the allowed keys here (0640, group shell: `adb shell cat` reads it)
+  engine.fs.generated("/data/misc/adb/adb_keys", () => Buffer.from(keyStore.adbKeysText()));
+  engine.fs.lookup("/data/misc/adb/adb_keys")!.mode = 0o640;
+  // Show the prompt on the phone's screen while a key waits, like Android's system dialog.
+  keyStore.onPendingChange = () => engine.setUsbPrompt([...keyStore.pending.values()][0]?.key.fingerprint ?? null);
+  // without "Always allow from this computer" the key is good for this connection only, as on Android
+  engine.systemUi.onUsbPrompt = (allow, alwaysAllow) => void keyStore.answer(allow ? "accept" : "reject", { always: alwaysAllow });
   const listeners: Listening[] = [];
   try {
     const tcp = await listenTcp(host, opts.adbPort ?? 0, init);
     listeners.push(tcp);
-    const ws = await listenWebSocket(host, opts.wsPort ?? 0, init);
+    const ws = await listenWebSocket(host, opts.wsPort ?? 0, init, opts.allowOrigins ?? []);
     listeners.push(ws);
     engine.on("drop-connections", () => {
       tcp.dropAll();
@@ -107,7 +119,7 @@ export async function startVirtualPhone(opts: VirtualPhoneOptions = {}): Promise
     });
     // The control API can reset the phone and inject faults: it stays on loopback even when ADB listens wider.
     const controlHost = host === "localhost" || host === "::1" || host.startsWith("127.") ? host : "127.0.0.1";
-    const control = await startControlServer({ host: controlHost, port: opts.controlPort ?? 0, engine, keyStore, adb: { tcp, ws } });
+    const control = await startControlServer({ host: controlHost, port: opts.controlPort ?? 0, engine, keyStore, adb: { tcp, ws }, token: controlToken, allowOrigins: opts.allowOrigins ?? [] });
     listeners.push(control);
     const shown = host === "0.0.0.0" ? "127.0.0.1" : host;
     return {
@@ -119,11 +131,12 @@ export async function startVirtualPhone(opts: VirtualPhoneOptions = {}): Promise
       controlUrl: `http://${controlHost === "::1" ? "[::1]" : controlHost}:${control.port}`,
       engine,
       keyStore,
+      controlToken,
       power,
       async stop() {
         power.dispose();
         engine.removeAllListeners();
-        for (const keyWaiting of keyStore?.pending.values() ?? []) keyWaiting.resolve("reject");
+        for (const keyWaiting of keyStore.pending.values()) keyWaiting.resolve("reject");
         await Promise.all(listeners.map((l) => l.close()));
       },
     };
@@ -133,6 +146,18 @@ export async function startVirtualPhone(opts: VirtualPhoneOptions = {}): Promise
     if (err.code === "EADDRINUSE") throw new Error(`cannot start the virtual phone: ${err.message}; pick another port or pass 0 for an ephemeral one`);
     throw e;
   }
+}
+
+/** adb_keys = the given keys plus those remembered in the state dir; "Always allow" and revoke rewrite the file. */
+function openKeyStore(opts: VirtualPhoneOptions): AdbKeyStore {
+  const given = parseAdbKeys((opts.adbKeys ?? []).join("\n"), "adbKeys");
+  if (!opts.stateDir) return new AdbKeyStore({ trust: opts.trust, adbKeys: given });
+  const file = join(opts.stateDir, "adb_keys");
+  const remembered = existsSync(file) ? parseAdbKeys(readFileSync(file, "utf8"), file) : [];
+  mkdirSync(opts.stateDir, { recursive: true, mode: 0o700 });
+  const store = new AdbKeyStore({ trust: opts.trust, adbKeys: [...remembered, ...given], onAdbKeysChange: (text) => writeFileSync(file, text, { mode: 0o600 }) });
+  if (given.some((k) => !remembered.some((r) => r.base64 === k.base64))) writeFileSync(file, store.adbKeysText(), { mode: 0o600 });
+  return store;
 }
 
 export { PRODUCT };

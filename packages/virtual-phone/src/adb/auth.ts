@@ -61,23 +61,61 @@ export function verifyTokenSignature(key: KeyObject, token: Uint8Array, signatur
 export type AuthDecision = "accept" | "reject";
 
 /**
- * The "Allow USB debugging?" prompt. `mode: "auto"` accepts every new key (like tapping Allow at once);
- * "prompt" keeps keys pending until `accept()`/`reject()` is called (the control API does that).
+ * Whom the phone trusts. "ask" (the default, as on a real phone): a key not in adb_keys waits on the
+ * "Allow USB debugging?" prompt. "any-key": every key is allowed at once, as if someone tapped Allow — only for
+ * tests that exercise something else; the AUTH exchange still happens.
+ */
+export type AdbTrust = "ask" | "any-key";
+export const ADB_TRUST = ["ask", "any-key"] as const satisfies readonly AdbTrust[];
+
+/** The phone's /data/misc/adb/adb_keys: one "<base64 key> <user@host>" per line. Blank and # lines are skipped. */
+export function parseAdbKeys(text: string, source = "adb_keys"): AdbPublicKey[] {
+  const keys: AdbPublicKey[] = [];
+  for (const [i, line] of text.split("\n").entries()) {
+    const t = line.trim();
+    if (!t || t.startsWith("#")) continue;
+    try {
+      keys.push(parseAdbPublicKey(Buffer.from(t, "utf8")));
+    } catch (e) {
+      throw new AdbAuthKeyError(`${source} line ${i + 1} is not an ADB public key (${(e as Error).message}); use the contents of an adbkey.pub file`);
+    }
+  }
+  return keys;
+}
+
+export interface AdbKeyStoreInit {
+  trust?: AdbTrust;
+  /** Keys already in adb_keys (pre-authorised): they connect by signature, with no prompt. */
+  adbKeys?: AdbPublicKey[];
+  /** Called with the new adb_keys text whenever a key is remembered or the list is revoked (to persist it). */
+  onAdbKeysChange?: (text: string) => void;
+}
+
+/**
+ * The "Allow USB debugging?" prompt and the adb_keys it fills. A key waits until the prompt is answered: Allow
+ * with "Always allow from this computer" adds it to adb_keys; Allow alone lets in the waiting connection only.
  */
 export class AdbKeyStore {
+  readonly trust: AdbTrust;
+  /** adb_keys: keys that connect by signature without asking. */
   readonly accepted = new Map<string, AdbPublicKey>();
   readonly pending = new Map<string, { key: AdbPublicKey; resolve: (d: AuthDecision) => void }>();
+  readonly #onAdbKeysChange: ((text: string) => void) | undefined;
 
   /** Called whenever the set of keys waiting on the prompt changes. */
   onPendingChange: (() => void) | null = null;
 
-  constructor(public mode: "auto" | "prompt" = "prompt") {}
+  constructor(init: AdbKeyStoreInit = {}) {
+    this.trust = init.trust ?? "ask";
+    for (const k of init.adbKeys ?? []) this.accepted.set(k.base64, k);
+    this.#onAdbKeysChange = init.onAdbKeysChange;
+  }
 
   /** Asks the "user"; resolves when the prompt is answered. */
   ask(key: AdbPublicKey): Promise<AuthDecision> {
     if (this.accepted.has(key.base64)) return Promise.resolve("accept");
-    if (this.mode === "auto") {
-      this.accepted.set(key.base64, key);
+    if (this.trust === "any-key") {
+      this.#remember([key]);
       return Promise.resolve("accept");
     }
     return new Promise((resolve) => {
@@ -93,25 +131,45 @@ export class AdbKeyStore {
     });
   }
 
-  /** Answers every pending prompt (or the one with this fingerprint). Returns how many were answered. */
-  answer(decision: AuthDecision, fingerprint?: string): number {
-    let n = 0;
+  /**
+   * Answers every pending prompt (or the one with this fingerprint). `always` is the "Always allow from this
+   * computer" checkbox. Returns how many were answered.
+   */
+  answer(decision: AuthDecision, opts: { fingerprint?: string; always?: boolean } = {}): number {
+    const answered: AdbPublicKey[] = [];
     for (const [b64, p] of [...this.pending]) {
-      if (fingerprint && p.key.fingerprint !== fingerprint) continue;
+      if (opts.fingerprint && p.key.fingerprint !== opts.fingerprint) continue;
       this.pending.delete(b64);
-      if (decision === "accept") this.accepted.set(b64, p.key);
+      answered.push(p.key);
       p.resolve(decision);
-      n++;
     }
-    if (n) this.onPendingChange?.();
-    return n;
+    if (decision === "accept" && opts.always) this.#remember(answered);
+    if (answered.length) this.onPendingChange?.();
+    return answered.length;
   }
 
+  /** "Revoke USB debugging authorizations": adb_keys is emptied; connected clients stay. */
   revokeAll(): void {
     this.accepted.clear();
+    this.#onAdbKeysChange?.(this.adbKeysText());
   }
 
   listPending(): { fingerprint: string; name: string }[] {
     return [...this.pending.values()].map((p) => ({ fingerprint: p.key.fingerprint, name: p.key.name }));
+  }
+
+  listAccepted(): { fingerprint: string; name: string }[] {
+    return [...this.accepted.values()].map((k) => ({ fingerprint: k.fingerprint, name: k.name }));
+  }
+
+  /** adb_keys as Android writes it. */
+  adbKeysText(): string {
+    return [...this.accepted.values()].map((k) => `${k.base64}${k.name ? ` ${k.name}` : ""}\n`).join("");
+  }
+
+  #remember(keys: AdbPublicKey[]): void {
+    const fresh = keys.filter((k) => !this.accepted.has(k.base64));
+    for (const k of fresh) this.accepted.set(k.base64, k);
+    if (fresh.length) this.#onAdbKeysChange?.(this.adbKeysText());
   }
 }

@@ -2,7 +2,10 @@
 import { describe, expect, it } from "vitest";
 import { AdbDaemonSession, type ServiceRouter } from "./daemon.ts";
 import { AdbCommand, AdbMessageParser, encodeMessage, type AdbMessage } from "./message.ts";
-import { AdbKeyStore } from "./auth.ts";
+import { AdbKeyStore, parseAdbKeys } from "./auth.ts";
+import { adbTestKey } from "../conformance/adb-test-key.ts";
+
+const trustedKey = adbTestKey();
 
 function harness(router: ServiceRouter, opts: { keyStore?: AdbKeyStore } = {}) {
   const out: AdbMessage[] = [];
@@ -10,25 +13,32 @@ function harness(router: ServiceRouter, opts: { keyStore?: AdbKeyStore } = {}) {
   let closed = false;
   const session = new AdbDaemonSession(
     { send: (h, p) => out.push(...parser.push(Buffer.concat([h, p]))), close: () => (closed = true) },
-    { banner: "device::ro.product.model=T;features=shell_v2,delayed_ack", features: ["shell_v2", "delayed_ack"], router, keyStore: opts.keyStore },
+    { banner: "device::ro.product.model=T;features=shell_v2,delayed_ack", features: ["shell_v2", "delayed_ack"], router, keyStore: opts.keyStore ?? new AdbKeyStore({ adbKeys: parseAdbKeys(trustedKey.publicKeyLine) }) },
   );
   const send = (command: number, arg0: number, arg1: number, payload: string | Buffer = "") => {
     const { header, payload: p } = encodeMessage({ command, arg0, arg1, payload: Buffer.isBuffer(payload) ? payload : Buffer.from(payload) }, false);
     session.receive(header);
     if (p.length) session.receive(p);
   };
-  return { out, send, session, isClosed: () => closed };
+  /** CNXN, then the token signed by a key in adb_keys; leaves only the phone's CNXN in `out`. */
+  const connect = (maxPayload: number, banner: string) => {
+    send(AdbCommand.CNXN, 0x01000001, maxPayload, banner);
+    const token = out.pop()!;
+    expect(token).toMatchObject({ command: AdbCommand.AUTH, arg0: 1 });
+    send(AdbCommand.AUTH, 2, 0, trustedKey.sign(token.payload));
+  };
+  return { out, send, connect, session, isClosed: () => closed };
 }
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
 const name = (m: AdbMessage) => Buffer.from(new Uint32Array([m.command]).buffer).toString("latin1");
 
 describe("AdbDaemonSession", () => {
-  it("answers CNXN with its banner and ignores OPEN before it", () => {
+  it("answers CNXN with its banner once a key in adb_keys signs the token, and ignores OPEN before it", () => {
     const h = harness(() => null);
     h.send(AdbCommand.OPEN, 1, 0, "shell:ls");
     expect(h.out).toHaveLength(0);
-    h.send(AdbCommand.CNXN, 0x01000001, 256 * 1024, "host::features=shell_v2");
+    h.connect(256 * 1024, "host::features=shell_v2");
     expect(h.out.map(name)).toEqual(["CNXN"]);
     expect(h.out[0]!.payload.toString()).toContain("ro.product.model=T");
     expect(h.session.delayedAck).toBe(false);
@@ -36,7 +46,7 @@ describe("AdbDaemonSession", () => {
 
   it("refuses an unknown service with CLSE(0, remote)", () => {
     const h = harness(() => null);
-    h.send(AdbCommand.CNXN, 0x01000001, 4096, "host::");
+    h.connect(4096, "host::");
     h.send(AdbCommand.OPEN, 7, 0, "nope:");
     expect(h.out.at(-1)).toMatchObject({ command: AdbCommand.CLSE, arg0: 0, arg1: 7 });
   });
@@ -46,7 +56,7 @@ describe("AdbDaemonSession", () => {
       await s.write(Buffer.alloc(10, 1));
       await s.write(Buffer.alloc(10, 2));
     });
-    h.send(AdbCommand.CNXN, 0x01000001, 4096, "host::");
+    h.connect(4096, "host::");
     h.send(AdbCommand.OPEN, 5, 0, "svc:");
     await tick();
     expect(h.out.slice(1).map(name)).toEqual(["OKAY", "WRTE"]);
@@ -65,7 +75,7 @@ describe("AdbDaemonSession", () => {
       received = (await s.input.readExactly(3)).toString();
       await s.write(Buffer.alloc(6000, 7)); // split by max payload 4096, then limited by the 5000-byte window
     });
-    h.send(AdbCommand.CNXN, 0x01000001, 4096, "host::features=shell_v2,delayed_ack");
+    h.connect(4096, "host::features=shell_v2,delayed_ack");
     expect(h.session.delayedAck).toBe(true);
     h.send(AdbCommand.OPEN, 9, 5000, "svc:");
     const okay = h.out.at(-1)!;
@@ -91,7 +101,7 @@ describe("AdbDaemonSession", () => {
       await s.input.readAll();
       ended = true;
     });
-    h.send(AdbCommand.CNXN, 0x01000001, 4096, "host::");
+    h.connect(4096, "host::");
     h.send(AdbCommand.OPEN, 11, 0, "sync:");
     const local = h.out.at(-1)!.arg0;
     h.send(AdbCommand.CLSE, 11, local);
@@ -111,7 +121,7 @@ describe("AdbDaemonSession", () => {
   });
 
   it("asks for a signature, then for the public key, under AUTH", () => {
-    const store = new AdbKeyStore("prompt");
+    const store = new AdbKeyStore();
     const h = harness(() => null, { keyStore: store });
     h.send(AdbCommand.CNXN, 0x01000001, 4096, "host::");
     expect(h.out.map(name)).toEqual(["AUTH"]);
@@ -122,5 +132,28 @@ describe("AdbDaemonSession", () => {
     expect(h.session.state).toBe("unauthorized");
     h.send(AdbCommand.OPEN, 1, 0, "shell:id");
     expect(h.out).toHaveLength(2);
+  });
+
+  it("an unknown key serves nothing until the prompt is allowed; 'Always allow' puts it in adb_keys", async () => {
+    const store = new AdbKeyStore();
+    const stranger = adbTestKey("stranger@host");
+    let opened = 0;
+    const h = harness(() => async () => void opened++, { keyStore: store });
+    h.send(AdbCommand.CNXN, 0x01000001, 4096, "host::");
+    h.send(AdbCommand.AUTH, 2, 0, stranger.sign(h.out.at(-1)!.payload)); // signed by a key the phone does not list
+    h.send(AdbCommand.AUTH, 3, 0, `${stranger.publicKeyLine}\0`);
+    await tick();
+    expect(store.listPending()).toEqual([{ fingerprint: expect.stringMatching(/^[0-9A-F:]{47}$/), name: "stranger@host" }]);
+    h.send(AdbCommand.OPEN, 1, 0, "shell:id");
+    await tick();
+    expect(h.out.map(name)).toEqual(["AUTH", "AUTH"]);
+    expect(opened).toBe(0);
+    expect(store.answer("accept", { always: true })).toBe(1);
+    await tick();
+    expect(h.out.map(name)).toEqual(["AUTH", "AUTH", "CNXN"]);
+    h.send(AdbCommand.OPEN, 2, 0, "shell:id");
+    await tick();
+    expect(opened).toBe(1);
+    expect(store.adbKeysText()).toBe(`${stranger.publicKeyLine}\n`);
   });
 });

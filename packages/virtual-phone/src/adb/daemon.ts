@@ -28,8 +28,8 @@ export interface AdbDaemonInit {
   banner: string;
   features: readonly string[];
   router: ServiceRouter;
-  /** When set, clients must authenticate with an RSA key this store accepts. */
-  keyStore?: AdbKeyStore;
+  /** Clients authenticate with an RSA key this store trusts (or that the user allows on the prompt); always asked. */
+  keyStore: AdbKeyStore;
   /** Bytes the device lets a client send on a stream before an ack (delayed_ack only). */
   receiveWindow?: number;
   log?: (line: string) => void;
@@ -54,9 +54,7 @@ export class AdbDaemonSession {
   constructor(
     private readonly sink: AdbTransportSink,
     private readonly init: AdbDaemonInit,
-  ) {
-    if (!init.keyStore) this.#authorized = true;
-  }
+  ) {}
   #authorized = false;
 
   get delayedAck(): boolean {
@@ -184,7 +182,7 @@ export class AdbDaemonSession {
 
   async #onAuth(m: AdbMessage): Promise<void> {
     const store = this.init.keyStore;
-    if (!store || this.#authorized) return;
+    if (this.#authorized) return;
     if (m.arg0 === AdbAuthType.SIGNATURE) {
       const token = this.#token;
       if (token && [...store.accepted.values()].some((k) => verifyTokenSignature(k.key, token, m.payload))) {

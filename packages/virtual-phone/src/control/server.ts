@@ -1,4 +1,6 @@
 // The control API on loopback (HTTP + JSON) for tests and the demo: scenarios, reset, state, tasks, input, faults.
+// It can tap Allow on the USB prompt and inject input, so every request needs the phone's token.
+import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AdbKeyStore } from "../adb/auth.ts";
 import type { PhoneEngine } from "../engine.ts";
@@ -12,8 +14,36 @@ export interface ControlServerInit {
   host: string;
   port: number;
   engine: PhoneEngine;
-  keyStore: AdbKeyStore | null;
+  keyStore: AdbKeyStore;
   adb: { tcp: Listening; ws: Listening };
+  /** Every request must send `Authorization: Bearer <token>`. */
+  token: string;
+  /** Browser origins that may call the API (CORS headers are sent to these only). */
+  allowOrigins: readonly string[];
+}
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+function sameSecret(a: string, b: string): boolean {
+  // hashing first gives equal lengths, so the comparison takes the same time whatever the guess
+  return timingSafeEqual(createHash("sha256").update(a).digest(), createHash("sha256").update(b).digest());
+}
+
+/** Refuses what a page in the browser could send on its own: a foreign Origin, a rebound Host, no token. */
+function admit(req: IncomingMessage, init: ControlServerInit): HttpError | null {
+  const origin = req.headers.origin;
+  if (origin !== undefined && !init.allowOrigins.includes(origin)) {
+    return new HttpError(403, "ORIGIN_NOT_ALLOWED", `pages from ${origin} may not call the phone's control API; start the phone with --allow-origin ${origin} to allow it`);
+  }
+  const host = (req.headers.host ?? "").replace(/:\d+$/, "");
+  if (!LOOPBACK_HOSTS.has(host) && !host.startsWith("127.")) {
+    return new HttpError(403, "HOST_NOT_ALLOWED", `the control API answers on loopback names only (127.0.0.1, localhost, [::1]), not "${host}"`);
+  }
+  const auth = /^Bearer (\S+)$/i.exec(req.headers.authorization ?? "");
+  if (!auth || !sameSecret(auth[1]!, init.token)) {
+    return new HttpError(401, "UNAUTHORIZED", "the control API needs the phone's token: send `Authorization: Bearer <token>` with the token the phone printed at start (VirtualPhone.controlToken)");
+  }
+  return null;
 }
 
 class HttpError extends Error {
@@ -66,9 +96,9 @@ export const CONTROL_ROUTES = [
   "POST /faults                {drop?: true, freeze?: bool, slowMs?: n, failNext?: 'exit'|'close'|null}",
   "DELETE /faults              clear all faults",
   "GET  /auth                  ADB keys: accepted and waiting on the prompt",
-  "POST /auth/accept           {fingerprint?} tap Allow on the USB debugging prompt",
+  "POST /auth/accept           {fingerprint?, always?: true} tap Allow on the USB debugging prompt (always: 'Always allow from this computer')",
   "POST /auth/reject           {fingerprint?} tap Cancel",
-  "POST /auth/revoke           forget every accepted key",
+  "POST /auth/revoke           forget every key in adb_keys",
 ];
 
 export function startControlServer(init: ControlServerInit): Promise<Listening & { port: number }> {
@@ -202,37 +232,48 @@ export function startControlServer(init: ControlServerInit): Promise<Listening &
         return json(200, faultsView());
       }
     }
-    if (path === "/auth" && m === "GET") {
-      const ks = init.keyStore;
-      return json(200, ks ? { enabled: true, mode: ks.mode, accepted: [...ks.accepted.values()].map((k) => ({ fingerprint: k.fingerprint, name: k.name })), pending: ks.listPending() } : { enabled: false });
-    }
+    const ks = init.keyStore;
+    if (path === "/auth" && m === "GET") return json(200, { trust: ks.trust, accepted: ks.listAccepted(), pending: ks.listPending() });
     if (path === "/auth/revoke" && m === "POST") {
-      if (!init.keyStore) throw new HttpError(409, "AUTH_DISABLED", "this phone was started without --auth; there is nothing to revoke");
       // like "Revoke USB debugging authorizations": connected clients stay, new connections must be allowed again
-      init.keyStore.revokeAll();
+      ks.revokeAll();
       return json(200, { accepted: [] });
     }
     const auth = /^\/auth\/(accept|reject)$/.exec(path);
     if (auth && m === "POST") {
-      const ks = init.keyStore;
-      if (!ks) throw new HttpError(409, "AUTH_DISABLED", "this phone was started without --auth; every client is accepted");
       const b = await readJson(req);
-      const n = ks.answer(auth[1] as "accept" | "reject", typeof b.fingerprint === "string" ? b.fingerprint : undefined);
-      return json(200, { answered: n, pending: ks.listPending() });
+      if (b.always !== undefined && typeof b.always !== "boolean") throw new HttpError(400, "BAD_REQUEST", '"always" must be true or false (the "Always allow from this computer" checkbox)');
+      const fingerprint = typeof b.fingerprint === "string" ? b.fingerprint : undefined;
+      const n = ks.answer(auth[1] as "accept" | "reject", { fingerprint, always: b.always ?? true });
+      return json(200, { answered: n, pending: ks.listPending(), accepted: ks.listAccepted() });
     }
     throw new HttpError(404, "NOT_FOUND", `no route ${m} ${path}; GET / lists the routes`);
   }
 
+  const fail = (res: ServerResponse, e: HttpError) => {
+    const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8" };
+    if (e.status === 401) headers["www-authenticate"] = 'Bearer realm="virtual-phone"';
+    res.writeHead(e.status, headers);
+    res.end(JSON.stringify({ error: { code: e.code, message: e.message } }, null, 2));
+  };
   const server = createServer((req, res) => {
-    // The demo page in the browser calls this API from another origin (loopback only).
-    res.setHeader("access-control-allow-origin", "*");
-    res.setHeader("access-control-allow-methods", "GET, POST, DELETE, OPTIONS");
-    res.setHeader("access-control-allow-headers", "content-type");
+    const origin = req.headers.origin;
+    if (origin !== undefined && init.allowOrigins.includes(origin)) {
+      // exact origin, never "*": only the configured web app may read answers
+      res.setHeader("access-control-allow-origin", origin);
+      res.setHeader("vary", "Origin");
+      res.setHeader("access-control-allow-methods", "GET, POST, DELETE, OPTIONS");
+      res.setHeader("access-control-allow-headers", "authorization, content-type");
+    }
     if (req.method === "OPTIONS") {
+      // a preflight carries no credentials; it is answered for allowed origins only
+      if (origin === undefined || !init.allowOrigins.includes(origin)) return fail(res, new HttpError(403, "ORIGIN_NOT_ALLOWED", `pages from ${origin ?? "(no origin)"} may not call the phone's control API; start the phone with --allow-origin <origin> to allow one`));
       res.writeHead(204);
       res.end();
       return;
     }
+    const refused = admit(req, init);
+    if (refused) return fail(res, refused);
     route(req, res).catch((e: unknown) => {
       const err = e as Error & { code?: string; status?: number; issues?: unknown };
       const status = e instanceof HttpError ? e.status : e instanceof ScenarioValidationError ? 422 : err.code === "TASK_NOT_FOUND" ? 404 : err.code === "SCENARIO_ERROR" ? 400 : 500;

@@ -4,9 +4,26 @@ import { WebSocketServer, type WebSocket } from "ws";
 import { AdbDaemonSession, type AdbDaemonInit } from "../adb/daemon.ts";
 import type { Listening } from "./tcp.ts";
 
-export function listenWebSocket(host: string, port: number, init: () => AdbDaemonInit): Promise<Listening> {
+/**
+ * A browser always sends Origin: a page may reach the phone only from an allowed origin (any other page open in the
+ * same browser gets 403 before the upgrade). Clients without Origin are programs, not pages; ADB auth still applies.
+ */
+export function originAllowed(origin: string | undefined, allowOrigins: readonly string[]): boolean {
+  return origin === undefined || allowOrigins.includes(origin);
+}
+
+export function listenWebSocket(host: string, port: number, init: () => AdbDaemonInit, allowOrigins: readonly string[] = []): Promise<Listening> {
   const sockets = new Map<WebSocket, AdbDaemonSession>();
-  const wss = new WebSocketServer({ host, port, perMessageDeflate: false, maxPayload: 16 * 1024 * 1024 });
+  const wss = new WebSocketServer({
+    host,
+    port,
+    perMessageDeflate: false,
+    maxPayload: 16 * 1024 * 1024,
+    verifyClient: ({ req }, done) => {
+      if (originAllowed(req.headers.origin, allowOrigins)) return done(true);
+      done(false, 403, `Origin ${req.headers.origin} may not use this phone; start it with --allow-origin ${req.headers.origin} to let that page connect`);
+    },
+  });
   wss.on("connection", (ws) => {
     const session = new AdbDaemonSession(
       {
