@@ -1,5 +1,7 @@
-// `npm run phone -- [--scenario <name|file>] [--seed N] [--adb-port 15555] [--ws-port N] [--control-port N] [--auth] [--host H] [--latency realistic]`
+// `npm run phone -- [--scenario <name|file>] [--seed N] [--adb-port 15555] [--ws-port N] [--control-port N] [--adb-keys F] [--state-dir D] [--allow-origin O] [--host H] [--latency realistic]`
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { ADB_TRUST, type AdbTrust } from "./adb/auth.ts";
 import { startVirtualPhone } from "./phone.ts";
 import { builtinScenarios } from "./scenario/load.ts";
 import { DEFAULT_PORTS } from "./default-ports.ts";
@@ -12,8 +14,14 @@ const USAGE = `Usage: npm run phone -- [options]
   --adb-port <port>        ADB over TCP (default: 15555; 0 = any free port)
   --ws-port <port>         ADB over WebSocket (default: 15556; 0 = any free port)
   --control-port <port>    HTTP control API (default: 15557; 0 = any free port)
-  --auth                   require ADB RSA auth; new keys wait for "Allow USB debugging?"
-  --auth-auto-accept       with --auth: accept new keys at once
+  --adb-keys <file>        public keys this phone already trusts (an adbkey.pub, or adb_keys: one key a line),
+                           as if its /data/misc/adb/adb_keys listed them; repeatable. Any other key gets no shell
+                           until "Allow USB debugging?" is allowed on the phone's screen or with POST /auth/accept
+  --state-dir <dir>        keep adb_keys (keys allowed with "Always allow from this computer") in <dir>/adb_keys
+  --allow-origin <origin>  a web page origin (e.g. http://127.0.0.1:3000) that may open the ADB WebSocket and call
+                           the control API; repeatable (default: none; programs sending no Origin are not pages)
+  --trust <ask|any-key>    ask (default, as a real phone) or any-key: allow every key at once, for tests of
+                           something else — never for a phone a browser can reach
   --host <addr>            listen address (default: 127.0.0.1)
   --serial <serial>        device serial (default: random)
   --latency <profile>      none (default) or realistic: screencap -p, uiautomator dump, input and app
@@ -42,8 +50,10 @@ async function main(): Promise<void> {
         "adb-port": { type: "string" },
         "ws-port": { type: "string" },
         "control-port": { type: "string" },
-        auth: { type: "boolean" },
-        "auth-auto-accept": { type: "boolean" },
+        "adb-keys": { type: "string", multiple: true },
+        "state-dir": { type: "string" },
+        "allow-origin": { type: "string", multiple: true },
+        trust: { type: "string" },
         host: { type: "string" },
         serial: { type: "string" },
         latency: { type: "string" },
@@ -74,14 +84,36 @@ async function main(): Promise<void> {
     console.error(`error: --latency must be one of ${LATENCY_PROFILES.join(", ")}, got "${latency}"`);
     process.exit(2);
   }
+  const trust = values.trust ?? "ask";
+  if (!(ADB_TRUST as readonly string[]).includes(trust)) {
+    console.error(`error: --trust must be one of ${ADB_TRUST.join(", ")}, got "${trust}"`);
+    process.exit(2);
+  }
+  const adbKeys: string[] = [];
+  for (const file of values["adb-keys"] ?? []) {
+    try {
+      adbKeys.push(readFileSync(file, "utf8"));
+    } catch (e) {
+      console.error(`error: --adb-keys ${file}: ${(e as Error).message}; give an adbkey.pub file (adb makes ~/.android/adbkey.pub)`);
+      process.exit(2);
+    }
+  }
+  for (const origin of values["allow-origin"] ?? []) {
+    if (!URL.canParse(origin) || new URL(origin).origin !== origin) {
+      console.error(`error: --allow-origin must be an origin like http://127.0.0.1:3000 (scheme, host, port; no path), got "${origin}"`);
+      process.exit(2);
+    }
+  }
   const phone = await startVirtualPhone({
     scenario: values.scenario,
     seed,
     adbPort: port(values["adb-port"], "adb-port", DEFAULT_PORTS.adb),
     wsPort: port(values["ws-port"], "ws-port", DEFAULT_PORTS.ws),
     controlPort: port(values["control-port"], "control-port", DEFAULT_PORTS.control),
-    auth: values.auth ?? false,
-    authAutoAccept: values["auth-auto-accept"] ?? false,
+    trust: trust as AdbTrust,
+    adbKeys,
+    stateDir: values["state-dir"],
+    allowOrigins: values["allow-origin"],
     host: values.host,
     serial: values.serial,
     latency: latency as LatencyProfile,
@@ -91,8 +123,16 @@ async function main(): Promise<void> {
   console.log(`PhoneLoop virtual phone ${phone.serial} — scenario "${phone.engine.scenario.name}", seed ${seed}${latency === "none" ? "" : `, ${latency} latency`}`);
   console.log(`  ADB (TCP)        adb connect ${host}:${phone.adbPort}`);
   console.log(`  ADB (WebSocket)  ${phone.wsUrl}`);
-  console.log(`  Control API      ${phone.controlUrl}   (GET / lists the routes)`);
-  if (values.auth) console.log(`  Auth             on — ${values["auth-auto-accept"] ? "new keys are accepted at once" : `accept new keys with: curl -X POST ${phone.controlUrl}/auth/accept`}`);
+  console.log(`  Control API      ${phone.controlUrl}   (GET / lists the routes; send the token below)`);
+  console.log(`  Control token    ${phone.controlToken}`);
+  const trusted = phone.keyStore.listAccepted();
+  console.log(
+    trust === "any-key"
+      ? "  ADB keys         --trust any-key: EVERY key is allowed at once (tests only)"
+      : `  ADB keys         ${trusted.length} trusted${trusted.length ? ` (${trusted.map((k) => k.name || k.fingerprint).join(", ")})` : ""}; a new key waits for "Allow USB debugging?" — tap Allow on the phone, or:\n` +
+          `                   curl -X POST -H "Authorization: Bearer ${phone.controlToken}" ${phone.controlUrl}/auth/accept`,
+  );
+  if (values["allow-origin"]?.length) console.log(`  Allowed origins  ${values["allow-origin"].join(" ")}`);
   console.log("Press Ctrl-C to stop.");
   let stopping = false;
   const stop = async () => {

@@ -1,9 +1,10 @@
-// Conformance: AUTH mode with the real adb client — unauthorized until the "Allow USB debugging?" prompt is accepted.
+// Conformance: the phone as started by default, with the real adb client — a key it does not list stays
+// unauthorized until the "Allow USB debugging?" prompt is accepted.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startVirtualPhone, type VirtualPhone } from "../index.ts";
 import { adbClient, privatePort } from "./adb-cli.ts";
 
-const adb = adbClient(privatePort(2));
+const adb = adbClient(privatePort(6));
 let phone: VirtualPhone;
 let serial: string;
 
@@ -22,7 +23,7 @@ async function waitFor(pred: () => Promise<boolean>, what: string): Promise<void
 }
 
 beforeAll(async () => {
-  phone = await startVirtualPhone({ auth: true });
+  phone = await startVirtualPhone();
   serial = `127.0.0.1:${phone.adbPort}`;
 });
 
@@ -41,9 +42,14 @@ describe("ADB AUTH with the real adb client", () => {
     expect(denied.stderr).toMatch(/unauthorized/);
     // the prompt is on the phone's screen and listed by the control API
     expect(phone.engine.uiDump()).toContain('text="Allow"');
-    const pending = (await (await fetch(`${phone.controlUrl}/auth`)).json()) as { pending: unknown[] };
+    const bearer = { authorization: `Bearer ${phone.controlToken}` };
+    // without the phone's token nobody may tap Allow through the control API
+    const anonymous = await fetch(`${phone.controlUrl}/auth/accept`, { method: "POST" });
+    expect(anonymous.status).toBe(401);
+    const pending = (await (await fetch(`${phone.controlUrl}/auth`, { headers: bearer })).json()) as { pending: { name: string }[] };
     expect(pending.pending).toHaveLength(1);
-    const res = (await (await fetch(`${phone.controlUrl}/auth/accept`, { method: "POST" })).json()) as { answered: number };
+    expect(pending.pending[0]!.name).toMatch(/@/); // adb sends user@host after its key
+    const res = (await (await fetch(`${phone.controlUrl}/auth/accept`, { method: "POST", headers: bearer })).json()) as { answered: number };
     expect(res.answered).toBe(1);
     await waitFor(async () => (await deviceState()) === "device", "device state");
     const ok = await adb.run(["-s", serial, "shell", "echo hi"]);
@@ -55,6 +61,6 @@ describe("ADB AUTH with the real adb client", () => {
     await adb.run(["disconnect", serial]);
     await adb.run(["connect", serial]);
     await waitFor(async () => (await deviceState()) === "device", "device state after reconnect");
-    expect(phone.keyStore!.listPending()).toHaveLength(0);
+    expect(phone.keyStore.listPending()).toHaveLength(0);
   });
 });

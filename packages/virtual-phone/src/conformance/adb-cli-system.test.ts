@@ -16,7 +16,7 @@ let serial: string;
 const sh = (...args: string[]) => adb.run(["-s", serial, ...args]);
 
 beforeAll(async () => {
-  phone = await startVirtualPhone({ scenario: "social", seed: 1, bootTimings: { offlineMs: 800, bootMs: 1500 } });
+  phone = await startVirtualPhone({ scenario: "social", seed: 1, bootTimings: { offlineMs: 800, bootMs: 1500 }, adbKeys: [await adb.publicKey()] });
   serial = `127.0.0.1:${phone.adbPort}`;
   expect((await adb.run(["connect", serial])).stdout.toString()).toContain(`connected to ${serial}`);
 });
@@ -146,15 +146,16 @@ describe("real adb: reboot", () => {
 describe("real adb: the README's connect line", () => {
   it("lists exactly one device for the default port (no emulator twin)", async () => {
     let defaultPhone: VirtualPhone;
+    const own = adbClient(privatePort(3));
     try {
-      defaultPhone = await startVirtualPhone({ adbPort: DEFAULT_PORTS.adb });
+      defaultPhone = await startVirtualPhone({ adbPort: DEFAULT_PORTS.adb, adbKeys: [await own.publicKey()] });
     } catch (e) {
+      await own.killServer();
       // someone's `npm run phone` holds the port: the check still holds for the ports, without starting a second phone
       expect((e as Error).message).toContain("pick another port");
       expect(DEFAULT_PORTS.adb < 5554 || DEFAULT_PORTS.adb > 5585).toBe(true);
       return;
     }
-    const own = adbClient(privatePort(3));
     try {
       expect((await own.run(["connect", `127.0.0.1:${DEFAULT_PORTS.adb}`])).stdout.toString()).toContain("connected to");
       const lines = (await own.run(["devices"])).stdout.toString().trim().split("\n").slice(1);

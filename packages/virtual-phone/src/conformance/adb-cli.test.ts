@@ -21,7 +21,8 @@ function centerOf(xml: string, attr: string, value: string): [number, number] {
 }
 
 beforeAll(async () => {
-  phone = await startVirtualPhone({ scenario: "social", seed: 1 });
+  // the phone already lists this adb client's key in adb_keys, as a phone that allowed this computer does
+  phone = await startVirtualPhone({ scenario: "social", seed: 1, adbKeys: [await adb.publicKey()] });
   serial = `127.0.0.1:${phone.adbPort}`;
   const r = await adb.run(["connect", serial]);
   expect(r.stdout.toString()).toContain(`connected to ${serial}`);
@@ -118,7 +119,7 @@ describe("real adb client over TCP", () => {
     await sh("shell", `input tap ${x} ${y}`);
     const b = await sh("shell", "am broadcast -a ADB_INPUT_TEXT --es msg '手机智能体'");
     expect(b.stdout.toString()).toContain("Broadcast completed: result=0");
-    const state = (await (await fetch(`${phone.controlUrl}/state`)).json()) as { apps: { social: { vars: { searchDraft: string } } } };
+    const state = (await (await fetch(`${phone.controlUrl}/state`, { headers: { authorization: `Bearer ${phone.controlToken}` } })).json()) as { apps: { social: { vars: { searchDraft: string } } } };
     expect(state.apps.social.vars.searchDraft).toBe("手机智能体");
     const b64 = Buffer.from(" 你好").toString("base64");
     await sh("shell", `am broadcast -a ADB_INPUT_B64 --es msg ${b64}`);

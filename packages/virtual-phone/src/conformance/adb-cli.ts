@@ -1,6 +1,6 @@
 // Test-only: runs Debian's real `adb` client against a private ADB server (own port, own HOME for keys).
 import { execFile } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -12,7 +12,7 @@ export interface AdbResult {
 
 export function adbClient(serverPort: number) {
   const home = mkdtempSync(join(tmpdir(), "vphone-adb-home-"));
-  const env = { ...process.env, HOME: home, ANDROID_ADB_SERVER_PORT: String(serverPort), ANDROID_SDK_HOME: home };
+  const env = { ...process.env, HOME: home, ANDROID_ADB_SERVER_PORT: String(serverPort), ANDROID_SDK_HOME: home, ANDROID_USER_HOME: join(home, ".android") };
   const run = (args: string[], input?: Buffer): Promise<AdbResult> =>
     new Promise((resolve) => {
       const child = execFile("adb", ["-P", String(serverPort), ...args], { env, encoding: "buffer", maxBuffer: 64 * 1024 * 1024, timeout: 30_000 }, (err, stdout, stderr) => {
@@ -22,7 +22,13 @@ export function adbClient(serverPort: number) {
       if (input) child.stdin?.end(input);
       else child.stdin?.end();
     });
-  return { run, home, killServer: () => run(["kill-server"]) };
+  /** The public key this adb client presents (adb makes it on first start, in the private HOME). */
+  const publicKey = async (): Promise<string> => {
+    const started = await run(["start-server"]);
+    if (started.code !== 0) throw new Error(`adb start-server failed: ${started.stderr}`);
+    return readFileSync(join(home, ".android", "adbkey.pub"), "utf8");
+  };
+  return { run, home, publicKey, killServer: () => run(["kill-server"]) };
 }
 
 /** A port range per test file and process so parallel runs never share an ADB server. */

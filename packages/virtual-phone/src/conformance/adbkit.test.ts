@@ -28,8 +28,7 @@ function freePort(): Promise<number> {
 }
 
 beforeAll(async () => {
-  phone = await startVirtualPhone({ scenario: "social", seed: 1, bootTimings: { offlineMs: 800, bootMs: 1500 } });
-  await cli.run(["start-server"]);
+  phone = await startVirtualPhone({ scenario: "social", seed: 1, bootTimings: { offlineMs: 800, bootMs: 1500 }, adbKeys: [await cli.publicKey()] });
   client = Adb.createClient({ host: "127.0.0.1", port: server });
   serial = await client.connect("127.0.0.1", phone.adbPort);
   device = client.getDevice(serial);

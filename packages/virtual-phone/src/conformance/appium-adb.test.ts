@@ -18,7 +18,7 @@ let adb: ADB;
 const work = mkdtempSync(join(tmpdir(), "vphone-appium-"));
 
 beforeAll(async () => {
-  phone = await startVirtualPhone({ scenario: "social", seed: 1 });
+  phone = await startVirtualPhone({ scenario: "social", seed: 1, adbKeys: [await cli.publicKey()] });
   // appium-adb finds adb in an SDK layout: ANDROID_HOME/platform-tools/adb
   mkdirSync(join(work, "platform-tools"));
   symlinkSync(execFileSync("sh", ["-c", "command -v adb"], { encoding: "utf8" }).trim(), join(work, "platform-tools", "adb"));

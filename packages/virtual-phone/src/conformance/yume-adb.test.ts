@@ -1,19 +1,24 @@
 // Conformance: the same checks through @yume-chan/adb (what packages/device uses), over TCP and over WebSocket.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Adb, AdbDaemonTransport } from "@yume-chan/adb";
 import { ReadableStream } from "@yume-chan/stream-extra";
 import { startVirtualPhone, type VirtualPhone } from "../index.ts";
-import { NodeCredentialStore, readAll, tcpConnection, wsConnection } from "./yume-connection.ts";
+import { NodeCredentialStore, readAll, tcpConnection, trustedStore, wsConnection } from "./yume-connection.ts";
 import { inspectPng } from "./png.ts";
 import { tapOn } from "../testing.ts";
 
 let phone: VirtualPhone;
 let authPhone: VirtualPhone;
+// the key these suites connect with is already in the phone's adb_keys
+const trusted = trustedStore();
 
 beforeAll(async () => {
-  phone = await startVirtualPhone({ scenario: "social", seed: 1 });
-  authPhone = await startVirtualPhone({ auth: true });
+  phone = await startVirtualPhone({ scenario: "social", seed: 1, adbKeys: trusted.publicKeyLines() });
+  authPhone = await startVirtualPhone();
 });
 afterAll(async () => {
   await phone?.stop();
@@ -30,7 +35,7 @@ describe.each(transports)("@yume-chan/adb over %s", (_name, connect) => {
   beforeAll(async () => {
     phone.engine.reset(1);
     const connection = await connect();
-    const transport = await AdbDaemonTransport.authenticate({ serial: "vphone", connection, credentialStore: new NodeCredentialStore() });
+    const transport = await AdbDaemonTransport.authenticate({ serial: "vphone", connection, credentialStore: trusted });
     adb = new Adb(transport);
   });
   afterAll(async () => {
@@ -108,12 +113,22 @@ describe.each(transports)("@yume-chan/adb over %s", (_name, connect) => {
   });
 });
 
+const waitForPrompt = async (p: VirtualPhone) => {
+  for (let i = 0; i < 1000 && p.keyStore.listPending().length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+  expect(p.keyStore.listPending()).toHaveLength(1);
+};
+
 describe("@yume-chan/adb AUTH", () => {
-  it("waits on the prompt with a new key, then signs in by signature next time", async () => {
+  it("a new key gets no connection until the prompt is allowed, then signs in by signature next time", async () => {
     const store = new NodeCredentialStore();
     const pending = AdbDaemonTransport.authenticate({ serial: "a", connection: await wsConnection(authPhone.wsUrl), credentialStore: store });
-    for (let i = 0; i < 1000 && authPhone.keyStore!.listPending().length === 0; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(authPhone.keyStore!.listPending()).toHaveLength(1);
+    let connected = false;
+    void pending.then(() => (connected = true), () => {});
+    await waitForPrompt(authPhone);
+    const root = (await (await fetch(`${authPhone.controlUrl}/`, { headers: { authorization: `Bearer ${authPhone.controlToken}` } })).json()) as { connections: { ws: string[] } };
+    expect(root.connections.ws).toEqual(["unauthorized"]); // the phone serves no stream on it: OPEN is ignored until authorized
+    expect(connected).toBe(false);
+    expect(authPhone.engine.fs.readFile("/data/misc/adb/adb_keys").toString()).toBe(""); // not remembered while asking
     // answer the prompt on the phone's screen, as a person would
     expect(authPhone.engine.uiDump()).toContain('text="Allow"');
     tapOn(authPhone.engine, "alwaysUse"); // "Always allow from this computer", so the key is remembered
@@ -126,20 +141,46 @@ describe("@yume-chan/adb AUTH", () => {
     expect(authPhone.keyStore!.listPending()).toHaveLength(0);
     await again.close();
     // after "Revoke USB debugging authorizations" the same key must be allowed again
-    await fetch(`${authPhone.controlUrl}/auth/revoke`, { method: "POST" });
+    const revoked = await fetch(`${authPhone.controlUrl}/auth/revoke`, { method: "POST", headers: { authorization: `Bearer ${authPhone.controlToken}` } });
+    expect(revoked.status).toBe(200);
     const third = AdbDaemonTransport.authenticate({ serial: "a", connection: await tcpConnection(authPhone.adbPort), credentialStore: store });
-    for (let i = 0; i < 1000 && authPhone.keyStore!.listPending().length === 0; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(authPhone.keyStore!.listPending()).toHaveLength(1);
-    authPhone.keyStore!.answer("accept");
+    await waitForPrompt(authPhone);
+    authPhone.keyStore.answer("accept");
     await (await third).close();
+  });
+
+  it("remembers an always-allowed key in the state dir's adb_keys across restarts", async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), "vphone-state-"));
+    const store = new NodeCredentialStore("kept@host");
+    const first = await startVirtualPhone({ stateDir });
+    try {
+      const pending = AdbDaemonTransport.authenticate({ serial: "k", connection: await tcpConnection(first.adbPort), credentialStore: store });
+      await waitForPrompt(first);
+      first.keyStore.answer("accept", { always: true });
+      await (await pending).close();
+    } finally {
+      await first.stop();
+    }
+    const file = join(stateDir, "adb_keys");
+    expect(readFileSync(file, "utf8")).toBe(`${store.publicKeyLines()[0]}\n`);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const second = await startVirtualPhone({ stateDir });
+    try {
+      const adb = new Adb(await AdbDaemonTransport.authenticate({ serial: "k", connection: await tcpConnection(second.adbPort), credentialStore: store }));
+      expect(second.keyStore.listPending()).toHaveLength(0);
+      expect((await adb.subprocess.shellProtocol!.spawnWaitText("cat /data/misc/adb/adb_keys")).stdout).toBe(`${store.publicKeyLines()[0]}\n`);
+      await adb.close();
+    } finally {
+      await second.stop();
+    }
   });
 });
 
 describe("@yume-chan/adb reboot", () => {
   it("drops the connection, refuses while offline, then boots with sys.boot_completed rising to 1", async () => {
-    const rebooting = await startVirtualPhone({ bootTimings: { offlineMs: 600, bootMs: 1200 } });
+    const rebooting = await startVirtualPhone({ bootTimings: { offlineMs: 600, bootMs: 1200 }, adbKeys: trusted.publicKeyLines() });
     try {
-      const connect = async () => new Adb(await AdbDaemonTransport.authenticate({ serial: "r", connection: await tcpConnection(rebooting.adbPort), credentialStore: new NodeCredentialStore() }));
+      const connect = async () => new Adb(await AdbDaemonTransport.authenticate({ serial: "r", connection: await tcpConnection(rebooting.adbPort), credentialStore: trusted }));
       const first = await connect();
       const gone = first.disconnected;
       void first.power.reboot().catch(() => {});

@@ -6,6 +6,7 @@ import { once } from "node:events";
 import { WebSocket } from "ws";
 import { AdbPacket, AdbPacketSerializeStream, type AdbCredentialStore, type AdbDaemonConnection, type AdbPrivateKey } from "@yume-chan/adb";
 import { Consumable, pipeFrom, ReadableStream, StructDeserializeStream } from "@yume-chan/stream-extra";
+import { adbPublicKeyLine } from "./adb-test-key.ts";
 
 function connectionFrom(onData: (fn: (d: Uint8Array) => void, end: () => void, fail: (e: unknown) => void) => void, send: (b: Buffer) => Promise<void>, close: () => void): AdbDaemonConnection {
   const readable = new ReadableStream<Uint8Array>({
@@ -77,6 +78,17 @@ export class NodeCredentialStore implements AdbCredentialStore {
   *iterateKeys(): Iterable<AdbPrivateKey> {
     yield* this.keys;
   }
+  /** adbkey.pub lines of the keys held, to start a phone that already trusts them. */
+  publicKeyLines(): string[] {
+    return this.keys.map((k) => adbPublicKeyLine(k.buffer, k.name ?? this.name));
+  }
+}
+
+/** A store holding one key, and its public key line for `startVirtualPhone({ adbKeys })`. */
+export function trustedStore(name?: string): NodeCredentialStore {
+  const store = new NodeCredentialStore(name);
+  store.generateKey();
+  return store;
 }
 
 export async function readAll(stream: ReadableStream<Uint8Array>): Promise<Buffer> {

@@ -1,32 +1,78 @@
 // The control API over HTTP, and the faults it injects into the ADB side.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { request } from "node:http";
 import { Adb, AdbDaemonTransport } from "@yume-chan/adb";
 import { startVirtualPhone, type VirtualPhone } from "../index.ts";
-import { NodeCredentialStore, tcpConnection, wsConnection } from "../conformance/yume-connection.ts";
+import { tcpConnection, trustedStore, wsConnection } from "../conformance/yume-connection.ts";
 import { inspectPng } from "../conformance/png.ts";
 
 let phone: VirtualPhone;
+const WEB = "http://127.0.0.1:3000";
 const api = async (method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${phone.controlUrl}${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: { "content-type": "application/json" } });
+  const res = await fetch(`${phone.controlUrl}${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: { "content-type": "application/json", authorization: `Bearer ${phone.controlToken}` } });
   const type = res.headers.get("content-type") ?? "";
   return { status: res.status, body: type.includes("json") ? ((await res.json()) as Record<string, any>) : Buffer.from(await res.arrayBuffer()) } as { status: number; body: any };
 };
 const connect = async (via: "tcp" | "ws" = "tcp") =>
-  new Adb(await AdbDaemonTransport.authenticate({ serial: "t", connection: via === "tcp" ? await tcpConnection(phone.adbPort) : await wsConnection(phone.wsUrl), credentialStore: new NodeCredentialStore() }));
+  new Adb(await AdbDaemonTransport.authenticate({ serial: "t", connection: via === "tcp" ? await tcpConnection(phone.adbPort) : await wsConnection(phone.wsUrl), credentialStore: trusted }));
+const trusted = trustedStore();
 
 beforeAll(async () => {
-  phone = await startVirtualPhone({ scenario: "social", seed: 1 });
+  phone = await startVirtualPhone({ scenario: "social", seed: 1, adbKeys: trusted.publicKeyLines(), allowOrigins: [WEB] });
 });
 afterAll(async () => {
   await phone?.stop();
 });
 
 describe("control API", () => {
-  it("answers browser preflight requests so the demo page can call it", async () => {
-    const res = await fetch(`${phone.controlUrl}/input`, { method: "OPTIONS", headers: { origin: "http://localhost:3000", "access-control-request-method": "POST" } });
-    expect(res.status).toBe(204);
-    expect(res.headers.get("access-control-allow-origin")).toBe("*");
-    expect(res.headers.get("access-control-allow-methods")).toContain("POST");
+  it("answers 401 without its token, and sends no wildcard CORS", async () => {
+    const attempts: Record<string, string>[] = [{}, { authorization: "Bearer wrong" }, { authorization: phone.controlToken }, { origin: WEB }];
+    for (const headers of attempts) {
+      const res = await fetch(`${phone.controlUrl}/input`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ type: "home" }) });
+      expect(res.status).toBe(401);
+      expect(res.headers.get("www-authenticate")).toBe('Bearer realm="virtual-phone"');
+      expect(res.headers.get("access-control-allow-origin")).not.toBe("*");
+      expect(((await res.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: "UNAUTHORIZED", message: expect.stringContaining("Authorization: Bearer") });
+    }
+    const anon = await fetch(`${phone.controlUrl}/state`);
+    expect(anon.status).toBe(401);
+    expect(anon.headers.get("access-control-allow-origin")).toBeNull();
+    expect(phone.controlToken).toMatch(/^[A-Za-z0-9_-]{43}$/); // 256 random bits
+  });
+
+  it("sends CORS for the allowed origin only, and refuses other pages before any route runs", async () => {
+    const preflight = await fetch(`${phone.controlUrl}/input`, { method: "OPTIONS", headers: { origin: WEB, "access-control-request-method": "POST", "access-control-request-headers": "authorization" } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe(WEB);
+    expect(preflight.headers.get("access-control-allow-headers")).toContain("authorization");
+    const allowed = await fetch(`${phone.controlUrl}/state`, { headers: { origin: WEB, authorization: `Bearer ${phone.controlToken}` } });
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers.get("access-control-allow-origin")).toBe(WEB);
+    const evil = "http://evil.example";
+    const foreignPreflight = await fetch(`${phone.controlUrl}/input`, { method: "OPTIONS", headers: { origin: evil, "access-control-request-method": "POST" } });
+    expect(foreignPreflight.status).toBe(403);
+    expect(foreignPreflight.headers.get("access-control-allow-origin")).toBeNull();
+    // even with the token (say, pasted into a page), another origin gets nothing
+    const before = phone.engine.state().foreground;
+    const foreign = await fetch(`${phone.controlUrl}/input`, { method: "POST", headers: { origin: evil, authorization: `Bearer ${phone.controlToken}`, "content-type": "application/json" }, body: JSON.stringify({ type: "launch", app: "settings" }) });
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers.get("access-control-allow-origin")).toBeNull();
+    expect(((await foreign.json()) as { error: { code: string } }).error.code).toBe("ORIGIN_NOT_ALLOWED");
+    expect(phone.engine.state().foreground).toBe(before);
+  });
+
+  it("refuses a Host that is not a loopback name (a DNS-rebound page)", async () => {
+    const status = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(`${phone.controlUrl}/state`, { headers: { host, authorization: `Bearer ${phone.controlToken}` } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on("error", reject);
+        req.end();
+      });
+    expect(await status(`rebind.example:${phone.controlPort}`)).toBe(403);
+    expect(await status(`localhost:${phone.controlPort}`)).toBe(200);
   });
 
   it("describes itself and lists scenarios and tasks", async () => {

@@ -36,10 +36,10 @@ async function focusLine(p: VirtualPhone): Promise<string> {
 
 describe("the USB debugging prompt", () => {
   it("shows every part of Android's dialog in the UI tree, focused as the system UI, over the app", async () => {
-    phone = await startVirtualPhone({ scenario: "settings", auth: true });
+    phone = await startVirtualPhone({ scenario: "settings" });
     const { connection } = await connect(phone, new NodeCredentialStore());
     await promptShown(phone);
-    const fingerprint = phone.keyStore!.listPending()[0]!.fingerprint;
+    const fingerprint = phone.keyStore.listPending()[0]!.fingerprint;
     const nodes = parseDump(phone.engine.uiDump());
     expect(nodes.every((n) => n.attrs.package === "com.android.systemui")).toBe(true);
     expect(find(phone.engine, "alertTitle").text).toBe("Allow USB debugging?");
@@ -52,13 +52,13 @@ describe("the USB debugging prompt", () => {
     expect(await focusLine(phone)).toContain("com.android.systemui/com.android.systemui.usb.UsbDebuggingActivity");
     phone.engine.tap(...center(find(phone.engine, "Cancel")));
     expect(phone.engine.systemUi.usbPrompt).toBeNull();
-    expect(phone.keyStore!.accepted.size).toBe(0);
+    expect(phone.keyStore.accepted.size).toBe(0);
     connection.destroy();
     expect(await focusLine(phone)).toContain("com.android.settings/");
   });
 
   it("Allow with 'Always allow' ticked remembers the key; without it the key is good for this connection only", async () => {
-    phone = await startVirtualPhone({ scenario: "settings", auth: true });
+    phone = await startVirtualPhone({ scenario: "settings" });
     const remembered = new NodeCredentialStore("remembered@test");
     const once = new NodeCredentialStore("once@test");
 
@@ -68,7 +68,7 @@ describe("the USB debugging prompt", () => {
     expect(find(phone.engine, "alwaysUse").attrs.checked).toBe("true");
     phone.engine.tap(...center(find(phone.engine, "Allow")));
     const adb = new Adb(await first);
-    expect(phone.keyStore!.accepted.size).toBe(1);
+    expect(phone.keyStore.accepted.size).toBe(1);
     await adb.close();
 
     const second = (await connect(phone, once)).transport;
@@ -77,7 +77,7 @@ describe("the USB debugging prompt", () => {
     phone.engine.tap(...center(find(phone.engine, "Allow")));
     const adb2 = new Adb(await second);
     expect(await adb2.subprocess.noneProtocol!.spawnWaitText("echo ok")).toBe("ok\n");
-    expect(phone.keyStore!.accepted.size).toBe(1);
+    expect(phone.keyStore.accepted.size).toBe(1);
     await adb2.close();
   });
 });
