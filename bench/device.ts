@@ -5,7 +5,7 @@
 // a hardware phone would; they print on an earlier line, the last line stays the fast phone's.
 import { startVirtualPhone } from "@phoneloop/virtual-phone";
 import { AdbDevice, centerOf, flattenUiTree, MemoryCredentialStore, type Device, type UiNode } from "@phoneloop/device";
-import { connectTcp } from "@phoneloop/device/node";
+import { adbPublicKeyLine, connectTcp } from "@phoneloop/device/node";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
 const REALISTIC_ROUNDS = Number(process.env.BENCH_REALISTIC_ROUNDS ?? 6);
@@ -43,8 +43,12 @@ async function dismissPopups(device: Device): Promise<void> {
   }
 }
 
-const phone = await startVirtualPhone({ scenario: "social", seed: 1, adbPort: 0 });
-const device = new AdbDevice(await connectTcp({ port: phone.adbPort, credentialStore: new MemoryCredentialStore() }));
+// the phones already list the bench's key in adb_keys, as a phone that allowed this computer does
+const credentialStore = new MemoryCredentialStore("bench@phoneloop");
+const benchKey = await credentialStore.generateKey();
+const adbKeys = [adbPublicKeyLine(benchKey.buffer, benchKey.name ?? credentialStore.name)];
+const phone = await startVirtualPhone({ scenario: "social", seed: 1, adbPort: 0, adbKeys });
+const device = new AdbDevice(await connectTcp({ port: phone.adbPort, credentialStore }));
 try {
   // Warm up: first render, JIT, sockets.
   await device.info();
@@ -123,8 +127,8 @@ try {
 
 /** The same calls against a phone that takes a mid-range phone's time (`latency: "realistic"`). */
 async function realisticFigures(): Promise<Record<string, number[]>> {
-  const slow = await startVirtualPhone({ scenario: "social", seed: 1, adbPort: 0, latency: "realistic" });
-  const dev = new AdbDevice(await connectTcp({ port: slow.adbPort, credentialStore: new MemoryCredentialStore() }));
+  const slow = await startVirtualPhone({ scenario: "social", seed: 1, adbPort: 0, latency: "realistic", adbKeys });
+  const dev = new AdbDevice(await connectTcp({ port: slow.adbPort, credentialStore }));
   const out: Record<string, number[]> = { sense: [], screenshot: [], uiTree: [], tap: [], openApp: [] };
   const time = async (name: string, fn: () => Promise<unknown>) => {
     const t0 = performance.now();

@@ -6,13 +6,13 @@
 //   adb_ms=<median> webadb_ms=<median> ratio=<webadb/adb> render_ms=<median>
 import { execFile, execFileSync, fork } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AdbDevice, isPng, MemoryCredentialStore, readPngHeader } from "@phoneloop/device";
-import { connectTcp } from "@phoneloop/device/node";
+import { adbPublicKeyLine, connectTcp } from "@phoneloop/device/node";
 import type { PhoneReady, PhoneReply, PhoneRequest } from "./support/phone-process.ts";
 
 const SHOTS = Number(process.env.BENCH_SHOTS ?? 50);
@@ -32,12 +32,42 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+// ── Debian's adb, on a private server port ──
+const adbHome = mkdtempSync(join(tmpdir(), "bench-adb-home-"));
+const adbServerPort = await freePort();
+const adbEnv = { ...process.env, HOME: adbHome, ANDROID_SDK_HOME: adbHome, ANDROID_USER_HOME: join(adbHome, ".android"), ANDROID_ADB_SERVER_PORT: String(adbServerPort) };
+function adb(args: string[]): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    execFile("adb", ["-P", String(adbServerPort), ...args], { env: adbEnv, encoding: "buffer", maxBuffer: 64 * 1024 * 1024, timeout: 30_000 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`adb ${args.join(" ")} failed: ${stderr.toString().trim() || err.message}. Is Debian's adb installed (apt-get install adb)?`)) : resolve(stdout),
+    ),
+  );
+}
+
+// Interrupted (Ctrl-C, a closed pipe): still stop the private adb server; the phone stops when our IPC channel closes.
+for (const signal of ["SIGINT", "SIGTERM", "SIGPIPE", "SIGHUP"] as const) {
+  process.once(signal, () => {
+    try {
+      execFileSync("adb", ["-P", String(adbServerPort), "kill-server"], { env: adbEnv, stdio: "ignore", timeout: 5_000 });
+    } finally {
+      process.exit(1);
+    }
+  });
+}
+
+// Both clients' keys are already in the phone's adb_keys, as on a phone that allowed this computer.
+await adb(["start-server"]);
+const credentialStore = new MemoryCredentialStore("bench@phoneloop");
+const webAdbKey = await credentialStore.generateKey();
+const adbKeys = [readFileSync(join(adbHome, ".android", "adbkey.pub"), "utf8"), adbPublicKeyLine(webAdbKey.buffer, webAdbKey.name ?? credentialStore.name)];
+
 // ── the phone, in its own process ──
-const child = fork(fileURLToPath(new URL("./support/phone-process.ts", import.meta.url)), [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+const child = fork(fileURLToPath(new URL("./support/phone-process.ts", import.meta.url)), [JSON.stringify(adbKeys)], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
 const ready = await new Promise<PhoneReady>((resolve, reject) => {
   child.once("message", (m) => resolve(m as PhoneReady));
   child.once("exit", (code) => reject(new Error(`bench: the virtual phone exited (${code}) before it was ready`)));
 });
+const target = `127.0.0.1:${ready.adbPort}`;
 let nextId = 1;
 const pending = new Map<number, (r: PhoneReply) => void>();
 child.on("message", (m) => {
@@ -60,7 +90,7 @@ function ask<O extends PhoneRequest["op"]>(op: O): Promise<Extract<PhoneReply, {
 let flip = 0;
 async function newFrame(): Promise<void> {
   const dy = flip++ % 2 === 0 ? 20 : -17;
-  const res = await fetch(`${ready.controlUrl}/input`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ type: "swipe", x1: 540, y1: 1500, x2: 540, y2: 1500 - dy, durationMs: 300 }) });
+  const res = await fetch(`${ready.controlUrl}/input`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${ready.controlToken}` }, body: JSON.stringify({ type: "swipe", x1: 540, y1: 1500, x2: 540, y2: 1500 - dy, durationMs: 300 }) });
   if (!res.ok) throw new Error(`bench: the phone's control API refused a swipe: ${res.status} ${await res.text()}`);
 }
 
@@ -78,38 +108,13 @@ async function shot(take: () => Promise<Uint8Array>, renders: number[]): Promise
   return ms;
 }
 
-// ── Debian's adb, on a private server port ──
-const adbHome = mkdtempSync(join(tmpdir(), "bench-adb-home-"));
-const adbServerPort = await freePort();
-const adbEnv = { ...process.env, HOME: adbHome, ANDROID_SDK_HOME: adbHome, ANDROID_ADB_SERVER_PORT: String(adbServerPort) };
-const target = `127.0.0.1:${ready.adbPort}`;
-function adb(args: string[]): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    execFile("adb", ["-P", String(adbServerPort), ...args], { env: adbEnv, encoding: "buffer", maxBuffer: 64 * 1024 * 1024, timeout: 30_000 }, (err, stdout, stderr) =>
-      err ? reject(new Error(`adb ${args.join(" ")} failed: ${stderr.toString().trim() || err.message}. Is Debian's adb installed (apt-get install adb)?`)) : resolve(stdout),
-    ),
-  );
-}
-
-// Interrupted (Ctrl-C, a closed pipe): still stop the private adb server; the phone stops when our IPC channel closes.
-for (const signal of ["SIGINT", "SIGTERM", "SIGPIPE", "SIGHUP"] as const) {
-  process.once(signal, () => {
-    try {
-      execFileSync("adb", ["-P", String(adbServerPort), "kill-server"], { env: adbEnv, stdio: "ignore", timeout: 5_000 });
-    } finally {
-      process.exit(1);
-    }
-  });
-}
-
 let device: AdbDevice | undefined;
 try {
   await ask("feed");
-  await adb(["start-server"]);
   const connected = (await adb(["connect", target])).toString();
   if (!/connected to/.test(connected)) throw new Error(`bench: adb could not connect to the virtual phone at ${target}: ${connected.trim()}`);
   await adb(["-s", target, "wait-for-device"]);
-  device = new AdbDevice(await connectTcp({ host: "127.0.0.1", port: ready.adbPort, credentialStore: new MemoryCredentialStore() }));
+  device = new AdbDevice(await connectTcp({ host: "127.0.0.1", port: ready.adbPort, credentialStore }));
   const viaAdb = () => adb(["-s", target, "exec-out", "screencap -p"]).then((b) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
   const viaWebAdb = () => device!.screenshot().then((s) => s.png);
 

@@ -6,12 +6,12 @@
 // executor request as sent (o200k text tokens + OpenAI high-detail image tokens) for 1080×2400.
 // The phone and the API each run in their own process, as they do in production.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AdbDevice, MemoryCredentialStore } from "@phoneloop/device";
-import { connectTcp } from "@phoneloop/device/node";
+import { adbPublicKeyLine, connectTcp } from "@phoneloop/device/node";
 import { createModels, countTextTokens, fencedRegions, runAgent, systemClock, type AgentEvent, type RunOutcome } from "@phoneloop/agent";
 import { nodeImages } from "@phoneloop/agent/node";
 import { MemoryControlPlane, startScriptedModelServer, planOf, type RecordedRequest, type ScriptedReply } from "@phoneloop/agent/testing";
@@ -82,12 +82,16 @@ await db.$disconnect();
 
 const api = await startProcess(["apps/api/src/server.ts"], { DATABASE_URL: databaseUrl, API_PORT: "0", API_HOST: "127.0.0.1" }, /on (http:\/\/127\.0\.0\.1:\d+)/);
 const apiUrl = api.match[1]!;
+// the phone already lists the bench's key in adb_keys (--adb-keys), as a phone that allowed this computer does
+const credentialStore = new MemoryCredentialStore("bench@phoneloop");
+const benchKey = await credentialStore.generateKey();
+writeFileSync(join(dir, "adbkey.pub"), adbPublicKeyLine(benchKey.buffer, benchKey.name ?? credentialStore.name));
 const phone = await startProcess(
-  ["packages/virtual-phone/src/cli.ts", "--scenario", "social", "--seed", "3", "--adb-port", "0", "--ws-port", "0", "--control-port", "0"],
+  ["packages/virtual-phone/src/cli.ts", "--scenario", "social", "--seed", "3", "--adb-port", "0", "--ws-port", "0", "--control-port", "0", "--adb-keys", join(dir, "adbkey.pub")],
   {},
   /adb connect [^:\s]+:(\d+)/,
 );
-const device = new AdbDevice(await connectTcp({ host: "127.0.0.1", port: Number(phone.match[1]), credentialStore: new MemoryCredentialStore() }));
+const device = new AdbDevice(await connectTcp({ host: "127.0.0.1", port: Number(phone.match[1]), credentialStore }));
 
 const member = createApiClient({ apiUrl, credentials: { memberId: owner.id } });
 const gates = subscribeEvents(member, {}, {

@@ -5,6 +5,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { applyMigrations, redact, startEmbeddedPostgres, type RunningPostgres } from "../packages/state/src/index.ts";
 import { DEFAULT_PORTS } from "../packages/virtual-phone/src/default-ports.ts";
+import { demoPhoneArgs } from "./demo-phone.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 const apiPort = Number(process.env.API_PORT ?? 4000);
@@ -59,7 +60,7 @@ launch("api", ["tsx", "apps/api/src/server.ts"], {
 });
 launch("web", ["next", "dev", "apps/web", "-p", String(webPort), "-H", host], { NEXT_PUBLIC_API_URL: apiUrl, NEXT_TELEMETRY_DISABLED: "1" });
 if (existsSync(join(root, "packages/virtual-phone/src/cli.ts"))) {
-  launch("phone", ["tsx", "packages/virtual-phone/src/cli.ts", "--adb-port", String(phonePorts.adb), "--ws-port", String(phonePorts.ws), "--control-port", String(phonePorts.control)], {});
+  launch("phone", ["tsx", ...demoPhoneArgs({ root, ports: phonePorts, webPort })], {});
 }
 
 await waitFor(`${apiUrl}/health`, "API");

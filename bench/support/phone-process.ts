@@ -9,10 +9,12 @@ export type PhoneReply =
   /** `renders`: new frames rendered so far; `lastRenderMs`: the phone's layout+paint+PNG time of the newest one. */
   | { id: number; op: "frame"; sha1: string; renders: number; lastRenderMs: number }
   | { id: number; op: "stop" };
-export type PhoneReady = { op: "ready"; serial: string; adbPort: number; controlUrl: string };
+export type PhoneReady = { op: "ready"; serial: string; adbPort: number; controlUrl: string; controlToken: string };
 
 const send = (m: PhoneReply | PhoneReady) => process.send!(m);
-const phone = await startVirtualPhone({ scenario: "social", seed: 1, adbPort: 0, wsPort: 0, controlPort: 0 });
+// argv[2]: the public keys (JSON array of adbkey.pub lines) the phone already lists in adb_keys
+const adbKeys = JSON.parse(process.argv[2] ?? "[]") as string[];
+const phone = await startVirtualPhone({ scenario: "social", seed: 1, adbPort: 0, wsPort: 0, controlPort: 0, adbKeys });
 const engine = phone.engine;
 
 process.on("message", (m: PhoneRequest) => {
@@ -37,4 +39,4 @@ process.on("message", (m: PhoneRequest) => {
 });
 // The benchmark went away without saying stop (killed, crashed): a phone nobody drives must not linger.
 process.on("disconnect", () => void phone.stop().finally(() => process.exit(0)));
-send({ op: "ready", serial: phone.serial, adbPort: phone.adbPort, controlUrl: phone.controlUrl });
+send({ op: "ready", serial: phone.serial, adbPort: phone.adbPort, controlUrl: phone.controlUrl, controlToken: phone.controlToken });

@@ -47,11 +47,12 @@ const server = createServer(async (req, res) => {
     if (req.method === "POST" && url.pathname === "/phones") {
       const opts = await body(req);
       const log = process.env.DEVICE_E2E_LOG ? (line: string) => console.log(`[phone ${nextId}] ${line}`) : undefined;
-      const phone = await startVirtualPhone({ adbPort: 0, wsPort: 0, controlPort: 0, host: "127.0.0.1", log, ...opts });
+      // the harness page (this server's origin) opens the phone's ADB WebSocket
+      const phone = await startVirtualPhone({ adbPort: 0, wsPort: 0, controlPort: 0, host: "127.0.0.1", log, allowOrigins: [`http://127.0.0.1:${port}`], ...opts });
       const id = String(nextId++);
       phones.set(id, phone);
       res.setHeader("content-type", "application/json");
-      return void res.end(JSON.stringify({ id, serial: phone.serial, adbPort: phone.adbPort, wsUrl: phone.wsUrl, controlUrl: phone.controlUrl }));
+      return void res.end(JSON.stringify({ id, serial: phone.serial, adbPort: phone.adbPort, wsUrl: phone.wsUrl, controlUrl: phone.controlUrl, controlToken: phone.controlToken }));
     }
     const m = /^\/phones\/(\d+)$/.exec(url.pathname);
     if (req.method === "DELETE" && m) {

@@ -11,25 +11,32 @@ interface PhoneInfo {
   serial: string;
   wsUrl: string;
   controlUrl: string;
+  controlToken: string;
 }
 
+/**
+ * The page makes its ADB key in the browser at connect time, so no phone can list it beforehand: phones for tests
+ * of something else allow every key (`trust: "any-key"`); the prompt's own tests pass `trust: "ask"`.
+ */
 async function startPhone(request: APIRequestContext, opts: Record<string, unknown> = {}): Promise<PhoneInfo> {
-  const res = await request.post("/phones", { data: { scenario: "social", seed: 1, ...opts } });
+  const res = await request.post("/phones", { data: { scenario: "social", seed: 1, trust: "any-key", ...opts } });
   expect(res.ok(), await res.text()).toBe(true);
   return (await res.json()) as PhoneInfo;
 }
 
+const bearer = (phone: PhoneInfo) => ({ authorization: `Bearer ${phone.controlToken}` });
+
 async function phoneState(request: APIRequestContext, phone: PhoneInfo) {
-  const res = await request.get(`${phone.controlUrl}/state`);
+  const res = await request.get(`${phone.controlUrl}/state`, { headers: bearer(phone) });
   return (await res.json()) as { screen: string; popup: string | null; loading: boolean; ime: string; foreground: string; actionCount: number; apps: { social: { vars: { searchDraft: string; query: string } } } };
 }
 
 /** Taps "Allow" on the phone once its prompt is up (the key reaches the phone just after the page says so). */
 async function allowOnPhone(request: APIRequestContext, phone: PhoneInfo) {
   await expect
-    .poll(async () => ((await (await request.get(`${phone.controlUrl}/auth`)).json()) as { pending: unknown[] }).pending.length)
+    .poll(async () => ((await (await request.get(`${phone.controlUrl}/auth`, { headers: bearer(phone) })).json()) as { pending: unknown[] }).pending.length)
     .toBeGreaterThan(0);
-  const res = await request.post(`${phone.controlUrl}/auth/accept`, { data: {} });
+  const res = await request.post(`${phone.controlUrl}/auth/accept`, { data: {}, headers: bearer(phone) });
   expect(((await res.json()) as { answered: number }).answered).toBe(1);
 }
 
@@ -179,7 +186,7 @@ test.describe("WebUSB", () => {
 
   test("a phone already granted reconnects without a prompt, and the browser key is remembered", async ({ page, request, context }) => {
     await request.delete(`/phones/${phone.id}`);
-    phone = await startPhone(request, { auth: true });
+    phone = await startPhone(request, { trust: "ask" });
     await openHarness(page, { wsUrl: phone.wsUrl, granted: false });
     await connect(page, false);
     // First time: the phone asks "Allow USB debugging?" and the page says so.
@@ -205,7 +212,7 @@ test.describe("WebUSB", () => {
 
   test("an unanswered authorization prompt times out with what to do, and Retry works", async ({ page, request }) => {
     await request.delete(`/phones/${phone.id}`);
-    phone = await startPhone(request, { auth: true });
+    phone = await startPhone(request, { trust: "ask" });
     await openHarness(page, { wsUrl: phone.wsUrl }, "?authTimeoutMs=1500");
     await connect(page);
     const alert = page.getByRole("alert");

@@ -1,7 +1,7 @@
 // The host adb server path: a real `adb` (Debian's /usr/bin/adb) on a private port connects to the virtual phone
 // over TCP, and connectAdbServer drives it through @yume-chan/adb-server-node-tcp.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,12 +28,13 @@ describe.skipIf(!existsSync(ADB))("adb server connection", () => {
   const adb = (...args: string[]) => execFileSync(ADB, ["-P", String(port), ...args], { env, timeout: 20_000 }).toString();
 
   beforeAll(async () => {
-    phone = await startVirtualPhone({ adbPort: 0 });
     port = await freePort();
     const home = mkdtempSync(join(tmpdir(), "phoneloop-adb-home-"));
     // A private HOME keeps the test's adb key and server away from the developer's own.
     env = { ...process.env, HOME: home, ANDROID_SDK_HOME: home, ANDROID_USER_HOME: join(home, ".android") };
     adb("start-server");
+    // the phone already lists the key this adb server made on start, as a phone that allowed this computer does
+    phone = await startVirtualPhone({ adbPort: 0, adbKeys: [readFileSync(join(home, ".android", "adbkey.pub"), "utf8")] });
     try {
       adb("connect", `127.0.0.1:${phone.adbPort}`);
     } catch {

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { AdbDevice } from "./adb-device.ts";
 import { connectTcp } from "./connections/tcp.ts";
 import { MemoryCredentialStore } from "./credentials/browser.ts";
-import { NodeCredentialStore } from "./credentials/node.ts";
+import { adbPublicKeyLine, NodeCredentialStore } from "./credentials/node.ts";
 import { AuthorizationTimeout, DeviceCommandFailed, DeviceDisconnected, DeviceTimeout } from "./errors.ts";
 import { phashPng } from "./phash.ts";
 import { centerOf, flattenUiTree } from "./ui-tree.ts";
@@ -20,6 +20,14 @@ type SocialVars = { searchDraft: string; query: string; liked: string[] };
 const social = (phone: VirtualPhone) => (phone.engine.state().apps as Record<string, { vars: SocialVars; actions: number }>).social!;
 const state = (phone: VirtualPhone) => phone.engine.state() as { screen: string | null; popup: string | null; loading: boolean; ime: string; foreground: string; focusedWindow: string; actionCount: number };
 
+/** A key the phone already lists in adb_keys (as a phone that allowed this computer does), and the phone's option for it. */
+const trusted = new MemoryCredentialStore("device-tests@phoneloop");
+const trustedKey = trusted.generateKey();
+const adbKeys = async () => {
+  const key = await trustedKey;
+  return [adbPublicKeyLine(key.buffer, key.name ?? trusted.name)];
+};
+
 /** Resolves "hung" if `p` has not settled within `ms`: a bound on hanging, not a wall-clock measurement. */
 function settlesWithin<T>(p: Promise<T>, ms: number): Promise<PromiseSettledResult<T> | "hung"> {
   return Promise.race([Promise.allSettled([p]).then((r) => r[0]!), new Promise<"hung">((r) => setTimeout(() => r("hung"), ms))]);
@@ -30,14 +38,14 @@ describe("Device over TCP against the virtual phone", () => {
   let device: AdbDevice;
 
   beforeAll(async () => {
-    phone = await startVirtualPhone({ scenario: "social", seed: 1, adbPort: 0 });
+    phone = await startVirtualPhone({ scenario: "social", seed: 1, adbPort: 0, adbKeys: await adbKeys() });
   });
   afterAll(async () => {
     await phone?.stop();
   });
   beforeEach(async () => {
     phone.engine.load("social", 1);
-    device = new AdbDevice(await connectTcp({ port: phone.adbPort, credentialStore: new MemoryCredentialStore() }));
+    device = new AdbDevice(await connectTcp({ port: phone.adbPort, credentialStore: trusted }));
   });
   afterEach(async () => {
     phone.engine.faults.slowMs = 0;
@@ -229,7 +237,7 @@ describe("losing the phone", () => {
   const unhandled: unknown[] = [];
   const onUnhandled = (e: unknown) => unhandled.push(e);
   beforeAll(async () => {
-    phone = await startVirtualPhone({ adbPort: 0 });
+    phone = await startVirtualPhone({ adbPort: 0, adbKeys: await adbKeys() });
     process.on("unhandledRejection", onUnhandled);
   });
   afterAll(async () => {
@@ -239,7 +247,7 @@ describe("losing the phone", () => {
 
   it("a cable pull in the middle of a screenshot fails every pending call with one DeviceDisconnected within 2 s", async () => {
     const proxy = await cuttableProxy(phone.adbPort);
-    const device = new AdbDevice(await connectTcp({ port: proxy.port, credentialStore: new MemoryCredentialStore() }));
+    const device = new AdbDevice(await connectTcp({ port: proxy.port, credentialStore: trusted }));
     await device.info();
     // The frame screencap will send is larger than the cut point, so the cut lands inside the first transfer.
     expect((await phone.engine.screenshot()).length).toBeGreaterThan(64 * 1024);
@@ -261,7 +269,7 @@ describe("losing the phone", () => {
   });
 
   it("the phone dropping the connection (control API fault) during a screenshot does the same", async () => {
-    const device = new AdbDevice(await connectTcp({ port: phone.adbPort, credentialStore: new MemoryCredentialStore() }));
+    const device = new AdbDevice(await connectTcp({ port: phone.adbPort, credentialStore: trusted }));
     phone.engine.faults.slowMs = 300;
     const shot = device.screenshot();
     await new Promise((r) => setTimeout(r, 50));
@@ -278,9 +286,9 @@ describe("losing the phone", () => {
 
 describe("other connections and authorization", () => {
   it("WebSocket carrying the adbd byte stream", async () => {
-    const phone = await startVirtualPhone({ wsPort: 0 });
+    const phone = await startVirtualPhone({ wsPort: 0, adbKeys: await adbKeys() });
     try {
-      const device = new AdbDevice(await connectWebSocketNode({ url: phone.wsUrl, credentialStore: new MemoryCredentialStore() }));
+      const device = new AdbDevice(await connectWebSocketNode({ url: phone.wsUrl, credentialStore: trusted }));
       expect((await device.info()).serial).toBe(phone.serial);
       expect((await device.screenshot()).width).toBe(1080);
       expect((await device.foreground()).packageName).toBe("com.phoneloop.social");
@@ -291,7 +299,7 @@ describe("other connections and authorization", () => {
   });
 
   it("asks for authorization once, remembers the key file, and bounds the wait with a retryable timeout", async () => {
-    const phone = await startVirtualPhone({ auth: true });
+    const phone = await startVirtualPhone(); // asks about every key it does not list, as phones do
     const dir = mkdtempSync(join(tmpdir(), "phoneloop-adbkey-"));
     const store = new NodeCredentialStore({ path: join(dir, "adbkey"), name: "test@phoneloop" });
     try {
@@ -308,7 +316,7 @@ describe("other connections and authorization", () => {
         credentialStore: store,
         onStatus: (s) => {
           second.push(s.kind);
-          if (s.kind === "waiting_for_authorization") setTimeout(() => phone.keyStore!.answer("accept"), 20);
+          if (s.kind === "waiting_for_authorization") setTimeout(() => phone.keyStore.answer("accept", { always: true }), 20);
         },
       });
       const device = new AdbDevice(await connecting);

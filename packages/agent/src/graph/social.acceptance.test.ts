@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
 import { AdbDevice, MemoryCredentialStore } from "@phoneloop/device";
-import { connectTcp } from "@phoneloop/device/node";
+import { adbPublicKeyLine, connectTcp } from "@phoneloop/device/node";
 import { runAgent } from "./run.ts";
 import { WorkerKilled } from "./state.ts";
 import type { Device } from "../ports.ts";
@@ -62,8 +62,11 @@ describe("social search task on the virtual phone", () => {
   let device: AdbDevice;
   let h: Harness | undefined;
   beforeAll(async () => {
-    phone = await startVirtualPhone({ scenario: "social", seed: 7 });
-    device = new AdbDevice(await connectTcp({ host: "127.0.0.1", port: phone.adbPort, credentialStore: new MemoryCredentialStore() }));
+    // the phone already lists the agent's key in adb_keys, as a phone that allowed this computer does
+    const credentialStore = new MemoryCredentialStore();
+    const key = await credentialStore.generateKey();
+    phone = await startVirtualPhone({ scenario: "social", seed: 7, adbKeys: [adbPublicKeyLine(key.buffer, key.name ?? credentialStore.name)] });
+    device = new AdbDevice(await connectTcp({ host: "127.0.0.1", port: phone.adbPort, credentialStore }));
   });
   afterAll(async () => {
     await h?.stop();

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
 import { AdbDevice, MemoryCredentialStore } from "@phoneloop/device";
-import { connectTcp } from "@phoneloop/device/node";
+import { adbPublicKeyLine, connectTcp } from "@phoneloop/device/node";
 import { runAgent } from "./run.ts";
 import { startHarness, planOf, type Harness } from "../testing/harness.ts";
 import type { RecordedRequest, ScriptedReply } from "../testing/scripted-model-server.ts";
@@ -33,9 +33,12 @@ afterEach(async () => {
 });
 
 async function boot(scenario: string, taskId: string) {
-  phone = await startVirtualPhone({ scenario, seed: 5 });
+  // the phone already lists the agent's key in adb_keys, as a phone that allowed this computer does
+  const credentialStore = new MemoryCredentialStore();
+  const key = await credentialStore.generateKey();
+  phone = await startVirtualPhone({ scenario, seed: 5, adbKeys: [adbPublicKeyLine(key.buffer, key.name ?? credentialStore.name)] });
   const started = phone.engine.startTask(taskId);
-  device = new AdbDevice(await connectTcp({ host: "127.0.0.1", port: phone.adbPort, credentialStore: new MemoryCredentialStore() }));
+  device = new AdbDevice(await connectTcp({ host: "127.0.0.1", port: phone.adbPort, credentialStore }));
   return started;
 }
 

@@ -2,7 +2,7 @@
 // scripted OpenAI-compatible endpoint, the real API on a throwaway database. Exit codes and output are what a
 // script sees; the run's truth is read back through the API.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -14,6 +14,7 @@ import { createApiServer, type ApiServer } from "@phoneloop/api";
 import { createTestDatabase, type TestDatabase } from "@phoneloop/state/testing";
 import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
 import { createApiClient } from "@phoneloop/client";
+import { NodeCredentialStore } from "@phoneloop/device/node";
 
 const root = fileURLToPath(new URL("../../../../", import.meta.url));
 const tsx = `${root}node_modules/.bin/tsx`;
@@ -27,7 +28,10 @@ let keys: string;
 beforeAll(async () => {
   t = await createTestDatabase();
   api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
-  phone = await startVirtualPhone({ seed: 3 });
+  keys = mkdtempSync(join(tmpdir(), "phoneloop-adbkey-"));
+  // the agent's adbkey (ANDROID_USER_HOME below) is already in the phone's adb_keys, as on a phone that allowed it
+  new NodeCredentialStore({ path: join(keys, "adbkey") }).generateKey();
+  phone = await startVirtualPhone({ seed: 3, adbKeys: [readFileSync(join(keys, "adbkey.pub"), "utf8")] });
   models = await startScriptedModelServer({
     rules: [
       { match: (r) => r.model === "planner-model", replies: [{ text: JSON.stringify({ plan: "look", todos: [{ id: "look", title: "Look at the home screen", kind: "executor", inputs: [], outputs: [] }] }) }], repeatLast: true },
@@ -35,7 +39,6 @@ beforeAll(async () => {
       { match: (r) => r.model === "summarizer-model", replies: [{ text: JSON.stringify({ findings: ["home screen seen"], conclusion: "Looked at the home screen." }) }], repeatLast: true },
     ],
   });
-  keys = mkdtempSync(join(tmpdir(), "phoneloop-adbkey-"));
 });
 afterAll(async () => {
   await models?.stop();
