@@ -1,3 +1,5 @@
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference -- the ambient types must travel with this file into every package that imports the phone
+/// <reference path="./mvdan-sh.d.ts" />
 // The shell's syntax tree, parsed by mvdan/sh (mvdan-sh, the upstream parser compiled to JS) in mksh mode: Android's
 // /system/bin/sh is mksh. Operator codes are read from the parser itself, so they never drift from its numbering.
 import mvdan from "mvdan-sh";
