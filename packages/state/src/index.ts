@@ -4,11 +4,11 @@
 export { createDb, type Db } from "./db/client.ts";
 export { applyMigrations, redact, MIGRATIONS_DIR } from "./db/migrate.ts";
 export { startEmbeddedPostgres, type EmbeddedPostgresInit, type RunningPostgres } from "./db/embedded-postgres.ts";
-export type { Goal, Todo, Lease, Gate, Evidence, Run, Step, Agent, Member, Turn, Replan } from "./generated/prisma/client.ts";
+export type { Goal, Todo, Lease, Gate, Evidence, Run, Step, Agent, Turn, Replan, Workspace, Membership, AgentToken, Share } from "./generated/prisma/client.ts";
 
 // domain: pure rules and words (also the browser-safe subpath @phoneloop/state/domain)
 export * from "./domain/index.ts";
-export { MemberRoleSchema } from "./domain/schemas.ts";
+export { RoleSchema } from "./domain/schemas.ts";
 
 // services: the operators
 export type { DbOrTx, Tx, OperatorContext } from "./services/operator.ts";
@@ -60,6 +60,19 @@ export { finishRun, FinishRunInput } from "./services/run/finish-run.ts";
 
 export { routeTurn, RouteTurnInput, DEFAULT_MAX_ATTEMPTS } from "./services/turn/route-turn.ts";
 export { recordTurnResult, RecordTurnResultInput, type RecordTurnResultResult, type TurnTransition } from "./services/turn/record-turn-result.ts";
+
+export { createWorkspace, CreateWorkspaceInput } from "./services/workspace/create-workspace.ts";
+export {
+  addMember,
+  AddMemberInput,
+  setMemberRole,
+  SetMemberRoleInput,
+  removeMember,
+  RemoveMemberInput,
+  listMembers,
+  ListMembersInput,
+  membershipsOf,
+} from "./services/workspace/members.ts";
 
 // projections: read-only
 export { board, BoardInput, type Board, type BoardCard } from "./projections/board.ts";

@@ -34,14 +34,13 @@ export {
   GATE_STATUSES,
   LEASE_STATUSES,
   EVIDENCE_KINDS,
-  MEMBER_ROLES,
   SKIP_REASONS,
   type TodoKind,
   type AgentKind,
   type GateStatus,
   type LeaseStatus,
   type EvidenceKind,
-  type MemberRole,
   type SkipReason,
 } from "./vocabulary.ts";
 export { todoStatusOf, type TodoStatus, type LeaseStatusView, type GateStatusView, type HolderView } from "./status.ts";
+export { ROLES, PERMISSIONS, PERMISSION_HOLDERS, GATE_ANSWER_ROLES, holds, type Role, type Permission } from "./roles.ts";

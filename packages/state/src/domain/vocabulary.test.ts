@@ -16,7 +16,7 @@ describe("one vocabulary: domain lists = Prisma enums", () => {
     ["GateStatus", Domain.GATE_STATUSES, Prisma.GateStatus],
     ["EvidenceKind", Domain.EVIDENCE_KINDS, Prisma.EvidenceKind],
     ["RunStatus", Domain.RUN_STATUSES, Prisma.RunStatus],
-    ["MemberRole", Domain.MEMBER_ROLES, Prisma.MemberRole],
+    ["Role", Domain.ROLES, Prisma.Role],
   ];
   for (const [name, list, generated] of pairs) {
     it(`${name}`, () => expect([...list]).toEqual(Object.values(generated)));
@@ -32,7 +32,7 @@ describe("one vocabulary: domain lists = Prisma enums", () => {
     expectTypeOf<Domain.GateStatus>().toEqualTypeOf<Prisma.GateStatus>();
     expectTypeOf<Domain.EvidenceKind>().toEqualTypeOf<Prisma.EvidenceKind>();
     expectTypeOf<Domain.RunStatus>().toEqualTypeOf<Prisma.RunStatus>();
-    expectTypeOf<Domain.MemberRole>().toEqualTypeOf<Prisma.MemberRole>();
+    expectTypeOf<Domain.Role>().toEqualTypeOf<Prisma.Role>();
   });
 
   it("run end reasons are the runtime's words, each once", () => {

@@ -21,9 +21,6 @@ export type LeaseStatus = (typeof LEASE_STATUSES)[number];
 export const EVIDENCE_KINDS = ["observation", "action", "anomaly", "validation", "model_call", "summary", "gate_decision", "handoff", "checkpoint"] as const;
 export type EvidenceKind = (typeof EVIDENCE_KINDS)[number];
 
-export const MEMBER_ROLES = ["owner", "reviewer", "operator", "viewer"] as const;
-export type MemberRole = (typeof MEMBER_ROLES)[number];
-
 /** Why should-run says skip. */
 export const SKIP_REASONS = ["goal_paused", "goal_cancelled", "goal_completed", "gate_waiting", "todo_blocked", "todo_finished", "exhausted", "throttled"] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];

@@ -44,6 +44,8 @@ export interface EventInput {
   actor: string;
   subjectId: string;
   goalId?: string | null;
+  /** Needed when there is no goal (agents, members, tokens); else a trigger sets it from the goal. */
+  workspaceId?: string | null;
   payload?: Record<string, unknown>;
 }
 
@@ -51,8 +53,8 @@ export interface EventInput {
 export async function appendEvent(tx: Tx, e: EventInput, ctx?: OperatorContext): Promise<string> {
   const at = atParam(ctx);
   const rows = await tx.$queryRaw<{ id: bigint }[]>`
-    INSERT INTO "Event" ("goalId", "operator", "actor", "subjectId", "payload", "createdAt")
-    VALUES (${e.goalId ?? null}, ${e.operator}, ${e.actor}, ${e.subjectId}, ${JSON.stringify(e.payload ?? {})}::jsonb,
+    INSERT INTO "Event" ("workspaceId", "goalId", "operator", "actor", "subjectId", "payload", "createdAt")
+    VALUES (${e.workspaceId ?? null}, ${e.goalId ?? null}, ${e.operator}, ${e.actor}, ${e.subjectId}, ${JSON.stringify(e.payload ?? {})}::jsonb,
             COALESCE(${at}::timestamptz, now()))
     RETURNING "id"`;
   return String(rows[0]!.id);
