@@ -1,0 +1,81 @@
+// Who calls the API. Every procedure's permission check and every Event's actor start from the Principal resolved
+// here from the request's headers; a header or body field naming a member or agent is never trusted.
+import { membershipsOf, openShare, verifyAgentToken, type Db, type Role } from "@phoneloop/state";
+import type { SessionReader } from "./session-reader.ts";
+
+export { ROLES, type Role } from "@phoneloop/state/domain";
+
+export type Principal =
+  | { kind: "member"; userId: string; workspaceId: string; role: Role; name: string; email: string }
+  | { kind: "agent"; agentId: string | null; tokenId: string; workspaceId: string } // agentId null until it registers
+  | { kind: "share"; shareId: string; runId: string; workspaceId: string }
+  | { kind: "anonymous" };
+
+/** Agent tokens travel as `Authorization: Bearer plt_...`. */
+export const AGENT_TOKEN_PREFIX = "plt_";
+/** A share link's token, for blob reads of the shared run (share.open takes it as input instead). */
+export const SHARE_HEADER = "x-phoneloop-share";
+/** Picks one of the signed-in person's workspaces; without it, their oldest membership. */
+export const WORKSPACE_HEADER = "x-phoneloop-workspace";
+
+export const ANONYMOUS: Principal = { kind: "anonymous" };
+
+/** What resolving a principal needs of the API's services. */
+export interface PrincipalServices {
+  db: Db;
+  auth: SessionReader;
+}
+
+/**
+ * Resolves who calls: `Authorization: Bearer plt_...` (agent token), else the session cookie (member), else a share
+ * token (only share procedures / blob reads accept it), else anonymous. A credential that does not verify is
+ * anonymous (the permission check then answers 401 with what to do).
+ */
+export async function resolvePrincipal(services: PrincipalServices, headers: Headers): Promise<Principal> {
+  const bearer = bearerToken(headers);
+  if (bearer?.startsWith(AGENT_TOKEN_PREFIX)) {
+    const agent = await verifyAgentToken(services.db, bearer);
+    return agent ? { kind: "agent", agentId: agent.agentId, tokenId: agent.tokenId, workspaceId: agent.workspaceId } : ANONYMOUS;
+  }
+  const session = await services.auth.sessionOf(headers);
+  if (session) {
+    const memberships = await membershipsOf(services.db, session.user.id);
+    const wanted = headers.get(WORKSPACE_HEADER);
+    const membership = wanted ? memberships.find((m) => m.workspaceId === wanted) : memberships[0];
+    if (!membership) return ANONYMOUS;
+    return {
+      kind: "member",
+      userId: session.user.id,
+      workspaceId: membership.workspaceId,
+      role: membership.role,
+      name: session.user.name,
+      email: session.user.email,
+    };
+  }
+  const shareToken = headers.get(SHARE_HEADER);
+  if (shareToken) {
+    const share = await openShare(services.db, shareToken).catch(() => null);
+    return share ? { kind: "share", shareId: share.shareId, runId: share.runId, workspaceId: share.workspaceId } : ANONYMOUS;
+  }
+  return ANONYMOUS;
+}
+
+function bearerToken(headers: Headers): string | undefined {
+  const value = headers.get("authorization");
+  const match = value ? /^Bearer\s+(\S+)$/i.exec(value) : null;
+  return match?.[1];
+}
+
+/** The id an Event records as its actor: the member's user id or the agent's id (its token id before it registers). */
+export function actorOf(principal: Principal): string {
+  switch (principal.kind) {
+    case "member":
+      return principal.userId;
+    case "agent":
+      return principal.agentId ?? `token:${principal.tokenId}`;
+    case "share":
+      return `share:${principal.shareId}`;
+    case "anonymous":
+      return "anonymous";
+  }
+}
