@@ -6,6 +6,6 @@ export { parseScenario, loadScenario, builtinScenarios, ScenarioValidationError,
 export { scenarioJsonSchema } from "./scenario/json-schema.ts";
 export { evaluateTask, taskGoal, type TaskEvaluation } from "./scenario/evaluator.ts";
 export { ScenarioRuntime, seededRandom, matchDeeplink, ADB_KEYBOARD_IME, DEFAULT_IME, type Clock, type PhoneState } from "./scenario/runtime.ts";
-export { AdbKeyStore, parseAdbPublicKey } from "./adb/auth.ts";
+export { AdbKeyStore, parseAdbPublicKey, parseAdbKeys, ADB_TRUST, type AdbTrust } from "./adb/auth.ts";
 export { AdbMessageParser, AdbCommand, encodeMessage } from "./adb/message.ts";
 export { ManualClock, parseDump, find, has, center, tapOn, type DumpNode } from "./testing.ts";

@@ -40,6 +40,7 @@ describe("ADB over WebSocket", () => {
     const ws = new WebSocket(phone.wsUrl, { origin: "http://evil.example" });
     const [, res] = (await once(ws, "unexpected-response")) as [unknown, IncomingMessage];
     expect(res.statusCode).toBe(403);
+    expect(res.headers["content-type"]).toBe("text/plain; charset=utf-8");
     const body = await new Promise<string>((r) => {
       let text = "";
       res.on("data", (c: Buffer) => (text += c.toString()));

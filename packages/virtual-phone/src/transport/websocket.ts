@@ -21,7 +21,8 @@ export function listenWebSocket(host: string, port: number, init: () => AdbDaemo
     maxPayload: 16 * 1024 * 1024,
     verifyClient: ({ req }, done) => {
       if (originAllowed(req.headers.origin, allowOrigins)) return done(true);
-      done(false, 403, `Origin ${req.headers.origin} may not use this phone; start it with --allow-origin ${req.headers.origin} to let that page connect`);
+      const why = `Origin ${req.headers.origin} may not use this phone; start it with --allow-origin ${req.headers.origin} to let that page connect`;
+      done(false, 403, why, { "Content-Type": "text/plain; charset=utf-8" });
     },
   });
   wss.on("connection", (ws) => {
