@@ -81,6 +81,7 @@ export async function startVirtualPhone(opts: VirtualPhoneOptions = {}): Promise
   const engine = new PhoneEngine({ scenario: opts.scenario, seed: opts.seed ?? 1, serial, clock: opts.clock, latency: opts.latency });
   const keyStore = openKeyStore(opts);
   const controlToken = opts.controlToken ?? randomBytes(32).toString("base64url");
+  if (controlToken.length < 22) throw new Error("cannot start the virtual phone: controlToken must carry at least 128 bits (22 base64url characters); leave it out for a random one");
   const commands = createCommandRegistry();
   const power = new PowerCycle(engine, opts.bootTimings);
   const router = createServiceRouter({
