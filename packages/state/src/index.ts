@@ -57,6 +57,8 @@ export { appendStep, AppendStepInput } from "./services/run/append-step.ts";
 export { saveCheckpoint, SaveCheckpointInput } from "./services/run/save-checkpoint.ts";
 export { resumeRun, ResumeRunInput } from "./services/run/resume-run.ts";
 export { finishRun, FinishRunInput } from "./services/run/finish-run.ts";
+export { reapRuns, ReapRunsInput, DEFAULT_AGENT_STALE_MS, type ReapedRun } from "./services/run/reap-runs.ts";
+export { expireGates, ExpireGatesInput } from "./services/gate/expire-gates.ts";
 
 export { routeTurn, RouteTurnInput, DEFAULT_MAX_ATTEMPTS } from "./services/turn/route-turn.ts";
 export { recordTurnResult, RecordTurnResultInput, type RecordTurnResultResult, type TurnTransition } from "./services/turn/record-turn-result.ts";
@@ -73,6 +75,33 @@ export {
   ListMembersInput,
   membershipsOf,
 } from "./services/workspace/members.ts";
+export {
+  AGENT_TOKEN_PREFIX,
+  issueAgentToken,
+  IssueAgentTokenInput,
+  verifyAgentToken,
+  revokeAgentToken,
+  RevokeAgentTokenInput,
+  listAgentTokens,
+  ListAgentTokensInput,
+  type VerifiedAgentToken,
+  type AgentTokenView,
+} from "./services/workspace/agent-tokens.ts";
+export {
+  SHARE_TOKEN_PREFIX,
+  createShare,
+  CreateShareInput,
+  revokeShare,
+  RevokeShareInput,
+  listShares,
+  ListSharesInput,
+  openShare,
+  sharedReplay,
+  type OpenedShare,
+  type ShareView,
+  type SharedReplay,
+} from "./services/workspace/shares.ts";
+export { scopeToWorkspace, SCOPED_FIELDS, type ScopedField } from "./services/workspace/scope.ts";
 
 // projections: read-only
 export { board, BoardInput, type Board, type BoardCard } from "./projections/board.ts";

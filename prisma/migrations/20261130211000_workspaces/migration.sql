@@ -92,9 +92,8 @@ ALTER TABLE "Agent" ALTER COLUMN "workspaceId" SET NOT NULL;
 INSERT INTO "WorkspaceBlob" ("workspaceId", "sha256", "createdAt") SELECT 'ws_default', b."sha256", b."createdAt" FROM "Blob" b;
 
 -- AlterTable: answer roles renamed the same way (the column now records the workspace's rule).
-ALTER TABLE "Gate" ALTER COLUMN "answerRoles" TYPE "Role"[] USING (
-  SELECT COALESCE(array_agg((CASE r WHEN 'owner' THEN 'admin' WHEN 'reviewer' THEN 'approver' ELSE r::text END)::"Role"), '{}')
-  FROM unnest("answerRoles") AS r);
+ALTER TABLE "Gate" ALTER COLUMN "answerRoles" TYPE "Role"[]
+  USING array_replace(array_replace("answerRoles"::text[], 'owner', 'admin'), 'reviewer', 'approver')::"Role"[];
 
 -- AlterTable
 ALTER TABLE "Event" ADD COLUMN "workspaceId" TEXT;

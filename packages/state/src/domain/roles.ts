@@ -14,6 +14,7 @@ export const PERMISSIONS = [
   "answer_gate",
   "admin",
   "share", // create and revoke links to a run's replay
+  "operate", // a person at the controls: mints agent tokens for a tab or a worker, manages their own tokens
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -24,6 +25,7 @@ export const PERMISSION_HOLDERS: Record<Permission, readonly (Role | "agent")[]>
   answer_gate: ["approver", "admin"],
   admin: ["admin"],
   share: ["operator", "admin"],
+  operate: ["operator", "admin"],
 };
 
 /** The workspace's rule for who answers a gate; whoever opens the gate does not choose. */

@@ -5,7 +5,7 @@ import { Id } from "../domain/schemas.ts";
 import { currentTime, type DbOrTx, type OperatorContext } from "../services/operator.ts";
 import { describeRemaining, policyUsage } from "../services/quota/usage.ts";
 
-export const AttentionQueueInput = z.object({ goalId: Id.optional(), limit: z.number().int().min(1).max(500).default(100) });
+export const AttentionQueueInput = z.object({ workspaceId: Id, goalId: Id.optional(), limit: z.number().int().min(1).max(500).default(100) });
 export type AttentionQueueInput = z.input<typeof AttentionQueueInput>;
 
 export type AttentionWho =
@@ -19,20 +19,28 @@ export type AttentionItem =
   | { kind: "todo_blocked"; who: AttentionWho; goalId: string; todoId: string; title: string; reason: string | null; since: Date }
   | { kind: "quota_exhausted"; who: AttentionWho; goalId: string | null; policyId: string; scope: string; subjectId: string; message: string; retryAfterMs: number | null };
 
-export async function attentionQueue(db: DbOrTx, raw: AttentionQueueInput = {}, ctx?: OperatorContext): Promise<AttentionItem[]> {
+export async function attentionQueue(db: DbOrTx, raw: AttentionQueueInput, ctx?: OperatorContext): Promise<AttentionItem[]> {
   const i = parseInput(AttentionQueueInput, raw, "attentionQueue");
   const at = await currentTime(db, ctx);
-  const goalFilter = i.goalId ? { goalId: i.goalId } : {};
+  const inWorkspace = { goal: { workspaceId: i.workspaceId } };
+  const goalFilter = i.goalId ? { goalId: i.goalId, ...inWorkspace } : inWorkspace;
   const [gates, expired, blocked, policies] = await Promise.all([
     db.gate.findMany({ where: { status: "open", ...goalFilter }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: i.limit }),
     db.lease.findMany({
-      where: { status: "active", expiresAt: { lte: at }, ...(i.goalId ? { todo: { goalId: i.goalId } } : {}) },
+      where: { status: "active", expiresAt: { lte: at }, todo: { ...(i.goalId ? { goalId: i.goalId } : {}), ...inWorkspace } },
       include: { todo: { select: { goalId: true, title: true, requiredCapabilities: true } } },
       orderBy: { expiresAt: "asc" },
       take: i.limit,
     }),
     db.todo.findMany({ where: { state: "blocked", ...goalFilter }, orderBy: { updatedAt: "asc" }, take: i.limit }),
-    db.quotaPolicy.findMany({ where: i.goalId ? { OR: [{ goalId: i.goalId }, { scope: "agent" }] } : {}, select: { goalId: true, agentId: true, scope: true } }),
+    db.quotaPolicy.findMany({
+      where: {
+        OR: [
+          { scope: "goal", goal: { workspaceId: i.workspaceId, ...(i.goalId ? { id: i.goalId } : {}) } },
+          { scope: "agent", agentId: { in: (await db.agent.findMany({ where: { workspaceId: i.workspaceId }, select: { id: true } })).map((a) => a.id) } },
+        ],
+      },
+      select: { goalId: true, agentId: true, scope: true } }),
   ]);
   const items: AttentionItem[] = [];
   for (const g of gates) {
@@ -51,7 +59,7 @@ export async function attentionQueue(db: DbOrTx, raw: AttentionQueueInput = {}, 
     seen.add(u.policyId);
     items.push({
       kind: "quota_exhausted",
-      who: { kind: "members", roles: ["owner"] },
+      who: { kind: "members", roles: ["admin"] },
       goalId: u.scope === "goal" ? u.subjectId : null,
       policyId: u.policyId,
       scope: u.scope,

@@ -15,6 +15,7 @@ export type GoalHistoryInput = z.input<typeof GoalHistoryInput>;
 export interface EventView {
   /** bigint as a decimal string, so it survives JSON. */
   id: string;
+  workspaceId: string | null;
   goalId: string | null;
   operator: string;
   actor: string;

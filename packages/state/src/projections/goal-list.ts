@@ -3,9 +3,10 @@ import { z } from "zod";
 import { parseInput } from "../domain/input.ts";
 import type { TodoState } from "../domain/todo-transitions.ts";
 import type { GoalStatus } from "../domain/goal-transitions.ts";
+import { Id } from "../domain/schemas.ts";
 import type { DbOrTx } from "../services/operator.ts";
 
-export const GoalListInput = z.object({ limit: z.number().int().min(1).max(500).default(100) }).default({ limit: 100 });
+export const GoalListInput = z.object({ workspaceId: Id, limit: z.number().int().min(1).max(500).default(100) });
 export type GoalListInput = z.input<typeof GoalListInput>;
 
 export interface GoalListItem {
@@ -20,6 +21,7 @@ export interface GoalListItem {
 export async function goalList(db: DbOrTx, raw: GoalListInput): Promise<GoalListItem[]> {
   const i = parseInput(GoalListInput, raw, "goalList");
   const goals = await db.goal.findMany({
+    where: { workspaceId: i.workspaceId },
     orderBy: [{ createdAt: "desc" }, { id: "asc" }],
     take: i.limit,
     select: { id: true, title: true, status: true, createdAt: true, updatedAt: true },

@@ -60,7 +60,7 @@ describe("projections", () => {
     const goal = await seedGoal(t.db, {}, ctx);
     const [a, b] = await seedTodos(t.db, goal.id, 2, {}, ctx);
     const agent = await seedAgent(t.db, {}, ctx);
-    const g1 = await seedGate(t.db, goal.id, { question: "Is a 19:30 slot acceptable instead?", answerRoles: ["owner", "reviewer"] }, ctx);
+    const g1 = await seedGate(t.db, goal.id, { question: "Is a 19:30 slot acceptable instead?" }, ctx);
     clock.advance(10);
     const g2 = await seedGate(t.db, goal.id, { question: "Use the saved card ending 4242?" }, ctx);
     await claimTodo(t.db, { agentId: agent.id, todoId: a!.id, ttlMs: 1_000 }, ctx);
@@ -69,9 +69,9 @@ describe("projections", () => {
     await spendQuota(t.db, { key: rid("s"), goalId: goal.id, agentId: agent.id, steps: 1 }, ctx);
     clock.advance(5_000);
 
-    const q = await attentionQueue(t.db, { goalId: goal.id }, ctx);
+    const q = await attentionQueue(t.db, { workspaceId: goal.workspaceId, goalId: goal.id }, ctx);
     expect(q.map((x) => x.kind)).toEqual(["gate_waiting", "gate_waiting", "lease_expired", "todo_blocked", "quota_exhausted"]);
-    expect(q[0]).toMatchObject({ gateId: g1.id, who: { kind: "members", roles: ["owner", "reviewer"] } });
+    expect(q[0]).toMatchObject({ gateId: g1.id, who: { kind: "members", roles: ["approver", "admin"] } });
     expect(q[1]).toMatchObject({ gateId: g2.id });
     expect(q[2]).toMatchObject({ todoId: a!.id, previousOwner: agent.id, who: { kind: "agents" } });
     expect(q[3]).toMatchObject({ todoId: b!.id, reason: "app asks for a phone number" });

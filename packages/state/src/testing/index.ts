@@ -1,3 +1,3 @@
 export { createTestDatabase, testServerAdminUrl, withDatabase, TEMPLATE_DATABASE, type TestDatabase } from "./test-database.ts";
-export { rid, seedGoal, seedTodos, seedAgent, seedMember, seedGate, seedClaimed } from "./factories.ts";
+export { rid, seedUser, seedWorkspace, seedWorkspaceId, seedGoal, seedTodos, seedAgent, seedMember, seedGate, seedClaimed } from "./factories.ts";
 export { manualClock, type ManualClock } from "../domain/clock.ts";

@@ -12,10 +12,10 @@ export async function heartbeatAgent(db: DbOrTx, raw: HeartbeatAgentInput, ctx?:
   const i = parseInput(HeartbeatAgentInput, raw, "agent.heartbeat");
   return inTx(db, async (tx) => {
     const at = atParam(ctx);
-    const rows = await tx.$queryRaw<{ heartbeatAt: Date }[]>`
-      UPDATE "Agent" SET "heartbeatAt" = COALESCE(${at}::timestamptz, now()) WHERE "id" = ${i.agentId} RETURNING "heartbeatAt"`;
+    const rows = await tx.$queryRaw<{ heartbeatAt: Date; workspaceId: string }[]>`
+      UPDATE "Agent" SET "heartbeatAt" = COALESCE(${at}::timestamptz, now()) WHERE "id" = ${i.agentId} RETURNING "heartbeatAt", "workspaceId"`;
     if (!rows[0]) throw new StateError("NOT_FOUND", `Agent ${i.agentId} is not registered; register it first.`, { agentId: i.agentId });
-    await appendEvent(tx, { operator: "agent.heartbeat", actor: actorOf(ctx, i.agentId), subjectId: i.agentId }, ctx);
+    await appendEvent(tx, { operator: "agent.heartbeat", actor: actorOf(ctx, i.agentId), subjectId: i.agentId, workspaceId: rows[0].workspaceId }, ctx);
     return { agentId: i.agentId, heartbeatAt: rows[0].heartbeatAt };
   });
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, seedClaimed, seedGoal, type TestDatabase } from "../../testing/index.ts";
+import { createTestDatabase, seedClaimed, seedGoal, seedWorkspaceId, type TestDatabase } from "../../testing/index.ts";
 import { type StateError } from "../../domain/errors.ts";
 import { appendEvidence } from "./append-evidence.ts";
 import { EVIDENCE_KINDS } from "../../domain/vocabulary.ts";
@@ -51,12 +51,13 @@ describe("evidence", () => {
 
   it("blobs are content-addressed by sha256 and putting them again is a no-op", async () => {
     const bytes = new TextEncoder().encode(`screenshot ${Math.random()}`);
-    const a = await putBlob(t.db, { bytes, mime: "image/png" });
-    const b = await putBlob(t.db, { bytes: Buffer.from(bytes).toString("base64"), mime: "image/png" });
+    const workspaceId = await seedWorkspaceId(t.db);
+    const a = await putBlob(t.db, { bytes, mime: "image/png", workspaceId });
+    const b = await putBlob(t.db, { bytes: Buffer.from(bytes).toString("base64"), mime: "image/png", workspaceId });
     expect(a.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(b).toEqual({ ...a, created: false });
     expect(a.created).toBe(true);
-    expect(Buffer.from((await getBlob(t.db, a.sha256))!.bytes)).toEqual(Buffer.from(bytes));
+    expect(Buffer.from((await getBlob(t.db, a.sha256, { workspaceId }))!.bytes)).toEqual(Buffer.from(bytes));
     expect(await t.db.event.count({ where: { subjectId: a.sha256 } })).toBe(1);
     const goal = await seedGoal(t.db);
     const ev = await appendEvidence(t.db, { goalId: goal.id, kind: "observation", summary: "screen", blobSha256: a.sha256, idempotencyKey: `${goal.id}-shot` });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, manualClock, seedGate, seedGoal, seedMember, type TestDatabase } from "../../testing/index.ts";
+import { createTestDatabase, manualClock, seedGate, seedGoal, seedMember, seedWorkspace, type TestDatabase } from "../../testing/index.ts";
 import { type StateError } from "../../domain/errors.ts";
 import { resolveGate } from "./resolve-gate.ts";
 import { expireGate } from "./expire-gate.ts";
@@ -17,11 +17,11 @@ afterAll(async () => {
 describe("gates", () => {
   it("two users resolve one gate at the same moment: exactly one decision, the other gets CONFLICT", async () => {
     const goal = await seedGoal(t.db);
-    const gate = await seedGate(t.db, goal.id, { answerRoles: ["owner", "reviewer"] });
-    const [alice, bob] = await Promise.all([seedMember(t.db, "owner", "Alice"), seedMember(t.db, "reviewer", "Bob")]);
+    const gate = await seedGate(t.db, goal.id);
+    const [alice, bob] = await Promise.all([seedMember(t.db, "admin", undefined, "Alice"), seedMember(t.db, "approver", undefined, "Bob")]);
     const results = await Promise.allSettled([
-      resolveGate(t.db, { gateId: gate.id, memberId: alice.id, decision: "approve", rationale: "the deposit is refundable" }),
-      resolveGate(t.db, { gateId: gate.id, memberId: bob.id, decision: "deny", rationale: "no payments without a budget" }),
+      resolveGate(t.db, { gateId: gate.id, userId: alice.userId, decision: "approve", rationale: "the deposit is refundable" }),
+      resolveGate(t.db, { gateId: gate.id, userId: bob.userId, decision: "deny", rationale: "no payments without a budget" }),
     ]);
     const won = results.filter((r) => r.status === "fulfilled");
     const lost = results.filter((r) => r.status === "rejected").map((r) => (r as PromiseRejectedResult).reason as StateError);
@@ -33,19 +33,19 @@ describe("gates", () => {
     expect(await t.db.event.count({ where: { subjectId: gate.id, operator: "gate.resolve" } })).toBe(1);
   });
 
-  it("only a member whose role may answer can resolve; answers must be one of the options", async () => {
+  it("only a member whose role may answer can resolve (the workspace's rule); answers must be one of the options", async () => {
     const goal = await seedGoal(t.db);
     const ev = await appendEvidence(t.db, { goalId: goal.id, kind: "anomaly", summary: "Payment screen appeared", idempotencyKey: `${goal.id}-e1` });
-    const { gate } = await openGate(t.db, { goalId: goal.id, question: "Which card should pay the deposit?", options: ["visa", "amex"], evidenceIds: [ev.evidence.id], answerRoles: ["owner"] });
+    const { gate } = await openGate(t.db, { goalId: goal.id, question: "Which card should pay the deposit?", options: ["visa", "amex"], evidenceIds: [ev.evidence.id] });
     const viewer = await seedMember(t.db, "viewer");
-    const owner = await seedMember(t.db, "owner");
-    const forbidden = await resolveGate(t.db, { gateId: gate.id, memberId: viewer.id, decision: "answer", answer: "visa", rationale: "r" }).catch((e: StateError) => e);
+    const owner = await seedMember(t.db, "approver");
+    const forbidden = await resolveGate(t.db, { gateId: gate.id, userId: viewer.userId, decision: "answer", answer: "visa", rationale: "r" }).catch((e: StateError) => e);
     expect((forbidden as StateError).code).toBe("FORBIDDEN");
-    expect((forbidden as StateError).message).toContain("only by: owner");
-    const badOption = await resolveGate(t.db, { gateId: gate.id, memberId: owner.id, decision: "answer", answer: "cash", rationale: "r" }).catch((e: StateError) => e);
+    expect((forbidden as StateError).message).toContain("only by: approver, admin");
+    const badOption = await resolveGate(t.db, { gateId: gate.id, userId: owner.userId, decision: "answer", answer: "cash", rationale: "r" }).catch((e: StateError) => e);
     expect((badOption as StateError).code).toBe("INVALID_INPUT");
-    const done = await resolveGate(t.db, { gateId: gate.id, memberId: owner.id, decision: "answer", answer: "amex", rationale: "points" });
-    expect(done).toMatchObject({ status: "answered", answer: "amex", resolvedBy: owner.id });
+    const done = await resolveGate(t.db, { gateId: gate.id, userId: owner.userId, decision: "answer", answer: "amex", rationale: "points" });
+    expect(done).toMatchObject({ status: "answered", answer: "amex", resolvedBy: owner.userId });
   });
 
   it("expires only after its expiry, and an expired gate cannot be resolved", async () => {
@@ -55,8 +55,8 @@ describe("gates", () => {
     expect((await expireGate(t.db, { gateId: gate.id }, { clock }).catch((e: StateError) => e) as StateError).code).toBe("PRECONDITION_FAILED");
     clock.advance(60_000);
     expect((await expireGate(t.db, { gateId: gate.id }, { clock })).status).toBe("expired");
-    const owner = await seedMember(t.db, "owner");
-    const late = await resolveGate(t.db, { gateId: gate.id, memberId: owner.id, decision: "approve", rationale: "ok" }).catch((e: StateError) => e);
+    const owner = await seedMember(t.db, "approver");
+    const late = await resolveGate(t.db, { gateId: gate.id, userId: owner.userId, decision: "approve", rationale: "ok" }).catch((e: StateError) => e);
     expect((late as StateError).code).toBe("CONFLICT");
     expect((late as StateError).message).toContain("expired");
   });
@@ -79,6 +79,16 @@ describe("gates", () => {
     expect(((await openGate(t.db, { ...ask, goalId: elsewhere.id }).catch((e: StateError) => e)) as StateError).code).toBe("CONFLICT");
   });
 
+  it("a member of another workspace finds no such gate; the opener cannot choose who answers", async () => {
+    const goal = await seedGoal(t.db);
+    const { gate } = await openGate(t.db, { goalId: goal.id, question: "Pay the deposit now?", answerRoles: ["viewer"] } as Parameters<typeof openGate>[1]);
+    expect(gate.answerRoles).toEqual(["approver", "admin"]);
+    const { workspace } = await seedWorkspace(t.db, "Elsewhere");
+    const outsider = await seedMember(t.db, "admin", workspace.id);
+    const e = await resolveGate(t.db, { gateId: gate.id, userId: outsider.userId, decision: "approve", rationale: "r" }).catch((x: StateError) => x);
+    expect((e as StateError).code).toBe("NOT_FOUND");
+  });
+
   it("refuses a vague question", async () => {
     const goal = await seedGoal(t.db);
     const e = await openGate(t.db, { goalId: goal.id, question: "waiting" }).catch((x: StateError) => x);
@@ -97,10 +107,10 @@ describe("gate and its todo", () => {
     await blockTodo(t.db, { todoId: b!.id, reason: "payment needs approval" });
     const ga = await seedGate(t.db, goal.id, { todoId: a!.id, question: "How many people?", options: ["2", "4"] });
     const gb = await seedGate(t.db, goal.id, { todoId: b!.id });
-    const owner = await seedMember(t.db, "owner");
+    const owner = await seedMember(t.db, "approver");
     const eventsBefore = await t.db.event.count({ where: { goalId: goal.id } });
-    await resolveGate(t.db, { gateId: ga.id, memberId: owner.id, decision: "answer", answer: "4", rationale: "family dinner" });
-    await resolveGate(t.db, { gateId: gb.id, memberId: owner.id, decision: "deny", rationale: "no deposits" });
+    await resolveGate(t.db, { gateId: ga.id, userId: owner.userId, decision: "answer", answer: "4", rationale: "family dinner" });
+    await resolveGate(t.db, { gateId: gb.id, userId: owner.userId, decision: "deny", rationale: "no deposits" });
     expect(await t.db.event.count({ where: { goalId: goal.id } })).toBe(eventsBefore + 2);
     expect((await t.db.todo.findUniqueOrThrow({ where: { id: a!.id } })).state).toBe("pending");
     expect((await t.db.todo.findUniqueOrThrow({ where: { id: b!.id } })).state).toBe("blocked");

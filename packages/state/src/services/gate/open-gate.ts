@@ -4,7 +4,8 @@ import { z } from "zod";
 import type { Gate } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
-import { Id, IdempotencyKey, MemberRoleSchema, ShortText } from "../../domain/schemas.ts";
+import { GATE_ANSWER_ROLES } from "../../domain/roles.ts";
+import { Id, IdempotencyKey, ShortText } from "../../domain/schemas.ts";
 import { actorOf, clockDate, appendEvent, inTx, isUniqueViolation, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
 
 export const OpenGateInput = z.object({
@@ -17,11 +18,8 @@ export const OpenGateInput = z.object({
   options: z.array(ShortText).max(20).default([]),
   /** The evidence that led to the question. */
   evidenceIds: z.array(Id).max(100).default([]),
-  /** Which member roles may resolve it. */
-  answerRoles: z.array(MemberRoleSchema).min(1).default(["owner"]),
   /** After this long the gate may be expired. */
   ttlMs: z.number().int().min(1).optional(),
-  openedBy: Id.optional(),
   /** A repeat with this key returns the gate the first call opened. */
   idempotencyKey: IdempotencyKey.optional(),
 });
@@ -84,13 +82,13 @@ async function open(db: DbOrTx, i: z.output<typeof OpenGateInput>, ctx?: Operato
         question: i.question,
         options: i.options,
         evidenceIds: i.evidenceIds,
-        answerRoles: i.answerRoles,
+        answerRoles: [...GATE_ANSWER_ROLES],
         expiresAt: i.ttlMs ? new Date(now.getTime() + i.ttlMs) : null,
         idempotencyKey: i.idempotencyKey ?? null,
         createdAt: now,
       },
     });
-    await appendEvent(tx, { operator: "gate.open", actor: actorOf(ctx, i.openedBy), subjectId: gate.id, goalId: i.goalId, payload: { question: gate.question, options: gate.options, answerRoles: gate.answerRoles, todoId: gate.todoId } }, ctx);
+    await appendEvent(tx, { operator: "gate.open", actor: actorOf(ctx, undefined), subjectId: gate.id, goalId: i.goalId, payload: { question: gate.question, options: gate.options, answerRoles: gate.answerRoles, todoId: gate.todoId } }, ctx);
     return { gate, created: true };
   });
 }

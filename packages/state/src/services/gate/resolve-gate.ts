@@ -1,16 +1,18 @@
-// Resolution by an authorised member. Two racing resolutions: the conditional UPDATE lets exactly one win; the
+// Resolution by a member whose role in the gate's workspace may answer it (the workspace's rule, recorded on the
+// gate when it opened); a person outside that workspace finds no such gate. Two racing resolutions: the conditional UPDATE lets exactly one win; the
 // other sees CONFLICT naming who decided.
 import { z } from "zod";
 import type { Gate } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { Id } from "../../domain/schemas.ts";
-import { actorOf, appendEvent, atParam, inTx, type DbOrTx, type OperatorContext } from "../operator.ts";
+import { appendEvent, atParam, inTx, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { applyTodoTransition, lockTodo } from "../todo/held.ts";
 
 export const ResolveGateInput = z.object({
   gateId: Id,
-  memberId: Id,
+  /** The member answering (their "user".id): the API sets the caller, never a field the caller fills in. */
+  userId: Id,
   decision: z.enum(["approve", "deny", "answer"]),
   /** Required for "answer"; must be one of the gate's options when it has any. */
   answer: z.string().trim().min(1).max(5000).optional(),
@@ -26,11 +28,11 @@ export async function resolveGate(db: DbOrTx, raw: ResolveGateInput, ctx?: Opera
     throw new StateError("INVALID_INPUT", `gate.resolve: answer: an "answer" decision needs the answer.`, { issues: [{ path: "answer" }] });
   }
   return inTx(db, async (tx) => {
-    const [gate, member] = await Promise.all([tx.gate.findUnique({ where: { id: i.gateId } }), tx.member.findUnique({ where: { id: i.memberId } })]);
-    if (!gate) throw new StateError("NOT_FOUND", `Gate ${i.gateId} does not exist.`, { gateId: i.gateId });
-    if (!member) throw new StateError("NOT_FOUND", `Member ${i.memberId} does not exist.`, { memberId: i.memberId });
+    const gate = await tx.gate.findUnique({ where: { id: i.gateId }, include: { goal: { select: { workspaceId: true } } } });
+    const member = gate ? await tx.membership.findUnique({ where: { workspaceId_userId: { workspaceId: gate.goal.workspaceId, userId: i.userId } } }) : null;
+    if (!gate || !member) throw new StateError("NOT_FOUND", `Gate ${i.gateId} does not exist.`, { gateId: i.gateId });
     if (!gate.answerRoles.includes(member.role)) {
-      throw new StateError("FORBIDDEN", `${member.name} is ${member.role}; gate ${gate.id} may be answered only by: ${gate.answerRoles.join(", ")}.`, {
+      throw new StateError("FORBIDDEN", `You are ${member.role} here; gate ${gate.id} may be answered only by: ${gate.answerRoles.join(", ")}. Ask one of them.`, {
         gateId: gate.id,
         answerRoles: gate.answerRoles,
         role: member.role,
@@ -43,7 +45,7 @@ export async function resolveGate(db: DbOrTx, raw: ResolveGateInput, ctx?: Opera
     const status = STATUS_OF[i.decision];
     const won = await tx.$executeRaw`
       UPDATE "Gate" SET "status" = ${status}::"GateStatus", "decision" = ${i.decision}, "answer" = ${i.answer ?? null},
-        "rationale" = ${i.rationale}, "resolvedBy" = ${member.id}, "resolvedAt" = COALESCE(${at}::timestamptz, now())
+        "rationale" = ${i.rationale}, "resolvedBy" = ${member.userId}, "resolvedAt" = COALESCE(${at}::timestamptz, now())
       WHERE "id" = ${gate.id} AND "status" = 'open'`;
     if (won === 0) {
       const now = await tx.gate.findUniqueOrThrow({ where: { id: gate.id } });
@@ -62,11 +64,11 @@ export async function resolveGate(db: DbOrTx, raw: ResolveGateInput, ctx?: Opera
       const todo = await lockTodo(tx, gate.todoId, ctx);
       const stillOpen = await tx.gate.count({ where: { todoId: todo.id, status: "open" } });
       if (todo.state === "blocked" && stillOpen === 0) {
-        const moved = await applyTodoTransition(tx, todo, "reopen", { actor: member.id, withinEventOf: "gate.resolve", patch: { reason: null } }, ctx);
+        const moved = await applyTodoTransition(tx, todo, "reopen", { actor: member.userId, withinEventOf: "gate.resolve", patch: { reason: null } }, ctx);
         todoMove = { id: todo.id, from: moved.from, to: moved.to };
       }
     }
-    await appendEvent(tx, { operator: "gate.resolve", actor: actorOf(ctx, member.id), subjectId: gate.id, goalId: gate.goalId, payload: { decision: i.decision, answer: i.answer ?? null, rationale: i.rationale, todoId: gate.todoId, todo: todoMove } }, ctx);
+    await appendEvent(tx, { operator: "gate.resolve", actor: member.userId, subjectId: gate.id, goalId: gate.goalId, payload: { decision: i.decision, answer: i.answer ?? null, rationale: i.rationale, todoId: gate.todoId, todo: todoMove } }, ctx);
     return tx.gate.findUniqueOrThrow({ where: { id: gate.id } });
   });
 }

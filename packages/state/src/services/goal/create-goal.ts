@@ -12,7 +12,8 @@ export const CreateGoalInput = z.object({
   bounds: z.array(ShortText).default([]),
   nonGoals: z.array(ShortText).default([]),
   acceptance: z.array(ShortText).default([]),
-  createdBy: Id,
+  /** The workspace the goal belongs to (the API sets the caller's). */
+  workspaceId: Id,
 });
 export type CreateGoalInput = z.input<typeof CreateGoalInput>;
 
@@ -27,11 +28,12 @@ export async function createGoal(db: DbOrTx, raw: CreateGoalInput, ctx?: Operato
         bounds: input.bounds,
         nonGoals: input.nonGoals,
         acceptance: input.acceptance,
-        createdBy: input.createdBy,
+        workspaceId: input.workspaceId,
+        createdBy: actorOf(ctx, undefined),
         ...(ctx?.clock ? { createdAt: new Date(ctx.clock.now()), updatedAt: new Date(ctx.clock.now()) } : {}),
       },
     });
-    await appendEvent(tx, { operator: "goal.create", actor: actorOf(ctx, input.createdBy), subjectId: goal.id, goalId: goal.id, payload: { title: goal.title } }, ctx);
+    await appendEvent(tx, { operator: "goal.create", actor: actorOf(ctx, undefined), subjectId: goal.id, goalId: goal.id, payload: { title: goal.title } }, ctx);
     return goal;
   }).catch((e: unknown) => {
     if ((e as { code?: string }).code === "P2002") {

@@ -25,7 +25,7 @@ describe("goal", () => {
     const g = await seedGoal(t.db, { bounds: ["only the booking app"], nonGoals: ["no payments"] });
     expect(g).toMatchObject({ status: "active", version: 1, bounds: ["only the booking app"] });
     expect(await t.db.event.count({ where: { goalId: g.id, operator: "goal.create" } })).toBe(1);
-    const e = await err(createGoal(t.db, { title: "", objective: "x", createdBy: "u" }));
+    const e = await err(createGoal(t.db, { title: "", objective: "x", workspaceId: g.workspaceId }));
     expect(e?.code).toBe("INVALID_INPUT");
     expect(e?.message).toMatch(/^goal\.create: title:/);
     expect((await err(seedGoal(t.db, { id: g.id })))?.code).toBe("CONFLICT");

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, seedAgent, seedGoal, type TestDatabase } from "../../testing/index.ts";
+import { createTestDatabase, seedAgent, seedGoal, seedWorkspaceId, type TestDatabase } from "../../testing/index.ts";
 import { type StateError } from "../../domain/errors.ts";
 import { appendStep } from "./append-step.ts";
 import { finishRun } from "./finish-run.ts";
@@ -19,8 +19,9 @@ afterAll(async () => {
 
 describe("agents", () => {
   it("register is an upsert; heartbeat needs a registered agent", async () => {
-    const a = await registerAgent(t.db, { id: "agent_tab_1", name: "Tab", kind: "browser", capabilities: ["android"] });
-    const again = await registerAgent(t.db, { id: a.id, name: "Tab (Pixel)", kind: "browser", capabilities: ["android", "camera"] });
+    const workspaceId = await seedWorkspaceId(t.db);
+    const a = await registerAgent(t.db, { id: "agent_tab_1", name: "Tab", kind: "browser", capabilities: ["android"], workspaceId });
+    const again = await registerAgent(t.db, { id: a.id, name: "Tab (Pixel)", kind: "browser", capabilities: ["android", "camera"], workspaceId });
     expect(again.capabilities).toEqual(["android", "camera"]);
     expect((await heartbeatAgent(t.db, { agentId: a.id })).agentId).toBe(a.id);
     expect((await heartbeatAgent(t.db, { agentId: "agent_ghost" }).catch((e: StateError) => e) as StateError).code).toBe("NOT_FOUND");

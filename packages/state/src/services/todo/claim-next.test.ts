@@ -157,14 +157,14 @@ describe("claimNext: eligibility", () => {
     const goal = await seedGoal(t.db);
     const [a, b] = await seedTodos(t.db, goal.id, 2);
     const agent = await seedAgent(t.db);
-    const owner = await seedMember(t.db, "owner");
+    const owner = await seedMember(t.db, "approver");
     const later = await seedGate(t.db, goal.id, { todoId: b!.id, question: "Which evening suits Sam?" });
     const onGoal = await seedGate(t.db, goal.id, { question: "Is the budget 80 EUR?" });
     expect(await claimNext(t.db, { agentId: agent.id, goalId: goal.id })).toEqual({ claimed: false, reason: expect.stringContaining(onGoal.id) });
-    await resolveGate(t.db, { gateId: onGoal.id, memberId: owner.id, decision: "approve", rationale: "yes" });
+    await resolveGate(t.db, { gateId: onGoal.id, userId: owner.userId, decision: "approve", rationale: "yes" });
     const onFirst = await seedGate(t.db, goal.id, { todoId: a!.id, question: "Which booking app should we use?" });
     expect(await claimNext(t.db, { agentId: agent.id, goalId: goal.id })).toEqual({ claimed: false, reason: expect.stringContaining(onFirst.id) });
-    await resolveGate(t.db, { gateId: onFirst.id, memberId: owner.id, decision: "approve", rationale: "the usual one" });
+    await resolveGate(t.db, { gateId: onFirst.id, userId: owner.userId, decision: "approve", rationale: "the usual one" });
     const r = await claimNext(t.db, { agentId: agent.id, goalId: goal.id });
     expect(r.claimed && r.todo.id).toBe(a!.id);
     expect(later.status).toBe("open");

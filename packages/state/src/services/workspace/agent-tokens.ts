@@ -1,0 +1,88 @@
+// Agent tokens: how an agent (the CLI's agent, a worker, a browser tab's runner) proves who it is. Scoped to one
+// workspace, revocable, listed with their last use; the token itself is returned once, at issue.
+import { z } from "zod";
+import { StateError } from "../../domain/errors.ts";
+import { parseInput } from "../../domain/input.ts";
+import { Id, ShortText } from "../../domain/schemas.ts";
+import { actorOf, appendEvent, clockDate, inTx, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
+import { hashSecret, newSecret } from "./secret-token.ts";
+
+export const AGENT_TOKEN_PREFIX = "plt_";
+
+export const IssueAgentTokenInput = z.object({
+  workspaceId: Id,
+  name: ShortText,
+  /** Who issued it (the member's userId). */
+  issuedBy: Id,
+});
+export type IssueAgentTokenInput = z.input<typeof IssueAgentTokenInput>;
+
+export async function issueAgentToken(db: DbOrTx, raw: IssueAgentTokenInput, ctx?: OperatorContext): Promise<{ token: string; tokenId: string }> {
+  const i = parseInput(IssueAgentTokenInput, raw, "agentToken.issue");
+  const { token, hash } = newSecret(AGENT_TOKEN_PREFIX);
+  return inTx(db, async (tx) => {
+    const row = await tx.agentToken.create({
+      data: { id: randomId("tok"), workspaceId: i.workspaceId, name: i.name, tokenHash: hash, issuedBy: i.issuedBy, ...(ctx?.clock ? { createdAt: clockDate(ctx) } : {}) },
+    });
+    await appendEvent(tx, { operator: "agentToken.issue", actor: actorOf(ctx, i.issuedBy), subjectId: row.id, workspaceId: i.workspaceId, payload: { name: i.name } }, ctx);
+    return { token, tokenId: row.id };
+  });
+}
+
+export interface VerifiedAgentToken {
+  tokenId: string;
+  workspaceId: string;
+  /** null until the token registers an agent. */
+  agentId: string | null;
+}
+
+/** The token's principal fields, or null when it is unknown or revoked. Records the use. */
+export async function verifyAgentToken(db: DbOrTx, token: string, ctx?: OperatorContext): Promise<VerifiedAgentToken | null> {
+  if (!token.startsWith(AGENT_TOKEN_PREFIX) || token.length > 200) return null;
+  const rows = await db.$queryRaw<VerifiedAgentToken[]>`
+    UPDATE "AgentToken" SET "lastUsedAt" = COALESCE(${clockDate(ctx) ?? null}::timestamptz, now())
+    WHERE "tokenHash" = ${hashSecret(token)} AND "revokedAt" IS NULL
+    RETURNING "id" AS "tokenId", "workspaceId", "agentId"`;
+  return rows[0] ?? null;
+}
+
+export const RevokeAgentTokenInput = z.object({ workspaceId: Id, tokenId: Id });
+export type RevokeAgentTokenInput = z.input<typeof RevokeAgentTokenInput>;
+
+export async function revokeAgentToken(db: DbOrTx, raw: RevokeAgentTokenInput, ctx?: OperatorContext): Promise<AgentTokenView> {
+  const i = parseInput(RevokeAgentTokenInput, raw, "agentToken.revoke");
+  return inTx(db, async (tx) => {
+    const found = await tx.agentToken.findFirst({ where: { id: i.tokenId, workspaceId: i.workspaceId } });
+    if (!found) throw new StateError("NOT_FOUND", `Agent token ${i.tokenId} does not exist in this workspace.`, { tokenId: i.tokenId });
+    const row = found.revokedAt ? found : await tx.agentToken.update({ where: { id: found.id }, data: { revokedAt: clockDate(ctx) ?? new Date() } });
+    if (!found.revokedAt) await appendEvent(tx, { operator: "agentToken.revoke", actor: actorOf(ctx, undefined), subjectId: row.id, workspaceId: i.workspaceId }, ctx);
+    return viewOf(row);
+  });
+}
+
+export interface AgentTokenView {
+  id: string;
+  name: string;
+  agentId: string | null;
+  issuedBy: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export const ListAgentTokensInput = z.object({ workspaceId: Id, issuedBy: Id.optional() });
+export type ListAgentTokensInput = z.input<typeof ListAgentTokensInput>;
+
+/** Newest first; never the token or its hash. */
+export async function listAgentTokens(db: DbOrTx, raw: ListAgentTokensInput): Promise<AgentTokenView[]> {
+  const i = parseInput(ListAgentTokensInput, raw, "agentToken.list");
+  const rows = await db.agentToken.findMany({
+    where: { workspaceId: i.workspaceId, ...(i.issuedBy ? { issuedBy: i.issuedBy } : {}) },
+    orderBy: [{ createdAt: "desc" }, { id: "asc" }],
+  });
+  return rows.map(viewOf);
+}
+
+function viewOf(r: { id: string; name: string; agentId: string | null; issuedBy: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null }): AgentTokenView {
+  return { id: r.id, name: r.name, agentId: r.agentId, issuedBy: r.issuedBy, createdAt: r.createdAt, lastUsedAt: r.lastUsedAt, revokedAt: r.revokedAt };
+}
