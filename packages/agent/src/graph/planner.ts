@@ -305,10 +305,6 @@ export async function runPlanner(ctx: RunContext, state: PlannerState): Promise<
       state.blocked.push(inputs.error.message);
       return endWith(state, "blocked", "todo_blocked", inputs.error.message);
     }
-    // The core's router checks a todo's inputs against its values: write back what the blackboard gives it.
-    const missing = Object.keys(inputs.value).filter((k) => !(k in todo.values));
-    if (missing.length)
-      await recordTurn(ctx, lease, `${state.runId}:inputs:${todo.id}:${lease.epoch}`, "validated_progress", `inputs from earlier todos: ${missing.join(", ")}`, Object.fromEntries(missing.map((k) => [k, inputs.value[k]!])));
     const feedback = state.retryFeedback;
     delete state.retryFeedback;
     const { lastReturn: _r, held: _h, retryFeedback: _f, node: _n, ...common } = state;

@@ -284,6 +284,23 @@ export function describeControlPlaneContract(name: string, makeSubject: () => Pr
         expect(route.route).toBe("wait");
         expect(route.reason.length).toBeGreaterThan(0);
       });
+
+      it("a todo's inputs are the values of its goal's done todos: until one gives them the route is contract_error", async () => {
+        const { goalId } = await goalWith([executor("Pick a date", { outputs: ["date"] }), executor("Book the table", { inputs: ["date"] })]);
+        const agentId = await agent();
+        const pick = await claimed(goalId, agentId);
+        await cp.startTodo(pick.ref);
+        await cp.recordTurnResult({ idempotencyKey: unique("turn"), lease: pick.ref, kind: "validated_completion", summary: "picked Friday", values: { date: "Friday" } });
+        const book = await claimed(goalId, agentId);
+        await cp.startTodo(book.ref);
+        expect(book.todo.values).toEqual({});
+        expect((await cp.routeTurn({ todoId: book.todo.id, agentId })).route).toBe("ready_for_host");
+
+        const { goalId: other } = await goalWith([executor("Book without a date", { inputs: ["date"] })]);
+        const lonely = await claimed(other, agentId);
+        await cp.startTodo(lonely.ref);
+        expect((await cp.routeTurn({ todoId: lonely.todo.id, agentId })).route).toBe("contract_error");
+      });
     });
 
     describe("gates", () => {

@@ -358,6 +358,7 @@ export class MemoryControlPlane implements ControlPlane {
     return decideTurnRoute({
       goalStatus: this.goal(t.goalId).status,
       todo: { state: t.state, attempts: t.attempts, lastResult: t.lastResult, inputs: t.inputs, values: t.values },
+      doneValues: Object.assign({}, ...this.ordered(t.goalId).filter((d) => d.state === "done").map((d) => d.values)),
       lease: lease?.active ? { ownerId: lease.ownerId, expired: this.expired(lease) } : null,
       agentId: input.agentId,
       openGates: this.openGatesOn(t.id).length,

@@ -49,6 +49,8 @@ export const REPAIR_RESULTS: readonly string[] = ["repair_required", "validation
 export interface TurnSnapshot {
   goalStatus: "active" | "paused" | "cancelled" | "completed";
   todo: { state: TodoState; attempts: number; lastResult: string | null; inputs: string[]; values: Record<string, unknown> };
+  /** The values of the goal's done todos: a todo's inputs are the outputs of earlier todos (the blackboard). */
+  doneValues: Record<string, unknown>;
   /** The active lease on the todo, if any. */
   lease: { ownerId: string; expired: boolean } | null;
   agentId: string;
@@ -79,11 +81,16 @@ export function decideTurnRoute(s: TurnSnapshot): TurnRouteDecision {
   if (!s.lease) return { route: "contract_error", reason: `the todo is ${todo.state} but has no active lease` };
   if (s.lease.ownerId !== s.agentId) return { route: "wait", reason: `the todo is held by ${s.lease.ownerId}` };
   if (s.lease.expired) return { route: "contract_error", reason: "your lease expired; claim the todo again" };
-  const missing = todo.inputs.filter((k) => !(k in todo.values));
-  if (missing.length) return { route: "contract_error", reason: `inputs missing from values: ${missing.join(", ")}` };
+  const missing = missingInputs(todo, s.doneValues);
+  if (missing.length) return { route: "contract_error", reason: `inputs no done todo of the goal gave: ${missing.join(", ")}; replan so an earlier todo outputs them` };
   if (todo.state === "validating") return { route: "wait", reason: "the last result is being validated" };
   if (todo.lastResult && REPAIR_RESULTS.includes(todo.lastResult)) {
     return { route: "repair_required", reason: `the last turn ended ${todo.lastResult}` };
   }
   return { route: "ready_for_host", reason: "held, unblocked, within quota" };
+}
+
+/** The todo's inputs found neither in its own values nor in the values of its goal's done todos. */
+export function missingInputs(todo: { inputs: string[]; values: Record<string, unknown> }, doneValues: Record<string, unknown>): string[] {
+  return todo.inputs.filter((k) => !(k in todo.values) && !(k in doneValues));
 }

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { Id } from "../../domain/schemas.ts";
-import { decideTurnRoute, type TurnRouteDecision } from "../../domain/turn.ts";
+import { decideTurnRoute, missingInputs, type TurnRouteDecision } from "../../domain/turn.ts";
 import { currentTime, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { shouldRun } from "../quota/should-run.ts";
 
@@ -22,16 +22,21 @@ export async function routeTurn(db: DbOrTx, raw: RouteTurnInput, ctx?: OperatorC
   const todo = await db.todo.findUnique({ where: { id: i.todoId }, include: { goal: { select: { status: true } } } });
   if (!todo) throw new StateError("NOT_FOUND", `Todo ${i.todoId} does not exist.`, { todoId: i.todoId });
   const now = await currentTime(db, ctx);
-  const [lease, openGates, quota] = await Promise.all([
+  const own = { inputs: todo.inputs ?? [], values: (todo.values ?? {}) as Record<string, unknown> };
+  // The goal's done todos are read only when the todo's own values lack an input (most todos declare none).
+  const needsDone = missingInputs(own, {}).length > 0;
+  const [lease, openGates, quota, done] = await Promise.all([
     db.lease.findFirst({ where: { todoId: todo.id, status: "active" } }),
     db.gate.count({ where: { goalId: todo.goalId, status: "open", OR: [{ todoId: null }, { todoId: todo.id }] } }),
     todo.goal.status === "active"
       ? shouldRun(db, { goalId: todo.goalId, agentId: i.agentId, ...(i.estimate ? { estimate: i.estimate } : {}) }, ctx)
       : Promise.resolve({ decision: "run" as const }),
+    needsDone ? db.todo.findMany({ where: { goalId: todo.goalId, state: "done" }, orderBy: { position: "asc" }, select: { values: true } }) : Promise.resolve([]),
   ]);
   return decideTurnRoute({
     goalStatus: todo.goal.status,
-    todo: { state: todo.state, attempts: todo.attempts, lastResult: todo.lastResult, inputs: todo.inputs ?? [], values: (todo.values ?? {}) as Record<string, unknown> },
+    todo: { state: todo.state, attempts: todo.attempts, lastResult: todo.lastResult, ...own },
+    doneValues: Object.assign({}, ...done.map((d) => (d.values ?? {}) as Record<string, unknown>)),
     lease: lease ? { ownerId: lease.ownerId, expired: lease.expiresAt <= now } : null,
     agentId: i.agentId,
     openGates,

@@ -162,6 +162,7 @@ describe("turn route", () => {
   const base: TurnSnapshot = {
     goalStatus: "active",
     todo: { state: "running", attempts: 0, lastResult: null, inputs: [], values: {} },
+    doneValues: {},
     lease: { ownerId: "a1", expired: false },
     agentId: "a1",
     openGates: 0,
@@ -191,6 +192,8 @@ describe("turn route", () => {
     ["last result being validated", { todo: { state: "validating" } }, "wait"],
     ["writeback failed last time", { todo: { lastResult: "writeback_failed" } }, "repair_required"],
     ["declared input present", { todo: { inputs: ["date"], values: { date: "Friday" } } }, "ready_for_host"],
+    ["declared input a done todo of the goal gave", { todo: { inputs: ["date"] }, doneValues: { date: "Friday" } }, "ready_for_host"],
+    ["one input given, one missing", { todo: { inputs: ["date", "time"] }, doneValues: { date: "Friday" } }, "contract_error"],
     ["gate beats a blocked todo", { openGates: 1, todo: { state: "blocked" } }, "user_action_required"],
     ["paused goal beats an open gate", { goalStatus: "paused", openGates: 2 }, "blocked"],
   ];
@@ -199,6 +202,36 @@ describe("turn route", () => {
       expect(decideTurnRoute({ ...base, ...over, todo: { ...base.todo, ...over.todo } }).route).toBe(route);
     });
   }
+
+  it("names the inputs no done todo gave", () => {
+    expect(decideTurnRoute({ ...base, todo: { ...base.todo, inputs: ["date", "time", "party"], values: { party: "4" } }, doneValues: { date: "Friday" } })).toEqual({
+      route: "contract_error",
+      reason: "inputs no done todo of the goal gave: time; replan so an earlier todo outputs them",
+    });
+  });
+
+  it("finds a todo's inputs in the values of its goal's done todos", async () => {
+    const goal = await seedGoal(t.db);
+    const [pick] = await seedTodos(t.db, goal.id, 1, { title: "Pick a date", outputs: ["date"] });
+    const [book] = await seedTodos(t.db, goal.id, 1, { title: "Book the table", inputs: ["date"] });
+    const a = await seedAgent(t.db);
+    const first = await claimTodo(t.db, { agentId: a.id, todoId: pick!.id });
+    if (!first.claimed) throw new Error(first.reason);
+    const ref = { todoId: pick!.id, agentId: a.id, leaseKey: first.lease.leaseKey };
+    await startTodo(t.db, ref);
+    // Before the first todo is done the second's input comes from nowhere.
+    const second = await claimTodo(t.db, { agentId: a.id, todoId: book!.id });
+    if (!second.claimed) throw new Error(second.reason);
+    expect(await routeTurn(t.db, { todoId: book!.id, agentId: a.id })).toEqual({ route: "contract_error", reason: "inputs no done todo of the goal gave: date; replan so an earlier todo outputs them" });
+    await recordTurnResult(t.db, { ...ref, idempotencyKey: rid("turn"), kind: "validated_completion", summary: "picked Friday", values: { date: "Friday" } });
+    expect(await routeTurn(t.db, { todoId: book!.id, agentId: a.id })).toEqual({ route: "ready_for_host", reason: "held, unblocked, within quota" });
+    // A done todo of another goal gives nothing.
+    const other = await seedGoal(t.db);
+    const [lonely] = await seedTodos(t.db, other.id, 1, { inputs: ["date"] });
+    const c = await claimTodo(t.db, { agentId: a.id, todoId: lonely!.id });
+    if (!c.claimed) throw new Error(c.reason);
+    expect((await routeTurn(t.db, { todoId: lonely!.id, agentId: a.id })).route).toBe("contract_error");
+  });
 
   it("is computed from database state", async () => {
     const { ref, goal, todo } = await running();
