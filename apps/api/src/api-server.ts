@@ -1,29 +1,44 @@
-// The HTTP server: /health, CORS for the web app, and the tRPC router at /trpc (queries, mutations and
-// SSE subscriptions). Used by server.ts and by tests, which start several on one database.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+// The HTTP server: /health, accounts (/api/auth, /api/account), the tRPC router at /trpc (queries, mutations and
+// SSE subscriptions) and the model proxy. Every request first passes the Host / CSRF / CORS rules
+// (http-hygiene.ts); then who calls is resolved once (resolvePrincipal). Used by server.ts and by tests.
+import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import type { Db } from "@phoneloop/state";
+import { createAuth, type Auth } from "./auth/auth.ts";
+import { accountRoutes, sendJson, toHeaders, type AccountRoutes } from "./auth/http.ts";
+import { resolvePrincipal, SHARE_HEADER, WORKSPACE_HEADER, type PrincipalServices } from "./auth/principal.ts";
+import { newSecret } from "./auth/secret-key.ts";
+import { sessionReader } from "./auth/auth.ts";
 import { EventHub } from "./events.ts";
 import { checkHealth } from "./health.ts";
-import { handleModelProxy, METER_HEADERS, MODEL_PROXY_PATH, type ModelUpstream } from "./model-proxy.ts";
+import { applyCors, LOOPBACK_HOSTS, refusal, type HygieneRules } from "./http-hygiene.ts";
+import { handleModelProxy, METER_HEADERS, MODEL_PROXY_PATH } from "./model-proxy.ts";
+import { modelSettingsStore, type ModelSettingsInput, type ModelSettingsStore } from "./model-settings.ts";
 import { appRouter } from "./root.ts";
-import { AGENT_HEADER, HEALTH_PATH, MEMBER_HEADER, TRPC_PATH } from "./contract.ts";
+import { HEALTH_PATH, TRPC_PATH } from "./contract.ts";
 import { createTRPCContext } from "./trpc.ts";
 
 export { TRPC_PATH } from "./contract.ts";
 
 export interface ApiServerInit {
   db: Db;
-  /** For the dedicated LISTEN connection of the event stream. */
+  /** For the dedicated LISTEN connection of the event stream and better-auth's pool. */
   databaseUrl: string;
   /** 0 picks a free port. */
   port: number;
   host: string;
   /** Browser origins allowed to call the API. Default: the web app on port 3000. */
   webOrigins?: string[];
-  /** Where the model proxy forwards; null (default) answers 503 saying how to configure it. */
-  modelUpstream?: ModelUpstream | null;
+  /** Host names the API answers to, besides loopback (API_ALLOWED_HOSTS). */
+  allowedHosts?: string[];
+  /**
+   * PHONELOOP_SECRET_KEY: signs session cookies and encrypts model settings at rest. Default: a random one for
+   * this process (tests), so sessions and stored model keys do not outlive it.
+   */
+  secretKey?: string;
+  /** Model settings the setup link's new workspace starts with (the MODEL_* environment), if any. */
+  modelSeed?: ModelSettingsInput | null;
   onLog?: (line: string) => void;
 }
 
@@ -31,6 +46,9 @@ export interface ApiServer {
   /** Base URL, e.g. http://127.0.0.1:4000; tRPC is at `${url}/trpc`. */
   url: string;
   port: number;
+  /** better-auth, for the setup link and tests (auth/testing.ts). */
+  auth: Auth;
+  modelSettings: ModelSettingsStore;
   close(): Promise<void>;
 }
 
@@ -39,9 +57,8 @@ const ALLOWED_HEADERS = [
   "authorization",
   "trpc-accept",
   "last-event-id",
-  MEMBER_HEADER,
-  AGENT_HEADER,
-  METER_HEADERS.goal,
+  WORKSPACE_HEADER,
+  SHARE_HEADER,
   METER_HEADERS.run,
   METER_HEADERS.step,
   // the openai client's own headers, for a tab calling the model proxy
@@ -50,74 +67,95 @@ const ALLOWED_HEADERS = [
 
 export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
   const log = init.onLog ?? (() => {});
-  const origins = new Set(init.webOrigins ?? ["http://127.0.0.1:3000", "http://localhost:3000"]);
+  const secretKey = init.secretKey ?? newSecret();
+  const rules: HygieneRules = {
+    allowedHosts: new Set([...LOOPBACK_HOSTS, ...(init.allowedHosts ?? [])].map((h) => h.toLowerCase())),
+    origins: new Set(init.webOrigins ?? ["http://127.0.0.1:3000", "http://localhost:3000"]),
+    allowedHeaders: ALLOWED_HEADERS,
+  };
   const events = new EventHub({ databaseUrl: init.databaseUrl, onLog: log });
   await events.start();
-  const services = { db: init.db, events };
+  const modelSettings = modelSettingsStore(init.db, secretKey);
+  // better-auth needs the API's own origin, known once the port is: set in the listen callback, before any request.
+  let auth!: Auth;
+  let closeAuth!: () => Promise<void>;
+  let accounts!: AccountRoutes;
+  let services!: PrincipalServices & { events: EventHub };
 
   const trpc = createHTTPHandler({
     router: appRouter,
     basePath: `${TRPC_PATH}/`,
     // Room for the largest blob (16 MiB) as base64 in JSON, and no more.
     maxBodySize: 24 * 1024 * 1024,
-    createContext: ({ req }) => createTRPCContext({ services, headers: toHeaders(req) }),
+    createContext: async ({ req }) => createTRPCContext({ services, principal: await resolvePrincipal(services, toHeaders(req)) }),
     onError({ error, path }) {
       if (error.code === "INTERNAL_SERVER_ERROR") log(`500 in ${path ?? "(unknown)"}: ${error.cause?.stack ?? error.stack}`);
     },
   });
 
   const server = createServer((req, res) => {
-    const origin = req.headers.origin;
-    if (origin && (origins.has(origin) || origins.has("*"))) {
-      res.setHeader("access-control-allow-origin", origin);
-      res.setHeader("vary", "origin");
-      res.setHeader("access-control-allow-headers", ALLOWED_HEADERS);
-      res.setHeader("access-control-allow-methods", "GET, POST, OPTIONS");
-      res.setHeader("access-control-max-age", "600");
+    const refused = refusal(req, rules);
+    if (refused) {
+      sendJson(res, refused.status, { error: { code: refused.code, message: refused.message } });
+      return;
     }
+    applyCors(req, res, rules);
     if (req.method === "OPTIONS") {
       res.writeHead(204).end();
       return;
     }
-    const path = (req.url ?? "/").split("?")[0];
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
     if (path === HEALTH_PATH && req.method === "GET") {
-      void sendHealth(res, services.db, events);
+      void sendHealth(res, init.db, events);
       return;
     }
-    if (path?.startsWith(`${MODEL_PROXY_PATH}/`)) {
-      handleModelProxy(req, res, services.db, init.modelUpstream ?? null).catch((e: Error) => {
+    if (accounts.handle(req, res, path)) return;
+    if (path.startsWith(`${MODEL_PROXY_PATH}/`)) {
+      handleModelProxy(req, res, { db: init.db, principalOf: () => resolvePrincipal(services, toHeaders(req)), settings: modelSettings }).catch((e: Error) => {
         log(`model proxy: ${e.stack ?? e.message}`);
-        if (!res.headersSent) sendJson(res, 500, { error: { message: "The model proxy failed unexpectedly; the API log has the details." } });
+        sendJson(res, 500, { error: { message: "The model proxy failed unexpectedly; the API log has the details." } });
       });
       return;
     }
-    if (path === TRPC_PATH || path?.startsWith(`${TRPC_PATH}/`)) {
+    if (path === TRPC_PATH || path.startsWith(`${TRPC_PATH}/`)) {
       trpc(req, res);
       return;
     }
-    sendJson(res, 404, { error: `No route ${path}. The API serves GET /health, tRPC at ${TRPC_PATH} and the model proxy at ${MODEL_PROXY_PATH}/<role>/v1.` });
+    sendJson(res, 404, { error: `No route ${path}. The API serves GET /health, tRPC at ${TRPC_PATH}, accounts at /api/auth and /api/account, and the model proxy at ${MODEL_PROXY_PATH}/<role>/v1.` });
   });
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(init.port, init.host, () => {
       server.off("error", reject);
+      const port = (server.address() as AddressInfo).port;
+      const created = createAuth({ databaseUrl: init.databaseUrl, baseURL: urlOf(init.host, port), trustedOrigins: [...rules.origins], secretKey });
+      auth = created.auth;
+      closeAuth = created.close;
+      services = { db: init.db, events, auth: sessionReader(auth) };
+      accounts = accountRoutes(services, auth, { modelSeed: init.modelSeed ?? null, modelSettings }, log);
       resolve();
     });
   });
   const port = (server.address() as AddressInfo).port;
-  const hostForUrl = init.host.includes(":") ? `[${init.host}]` : init.host;
   return {
-    url: `http://${hostForUrl}:${port}`,
+    url: urlOf(init.host, port),
     port,
+    auth,
+    modelSettings,
     async close() {
       // Subscriptions keep connections open: end them, then stop listening.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
       await events.close();
+      await closeAuth();
     },
   };
+}
+
+function urlOf(host: string, port: number): string {
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
 
 async function sendHealth(res: ServerResponse, db: Db, events: EventHub): Promise<void> {
@@ -125,15 +163,3 @@ async function sendHealth(res: ServerResponse, db: Db, events: EventHub): Promis
   sendJson(res, health.ok ? 200 : 503, health);
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
-}
-
-function toHeaders(req: IncomingMessage): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue;
-    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
-  }
-  return headers;
-}

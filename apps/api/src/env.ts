@@ -7,12 +7,21 @@ const EnvSchema = z.object({
     .url("DATABASE_URL must be a postgresql:// URL"),
   API_PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   API_HOST: z.string().min(1).default("127.0.0.1"),
-  /** Origins allowed to call the API from a browser, comma-separated. */
+  /** Host names the API answers to besides loopback, comma-separated (e.g. the name a reverse proxy uses). */
+  API_ALLOWED_HOSTS: z
+    .string()
+    .default("")
+    .transform((s) => s.split(",").map((h) => h.trim()).filter(Boolean)),
+  /** Origins allowed to call the API from a browser, comma-separated; the first is where setup links point. */
   WEB_ORIGIN: z
     .string()
     .default("http://127.0.0.1:3000,http://localhost:3000")
     .transform((s) => s.split(",").map((o) => o.trim()).filter(Boolean)),
-  /** The OpenAI-compatible endpoint behind the model proxy (browser runs); unset = the proxy answers 503. */
+  /** Signs sessions and encrypts model keys at rest; `npm start` keeps one in .data/secret-key. */
+  PHONELOOP_SECRET_KEY: z
+    .string({ error: "PHONELOOP_SECRET_KEY is not set. `npm start` generates one in .data/secret-key; elsewhere set 32+ random characters (openssl rand -base64 32)." })
+    .min(32, "PHONELOOP_SECRET_KEY must have at least 32 characters (openssl rand -base64 32)."),
+  /** The model settings the setup link's workspace starts with; admins change them in the web app later. */
   MODEL_BASE_URL: z.string().url("MODEL_BASE_URL must be an http(s) URL, e.g. https://api.example.com/v1").optional(),
   MODEL_API_KEY: z.string().default(""),
   MODEL_PLANNER: z.string().min(1).optional(),

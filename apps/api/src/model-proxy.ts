@@ -1,70 +1,87 @@
-// The model proxy for runs in a browser tab: the tab's `openai` client points at
-// `${api}/model/<role>/v1` with no real key; the API adds the key (which never reaches the browser), picks the
-// role's model, refuses when the goal may not run (quota, pause), forwards to the OpenAI-compatible endpoint,
-// and records usage and cost as `model_call` evidence.
+// The model proxy for runs in a browser tab: the tab's `openai` client points at `${api}/model/<role>/v1` with
+// its agent token as the key; the API checks that the agent has a running run whose goal may run now (pause,
+// quota), takes the endpoint, key and model from the workspace's model settings (the key never reaches a
+// browser), forwards, then spends the call's tokens and cost against the quota and records `model_call` evidence.
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { appendEvidence, shouldRun, type Db } from "@phoneloop/state";
+import { appendEvidence, isStateError, shouldRun, spendQuota, type Db } from "@phoneloop/state";
+import type { Principal } from "./auth/principal.ts";
+import { MODEL_ROLES, type ModelRole, type ModelSettingsStore, type ModelUpstream } from "./model-settings.ts";
 
+export { MODEL_ROLES, type ModelRole } from "./model-settings.ts";
 export const MODEL_PROXY_PATH = "/model";
-export const MODEL_ROLES = ["planner", "executor", "summarizer"] as const;
-export type ModelRole = (typeof MODEL_ROLES)[number];
 
-/** Headers a runner sends so a call is metered against its goal and run. */
-export const METER_HEADERS = { goal: "x-phoneloop-goal", run: "x-phoneloop-run", step: "x-phoneloop-step", agent: "x-phoneloop-agent" } as const;
+/** Headers a runner sends so a call is metered against its run (and the run's step). */
+export const METER_HEADERS = { run: "x-phoneloop-run", step: "x-phoneloop-step" } as const;
 
-export interface ModelUpstream {
-  /** OpenAI-compatible base URL, e.g. https://…/v1 (the proxy appends /chat/completions). */
-  baseUrl: string;
-  apiKey: string;
-  /** The model each role uses; a role left out uses the model the request names. */
-  models: Partial<Record<ModelRole, string>>;
-  microUsdPerInputToken: number;
-  microUsdPerOutputToken: number;
-  timeoutMs: number;
+export interface ModelProxyDeps {
+  db: Db;
+  principalOf(): Promise<Principal>;
+  settings: ModelSettingsStore;
 }
 
 const MAX_BODY_BYTES = 24 * 1024 * 1024;
 
-export async function handleModelProxy(req: IncomingMessage, res: ServerResponse, db: Db, upstream: ModelUpstream | null): Promise<void> {
+export async function handleModelProxy(req: IncomingMessage, res: ServerResponse, deps: ModelProxyDeps): Promise<void> {
+  const { db } = deps;
   const path = (req.url ?? "/").split("?")[0] ?? "/";
   const match = /^\/model\/([a-z]+)\/v1\/chat\/completions$/.exec(path);
   const role = match?.[1] as ModelRole | undefined;
   if (!role || !MODEL_ROLES.includes(role)) {
-    return fail(res, 404, `No model route ${path}. Use ${MODEL_PROXY_PATH}/<${MODEL_ROLES.join("|")}>/v1/chat/completions.`);
+    return fail(res, 404, `No model route ${path}. Use ${MODEL_PROXY_PATH}/<${MODEL_ROLES.join("|")}>/v1/chat/completions.`, "NOT_FOUND");
   }
-  if (req.method !== "POST") return fail(res, 405, "The model proxy takes POST chat completions only.");
+  if (req.method !== "POST") return fail(res, 405, "The model proxy takes POST chat completions only.", "METHOD_NOT_ALLOWED");
+
+  const principal = await deps.principalOf();
+  if (principal.kind === "anonymous") {
+    return fail(res, 401, "The model proxy needs an agent token as the API key (Authorization: Bearer plt_…); a tab gets one when its run starts.", "UNAUTHORIZED");
+  }
+  if (principal.kind !== "agent") {
+    return fail(res, 403, "Only an agent with a running run may call the model proxy; start the run from a tab or the headless agent.", "FORBIDDEN");
+  }
+  if (!principal.agentId) return fail(res, 403, "This agent token has not registered an agent yet: register, start a run, then call the model.", "FORBIDDEN");
+
+  const header = (name: string) => {
+    const v = req.headers[name];
+    return typeof v === "string" && v.trim() ? v.trim() : undefined;
+  };
+  const runId = header(METER_HEADERS.run);
+  if (!runId) return fail(res, 400, `Send the ${METER_HEADERS.run} header with the id of your running run; every model call is metered against one.`, "RUN_REQUIRED");
+  const stepText = header(METER_HEADERS.step);
+  const stepIndex = stepText !== undefined && /^\d+$/.test(stepText) ? Number(stepText) : undefined;
+
+  const run = await db.run.findUnique({ where: { id: runId }, include: { goal: { select: { workspaceId: true } } } });
+  if (!run || run.goal.workspaceId !== principal.workspaceId) return fail(res, 404, `No run ${runId} in this workspace.`, "NOT_FOUND");
+  if (run.agentId !== principal.agentId) return fail(res, 403, `Run ${runId} belongs to another agent; call the model for your own run.`, "FORBIDDEN");
+  if (run.status !== "running") return fail(res, 409, `Run ${runId} is ${run.status}; start or resume a run before calling the model.`, "RUN_NOT_RUNNING");
+
+  const verdict = await shouldRun(db, { goalId: run.goalId, agentId: principal.agentId, ...(run.todoId ? { todoId: run.todoId } : {}) });
+  // Throttled may pass soon (429, retryable); paused, exhausted or waiting on a gate will not (409).
+  if (verdict.decision === "skip") {
+    return fail(res, verdict.reason === "throttled" ? 429 : 409, `Goal ${run.goalId} may not spend now: ${verdict.message}`, verdict.reason.toUpperCase());
+  }
+
+  const upstream = await deps.settings.upstream(principal.workspaceId);
   if (!upstream) {
-    return fail(res, 503, "No model endpoint is configured on the API. Set MODEL_BASE_URL and MODEL_API_KEY where the API runs, then restart it.");
+    return fail(res, 503, "This workspace has no model endpoint yet: an admin sets it in the workspace's model settings.", "MODEL_NOT_CONFIGURED");
   }
   let body: Record<string, unknown>;
   try {
     body = JSON.parse((await readBody(req)).toString("utf8")) as Record<string, unknown>;
     if (typeof body !== "object" || body === null || Array.isArray(body)) throw new Error("not an object");
   } catch (e) {
-    return fail(res, 400, `The request body is not a JSON chat completion request (${(e as Error).message}).`);
+    return fail(res, 400, `The request body is not a JSON chat completion request (${(e as Error).message}).`, "INVALID_INPUT");
   }
-  if (body.stream) return fail(res, 400, "The model proxy does not stream; send the request with stream: false.");
+  if (body.stream) return fail(res, 400, "The model proxy does not stream; send the request with stream: false.", "INVALID_INPUT");
 
-  const header = (name: string) => {
-    const v = req.headers[name];
-    return typeof v === "string" && v.trim() ? v.trim() : undefined;
-  };
-  const goalId = header(METER_HEADERS.goal);
-  const agentId = header(METER_HEADERS.agent);
-  const runId = header(METER_HEADERS.run);
-  const stepText = header(METER_HEADERS.step);
-  const stepIndex = stepText !== undefined && /^\d+$/.test(stepText) ? Number(stepText) : undefined;
-
-  if (goalId && agentId) {
-    const verdict = await shouldRun(db, { goalId, agentId }).catch((e: Error) => ({ decision: "error" as const, message: e.message }));
-    if (verdict.decision === "error") return fail(res, 400, verdict.message);
-    // Throttled may pass soon (429, retryable); paused, exhausted or waiting on a gate will not (409).
-    if (verdict.decision === "skip") return fail(res, verdict.reason === "throttled" ? 429 : 409, `Goal ${goalId} may not spend now: ${verdict.message}`, verdict.reason);
+  const configured = Object.values(upstream.models);
+  const asked = typeof body.model === "string" && body.model.trim() ? body.model.trim() : undefined;
+  if (asked && !configured.includes(asked)) {
+    return fail(res, 400, `The model "${asked}" is not in this workspace's model settings (${configured.join(", ") || "none set"}); leave the model out to use the ${role} role's, or ask an admin to add it.`, "MODEL_NOT_ALLOWED");
   }
+  const model = upstream.models[role] ?? asked;
+  if (!model) return fail(res, 400, `No model is set for the ${role} role in this workspace's model settings; an admin sets one.`, "MODEL_NOT_CONFIGURED");
 
-  const model = upstream.models[role] ?? (typeof body.model === "string" ? body.model : undefined);
-  if (!model) return fail(res, 400, `No model is configured for the ${role} role; set MODEL_${role.toUpperCase()} on the API or name one in the request.`);
   const started = performance.now();
   let answer: Response;
   try {
@@ -80,16 +97,16 @@ export async function handleModelProxy(req: IncomingMessage, res: ServerResponse
       res,
       timedOut ? 504 : 502,
       timedOut
-        ? `The model endpoint did not answer within ${upstream.timeoutMs} ms; try again, or raise MODEL_TIMEOUT_MS.`
-        : `The model endpoint at ${upstream.baseUrl} could not be reached (${(e as Error).message}); check MODEL_BASE_URL.`,
+        ? `The model endpoint did not answer within ${upstream.timeoutMs} ms; try again, or ask an admin to raise the timeout.`
+        : `The model endpoint could not be reached (${scrub((e as Error).message, upstream)}); an admin can check the endpoint in the model settings.`,
+      timedOut ? "UPSTREAM_TIMEOUT" : "UPSTREAM_UNREACHABLE",
     );
   }
   const text = await answer.text();
   const latencyMs = Math.round(performance.now() - started);
   if (!answer.ok) {
-    // The endpoint's own error (rate limit, bad request…) goes back as it came, so the client's retry logic applies.
-    res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" }).end(text);
-    return;
+    // The status goes back as it came (the client's retry logic applies); the text only with URLs and the key cut.
+    return fail(res, answer.status, `The model endpoint answered ${answer.status}: ${scrub(upstreamMessage(text), upstream)}`, "UPSTREAM_ERROR");
   }
   let usage = { inputTokens: 0, outputTokens: 0 };
   try {
@@ -99,18 +116,28 @@ export async function handleModelProxy(req: IncomingMessage, res: ServerResponse
     /* the client reports an unparseable answer itself */
   }
   const microUsd = Math.round(usage.inputTokens * upstream.microUsdPerInputToken + usage.outputTokens * upstream.microUsdPerOutputToken);
-  if (goalId) {
-    await appendEvidence(db, {
-      goalId,
-      ...(runId ? { runId } : {}),
+  const callId = randomUUID();
+  // The call is made and paid for: it is spent even past the limit, which then stops the next call.
+  let overQuota = false;
+  await spendQuota(db, { key: `model:${callId}`, goalId: run.goalId, agentId: principal.agentId, ...(run.todoId ? { todoId: run.todoId } : {}), tokens: usage.inputTokens + usage.outputTokens, microUsd }).catch((e: unknown) => {
+    if (isStateError(e) && e.code === "QUOTA_EXCEEDED") overQuota = true;
+    else throw e;
+  });
+  await appendEvidence(
+    db,
+    {
+      goalId: run.goalId,
+      runId: run.id,
+      ...(run.todoId ? { todoId: run.todoId } : {}),
       ...(stepIndex !== undefined ? { stepIndex } : {}),
-      ...(agentId ? { agentId } : {}),
+      agentId: principal.agentId,
       kind: "model_call",
       summary: `${role} call to ${model}: ${usage.inputTokens} in, ${usage.outputTokens} out, ${microUsd} µ$`,
-      data: { role, model, ...usage, microUsd, latencyMs, via: "api" },
-      idempotencyKey: `model:${randomUUID()}`,
-    });
-  }
+      data: { role, model, ...usage, microUsd, latencyMs, via: "api", overQuota },
+      idempotencyKey: `model:${callId}`,
+    },
+    { actor: principal.agentId },
+  );
   res
     .writeHead(200, {
       "content-type": "application/json",
@@ -121,9 +148,31 @@ export async function handleModelProxy(req: IncomingMessage, res: ServerResponse
     .end(text);
 }
 
-function fail(res: ServerResponse, status: number, message: string, code?: string): void {
+function upstreamMessage(text: string): string {
+  try {
+    const parsed = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
+    const m = typeof parsed.error === "string" ? parsed.error : (parsed.error?.message ?? parsed.message);
+    if (typeof m === "string") return m.slice(0, 500);
+  } catch {
+    /* not JSON */
+  }
+  return text.slice(0, 200) || "(no message)";
+}
+
+/** Removes what must never leave the API: the key, the endpoint's URL, any URL or query string. */
+export function scrub(message: string, upstream: Pick<ModelUpstream, "apiKey" | "baseUrl">): string {
+  let out = message;
+  for (const secret of [upstream.apiKey, upstream.baseUrl]) if (secret) out = out.split(secret).join("[redacted]");
+  return out
+    .replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, "[url]")
+    .replace(/\?\S*=\S*/g, "[query]")
+    .replace(/\b(sk|pk|rk|key|token)[-_][A-Za-z0-9_-]{8,}/gi, "[redacted]");
+}
+
+function fail(res: ServerResponse, status: number, message: string, code: string): void {
+  if (res.headersSent) return;
   // OpenAI's error shape, so the `openai` client surfaces the message as it is.
-  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ error: { message, type: "phoneloop_proxy", code: code ?? null } }));
+  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ error: { message, type: "phoneloop_proxy", code } }));
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {

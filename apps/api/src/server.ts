@@ -1,8 +1,13 @@
-// The API process: parse the environment, migrate the database, serve until SIGINT/SIGTERM.
+// The API process: parse the environment, migrate the database, serve until SIGINT/SIGTERM. On an install with no
+// account yet it prints the one-time setup link that creates the first admin.
 import { applyMigrations, createDb, redact } from "@phoneloop/state";
 import { createApiServer } from "./api-server.ts";
+import { hasAccounts, issueSetupToken } from "./auth/one-time-links.ts";
 import { parseEnv } from "./env.ts";
 import { API_VERSION } from "./health.ts";
+
+/** start.ts repeats the line with "/setup?token=" at the end of its output. */
+const SETUP_LINK_LABEL = "Create the first admin (one-time setup link):";
 
 async function main(): Promise<void> {
   const env = parseEnv();
@@ -16,7 +21,9 @@ async function main(): Promise<void> {
     port: env.API_PORT,
     host: env.API_HOST,
     webOrigins: env.WEB_ORIGIN,
-    modelUpstream: env.MODEL_BASE_URL
+    allowedHosts: env.API_ALLOWED_HOSTS,
+    secretKey: env.PHONELOOP_SECRET_KEY,
+    modelSeed: env.MODEL_BASE_URL
       ? {
           baseUrl: env.MODEL_BASE_URL,
           apiKey: env.MODEL_API_KEY,
@@ -33,6 +40,10 @@ async function main(): Promise<void> {
     onLog: log,
   });
   log(`PhoneLoop API ${API_VERSION} on ${server.url} (tRPC at ${server.url}/trpc, database ${redact(env.DATABASE_URL)})`);
+  if (!(await hasAccounts(db))) {
+    const token = await issueSetupToken(db);
+    log(`${SETUP_LINK_LABEL} ${env.WEB_ORIGIN[0] ?? "http://127.0.0.1:3000"}/setup?token=${token}`);
+  }
   let stopping = false;
   const stop = async () => {
     if (stopping) return;

@@ -3,30 +3,43 @@
 import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink } from "@trpc/client";
 import { EventSource as EventSourcePonyfill } from "eventsource";
 import superjson from "superjson";
-import { credentialHeaders, TRPC_PATH, type AppRouter, type Credentials } from "@phoneloop/api/contract";
+import { TRPC_PATH, type AppRouter, type ClientAuth } from "@phoneloop/api/contract";
 
-export type { Credentials } from "@phoneloop/api/contract";
+export type { ClientAuth } from "@phoneloop/api/contract";
 
 export interface ApiClientInit {
   /** Base URL of the API, e.g. http://127.0.0.1:4000 (tRPC is under /trpc). */
   apiUrl: string;
-  /** Who calls; a function is read on every request (a runner that registers later, a member who signs in). */
-  credentials?: Credentials | (() => Credentials);
+  /** The web app's session cookie, or an agent token; a function is read on every request (a tab's token arrives later). */
+  auth: ClientAuth | (() => ClientAuth);
 }
 
-// Browsers (and Node ≥ 22) have EventSource; Node 20 does not, so the spec-compliant fetch-based ponyfill stands in.
-const EventSourceImpl: typeof EventSourcePonyfill = (globalThis as unknown as { EventSource?: typeof EventSourcePonyfill }).EventSource ?? EventSourcePonyfill;
+/** The one place credentials go onto requests: every fetch of the client and its event stream goes through it. */
+export function authorizedFetch(auth: ClientAuth | (() => ClientAuth)): typeof fetch {
+  return (input, init) => {
+    const a = typeof auth === "function" ? auth() : auth;
+    const headers = new Headers(init?.headers);
+    if (a.kind === "token") headers.set("authorization", `Bearer ${a.token}`);
+    // The session cookie is the API's (another port of the same host): sent only when asked for.
+    return fetch(input, { ...init, headers, ...(a.kind === "cookie" ? { credentials: "include" as const } : {}) });
+  };
+}
 
 export function createApiClient(init: ApiClientInit) {
   const url = `${trimUrl(init.apiUrl)}${TRPC_PATH}`;
-  const credentials = init.credentials ?? {};
-  const headers = () => credentialHeaders(typeof credentials === "function" ? credentials() : credentials);
+  const authFetch = authorizedFetch(init.auth);
   return createTRPCClient<AppRouter>({
     links: [
       splitLink({
         condition: (op) => op.type === "subscription",
-        true: httpSubscriptionLink({ url, transformer: superjson, EventSource: EventSourceImpl }),
-        false: httpBatchLink({ url, transformer: superjson, headers, maxURLLength: 8000 }),
+        // The fetch-based EventSource, so the stream carries the same credentials (a native one cannot send a token).
+        true: httpSubscriptionLink({
+          url,
+          transformer: superjson,
+          EventSource: EventSourcePonyfill,
+          eventSourceOptions: () => ({ fetch: authFetch, withCredentials: true }),
+        }),
+        false: httpBatchLink({ url, transformer: superjson, fetch: authFetch, maxURLLength: 8000 }),
       }),
     ],
   });

@@ -4,15 +4,13 @@
 import { systemClock, type Clock, type ControlPlane } from "@phoneloop/agent/ports";
 import { trimUrl, type ApiClient } from "./api-client.ts";
 import { toBase64 } from "./base64.ts";
-import { codeOf, ControlPlaneError, toControlPlaneError } from "./errors.ts";
+import { codeOf, toControlPlaneError } from "./errors.ts";
 import { subscribeEvents, type EventSubscription } from "./events.ts";
 import { evidenceOf, goalOf, leaseOf, objectOf, runOf, todoOf } from "./rows.ts";
 
 export interface ControlPlaneOptions {
   /** The API the client talks to; named in the message when it cannot be reached. */
   apiUrl: string;
-  /** The team member recorded as the creator of goals this runner creates; else the registered agent. */
-  memberId?: string | undefined;
   /** waitForGate's pauses between reads. */
   clock?: Clock;
   /** Longest pause between two reads of a waited-on gate (ms); the event stream wakes it sooner. Default 2000. */
@@ -23,8 +21,6 @@ export function createControlPlane(client: ApiClient, opts: ControlPlaneOptions)
   const apiUrl = trimUrl(opts.apiUrl);
   const clock = opts.clock ?? systemClock;
   const gatePollMaxMs = opts.gatePollMaxMs ?? 2000;
-  /** The last agent registered through this port: the creator of a goal when no member is named. */
-  let registeredAgentId: string | undefined;
 
   /** One procedure call; its failure as ControlPlaneError / ControlPlaneConflict naming the procedure. */
   const call = async <T>(procedure: string, f: () => Promise<T>): Promise<T> => {
@@ -50,7 +46,6 @@ export function createControlPlane(client: ApiClient, opts: ControlPlaneOptions)
     async registerAgent(reg) {
       const id = reg.id ?? newAgentId();
       const agent = await call("agent.register", () => client.agent.register.mutate({ id, name: reg.name, kind: reg.kind, capabilities: reg.capabilities, meta: reg.meta ?? {} }));
-      registeredAgentId = agent.id;
       return { agentId: agent.id };
     },
 
@@ -59,10 +54,6 @@ export function createControlPlane(client: ApiClient, opts: ControlPlaneOptions)
     },
 
     async createGoal(input) {
-      const createdBy = opts.memberId ?? registeredAgentId;
-      if (!createdBy) {
-        throw new ControlPlaneError("INVALID_INPUT", "goal.create: a goal needs a creator: register the agent first, or name a team member (PHONELOOP_MEMBER / --member-id).");
-      }
       const goal = await call("goal.create", () =>
         client.goal.create.mutate({
           title: input.title ?? titleOf(input.objective),
@@ -70,7 +61,6 @@ export function createControlPlane(client: ApiClient, opts: ControlPlaneOptions)
           bounds: input.bounds ?? [],
           nonGoals: input.nonGoals ?? [],
           acceptance: input.acceptance ?? [],
-          createdBy,
         }),
       );
       return goalOf(goal);

@@ -1,5 +1,5 @@
 // @phoneloop/client, browser-safe: the one tRPC client factory, the ControlPlane over it, the event-stream consumer.
-export { createApiClient, trimUrl, type ApiClient, type ApiClientInit, type Credentials } from "./api-client.ts";
+export { createApiClient, authorizedFetch, trimUrl, type ApiClient, type ApiClientInit, type ClientAuth } from "./api-client.ts";
 export { createControlPlane, newAgentId, type ControlPlaneOptions } from "./control-plane.ts";
 export { subscribeEvents, type EventHandlers, type EventSubscription, type StreamedEvent } from "./events.ts";
 export { checkApi } from "./health.ts";

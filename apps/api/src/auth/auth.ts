@@ -6,7 +6,9 @@ import pg from "pg";
 import type { SessionReader } from "./session-reader.ts";
 import { deriveKey } from "./secret-key.ts";
 
-export const AUTH_BASE_PATH = "/api/auth";
+import { AUTH_PATH } from "../contract.ts";
+
+export const AUTH_BASE_PATH = AUTH_PATH;
 /** Wrong passwords allowed per client address and minute before sign-in answers 429. */
 export const SIGN_IN_ATTEMPTS_PER_MINUTE = 10;
 export const MIN_PASSWORD_LENGTH = 10;

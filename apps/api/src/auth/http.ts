@@ -6,11 +6,13 @@ import { toNodeHandler } from "better-auth/node";
 import { APIError } from "better-auth/api";
 import { z } from "zod";
 import { addMember, createWorkspace, isStateError, type Db } from "@phoneloop/state";
+import { ACCOUNT_PATH } from "../contract.ts";
 import { AUTH_BASE_PATH, MIN_PASSWORD_LENGTH, type Auth } from "./auth.ts";
+import type { ModelSettingsInput, ModelSettingsStore } from "../model-settings.ts";
 import { consumeInvite, consumeSetupToken, readInvite, setupTokenValid } from "./one-time-links.ts";
 import { resolvePrincipal, type PrincipalServices } from "./principal.ts";
 
-export const ACCOUNT_PATH = "/api/account";
+export { ACCOUNT_PATH } from "../contract.ts";
 /** The header better-auth reads the client's address from (for the login rate limit); set from the socket only. */
 export const CLIENT_IP_HEADER = "x-phoneloop-client-ip";
 
@@ -29,7 +31,13 @@ export interface AccountRoutes {
   handle(req: IncomingMessage, res: ServerResponse, path: string): boolean;
 }
 
-export function accountRoutes(services: PrincipalServices & { db: Db }, auth: Auth, log: (line: string) => void): AccountRoutes {
+export interface AccountExtras {
+  /** Model settings a workspace made by the setup link starts with (the API's MODEL_* environment). */
+  modelSeed: ModelSettingsInput | null;
+  modelSettings: ModelSettingsStore;
+}
+
+export function accountRoutes(services: PrincipalServices & { db: Db }, auth: Auth, extras: AccountExtras, log: (line: string) => void): AccountRoutes {
   const betterAuth = toNodeHandler(auth);
   const fail = (res: ServerResponse, e: unknown) => {
     if (e instanceof HttpFailure) return sendJson(res, e.status, { error: { code: e.code, message: e.message } });
@@ -68,6 +76,7 @@ export function accountRoutes(services: PrincipalServices & { db: Db }, auth: Au
       await deleteUser(userId);
       throw e;
     });
+    if (extras.modelSeed) await extras.modelSettings.set(workspace.id, extras.modelSeed, userId);
     res.setHeader("set-cookie", cookies);
     sendJson(res, 201, { userId, workspaceId: workspace.id, role: "admin" });
   }

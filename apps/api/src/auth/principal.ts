@@ -1,6 +1,7 @@
 // Who calls the API. Every procedure's permission check and every Event's actor start from the Principal resolved
 // here from the request's headers; a header or body field naming a member or agent is never trusted.
 import { membershipsOf, openShare, verifyAgentToken, type Db, type Role } from "@phoneloop/state";
+import { WORKSPACE_HEADER } from "../contract.ts";
 import type { SessionReader } from "./session-reader.ts";
 
 export { ROLES, type Role } from "@phoneloop/state/domain";
@@ -15,8 +16,7 @@ export type Principal =
 export const AGENT_TOKEN_PREFIX = "plt_";
 /** A share link's token, for blob reads of the shared run (share.open takes it as input instead). */
 export const SHARE_HEADER = "x-phoneloop-share";
-/** Picks one of the signed-in person's workspaces; without it, their oldest membership. */
-export const WORKSPACE_HEADER = "x-phoneloop-workspace";
+export { WORKSPACE_HEADER } from "../contract.ts";
 
 export const ANONYMOUS: Principal = { kind: "anonymous" };
 
