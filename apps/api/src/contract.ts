@@ -18,3 +18,13 @@ export const WORKSPACE_HEADER = "x-phoneloop-workspace";
  * token (`plt_…`, sent as `Authorization: Bearer`).
  */
 export type ClientAuth = { kind: "cookie" } | { kind: "token"; token: string } | { kind: "none" };
+
+/** Stored blobs (screenshots) by sha256, as plain cacheable URLs for <img>. */
+export const BLOB_PATH = "/blobs";
+/** A share link's page has no session: it passes its token as `?share=` so its run's screenshots load. */
+export const BLOB_SHARE_PARAM = "share";
+
+/** The URL of one blob, e.g. for <img src>. */
+export function blobUrl(apiUrl: string, sha256: string, share?: string): string {
+  return `${apiUrl.replace(/\/+$/, "")}${BLOB_PATH}/${sha256}${share ? `?${BLOB_SHARE_PARAM}=${encodeURIComponent(share)}` : ""}`;
+}
