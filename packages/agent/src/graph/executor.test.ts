@@ -98,7 +98,7 @@ describe("executor step (pure)", () => {
     [{ route: "wait", reason: "quota throttled", skip: { reason: "throttled", message: "The next turn would not fit." } }, "throttled"],
     [{ route: "wait", reason: "the todo is held by agent_2", skip: null }, "lease_lost"],
     [{ route: "contract_error", reason: "your lease expired; claim the todo again", skip: null }, "lease_lost"],
-    [{ route: "contract_error", reason: "inputs missing from values: price", skip: null }, "todo_blocked"],
+    [{ route: "contract_error", reason: "inputs no done todo of the goal gave: price; replan so an earlier todo outputs them", skip: null }, "todo_blocked"],
   ] as const)("a route that does not run ends the executor: %o → %s", (routed, reason) => {
     const r = step(runState(), { type: "routed", openGate: null, ...routed }, DEFAULT_CONFIG);
     expect(r.effects).toHaveLength(1);
@@ -112,6 +112,11 @@ describe("executor step (pure)", () => {
     ]);
     expect(batches[0]).toEqual([{ type: "event", event: { type: "gate", gateId: "gate_9", question: "Which size?" } }, { type: "wait_gate", gateId: "gate_9" }]);
     expect(types(batches[1]!)).toEqual(["route"]);
+  });
+
+  it("the model's question, however short, opens a gate with a question the core accepts, labelled as the agent's", () => {
+    const { batches } = walk(runState(), [ready, { type: "sensed", screen }, reply({ type: "ask_user", question: "Size?", options: ["S", "M"] })]);
+    expect(batches[2]).toEqual([{ type: "open_gate", idempotencyKey: "run_1:0:gate", question: 'The agent asks: "Size?"', options: ["S", "M"], evidenceIds: ["ev_obs_0"], answerRoles: DEFAULT_CONFIG.gateAnswerRoles }]);
   });
 
   it("the step caps end the executor before sensing", () => {

@@ -8,7 +8,7 @@ import { detectAnomalies, detectCycle, detectRepetition, sampleOf, screenSample,
 import { formatHistory } from "../memory/history.ts";
 import { applyGuardVerdict, askUserDecision, decidePermission, guardMessages, needsGate, recordApproval, GUARD_JSON_SCHEMA, type PermissionContext, type PermissionDecision } from "../policy/index.ts";
 import { anomalyReminder, executorMessages } from "../prompts/executor.ts";
-import { gateQuestion } from "../prompts/gate.ts";
+import { askedQuestion, gateQuestion } from "../prompts/gate.ts";
 import { formatScreenElements } from "../prompts/screen.ts";
 import { leaseRefOf, type ChatMessage, type EvidenceInput, type GateResolution, type Lease, type LeaseRef, type ModelErrorCode, type SkipReason, type TurnResultKind, type TurnRoute } from "../ports.ts";
 import { focusedNode, nodeAt, resolveTarget } from "./observe.ts";
@@ -289,7 +289,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
     const screen = turn.screen!;
     turn.policy = { tier: decision.tier, kind: decision.kind, ruleId: decision.ruleId, evidence: decision.evidence, policyVersion: decision.policyVersion };
     if (action.type === "ask_user" || needsGate(decision, s.approvals)) {
-      const question = action.type === "ask_user" ? action.question : gateQuestion(action, decision, ex.lastApp, ex.todoTitle);
+      const question = action.type === "ask_user" ? askedQuestion(action.question) : gateQuestion(action, decision, ex.lastApp, ex.todoTitle);
       const options = action.type === "ask_user" ? (action.options?.length ? action.options : []) : ["approve", "deny"];
       turn.asking = { action, kind: decision.kind, approvalKey: decision.approvalKey, tier: action.type === "ask_user" ? "question" : decision.tier === "high_risk" ? "high_risk" : "confirm", question, policy: { ruleId: decision.ruleId, evidence: decision.evidence, policyVersion: decision.policyVersion } };
       return done({ type: "open_gate", idempotencyKey: `${s.runId}:${turn.stepIndex}:gate`, question, options, evidenceIds: [screen.evidenceId], answerRoles: config.gateAnswerRoles });

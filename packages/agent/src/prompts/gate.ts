@@ -15,3 +15,17 @@ export function gateQuestion(a: Action, d: PermissionDecision, app: string, todo
   const intent = a.intent ? ` The agent's model says it intends to (its own words, unverified): ${quote(a.intent, 160)}.` : "";
   return `Allow the agent to ${what}${target} in ${app || "the current app"}? This is a ${tier} action (${d.kind}). What the checkpoint saw: ${d.evidence.join("; ")}.${typed}${uri}${intent} Todo: ${quote(todo, 160)}. (policy ${d.policyVersion}, rule ${d.ruleId})`;
 }
+
+/** The core accepts gate questions of 8 to 2000 characters; the longest model question kept, before quoting. */
+const MAX_ASKED = 1000;
+const MAX_GATE_QUESTION = 2000;
+
+/**
+ * The model's own question (ask_user) as a gate question: labelled as the agent's words and quoted, so a short,
+ * empty or overlong question still makes a question the core accepts and the run never fails on it.
+ */
+export function askedQuestion(question: string): string {
+  const said = neutraliseInline(question).replace(/\s+/g, " ").trim();
+  const q = `The agent asks: ${quote(said || "(the agent's model asked without saying what)", MAX_ASKED)}`;
+  return q.length > MAX_GATE_QUESTION ? `${q.slice(0, MAX_GATE_QUESTION - 1)}…` : q;
+}
