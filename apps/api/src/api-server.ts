@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import type { Db } from "@phoneloop/state";
 import { createAuth, type Auth } from "./auth/auth.ts";
+import { handleBlobGet } from "./blob-route.ts";
 import { accountRoutes, sendJson, toHeaders, type AccountRoutes } from "./auth/http.ts";
 import { resolvePrincipal, SHARE_HEADER, WORKSPACE_HEADER, type PrincipalServices } from "./auth/principal.ts";
 import { newSecret } from "./auth/secret-key.ts";
@@ -16,8 +17,9 @@ import { applyCors, LOOPBACK_HOSTS, refusal, type HygieneRules } from "./http-hy
 import { handleModelProxy, METER_HEADERS, MODEL_PROXY_PATH } from "./model-proxy.ts";
 import { modelSettingsStore, type ModelSettingsInput, type ModelSettingsStore } from "./model-settings.ts";
 import { appRouter } from "./root.ts";
-import { HEALTH_PATH, TRPC_PATH } from "./contract.ts";
+import { BLOB_PATH, HEALTH_PATH, TRPC_PATH } from "./contract.ts";
 import { createTRPCContext } from "./trpc.ts";
+import { startReaper, type Reaper, type ReaperOptions } from "./reaper.ts";
 
 export { TRPC_PATH } from "./contract.ts";
 
@@ -40,6 +42,8 @@ export interface ApiServerInit {
   /** Model settings the setup link's new workspace starts with (the MODEL_* environment), if any. */
   modelSeed?: ModelSettingsInput | null;
   onLog?: (line: string) => void;
+  /** Interrupts runs whose worker died and expires overdue gates every intervalMs (server.ts turns it on). */
+  reaper?: Omit<ReaperOptions, "onLog"> | null;
 }
 
 export interface ApiServer {
@@ -49,6 +53,7 @@ export interface ApiServer {
   /** better-auth, for the setup link and tests (auth/testing.ts). */
   auth: Auth;
   modelSettings: ModelSettingsStore;
+  reaper: Reaper | null;
   close(): Promise<void>;
 }
 
@@ -117,11 +122,18 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
       });
       return;
     }
+    if (path.startsWith(`${BLOB_PATH}/`)) {
+      handleBlobGet(req, res, services).catch((e: Error) => {
+        log(`blob: ${e.stack ?? e.message}`);
+        if (!res.headersSent) sendJson(res, 500, { error: { message: "Reading the blob failed; the API log has the details." } });
+      });
+      return;
+    }
     if (path === TRPC_PATH || path.startsWith(`${TRPC_PATH}/`)) {
       trpc(req, res);
       return;
     }
-    sendJson(res, 404, { error: `No route ${path}. The API serves GET /health, tRPC at ${TRPC_PATH}, accounts at /api/auth and /api/account, and the model proxy at ${MODEL_PROXY_PATH}/<role>/v1.` });
+    sendJson(res, 404, { error: `No route ${path}. The API serves GET /health, tRPC at ${TRPC_PATH}, blobs at ${BLOB_PATH}/<sha256>, accounts at /api/auth and /api/account, and the model proxy at ${MODEL_PROXY_PATH}/<role>/v1.` });
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -138,12 +150,15 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
     });
   });
   const port = (server.address() as AddressInfo).port;
+  const reaper = init.reaper ? startReaper(init.db, { ...init.reaper, onLog: log }) : null;
   return {
     url: urlOf(init.host, port),
     port,
     auth,
     modelSettings,
+    reaper,
     async close() {
+      await reaper?.close();
       // Subscriptions keep connections open: end them, then stop listening.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

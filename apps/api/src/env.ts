@@ -30,6 +30,10 @@ const EnvSchema = z.object({
   MODEL_INPUT_MICRO_USD_PER_TOKEN: z.coerce.number().min(0).default(0),
   MODEL_OUTPUT_MICRO_USD_PER_TOKEN: z.coerce.number().min(0).default(0),
   MODEL_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
+  /** How often the reaper interrupts runs whose worker died and expires overdue gates. */
+  REAPER_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(5_000),
+  /** A worker silent this long (no heartbeat) and holding no lease is gone: its running runs become interrupted. */
+  AGENT_STALE_MS: z.coerce.number().int().min(1_000).max(7 * 24 * 3_600_000).default(240_000),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

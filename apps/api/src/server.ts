@@ -38,6 +38,7 @@ async function main(): Promise<void> {
         }
       : null,
     onLog: log,
+    reaper: { intervalMs: env.REAPER_INTERVAL_MS, agentStaleMs: env.AGENT_STALE_MS },
   });
   log(`PhoneLoop API ${API_VERSION} on ${server.url} (tRPC at ${server.url}/trpc, database ${redact(env.DATABASE_URL)})`);
   if (!(await hasAccounts(db))) {

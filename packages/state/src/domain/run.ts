@@ -1,7 +1,8 @@
 // A run's status, and why it ended: the runtime reports one of these words when it finishes a run.
 import { z } from "zod";
 
-export const RUN_STATUSES = ["running", "completed", "partial", "blocked", "failed", "cancelled"] as const;
+// `interrupted`: its worker died (lease expired, heartbeat stale); not finished, any eligible worker may resume it.
+export const RUN_STATUSES = ["running", "completed", "partial", "blocked", "failed", "cancelled", "interrupted"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 export const RUN_END_REASONS = [

@@ -1,4 +1,5 @@
-// Who must act next: open gates (oldest first, with who may answer), expired leases, blocked todos, exhausted quota.
+// Who must act next: open gates (oldest first, with who may answer), expired leases, interrupted runs (with the
+// action that resumes them), blocked todos, exhausted quota.
 import { z } from "zod";
 import { parseInput } from "../domain/input.ts";
 import { Id } from "../domain/schemas.ts";
@@ -17,6 +18,8 @@ export type AttentionItem =
   | { kind: "gate_waiting"; who: AttentionWho; goalId: string; gateId: string; todoId: string | null; question: string; options: string[]; since: Date }
   | { kind: "lease_expired"; who: AttentionWho; goalId: string; todoId: string; title: string; previousOwner: string; since: Date }
   | { kind: "todo_blocked"; who: AttentionWho; goalId: string; todoId: string; title: string; reason: string | null; since: Date }
+  /** A run whose worker died: `action` is the one click that resumes it (run.resume with the run id, or the worker's flag). */
+  | { kind: "run_interrupted"; who: AttentionWho; goalId: string; runId: string; agentId: string; summary: string | null; since: Date; action: { kind: "resume_run"; runId: string; command: string } }
   | { kind: "quota_exhausted"; who: AttentionWho; goalId: string | null; policyId: string; scope: string; subjectId: string; message: string; retryAfterMs: number | null };
 
 export async function attentionQueue(db: DbOrTx, raw: AttentionQueueInput, ctx?: OperatorContext): Promise<AttentionItem[]> {
@@ -24,7 +27,7 @@ export async function attentionQueue(db: DbOrTx, raw: AttentionQueueInput, ctx?:
   const at = await currentTime(db, ctx);
   const inWorkspace = { goal: { workspaceId: i.workspaceId } };
   const goalFilter = i.goalId ? { goalId: i.goalId, ...inWorkspace } : inWorkspace;
-  const [gates, expired, blocked, policies] = await Promise.all([
+  const [gates, expired, blocked, policies, interrupted] = await Promise.all([
     db.gate.findMany({ where: { status: "open", ...goalFilter }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: i.limit }),
     db.lease.findMany({
       where: { status: "active", expiresAt: { lte: at }, todo: { ...(i.goalId ? { goalId: i.goalId } : {}), ...inWorkspace } },
@@ -41,6 +44,7 @@ export async function attentionQueue(db: DbOrTx, raw: AttentionQueueInput, ctx?:
         ],
       },
       select: { goalId: true, agentId: true, scope: true } }),
+    db.run.findMany({ where: { status: "interrupted", ...goalFilter }, orderBy: [{ startedAt: "asc" }, { id: "asc" }], take: i.limit, include: { goal: { select: { todos: { where: { state: { notIn: ["done", "superseded"] } }, orderBy: { position: "asc" }, take: 1, select: { requiredCapabilities: true } } } } } }),
   ]);
   const items: AttentionItem[] = [];
   for (const g of gates) {
@@ -48,6 +52,18 @@ export async function attentionQueue(db: DbOrTx, raw: AttentionQueueInput, ctx?:
   }
   for (const l of expired) {
     items.push({ kind: "lease_expired", who: { kind: "agents", capabilities: l.todo.requiredCapabilities ?? [] }, goalId: l.todo.goalId, todoId: l.todoId, title: l.todo.title, previousOwner: l.ownerId, since: l.expiresAt });
+  }
+  for (const r of interrupted) {
+    items.push({
+      kind: "run_interrupted",
+      who: { kind: "agents", capabilities: r.goal.todos[0]?.requiredCapabilities ?? [] },
+      goalId: r.goalId,
+      runId: r.id,
+      agentId: r.agentId,
+      summary: r.summary,
+      since: r.startedAt,
+      action: { kind: "resume_run", runId: r.id, command: `npm run agent -- --run-id ${r.id} --device <spec>` },
+    });
   }
   for (const t of blocked) {
     items.push({ kind: "todo_blocked", who: { kind: "planner" }, goalId: t.goalId, todoId: t.id, title: t.title, reason: t.reason, since: t.updatedAt });

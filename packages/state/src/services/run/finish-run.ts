@@ -20,7 +20,8 @@ export async function finishRun(db: DbOrTx, raw: FinishRunInput, ctx?: OperatorC
   const i = parseInput(FinishRunInput, raw, "run.finish");
   return inTx(db, async (tx) => {
     const run = await lockRun(tx, i.runId);
-    requireRunning(run, i.agentId, "finish");
+    // A person (no agentId) may end an interrupted run; a worker resumes it first.
+    requireRunning(run, i.agentId, "finish", { interrupted: !i.agentId });
     const at = atParam(ctx);
     const rows = await tx.$queryRaw<{ endedAt: Date }[]>`SELECT COALESCE(${at}::timestamptz, now()) AS "endedAt"`;
     const done = await tx.run.update({ where: { id: run.id }, data: { status: i.status, endReason: i.endReason ?? null, summary: i.summary ?? null, endedAt: rows[0]!.endedAt } });

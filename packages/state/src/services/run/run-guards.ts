@@ -9,8 +9,9 @@ export async function lockRun(tx: Tx, runId: string): Promise<Run> {
   return tx.run.findUniqueOrThrow({ where: { id: runId } });
 }
 
-export function requireRunning(run: Run, agentId: string | undefined, what: string): void {
-  if (run.status !== "running") {
+/** `interrupted` passes too when the operator may act on a run whose worker died (resume it, or a person ends it). */
+export function requireRunning(run: Run, agentId: string | undefined, what: string, opts: { interrupted?: boolean } = {}): void {
+  if (run.status !== "running" && !(opts.interrupted && run.status === "interrupted")) {
     throw new StateError("ILLEGAL_TRANSITION", `Cannot ${what} run ${run.id}: it is ${run.status}. A finished run only reads; start a new run.`, { runId: run.id, status: run.status, legal: [] });
   }
   if (agentId && run.agentId !== agentId) {

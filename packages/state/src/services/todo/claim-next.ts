@@ -1,9 +1,10 @@
 // claimNext: the next eligible todo for an agent, decided and claimed in ONE SQL statement, so there is no gap
 // between "which todo" and "take it" for a crash or a rival to fall into. Todos of a goal run in order: only a
 // goal's first todo that is not done or superseded can be claimed, when it is pending or its holder's lease
-// expired (a reclaim, with a new epoch), the agent has every capability it requires, the goal is active and no
+// expired (a reclaim, with a new epoch) or, when the call names the goal, the holder is this same agent (a
+// restarted worker takes its own lease over at once, with a new epoch, so its previous life's writes are fenced), the agent has every capability it requires, the goal is active and no
 // gate is open on it (on the goal as a whole or on that todo; the turn router counts the same gates). Without
-// goalId the oldest active goal with such a todo wins.
+// goalId the oldest active goal with such a todo wins. Only goals of the agent's workspace are seen.
 import { z } from "zod";
 import type { Lease, Todo } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
@@ -44,8 +45,9 @@ const CLAIM_NEXT_SQL = `
       JOIN "Todo" t ON t."id" = head."id"
       LEFT JOIN "Lease" l ON l."todoId" = t."id" AND l."status" = 'active', tm
     WHERE g."status" = 'active' AND ($2::text IS NULL OR g."id" = $2::text)
+      AND g."workspaceId" = (SELECT a."workspaceId" FROM "Agent" a WHERE a."id" = $3::text)
       AND t."position" = head."position"
-      AND (t."state" = 'pending' OR (t."state" IN ('claimed', 'running', 'validating') AND l."expiresAt" <= tm."now"))
+      AND (t."state" = 'pending' OR (t."state" IN ('claimed', 'running', 'validating') AND (l."expiresAt" <= tm."now" OR (l."ownerId" = $3::text AND $2::text IS NOT NULL))))
       AND COALESCE(t."requiredCapabilities", '{}') <@ (SELECT COALESCE(a."capabilities", '{}') FROM "Agent" a WHERE a."id" = $3::text)
       AND NOT EXISTS (SELECT 1 FROM "Gate" gt WHERE gt."goalId" = t."goalId" AND gt."status" = 'open' AND (gt."todoId" IS NULL OR gt."todoId" = t."id"))
     ORDER BY g."createdAt", g."id"

@@ -1,5 +1,6 @@
 // claim: a named todo (an explicit claim; the runtime's "which todo is next" is claimNext). A held todo whose
-// lease expired is reclaimed with a new epoch; one that is still held is a CONFLICT naming the holder.
+// lease expired, or that the same agent holds, is reclaimed with a new epoch; one that another agent still holds is
+// a CONFLICT naming the holder.
 import { z } from "zod";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
@@ -52,7 +53,8 @@ async function claimLocked(
   const agent = await requireAgent(tx, input.agentId);
   const missing = todo.requiredCapabilities.filter((c) => !agent.capabilities.includes(c));
   const previous = HELD_STATES.includes(todo.state) ? await lockActiveLease(tx, todo.id) : null;
-  if (previous && previous.expiresAt > todo.now) {
+  // The same agent taking its own lease again is a restarted worker: it takes over at once (new epoch, old key fenced).
+  if (previous && previous.expiresAt > todo.now && previous.ownerId !== input.agentId) {
     throw new StateError(
       "CONFLICT",
       `Todo ${todo.id} is held by ${previous.ownerId} until ${previous.expiresAt.toISOString()}; wait for it to be released or to expire.`,

@@ -1,0 +1,57 @@
+// The API's reaper: every `intervalMs` it interrupts runs whose worker died (reapRuns) and expires gates past their
+// expiry (expireGates), so nothing stays `running` without a worker. Ticks never overlap; the work is the state
+// core's operators, so several API processes may reap at once (each run is re-checked under its row lock).
+import { expireGates, reapRuns, type Db, type OperatorContext } from "@phoneloop/state";
+
+export interface ReaperOptions {
+  intervalMs: number;
+  /** An agent whose heartbeat is older than this, holding no unexpired lease, is gone. */
+  agentStaleMs: number;
+  onLog?: (line: string) => void;
+  /** Operators' time (tests pass a manual clock); default the database's now(). */
+  ctx?: OperatorContext;
+}
+
+export interface Reaper {
+  /** One pass now (also what each interval runs). */
+  tick(): Promise<{ interruptedRunIds: string[]; expiredGateIds: string[] }>;
+  close(): Promise<void>;
+}
+
+export function startReaper(db: Db, opts: ReaperOptions): Reaper {
+  const log = opts.onLog ?? (() => {});
+  const ctx: OperatorContext = { actor: "reaper", ...opts.ctx };
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<unknown> = Promise.resolve();
+  let closed = false;
+
+  const tick = async () => {
+    const runs = await reapRuns(db, { agentStaleMs: opts.agentStaleMs }, ctx);
+    const gates = await expireGates(db, {}, ctx);
+    for (const r of runs) log(`reaper: run ${r.runId} interrupted (worker ${r.agentId} silent since ${r.heartbeatAt.toISOString()}, no lease)`);
+    if (gates.gateIds.length) log(`reaper: expired gates ${gates.gateIds.join(", ")}`);
+    return { interruptedRunIds: runs.map((r) => r.runId), expiredGateIds: gates.gateIds };
+  };
+  const schedule = () => {
+    if (closed) return;
+    timer = setTimeout(() => {
+      running = tick()
+        .catch((e: unknown) => log(`reaper: pass failed, retried in ${opts.intervalMs} ms: ${e instanceof Error ? e.message : String(e)}`))
+        .finally(schedule);
+    }, opts.intervalMs);
+    timer.unref();
+  };
+  schedule();
+  return {
+    tick: () => {
+      const p = running.then(tick);
+      running = p.catch(() => undefined);
+      return p;
+    },
+    async close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      await running.catch(() => undefined);
+    },
+  };
+}
