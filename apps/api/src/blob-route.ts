@@ -25,7 +25,7 @@ export async function handleBlobGet(req: IncomingMessage, res: ServerResponse, s
   const blob = await getBlob(services.db, sha256, scope);
   if (!blob) return sendText(res, 404, `No blob ${sha256} in this workspace.`);
   const etag = `"${sha256}"`;
-  const headers = {
+  const sent = {
     "content-type": blob.mime,
     "content-length": String(blob.bytes.byteLength),
     // Content-addressed: the bytes under this URL never change. Private: it is read with the person's session.
@@ -34,10 +34,10 @@ export async function handleBlobGet(req: IncomingMessage, res: ServerResponse, s
     "x-content-type-options": "nosniff",
   };
   if (req.headers["if-none-match"] === etag) {
-    res.writeHead(304, { etag, "cache-control": headers["cache-control"] }).end();
+    res.writeHead(304, { etag, "cache-control": sent["cache-control"] }).end();
     return;
   }
-  res.writeHead(200, headers);
+  res.writeHead(200, sent);
   res.end(req.method === "HEAD" ? undefined : Buffer.from(blob.bytes));
 }
 
