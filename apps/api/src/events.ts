@@ -141,7 +141,7 @@ export class EventHub {
 /** How many recently dispatched ids are remembered to drop a repeat (a late notify of a gap-filled row). */
 const RECENT_IDS = 20_000;
 
-const SELECT_EVENTS = `SELECT id::text AS id, "goalId", operator, actor, "subjectId", payload, "createdAt" FROM "Event"`;
+const SELECT_EVENTS = `SELECT id::text AS id, "workspaceId", "goalId", operator, actor, "subjectId", payload, "createdAt" FROM "Event"`;
 
 type EventRow = EventView;
 
@@ -154,6 +154,8 @@ export interface StreamEventsInit {
   hub: EventHub;
   /** Resume after this event id (exclusive); without it the stream starts with the next new event. */
   lastEventId?: string | null | undefined;
+  /** Only this workspace's events (the caller's): another workspace's events never reach a stream. */
+  workspaceId: string;
   goalId?: string | undefined;
   signal?: AbortSignal | undefined;
 }
@@ -167,8 +169,8 @@ const BACKLOG_PAGE = 500;
  * the hub at once (not at the first read), so an SSE client that has seen "connected" misses nothing after it.
  */
 export function openEventStream(init: StreamEventsInit): AsyncGenerator<StreamedEvent, void, undefined> {
-  const { db, hub, goalId, signal } = init;
-  const matches = (e: StreamedEvent) => goalId === undefined || e.goalId === goalId;
+  const { db, hub, workspaceId, goalId, signal } = init;
+  const matches = (e: StreamedEvent) => e.workspaceId === workspaceId && (goalId === undefined || e.goalId === goalId);
   const buffer: StreamedEvent[] = [];
   let wake: (() => void) | undefined;
   let overflowed = false;
@@ -195,7 +197,7 @@ export function openEventStream(init: StreamEventsInit): AsyncGenerator<Streamed
         let cursor = BigInt(init.lastEventId);
         for (;;) {
           const rows = await db.event.findMany({
-            where: { id: { gt: cursor }, ...(goalId === undefined ? {} : { goalId }) },
+            where: { id: { gt: cursor }, workspaceId, ...(goalId === undefined ? {} : { goalId }) },
             orderBy: { id: "asc" },
             take: BACKLOG_PAGE,
           });

@@ -1,16 +1,20 @@
 // The one place routers are merged.
 import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import { agentRouter } from "./routers/agent.ts";
+import { agentTokenRouter } from "./routers/agent-token.ts";
 import { boardRouter } from "./routers/board.ts";
 import { eventRouter } from "./routers/event.ts";
 import { evidenceRouter } from "./routers/evidence.ts";
 import { gateRouter } from "./routers/gate.ts";
 import { goalRouter } from "./routers/goal.ts";
 import { leaseRouter } from "./routers/lease.ts";
+import { memberRouter } from "./routers/member.ts";
 import { quotaRouter } from "./routers/quota.ts";
 import { runRouter } from "./routers/run.ts";
+import { shareRouter } from "./routers/share.ts";
 import { todoRouter } from "./routers/todo.ts";
 import { turnRouter } from "./routers/turn.ts";
+import { workspaceRouter } from "./routers/workspace.ts";
 import { createTRPCRouter } from "./trpc.ts";
 
 export const appRouter = createTRPCRouter({
@@ -25,6 +29,10 @@ export const appRouter = createTRPCRouter({
   turn: turnRouter,
   board: boardRouter,
   event: eventRouter,
+  workspace: workspaceRouter,
+  member: memberRouter,
+  agentToken: agentTokenRouter,
+  share: shareRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,55 +1,65 @@
-// context → initTRPC → procedures, in that order. The context does not depend on the transport, so the HTTP
-// handler, tests and server-side callers build it the same way.
+// context → initTRPC → procedures, in that order. The context does not depend on the transport: the HTTP handler
+// resolves the caller (resolvePrincipal) and tests build it with a principal directly.
+//
+// One authorization point: every procedure is made with `allow(permission, input)`, which declares the permission
+// it needs; the middleware here answers 401 to an anonymous caller, 403 to one whose role lacks the permission and
+// 404 when the input names a row of another workspace. Handlers never re-check, and never read who acts from input.
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
-import { isStateError, type Db } from "@phoneloop/state";
+import type { z } from "zod";
+import { holds, isStateError, PERMISSION_HOLDERS, scopeToWorkspace, type Db, type Permission } from "@phoneloop/state";
 import { describeIssues, inputIssues, toTRPCError, type InputIssue } from "./errors.ts";
-import { credentialsOf, MEMBER_HEADER } from "./contract.ts";
 import type { EventHub } from "./events.ts";
-
-export { AGENT_HEADER, MEMBER_HEADER } from "./contract.ts";
+import type { Principal } from "./auth/principal.ts";
 
 export interface ApiServices {
   db: Db;
   events: EventHub;
 }
 
-export function createTRPCContext(opts: { services: ApiServices; headers: Headers }) {
-  return {
-    db: opts.services.db,
-    events: opts.services.events,
-    ...credentialsOf(opts.headers),
-  };
+export function createTRPCContext(opts: { services: ApiServices; principal: Principal }) {
+  return { db: opts.services.db, events: opts.services.events, principal: opts.principal };
 }
 export type Context = ReturnType<typeof createTRPCContext>;
 
-const t = initTRPC.context<Context>().create({
-  transformer: superjson,
-  isDev: false,
-  sse: {
-    ping: { enabled: true, intervalMs: 15_000 },
-    client: { reconnectAfterInactivityMs: 40_000 },
-  },
-  errorFormatter({ shape, error }) {
-    const state = isStateError(error.cause) ? error.cause : undefined;
-    // Input the schema rejected (zod), or input an operator rejected after reading the state (its own message).
-    const issues: InputIssue[] | undefined = error.code === "BAD_REQUEST" && !state ? inputIssues(error.cause) : undefined;
-    const stateIssues = state?.code === "INVALID_INPUT" ? inputIssues(state.details) : undefined;
-    return {
-      ...shape,
-      message:
-        issues ? describeIssues(issues)
-        : error.code === "INTERNAL_SERVER_ERROR" ? "The API failed while handling this request; its log has the details."
-        : shape.message,
-      data: {
-        ...shape.data,
-        issues: issues ?? stateIssues ?? null,
-        stateCode: state?.code ?? null,
-        details: state?.details ?? null,
-      },
-    };
-  },
-});
+/** What a procedure declares: a permission, or "anyone" for the few a share link or a signed-out person may call. */
+export type Access = Permission | "anyone";
+export interface ProcedureMeta {
+  access: Access;
+  /** A share link's holder may call it too (reads of the shared run's blobs). */
+  shareLink?: boolean;
+}
+
+const t = initTRPC
+  .context<Context>()
+  .meta<ProcedureMeta>()
+  .create({
+    transformer: superjson,
+    isDev: false,
+    sse: {
+      ping: { enabled: true, intervalMs: 15_000 },
+      client: { reconnectAfterInactivityMs: 40_000 },
+    },
+    errorFormatter({ shape, error }) {
+      const state = isStateError(error.cause) ? error.cause : undefined;
+      // Input the schema rejected (zod), or input an operator rejected after reading the state (its own message).
+      const issues: InputIssue[] | undefined = error.code === "BAD_REQUEST" && !state ? inputIssues(error.cause) : undefined;
+      const stateIssues = state?.code === "INVALID_INPUT" ? inputIssues(state.details) : undefined;
+      return {
+        ...shape,
+        message:
+          issues ? describeIssues(issues)
+          : error.code === "INTERNAL_SERVER_ERROR" ? "The API failed while handling this request; its log has the details."
+          : shape.message,
+        data: {
+          ...shape.data,
+          issues: issues ?? stateIssues ?? null,
+          stateCode: state?.code ?? null,
+          details: state?.details ?? null,
+        },
+      };
+    },
+  });
 
 export const createTRPCRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
@@ -64,25 +74,92 @@ const stateErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
-export const publicProcedure = t.procedure.use(stateErrors);
+type Caller =
+  | { kind: "member"; userId: string; workspaceId: string; role: string }
+  | { kind: "agent"; agentId: string | null; tokenId: string; workspaceId: string }
+  | { kind: "share"; shareId: string; runId: string; workspaceId: string };
 
-/** For procedures only a team member may call: ctx.member is the calling member's row. */
-export const memberProcedure = publicProcedure.use(async ({ ctx, next }) => {
-  if (!ctx.memberId) {
-    throw new TRPCError({
-      code: "UNAUTHORIZED",
-      message: `This needs a team member: send the ${MEMBER_HEADER} header with your member id (the CLI's --member-id flag).`,
-    });
+const SIGN_IN =
+  "Sign in first (the web app), or send an agent token as `Authorization: Bearer plt_…` " +
+  "(the headless agent reads it from PHONELOOP_AGENT_TOKEN or --agent-token-file).";
+
+/** 401 / 403 before the input is even read: who calls, and whether their role holds the permission. */
+const permitted = t.middleware(({ ctx, meta, next }) => {
+  const access = meta?.access;
+  // A procedure made without allow() has no declared permission: refuse it rather than guess.
+  if (!access) throw new TRPCError({ code: "FORBIDDEN", message: "This procedure declares no permission; the API refuses it." });
+  const p = ctx.principal;
+  if (access === "anyone") return next({ ctx: { caller: null as Caller | null } });
+  if (p.kind === "anonymous") throw new TRPCError({ code: "UNAUTHORIZED", message: SIGN_IN });
+  if (p.kind === "share") {
+    if (meta.shareLink) return next({ ctx: { caller: p as Caller | null } });
+    throw new TRPCError({ code: "UNAUTHORIZED", message: `A share link opens only its run's replay. ${SIGN_IN}` });
   }
-  const member = await ctx.db.member.findUnique({ where: { id: ctx.memberId } });
-  if (!member) {
-    throw new TRPCError({ code: "FORBIDDEN", message: `No member has the id "${ctx.memberId}"; check ${MEMBER_HEADER}.` });
+  const holder = p.kind === "member" ? p.role : "agent";
+  if (!holds(holder, access)) {
+    const who = PERMISSION_HOLDERS[access].map((h) => (h === "agent" ? "an agent" : h)).join(", ");
+    const you = p.kind === "member" ? `your role here is ${p.role}` : "an agent token cannot do this";
+    throw new TRPCError({ code: "FORBIDDEN", message: `This needs the "${access}" permission (${who}); ${you}. Ask an admin if you need it.` });
   }
-  return next({ ctx: { member } });
+  return next({ ctx: { caller: p as Caller | null } });
 });
 
-/** Who acts, for the Event row an operator appends: the calling agent or member, else the operator's default. */
-export function acting(ctx: Pick<Context, "agentId" | "memberId">): { actor?: string } {
-  const actor = ctx.agentId ?? ctx.memberId;
-  return actor ? { actor } : {};
+/** Fields that name the agent acting: an agent token acts only as the agent it registered. */
+const ACTING_AGENT_FIELDS = ["agentId"] as const;
+
+/** 404 for rows of another workspace, and an agent only acting as itself — on the parsed input. */
+const scoped = t.middleware(async ({ ctx, input, next }) => {
+  const caller = (ctx as { caller?: Caller | null }).caller;
+  if (caller && caller.kind !== "share") {
+    await scopeToWorkspace(ctx.db, caller.workspaceId, input);
+    if (caller.kind === "agent" && input && typeof input === "object") {
+      for (const field of ACTING_AGENT_FIELDS) {
+        const named = (input as Record<string, unknown>)[field];
+        if (named === undefined) continue;
+        if (caller.agentId === null) {
+          throw new TRPCError({ code: "FORBIDDEN", message: "This agent token has not registered an agent yet: call agent.register first." });
+        }
+        if (named !== caller.agentId) {
+          throw new TRPCError({ code: "FORBIDDEN", message: `This agent token acts as agent ${caller.agentId}, not ${String(named)}; send that agent's own token.` });
+        }
+      }
+    }
+  }
+  return next();
+});
+
+/** The caller as the handlers see it: the workspace they act in, and the actor every Event records. */
+function acting(caller: Caller | null): { workspaceId: string; actor: string } {
+  if (!caller) throw new TRPCError({ code: "UNAUTHORIZED", message: SIGN_IN });
+  switch (caller.kind) {
+    case "member":
+      return { workspaceId: caller.workspaceId, actor: caller.userId };
+    case "agent":
+      return { workspaceId: caller.workspaceId, actor: caller.agentId ?? `token:${caller.tokenId}` };
+    case "share":
+      return { workspaceId: caller.workspaceId, actor: `share:${caller.shareId}` };
+  }
+}
+
+const base = t.procedure.use(stateErrors);
+
+/**
+ * The only way to make a procedure: the permission it needs and its input. The handler's ctx carries `caller`
+ * (the principal), `workspaceId` and `actor` (for OperatorContext) — never anything from the request body.
+ */
+export function allow<S extends z.ZodType>(access: Permission, input: S, opts: { shareLink?: boolean } = {}) {
+  return base
+    .meta({ access, ...opts })
+    .use(permitted)
+    .input(input)
+    .use(scoped)
+    .use(({ ctx, next }) => {
+      const { workspaceId, actor } = acting(ctx.caller);
+      return next({ ctx: { caller: ctx.caller!, workspaceId, actor } });
+    });
+}
+
+/** For the few procedures a signed-out person may call (a share link's token is their input). */
+export function allowAnyone<S extends z.ZodType>(input: S) {
+  return base.meta({ access: "anyone" }).use(permitted).input(input);
 }

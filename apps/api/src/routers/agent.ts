@@ -1,8 +1,16 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { heartbeatAgent, HeartbeatAgentInput, registerAgent, RegisterAgentInput } from "@phoneloop/state";
-import { acting, publicProcedure } from "../trpc.ts";
+import { allow } from "../trpc.ts";
 
 export const agentRouter = {
-  register: publicProcedure.input(RegisterAgentInput).mutation(({ ctx, input }) => registerAgent(ctx.db, input, acting(ctx))),
-  heartbeat: publicProcedure.input(HeartbeatAgentInput).mutation(({ ctx, input }) => heartbeatAgent(ctx.db, input, acting(ctx))),
+  /** In the caller's workspace. With an agent token, the token is bound to this agent id on its first register; an
+   * id another token or workspace registered is a CONFLICT. */
+  register: allow("run", RegisterAgentInput.omit({ workspaceId: true, tokenId: true })).mutation(({ ctx, input }) =>
+    registerAgent(
+      ctx.db,
+      { ...input, workspaceId: ctx.workspaceId, ...(ctx.caller.kind === "agent" ? { tokenId: ctx.caller.tokenId } : {}) },
+      { actor: ctx.caller.kind === "agent" ? input.id : ctx.actor },
+    ),
+  ),
+  heartbeat: allow("run", HeartbeatAgentInput).mutation(({ ctx, input }) => heartbeatAgent(ctx.db, input, { actor: ctx.actor })),
 } satisfies TRPCRouterRecord;

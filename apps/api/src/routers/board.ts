@@ -9,15 +9,19 @@ import {
   goalList,
   GoalListInput,
 } from "@phoneloop/state";
-import { publicProcedure } from "../trpc.ts";
+import { allow } from "../trpc.ts";
 
 export const boardRouter = {
   /** A goal's board: lanes by todo state, one card per todo. */
-  get: publicProcedure.input(BoardInput).query(({ ctx, input }) => board(ctx.db, input)),
-  /** Who must act next, across goals or for one. */
-  attention: publicProcedure.input(AttentionQueueInput).query(({ ctx, input }) => attentionQueue(ctx.db, input)),
+  get: allow("read", BoardInput).query(({ ctx, input }) => board(ctx.db, input)),
+  /** Who must act next, across the workspace's goals or for one. */
+  attention: allow("read", AttentionQueueInput.omit({ workspaceId: true })).query(({ ctx, input }) =>
+    attentionQueue(ctx.db, { ...input, workspaceId: ctx.workspaceId }),
+  ),
   /** A goal's events after an id, paged. */
-  history: publicProcedure.input(GoalHistoryInput).query(({ ctx, input }) => goalHistory(ctx.db, input)),
-  /** Goals, newest first, with their todo counts per state: the way into a board. */
-  goals: publicProcedure.input(GoalListInput).query(({ ctx, input }) => goalList(ctx.db, input)),
+  history: allow("read", GoalHistoryInput).query(({ ctx, input }) => goalHistory(ctx.db, input)),
+  /** The workspace's goals, newest first, with their todo counts per state: the way into a board. */
+  goals: allow("read", GoalListInput.omit({ workspaceId: true }).default({ limit: 100 })).query(({ ctx, input }) =>
+    goalList(ctx.db, { ...input, workspaceId: ctx.workspaceId }),
+  ),
 } satisfies TRPCRouterRecord;

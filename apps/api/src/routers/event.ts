@@ -1,20 +1,20 @@
 import { tracked, type TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
 import { openEventStream } from "../events.ts";
-import { publicProcedure } from "../trpc.ts";
+import { allow } from "../trpc.ts";
 
 export const EventStreamInput = z.object({
-  /** Only events of this goal; without it, every event. */
+  /** Only events of this goal; without it, every event of the workspace. */
   goalId: z.string().min(1).optional(),
   /** Resume after this event id; httpSubscriptionLink sends it on reconnect. */
   lastEventId: z.string().regex(/^\d+$/, "must be an event id (digits)").nullish(),
 });
 
 export const eventRouter = {
-  /** New events as they commit, from any API process on the same database (SSE). */
-  stream: publicProcedure.input(EventStreamInput).subscription(({ ctx, input, signal }) => {
+  /** New events of the caller's workspace as they commit, from any API process on the same database (SSE). */
+  stream: allow("read", EventStreamInput).subscription(({ ctx, input, signal }) => {
     // Opened here, before tRPC sends "connected": an event committed after the client sees it is delivered.
-    const events = openEventStream({ db: ctx.db, hub: ctx.events, goalId: input.goalId, lastEventId: input.lastEventId, signal });
+    const events = openEventStream({ db: ctx.db, hub: ctx.events, workspaceId: ctx.workspaceId, goalId: input.goalId, lastEventId: input.lastEventId, signal });
     return (async function* () {
       for await (const event of events) yield tracked(event.id, event);
     })();

@@ -9,18 +9,17 @@ import {
   resolveGate,
   ResolveGateInput,
 } from "@phoneloop/state";
-import { acting, memberProcedure, publicProcedure } from "../trpc.ts";
-
-/** The resolving member is the caller (x-phoneloop-member), never a field the caller fills in. */
-const ResolveAsCallerInput = ResolveGateInput.omit({ memberId: true });
+import { allow } from "../trpc.ts";
 
 export const gateRouter = {
   /** One gate with its status: open (question, options, who may answer) or its decision. */
-  get: publicProcedure.input(GateDetailInput).query(({ ctx, input }) => gateDetail(ctx.db, input)),
-  /** A repeated idempotencyKey returns the first gate (created: false); reused for another question, CONFLICT. */
-  open: publicProcedure.input(OpenGateInput).mutation(({ ctx, input }) => openGate(ctx.db, input, acting(ctx))),
-  resolve: memberProcedure
-    .input(ResolveAsCallerInput)
-    .mutation(({ ctx, input }) => resolveGate(ctx.db, { ...input, memberId: ctx.member.id }, { actor: ctx.member.id })),
-  expire: publicProcedure.input(ExpireGateInput).mutation(({ ctx, input }) => expireGate(ctx.db, input, acting(ctx))),
+  get: allow("read", GateDetailInput).query(({ ctx, input }) => gateDetail(ctx.db, input)),
+  /** Who may answer is the workspace's rule, not the opener's choice. A repeated idempotencyKey returns the first
+   * gate (created: false); reused for another question, CONFLICT. */
+  open: allow("run", OpenGateInput).mutation(({ ctx, input }) => openGate(ctx.db, input, { actor: ctx.actor })),
+  /** The answering member is the caller. */
+  resolve: allow("answer_gate", ResolveGateInput.omit({ userId: true })).mutation(({ ctx, input }) =>
+    resolveGate(ctx.db, { ...input, userId: ctx.actor }, { actor: ctx.actor }),
+  ),
+  expire: allow("run", ExpireGateInput).mutation(({ ctx, input }) => expireGate(ctx.db, input, { actor: ctx.actor })),
 } satisfies TRPCRouterRecord;

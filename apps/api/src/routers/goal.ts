@@ -11,14 +11,17 @@ import {
   updateGoal,
   UpdateGoalInput,
 } from "@phoneloop/state";
-import { acting, publicProcedure } from "../trpc.ts";
+import { allow } from "../trpc.ts";
 
 export const goalRouter = {
   /** One goal: objective, bounds, non-goals, status. */
-  get: publicProcedure.input(GoalDetailInput).query(({ ctx, input }) => goalDetail(ctx.db, input)),
-  create: publicProcedure.input(CreateGoalInput).mutation(({ ctx, input }) => createGoal(ctx.db, input, acting(ctx))),
-  update: publicProcedure.input(UpdateGoalInput).mutation(({ ctx, input }) => updateGoal(ctx.db, input, acting(ctx))),
-  pause: publicProcedure.input(GoalStatusChangeInput).mutation(({ ctx, input }) => pauseGoal(ctx.db, input, acting(ctx))),
-  resume: publicProcedure.input(GoalStatusChangeInput).mutation(({ ctx, input }) => resumeGoal(ctx.db, input, acting(ctx))),
-  cancel: publicProcedure.input(GoalStatusChangeInput).mutation(({ ctx, input }) => cancelGoal(ctx.db, input, acting(ctx))),
+  get: allow("read", GoalDetailInput).query(({ ctx, input }) => goalDetail(ctx.db, input)),
+  /** In the caller's workspace; the caller is its creator. */
+  create: allow("run", CreateGoalInput.omit({ workspaceId: true })).mutation(({ ctx, input }) =>
+    createGoal(ctx.db, { ...input, workspaceId: ctx.workspaceId }, { actor: ctx.actor }),
+  ),
+  update: allow("run", UpdateGoalInput).mutation(({ ctx, input }) => updateGoal(ctx.db, input, { actor: ctx.actor })),
+  pause: allow("run", GoalStatusChangeInput).mutation(({ ctx, input }) => pauseGoal(ctx.db, input, { actor: ctx.actor })),
+  resume: allow("run", GoalStatusChangeInput).mutation(({ ctx, input }) => resumeGoal(ctx.db, input, { actor: ctx.actor })),
+  cancel: allow("run", GoalStatusChangeInput).mutation(({ ctx, input }) => cancelGoal(ctx.db, input, { actor: ctx.actor })),
 } satisfies TRPCRouterRecord;

@@ -1,9 +1,9 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { releaseLease, ReleaseLeaseInput, renewLease, RenewLeaseInput, transferLease, TransferLeaseInput } from "@phoneloop/state";
-import { acting, publicProcedure } from "../trpc.ts";
+import { allow } from "../trpc.ts";
 
 export const leaseRouter = {
-  renew: publicProcedure.input(RenewLeaseInput).mutation(({ ctx, input }) => renewLease(ctx.db, input, acting(ctx))),
-  release: publicProcedure.input(ReleaseLeaseInput).mutation(({ ctx, input }) => releaseLease(ctx.db, input, acting(ctx))),
-  transfer: publicProcedure.input(TransferLeaseInput).mutation(({ ctx, input }) => transferLease(ctx.db, input, acting(ctx))),
+  renew: allow("run", RenewLeaseInput).mutation(({ ctx, input }) => renewLease(ctx.db, input, { actor: ctx.actor })),
+  release: allow("run", ReleaseLeaseInput).mutation(({ ctx, input }) => releaseLease(ctx.db, input, { actor: ctx.actor })),
+  transfer: allow("run", TransferLeaseInput).mutation(({ ctx, input }) => transferLease(ctx.db, input, { actor: ctx.actor })),
 } satisfies TRPCRouterRecord;

@@ -1,11 +1,11 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { setQuotaPolicy, SetQuotaPolicyInput, shouldRun, ShouldRunInput, spendQuota, SpendQuotaInput } from "@phoneloop/state";
-import { acting, publicProcedure } from "../trpc.ts";
+import { allow } from "../trpc.ts";
 
 export const quotaRouter = {
-  setPolicy: publicProcedure.input(SetQuotaPolicyInput).mutation(({ ctx, input }) => setQuotaPolicy(ctx.db, input, acting(ctx))),
+  setPolicy: allow("admin", SetQuotaPolicyInput).mutation(({ ctx, input }) => setQuotaPolicy(ctx.db, input, { actor: ctx.actor })),
   /** Asked before a turn: run, or skip with the reason. Spends nothing. */
-  shouldRun: publicProcedure.input(ShouldRunInput).query(({ ctx, input }) => shouldRun(ctx.db, input, acting(ctx))),
+  shouldRun: allow("run", ShouldRunInput).query(({ ctx, input }) => shouldRun(ctx.db, input, { actor: ctx.actor })),
   /** After a validated turn; a repeated key spends once. */
-  spend: publicProcedure.input(SpendQuotaInput).mutation(({ ctx, input }) => spendQuota(ctx.db, input, acting(ctx))),
+  spend: allow("run", SpendQuotaInput).mutation(({ ctx, input }) => spendQuota(ctx.db, input, { actor: ctx.actor })),
 } satisfies TRPCRouterRecord;

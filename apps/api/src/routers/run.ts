@@ -13,14 +13,14 @@ import {
   startRun,
   StartRunInput,
 } from "@phoneloop/state";
-import { acting, publicProcedure } from "../trpc.ts";
+import { allow } from "../trpc.ts";
 
 export const runRouter = {
   /** One run with its last checkpoint and its steps. */
-  get: publicProcedure.input(RunDetailInput).query(({ ctx, input }) => runDetail(ctx.db, input)),
-  start: publicProcedure.input(StartRunInput).mutation(({ ctx, input }) => startRun(ctx.db, input, acting(ctx))),
-  appendStep: publicProcedure.input(AppendStepInput).mutation(({ ctx, input }) => appendStep(ctx.db, input, acting(ctx))),
-  checkpoint: publicProcedure.input(SaveCheckpointInput).mutation(({ ctx, input }) => saveCheckpoint(ctx.db, input, acting(ctx))),
-  resume: publicProcedure.input(ResumeRunInput).mutation(({ ctx, input }) => resumeRun(ctx.db, input, acting(ctx))),
-  finish: publicProcedure.input(FinishRunInput).mutation(({ ctx, input }) => finishRun(ctx.db, input, acting(ctx))),
+  get: allow("read", RunDetailInput).query(({ ctx, input }) => runDetail(ctx.db, input)),
+  start: allow("run", StartRunInput).mutation(({ ctx, input }) => startRun(ctx.db, input, { actor: ctx.actor })),
+  appendStep: allow("run", AppendStepInput).mutation(({ ctx, input }) => appendStep(ctx.db, input, { actor: ctx.actor })),
+  checkpoint: allow("run", SaveCheckpointInput).mutation(({ ctx, input }) => saveCheckpoint(ctx.db, input, { actor: ctx.actor })),
+  resume: allow("run", ResumeRunInput).mutation(({ ctx, input }) => resumeRun(ctx.db, input, { actor: ctx.actor })),
+  finish: allow("run", FinishRunInput).mutation(({ ctx, input }) => finishRun(ctx.db, input, { actor: ctx.actor })),
 } satisfies TRPCRouterRecord;

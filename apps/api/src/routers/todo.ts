@@ -27,24 +27,24 @@ import {
   writebackTodo,
   WritebackTodoInput,
 } from "@phoneloop/state";
-import { acting, publicProcedure } from "../trpc.ts";
+import { allow } from "../trpc.ts";
 
 export const todoRouter = {
   /** A goal's todos in plan order with inputs, outputs, capabilities, values, holder and open gate. */
-  list: publicProcedure.input(TodoListInput).query(({ ctx, input }) => todoList(ctx.db, input)),
-  add: publicProcedure.input(AddTodosInput).mutation(({ ctx, input }) => addTodos(ctx.db, input, acting(ctx))),
+  list: allow("read", TodoListInput).query(({ ctx, input }) => todoList(ctx.db, input)),
+  add: allow("run", AddTodosInput).mutation(({ ctx, input }) => addTodos(ctx.db, input, { actor: ctx.actor })),
   /** add / reorder / supersede ops in one transaction; a repeated idempotencyKey returns the stored result. */
-  replan: publicProcedure.input(ReplanTodosInput).mutation(({ ctx, input }) => replanTodos(ctx.db, input, acting(ctx))),
-  /** The next eligible todo in order (reclaiming an expired lease), in one statement; `claimed: false` with a reason. */
-  claimNext: publicProcedure.input(ClaimNextInput).mutation(({ ctx, input }) => claimNext(ctx.db, input, acting(ctx))),
+  replan: allow("run", ReplanTodosInput).mutation(({ ctx, input }) => replanTodos(ctx.db, input, { actor: ctx.actor })),
+  /** The next eligible todo of the agent's workspace, in order (reclaiming an expired lease), in one statement. */
+  claimNext: allow("run", ClaimNextInput).mutation(({ ctx, input }) => claimNext(ctx.db, input, { actor: ctx.actor })),
   /** A named todo (an explicit claim). */
-  claim: publicProcedure.input(ClaimTodoInput).mutation(({ ctx, input }) => claimTodo(ctx.db, input, acting(ctx))),
-  start: publicProcedure.input(StartTodoInput).mutation(({ ctx, input }) => startTodo(ctx.db, input, acting(ctx))),
-  validate: publicProcedure.input(ValidateTodoInput).mutation(({ ctx, input }) => validateTodo(ctx.db, input, acting(ctx))),
-  writeback: publicProcedure.input(WritebackTodoInput).mutation(({ ctx, input }) => writebackTodo(ctx.db, input, acting(ctx))),
-  complete: publicProcedure.input(CompleteTodoInput).mutation(({ ctx, input }) => completeTodo(ctx.db, input, acting(ctx))),
-  fail: publicProcedure.input(FailTodoInput).mutation(({ ctx, input }) => failTodo(ctx.db, input, acting(ctx))),
-  block: publicProcedure.input(BlockTodoInput).mutation(({ ctx, input }) => blockTodo(ctx.db, input, acting(ctx))),
-  retry: publicProcedure.input(RetryTodoInput).mutation(({ ctx, input }) => retryTodo(ctx.db, input, acting(ctx))),
-  reopen: publicProcedure.input(ReopenTodoInput).mutation(({ ctx, input }) => reopenTodo(ctx.db, input, acting(ctx))),
+  claim: allow("run", ClaimTodoInput).mutation(({ ctx, input }) => claimTodo(ctx.db, input, { actor: ctx.actor })),
+  start: allow("run", StartTodoInput).mutation(({ ctx, input }) => startTodo(ctx.db, input, { actor: ctx.actor })),
+  validate: allow("run", ValidateTodoInput).mutation(({ ctx, input }) => validateTodo(ctx.db, input, { actor: ctx.actor })),
+  writeback: allow("run", WritebackTodoInput).mutation(({ ctx, input }) => writebackTodo(ctx.db, input, { actor: ctx.actor })),
+  complete: allow("run", CompleteTodoInput).mutation(({ ctx, input }) => completeTodo(ctx.db, input, { actor: ctx.actor })),
+  fail: allow("run", FailTodoInput).mutation(({ ctx, input }) => failTodo(ctx.db, input, { actor: ctx.actor })),
+  block: allow("run", BlockTodoInput).mutation(({ ctx, input }) => blockTodo(ctx.db, input, { actor: ctx.actor })),
+  retry: allow("run", RetryTodoInput).mutation(({ ctx, input }) => retryTodo(ctx.db, input, { actor: ctx.actor })),
+  reopen: allow("run", ReopenTodoInput).mutation(({ ctx, input }) => reopenTodo(ctx.db, input, { actor: ctx.actor })),
 } satisfies TRPCRouterRecord;

@@ -46,13 +46,13 @@ export async function verifyAgentToken(db: DbOrTx, token: string, ctx?: Operator
   return rows[0] ?? null;
 }
 
-export const RevokeAgentTokenInput = z.object({ workspaceId: Id, tokenId: Id });
+export const RevokeAgentTokenInput = z.object({ workspaceId: Id, tokenId: Id, /** Only a token this member issued. */ issuedBy: Id.optional() });
 export type RevokeAgentTokenInput = z.input<typeof RevokeAgentTokenInput>;
 
 export async function revokeAgentToken(db: DbOrTx, raw: RevokeAgentTokenInput, ctx?: OperatorContext): Promise<AgentTokenView> {
   const i = parseInput(RevokeAgentTokenInput, raw, "agentToken.revoke");
   return inTx(db, async (tx) => {
-    const found = await tx.agentToken.findFirst({ where: { id: i.tokenId, workspaceId: i.workspaceId } });
+    const found = await tx.agentToken.findFirst({ where: { id: i.tokenId, workspaceId: i.workspaceId, ...(i.issuedBy ? { issuedBy: i.issuedBy } : {}) } });
     if (!found) throw new StateError("NOT_FOUND", `Agent token ${i.tokenId} does not exist in this workspace.`, { tokenId: i.tokenId });
     const row = found.revokedAt ? found : await tx.agentToken.update({ where: { id: found.id }, data: { revokedAt: clockDate(ctx) ?? new Date() } });
     if (!found.revokedAt) await appendEvent(tx, { operator: "agentToken.revoke", actor: actorOf(ctx, undefined), subjectId: row.id, workspaceId: i.workspaceId }, ctx);

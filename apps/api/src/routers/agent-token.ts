@@ -1,0 +1,30 @@
+import type { TRPCRouterRecord } from "@trpc/server";
+import { z } from "zod";
+import { issueAgentToken, listAgentTokens, revokeAgentToken } from "@phoneloop/state";
+import { allow } from "../trpc.ts";
+
+const Name = z.string().trim().min(1).max(200);
+const TokenRef = z.object({ tokenId: z.string().trim().min(1).max(200) });
+
+export const agentTokenRouter = {
+  /** A token for the browser tab the person is using, issued from their session: the tab's runner acts with it. */
+  mintForTab: allow("operate", z.object({ name: Name.default("Browser tab") }).default({ name: "Browser tab" })).mutation(({ ctx, input }) =>
+    issueAgentToken(ctx.db, { workspaceId: ctx.workspaceId, name: input.name, issuedBy: ctx.actor }, { actor: ctx.actor }),
+  ),
+  /** A token for a headless agent or worker; shown once — give it to the agent as PHONELOOP_AGENT_TOKEN. */
+  issue: allow("operate", z.object({ name: Name })).mutation(({ ctx, input }) =>
+    issueAgentToken(ctx.db, { workspaceId: ctx.workspaceId, name: input.name, issuedBy: ctx.actor }, { actor: ctx.actor }),
+  ),
+  /** The caller's own tokens: name, created, last used, revoked. */
+  list: allow("operate", z.object({}).default({})).query(({ ctx }) => listAgentTokens(ctx.db, { workspaceId: ctx.workspaceId, issuedBy: ctx.actor })),
+  /** Every token of the workspace. */
+  listAll: allow("admin", z.object({}).default({})).query(({ ctx }) => listAgentTokens(ctx.db, { workspaceId: ctx.workspaceId })),
+  /** Revokes one of the caller's own tokens; another person's is "not found". */
+  revoke: allow("operate", TokenRef).mutation(({ ctx, input }) =>
+    revokeAgentToken(ctx.db, { workspaceId: ctx.workspaceId, tokenId: input.tokenId, issuedBy: ctx.actor }, { actor: ctx.actor }),
+  ),
+  /** Revokes any token of the workspace. */
+  revokeAny: allow("admin", TokenRef).mutation(({ ctx, input }) =>
+    revokeAgentToken(ctx.db, { workspaceId: ctx.workspaceId, tokenId: input.tokenId }, { actor: ctx.actor }),
+  ),
+} satisfies TRPCRouterRecord;

@@ -1,0 +1,35 @@
+import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
+import { z } from "zod";
+import { createShare, CreateShareInput, getBlob, listShares, ListSharesInput, openShare, revokeShare, RevokeShareInput, sharedReplay, type Db } from "@phoneloop/state";
+import { allow, allowAnyone } from "../trpc.ts";
+import { BlobInput } from "./evidence.ts";
+
+const ShareToken = z.string().trim().min(1).max(200);
+const GONE = "This share link does not exist, was revoked or has expired; ask whoever sent it for a new one.";
+
+async function opened(db: Db, token: string) {
+  const share = await openShare(db, token);
+  if (!share) throw new TRPCError({ code: "NOT_FOUND", message: GONE });
+  return share;
+}
+
+export const shareRouter = {
+  /** A link to one run's replay; the token is shown once (only its hash is kept). */
+  create: allow("share", CreateShareInput.omit({ workspaceId: true })).mutation(({ ctx, input }) =>
+    createShare(ctx.db, { ...input, workspaceId: ctx.workspaceId }, { actor: ctx.actor }),
+  ),
+  revoke: allow("share", RevokeShareInput.omit({ workspaceId: true })).mutation(({ ctx, input }) =>
+    revokeShare(ctx.db, { ...input, workspaceId: ctx.workspaceId }, { actor: ctx.actor }),
+  ),
+  list: allow("share", ListSharesInput.omit({ workspaceId: true }).default({})).query(({ ctx, input }) =>
+    listShares(ctx.db, { ...input, workspaceId: ctx.workspaceId }),
+  ),
+  /** Anyone with the link: the run, its steps and evidence. A revoked or expired link is "not found". */
+  open: allowAnyone(z.object({ token: ShareToken })).query(async ({ ctx, input }) => sharedReplay(ctx.db, await opened(ctx.db, input.token))),
+  /** A blob of the shared run (a screen of its steps or evidence); any other blob is "not found". */
+  blob: allowAnyone(BlobInput.extend({ token: ShareToken })).query(async ({ ctx, input }) => {
+    const blob = await getBlob(ctx.db, input.sha256, { share: await opened(ctx.db, input.token) });
+    if (!blob) throw new TRPCError({ code: "NOT_FOUND", message: `The shared run shows no blob ${input.sha256}.` });
+    return { sha256: input.sha256, mime: blob.mime, base64: Buffer.from(blob.bytes).toString("base64") };
+  }),
+} satisfies TRPCRouterRecord;
