@@ -153,6 +153,34 @@ describe("AdbDevice", () => {
     expect(r.waitedMs).toBeLessThanOrEqual(500);
   });
 
+  it("waitForStable takes its settle criterion per call and hands back the UI tree it read for the indicator check", async () => {
+    // The screen flips three times, then stays.
+    const frames = [png(0), png(200), png(0), png(200), png(200), png(200), png(200), png(200)];
+    let i = 0;
+    let now = 0;
+    const { adb, commands } = fakeAdb((c) => (c === "screencap -p" ? frames[Math.min(i++, frames.length - 1)]! : c.startsWith("uiautomator") ? tree(false) : ""));
+    const device = new AdbDevice(adb, { now: () => now, sleep: async (ms) => void (now += ms) });
+    // Two matching frames in a row, no quiet time: frame 5 settles it.
+    const r = await device.waitForStable({ timeoutMs: 5_000, intervalMs: 100, minQuietMs: 0, requiredMatches: 1 });
+    expect(r).toMatchObject({ stable: true, frames: 5, phash: await phashPng(png(200)) });
+    expect(r.tree?.children[0]).toMatchObject({ className: "android.widget.TextView", text: "done" });
+    expect(commands.filter((c) => c.startsWith("uiautomator"))).toHaveLength(1);
+    // The device default (unchanged for 200 ms) needs frame 6.
+    i = 0;
+    expect(await device.waitForStable({ timeoutMs: 5_000, intervalMs: 100 })).toMatchObject({ stable: true, frames: 6 });
+    // Three matching pairs in a row: frame 7.
+    i = 0;
+    expect(await device.waitForStable({ timeoutMs: 5_000, intervalMs: 100, minQuietMs: 0, requiredMatches: 3 })).toMatchObject({ stable: true, frames: 7 });
+    // A pHash distance that takes any two frames for the same screen settles on frame 2.
+    i = 0;
+    expect(await device.waitForStable({ timeoutMs: 5_000, intervalMs: 100, minQuietMs: 0, maxDistance: 64 })).toMatchObject({ stable: true, frames: 2 });
+    // Without the indicator check no tree is read, so none comes back.
+    i = 0;
+    const blind = await device.waitForStable({ timeoutMs: 5_000, intervalMs: 100, checkLoadingIndicators: false });
+    expect(blind.stable).toBe(true);
+    expect(blind.tree).toBeUndefined();
+  });
+
   it("waitForStable keeps waiting while a still screen shows a loading skeleton", async () => {
     let now = 0;
     // The skeleton is a static frame for 700 ms, then the results (another static frame) appear.
@@ -166,6 +194,7 @@ describe("AdbDevice", () => {
     expect(r.stable).toBe(true);
     expect(r.waitedMs).toBeGreaterThanOrEqual(700);
     expect(r.screenshot.png).toEqual(png(220)); // the results, not the skeleton
+    expect(r.tree?.children[0]).toMatchObject({ text: "done" }); // and their tree, not the skeleton's
     expect(commands.filter((c) => c.startsWith("uiautomator")).length).toBeGreaterThanOrEqual(2);
     // Without the UI-tree check, the still skeleton passes for a finished screen: that is what the check is for.
     now = 0;
@@ -187,5 +216,6 @@ describe("AdbDevice", () => {
     // Unsettled, it still hands back the last frame it compared.
     expect(r.screenshot.png).toEqual(png(((r.frames - 1) * 97) % 256));
     expect(r.phash).toBe(await phashPng(r.screenshot.png));
+    expect(r.tree).toBeUndefined();
   });
 });

@@ -550,7 +550,8 @@ export class AdbDevice implements Device {
 
   /**
    * Takes frames until two pHashes match over `minQuietMs` with no loading indicator on screen, and returns the
-   * last frame with its pHash so the caller need not take another screenshot.
+   * last frame with its pHash (and the UI tree it read for the indicator check) so the caller need not take another
+   * screenshot or dump the tree again. Each criterion can be set per call; the device's defaults apply otherwise.
    */
   async waitForStable(opts?: StableOptions): Promise<StableResult> {
     if (this.#closed) throw new DeviceClosed();
@@ -558,7 +559,9 @@ export class AdbDevice implements Device {
     const timeoutMs = opts?.timeoutMs ?? this.timeouts.waitForStable;
     const intervalMs = opts?.intervalMs ?? this.stableDefaults.intervalMs;
     const checkLoading = opts?.checkLoadingIndicators ?? this.stableDefaults.checkLoadingIndicators;
-    const { maxDistance, requiredMatches, minQuietMs } = this.stableDefaults;
+    const maxDistance = opts?.maxDistance ?? this.stableDefaults.maxDistance;
+    const requiredMatches = opts?.requiredMatches ?? this.stableDefaults.requiredMatches;
+    const minQuietMs = opts?.minQuietMs ?? this.stableDefaults.minQuietMs;
     const start = this.#now();
     const elapsed = () => this.#now() - start;
     // Each frame gets the time left (at least 1 s, at most the screenshot default): a hung phone still times out.
@@ -600,7 +603,9 @@ export class AdbDevice implements Device {
         }
         previous = hash;
         if (matches >= requiredMatches && at - quietSince >= minQuietMs && hash !== loadingHash) {
-          if (!checkLoading || !(await this.#showsLoadingIndicator(budget()))) return { stable: true, waitedMs: elapsed(), frames, screenshot: shot, phash: hash };
+          if (!checkLoading) return { stable: true, waitedMs: elapsed(), frames, screenshot: shot, phash: hash };
+          const tree = await this.#treeUnlessLoading(budget());
+          if (tree) return { stable: true, waitedMs: elapsed(), frames, screenshot: shot, phash: hash, tree };
           loadingHash = hash;
         }
         if (!more) return { stable: false, waitedMs: elapsed(), frames, screenshot: shot, phash: hash };
@@ -610,12 +615,14 @@ export class AdbDevice implements Device {
     }
   }
 
-  async #showsLoadingIndicator(timeoutMs: number): Promise<boolean> {
+  /** The UI tree of a still screen, or null while it shows a loading indicator. */
+  async #treeUnlessLoading(timeoutMs: number): Promise<UiNode | null> {
     try {
-      return hasLoadingIndicator(await this.uiTree({ timeoutMs }));
+      const tree = await this.uiTree({ timeoutMs });
+      return hasLoadingIndicator(tree) ? null : tree;
     } catch (e) {
       // uiautomator cannot dump a screen that keeps animating: that is not a stable screen either.
-      if (e instanceof DeviceCommandFailed) return true;
+      if (e instanceof DeviceCommandFailed) return null;
       throw e;
     }
   }

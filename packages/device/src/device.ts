@@ -85,6 +85,12 @@ export interface StableOptions {
   intervalMs?: number;
   /** Also ask the UI tree for loading indicators before calling a still screen stable. */
   checkLoadingIndicators?: boolean;
+  /** Frames whose pHashes differ by at most this many bits (of 64) count as the same screen. */
+  maxDistance?: number;
+  /** Consecutive matching pairs needed (1 = two frames in a row). */
+  requiredMatches?: number;
+  /** The matching frames must also span at least this long (0: two matching frames in a row are enough). */
+  minQuietMs?: number;
 }
 
 export interface StableResult {
@@ -96,6 +102,11 @@ export interface StableResult {
   screenshot: Screenshot;
   /** pHash of `screenshot` (`phashPng`), already computed for the comparison. */
   phash: string;
+  /**
+   * The UI tree read after the settled frame for the loading-indicator check, when `stable` and one was read:
+   * reuse it as the observation's tree instead of dumping it again.
+   */
+  tree?: UiNode;
 }
 
 export interface Device {
