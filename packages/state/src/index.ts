@@ -3,7 +3,9 @@
 // (the API reuses them as tRPC inputs). Projections are read-only.
 export { createDb, type Db } from "./db/client.ts";
 export { applyMigrations, redact, MIGRATIONS_DIR } from "./db/migrate.ts";
-export { startEmbeddedPostgres, type EmbeddedPostgresInit, type RunningPostgres } from "./db/embedded-postgres.ts";
+export { startEmbeddedPostgres, passwordFileOf, type EmbeddedPostgresInit, type RunningPostgres } from "./db/embedded-postgres.ts";
+export { provisionProductDatabase, type ProvisionInit } from "./db/provision.ts";
+export { readOrCreateSecret } from "./db/secret-file.ts";
 export type { Goal, Todo, Lease, Gate, Evidence, Run, Step, Agent, Turn, Replan, Workspace, Membership, AgentToken, Share } from "./generated/prisma/client.ts";
 
 // domain: pure rules and words (also the browser-safe subpath @phoneloop/state/domain)
