@@ -1,6 +1,6 @@
 // Model settings per workspace, read by the model proxy and written by admins. The endpoint's API key is
 // encrypted at rest (AES-256-GCM under a key derived from PHONELOOP_SECRET_KEY) and is never returned: views say
-// only whether one is set. Raw SQL over the "ModelSettings" table (migration 20261130212000_model_settings).
+// only whether one is set. Raw SQL over the "ModelSettings" table (migration 20261130213000_model_settings).
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { Db } from "@phoneloop/state";

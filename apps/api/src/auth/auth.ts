@@ -33,6 +33,7 @@ export function createAuth(init: AuthInit) {
     secret: deriveKey(init.secretKey, "sessions").toString("base64url"),
     trustedOrigins: init.trustedOrigins,
     telemetry: { enabled: false },
+    logger: { level: "error" },
     emailAndPassword: { enabled: true, minPasswordLength: MIN_PASSWORD_LENGTH, maxPasswordLength: 200, autoSignIn: true },
     session: { expiresIn: 60 * 60 * 24 * 14, updateAge: 60 * 60 * 24 },
     rateLimit: {
