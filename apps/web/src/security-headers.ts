@@ -1,0 +1,30 @@
+// The web app's security headers. The Content-Security-Policy carries a fresh nonce per response (proxy.ts), so
+// only Next's own scripts run; the page talks to the API (and a phone's WebSocket on this computer) and nothing else.
+export function contentSecurityPolicy(opts: { nonce: string; apiUrl: string; dev: boolean }): string {
+  const api = new URL(opts.apiUrl).origin;
+  return [
+    "default-src 'self'",
+    `script-src 'self' 'nonce-${opts.nonce}' 'strict-dynamic'${opts.dev ? " 'unsafe-eval'" : ""}`,
+    // React and Radix set style attributes; styles cannot run code.
+    "style-src 'self' 'unsafe-inline'",
+    `img-src 'self' blob: data: ${api}`,
+    "font-src 'self' data:",
+    `connect-src 'self' ${api} ws://127.0.0.1:* ws://localhost:*`,
+    "worker-src 'self' blob:",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
+/** Headers on every response (next.config.ts). */
+export const SECURITY_HEADERS: { key: string; value: string }[] = [
+  { key: "X-Content-Type-Options", value: "nosniff" },
+  // A setup or invite link's token must not leave in a Referer header.
+  { key: "Referrer-Policy", value: "no-referrer" },
+  { key: "X-Frame-Options", value: "DENY" },
+  { key: "Cross-Origin-Opener-Policy", value: "same-origin" },
+  // WebUSB is how the tab reaches a phone; nothing else powerful is used.
+  { key: "Permissions-Policy", value: "usb=(self), camera=(), microphone=(), geolocation=(), payment=()" },
+];
