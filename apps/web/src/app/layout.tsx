@@ -2,8 +2,10 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { connection } from "next/server";
 import type { ReactNode } from "react";
+import { AccountBadge } from "../components/account/account-badge.tsx";
 import { readEnv } from "../env.ts";
 import { ApiProvider } from "../lib/api.tsx";
+import { DataProvider } from "../lib/data-provider.tsx";
 import "./globals.css";
 import styles from "./layout.module.css";
 
@@ -19,17 +21,21 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   return (
     <html lang="en">
       <body>
-        <header className={styles.header}>
-          <Link href="/" className={styles.brand}>
-            PhoneLoop
-          </Link>
-          <nav className={styles.nav}>
-            <Link href="/">Attention</Link>
-          </nav>
-        </header>
-        <main className={styles.main}>
-          <ApiProvider apiUrl={apiUrl}>{children}</ApiProvider>
-        </main>
+        <ApiProvider apiUrl={apiUrl}>
+          <DataProvider>
+            <header className={styles.header}>
+              <Link href="/" className={styles.brand}>
+                PhoneLoop
+              </Link>
+              <nav className={styles.nav}>
+                <Link href="/">Attention</Link>
+                <Link href="/board">Board</Link>
+              </nav>
+              <AccountBadge />
+            </header>
+            <main className={styles.main}>{children}</main>
+          </DataProvider>
+        </ApiProvider>
       </body>
     </html>
   );

@@ -1,5 +1,5 @@
 "use client";
-import type { StreamState } from "../lib/use-live-query.ts";
+import type { StreamState } from "../lib/live-cache.tsx";
 import styles from "./live-badge.module.css";
 
 const LABEL: Record<StreamState, string> = {

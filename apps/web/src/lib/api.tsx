@@ -13,7 +13,7 @@ interface ApiContextValue {
 const ApiContext = createContext<ApiContextValue | null>(null);
 
 export function ApiProvider({ apiUrl, children }: { apiUrl: string; children: ReactNode }) {
-  const value = useMemo(() => ({ apiUrl, client: createApiClient({ apiUrl }) }), [apiUrl]);
+  const value = useMemo(() => ({ apiUrl, client: createApiClient({ apiUrl, auth: { kind: "cookie" } }) }), [apiUrl]);
   return <ApiContext.Provider value={value}>{children}</ApiContext.Provider>;
 }
 

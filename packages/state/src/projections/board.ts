@@ -26,6 +26,8 @@ export interface BoardCard {
   leaseMsLeft: number | null;
   openGate: { id: string; question: string; answerRoles: string[] } | null;
   latestEvidence: { summary: string; kind: string; at: Date } | null;
+  /** The todo's newest screenshot (an image blob on its evidence), for the card's thumbnail. */
+  latestScreenshot: { sha256: string; at: Date } | null;
   quotaUsed: Amounts;
 }
 
@@ -41,13 +43,17 @@ export async function board(db: DbOrTx, raw: BoardInput, ctx?: OperatorContext):
   const goal = await db.goal.findUnique({ where: { id: i.goalId } });
   if (!goal) throw new StateError("NOT_FOUND", `Goal ${i.goalId} does not exist.`, { goalId: i.goalId });
   const at = await currentTime(db, ctx);
-  const [todos, leases, gates, evidence, spends, quota] = await Promise.all([
+  const [todos, leases, gates, evidence, screenshots, spends, quota] = await Promise.all([
     db.todo.findMany({ where: { goalId: goal.id }, orderBy: [{ position: "asc" }, { createdAt: "asc" }] }),
     db.lease.findMany({ where: { status: "active", todo: { goalId: goal.id } }, include: { owner: { select: { name: true } } } }),
     db.gate.findMany({ where: { goalId: goal.id, status: "open" }, orderBy: { createdAt: "asc" } }),
     db.$queryRaw<{ todoId: string; summary: string; kind: string; createdAt: Date }[]>`
       SELECT DISTINCT ON ("todoId") "todoId", "summary", "kind"::text AS "kind", "createdAt" FROM "Evidence"
       WHERE "goalId" = ${goal.id} AND "todoId" IS NOT NULL ORDER BY "todoId", "createdAt" DESC, "id" DESC`,
+    db.$queryRaw<{ todoId: string; sha256: string; createdAt: Date }[]>`
+      SELECT DISTINCT ON (e."todoId") e."todoId", e."blobSha256" AS "sha256", e."createdAt" FROM "Evidence" e
+      JOIN "Blob" b ON b."sha256" = e."blobSha256" AND b."mime" LIKE 'image/%'
+      WHERE e."goalId" = ${goal.id} AND e."todoId" IS NOT NULL ORDER BY e."todoId", e."createdAt" DESC, e."id" DESC`,
     db.$queryRaw<{ todoId: string; steps: bigint; tokens: bigint; microUsd: bigint }[]>`
       SELECT "todoId", sum("steps")::bigint AS "steps", sum("tokens")::bigint AS "tokens", sum("microUsd")::bigint AS "microUsd"
       FROM "QuotaSpend" WHERE "goalId" = ${goal.id} AND "todoId" IS NOT NULL GROUP BY "todoId"`,
@@ -57,6 +63,7 @@ export async function board(db: DbOrTx, raw: BoardInput, ctx?: OperatorContext):
   const gateBy = new Map<string, (typeof gates)[number]>();
   for (const g of gates) if (g.todoId && !gateBy.has(g.todoId)) gateBy.set(g.todoId, g);
   const evidenceBy = new Map(evidence.map((e) => [e.todoId, e]));
+  const screenshotBy = new Map(screenshots.map((e) => [e.todoId, e]));
   const spendBy = new Map(spends.map((s) => [s.todoId, s]));
   const lanes = TODO_STATES.map((state) => ({ state, cards: [] as BoardCard[] }));
   for (const t of todos) {
@@ -64,6 +71,7 @@ export async function board(db: DbOrTx, raw: BoardInput, ctx?: OperatorContext):
     const gate = gateBy.get(t.id);
     const ev = evidenceBy.get(t.id);
     const sp = spendBy.get(t.id);
+    const shot = screenshotBy.get(t.id);
     lanes.find((l) => l.state === t.state)!.cards.push({
       id: t.id,
       title: t.title,
@@ -77,6 +85,7 @@ export async function board(db: DbOrTx, raw: BoardInput, ctx?: OperatorContext):
       leaseMsLeft: lease ? lease.expiresAt.getTime() - at.getTime() : null,
       openGate: gate ? { id: gate.id, question: gate.question, answerRoles: gate.answerRoles } : null,
       latestEvidence: ev ? { summary: ev.summary, kind: ev.kind, at: ev.createdAt } : null,
+      latestScreenshot: shot ? { sha256: shot.sha256, at: shot.createdAt } : null,
       quotaUsed: { steps: Number(sp?.steps ?? 0), tokens: Number(sp?.tokens ?? 0), microUsd: Number(sp?.microUsd ?? 0) },
     });
   }

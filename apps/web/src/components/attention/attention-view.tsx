@@ -1,9 +1,18 @@
 "use client";
+import { useQuery } from "@tanstack/react-query";
+import { CircleStop, LayoutGrid, RotateCcw, SearchCheck } from "lucide-react";
 import Link from "next/link";
 import { useEffect, useState } from "react";
-import { useApi } from "../../lib/api.tsx";
+import { toast } from "sonner";
+import { describeProblem, useApi } from "../../lib/api.tsx";
 import { formatAgo, LANE_LABEL, whoLabel, type AttentionItem, type GoalSummary, type TodoState } from "../../lib/labels.ts";
-import { useLiveQuery } from "../../lib/use-live-query.ts";
+import { useStreamState } from "../../lib/live-cache.tsx";
+import { replanKey, useOperators } from "../../lib/operators.ts";
+import { useSession } from "../../lib/session.tsx";
+import { useTRPC } from "../../lib/trpc.ts";
+import { GateDecision } from "../gate/gate-decision.tsx";
+import { ReasonDialog } from "../ui/reason-dialog.tsx";
+import ui from "../ui/ui.module.css";
 import { Empty } from "../empty.tsx";
 import { LiveBadge } from "../live-badge.tsx";
 import { Problem } from "../problem.tsx";
@@ -11,17 +20,20 @@ import styles from "./attention.module.css";
 
 export function AttentionView() {
   const { apiUrl } = useApi();
-  const live = useLiveQuery("attention", async (client) => {
-    const [attention, goals] = await Promise.all([client.board.attention.query({}), client.board.goals.query({})]);
-    return { attention, goals };
-  });
+  const trpc = useTRPC();
+  const attentionQuery = useQuery(trpc.board.attention.queryOptions({}));
+  const goalsQuery = useQuery(trpc.board.goals.queryOptions({}));
+  const stream = useStreamState();
   const now = useNow();
+  const error = attentionQuery.error ?? goalsQuery.error;
+  const problem = error ? describeProblem(error, apiUrl) : undefined;
 
-  if (!live.data) {
-    if (live.problem) return <Problem problem={live.problem} apiUrl={apiUrl} what="the attention queue" />;
+  if (!attentionQuery.data || !goalsQuery.data) {
+    if (problem) return <Problem problem={problem} apiUrl={apiUrl} what="the attention queue" />;
     return <p className={styles.loading}>Loading who needs to act…</p>;
   }
-  const { attention, goals } = live.data;
+  const attention = attentionQuery.data;
+  const goals = goalsQuery.data;
   const titles = new Map(goals.map((g) => [g.id, g.title]));
 
   return (
@@ -31,9 +43,9 @@ export function AttentionView() {
           <h1>Who acts next</h1>
           <p className={styles.sub}>Questions waiting for a person, work waiting for an agent, limits reached.</p>
         </div>
-        <LiveBadge state={live.stream} />
+        <LiveBadge state={stream} />
       </header>
-      {live.problem ? <p className={styles.stale}>Showing the last queue loaded: {live.problem.message}</p> : null}
+      {problem ? <p className={styles.stale}>Showing the last queue loaded: {problem.message}</p> : null}
 
       <section aria-label="Attention queue" data-testid="attention">
         {attention.length === 0 ? (
@@ -57,8 +69,8 @@ export function AttentionView() {
         {goals.length === 0 ? (
           <Empty title="No goals yet">
             <p>
-              A goal is what the agents work towards. Create one through the API (<code>goal.create</code>), then add todos with{" "}
-              <code>todo.add</code>; agents claim them with <code>npm run phoneloop -- todo claim --agent-id &lt;id&gt;</code>.
+              A goal is what the agents work towards: an objective, its bounds and how to tell it is done. Goals appear here
+              as soon as they are created, each with its board.
             </p>
           </Empty>
         ) : (
@@ -79,25 +91,26 @@ function AttentionRow({ item, goalTitle, now }: { item: AttentionItem; goalTitle
       {goalTitle ?? item.goalId}
     </Link>
   ) : null;
+  const board = item.goalId ? (
+    <Link href={`/goals/${encodeURIComponent(item.goalId)}`} className={ui.button}>
+      <LayoutGrid size={14} aria-hidden /> Open the board
+    </Link>
+  ) : null;
   switch (item.kind) {
     case "gate_waiting":
       return (
-        <li className={`${styles.item} ${styles.gate}`} data-kind={item.kind}>
+        <li className={`${styles.item} ${styles.gate}`} data-kind={item.kind} data-gate-id={item.gateId}>
           <div className={styles.kind}>Question for {whoLabel(item.who)}</div>
           <p className={styles.question}>{item.question}</p>
-          {item.options.length > 0 ? (
-            <p className={styles.options}>
-              {item.options.map((o) => (
-                <span key={o} className={styles.option}>
-                  {o}
-                </span>
-              ))}
-            </p>
-          ) : null}
           <p className={styles.meta}>
-            {goal} · open {formatAgo(item.since, now)} · <code>{item.gateId}</code> · answer with{" "}
-            <code>npm run phoneloop -- gate resolve {item.gateId} --member-id &lt;you&gt; …</code>
+            {goal} · open {formatAgo(item.since, now)}
           </p>
+          <div className={styles.actions}>
+            <Link href={`/gates/${encodeURIComponent(item.gateId)}`} className={ui.button}>
+              <SearchCheck size={14} aria-hidden /> Review with the screenshot
+            </Link>
+            <GateDecision gateId={item.gateId} question={item.question} options={item.options} compact />
+          </div>
         </li>
       );
     case "lease_expired":
@@ -106,20 +119,36 @@ function AttentionRow({ item, goalTitle, now }: { item: AttentionItem; goalTitle
           <div className={styles.kind}>Lease expired — {whoLabel(item.who)} may reclaim</div>
           <p className={styles.question}>{item.title}</p>
           <p className={styles.meta}>
-            {goal} · {item.previousOwner}&apos;s lease ran out {formatAgo(item.since, now)} · reclaim with{" "}
-            <code>npm run phoneloop -- todo claim {item.todoId} --agent-id &lt;id&gt;</code>
+            {goal} · {item.previousOwner}&apos;s lease ran out {formatAgo(item.since, now)}; the next free agent with a phone
+            takes it over from its last checkpoint.
           </p>
+          <div className={styles.actions}>{board}</div>
         </li>
       );
     case "todo_blocked":
       return (
-        <li className={styles.item} data-kind={item.kind}>
+        <li className={styles.item} data-kind={item.kind} data-todo-id={item.todoId}>
           <div className={styles.kind}>Blocked — for {whoLabel(item.who)}</div>
           <p className={styles.question}>{item.title}</p>
           <p className={styles.meta}>
             {goal}
             {item.reason ? ` · ${item.reason}` : ""} · since {formatAgo(item.since, now)}
           </p>
+          <div className={styles.actions}>
+            <BlockedActions goalId={item.goalId} todoId={item.todoId} title={item.title} />
+            {board}
+          </div>
+        </li>
+      );
+    case "run_interrupted":
+      return (
+        <li className={styles.item} data-kind={item.kind}>
+          <div className={styles.kind}>Run interrupted — {whoLabel(item.who)} resumes it</div>
+          <p className={styles.question}>{item.summary ?? `Run ${item.runId} stopped when its worker went away.`}</p>
+          <p className={styles.meta}>
+            {goal} · since {formatAgo(item.since, now)} · resume on a computer with the phone: <code>{item.action.command}</code>
+          </p>
+          <div className={styles.actions}>{board}</div>
         </li>
       );
     case "quota_exhausted":
@@ -127,12 +156,45 @@ function AttentionRow({ item, goalTitle, now }: { item: AttentionItem; goalTitle
         <li className={`${styles.item} ${styles.quota}`} data-kind={item.kind}>
           <div className={styles.kind}>Quota exhausted — for {whoLabel(item.who)}</div>
           <p className={styles.question}>{item.message}</p>
-          <p className={styles.meta}>
-            {goal ?? `${item.scope} ${item.subjectId}`}
-          </p>
+          <p className={styles.meta}>{goal ?? `${item.scope} ${item.subjectId}`}</p>
+          <div className={styles.actions}>{board}</div>
         </li>
       );
   }
+}
+
+function BlockedActions({ goalId, todoId, title }: { goalId: string; todoId: string; title: string }) {
+  const session = useSession();
+  const ops = useOperators();
+  const [cancelling, setCancelling] = useState(false);
+  if (!session.may("run")) return null;
+  return (
+    <>
+      <button
+        type="button"
+        className={`${ui.button} ${ui.primary}`}
+        disabled={ops.reopen.isPending}
+        onClick={() => ops.reopen.mutate({ todoId, reason: "retried from the attention queue" }, { onSuccess: () => toast.success(`"${title}" is back in Pending`) })}
+      >
+        <RotateCcw size={14} aria-hidden /> Retry
+      </button>
+      <button type="button" className={`${ui.button} ${ui.danger}`} onClick={() => setCancelling(true)}>
+        <CircleStop size={14} aria-hidden /> Cancel…
+      </button>
+      <ReasonDialog
+        open={cancelling}
+        onOpenChange={setCancelling}
+        title={`Cancel "${title}"`}
+        description="The todo is superseded: it stays in the history with your reason, and no agent works on it again."
+        label="Why it is cancelled"
+        confirm="Cancel the todo"
+        danger
+        onConfirm={(reason) =>
+          ops.replan.mutateAsync({ goalId, idempotencyKey: replanKey("cancel"), reason, ops: [{ op: "supersede", todoId, reason }] }).then(() => toast.success(`"${title}" is cancelled`))
+        }
+      />
+    </>
+  );
 }
 
 function GoalRow({ goal }: { goal: GoalSummary }) {
@@ -157,6 +219,8 @@ function keyOf(item: AttentionItem): string {
     case "lease_expired":
     case "todo_blocked":
       return `${item.kind}:${item.todoId}`;
+    case "run_interrupted":
+      return `run:${item.runId}`;
     case "quota_exhausted":
       return `quota:${item.policyId}`;
   }

@@ -1,25 +1,36 @@
 "use client";
+import { useQuery } from "@tanstack/react-query";
+import { Plus } from "lucide-react";
 import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
-import { useApi } from "../../lib/api.tsx";
-import { LANE_HINT, LANE_LABEL, LANE_ORDER, formatMicroUsd, type Board } from "../../lib/labels.ts";
-import { useLiveQuery } from "../../lib/use-live-query.ts";
+import { toast } from "sonner";
+import { describeProblem, useApi } from "../../lib/api.tsx";
+import { LANE_ORDER, formatMicroUsd, type Board } from "../../lib/labels.ts";
+import { useStreamState } from "../../lib/live-cache.tsx";
+import { useOperators } from "../../lib/operators.ts";
+import { useSession } from "../../lib/session.tsx";
+import { useTRPC } from "../../lib/trpc.ts";
 import { Empty } from "../empty.tsx";
 import { LiveBadge } from "../live-badge.tsx";
 import { Problem } from "../problem.tsx";
-import { TodoCard } from "./todo-card.tsx";
+import { ReasonDialog } from "../ui/reason-dialog.tsx";
+import ui from "../ui/ui.module.css";
+import { Lane } from "./lane.tsx";
 import styles from "./board.module.css";
 
 export function BoardView({ goalId }: { goalId: string }) {
   const { apiUrl } = useApi();
-  const live = useLiveQuery(`board:${goalId}`, (client) => client.board.get.query({ goalId }), { goalId });
-  const changed = useChangedCards(live.data);
+  const trpc = useTRPC();
+  const query = useQuery(trpc.board.get.queryOptions({ goalId }));
+  const stream = useStreamState();
+  const changed = useChangedCards(query.data);
+  const problem = query.error ? describeProblem(query.error, apiUrl) : undefined;
 
-  if (!live.data) {
-    if (live.problem) {
+  if (!query.data) {
+    if (problem) {
       return (
         <>
-          <Problem problem={live.problem} apiUrl={apiUrl} what={`the board of ${goalId}`} />
+          <Problem problem={problem} apiUrl={apiUrl} what={`the board of ${goalId}`} />
           <p className={styles.back}>
             <Link href="/">← Back to the attention queue</Link>
           </p>
@@ -29,18 +40,19 @@ export function BoardView({ goalId }: { goalId: string }) {
     return <p className={styles.loading}>Loading the board…</p>;
   }
 
-  const board = live.data;
+  const board = query.data;
   const byState = new Map(board.lanes.map((l) => [l.state, l.cards]));
   const total = board.lanes.reduce((n, l) => n + l.cards.length, 0);
   // Superseded todos are history; show the lane only when it has cards.
   const lanes = LANE_ORDER.filter((s) => s !== "superseded" || (byState.get(s)?.length ?? 0) > 0);
+  const stepLimit = board.quota.find((q) => q.scope === "goal" && q.limits.steps !== null)?.limits.steps ?? null;
 
   return (
     <div className={styles.page} data-testid="board" data-goal-id={board.goal.id}>
       <header className={styles.head}>
         <div>
           <p className={styles.crumb}>
-            <Link href="/">Attention</Link> / Goal
+            <Link href="/">Attention</Link> / <Link href="/board">All goals</Link> / Goal
           </p>
           <h1 className={styles.title}>
             {board.goal.title} <span className={`${styles.goalStatus} ${styles[`goal_${board.goal.status}`]}`}>{board.goal.status}</span>
@@ -48,8 +60,8 @@ export function BoardView({ goalId }: { goalId: string }) {
           <p className={styles.objective}>{board.goal.objective}</p>
         </div>
         <div className={styles.headSide}>
-          <LiveBadge state={live.stream} />
-          {live.problem ? <p className={styles.stale}>Showing the last board loaded: {live.problem.message}</p> : null}
+          <LiveBadge state={stream} />
+          {problem ? <p className={styles.stale}>Showing the last board loaded: {problem.message}</p> : null}
         </div>
       </header>
 
@@ -66,6 +78,7 @@ export function BoardView({ goalId }: { goalId: string }) {
                 {q.limits.tokens !== null ? ` / ${q.limits.tokens.toLocaleString("en")}` : ""} tokens · {formatMicroUsd(q.used.microUsd)}
                 {q.limits.microUsd !== null ? ` / ${formatMicroUsd(q.limits.microUsd)}` : ""}
               </span>
+              {q.limits.steps !== null ? <meter className={styles.quotaBar} min={0} max={q.limits.steps} value={Math.min(q.used.steps, q.limits.steps)} aria-label={`${q.scope} steps used`} /> : null}
               {q.exhausted ? <strong>Exhausted — raise the limit or wait for the window</strong> : null}
             </div>
           ))}
@@ -74,39 +87,52 @@ export function BoardView({ goalId }: { goalId: string }) {
 
       {total === 0 ? (
         <Empty title="This goal has no todos yet">
-          <p>
-            The planner turns the objective into todos. Add them through the API (<code>todo.add</code> with goal id{" "}
-            <code>{board.goal.id}</code>) or let an agent plan; they appear here as they are written.
-          </p>
+          <p>The planner turns the objective into todos as an agent starts on the goal; you can also add the first one yourself.</p>
+          <AddTodo goalId={board.goal.id} />
         </Empty>
       ) : (
         <div className={styles.lanes}>
-          {lanes.map((state) => {
-            const cards = byState.get(state) ?? [];
-            return (
-              <section key={state} className={styles.lane} data-lane={state} aria-label={`${LANE_LABEL[state]} todos`}>
-                <header className={styles.laneHead}>
-                  <h2>
-                    {LANE_LABEL[state]} <span className={styles.count}>{cards.length}</span>
-                  </h2>
-                  <p>{LANE_HINT[state]}</p>
-                </header>
-                <div className={styles.cards}>
-                  {cards.length === 0 ? <p className={styles.laneEmpty}>Nothing here</p> : null}
-                  {cards.map((card) => (
-                    <TodoCard key={card.id} card={card} changed={changed.has(card.id)} />
-                  ))}
-                </div>
-              </section>
-            );
-          })}
+          {lanes.map((state) => (
+            <Lane
+              key={state}
+              goalId={board.goal.id}
+              state={state}
+              cards={byState.get(state) ?? []}
+              changed={changed}
+              stepLimit={stepLimit}
+              tools={state === "pending" ? <AddTodo goalId={board.goal.id} /> : undefined}
+            />
+          ))}
         </div>
       )}
     </div>
   );
 }
 
-/** Cards whose state or owner changed in the last load, highlighted briefly so a live change is noticed. */
+function AddTodo({ goalId }: { goalId: string }) {
+  const session = useSession();
+  const ops = useOperators();
+  const [open, setOpen] = useState(false);
+  if (!session.may("run")) return null;
+  return (
+    <>
+      <button type="button" className={ui.button} onClick={() => setOpen(true)}>
+        <Plus size={14} aria-hidden /> Add a todo
+      </button>
+      <ReasonDialog
+        open={open}
+        onOpenChange={setOpen}
+        title="Add a todo"
+        description="It goes to the end of the plan, in Pending, where the next free agent claims it."
+        label="What to do"
+        confirm="Add"
+        onConfirm={(title) => ops.add.mutateAsync({ goalId, todos: [{ title }] }).then(() => toast.success(`Added "${title}"`))}
+      />
+    </>
+  );
+}
+
+/** Cards whose state, owner or gate changed in the last load, highlighted briefly so a live change is noticed. */
 function useChangedCards(board: Board | undefined): Set<string> {
   const previous = useRef(new Map<string, string>());
   const [changed, setChanged] = useState<Set<string>>(new Set());

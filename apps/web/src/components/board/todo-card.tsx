@@ -1,14 +1,22 @@
 "use client";
+import { blobUrl } from "@phoneloop/api/contract";
+import { useApi } from "../../lib/api.tsx";
 import type { BoardCard } from "../../lib/labels.ts";
 import { formatMicroUsd, LANE_LABEL } from "../../lib/labels.ts";
 import { TimeLeft } from "../time-left.tsx";
+import { TodoOperators, type Neighbours } from "./todo-operators.tsx";
 import styles from "./board.module.css";
 
-export function TodoCard({ card, changed }: { card: BoardCard; changed: boolean }) {
+export function TodoCard({ card, changed, neighbours, stepLimit }: { card: BoardCard; changed: boolean; neighbours: Neighbours; stepLimit: number | null }) {
+  const { apiUrl } = useApi();
   const used = card.quotaUsed;
   const spent = used.steps > 0 || used.tokens > 0 || used.microUsd > 0;
   return (
-    <article className={`${styles.card} ${changed ? styles.changed : ""}`} data-todo-id={card.id} data-state={card.state}>
+    <article className={`${styles.card} ${changed ? styles.changed : ""}`} data-todo-id={card.id} data-state={card.state} aria-label={card.title}>
+      {card.latestScreenshot ? (
+        // A plain <img>: the blob URL is immutable and cached by the browser; nothing for an image optimiser to do.
+        <img className={styles.thumb} src={blobUrl(apiUrl, card.latestScreenshot.sha256)} alt={`Latest screenshot of "${card.title}"`} loading="lazy" data-field="thumbnail" />
+      ) : null}
       <header className={styles.cardHead}>
         <h3 className={styles.cardTitle}>{card.title}</h3>
         <span className={`${styles.pill} ${styles[`pill_${card.state}`]}`}>{LANE_LABEL[card.state]}</span>
@@ -21,7 +29,7 @@ export function TodoCard({ card, changed }: { card: BoardCard; changed: boolean 
           <span>
             {card.owner.name} <span className={styles.muted}>({card.owner.agentId})</span>
             {card.leaseExpiresAt ? (
-              <span className={styles.lease}>
+              <span className={styles.lease} data-field="lease">
                 {" · "}
                 <TimeLeft until={card.leaseExpiresAt} />
               </span>
@@ -38,13 +46,11 @@ export function TodoCard({ card, changed }: { card: BoardCard; changed: boolean 
         </div>
       ) : null}
 
-      {card.status.state === "blocked" || card.status.state === "failed" ? (
-        card.status.reason ? (
-          <p className={styles.reason}>
-            <span className={styles.label}>Why</span>
-            {card.status.reason}
-          </p>
-        ) : null
+      {(card.status.state === "blocked" || card.status.state === "failed") && card.status.reason ? (
+        <p className={styles.reason}>
+          <span className={styles.label}>Why</span>
+          {card.status.reason}
+        </p>
       ) : null}
 
       {card.latestEvidence ? (
@@ -56,12 +62,16 @@ export function TodoCard({ card, changed }: { card: BoardCard; changed: boolean 
         </p>
       ) : null}
 
-      <footer className={styles.cardFoot}>
-        <span data-field="quota">
+      <footer className={styles.cardFoot} data-field="quota">
+        <span style={{ flex: 1 }}>
           {spent ? `${used.steps} steps · ${used.tokens.toLocaleString("en")} tokens · ${formatMicroUsd(used.microUsd)}` : "No quota spent"}
+          {stepLimit !== null ? (
+            <meter className={styles.quotaBar} min={0} max={stepLimit} value={Math.min(used.steps, stepLimit)} aria-label={`Steps used: ${used.steps} of the goal's ${stepLimit}`} />
+          ) : null}
         </span>
         {card.attempts > 0 ? <span>{card.attempts} retries</span> : null}
       </footer>
+      <TodoOperators card={card} neighbours={neighbours} />
     </article>
   );
 }

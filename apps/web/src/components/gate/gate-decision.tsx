@@ -1,0 +1,63 @@
+"use client";
+// Approve, deny or answer a gate, always with a rationale: the decision is recorded with who made it, and the run
+// that waits on the gate continues by itself.
+import { Check, MessageSquareReply, X } from "lucide-react";
+import { useState } from "react";
+import { toast } from "sonner";
+import { useOperators } from "../../lib/operators.ts";
+import { useSession } from "../../lib/session.tsx";
+import { ReasonDialog } from "../ui/reason-dialog.tsx";
+import ui from "../ui/ui.module.css";
+
+type Decision = { decision: "approve" } | { decision: "deny" } | { decision: "answer"; answer: string };
+
+/** Options that are an approval question rather than a choice between answers. */
+const APPROVAL = new Set(["approve", "deny"]);
+
+export function GateDecision({ gateId, question, options, compact }: { gateId: string; question: string; options: string[]; compact?: boolean }) {
+  const session = useSession();
+  const ops = useOperators();
+  const [pending, setPending] = useState<Decision | null>(null);
+  if (!session.may("answer_gate")) {
+    return <p className={ui.dialogText}>An approver or admin answers this gate; you can follow it here.</p>;
+  }
+  const answers = options.filter((o) => !APPROVAL.has(o));
+  const title =
+    pending?.decision === "approve" ? "Approve" : pending?.decision === "deny" ? "Deny" : pending ? `Answer "${pending.answer}"` : "";
+  return (
+    <div style={{ display: "flex", flexWrap: "wrap", gap: 8 }} data-field="gate-decision">
+      {answers.length === 0 ? (
+        <>
+          <button type="button" className={`${ui.button} ${ui.primary}`} onClick={() => setPending({ decision: "approve" })}>
+            <Check size={14} aria-hidden /> Approve…
+          </button>
+          <button type="button" className={`${ui.button} ${ui.danger}`} onClick={() => setPending({ decision: "deny" })}>
+            <X size={14} aria-hidden /> Deny…
+          </button>
+        </>
+      ) : (
+        answers.map((answer) => (
+          <button key={answer} type="button" className={ui.button} onClick={() => setPending({ decision: "answer", answer })}>
+            <MessageSquareReply size={14} aria-hidden /> {compact ? answer : `Answer "${answer}"`}…
+          </button>
+        ))
+      )}
+      <ReasonDialog
+        open={pending !== null}
+        onOpenChange={(o) => {
+          if (!o) setPending(null);
+        }}
+        title={title}
+        description={question}
+        label="Your rationale (recorded with your decision)"
+        confirm={title || "Decide"}
+        danger={pending?.decision === "deny"}
+        onConfirm={(rationale) =>
+          ops.resolveGate
+            .mutateAsync({ gateId, rationale, ...(pending ?? { decision: "deny" }) })
+            .then(() => toast.success(`${title}: recorded; the run continues by itself`))
+        }
+      />
+    </div>
+  );
+}

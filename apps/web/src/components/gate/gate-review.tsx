@@ -1,0 +1,121 @@
+"use client";
+// One gate, for the person who answers it: the question and options, the screen with the pending action drawn on
+// it, the rule that fired, the model's own words (labelled as such), and approve / deny / answer with a rationale.
+import { useQuery } from "@tanstack/react-query";
+import { blobUrl } from "@phoneloop/api/contract";
+import Link from "next/link";
+import { describeProblem, useApi } from "../../lib/api.tsx";
+import { describePending, observationOf, pendingGateOf } from "../../lib/gate-evidence.ts";
+import { useStreamState } from "../../lib/live-cache.tsx";
+import { useTRPC } from "../../lib/trpc.ts";
+import { LiveBadge } from "../live-badge.tsx";
+import { Problem } from "../problem.tsx";
+import { ActionOverlay } from "./action-overlay.tsx";
+import { GateDecision } from "./gate-decision.tsx";
+import styles from "./gate.module.css";
+
+const TIER_LABEL = { confirm: "Needs confirmation", high_risk: "High risk", question: "The agent asks" } as const;
+
+export function GateReview({ gateId }: { gateId: string }) {
+  const { apiUrl } = useApi();
+  const trpc = useTRPC();
+  const stream = useStreamState();
+  const gate = useQuery(trpc.gate.get.queryOptions({ gateId }));
+  const runId = gate.data?.runId ?? null;
+  const run = useQuery({ ...trpc.run.get.queryOptions({ runId: runId ?? "" }), enabled: runId !== null });
+  const evidence = useQuery({
+    ...trpc.evidence.list.queryOptions({ goalId: gate.data?.goalId ?? "", ...(runId ? { runId } : {}), kind: "observation" }),
+    enabled: gate.data !== undefined && gate.data.evidenceIds.length > 0,
+  });
+
+  if (!gate.data) {
+    if (gate.error) return <Problem problem={describeProblem(gate.error, apiUrl)} apiUrl={apiUrl} what={`gate ${gateId}`} />;
+    return <p className={styles.crumb}>Loading the gate…</p>;
+  }
+  const g = gate.data;
+  const pending = run.data ? pendingGateOf(run.data.checkpoint, g.id) : null;
+  const shot = evidence.data?.find((e) => g.evidenceIds.includes(e.id) && e.blobSha256);
+  const observation = shot ? observationOf(shot.data) : null;
+  const action = pending?.action ?? null;
+
+  return (
+    <div className={styles.page} data-testid="gate-review" data-gate-status={g.status}>
+      <div>
+        {shot?.blobSha256 && observation ? (
+          <ActionOverlay src={blobUrl(apiUrl, shot.blobSha256)} observation={observation} action={action} />
+        ) : (
+          <p className={styles.noShot}>
+            {g.evidenceIds.length === 0 ? "This gate carries no screenshot: it was opened without one." : evidence.isLoading ? "Loading the screenshot…" : "The screenshot of this gate was not stored (the agent ran with screenshots off)."}
+          </p>
+        )}
+      </div>
+      <div className={styles.side}>
+        <p className={styles.crumb}>
+          <Link href="/">Attention</Link> / <Link href={`/goals/${encodeURIComponent(g.goalId)}`}>Board</Link> / Gate <code>{g.id}</code>{" "}
+          <LiveBadge state={stream} />
+        </p>
+        {g.status === "open" ? (
+          <>
+            <h1 className={styles.question}>{g.question}</h1>
+            {g.options.length > 0 ? <p className={styles.crumb}>Options: {g.options.join(" · ")}</p> : null}
+          </>
+        ) : (
+          <h1 className={styles.question}>This gate is {g.status}</h1>
+        )}
+
+        {pending ? (
+          <section className={styles.block} aria-labelledby="pending-action">
+            <h2 id="pending-action">What the agent will do</h2>
+            <p>
+              <span className={`${styles.tier} ${styles[`tier_${pending.tier}`] ?? ""}`}>{TIER_LABEL[pending.tier]}</span> {describePending(pending.action)}
+            </p>
+          </section>
+        ) : null}
+
+        {pending?.policy ? (
+          <section className={styles.block} aria-labelledby="rule" data-field="rule">
+            <h2 id="rule">The rule that fired</h2>
+            <p>
+              <code>{pending.policy.ruleId}</code> ({pending.kind}), policy {pending.policy.policyVersion}
+            </p>
+            {pending.policy.evidence.length > 0 ? (
+              <ul>
+                {pending.policy.evidence.map((e) => (
+                  <li key={e}>{e}</li>
+                ))}
+              </ul>
+            ) : null}
+          </section>
+        ) : null}
+
+        {action?.thought || action?.intent ? (
+          <section className={styles.block} aria-labelledby="model-words" data-field="model-words">
+            <h2 id="model-words">The model&apos;s words (not checked by anyone)</h2>
+            {action.intent ? <blockquote className={styles.modelWords}>Intent: {action.intent}</blockquote> : null}
+            {action.thought ? <blockquote className={styles.modelWords}>{action.thought}</blockquote> : null}
+          </section>
+        ) : null}
+
+        {g.status === "open" ? (
+          <section className={styles.block} aria-label="Your decision">
+            <GateDecision gateId={g.id} question={g.question} options={g.options} />
+          </section>
+        ) : g.status === "expired" ? (
+          <section className={styles.block}>
+            <p>Nobody answered before it expired; the agent that waited on it was told so.</p>
+          </section>
+        ) : (
+          <section className={`${styles.block} ${styles.decided}`} data-field="decision">
+            <h2>Decision</h2>
+            <p>
+              <strong>{g.decision}</strong>
+              {g.answer ? `: ${g.answer}` : ""} — by {g.resolvedBy}
+              {g.resolvedAt ? ` at ${g.resolvedAt.toLocaleString("en")}` : ""}
+            </p>
+            {g.rationale ? <p>{g.rationale}</p> : null}
+          </section>
+        )}
+      </div>
+    </div>
+  );
+}
