@@ -1,79 +1,138 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOpenAIModel } from "@phoneloop/agent";
 import { startScriptedModelServer, type ScriptedModelServer } from "@phoneloop/agent/testing";
-import { evidenceList, pauseGoal } from "@phoneloop/state";
-import { createTestDatabase, seedAgent, seedGoal, type TestDatabase } from "@phoneloop/state/testing";
+import { evidenceList, finishRun, issueAgentToken, pauseGoal, registerAgent, setQuotaPolicy, startRun } from "@phoneloop/state";
+import { createTestDatabase, rid, seedGoal, seedWorkspace, type TestDatabase } from "@phoneloop/state/testing";
 import { createApiServer, type ApiServer } from "./api-server.ts";
+import { signUpMember } from "./auth/testing.ts";
 
+const UPSTREAM_KEY = "sk-upstream-secret-4f1c9a";
 let t: TestDatabase;
 let upstream: ScriptedModelServer;
 let api: ApiServer;
-let bare: ApiServer;
 
 beforeAll(async () => {
   t = await createTestDatabase();
   upstream = await startScriptedModelServer({ fallback: { text: '{"type":"wait"}', promptTokens: 1200, completionTokens: 30 } });
-  const common = { db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" };
-  api = await createApiServer({
-    ...common,
-    modelUpstream: {
-      baseUrl: upstream.baseURL,
-      apiKey: "sk-upstream-secret",
-      models: { executor: "vision-large" },
-      microUsdPerInputToken: 2,
-      microUsdPerOutputToken: 10,
-      timeoutMs: 10_000,
-    },
-  });
-  bare = await createApiServer(common);
+  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
 });
 afterAll(async () => {
   await api.close();
-  await bare.close();
   await upstream.stop();
   await t.drop();
 });
 
-const ask = (baseURL: string, headers: Record<string, string> = {}) =>
-  createOpenAIModel({ baseURL, model: "whatever-the-tab-says", structuredOutput: "none", defaultHeaders: headers }).complete({
-    role: "executor",
-    messages: [{ role: "user", content: "What next?" }],
-  });
+/** A workspace with model settings, an agent registered with its own token, and a running run on a goal. */
+async function runningAgent(opts: { settings?: boolean; baseUrl?: string } = {}) {
+  const { workspace, admin } = await seedWorkspace(t.db);
+  if (opts.settings !== false) {
+    await api.modelSettings.set(
+      workspace.id,
+      { baseUrl: opts.baseUrl ?? upstream.baseURL, apiKey: UPSTREAM_KEY, models: { executor: "vision-large", planner: "text-large" }, microUsdPerInputToken: 2, microUsdPerOutputToken: 10 },
+      admin.id,
+    );
+  }
+  const { token, tokenId } = await issueAgentToken(t.db, { workspaceId: workspace.id, name: "tab", issuedBy: admin.id });
+  const agent = await registerAgent(t.db, { id: rid("agent"), name: "Pixel tab", kind: "browser", workspaceId: workspace.id, tokenId });
+  const goal = await seedGoal(t.db, { workspaceId: workspace.id });
+  const run = await startRun(t.db, { goalId: goal.id, agentId: agent.id });
+  return { workspace, admin, token, agent, goal, run };
+}
+
+const ask = (opts: { key?: string; run?: string; model?: string; role?: string }) =>
+  createOpenAIModel({
+    baseURL: `${api.url}/model/${opts.role ?? "executor"}/v1`,
+    apiKey: opts.key ?? "none",
+    model: opts.model ?? "",
+    structuredOutput: "none",
+    defaultHeaders: opts.run ? { "x-phoneloop-run": opts.run } : {},
+  }).complete({ role: "executor", messages: [{ role: "user", content: "What next?" }] });
 
 describe("model proxy", () => {
-  it("adds the key the browser never holds, picks the role's model, and records usage and cost as evidence", async () => {
-    const goal = await seedGoal(t.db);
-    const agent = await seedAgent(t.db);
+  it("takes the workspace's endpoint, key and model, spends the call against the quota and records it as evidence", async () => {
+    const a = await runningAgent();
     const before = upstream.requests.length;
-    const answer = await ask(`${api.url}/model/executor/v1`, { "x-phoneloop-goal": goal.id, "x-phoneloop-agent": agent.id, "x-phoneloop-run": "run_1" });
+    const answer = await ask({ key: a.token, run: a.run.id });
     expect(answer.ok).toBe(true);
     if (answer.ok) expect(answer.value.usage).toMatchObject({ inputTokens: 1200, outputTokens: 30 });
     const forwarded = upstream.requests[before]!;
-    expect(forwarded.authorization).toBe("Bearer sk-upstream-secret");
+    expect(forwarded.authorization).toBe(`Bearer ${UPSTREAM_KEY}`);
     expect(forwarded.model).toBe("vision-large");
-    const calls = await evidenceList(t.db, { goalId: goal.id, kind: "model_call" });
+    const calls = await evidenceList(t.db, { goalId: a.goal.id, kind: "model_call" });
     expect(calls).toHaveLength(1);
     expect(calls[0]!.data).toMatchObject({ role: "executor", model: "vision-large", inputTokens: 1200, outputTokens: 30, microUsd: 1200 * 2 + 30 * 10 });
-    expect(calls[0]!.runId).toBe("run_1");
+    expect(calls[0]!.runId).toBe(a.run.id);
+    const spends = await t.db.quotaSpend.findMany({ where: { goalId: a.goal.id } });
+    expect(spends.map((s) => ({ tokens: s.tokens, microUsd: Number(s.microUsd), agentId: s.agentId }))).toEqual([{ tokens: 1230, microUsd: 2700, agentId: a.agent.id }]);
   });
 
-  it("refuses a goal that may not run, before any model call", async () => {
-    const goal = await seedGoal(t.db);
-    const agent = await seedAgent(t.db);
-    await pauseGoal(t.db, { goalId: goal.id, reason: "waiting for the owner" });
+  it("answers 401 to an anonymous caller and 403 to a signed-in person, before any upstream call", async () => {
+    const a = await runningAgent();
     const before = upstream.requests.length;
-    const answer = await ask(`${api.url}/model/executor/v1`, { "x-phoneloop-goal": goal.id, "x-phoneloop-agent": agent.id });
-    expect(answer.ok).toBe(false);
-    if (!answer.ok) expect(answer.error.message).toMatch(/paused/i);
+    const anonymous = await fetch(`${api.url}/model/executor/v1/chat/completions`, { method: "POST", headers: { "x-phoneloop-run": a.run.id }, body: "{}" });
+    expect(anonymous.status).toBe(401);
+    const person = await signUpMember({ db: t.db, auth: api.auth }, { workspaceId: a.workspace.id, role: "operator" });
+    const member = await fetch(`${api.url}/model/executor/v1/chat/completions`, { method: "POST", headers: { ...person.headers, "x-phoneloop-run": a.run.id }, body: "{}" });
+    expect(member.status).toBe(403);
     expect(upstream.requests.length).toBe(before);
   });
 
-  it("says how to configure it when no endpoint is set, and names the routes for an unknown role", async () => {
-    const none = await ask(`${bare.url}/model/executor/v1`);
-    expect(none.ok).toBe(false);
-    if (!none.ok) expect(none.error.message).toMatch(/MODEL_BASE_URL/);
-    const r = await fetch(`${api.url}/model/painter/v1/chat/completions`, { method: "POST", body: "{}" });
-    expect(r.status).toBe(404);
-    expect(((await r.json()) as { error: { message: string } }).error.message).toMatch(/planner\|executor\|summarizer/);
+  it("refuses a paused goal and an exhausted quota before the upstream is called", async () => {
+    const paused = await runningAgent();
+    await pauseGoal(t.db, { goalId: paused.goal.id, reason: "waiting for the owner" });
+    const exhausted = await runningAgent();
+    await setQuotaPolicy(t.db, { scope: "goal", goalId: exhausted.goal.id, windowMs: 3_600_000, maxTokens: 0 });
+    const before = upstream.requests.length;
+    const p = await ask({ key: paused.token, run: paused.run.id });
+    expect(p.ok).toBe(false);
+    if (!p.ok) expect(p.error.message).toMatch(/paused/i);
+    const q = await ask({ key: exhausted.token, run: exhausted.run.id });
+    expect(q.ok).toBe(false);
+    if (!q.ok) expect(q.error.message).toMatch(/quota|exhausted/i);
+    expect(upstream.requests.length).toBe(before);
+  });
+
+  it("answers 400 for a model name that is not in the workspace's settings, and 503 without settings", async () => {
+    const a = await runningAgent();
+    const before = upstream.requests.length;
+    const r = await fetch(`${api.url}/model/executor/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${a.token}`, "x-phoneloop-run": a.run.id, "content-type": "application/json" },
+      body: JSON.stringify({ model: "gpt-expensive", messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(r.status).toBe(400);
+    expect(((await r.json()) as { error: { message: string } }).error.message).toMatch(/not in this workspace's model settings/);
+    expect(upstream.requests.length).toBe(before);
+    const bare = await runningAgent({ settings: false });
+    const none = await fetch(`${api.url}/model/executor/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${bare.token}`, "x-phoneloop-run": bare.run.id }, body: "{}" });
+    expect(none.status).toBe(503);
+    expect(((await none.json()) as { error: { message: string } }).error.message).toMatch(/admin sets it/);
+  });
+
+  it("refuses another agent's run and a run that has ended", async () => {
+    const a = await runningAgent();
+    const b = await runningAgent();
+    const foreign = await ask({ key: a.token, run: b.run.id });
+    expect(foreign.ok).toBe(false);
+    if (!foreign.ok) expect(foreign.error.message).toMatch(/No run/);
+    await finishRun(t.db, { runId: a.run.id, agentId: a.agent.id, status: "completed", summary: "done" });
+    const ended = await ask({ key: a.token, run: a.run.id });
+    expect(ended.ok).toBe(false);
+    if (!ended.ok) expect(ended.error.message).toMatch(/is completed; start or resume a run/);
+  });
+
+  it("reports an upstream failure without its URL, key or query string", async () => {
+    const a = await runningAgent({ baseUrl: `http://127.0.0.1:9/v1?api_key=${UPSTREAM_KEY}` });
+    const r = await fetch(`${api.url}/model/executor/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${a.token}`, "x-phoneloop-run": a.run.id, "content-type": "application/json" },
+      body: JSON.stringify({ messages: [{ role: "user", content: "hi" }] }),
+    });
+    const text = await r.text();
+    expect(r.status).toBe(502);
+    expect(text).not.toContain(UPSTREAM_KEY);
+    expect(text).not.toContain("127.0.0.1:9");
+    expect(text).not.toContain("api_key");
+    expect(text).toMatch(/could not be reached/);
   });
 });
