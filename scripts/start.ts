@@ -9,6 +9,7 @@ import { provisionProductDatabase } from "../packages/state/src/db/provision.ts"
 import { readOrCreateSecret } from "../packages/state/src/db/secret-file.ts";
 import { DEFAULT_PORTS } from "../packages/virtual-phone/src/default-ports.ts";
 import { demoPhoneArgs } from "./demo-phone.ts";
+import { ensureWebBuild } from "./web-build.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 const apiPort = Number(process.env.API_PORT ?? 4000);
@@ -36,6 +37,18 @@ if (!databaseUrl) {
 }
 const migrations = await applyMigrations(databaseUrl);
 console.log(`Database ${redact(databaseUrl)}: ${migrations.applied.length} migration(s) applied.`);
+
+// `npm start` serves the web app's production build (built when its sources changed); `npm run dev` the dev server.
+const dev = process.argv.includes("--dev");
+if (!dev) {
+  try {
+    ensureWebBuild(root);
+  } catch (e) {
+    console.error(e instanceof Error ? e.message : String(e));
+    await pg?.stop();
+    process.exit(1);
+  }
+}
 
 const children: ChildProcess[] = [];
 let stopping = false;
@@ -73,7 +86,7 @@ launch("api", ["tsx", "apps/api/src/server.ts"], {
   WEB_ORIGIN: `http://${host}:${webPort}`,
   PHONELOOP_SECRET_KEY: secretKey,
 });
-launch("web", ["next", "dev", "apps/web", "-p", String(webPort), "-H", host], { NEXT_PUBLIC_API_URL: apiUrl, NEXT_TELEMETRY_DISABLED: "1" });
+launch("web", ["next", dev ? "dev" : "start", "apps/web", "-p", String(webPort), "-H", host], { NEXT_PUBLIC_API_URL: apiUrl, NEXT_TELEMETRY_DISABLED: "1" });
 if (existsSync(join(root, "packages/virtual-phone/src/cli.ts"))) {
   launch("phone", ["tsx", ...demoPhoneArgs({ root, ports: phonePorts, webPort })], {});
 }
