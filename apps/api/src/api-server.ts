@@ -85,7 +85,7 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
   let auth!: Auth;
   let closeAuth!: () => Promise<void>;
   let accounts!: AccountRoutes;
-  let services!: PrincipalServices & { events: EventHub };
+  let services!: PrincipalServices & { events: EventHub; modelSettings: ModelSettingsStore };
 
   const trpc = createHTTPHandler({
     router: appRouter,
@@ -144,7 +144,7 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
       const created = createAuth({ databaseUrl: init.databaseUrl, baseURL: urlOf(init.host, port), trustedOrigins: [...rules.origins], secretKey });
       auth = created.auth;
       closeAuth = created.close;
-      services = { db: init.db, events, auth: sessionReader(auth) };
+      services = { db: init.db, events, modelSettings, auth: sessionReader(auth) };
       accounts = accountRoutes(services, auth, { modelSeed: init.modelSeed ?? null, modelSettings }, log);
       resolve();
     });

@@ -8,7 +8,9 @@ import { evidenceRouter } from "./routers/evidence.ts";
 import { gateRouter } from "./routers/gate.ts";
 import { goalRouter } from "./routers/goal.ts";
 import { leaseRouter } from "./routers/lease.ts";
+import { inviteRouter } from "./routers/invite.ts";
 import { memberRouter } from "./routers/member.ts";
+import { modelSettingsRouter } from "./routers/model-settings.ts";
 import { quotaRouter } from "./routers/quota.ts";
 import { runRouter } from "./routers/run.ts";
 import { shareRouter } from "./routers/share.ts";
@@ -33,6 +35,8 @@ export const appRouter = createTRPCRouter({
   member: memberRouter,
   agentToken: agentTokenRouter,
   share: shareRouter,
+  invite: inviteRouter,
+  modelSettings: modelSettingsRouter,
 });
 
 export type AppRouter = typeof appRouter;

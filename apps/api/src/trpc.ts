@@ -11,14 +11,21 @@ import { holds, isStateError, PERMISSION_HOLDERS, scopeToWorkspace, type Db, typ
 import { describeIssues, inputIssues, toTRPCError, type InputIssue } from "./errors.ts";
 import type { EventHub } from "./events.ts";
 import type { Principal } from "./auth/principal.ts";
+import { newSecret } from "./auth/secret-key.ts";
+import { modelSettingsStore, type ModelSettingsStore } from "./model-settings.ts";
 
 export interface ApiServices {
   db: Db;
   events: EventHub;
+  /** Model settings, encrypted with PHONELOOP_SECRET_KEY; without one, a key for this process only (tests). */
+  modelSettings?: ModelSettingsStore;
 }
 
+const PROCESS_SECRET = newSecret();
+
 export function createTRPCContext(opts: { services: ApiServices; principal: Principal }) {
-  return { db: opts.services.db, events: opts.services.events, principal: opts.principal };
+  const modelSettings = opts.services.modelSettings ?? modelSettingsStore(opts.services.db, PROCESS_SECRET);
+  return { db: opts.services.db, events: opts.services.events, modelSettings, principal: opts.principal };
 }
 export type Context = ReturnType<typeof createTRPCContext>;
 

@@ -10,8 +10,9 @@ export type { ClientAuth } from "@phoneloop/api/contract";
 export interface ApiClientInit {
   /** Base URL of the API, e.g. http://127.0.0.1:4000 (tRPC is under /trpc). */
   apiUrl: string;
-  /** The web app's session cookie, or an agent token; a function is read on every request (a tab's token arrives later). */
-  auth: ClientAuth | (() => ClientAuth);
+  /** The web app's session cookie, or an agent token; a function is read on every request (a tab's token arrives
+   * later). Default: none (only what anyone may call). */
+  auth?: ClientAuth | (() => ClientAuth);
 }
 
 /** The one place credentials go onto requests: every fetch of the client and its event stream goes through it. */
@@ -27,7 +28,7 @@ export function authorizedFetch(auth: ClientAuth | (() => ClientAuth)): typeof f
 
 export function createApiClient(init: ApiClientInit) {
   const url = `${trimUrl(init.apiUrl)}${TRPC_PATH}`;
-  const authFetch = authorizedFetch(init.auth);
+  const authFetch = authorizedFetch(init.auth ?? { kind: "none" });
   return createTRPCClient<AppRouter>({
     links: [
       splitLink({

@@ -94,6 +94,37 @@ describe("invite links", () => {
   });
 });
 
+describe("admin procedures of accounts", () => {
+  const trpc = (path: string, headers: Record<string, string>, input: unknown) =>
+    call("POST", `/trpc/${path}`, { body: { json: input }, headers });
+
+  it("an admin makes an invite link through tRPC; an operator may not", async () => {
+    const admin = await signUpMember({ db: t.db, auth: api.auth }, { role: "admin" });
+    const made = await trpc("invite.create", admin.headers, { role: "operator" });
+    expect(made.status).toBe(200);
+    const path = ((made.body.result as { data: { json: { path: string } } }).data.json).path;
+    const token = new URL(path, WEB).searchParams.get("token")!;
+    const joined = await call("POST", "/api/account/invite", { body: { token, name: "Op", email: "op@example.test", password } });
+    expect(joined.body).toMatchObject({ workspaceId: admin.workspaceId, role: "operator" });
+    const operator = await trpc("invite.create", { cookie: joined.cookies.join("; ") }, { role: "admin" });
+    expect(operator.status).toBe(403);
+  });
+
+  it("model settings keep the key encrypted at rest and never answer it", async () => {
+    const admin = await signUpMember({ db: t.db, auth: api.auth }, { role: "admin" });
+    const key = "sk-test-never-shown-71be";
+    const set = await trpc("modelSettings.set", admin.headers, { baseUrl: "https://models.example.test/v1", apiKey: key, models: { executor: "vision-1" } });
+    expect(set.status).toBe(200);
+    expect(JSON.stringify(set.body)).not.toContain(key);
+    const got = await call("GET", `/trpc/modelSettings.get?input=${encodeURIComponent(JSON.stringify({ json: {} }))}`, { headers: admin.headers });
+    expect(JSON.stringify(got.body)).not.toContain(key);
+    expect(got.body.result).toMatchObject({ data: { json: { hasApiKey: true, models: { executor: "vision-1" } } } });
+    const stored = await t.db.$queryRaw<{ apiKeyEncrypted: string }[]>`SELECT "apiKeyEncrypted" FROM "ModelSettings" WHERE "workspaceId" = ${admin.workspaceId}`;
+    expect(stored[0]!.apiKeyEncrypted).not.toContain(key);
+    expect((await api.modelSettings.upstream(admin.workspaceId))?.apiKey).toBe(key);
+  });
+});
+
 describe("sign-in", () => {
   it("gives the same answer for an unknown e-mail and a wrong password, and signs in with the right one", async () => {
     const m = await signUpMember({ db: t.db, auth: api.auth }, { role: "viewer" });
