@@ -111,6 +111,7 @@ import type {
   GateStatus,
   GoalStatus,
   RunEndReason,
+  RunEndStatus,
   RunStatus,
   SkipReason,
   TodoKind,
@@ -119,7 +120,7 @@ import type {
   TurnRoute,
 } from "@phoneloop/state/domain";
 
-export type { AgentKind, EvidenceKind, GateStatus, GoalStatus, RunEndReason, RunStatus, SkipReason, TodoKind, TodoState, TurnResultKind, TurnRoute };
+export type { AgentKind, EvidenceKind, GateStatus, GoalStatus, RunEndReason, RunEndStatus, RunStatus, SkipReason, TodoKind, TodoState, TurnResultKind, TurnRoute };
 
 export type Capability = string;
 
@@ -317,6 +318,13 @@ export interface StepInput {
 export class ControlPlaneConflict extends Error {
   readonly code = "CONFLICT";
   override readonly name = "ControlPlaneConflict";
+  /** The core's details (e.g. currentHolder, expiresAt), when it gave any. */
+  constructor(
+    message: string,
+    readonly details: Record<string, unknown> | null = null,
+  ) {
+    super(message);
+  }
 }
 
 export interface ControlPlane {
@@ -358,7 +366,7 @@ export interface ControlPlane {
   getRun(runId: string): Promise<(Run & { checkpoint: Record<string, unknown> | null }) | null>;
   saveCheckpoint(input: { runId: string; agentId: string; checkpoint: Record<string, unknown> }): Promise<void>;
   appendStep(step: StepInput): Promise<{ created: boolean }>;
-  finishRun(input: { runId: string; agentId: string; status: Exclude<RunStatus, "running">; endReason: RunEndReason; summary: string }): Promise<void>;
+  finishRun(input: { runId: string; agentId: string; status: RunEndStatus; endReason: RunEndReason; summary: string }): Promise<void>;
 }
 
 export interface AgentPorts {

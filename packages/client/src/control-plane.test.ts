@@ -64,7 +64,7 @@ describe("packages/client errors", () => {
     const { port } = srv.address() as AddressInfo;
     await new Promise((ok) => srv.close(ok)); // nothing listens there now
     const down = `http://127.0.0.1:${port}`;
-    const e = await createControlPlane(createApiClient({ apiUrl: down }), { apiUrl: down }).getGoal("goal_x").catch((x: unknown) => x);
+    const e = await createControlPlane(createApiClient({ apiUrl: down }), { apiUrl: down, retry: { maxMs: 0 } }).getGoal("goal_x").catch((x: unknown) => x);
     expect(e).toBeInstanceOf(ControlPlaneError);
     expect(e).toMatchObject({ code: API_UNREACHABLE });
     expect((e as Error).message).toContain(`Cannot reach the PhoneLoop API at ${down} (ECONNREFUSED)`);

@@ -6,6 +6,7 @@ import { trimUrl, type ApiClient } from "./api-client.ts";
 import { toBase64 } from "./base64.ts";
 import { codeOf, toControlPlaneError } from "./errors.ts";
 import { subscribeEvents, type EventSubscription } from "./events.ts";
+import { DEFAULT_RETRY, withRetry, type RetryPolicy } from "./retry.ts";
 import { evidenceOf, goalOf, leaseOf, objectOf, runOf, todoOf } from "./rows.ts";
 
 export interface ControlPlaneOptions {
@@ -15,17 +16,20 @@ export interface ControlPlaneOptions {
   clock?: Clock;
   /** Longest pause between two reads of a waited-on gate (ms); the event stream wakes it sooner. Default 2000. */
   gatePollMaxMs?: number;
+  /** How long and how often calls are retried when the API does not answer or answers 5xx (see retry.ts). */
+  retry?: Partial<RetryPolicy>;
 }
 
 export function createControlPlane(client: ApiClient, opts: ControlPlaneOptions): ControlPlane {
   const apiUrl = trimUrl(opts.apiUrl);
   const clock = opts.clock ?? systemClock;
   const gatePollMaxMs = opts.gatePollMaxMs ?? 2000;
+  const retry: RetryPolicy = { ...DEFAULT_RETRY, ...opts.retry };
 
-  /** One procedure call; its failure as ControlPlaneError / ControlPlaneConflict naming the procedure. */
+  /** One procedure call, retried while the API is away (retry.ts); its failure as ControlPlaneError / ControlPlaneConflict naming the procedure. */
   const call = async <T>(procedure: string, f: () => Promise<T>): Promise<T> => {
     try {
-      return await f();
+      return await withRetry(procedure, f, clock, retry);
     } catch (e) {
       throw toControlPlaneError(e, apiUrl, procedure);
     }

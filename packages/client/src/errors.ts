@@ -36,10 +36,12 @@ export function toControlPlaneError(e: unknown, apiUrl: string, what?: string): 
   if (e instanceof ControlPlaneError || e instanceof ControlPlaneConflict) return e;
   if (e instanceof TRPCClientError) {
     const data = e.data as ErrorData | null | undefined;
-    if (!data?.code) return apiUnreachable(apiUrl, networkReason(e));
+    const tried = e as { attempts?: number; retriedMs?: number };
+    const retried = tried.attempts ? `; ${tried.attempts} attempts over ${((tried.retriedMs ?? 0) / 1000).toFixed(1)} s` : "";
+    if (!data?.code) return apiUnreachable(apiUrl, `${networkReason(e)}${retried}`);
     const code = data.stateCode ?? data.code;
     const message = what ? `${what}: ${e.message}` : e.message;
-    if (code === "CONFLICT") return new ControlPlaneConflict(message);
+    if (code === "CONFLICT") return new ControlPlaneConflict(message, data.details ?? null);
     return new ControlPlaneError(code, message, data.details ?? null);
   }
   return e instanceof Error ? e : new Error(String(e));

@@ -1,6 +1,6 @@
 // The classification of an executor exit: which turn result the runtime records and how the run goes on. Routing
 // BEFORE a turn is the state core's (`routeTurn`); this only reads what the executor handed back.
-import type { RunEndReason, RunStatus, SkipReason, TurnResultKind } from "../ports.ts";
+import type { RunEndReason, RunEndStatus, SkipReason, TurnResultKind } from "../ports.ts";
 import type { ExecutorReturn } from "./state.ts";
 
 export type ReturnRoute =
@@ -9,7 +9,7 @@ export type ReturnRoute =
   /** Record the turn, then ask the supervisor model: retry, replan or summarise. */
   | { kind: "supervise"; turn: TurnResultKind }
   /** Record the turn (when there is one to record) and end the run with this status; it may resume later. */
-  | { kind: "stop"; turn: TurnResultKind | null; status: Exclude<RunStatus, "running" | "completed">; detail: string };
+  | { kind: "stop"; turn: TurnResultKind | null; status: Exclude<RunEndStatus, "completed">; detail: string };
 
 export function routeReturn(ret: Pick<ExecutorReturn, "reason" | "summary">): ReturnRoute {
   const r: RunEndReason = ret.reason;

@@ -2,7 +2,7 @@
 // checkpoint, walks planner → executor → planner … → summarizer, checkpointing after every node, and performs the
 // effects of the executor's pure steps, feeding each input's result back as the next observation.
 import { describeAction } from "../actions/schema.ts";
-import { ControlPlaneConflict, leaseRefOf, type AgentPorts, type AgentRegistration, type RunEndReason, type RunStatus, type Screenshot } from "../ports.ts";
+import { ControlPlaneConflict, leaseRefOf, type AgentPorts, type AgentRegistration, type RunEndReason, type RunEndStatus, type Screenshot } from "../ports.ts";
 import { callModel, perform, retryDevice, sense } from "./effects.ts";
 import { step, type Effect, type InputEffect, type Observation } from "./executor.ts";
 import { listElements } from "./observe.ts";
@@ -40,7 +40,7 @@ export interface RunOutcome {
   runId: string;
   goalId: string;
   agentId: string;
-  status: Exclude<RunStatus, "running">;
+  status: RunEndStatus;
   endReason: RunEndReason;
   resumed: boolean;
   report: RunReport;
@@ -61,7 +61,7 @@ export async function runAgent(ports: AgentPorts, opts: RunAgentOptions): Promis
   // Resuming by run id alone: the checkpoint knows the goal.
   const previous = opts.runId ? await cp.getRun(opts.runId) : null;
   if (opts.runId && !previous) throw Object.assign(new Error(`No run ${opts.runId}; start a new run with --goal-id or a goal instead.`), { code: "NOT_FOUND" });
-  if (previous && previous.status !== "running") throw Object.assign(new Error(`Run ${previous.id} is ${previous.status}; a finished run cannot be resumed. Start a new run on its goal with --goal-id ${previous.goalId}.`), { code: "ILLEGAL_TRANSITION" });
+  if (previous && previous.status !== "running" && previous.status !== "interrupted") throw Object.assign(new Error(`Run ${previous.id} is ${previous.status}; a finished run cannot be resumed. Start a new run on its goal with --goal-id ${previous.goalId}.`), { code: "ILLEGAL_TRANSITION" });
   const saved = isRunState(previous?.checkpoint) ? previous.checkpoint : null;
   let goalId = opts.goalId ?? previous?.goalId;
   let goalText = opts.goal ?? saved?.goal;
@@ -75,6 +75,7 @@ export async function runAgent(ports: AgentPorts, opts: RunAgentOptions): Promis
   }
   const run = previous ? await cp.resumeRun({ runId: previous.id, agentId }) : await cp.startRun({ goalId, agentId });
   const resumed = saved !== null;
+  ctx.onEvent?.({ type: "run", runId: run.id, goalId, agentId, resumed: previous !== null });
   let state: RunState = saved ?? initialState({ runId: run.id, goalId, agentId, goal: goalText!, preapproved: config.preapproved });
   state.agentId = agentId;
   // The previous worker's lease is not ours: the executor claims the todo again (a new epoch), so any late write of

@@ -5,7 +5,7 @@ import type { ActionSample } from "../detectors/index.ts";
 import type { Blackboard } from "../memory/blackboard.ts";
 import type { StepSummary } from "../memory/history.ts";
 import type { SessionApprovals } from "../policy/index.ts";
-import type { AgentPorts, EncodedImage, GateResolution, Lease, RunEndReason, RunStatus, UiNode } from "../ports.ts";
+import type { AgentPorts, EncodedImage, GateResolution, Lease, RunEndReason, RunEndStatus, RunStatus, UiNode } from "../ports.ts";
 import type { AppRule, PermissionDecision, PolicyRules } from "../policy/index.ts";
 import type { ImageTokenFormula } from "../model/tokens.ts";
 import type { ElementRef } from "./observe.ts";
@@ -115,7 +115,7 @@ export interface ExecutedTodo {
 }
 
 export interface RunEnd {
-  status: Exclude<RunStatus, "running">;
+  status: RunEndStatus;
   reason: RunEndReason;
   /** In words, for the report. */
   detail: string;
@@ -208,6 +208,8 @@ export const DEFAULT_CONFIG: AgentConfig = {
 };
 
 export type AgentEvent =
+  /** The run is started or resumed: the first thing a worker can tell a person (what to resume after a crash). */
+  | { type: "run"; runId: string; goalId: string; agentId: string; resumed: boolean }
   | { type: "node"; node: NodeName }
   | { type: "step"; stepIndex: number; todoId: string; action: string; outcome: string; promptTokens: number; overheadMs: number; modelMs: number; phases?: Record<string, number> }
   | { type: "anomaly"; kind: string; message: string }

@@ -2,13 +2,13 @@
 // evidence. Facts come from the run's records; the text model only phrases findings and the conclusion, and is
 // not called at all when the quota or a pause forbids it.
 import { REPORT_JSON_SCHEMA, ReportReplySchema, parseReply, reportMessages } from "../prompts/planner.ts";
-import type { RunEndReason, RunStatus } from "../ports.ts";
+import type { RunEndReason, RunEndStatus } from "../ports.ts";
 import { callModel } from "./effects.ts";
 import { guard, type RunCommon, type RunContext, type SummarizerState } from "./state.ts";
 
 export interface RunReport {
   goal: string;
-  status: Exclude<RunStatus, "running">;
+  status: RunEndStatus;
   endReason: RunEndReason;
   executed: { todoId: string; title: string; status: string; summary: string }[];
   findings: string[];
@@ -18,7 +18,7 @@ export interface RunReport {
   totals: RunCommon["totals"];
 }
 
-const HEADLINE: Record<Exclude<RunStatus, "running">, string> = {
+const HEADLINE: Record<RunEndStatus, string> = {
   completed: "The goal was completed.",
   partial: "The goal was partly done.",
   blocked: "The run is blocked and can resume.",

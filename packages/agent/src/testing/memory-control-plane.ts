@@ -35,7 +35,7 @@ import {
   type ReplanOp,
   type Run,
   type RunEndReason,
-  type RunStatus,
+  type RunEndStatus,
   type ShouldRunResult,
   type SpendAmount,
   type StepInput,
@@ -552,7 +552,7 @@ export class MemoryControlPlane implements ControlPlane {
     this.steps.set(key, structuredClone(step));
     return { created: true };
   }
-  async finishRun(input: { runId: string; agentId: string; status: Exclude<RunStatus, "running">; endReason: RunEndReason; summary: string }) {
+  async finishRun(input: { runId: string; agentId: string; status: RunEndStatus; endReason: RunEndReason; summary: string }) {
     const r = this.running(input.runId, input.agentId, "finish");
     Object.assign(r, { status: input.status, endReason: input.endReason, summary: input.summary });
   }

@@ -4,6 +4,9 @@ import { z } from "zod";
 // `interrupted`: its worker died (lease expired, heartbeat stale); not finished, any eligible worker may resume it.
 export const RUN_STATUSES = ["running", "completed", "partial", "blocked", "failed", "cancelled", "interrupted"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
+/** The statuses a run ends with (finishRun): not running, and not interrupted (which waits to be resumed). */
+export const RUN_END_STATUSES = ["completed", "partial", "blocked", "failed", "cancelled"] as const;
+export type RunEndStatus = (typeof RUN_END_STATUSES)[number];
 
 export const RUN_END_REASONS = [
   "completed", // every todo of the run's scope reached done

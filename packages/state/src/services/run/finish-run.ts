@@ -2,14 +2,14 @@ import { z } from "zod";
 import type { Run } from "../../generated/prisma/client.ts";
 import { parseInput } from "../../domain/input.ts";
 import { Id } from "../../domain/schemas.ts";
-import { RunEndReasonSchema } from "../../domain/run.ts";
+import { RUN_END_STATUSES, RunEndReasonSchema } from "../../domain/run.ts";
 import { actorOf, appendEvent, atParam, inTx, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { lockRun, requireRunning } from "./run-guards.ts";
 
 export const FinishRunInput = z.object({
   runId: Id,
   agentId: Id.optional(),
-  status: z.enum(["completed", "partial", "blocked", "failed", "cancelled"]),
+  status: z.enum(RUN_END_STATUSES),
   /** Why the run ended, in the runtime's words (RUN_END_REASONS). */
   endReason: RunEndReasonSchema.optional(),
   summary: z.string().max(5000).optional(),

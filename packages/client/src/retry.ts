@@ -1,0 +1,71 @@
+// Retrying API calls across a restart of the API or a network blip: exponential backoff with full jitter, for a
+// bounded time, only for failures that retrying can fix (no answer, or a 5xx) and never for a 4xx (the input or the
+// state is wrong; the same call gets the same answer). Writes a client may retry carry idempotency keys, so a repeat
+// changes nothing; the few whose repeat is not a no-op are retried only when the request surely never arrived.
+import { TRPCClientError } from "@trpc/client";
+import type { Clock } from "@phoneloop/agent/ports";
+import { networkReason } from "./errors.ts";
+
+export interface RetryPolicy {
+  /** Give up after this long (ms) since the first attempt. Default 30 000. */
+  maxMs: number;
+  /** First backoff ceiling (ms); it doubles per attempt up to capMs. Default 200. */
+  baseMs: number;
+  /** Largest backoff ceiling (ms). Default 5 000. */
+  capMs: number;
+  /** Jitter source in [0, 1). Default Math.random. */
+  random: () => number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { maxMs: 30_000, baseMs: 200, capMs: 5_000, random: Math.random };
+
+/** Procedures whose repeat is not a no-op (a second goal or run, a transition that already happened). */
+const REPEAT_UNSAFE = new Set(["goal.create", "run.start", "run.finish", "todo.start", "todo.reopen", "lease.release"]);
+
+/** Error codes of a request that never reached the API (nothing to repeat). */
+const NOT_DELIVERED = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
+
+export type Transience = "not_delivered" | "no_answer" | "server_error" | null;
+
+/** How a failed call failed, as far as retrying goes; null: do not retry (an answer that is not a 5xx). */
+export function transienceOf(e: unknown): Transience {
+  if (!(e instanceof TRPCClientError)) return null;
+  const data = e.data as { httpStatus?: number; code?: string } | null | undefined;
+  if (!data?.code) {
+    // No tRPC answer: the connection failed, or a proxy in front answered (502/503/504) while the API was away.
+    return NOT_DELIVERED.has(networkReason(e)) ? "not_delivered" : "no_answer";
+  }
+  return typeof data.httpStatus === "number" && data.httpStatus >= 500 ? "server_error" : null;
+}
+
+export function mayRetry(procedure: string, t: Transience): boolean {
+  if (t === null) return false;
+  return t !== "no_answer" || !REPEAT_UNSAFE.has(procedure);
+}
+
+/** Full jitter: a random wait up to min(cap, base · 2^(attempt-1)). */
+export function backoffMs(attempt: number, p: Pick<RetryPolicy, "baseMs" | "capMs" | "random">): number {
+  return Math.floor(p.random() * Math.min(p.capMs, p.baseMs * 2 ** (attempt - 1)));
+}
+
+export interface RetryOutcome<T> {
+  value: T;
+  attempts: number;
+}
+
+/** Runs `f` until it succeeds, fails in a way retrying cannot fix, or `maxMs` has passed; the last error is thrown with the attempt count. */
+export async function withRetry<T>(procedure: string, f: () => Promise<T>, clock: Clock, policy: RetryPolicy, signal?: AbortSignal): Promise<T> {
+  const started = clock.monotonic();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await f();
+    } catch (e) {
+      const elapsed = clock.monotonic() - started;
+      if (!mayRetry(procedure, transienceOf(e)) || elapsed >= policy.maxMs || signal?.aborted) {
+        if (attempt > 1 && e instanceof Error) Object.assign(e, { attempts: attempt, retriedMs: Math.round(elapsed) });
+        throw e;
+      }
+      await clock.sleep(Math.min(backoffMs(attempt, policy), policy.maxMs - elapsed), signal).catch(() => undefined);
+    }
+  }
+}
