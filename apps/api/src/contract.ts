@@ -14,10 +14,10 @@ export const ACCOUNT_PATH = "/api/account";
 export const WORKSPACE_HEADER = "x-phoneloop-workspace";
 
 /**
- * How a client proves who it is: the web app's session cookie (sent with `credentials: "include"`), or an agent
- * token (`plt_…`, sent as `Authorization: Bearer`).
+ * How a client proves who it is: the session cookie (a browser sends its own with `credentials: "include"`; a Node
+ * caller — tests — passes the cookie header it got at sign-in), or an agent token (`plt_…`, as `Authorization: Bearer`).
  */
-export type ClientAuth = { kind: "cookie" } | { kind: "token"; token: string } | { kind: "none" };
+export type ClientAuth = { kind: "cookie"; cookie?: string } | { kind: "token"; token: string } | { kind: "none" };
 
 /** Stored blobs (screenshots) by sha256, as plain cacheable URLs for <img>. */
 export const BLOB_PATH = "/blobs";

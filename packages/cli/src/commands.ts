@@ -214,12 +214,11 @@ export const COMMANDS: Command[] = [
   },
   {
     path: ["gate", "resolve"],
-    usage: "gate resolve <gateId> --member-id <id> --decision <approve|deny|answer> --rationale … [--answer …]",
-    summary: "Answer a gate as a team member.",
+    usage: "gate resolve <gateId> --decision <approve|deny|answer> --rationale … [--answer …]",
+    summary: "Answer a gate (an approver or admin; agent tokens may not: answer in the web app).",
     args: ["gateId"],
     options: { decision: { type: "string" }, answer: { type: "string" }, rationale: { type: "string" } },
     async run({ client, args }) {
-      args.memberId();
       const decision = args.flags.oneOf("decision", ["approve", "deny", "answer"] as const);
       if (!decision) throw new UsageError("Missing --decision (approve, deny or answer).");
       const answer = args.flags.string("answer");

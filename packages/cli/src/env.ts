@@ -8,8 +8,8 @@ const Url = (name: string) => z.url({ error: `${name} must be a URL like ${DEFAU
 const EnvSchema = z.object({
   /** The PhoneLoop API every command talks to. */
   PHONELOOP_API_URL: Url("PHONELOOP_API_URL").default(DEFAULT_API_URL),
-  /** The team member the CLI acts as (gate answers; the creator of goals the headless agent creates). */
-  PHONELOOP_MEMBER: z.string().trim().min(1).optional(),
+  /** The agent token the CLI and the headless agent act with (an operator issues it in the web app). Never a flag. */
+  PHONELOOP_AGENT_TOKEN: z.string().trim().startsWith("plt_", "PHONELOOP_AGENT_TOKEN must be an agent token (it starts with plt_)").optional(),
   /** The agent the `phoneloop todo|quota` commands act as, and the id the headless agent registers under. */
   PHONELOOP_AGENT_ID: z.string().trim().min(1).optional(),
   /** The model endpoint's key (never a flag: flags land in shell history). */

@@ -1,6 +1,7 @@
 // `phoneloop <command>` as a function: parses argv, runs one command through the API (packages/client), prints
 // the result. Exit codes: 0 ok, 1 the operator refused (or the API could not be reached), 2 usage error.
-import { createApiClient, toControlPlaneError, type ApiClient, type Credentials } from "@phoneloop/client";
+import { createApiClient, toControlPlaneError, type ApiClient } from "@phoneloop/client";
+import { AGENT_TOKEN_FILE_OPTION, readAgentToken } from "./agent-token.ts";
 import { Args, UsageError, type Options } from "./args.ts";
 import { COMMANDS, type Command } from "./commands.ts";
 import type { Env } from "./env.ts";
@@ -17,7 +18,7 @@ export interface RunIo {
 const GLOBAL_OPTIONS = {
   json: { type: "boolean" },
   "agent-id": { type: "string" },
-  "member-id": { type: "string" },
+  ...AGENT_TOKEN_FILE_OPTION,
   "api-url": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const satisfies Options;
@@ -45,12 +46,13 @@ export async function run(argv: string[], io: RunIo): Promise<number> {
     io.stdout(commandUsage(command));
     return EXIT.ok;
   }
-  const who: Credentials = { agentId: args.string("agent-id") ?? io.env.PHONELOOP_AGENT_ID, memberId: args.string("member-id") ?? io.env.PHONELOOP_MEMBER };
+  const who: Who = { agentId: args.string("agent-id") ?? io.env.PHONELOOP_AGENT_ID };
   const apiUrl = args.string("api-url") ?? io.env.PHONELOOP_API_URL;
   const json = args.flag("json");
 
   try {
-    const client: ApiClient = createApiClient({ apiUrl, credentials: who });
+    const token = readAgentToken(args, io.env);
+    const client: ApiClient = createApiClient({ apiUrl, auth: token ? { kind: "token", token } : { kind: "none" } });
     const result = await command.run({ client, args: new CommandArgs(command, args, positionals, who) });
     io.stdout(json ? `${toJson(result.json)}\n` : `${result.text.trimEnd()}\n`);
     return result.exitCode ?? EXIT.ok;
@@ -69,13 +71,18 @@ function usageFailure(io: RunIo, e: UsageError, command: Command): number {
   return EXIT.usage;
 }
 
+/** The agent id the `todo` and `quota` commands name (the API checks it is the token's own agent). */
+interface Who {
+  agentId?: string | undefined;
+}
+
 /** A command's flags and positionals, and who calls; a missing one is a usage error naming the fix. */
 export class CommandArgs {
   constructor(
     private readonly command: Command,
     readonly flags: Args,
     private readonly positionals: string[],
-    private readonly who: Credentials,
+    private readonly who: Who,
   ) {}
 
   /** The positional `name` (declared in the command's `args`). */
@@ -93,11 +100,6 @@ export class CommandArgs {
   agentId(): string {
     if (!this.who.agentId) throw new UsageError("This command acts as an agent: pass --agent-id <agent id> (or set PHONELOOP_AGENT_ID).");
     return this.who.agentId;
-  }
-
-  memberId(): string {
-    if (!this.who.memberId) throw new UsageError("This command acts as a team member: pass --member-id <member id> (or set PHONELOOP_MEMBER).");
-    return this.who.memberId;
   }
 }
 

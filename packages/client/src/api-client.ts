@@ -21,6 +21,7 @@ export function authorizedFetch(auth: ClientAuth | (() => ClientAuth)): typeof f
     const a = typeof auth === "function" ? auth() : auth;
     const headers = new Headers(init?.headers);
     if (a.kind === "token") headers.set("authorization", `Bearer ${a.token}`);
+    if (a.kind === "cookie" && a.cookie) headers.set("cookie", a.cookie);
     // The session cookie is the API's (another port of the same host): sent only when asked for.
     return fetch(input, { ...init, headers, ...(a.kind === "cookie" ? { credentials: "include" as const } : {}) });
   };

@@ -5,13 +5,14 @@ import { createModels, runAgent, systemClock, type AgentConfig, type AgentEvent,
 import { nodeImages } from "@phoneloop/agent/node";
 import { checkApi, createApiClient, createControlPlane, newAgentId } from "@phoneloop/client";
 import { connectDevice, type DeviceSpec } from "./device.ts";
+import { waitToResume, type ResumeWait } from "./resume.ts";
 
 export interface HeadlessInit {
   apiUrl: string;
   /** Registers under this id (a restarted worker keeps its identity); a new one otherwise. */
   agentId?: string;
-  /** The team member goals are created for. */
-  memberId?: string;
+  /** The agent token it acts with (the API records this agent as the actor). */
+  agentToken: string;
   /** A connected phone, or where to connect one (closed again when the run ends). */
   device: Device | DeviceSpec;
   models: Models | ModelsInit;
@@ -25,16 +26,21 @@ export interface HeadlessInit {
   /** Hard stop (crash tests): nothing more is written. */
   kill?: AbortSignal;
   onEvent?: (e: AgentEvent) => void;
+  /** Resuming a run another worker still holds: called each time it waits for that worker's lease to end. */
+  onWait?: (w: ResumeWait) => void;
   clock?: Clock;
 }
 
 export async function runHeadless(init: HeadlessInit): Promise<RunOutcome> {
   const clock = init.clock ?? systemClock;
-  // The id is chosen here so every request carries it as the caller (the core records who acted).
+  // The id is chosen here so a restarted worker can keep it; the token is bound to it on first register.
   const agentId = init.agentId ?? newAgentId();
   await checkApi(init.apiUrl);
-  const client = createApiClient({ apiUrl: init.apiUrl, credentials: { agentId, memberId: init.memberId } });
-  const controlPlane = createControlPlane(client, { apiUrl: init.apiUrl, memberId: init.memberId, clock });
+  const client = createApiClient({ apiUrl: init.apiUrl, auth: { kind: "token", token: init.agentToken } });
+  const controlPlane = createControlPlane(client, { apiUrl: init.apiUrl, clock });
+
+  const registration = { id: agentId, name: init.agentName ?? `headless@${hostname()}`, kind: "headless" as const, capabilities: init.config?.capabilities ?? ["phone"] };
+  if (init.runId) await waitToResume(controlPlane, { runId: init.runId, agent: registration, clock, ...(init.signal ? { signal: init.signal } : {}), ...(init.onWait ? { onWait: init.onWait } : {}) });
 
   const owned = !isDevice(init.device);
   const device = isDevice(init.device) ? init.device : await connectDevice(init.device);
@@ -48,10 +54,7 @@ export async function runHeadless(init: HeadlessInit): Promise<RunOutcome> {
         ...(init.goalId ? { goalId: init.goalId } : {}),
         ...(init.runId ? { runId: init.runId } : {}),
         agent: {
-          id: agentId,
-          name: init.agentName ?? `headless@${hostname()}`,
-          kind: "headless",
-          capabilities: init.config?.capabilities ?? ["phone"],
+          ...registration,
           ...(info ? { meta: { device: { serial: info.serial, model: info.model } } } : {}),
         },
         ...(init.config ? { config: init.config } : {}),

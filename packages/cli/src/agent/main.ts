@@ -31,7 +31,7 @@ export async function main(argv: string[], envSource: Record<string, string | un
     const out = await runHeadless({
       apiUrl: args.apiUrl,
       ...(args.agentId ? { agentId: args.agentId } : {}),
-      ...(args.memberId ? { memberId: args.memberId } : {}),
+      agentToken: args.agentToken,
       device: args.device,
       models: args.models,
       ...(args.goal ? { goal: args.goal } : {}),

@@ -4,7 +4,8 @@ import { readEnv } from "../env.ts";
 import { parseDeviceSpec } from "./device.ts";
 import { parseAgentArgs } from "./options.ts";
 
-const env = readEnv({});
+const TOKEN = "plt_test-token-0123456789abcdef";
+const env = readEnv({ PHONELOOP_AGENT_TOKEN: TOKEN });
 
 describe("--device", () => {
   it("parses tcp, ws and adb-server specs", () => {
@@ -28,9 +29,10 @@ describe("the headless agent's flags", () => {
   it("parses the run, the ids in the core's words and the models per role", () => {
     const a = parseAgentArgs(
       ["--goal", "search for cats", "--device", "tcp:127.0.0.1:5555", "--planner-model", "small", "--executor-model=vision", "--base-url", "http://127.0.0.1:9/v1", "--allow", "input_text, follow", "--max-steps", "30", "--agent-id", "worker-1", "--run-id", "run_1", "--goal-id", "goal_1"],
-      readEnv({ OPENAI_API_KEY: "k", PHONELOOP_API_URL: "http://api:4000" }),
+      readEnv({ OPENAI_API_KEY: "k", PHONELOOP_API_URL: "http://api:4000", PHONELOOP_AGENT_TOKEN: TOKEN }),
     );
     expect(a).toEqual({
+      agentToken: TOKEN,
       goal: "search for cats",
       goalId: "goal_1",
       runId: "run_1",
@@ -48,9 +50,9 @@ describe("the headless agent's flags", () => {
     });
   });
 
-  it("takes defaults from the environment: the API, the member, the agent id, the model endpoint", () => {
-    const a = parseAgentArgs(["--goal", "x", "--device", "adb-server"], readEnv({ PHONELOOP_MEMBER: "m1", PHONELOOP_AGENT_ID: "a1", OPENAI_BASE_URL: "http://models:1/v1" }))!;
-    expect(a).toMatchObject({ apiUrl: "http://127.0.0.1:4000", memberId: "m1", agentId: "a1" });
+  it("takes defaults from the environment: the API, the agent token, the agent id, the model endpoint", () => {
+    const a = parseAgentArgs(["--goal", "x", "--device", "adb-server"], readEnv({ PHONELOOP_AGENT_TOKEN: TOKEN, PHONELOOP_AGENT_ID: "a1", OPENAI_BASE_URL: "http://models:1/v1" }))!;
+    expect(a).toMatchObject({ apiUrl: "http://127.0.0.1:4000", agentToken: TOKEN, agentId: "a1" });
     expect(a.models.executor).toEqual({ baseURL: "http://models:1/v1", model: "gpt-4o" });
     expect(a.models.planner).toEqual({ baseURL: "http://models:1/v1", model: "gpt-4o-mini" });
   });
@@ -61,11 +63,25 @@ describe("the headless agent's flags", () => {
       if (!(p in files)) throw new Error(`ENOENT: no such file, open '${p}'`);
       return files[p]!;
     };
-    const a = parseAgentArgs(["--goal", "x", "--device", "adb-server", "--api-key-file", "/keys/openai"], readEnv({ OPENAI_API_KEY: "from-env" }), read)!;
+    const a = parseAgentArgs(["--goal", "x", "--device", "adb-server", "--api-key-file", "/keys/openai"], readEnv({ OPENAI_API_KEY: "from-env", PHONELOOP_AGENT_TOKEN: TOKEN }), read)!;
     expect(a.models.executor.apiKey).toBe("sk-from-file");
     expect(() => parseAgentArgs(["--goal", "x", "--device", "adb-server", "--api-key-file", "/keys/empty"], env, read)).toThrow(/is empty/);
     expect(() => parseAgentArgs(["--goal", "x", "--device", "adb-server", "--api-key-file", "/keys/none"], env, read)).toThrow(/cannot read it \(ENOENT/);
     expect(() => parseAgentArgs(["--goal", "x", "--device", "adb-server", "--api-key", "sk-secret"], env)).toThrow(/Unknown option '--api-key'/);
+  });
+
+  it("reads the agent token from PHONELOOP_AGENT_TOKEN or --agent-token-file, never from a flag's value", () => {
+    const files: Record<string, string> = { "/run/agent.token": `${TOKEN}-file\n`, "/run/other": "hello\n" };
+    const read = (p: string) => {
+      if (!(p in files)) throw new Error(`ENOENT: no such file, open '${p}'`);
+      return files[p]!;
+    };
+    const fromFile = parseAgentArgs(["--goal", "x", "--device", "adb-server", "--agent-token-file", "/run/agent.token"], env, read)!;
+    expect(fromFile.agentToken).toBe(`${TOKEN}-file`);
+    expect(() => parseAgentArgs(["--goal", "x", "--device", "adb-server", "--agent-token-file", "/run/other"], env, read)).toThrow(/does not hold an agent token/);
+    expect(() => parseAgentArgs(["--goal", "x", "--device", "adb-server"], readEnv({}))).toThrow(/No agent token: .*PHONELOOP_AGENT_TOKEN.*--agent-token-file/);
+    expect(() => parseAgentArgs(["--goal", "x", "--device", "adb-server", "--agent-token", TOKEN], env)).toThrow(/Unknown option '--agent-token'/);
+    expect(() => readEnv({ PHONELOOP_AGENT_TOKEN: "sk-not-an-agent-token" })).toThrow(/must be an agent token/);
   });
 
   it("rejects what it cannot run, saying what to pass; --help gives null", () => {
@@ -81,7 +97,7 @@ describe("the headless agent's flags", () => {
 
 describe("the environment", () => {
   it("treats empty variables as unset and names a malformed one", () => {
-    expect(readEnv({ PHONELOOP_API_URL: "", PHONELOOP_MEMBER: "" })).toEqual({ PHONELOOP_API_URL: "http://127.0.0.1:4000" });
+    expect(readEnv({ PHONELOOP_API_URL: "", PHONELOOP_AGENT_TOKEN: "" })).toEqual({ PHONELOOP_API_URL: "http://127.0.0.1:4000" });
     expect(() => readEnv({ PHONELOOP_API_URL: "not a url" })).toThrow(/PHONELOOP_API_URL: PHONELOOP_API_URL must be a URL like http:\/\/127\.0\.0\.1:4000.*Fix or unset/);
   });
 });

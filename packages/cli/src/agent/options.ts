@@ -1,6 +1,7 @@
 // The headless agent's command line: flags (through the CLI's one parser) and the environment → what to run.
 import { readFileSync } from "node:fs";
 import type { ModelsInit } from "@phoneloop/agent";
+import { AGENT_TOKEN_FILE_OPTION, NO_AGENT_TOKEN, readAgentToken } from "../agent-token.ts";
 import { Args, UsageError, type Options } from "../args.ts";
 import type { Env } from "../env.ts";
 import { parseDeviceSpec, type DeviceSpec } from "./device.ts";
@@ -10,7 +11,7 @@ export const AGENT_OPTIONS = {
   "goal-id": { type: "string" },
   "run-id": { type: "string" },
   "agent-id": { type: "string" },
-  "member-id": { type: "string" },
+  ...AGENT_TOKEN_FILE_OPTION,
   device: { type: "string" },
   "api-url": { type: "string" },
   "base-url": { type: "string" },
@@ -32,7 +33,7 @@ export const AGENT_USAGE = `Usage: npm run agent -- --goal "<text>" --device <tc
   --run-id <id>              resume this run from its last checkpoint (on this or another machine)
   --device <spec>            the phone: tcp:host:port, ws:url or adb-server[:serial]
   --agent-id <id>            register under this agent id, so a restarted worker keeps its identity (or PHONELOOP_AGENT_ID)
-  --member-id <id>           the team member the goal is created for (or PHONELOOP_MEMBER)
+  --agent-token-file <path>  read the agent token from this file (default: PHONELOOP_AGENT_TOKEN); never a flag value
   --api-url <url>            the PhoneLoop API (or PHONELOOP_API_URL; default http://127.0.0.1:4000)
   --base-url <url>           an OpenAI-compatible endpoint for every role (or OPENAI_BASE_URL)
   --api-key-file <path>      read the model key from this file (default: OPENAI_API_KEY); never pass a key as a flag
@@ -48,7 +49,8 @@ export interface AgentArgs {
   goalId?: string;
   runId?: string;
   agentId?: string;
-  memberId?: string;
+  /** What the agent acts with (PHONELOOP_AGENT_TOKEN or --agent-token-file). */
+  agentToken: string;
   device: DeviceSpec;
   apiUrl: string;
   models: ModelsInit;
@@ -58,7 +60,7 @@ export interface AgentArgs {
 }
 
 /** `--help` gives null; a usage error throws UsageError naming what to pass. */
-export function parseAgentArgs(argv: string[], env: Env, readKeyFile: (path: string) => string = (p) => readFileSync(p, "utf8")): AgentArgs | null {
+export function parseAgentArgs(argv: string[], env: Env, readFile: (path: string) => string = (p) => readFileSync(p, "utf8")): AgentArgs | null {
   const a = Args.parse(argv, AGENT_OPTIONS);
   if (a.flag("help")) return null;
   const device = a.string("device");
@@ -68,13 +70,15 @@ export function parseAgentArgs(argv: string[], env: Env, readKeyFile: (path: str
   const runId = a.string("run-id");
   if (!goal && !goalId && !runId) throw new UsageError("--goal is required (or --goal-id to work on an existing goal, --run-id to resume a run).");
   const maxSteps = a.int("max-steps");
+  const agentToken = readAgentToken(a, env, readFile);
+  if (!agentToken) throw new UsageError(NO_AGENT_TOKEN);
   if (maxSteps === 0) throw new UsageError("--max-steps must be at least 1.");
 
   const keyFile = a.string("api-key-file");
   let apiKey = env.OPENAI_API_KEY;
   if (keyFile) {
     try {
-      apiKey = readKeyFile(keyFile).trim();
+      apiKey = readFile(keyFile).trim();
     } catch (e) {
       throw new UsageError(`--api-key-file ${keyFile}: cannot read it (${(e as Error).message}).`);
     }
@@ -84,13 +88,12 @@ export function parseAgentArgs(argv: string[], env: Env, readKeyFile: (path: str
   const role = (model: string, url?: string) => ({ baseURL: url ?? baseURL, model, ...(apiKey ? { apiKey } : {}) });
   const plannerModel = a.string("planner-model") ?? "gpt-4o-mini";
   const agentId = a.string("agent-id") ?? env.PHONELOOP_AGENT_ID;
-  const memberId = a.string("member-id") ?? env.PHONELOOP_MEMBER;
   return {
     ...(goal ? { goal } : {}),
     ...(goalId ? { goalId } : {}),
     ...(runId ? { runId } : {}),
     ...(agentId ? { agentId } : {}),
-    ...(memberId ? { memberId } : {}),
+    agentToken,
     device: parseDeviceSpec(device),
     apiUrl: a.string("api-url") ?? env.PHONELOOP_API_URL,
     models: {
