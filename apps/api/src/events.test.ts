@@ -3,16 +3,26 @@ import { createTestDatabase, type TestDatabase } from "@phoneloop/state/testing"
 import { createApiServer, type ApiServer } from "./api-server.ts";
 import { EVENTS_APPLICATION_NAME, type StreamedEvent } from "./events.ts";
 import { createApiClient } from "@phoneloop/client";
+import pg from "pg";
+import { agentTokenHeaders, signUpMember } from "./auth/testing.ts";
 
 let t: TestDatabase;
 let a: ApiServer;
 let b: ApiServer;
+let workspaceId: string;
+let token: string;
 
 beforeAll(async () => {
   t = await createTestDatabase();
   a = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   b = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
+  const admin = await signUpMember({ db: t.db, auth: a.auth }, { role: "admin" });
+  workspaceId = admin.workspaceId;
+  token = (await agentTokenHeaders(t.db, { workspaceId, issuedBy: admin.userId })).token;
 });
+
+/** A client acting as the workspace's agent. */
+const clientOf = (apiUrl: string) => createApiClient({ apiUrl, auth: { kind: "token", token } });
 afterAll(async () => {
   await a?.close();
   await b?.close();
@@ -21,7 +31,7 @@ afterAll(async () => {
 
 // Stands in for any operator's commit: the same row, the same trigger, from outside either API process.
 async function commitEvent(subjectId: string, goalId: string | null = null): Promise<string> {
-  const row = await t.db.event.create({ data: { operator: "test.touch", actor: "test", subjectId, goalId } });
+  const row = await t.db.event.create({ data: { workspaceId, operator: "test.touch", actor: "test", subjectId, goalId } });
   return row.id.toString();
 }
 
@@ -30,7 +40,7 @@ function collect(baseUrl: string, input: { goalId?: string; lastEventId?: string
   let started!: () => void;
   const ready = new Promise<void>((r) => (started = r));
   const waiters: { n: number; resolve: () => void }[] = [];
-  const sub = createApiClient({ apiUrl: baseUrl }).event.stream.subscribe(input, {
+  const sub = clientOf(baseUrl).event.stream.subscribe(input, {
     onStarted: () => started(),
     onData: ({ data }) => {
       received.push(data);
@@ -50,32 +60,108 @@ describe("event stream", () => {
   it("delivers an event committed by an operator called through another API instance", async () => {
     const onA = collect(a.url, {});
     await onA.ready;
-    const goal = await createApiClient({ apiUrl: b.url, credentials: { memberId: "m_planner" } }).goal.create.mutate({
+    const goal = await clientOf(b.url).goal.create.mutate({
       title: "Compare prices",
       objective: "Find the cheapest listing",
-      createdBy: "m_planner",
     });
     await onA.until(1);
     onA.stop();
-    expect(onA.received[0]).toMatchObject({ operator: "goal.create", subjectId: goal.id, goalId: goal.id, actor: "m_planner" });
+    expect(onA.received[0]).toMatchObject({ operator: "goal.create", subjectId: goal.id, goalId: goal.id, workspaceId });
     expect(onA.received[0]?.id).toMatch(/^\d+$/);
     expect(onA.received[0]?.createdAt).toBeInstanceOf(Date);
   });
 
-  it("delivers every event of a burst from the other instance, in commit order", async () => {
+  it("delivers every event of a burst from the other instance once each, in increasing id order", async () => {
     const goalId = `goal_burst_${Date.now().toString(36)}`;
     const onA = collect(a.url, { goalId });
     await onA.ready;
-    const client = createApiClient({ apiUrl: b.url });
-    await client.goal.create.mutate({ id: goalId, title: "Burst", objective: "Many todos", createdBy: "m_planner" });
+    const client = clientOf(b.url);
+    await client.goal.create.mutate({ id: goalId, title: "Burst", objective: "Many todos" });
     await Promise.all(
       Array.from({ length: 10 }, (_, n) => client.todo.add.mutate({ goalId, todos: [{ title: `step ${n}` }] })),
     );
     await onA.until(11);
     onA.stop();
     const ids = onA.received.map((e) => BigInt(e.id));
+    expect(ids).toEqual([...ids].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)));
     expect(new Set(ids).size).toBe(11);
     expect(onA.received.filter((e) => e.operator === "goal.create")).toHaveLength(1);
+  });
+
+  it("holds back an event committed while a transaction with a smaller id is still open, then sends both in id order", async () => {
+    const goalId = `goal_open_${Date.now().toString(36)}`;
+    const onA = collect(a.url, { goalId });
+    await onA.ready;
+    const slow = new pg.Client({ connectionString: t.url });
+    await slow.connect();
+    try {
+      await slow.query("BEGIN");
+      const early = await slow.query<{ id: string }>(
+        `INSERT INTO "Event" ("workspaceId", "goalId", operator, actor, "subjectId") VALUES ($1, $2, 'test.slow', 'test', 'slow') RETURNING id::text AS id`,
+        [workspaceId, goalId],
+      );
+      const late = await commitEvent("fast", goalId);
+      // The later transaction committed first; its event must not go out before the open one's smaller id.
+      expect(BigInt(late)).toBeGreaterThan(BigInt(early.rows[0]!.id));
+      const alsoOpen = collect(b.url, { goalId, lastEventId: "0" });
+      await slow.query("COMMIT");
+      await onA.until(2);
+      await alsoOpen.until(2);
+      onA.stop();
+      alsoOpen.stop();
+      expect(onA.received.map((e) => e.id)).toEqual([early.rows[0]!.id, late]);
+      expect(alsoOpen.received.map((e) => e.id)).toEqual([early.rows[0]!.id, late]);
+    } finally {
+      await slow.end();
+    }
+  });
+
+  it("exactly once, in commit order: concurrent writers, subscribers that drop at random and resume from their last id, two API instances", async () => {
+    const goalId = `goal_once_${Date.now().toString(36)}`;
+    const random = seeded(11);
+    const writers = new pg.Pool({ connectionString: t.url, max: 8 });
+    const written: string[] = [];
+    // Each transaction appends two events with a pause between them, so transactions commit in another order
+    // than their ids were drawn; some roll back, so ids are not dense.
+    const writeOne = async (round: number, n: number) => {
+      const c = await writers.connect();
+      try {
+        await c.query("BEGIN");
+        const ids: string[] = [];
+        for (const part of [0, 1]) {
+          const r = await c.query<{ id: string }>(
+            `INSERT INTO "Event" ("workspaceId", "goalId", operator, actor, "subjectId") VALUES ($1, $2, 'test.once', 'test', $3) RETURNING id::text AS id`,
+            [workspaceId, goalId, `r${round}w${n}p${part}`],
+          );
+          ids.push(r.rows[0]!.id);
+          await pause(Math.floor(random() * 4));
+        }
+        if (random() < 0.1) await c.query("ROLLBACK");
+        else {
+          await c.query("COMMIT");
+          written.push(...ids);
+        }
+      } finally {
+        c.release();
+      }
+    };
+    const subscribers = [resumingSubscriber([a.url, b.url], goalId, random), resumingSubscriber([b.url, a.url], goalId, random)];
+    try {
+      await Promise.all(subscribers.map((s) => s.ready));
+      for (let round = 0; round < 30; round++) {
+        await Promise.all(Array.from({ length: 20 }, (_, n) => writeOne(round, n)));
+      }
+      for (const s of subscribers) await s.until(written.length);
+    } finally {
+      for (const s of subscribers) s.stop();
+      await writers.end();
+    }
+    const expected = [...written].sort((x, y) => (BigInt(x) < BigInt(y) ? -1 : 1));
+    for (const s of subscribers) {
+      expect(s.reconnects).toBeGreaterThan(5);
+      // Equal to every committed id in id order: nothing lost, nothing repeated, strictly increasing.
+      expect(s.received).toEqual(expected);
+    }
   });
 
   it("resumes after lastEventId with the backlog, then goes live, without repeats", async () => {
@@ -101,8 +187,8 @@ describe("event stream", () => {
 
   it("keeps streaming after its LISTEN connection is cut, catching up on what was committed meanwhile", async () => {
     const goalId = `goal_cut_${Date.now().toString(36)}`;
-    const client = createApiClient({ apiUrl: b.url });
-    await client.goal.create.mutate({ id: goalId, title: "Cut", objective: "Survive a dropped connection", createdBy: "m_planner" });
+    const client = clientOf(b.url);
+    await client.goal.create.mutate({ id: goalId, title: "Cut", objective: "Survive a dropped connection" });
     const onA = collect(a.url, { goalId });
     await onA.ready;
     // Cut every LISTEN connection (both instances'), as a Postgres restart or a network blip would.
@@ -122,7 +208,7 @@ describe("event stream", () => {
     // A writer that committed but died before announcing (the post-commit path): the row exists, no NOTIFY came.
     const [, silent] = await t.db.$transaction([
       t.db.$executeRaw`SELECT set_config('phoneloop.notify_after_commit', 'on', true)`,
-      t.db.event.create({ data: { operator: "test.silent", actor: "test", subjectId: "silent", goalId } }),
+      t.db.event.create({ data: { workspaceId, operator: "test.silent", actor: "test", subjectId: "silent", goalId } }),
     ]);
     const announced = await commitEvent("announced", goalId);
     await onA.until(2);
@@ -138,3 +224,69 @@ describe("event stream", () => {
     expect(typeof body.version).toBe("string");
   });
 });
+
+/** A subscriber that drops its subscription after a random number of events (alternating API instances) and
+ * resumes from the last id it received. */
+function resumingSubscriber(urls: string[], goalId: string, random: () => number) {
+  const received: string[] = [];
+  let reconnects = 0;
+  let current: { unsubscribe(): void } | undefined;
+  let stopped = false;
+  let started!: () => void;
+  const ready = new Promise<void>((r) => (started = r));
+  let waiter: { n: number; resolve: () => void } | undefined;
+  const open = () => {
+    if (stopped) return;
+    const url = urls[reconnects % urls.length]!;
+    let budget = 1 + Math.floor(random() * 60);
+    const last = received.at(-1);
+    const sub = clientOf(url).event.stream.subscribe(
+      { goalId, ...(last ? { lastEventId: last } : {}) },
+      {
+        onStarted: () => started(),
+        onData: ({ data }) => {
+          if (current !== sub) return;
+          received.push(data.id);
+          if (waiter && received.length >= waiter.n) waiter.resolve();
+          if (--budget === 0) {
+            sub.unsubscribe();
+            reconnects++;
+            // Reopen on a later tick, as a client would after a dropped connection.
+            setImmediate(open);
+          }
+        },
+      },
+    );
+    current = sub;
+  };
+  open();
+  return {
+    received,
+    ready,
+    get reconnects() {
+      return reconnects;
+    },
+    until: (n: number) =>
+      received.length >= n ? Promise.resolve() : new Promise<void>((resolve) => (waiter = { n, resolve })),
+    stop: () => {
+      stopped = true;
+      current?.unsubscribe();
+    },
+  };
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** mulberry32: a small seeded generator, so a failing run can be replayed. */
+function seeded(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let x = s;
+    x = Math.imul(x ^ (x >>> 15), x | 1);
+    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}

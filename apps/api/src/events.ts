@@ -1,8 +1,9 @@
 // The live event stream. Every state change appends an Event row whose insert trigger runs
-// pg_notify('phoneloop_events', id); one dedicated LISTEN connection per process reads each notified row
-// once and fans it out to that process's subscribers, so any number of API processes can share one database.
+// pg_notify('phoneloop_events', id); one dedicated LISTEN connection per process reads the events that became
+// final (see readFinalEvents) once and fans them out to that process's subscribers, in commit order, so any
+// number of API processes can share one database.
 import pg from "pg";
-import type { Db, EventView } from "@phoneloop/state";
+import type { EventView } from "@phoneloop/state";
 
 export const EVENTS_CHANNEL = "phoneloop_events";
 /** How the LISTEN connection shows in pg_stat_activity. */
@@ -21,18 +22,28 @@ export interface EventHubInit {
 export class EventHub {
   private client: pg.Client | undefined;
   private readonly listeners = new Set<Listener>();
-  private pendingIds: string[] = [];
   private flushing: Promise<void> = Promise.resolve();
+  private flushQueued = false;
+  /** The last id dispatched: every final event up to it went out, in id order. */
   private lastSeenId: bigint | undefined;
-  private readonly dispatched = new Set<string>();
-  private readonly dispatchedOrder: string[] = [];
   private closed = false;
   private reconnectDelayMs = 250;
   private reconnectTimer: NodeJS.Timeout | undefined;
+  private recheckTimer: NodeJS.Timeout | undefined;
+  private recheckDelayMs = RECHECK_MIN_MS;
   private readonly log: (line: string) => void;
+  /** For subscribers' backlog reads, apart from the LISTEN connection. */
+  private readonly pool: pg.Pool;
 
   constructor(private readonly init: EventHubInit) {
     this.log = init.onLog ?? (() => {});
+    this.pool = new pg.Pool({ connectionString: init.databaseUrl, application_name: `${EVENTS_APPLICATION_NAME}-backlog`, max: 4 });
+    this.pool.on("error", (e) => this.log(`event backlog connection failed: ${e.message}`));
+  }
+
+  /** Final events after `afterId`, in id order (a subscriber's backlog). */
+  readFinal(afterId: bigint, limit: number, goalId?: string, workspaceId?: string): ReturnType<typeof readFinalEvents> {
+    return readFinalEvents(this.pool, afterId, limit, goalId, workspaceId);
   }
 
   /** Connects and LISTENs; resolves once notifications are being received. */
@@ -52,34 +63,33 @@ export class EventHub {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.reconnectTimer);
+    clearTimeout(this.recheckTimer);
     this.listeners.clear();
     const client = this.client;
     this.client = undefined;
     await this.flushing.catch(() => {});
     await client?.end().catch(() => {});
+    await this.pool.end().catch(() => {});
   }
 
   private async connect(): Promise<void> {
     const client = new pg.Client({ connectionString: this.init.databaseUrl, application_name: EVENTS_APPLICATION_NAME });
     client.on("notification", (msg) => {
-      if (msg.channel !== EVENTS_CHANNEL || !msg.payload) return;
-      this.pendingIds.push(msg.payload);
-      this.scheduleFlush();
+      if (msg.channel === EVENTS_CHANNEL) this.scheduleFlush();
     });
     client.on("error", (e) => this.lost(client, e));
     client.on("end", () => this.lost(client, new Error("connection ended")));
     await client.connect();
     await client.query(`LISTEN ${EVENTS_CHANNEL}`);
-    const wasConnected = this.lastSeenId !== undefined;
+    if (this.lastSeenId === undefined) {
+      // Everything below the horizon is history; the hub dispatches what becomes final from here on.
+      const r = await client.query<{ horizon: string }>(`SELECT phoneloop_event_horizon()::text AS horizon`);
+      this.lastSeenId = BigInt(r.rows[0]!.horizon) - 1n;
+    }
     this.client = client;
     this.reconnectDelayMs = 250;
-    if (wasConnected) {
-      // Events committed while the connection was down were never notified to us: read them now.
-      this.flushing = this.flushing.then(() => this.catchUp(client)).catch((e) => this.log(`event catch-up failed: ${e}`));
-    } else {
-      const r = await client.query<{ max: string | null }>(`SELECT max(id)::text AS max FROM "Event"`);
-      this.lastSeenId = BigInt(r.rows[0]?.max ?? "0");
-    }
+    // Events committed while the connection was down were never notified to us: read them now.
+    this.scheduleFlush();
   }
 
   private lost(client: pg.Client, e: unknown): void {
@@ -99,58 +109,87 @@ export class EventHub {
     this.reconnectTimer = setTimeout(retry, this.reconnectDelayMs);
   }
 
+  // Notifications only say "something committed"; one reader per process reads what is final since the last
+  // dispatched id. A burst of notifications while a read runs queues one more read, not one per notification.
   private scheduleFlush(): void {
-    this.flushing = this.flushing.then(() => this.flush()).catch((e) => this.log(`event fan-out failed: ${e}`));
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    this.flushing = this.flushing
+      .then(() => {
+        this.flushQueued = false;
+        return this.flush();
+      })
+      .catch((e) => this.log(`event fan-out failed: ${e}`));
   }
 
-  // Notifications only carry ids; one query per burst reads the rows, in id order, for every subscriber. It also
-  // reads committed rows between the last one seen and the newest notified one, in case an announcement was lost
-  // (announcing after commit can fail); `dispatched` keeps any row from going out twice.
   private async flush(): Promise<void> {
-    const ids = this.pendingIds;
-    if (ids.length === 0 || !this.client) return;
-    this.pendingIds = [];
-    const newest = ids.reduce((m, id) => (BigInt(id) > m ? BigInt(id) : m), 0n);
-    const rows = await this.client.query<EventRow>(
-      `${SELECT_EVENTS} WHERE id = ANY($1::bigint[]) OR (id > $2::bigint AND id < $3::bigint) ORDER BY id`,
-      [ids, String(this.lastSeenId ?? newest), String(newest)],
-    );
-    this.dispatch(rows.rows.map(toStreamedEvent));
-  }
-
-  private async catchUp(client: pg.Client): Promise<void> {
-    const rows = await client.query<EventRow>(`${SELECT_EVENTS} WHERE id > $1::bigint ORDER BY id LIMIT 10000`, [
-      String(this.lastSeenId ?? 0n),
-    ]);
-    this.dispatch(rows.rows.map(toStreamedEvent));
-  }
-
-  private dispatch(events: StreamedEvent[]): void {
-    for (const event of events) {
-      if (this.dispatched.has(event.id)) continue;
-      this.dispatched.add(event.id);
-      this.dispatchedOrder.push(event.id);
-      if (this.dispatchedOrder.length > RECENT_IDS) this.dispatched.delete(this.dispatchedOrder.shift()!);
-      const id = BigInt(event.id);
-      if (this.lastSeenId === undefined || id > this.lastSeenId) this.lastSeenId = id;
-      for (const listener of this.listeners) listener(event);
+    const client = this.client;
+    if (!client || this.closed) return;
+    clearTimeout(this.recheckTimer);
+    for (;;) {
+      const page = await readFinalEvents(client, this.lastSeenId ?? 0n, HUB_PAGE);
+      for (const event of page.events) {
+        this.lastSeenId = BigInt(event.id);
+        for (const listener of this.listeners) listener(event);
+      }
+      if (page.events.length === HUB_PAGE) continue;
+      if (page.pendingBeyondHorizon) {
+        // Committed events wait behind a transaction still open (it may yet commit a smaller id); look again
+        // soon, as its end may announce nothing.
+        this.recheckTimer = setTimeout(() => this.scheduleFlush(), this.recheckDelayMs);
+        this.recheckDelayMs = Math.min(this.recheckDelayMs * 2, RECHECK_MAX_MS);
+      } else {
+        this.recheckDelayMs = RECHECK_MIN_MS;
+      }
+      return;
     }
   }
 }
 
-/** How many recently dispatched ids are remembered to drop a repeat (a late notify of a gap-filled row). */
-const RECENT_IDS = 20_000;
+const HUB_PAGE = 1_000;
+const RECHECK_MIN_MS = 5;
+const RECHECK_MAX_MS = 1_000;
 
 const SELECT_EVENTS = `SELECT id::text AS id, "workspaceId", "goalId", operator, actor, "subjectId", payload, "createdAt" FROM "Event"`;
+
+interface Queryable {
+  query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+}
+
+/**
+ * Events after `afterId` that are final — below the horizon, so no transaction still open can commit a smaller id
+ * — in id order (which is commit order: see the event_commit_order migration). One statement: one snapshot.
+ */
+export async function readFinalEvents(
+  db: Queryable,
+  afterId: bigint,
+  limit: number,
+  goalId?: string,
+  workspaceId?: string,
+): Promise<{ events: StreamedEvent[]; pendingBeyondHorizon: boolean }> {
+  const r = await db.query<EventRow & { horizon: string; beyond: boolean }>(
+    `WITH h AS (SELECT phoneloop_event_horizon() AS horizon)
+     SELECT e.*, h.horizon::text AS horizon,
+            EXISTS (SELECT 1 FROM "Event" WHERE id >= h.horizon AND id > $1::bigint) AS beyond
+       FROM h LEFT JOIN LATERAL (
+         ${SELECT_EVENTS} WHERE id > $1::bigint AND id < h.horizon AND ($3::text IS NULL OR "goalId" = $3::text)
+           AND ($4::text IS NULL OR "workspaceId" = $4::text)
+         ORDER BY id LIMIT $2
+       ) e ON true`,
+    [String(afterId), limit, goalId ?? null, workspaceId ?? null],
+  );
+  const events = r.rows.filter((row) => row.id !== null).map(toStreamedEvent);
+  return { events, pendingBeyondHorizon: r.rows[0]?.beyond ?? false };
+}
 
 type EventRow = EventView;
 
 function toStreamedEvent(row: EventRow): StreamedEvent {
-  return { ...row };
+  const { id, workspaceId, goalId, operator, actor, subjectId, payload, createdAt } = row;
+  return { id, workspaceId, goalId, operator, actor, subjectId, payload, createdAt };
 }
 
 export interface StreamEventsInit {
-  db: Db;
   hub: EventHub;
   /** Resume after this event id (exclusive); without it the stream starts with the next new event. */
   lastEventId?: string | null | undefined;
@@ -165,11 +204,13 @@ const MAX_BUFFERED = 5_000;
 const BACKLOG_PAGE = 500;
 
 /**
- * Events after `lastEventId` from the table, then live ones from the hub, without gaps or repeats. Subscribes to
- * the hub at once (not at the first read), so an SSE client that has seen "connected" misses nothing after it.
+ * Events after `lastEventId` from the table, then live ones from the hub: each final event once, in id order
+ * (commit order). Both sources only ever hand out final events in id order, so one cursor — the last id sent —
+ * drops what the other already sent. Subscribes to the hub at once (not at the first read), so an SSE client that
+ * has seen "connected" misses nothing after it.
  */
 export function openEventStream(init: StreamEventsInit): AsyncGenerator<StreamedEvent, void, undefined> {
-  const { db, hub, workspaceId, goalId, signal } = init;
+  const { hub, workspaceId, goalId, signal } = init;
   const matches = (e: StreamedEvent) => e.workspaceId === workspaceId && (goalId === undefined || e.goalId === goalId);
   const buffer: StreamedEvent[] = [];
   let wake: (() => void) | undefined;
@@ -191,30 +232,27 @@ export function openEventStream(init: StreamEventsInit): AsyncGenerator<Streamed
 
   return (async function* () {
     try {
-      const sentFromBacklog = new Set<string>();
-      const resumedAfter = init.lastEventId ? BigInt(init.lastEventId) : -1n;
+      let cursor = init.lastEventId ? BigInt(init.lastEventId) : -1n;
       if (init.lastEventId) {
-        let cursor = BigInt(init.lastEventId);
+        // The hub's own dispatches all lie below a horizon this read sees too (horizons only grow), so the backlog
+        // plus the buffer leave no gap.
         for (;;) {
-          const rows = await db.event.findMany({
-            where: { id: { gt: cursor }, workspaceId, ...(goalId === undefined ? {} : { goalId }) },
-            orderBy: { id: "asc" },
-            take: BACKLOG_PAGE,
-          });
-          for (const row of rows) {
-            const event: StreamedEvent = { ...row, id: row.id.toString() };
-            sentFromBacklog.add(event.id);
+          const page = await hub.readFinal(cursor, BACKLOG_PAGE, goalId, workspaceId);
+          for (const event of page.events) {
+            cursor = BigInt(event.id);
             yield event;
-            cursor = row.id;
           }
-          if (rows.length < BACKLOG_PAGE || closed) break;
+          if (page.events.length < BACKLOG_PAGE || closed) break;
         }
       }
       while (!closed && !overflowed) {
         const next = buffer.shift();
         if (next) {
-          // A late announcement of an event the client already had (≤ its cursor) or that the backlog sent.
-          if (BigInt(next.id) > resumedAfter && !sentFromBacklog.has(next.id)) yield next;
+          const id = BigInt(next.id);
+          if (id > cursor) {
+            cursor = id;
+            yield next;
+          }
           continue;
         }
         await new Promise<void>((resolve) => (wake = resolve));
