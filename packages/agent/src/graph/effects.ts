@@ -1,7 +1,7 @@
 // The effects the nodes share: model calls with retries (and usage evidence for direct endpoints), device calls
 // with retries, and the one place where an Action becomes Device calls. Timeouts live in the device layer.
 import type { Action } from "../actions/schema.ts";
-import type { ChatMessage, Device, Foreground, LeaseRef, ModelError, ModelResponse, ModelRole, Result, Screenshot, UiNode } from "../ports.ts";
+import type { ChatMessage, Device, EvidenceInput, Foreground, LeaseRef, ModelError, ModelResponse, ModelRole, Result, Screenshot, UiNode } from "../ports.ts";
 import { countRequestTokens } from "../model/tokens.ts";
 import { encodeFrame, hashFrame, type PreparedScreenshot } from "../images/index.ts";
 import { guard, type RunCommon, type RunContext } from "./state.ts";
@@ -43,29 +43,30 @@ export interface Sensed {
   prepared: PreparedScreenshot;
 }
 
-async function treeAndApp(device: Device): Promise<{ tree: UiNode | null; foreground: Foreground | null }> {
-  const [tree, foreground] = await Promise.all([
-    device.uiTree().catch((e: unknown) => {
-      if (isDeviceLost(e)) throw e;
-      return null; // some screens (games, secure views) have no tree: the screenshot still is
-    }),
-    device.foreground().catch((e: unknown) => {
-      if (isDeviceLost(e)) throw e;
-      return null;
-    }),
-  ]);
-  return { tree, foreground };
+/** What waitForStable settled on after the last action: its frame, and the UI tree it read for that frame. */
+export interface Settled {
+  screenshot: Screenshot;
+  tree?: UiNode;
 }
 
+const lostOnly = (e: unknown): null => {
+  if (isDeviceLost(e)) throw e;
+  return null; // some screens (games, secure views) have no tree or no focused window: the screenshot still is
+};
+
 /**
- * Screenshot + UI tree + foreground app, each retried up to `senseRetries`. After an action the screenshot is the
- * settled frame Device.waitForStable returned, so no second screenshot is spent on it.
+ * Screenshot + UI tree + foreground app, each retried up to `senseRetries`. After an action the screenshot (and
+ * the tree, when the device read one for its loading check) are what Device.waitForStable settled on, so neither
+ * a second screenshot nor a second tree dump is spent on them.
  */
-export async function sense(ctx: RunContext, device: Device, settled: Screenshot | null): Promise<DeviceOutcome<Sensed>> {
+export async function sense(ctx: RunContext, device: Device, settled: Settled | null): Promise<DeviceOutcome<Sensed>> {
   const tries = ctx.config.senseRetries;
   const [shot, rest] = await Promise.all([
-    settled ? Promise.resolve({ ok: true as const, value: settled, attempts: 0 }) : retryDevice(ctx, "screenshot", tries, () => device.screenshot()),
-    retryDevice(ctx, "ui tree", tries, () => treeAndApp(device)),
+    settled ? Promise.resolve({ ok: true as const, value: settled.screenshot, attempts: 0 }) : retryDevice(ctx, "screenshot", tries, () => device.screenshot()),
+    retryDevice(ctx, settled?.tree ? "foreground app" : "ui tree", tries, async () => {
+      const [tree, foreground] = await Promise.all([settled?.tree ?? device.uiTree().catch(lostOnly), device.foreground().catch(lostOnly)]);
+      return { tree, foreground };
+    }),
   ]);
   if (!shot.ok) return shot;
   if (!rest.ok) return rest;
@@ -126,6 +127,8 @@ export async function callModel(
   input: { role: ModelRole; messages: ChatMessage[]; jsonSchema?: { name: string; schema: Record<string, unknown> }; key: string; todoId?: string; lease?: LeaseRef; stepIndex?: number },
   /** Counted into: calls, tokens and cost. */
   totals: RunCommon["totals"],
+  /** Writes the usage evidence; by default it is appended before the call returns. */
+  recordUsage: (e: EvidenceInput) => Promise<unknown> = (e) => ctx.ports.controlPlane.appendEvidence(e),
 ): Promise<Result<ModelCallResult, ModelError>> {
   const model = ctx.ports.models[input.role];
   if (!model) return { ok: false, error: { code: "BAD_REQUEST", message: `No ${input.role} model is configured; add one to the models settings or run without it.` } };
@@ -153,7 +156,7 @@ export async function callModel(
       totals.microUsd += u.microUsd;
       totals.promptTokensCounted += counted.total;
       if (!model.recordsUsage)
-        await ctx.ports.controlPlane.appendEvidence({
+        await recordUsage({
           idempotencyKey: `${input.key}:model_call:${attempt}`,
           kind: "model_call",
           goalId: run.goalId,

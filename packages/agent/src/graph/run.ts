@@ -2,8 +2,8 @@
 // checkpoint, walks planner → executor → planner … → summarizer, checkpointing after every node, and performs the
 // effects of the executor's pure steps, feeding each input's result back as the next observation.
 import { describeAction } from "../actions/schema.ts";
-import { ControlPlaneConflict, leaseRefOf, type AgentPorts, type AgentRegistration, type RunEndReason, type RunEndStatus, type Screenshot } from "../ports.ts";
-import { callModel, perform, retryDevice, sense } from "./effects.ts";
+import { ControlPlaneConflict, leaseRefOf, type AgentPorts, type AgentRegistration, type RunEndReason, type RunEndStatus } from "../ports.ts";
+import { callModel, perform, retryDevice, sense, type DeviceOutcome, type Sensed, type Settled } from "./effects.ts";
 import { step, type Effect, type InputEffect, type Observation } from "./executor.ts";
 import { listElements } from "./observe.ts";
 import { runPlanner } from "./planner.ts";
@@ -118,26 +118,56 @@ export async function runAgent(ports: AgentPorts, opts: RunAgentOptions): Promis
   return { runId: state.runId, goalId, agentId, status: state.end.status, endReason: state.end.reason, resumed, report: report! };
 }
 
-/** Performs the executor's effects until it exits. Timing per effect type is reported with every step. */
+/** Waits for every write (none is left running unobserved) and throws the first failure. */
+async function settleAll(writes: Promise<unknown>[]): Promise<unknown[]> {
+  const results = await Promise.allSettled(writes);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
+  return results.map((r) => (r as PromiseFulfilledResult<unknown>).value);
+}
+
+type RecordEffect = Extract<Effect, { type: "evidence" | "turn_result" | "step" }>;
+const isRecord = (e: Effect): e is RecordEffect => e.type === "evidence" || e.type === "turn_result" || e.type === "step";
+
+/**
+ * Performs the executor's effects until it exits. A batch's records (evidence, step row, turn result) are
+ * independent and go out together (one request); its checkpoint follows them. The input then waits for the
+ * checkpoint only when it acts on the phone: the write-ahead record of an action commits before the action. Other
+ * inputs (route, gate wait) run beside the checkpoint, and sensing — device reads and image work, nothing written
+ * — starts as soon as a batch asks for the route. Timing per phase is reported with every step.
+ */
 async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ state: ExecutorRunState; ret: ExecutorReturn }> {
   const { controlPlane: cp, clock } = ctx.ports;
   let state = start;
   let obs: Observation = { type: "begin" };
-  /** The frame Device.waitForStable settled on after the last action: the next observation's screenshot. */
-  let settled: Screenshot | null = null;
+  /** What Device.waitForStable settled on after the last action: the next observation's screenshot and tree. */
+  let settled: Settled | null = null;
+  /** Sensing started beside the route (used only by the sense that follows that route). */
+  let prefetched: Promise<DeviceOutcome<Sensed>> | null = null;
+  /** Writes nothing waits for (model usage evidence): they commit with the next checkpoint, or before the exit. */
+  let background: Promise<unknown>[] = [];
   let promptTokens = 0;
+  let modelMs = 0;
   let phases: Record<string, number> = {};
 
-  const writes = async (e: Exclude<Effect, InputEffect>) => {
+  const timed = async <T>(phase: string, f: () => Promise<T>): Promise<T> => {
+    const started = clock.monotonic();
+    try {
+      return await f();
+    } finally {
+      phases[phase] = (phases[phase] ?? 0) + (clock.monotonic() - started);
+    }
+  };
+
+  const record = async (e: RecordEffect): Promise<unknown> => {
+    guard(ctx);
     switch (e.type) {
       case "evidence":
-        await cp.appendEvidence(e.input);
-        return;
+        return cp.appendEvidence(e.input);
       case "turn_result":
-        await cp.recordTurnResult({ idempotencyKey: e.idempotencyKey, lease: e.lease, kind: e.kind, summary: e.summary, ...(e.spend ? { spend: e.spend } : {}) });
-        return;
+        return cp.recordTurnResult({ idempotencyKey: e.idempotencyKey, lease: e.lease, kind: e.kind, summary: e.summary, ...(e.spend ? { spend: e.spend } : {}) });
       case "step":
-        await cp.appendStep({
+        return cp.appendStep({
           runId: state.runId,
           agentId: state.agentId,
           index: e.stepIndex,
@@ -148,21 +178,24 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
           anomalies: e.anomalies,
           tokens: e.tokens,
         });
-        return;
-      case "checkpoint":
-        guard(ctx);
-        await cp.saveCheckpoint({ runId: state.runId, agentId: state.agentId, checkpoint: checkpointOf(state) as unknown as Record<string, unknown> });
-        return;
-      case "event": {
-        if (e.event.type !== "step") return ctx.onEvent?.(e.event);
-        const modelMs = phases.ask_model ?? 0;
-        const total = Object.values(phases).reduce((a, b) => a + b, 0);
-        ctx.onEvent?.({ ...e.event, promptTokens, modelMs, overheadMs: total - modelMs, phases });
-        phases = {};
-        promptTokens = 0;
-        return;
-      }
     }
+  };
+
+  /** The checkpoint, with the background writes it must not get ahead of. */
+  const checkpoint = async (): Promise<void> => {
+    guard(ctx);
+    const waiting = background;
+    background = [];
+    await settleAll([...waiting, cp.saveCheckpoint({ runId: state.runId, agentId: state.agentId, checkpoint: checkpointOf(state) as unknown as Record<string, unknown> })]);
+  };
+
+  const emit = (event: AgentEvent): void => {
+    if (event.type !== "step") return ctx.onEvent?.(event);
+    const total = Object.values(phases).reduce((a, b) => a + b, 0);
+    ctx.onEvent?.({ ...event, promptTokens, modelMs, overheadMs: total - modelMs, phases });
+    phases = {};
+    promptTokens = 0;
+    modelMs = 0;
   };
 
   const input = async (e: Exclude<InputEffect, { type: "exit" }>): Promise<Observation> => {
@@ -200,7 +233,7 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
         return { type: "routed", route: r.route, reason: r.reason, lease, skip: sr.decision === "skip" ? { reason: sr.reason, message: sr.message } : null, openGate };
       }
       case "sense": {
-        const out = await sense(ctx, ctx.ports.device, settled);
+        const out = await (prefetched ?? sense(ctx, ctx.ports.device, settled));
         settled = null;
         if (!out.ok) return { type: "sense_failed", lost: out.lost, message: out.message };
         const { screenshot, tree, foreground, prepared } = out.value;
@@ -226,8 +259,18 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
       }
       case "ask_model": {
         const usage = emptyTotals();
-        const r = await callModel(ctx, { goalId: state.goalId, runId: state.runId }, { role: e.role ?? "executor", messages: e.messages, jsonSchema: e.jsonSchema, key: e.key, todoId: state.executor.todoId, lease: e.lease, stepIndex: e.stepIndex }, usage);
-        if (!r.ok) return { type: "model_failed", code: r.error.code, message: r.error.message, usage };
+        const started = clock.monotonic();
+        const r = await callModel(ctx, { goalId: state.goalId, runId: state.runId }, { role: e.role ?? "executor", messages: e.messages, jsonSchema: e.jsonSchema, key: e.key, todoId: state.executor.todoId, lease: e.lease, stepIndex: e.stepIndex }, usage, async (usageEvidence) => {
+          // The usage evidence need not precede the next action: it commits with the next checkpoint.
+          const write = cp.appendEvidence(usageEvidence);
+          write.catch(() => undefined); // awaited with the next checkpoint
+          background.push(write);
+        });
+        if (!r.ok) {
+          modelMs += clock.monotonic() - started;
+          return { type: "model_failed", code: r.error.code, message: r.error.message, usage };
+        }
+        modelMs += r.value.modelMs;
         promptTokens = Math.max(promptTokens, r.value.promptTokens);
         return { type: "replied", text: r.value.response.text, usage };
       }
@@ -253,10 +296,12 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
         const done = await retryDevice(ctx, describeAction(a), ctx.config.executeRetries, () => perform(ctx.ports.device, a, e.px, e.screen));
         guard(ctx);
         if (!done.ok) return { type: "perform_failed", lost: done.lost, message: done.message, attempts: done.attempts };
-        // Settling is the device's: the frame it settled on is the next step's screenshot.
-        const stable = await ctx.ports.device.waitForStable({ timeoutMs: ctx.config.stable.timeoutMs, intervalMs: ctx.config.stable.intervalMs, checkLoadingIndicators: true }).catch(() => null);
+        // Settling is the device's: the frame it settled on (and the tree it read for its loading check) are the
+        // next step's observation.
+        const { timeoutMs, intervalMs, requiredMatches, minQuietMs } = ctx.config.stable;
+        const stable = await ctx.ports.device.waitForStable({ timeoutMs, intervalMs, requiredMatches, minQuietMs, checkLoadingIndicators: true }).catch(() => null);
         guard(ctx);
-        settled = stable?.screenshot ?? null;
+        settled = stable ? { screenshot: stable.screenshot, ...(stable.stable && stable.tree ? { tree: stable.tree } : {}) } : null;
         return { type: "performed", outcome: stable && !stable.stable ? "ok (screen still changing)" : "ok" };
       }
     }
@@ -266,17 +311,35 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
     guard(ctx);
     const r = step(state, obs, ctx.config);
     state = r.state;
-    let next: Observation | null = null;
-    for (const e of r.effects) {
-      guard(ctx);
-      const started = clock.monotonic();
-      if (e.type === "exit") return { state, ret: e.ret };
-      if (e.type === "evidence" || e.type === "turn_result" || e.type === "step" || e.type === "checkpoint" || e.type === "event") await writes(e);
-      else next = await input(e);
-      const phase = e.type === "evidence" || e.type === "turn_result" || e.type === "step" || e.type === "checkpoint" ? "writeback" : e.type;
-      if (e.type !== "event") phases[phase] = (phases[phase] ?? 0) + (clock.monotonic() - started);
+    const last = r.effects.at(-1);
+    if (!last || isRecord(last) || last.type === "checkpoint" || last.type === "event") throw new Error("executor step ended a batch without an input effect or an exit");
+    const records = r.effects.filter(isRecord);
+    const checkpointed = r.effects.some((e) => e.type === "checkpoint");
+    const sensing = prefetched;
+    prefetched = null;
+    if (last.type === "route") {
+      // Sensing needs nothing written or routed: it runs beside the writes and the route.
+      prefetched = sense(ctx, ctx.ports.device, settled);
+      prefetched.catch(() => undefined); // awaited by the sense that follows, or dropped when the route stops
+      settled = null;
     }
-    if (!next) throw new Error("executor step ended a batch without an input effect or an exit");
-    obs = next;
+    if (records.length) await timed("writeback", () => settleAll(records.map(record)));
+    for (const e of r.effects) if (e.type === "event") emit(e.event);
+    if (last.type === "exit") {
+      await timed("writeback", async () => void (checkpointed ? await checkpoint() : await settleAll(background.splice(0))));
+      return { state, ret: last.ret };
+    }
+    if (last.type === "perform") {
+      // Write-ahead: the record of the action commits before the action, so a resumed worker never repeats it.
+      if (checkpointed) await timed("writeback", checkpoint);
+      obs = await timed("perform", () => input(last));
+    } else if (last.type === "sense") {
+      prefetched = sensing;
+      obs = await timed("sense", () => input(last));
+      prefetched = null;
+    } else if (checkpointed) {
+      const [, next] = await timed(`${last.type}+checkpoint`, () => settleAll([checkpoint(), input(last)]));
+      obs = next as Observation;
+    } else obs = await timed(last.type, () => input(last));
   }
 }

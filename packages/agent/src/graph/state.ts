@@ -174,8 +174,11 @@ export interface AgentConfig {
   imageMime: "image/jpeg" | "image/png" | "image/webp";
   imageTokenFormula: ImageTokenFormula;
   verbatimSteps: number;
-  /** How long Device.waitForStable may wait for the screen to settle after an action, and its frame interval. */
-  stable: { timeoutMs: number; intervalMs: number };
+  /**
+   * How Device.waitForStable settles the screen after an action: how long it may wait, its frame interval, and
+   * its criterion (consecutive matching frame pairs, and how long they must span; 0 = two matching frames suffice).
+   */
+  stable: { timeoutMs: number; intervalMs: number; requiredMatches: number; minQuietMs: number };
   /** Kinds auto-allowed from the start of the session (e.g. "input_text" from a CLI flag); never high-risk ones. */
   preapproved: string[];
   appRules?: AppRule[];
@@ -201,7 +204,7 @@ export const DEFAULT_CONFIG: AgentConfig = {
   imageMime: "image/jpeg",
   imageTokenFormula: "openai-high",
   verbatimSteps: 4,
-  stable: { timeoutMs: 3000, intervalMs: 30 },
+  stable: { timeoutMs: 3000, intervalMs: 30, requiredMatches: 1, minQuietMs: 0 },
   preapproved: [],
   gateAnswerRoles: ["owner"],
   storeScreenshots: true,
