@@ -1,5 +1,16 @@
 import type { NextConfig } from "next";
-import { SECURITY_HEADERS } from "./src/security-headers.ts";
+
+// Here, not imported: on Node 20 Next loads this config through require(), which cannot load another .ts file.
+/** Headers on every response; the CSP with its per-response nonce is set in src/proxy.ts. */
+const SECURITY_HEADERS: { key: string; value: string }[] = [
+  { key: "X-Content-Type-Options", value: "nosniff" },
+  // A setup or invite link's token must not leave in a Referer header.
+  { key: "Referrer-Policy", value: "no-referrer" },
+  { key: "X-Frame-Options", value: "DENY" },
+  { key: "Cross-Origin-Opener-Policy", value: "same-origin" },
+  // WebUSB is how the tab reaches a phone; nothing else powerful is used.
+  { key: "Permissions-Policy", value: "usb=(self), camera=(), microphone=(), geolocation=(), payment=()" },
+];
 
 const config: NextConfig = {
   // Workspace packages export TypeScript source; Next compiles them like app code.

@@ -17,14 +17,3 @@ export function contentSecurityPolicy(opts: { nonce: string; apiUrl: string; dev
     "frame-ancestors 'none'",
   ].join("; ");
 }
-
-/** Headers on every response (next.config.ts). */
-export const SECURITY_HEADERS: { key: string; value: string }[] = [
-  { key: "X-Content-Type-Options", value: "nosniff" },
-  // A setup or invite link's token must not leave in a Referer header.
-  { key: "Referrer-Policy", value: "no-referrer" },
-  { key: "X-Frame-Options", value: "DENY" },
-  { key: "Cross-Origin-Opener-Policy", value: "same-origin" },
-  // WebUSB is how the tab reaches a phone; nothing else powerful is used.
-  { key: "Permissions-Policy", value: "usb=(self), camera=(), microphone=(), geolocation=(), payment=()" },
-];
