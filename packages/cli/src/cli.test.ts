@@ -3,7 +3,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, seedAgent, seedGate, seedGoal, seedMember, seedTodos, type TestDatabase } from "@phoneloop/state/testing";
+import { issueAgentToken, registerAgent } from "@phoneloop/state";
+import { createTestDatabase, rid, seedGate, seedGoal as seedAnyGoal, seedTodos, seedWorkspace, type TestDatabase } from "@phoneloop/state/testing";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const tsx = `${root}node_modules/.bin/tsx`;
@@ -11,12 +12,29 @@ const tsx = `${root}node_modules/.bin/tsx`;
 let t: TestDatabase;
 let apiProcess: ChildProcess;
 let apiUrl: string;
+let workspaceId: string;
+let adminId: string;
+/** The token the CLI acts with unless a test names another (PHONELOOP_AGENT_TOKEN). */
+let reader: string;
+
+const seedGoal = (db: TestDatabase["db"], over: Parameters<typeof seedAnyGoal>[1] = {}) => seedAnyGoal(db, { ...over, workspaceId });
+
+/** An agent of the workspace registered with its own token, as a worker would be. */
+async function seedAgentWithToken(): Promise<{ id: string; token: string }> {
+  const { token, tokenId } = await issueAgentToken(t.db, { workspaceId, name: "cli worker", issuedBy: adminId });
+  const agent = await registerAgent(t.db, { id: rid("agent"), name: "cli worker", kind: "headless", workspaceId, tokenId });
+  return { id: agent.id, token };
+}
 
 beforeAll(async () => {
   t = await createTestDatabase();
+  const { workspace, admin } = await seedWorkspace(t.db);
+  workspaceId = workspace.id;
+  adminId = admin.id;
+  reader = (await issueAgentToken(t.db, { workspaceId, name: "cli reader", issuedBy: adminId })).token;
   apiProcess = spawn(tsx, ["apps/api/src/server.ts"], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: t.url, API_PORT: "0", API_HOST: "127.0.0.1" },
+    env: { ...process.env, DATABASE_URL: t.url, API_PORT: "0", API_HOST: "127.0.0.1", PHONELOOP_SECRET_KEY: "cli-test-secret-key-0123456789abcdef" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   apiUrl = await new Promise<string>((resolve, reject) => {
@@ -48,10 +66,14 @@ interface CliRun {
 }
 
 function phoneloop(...args: string[]): Promise<CliRun> {
+  return phoneloopAs(reader, ...args);
+}
+
+function phoneloopAs(token: string, ...args: string[]): Promise<CliRun> {
   return new Promise((resolve) => {
     const child = spawn(tsx, ["packages/cli/src/main.ts", ...args], {
       cwd: root,
-      env: { ...process.env, PHONELOOP_API_URL: apiUrl, PHONELOOP_AGENT_ID: "", PHONELOOP_MEMBER: "" },
+      env: { ...process.env, PHONELOOP_API_URL: apiUrl, PHONELOOP_AGENT_ID: "", PHONELOOP_AGENT_TOKEN: token },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -85,36 +107,38 @@ describe("phoneloop CLI against a running API", () => {
   it("todo claim → update (start, validate) → complete, fenced by the lease key", async () => {
     const goal = await seedGoal(t.db);
     const [todo] = await seedTodos(t.db, goal.id, 1, { title: "Open the booking app" });
-    const agent = await seedAgent(t.db);
-    const other = await seedAgent(t.db);
+    const agent = await seedAgentWithToken();
+    const other = await seedAgentWithToken();
+    const asAgent = (...args: string[]) => phoneloopAs(agent.token, ...args);
+    const asOther = (...args: string[]) => phoneloopAs(other.token, ...args);
 
-    const claim = await phoneloop("todo", "claim", todo!.id, "--agent-id", agent.id, "--ttl", "5m", "--json");
+    const claim = await asAgent("todo", "claim", todo!.id, "--agent-id", agent.id, "--ttl", "5m", "--json");
     expect(claim.code, claim.stderr).toBe(0);
     const claimed = JSON.parse(claim.stdout) as { claimed: boolean; lease: { leaseKey: string } };
     expect(claimed.claimed).toBe(true);
     const key = claimed.lease.leaseKey;
 
-    const taken = await phoneloop("todo", "claim", todo!.id, "--agent-id", other.id);
+    const taken = await asOther("todo", "claim", todo!.id, "--agent-id", other.id);
     expect(taken.code).toBe(1);
     expect(taken.stdout + taken.stderr).toContain(agent.id);
 
-    const start = await phoneloop("todo", "update", todo!.id, "--agent-id", agent.id, "--lease-key", key, "--action", "start");
+    const start = await asAgent("todo", "update", todo!.id, "--agent-id", agent.id, "--lease-key", key, "--action", "start");
     expect(start.code, start.stderr).toBe(0);
     expect(start.stdout).toContain("claimed → running");
 
-    const stale = await phoneloop("todo", "update", todo!.id, "--agent-id", other.id, "--lease-key", "lk_forged", "--action", "validate");
+    const stale = await asOther("todo", "update", todo!.id, "--agent-id", other.id, "--lease-key", "lk_forged", "--action", "validate");
     expect(stale.code).toBe(1);
     expect(stale.stderr).toContain(`held by ${agent.id}`);
 
-    const validate = await phoneloop("todo", "update", todo!.id, "--agent-id", agent.id, "--lease-key", key, "--action", "validate", "--summary", "table held");
+    const validate = await asAgent("todo", "update", todo!.id, "--agent-id", agent.id, "--lease-key", key, "--action", "validate", "--summary", "table held");
     expect(validate.code, validate.stderr).toBe(0);
     expect(validate.stdout).toContain("running → validating");
 
-    const done = await phoneloop("todo", "complete", todo!.id, "--agent-id", agent.id, "--lease-key", key, "--values", '{"table":"7"}', "--json");
+    const done = await asAgent("todo", "complete", todo!.id, "--agent-id", agent.id, "--lease-key", key, "--values", '{"table":"7"}', "--json");
     expect(done.code, done.stderr).toBe(0);
     expect(JSON.parse(done.stdout)).toMatchObject({ from: "validating", to: "done", todo: { values: { table: "7" } } });
 
-    const again = await phoneloop("todo", "complete", todo!.id, "--agent-id", agent.id, "--lease-key", key);
+    const again = await asAgent("todo", "complete", todo!.id, "--agent-id", agent.id, "--lease-key", key);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("done");
   });
@@ -122,18 +146,21 @@ describe("phoneloop CLI against a running API", () => {
   it("todo claim without a todo id takes the goal's next eligible todo, in order", async () => {
     const goal = await seedGoal(t.db);
     const [first] = await seedTodos(t.db, goal.id, 2);
-    const agent = await seedAgent(t.db);
-    const next = await phoneloop("todo", "claim", "--goal-id", goal.id, "--agent-id", agent.id, "--json");
+    const agent = await seedAgentWithToken();
+    const next = await phoneloopAs(agent.token, "todo", "claim", "--goal-id", goal.id, "--agent-id", agent.id, "--json");
     expect(next.code, next.stderr).toBe(0);
     expect(JSON.parse(next.stdout)).toMatchObject({ claimed: true, todo: { id: first!.id }, lease: { ownerId: agent.id } });
-    const none = await phoneloop("todo", "claim", "--goal-id", goal.id, "--agent-id", agent.id);
+    // Another agent gets nothing: the first todo is leased and the second waits for it (in order).
+    const other = await seedAgentWithToken();
+    const none = await phoneloopAs(other.token, "todo", "claim", "--goal-id", goal.id, "--agent-id", other.id);
     expect(none.code).toBe(1);
     expect(none.stdout).toContain("Nothing claimed");
   });
 
   it("quota should-run and spend; a repeated key spends once; over the limit is refused", async () => {
     const goal = await seedGoal(t.db);
-    const agent = await seedAgent(t.db);
+    const agent = await seedAgentWithToken();
+    const phoneloop = (...args: string[]) => phoneloopAs(agent.token, ...args);
     const ok = await phoneloop("quota", "should-run", "--goal-id", goal.id, "--agent-id", agent.id);
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(/^run/);
@@ -150,26 +177,25 @@ describe("phoneloop CLI against a running API", () => {
     expect(missing.stderr).toContain("goal_missing");
   });
 
-  it("gate list and resolve as a member; a second resolution is refused", async () => {
+  it("gate list shows open gates; an agent token may not answer one (people answer in the web app)", async () => {
     const goal = await seedGoal(t.db);
     const gate = await seedGate(t.db, goal.id, { question: "Pay the 5 EUR deposit to hold the table?", options: ["pay", "skip"] });
-    const owner = await seedMember(t.db, "owner", "Olive");
 
     const list = await phoneloop("gate", "list", "--goal-id", goal.id);
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout).toContain(gate.id);
     expect(list.stdout).toContain("pay | skip");
 
-    const resolve = await phoneloop("gate", "resolve", gate.id, "--member-id", owner.id, "--decision", "answer", "--answer", "pay", "--rationale", "worth it");
-    expect(resolve.code, resolve.stderr).toBe(0);
-    expect(resolve.stdout).toContain("answered: pay");
+    const resolve = await phoneloop("gate", "resolve", gate.id, "--decision", "answer", "--answer", "pay", "--rationale", "worth it", "--json");
+    expect(resolve.code).toBe(1);
+    expect(JSON.parse(resolve.stdout)).toMatchObject({ ok: false, error: { code: "FORBIDDEN" } });
+    expect(resolve.stderr).toMatch(/answer_gate/);
+  });
 
-    const twice = await phoneloop("gate", "resolve", gate.id, "--member-id", owner.id, "--decision", "deny", "--rationale", "no", "--json");
-    expect(twice.code).toBe(1);
-    expect(JSON.parse(twice.stdout)).toMatchObject({ ok: false, error: { code: "CONFLICT" } });
-
-    const empty = await phoneloop("gate", "list", "--goal-id", goal.id);
-    expect(empty.stdout).toContain("No open gates");
+  it("without an agent token the API answers 401 and says where the token goes", async () => {
+    const anonymous = await phoneloopAs("", "status");
+    expect(anonymous.code).toBe(1);
+    expect(anonymous.stderr).toMatch(/PHONELOOP_AGENT_TOKEN/);
   });
 
   it("usage errors exit 2 with usage; help exits 0; an unreachable API exits 1 saying how to start it", async () => {
@@ -185,7 +211,7 @@ describe("phoneloop CLI against a running API", () => {
     const badFlag = await phoneloop("gate", "list", "--colour", "blue");
     expect(badFlag.code).toBe(2);
 
-    const badDecision = await phoneloop("gate", "resolve", "g1", "--member-id", "m", "--decision", "maybe", "--rationale", "x");
+    const badDecision = await phoneloop("gate", "resolve", "g1", "--decision", "maybe", "--rationale", "x");
     expect(badDecision.code).toBe(2);
     expect(badDecision.stderr).toContain("approve, deny, answer");
 

@@ -6,7 +6,8 @@ import { ControlPlaneConflict, WorkerKilled, createModels, runAgent, systemClock
 import { nodeImages } from "@phoneloop/agent/node";
 import { FakePhone, act, box, startScriptedModelServer, type FakeScreen, type ScriptEntry, type ScriptedModelServer } from "@phoneloop/agent/testing";
 import { createApiServer, type ApiServer } from "@phoneloop/api";
-import { createTestDatabase, seedMember, type TestDatabase } from "@phoneloop/state/testing";
+import { agentTokenHeaders, signUpMember } from "@phoneloop/api/testing";
+import { createTestDatabase, type TestDatabase } from "@phoneloop/state/testing";
 import { createApiClient, createControlPlane, type ApiClient } from "@phoneloop/client";
 import { runHeadless } from "./compose.ts";
 
@@ -14,14 +15,17 @@ let t: TestDatabase;
 let api: ApiServer;
 let member: ApiClient;
 let reader: ApiClient;
+/** Issues an agent token of the test's workspace (what an operator gives a worker). */
+let newToken: () => Promise<string>;
 const servers: ScriptedModelServer[] = [];
 
 beforeAll(async () => {
   t = await createTestDatabase();
   api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
-  const owner = await seedMember(t.db, "owner", "Olive Owner");
-  member = createApiClient({ apiUrl: api.url, credentials: { memberId: owner.id } });
-  reader = createApiClient({ apiUrl: api.url });
+  const admin = await signUpMember({ db: t.db, auth: api.auth }, { role: "admin", name: "Olive Owner" });
+  member = createApiClient({ apiUrl: api.url, auth: { kind: "cookie", cookie: admin.headers.cookie! } });
+  newToken = async () => (await agentTokenHeaders(t.db, { workspaceId: admin.workspaceId, issuedBy: admin.userId })).token;
+  reader = createApiClient({ apiUrl: api.url, auth: { kind: "token", token: await newToken() } });
 });
 afterAll(async () => {
   for (const s of servers) await s.stop();
@@ -80,7 +84,7 @@ describe("headless run against the real API", () => {
       [act({ type: "click", element: "2", intent: "pay for the order" }), act({ type: "status", status: "complete", summary: "paid" })],
       planOf([{ id: "pay", title: "Pay for the earbuds in the cart" }]),
     );
-    const running = runHeadless({ apiUrl: api.url, goal: "Buy the earbuds in the cart", device: phone, models, agentName: "e2e-worker" });
+    const running = runHeadless({ apiUrl: api.url, agentToken: await newToken(), goal: "Buy the earbuds in the cart", device: phone, models, agentName: "e2e-worker" });
 
     // A member sees the gate on the attention queue, checks the phone was not touched, and approves.
     const gate = await until("the Pay gate", async () => (await reader.board.attention.query({})).find((a) => a.kind === "gate_waiting" && /Pay/.test(a.question)));
@@ -140,7 +144,7 @@ describe("headless run against the real API", () => {
     );
     // Worker A's port, recording the leases it took (what a late write of a dead worker would carry).
     const idA = "worker-a-e2e";
-    const baseA = createControlPlane(createApiClient({ apiUrl: api.url, credentials: { agentId: idA } }), { apiUrl: api.url });
+    const baseA = createControlPlane(createApiClient({ apiUrl: api.url, auth: { kind: "token", token: await newToken() } }), { apiUrl: api.url });
     const leasesA: Lease[] = [];
     const cpA: ControlPlane = Object.assign(Object.create(baseA) as ControlPlane, {
       claimNext: async (input: Parameters<ControlPlane["claimNext"]>[0]) => {
@@ -171,7 +175,7 @@ describe("headless run against the real API", () => {
 
     // Worker A's lease must expire (by the state core's clock) before B may take the todo over.
     await until("A's lease to expire", async () => (await reader.board.attention.query({ goalId })).some((a) => a.kind === "lease_expired" && a.todoId === oldLeaseCard.id));
-    const cpB = createControlPlane(createApiClient({ apiUrl: api.url, credentials: { agentId: "worker-b-e2e" } }), { apiUrl: api.url });
+    const cpB = createControlPlane(createApiClient({ apiUrl: api.url, auth: { kind: "token", token: await newToken() } }), { apiUrl: api.url });
     const out = await runAgent(
       { device: phone, models, controlPlane: cpB, clock: systemClock, images: nodeImages },
       { runId, agent: { id: "worker-b-e2e", name: "worker-b", kind: "headless", capabilities: ["phone"] }, config: { leaseTtlMs: 60_000 } },

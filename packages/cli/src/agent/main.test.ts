@@ -2,7 +2,7 @@
 // scripted OpenAI-compatible endpoint, the real API on a throwaway database. Exit codes and output are what a
 // script sees; the run's truth is read back through the API.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -11,7 +11,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { act, startScriptedModelServer, type ScriptedModelServer } from "@phoneloop/agent/testing";
 import { createApiServer, type ApiServer } from "@phoneloop/api";
-import { createTestDatabase, type TestDatabase } from "@phoneloop/state/testing";
+import { issueAgentToken } from "@phoneloop/state";
+import { createTestDatabase, seedWorkspace, type TestDatabase } from "@phoneloop/state/testing";
 import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
 import { createApiClient } from "@phoneloop/client";
 import { NodeCredentialStore } from "@phoneloop/device/node";
@@ -24,10 +25,13 @@ let api: ApiServer;
 let phone: VirtualPhone;
 let models: ScriptedModelServer;
 let keys: string;
+let token: string;
 
 beforeAll(async () => {
   t = await createTestDatabase();
   api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
+  const { workspace, admin } = await seedWorkspace(t.db);
+  token = (await issueAgentToken(t.db, { workspaceId: workspace.id, name: "worker", issuedBy: admin.id })).token;
   keys = mkdtempSync(join(tmpdir(), "phoneloop-adbkey-"));
   // the agent's adbkey (ANDROID_USER_HOME below) is already in the phone's adb_keys, as on a phone that allowed it
   new NodeCredentialStore({ path: join(keys, "adbkey") }).generateKey();
@@ -49,10 +53,14 @@ afterAll(async () => {
 });
 
 function agent(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return agentWith({ PHONELOOP_AGENT_TOKEN: token }, ...args);
+}
+
+function agentWith(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(tsx, ["packages/cli/src/agent/main.ts", ...args], {
       cwd: root,
-      env: { ...process.env, ANDROID_USER_HOME: keys, OPENAI_API_KEY: "test-key", PHONELOOP_API_URL: "", PHONELOOP_MEMBER: "", PHONELOOP_AGENT_ID: "" },
+      env: { ...process.env, ANDROID_USER_HOME: keys, OPENAI_API_KEY: "test-key", PHONELOOP_API_URL: "", PHONELOOP_AGENT_TOKEN: "", PHONELOOP_AGENT_ID: "", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -66,15 +74,17 @@ function agent(...args: string[]): Promise<{ code: number; stdout: string; stder
 const modelFlags = () => ["--base-url", models.baseURL, "--planner-model", "planner-model", "--executor-model", "executor-model", "--summarizer-model", "summarizer-model"];
 
 describe("npm run agent", () => {
-  it("runs a goal on the phone through the API and exits 0 with the summary", async () => {
-    const r = await agent("--goal", "Look at the home screen", "--device", `tcp:127.0.0.1:${phone.adbPort}`, "--api-url", api.url, "--agent-id", "worker-main-test", ...modelFlags());
+  it("runs a goal on the phone through the API with its agent token (from a file) and exits 0 with the summary", async () => {
+    const tokenFile = join(keys, "agent.token");
+    writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
+    const r = await agentWith({}, "--goal", "Look at the home screen", "--device", `tcp:127.0.0.1:${phone.adbPort}`, "--api-url", api.url, "--agent-id", "worker-main-test", "--agent-token-file", tokenFile, ...modelFlags());
     expect(r.stderr).not.toMatch(/error/i);
     expect(r.code).toBe(0);
     const m = /^run (\S+): completed \(\w+\)$/m.exec(r.stdout);
     expect(m).not.toBeNull();
     expect(r.stdout).toMatch(/Looked at the home screen/);
 
-    const reader = createApiClient({ apiUrl: api.url });
+    const reader = createApiClient({ apiUrl: api.url, auth: { kind: "token", token } });
     const run = await reader.run.get.query({ runId: m![1]! });
     expect(run).toMatchObject({ status: "completed", agentId: "worker-main-test" });
     const board = await reader.board.get.query({ goalId: run.goalId });
@@ -101,5 +111,8 @@ describe("npm run agent", () => {
     const r = await agent("--goal", "x", "--api-url", api.url);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--device is required/);
+    const noToken = await agentWith({}, "--goal", "x", "--device", `tcp:127.0.0.1:${phone.adbPort}`, "--api-url", api.url);
+    expect(noToken.code).toBe(2);
+    expect(noToken.stderr).toMatch(/No agent token: .*PHONELOOP_AGENT_TOKEN/);
   }, 120_000);
 });
