@@ -203,6 +203,9 @@ const fixtures: Record<string, Fixture> = {
   // One's own token; another person's is "not found" (the outsider's case).
   "agentToken.revoke": { access: "operate", input: async (p) => ({ tokenId: (await tokenBy(p.kind === "member" && p.workspaceId === w.ws ? p.userId : w.members.admin.userId)).tokenId }) },
   "agentToken.revokeAny": { access: "admin", input: async () => ({ tokenId: (await tokenBy(w.members.operator.userId)).tokenId }) },
+  "invite.create": { access: "admin", input: async () => ({ role: "viewer" }), outsider: "ok" },
+  "modelSettings.get": { access: "admin", input: async () => ({}), outsider: "ok" },
+  "modelSettings.set": { access: "admin", input: async () => ({ baseUrl: "https://models.example.test/v1", apiKey: "sk-test", models: { executor: "small" } }), outsider: "ok" },
   "share.create": { access: "share", input: async () => ({ runId: (await run()).id }) },
   "share.revoke": { access: "share", input: async () => ({ shareId: (await createShare(t.db, { workspaceId: w.ws, runId: (await run()).id })).share.id }) },
   "share.list": { access: "share", input: async () => ({}), outsider: "ok" },
