@@ -4,7 +4,9 @@
 import { pathToFileURL } from "node:url";
 import { UsageError } from "../args.ts";
 import { EnvError, readEnv } from "../env.ts";
+import { API_UNREACHABLE } from "@phoneloop/client";
 import { runHeadless } from "./compose.ts";
+import { resumeHint } from "./resume.ts";
 import { AGENT_USAGE, parseAgentArgs, type AgentArgs } from "./options.ts";
 
 export interface AgentIo {
@@ -27,6 +29,9 @@ export async function main(argv: string[], envSource: Record<string, string | un
     io.stdout(`${AGENT_USAGE}\n`);
     return 0;
   }
+  let started: { runId: string; agentId: string } | null = null;
+  // The first line says what to resume after a crash; with --json stdout stays the report alone.
+  const say = (s: string) => (args.json ? io.stderr(s) : io.stdout(s));
   try {
     const out = await runHeadless({
       apiUrl: args.apiUrl,
@@ -39,8 +44,12 @@ export async function main(argv: string[], envSource: Record<string, string | un
       ...(args.runId ? { runId: args.runId } : {}),
       config: { preapproved: args.allow, ...(args.maxSteps ? { maxStepsPerRun: args.maxSteps } : {}) },
       ...(io.signal ? { signal: io.signal } : {}),
+      onWait: (w) => io.stderr(`waiting: run ${w.runId} is held by ${w.holder} until ${w.until} (its lease); resuming then\n`),
       onEvent: (e) => {
-        if (e.type === "step") io.stderr(`#${e.stepIndex + 1} ${e.action} → ${e.outcome} (${e.promptTokens} tokens)\n`);
+        if (e.type === "run") {
+          started = { runId: e.runId, agentId: e.agentId };
+          say(`run ${e.runId} (goal ${e.goalId})${e.resumed ? " resumed" : ""}; to resume it: ${resumeHint(started, argv)}\n`);
+        } else if (e.type === "step") io.stderr(`#${e.stepIndex + 1} ${e.action} → ${e.outcome} (${e.promptTokens} tokens)\n`);
         else if (e.type === "anomaly") io.stderr(`! ${e.kind}: ${e.message}\n`);
         else if (e.type === "gate") io.stderr(`? gate ${e.gateId}: ${e.question}\n`);
       },
@@ -55,6 +64,9 @@ export async function main(argv: string[], envSource: Record<string, string | un
   } catch (e) {
     const code = (e as { code?: unknown }).code;
     io.stderr(`phoneloop agent: ${typeof code === "string" ? `${code}: ` : ""}${e instanceof Error ? e.message : String(e)}\n`);
+    // The API stayed away longer than the client retries: the run is suspended, not ended (its checkpoint is kept).
+    const run = started as { runId: string; agentId: string } | null;
+    if (code === API_UNREACHABLE && run) io.stderr(`run ${run.runId} suspended at its last checkpoint; when the API is back, resume it: ${resumeHint(run, argv)}\n`);
     return 1;
   }
 }

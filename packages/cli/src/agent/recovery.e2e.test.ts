@@ -1,0 +1,130 @@
+// Recovery drills with `npm run agent` as its own process: the virtual phone over real ADB (TCP), a scripted
+// OpenAI-compatible endpoint, the real API on a throwaway database. A worker SIGKILLed in the middle of a step and
+// restarted with the same agent id resumes its run at once (it takes its own lease over, never waiting for it to
+// expire), and no step is repeated. The run's truth is read back from the state core.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { act, startScriptedModelServer, type ScriptedModelServer } from "@phoneloop/agent/testing";
+import { createApiServer, type ApiServer } from "@phoneloop/api";
+import { issueAgentToken } from "@phoneloop/state";
+import { createTestDatabase, seedWorkspace, type TestDatabase } from "@phoneloop/state/testing";
+import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
+import { NodeCredentialStore } from "@phoneloop/device/node";
+
+const root = fileURLToPath(new URL("../../../../", import.meta.url));
+const tsx = `${root}node_modules/.bin/tsx`;
+
+let t: TestDatabase;
+let api: ApiServer;
+let phone: VirtualPhone;
+let models: ScriptedModelServer;
+let keys: string;
+let token: string;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
+  const { workspace, admin } = await seedWorkspace(t.db);
+  token = (await issueAgentToken(t.db, { workspaceId: workspace.id, name: "recovering worker", issuedBy: admin.id })).token;
+  keys = mkdtempSync(join(tmpdir(), "phoneloop-adbkey-"));
+  new NodeCredentialStore({ path: join(keys, "adbkey") }).generateKey();
+  phone = await startVirtualPhone({ seed: 5, adbKeys: [readFileSync(join(keys, "adbkey.pub"), "utf8")] });
+  const wait = act({ type: "wait", ms: 50 });
+  models = await startScriptedModelServer({
+    rules: [
+      { match: (r) => r.model === "planner-model", replies: [{ text: JSON.stringify({ plan: "wait", todos: [{ id: "wait", title: "Wait for the phone five times", kind: "executor", inputs: [], outputs: [] }] }) }], repeatLast: true },
+      // The third executor call never answers: the worker is killed while it waits for the model, mid-step.
+      { match: (r) => r.model === "executor-model", replies: [wait, wait, { hang: true }, wait, wait, act({ type: "status", status: "complete", summary: "waited" })] },
+      { match: (r) => r.model === "summarizer-model", replies: [{ text: JSON.stringify({ findings: ["waited"], conclusion: "Waited five times." }) }], repeatLast: true },
+    ],
+  });
+});
+afterAll(async () => {
+  await models?.stop();
+  await phone?.stop();
+  await api?.close();
+  await t?.drop();
+  if (keys) rmSync(keys, { recursive: true, force: true });
+});
+
+interface Worker {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+function worker(...args: string[]): Worker {
+  const child = spawn(tsx, ["packages/cli/src/agent/main.ts", ...args], {
+    cwd: root,
+    env: { ...process.env, ANDROID_USER_HOME: keys, OPENAI_API_KEY: "test-key", PHONELOOP_API_URL: "", PHONELOOP_AGENT_ID: "", PHONELOOP_AGENT_TOKEN: token },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (c: Buffer) => (stdout += c.toString()));
+  child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, stdout: () => stdout, stderr: () => stderr, exited };
+}
+
+/** Polls until `read` yields a value (or the test's own timeout fails it). */
+async function until<T>(read: () => T | undefined | null | false | Promise<T | undefined | null | false>): Promise<T> {
+  for (;;) {
+    const v = await read();
+    if (v) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe("recovery drills", () => {
+  it("SIGKILL mid-step, restart with the same agent id: resumes at once from its checkpoint, no step repeated", async () => {
+    const device = `tcp:127.0.0.1:${phone.adbPort}`;
+    const flags = ["--device", device, "--api-url", api.url, "--agent-id", "worker-recover", "--base-url", models.baseURL, "--planner-model", "planner-model", "--executor-model", "executor-model", "--summarizer-model", "summarizer-model"];
+    const first = worker("--goal", "Wait for the phone five times", ...flags);
+    // Its first line says which run it is and how to resume it.
+    const line = await until(() => first.stdout().split("\n").length > 1 && first.stdout().split("\n")[0]);
+    const m = /^run (\S+) \(goal (\S+)\); to resume it: npm run agent -- --run-id (\S+) --agent-id worker-recover --device (\S+)$/.exec(line);
+    expect(m, line).not.toBeNull();
+    const [, runId, goalId, hintRunId, hintDevice] = m!;
+    expect(hintRunId).toBe(runId);
+    expect(hintDevice).toBe(device);
+
+    // Killed while it waits for the model's answer for its third step (two steps are recorded).
+    await until(() => models.requests.filter((r) => r.model === "executor-model").length === 3);
+    first.child.kill("SIGKILL");
+    await first.exited;
+    const before = await t.db.step.findMany({ where: { runId }, orderBy: { index: "asc" } });
+    expect(before.map((s) => s.index)).toEqual([0, 1]);
+    const oldLease = await t.db.lease.findFirstOrThrow({ where: { todo: { goalId }, status: "active" } });
+    expect(oldLease.ownerId).toBe("worker-recover");
+
+    const second = worker("--run-id", runId!, ...flags);
+    expect(await second.exited, second.stderr()).toBe(0);
+    expect(second.stdout().split("\n")[0]).toBe(`run ${runId} (goal ${goalId}) resumed; to resume it: npm run agent -- --run-id ${runId} --agent-id worker-recover --device ${device}`);
+    expect(second.stderr()).not.toMatch(/waiting:/);
+
+    // It took its own lease over before that lease would have expired: a new epoch, the old one ended.
+    const leases = await t.db.lease.findMany({ where: { todoId: oldLease.todoId }, orderBy: { epoch: "asc" } });
+    expect(leases.map((l) => [l.epoch, l.ownerId])).toEqual([
+      [1, "worker-recover"],
+      [2, "worker-recover"],
+    ]);
+    expect(leases[0]!.status).toBe("expired");
+    expect(leases[1]!.createdAt.getTime()).toBeLessThan(oldLease.expiresAt.getTime());
+
+    // Every step once, in order; one action record per step; the run completed.
+    const run = await t.db.run.findUniqueOrThrow({ where: { id: runId! }, include: { steps: { orderBy: { index: "asc" } } } });
+    expect(run.status).toBe("completed");
+    expect(run.steps.map((s) => s.index)).toEqual([0, 1, 2, 3, 4]);
+    const actions = await t.db.evidence.findMany({ where: { runId, kind: "action" } });
+    const actionSteps = actions.map((e) => e.stepIndex);
+    expect(new Set(actionSteps).size).toBe(actionSteps.length);
+    const events = await t.db.event.findMany({ where: { subjectId: runId }, orderBy: { id: "asc" } });
+    expect(events.map((e) => e.operator).filter((o) => o.startsWith("run."))).toContain("run.resume");
+  }, 120_000);
+});
