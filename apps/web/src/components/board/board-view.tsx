@@ -95,9 +95,8 @@ export function BoardView({ goalId }: { goalId: string }) {
           {lanes.map((state) => (
             <Lane
               key={state}
-              goalId={board.goal.id}
               state={state}
-              cards={byState.get(state) ?? []}
+              cards={(byState.get(state) ?? []).map((card) => ({ card, goalId: board.goal.id }))}
               changed={changed}
               stepLimit={stepLimit}
               tools={state === "pending" ? <AddTodo goalId={board.goal.id} /> : undefined}
@@ -109,7 +108,7 @@ export function BoardView({ goalId }: { goalId: string }) {
   );
 }
 
-function AddTodo({ goalId }: { goalId: string }) {
+export function AddTodo({ goalId }: { goalId: string }) {
   const session = useSession();
   const ops = useOperators();
   const [open, setOpen] = useState(false);
@@ -133,7 +132,7 @@ function AddTodo({ goalId }: { goalId: string }) {
 }
 
 /** Cards whose state, owner or gate changed in the last load, highlighted briefly so a live change is noticed. */
-function useChangedCards(board: Board | undefined): Set<string> {
+export function useChangedCards(board: Pick<Board, "lanes"> | undefined): Set<string> {
   const previous = useRef(new Map<string, string>());
   const [changed, setChanged] = useState<Set<string>>(new Set());
   useEffect(() => {

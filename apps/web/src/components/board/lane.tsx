@@ -7,23 +7,30 @@ import { LANE_HINT, LANE_LABEL, type BoardCard, type TodoState } from "../../lib
 import { TodoCard } from "./todo-card.tsx";
 import styles from "./board.module.css";
 
-export interface LaneProps {
+/** A card and the goal it belongs to (the board across goals mixes goals in one lane). */
+export interface LaneCard {
+  card: BoardCard;
   goalId: string;
+  /** Shown on the card when the lane mixes goals. */
+  goalTitle?: string;
+}
+
+export interface LaneProps {
   state: TodoState;
-  cards: BoardCard[];
+  cards: LaneCard[];
   changed: Set<string>;
   stepLimit: number | null;
   tools?: ReactNode;
 }
 
-export function Lane({ goalId, state, cards, changed, stepLimit, tools }: LaneProps) {
+export function Lane({ state, cards, changed, stepLimit, tools }: LaneProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const virtual = useVirtualizer({
     count: cards.length,
     getScrollElement: () => scroller.current,
     estimateSize: () => 170,
     overscan: 4,
-    getItemKey: (i) => cards[i]!.id,
+    getItemKey: (i) => cards[i]!.card.id,
   });
   const headingId = `lane-${state}`;
   return (
@@ -41,7 +48,9 @@ export function Lane({ goalId, state, cards, changed, stepLimit, tools }: LanePr
         <div ref={scroller} className={styles.laneScroll} tabIndex={0} aria-label={`${LANE_LABEL[state]} todos, ${cards.length}`}>
           <div className={styles.laneInner} style={{ height: virtual.getTotalSize() }} role="list">
             {virtual.getVirtualItems().map((item) => {
-              const card = cards[item.index]!;
+              const { card, goalId, goalTitle } = cards[item.index]!;
+              // Reordering stays within one goal's plan.
+              const sameGoal = (i: number) => (cards[i]?.goalId === goalId ? cards[i]!.card.id : undefined);
               return (
                 <div
                   key={item.key}
@@ -55,9 +64,10 @@ export function Lane({ goalId, state, cards, changed, stepLimit, tools }: LanePr
                 >
                   <TodoCard
                     card={card}
+                    goalTitle={goalTitle}
                     changed={changed.has(card.id)}
                     stepLimit={stepLimit}
-                    neighbours={{ goalId, before: cards[item.index - 1]?.id, after: cards[item.index + 1]?.id }}
+                    neighbours={{ goalId, before: sameGoal(item.index - 1), after: sameGoal(item.index + 1) }}
                   />
                 </div>
               );

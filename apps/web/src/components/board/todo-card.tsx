@@ -1,5 +1,6 @@
 "use client";
 import { blobUrl } from "@phoneloop/api/contract";
+import Link from "next/link";
 import { useApi } from "../../lib/api.tsx";
 import type { BoardCard } from "../../lib/labels.ts";
 import { formatMicroUsd, LANE_LABEL } from "../../lib/labels.ts";
@@ -7,7 +8,15 @@ import { TimeLeft } from "../time-left.tsx";
 import { TodoOperators, type Neighbours } from "./todo-operators.tsx";
 import styles from "./board.module.css";
 
-export function TodoCard({ card, changed, neighbours, stepLimit }: { card: BoardCard; changed: boolean; neighbours: Neighbours; stepLimit: number | null }) {
+export interface TodoCardProps {
+  card: BoardCard;
+  changed: boolean;
+  neighbours: Neighbours;
+  stepLimit: number | null;
+  goalTitle?: string | undefined;
+}
+
+export function TodoCard({ card, changed, neighbours, stepLimit, goalTitle }: TodoCardProps) {
   const { apiUrl } = useApi();
   const used = card.quotaUsed;
   const spent = used.steps > 0 || used.tokens > 0 || used.microUsd > 0;
@@ -22,6 +31,12 @@ export function TodoCard({ card, changed, neighbours, stepLimit }: { card: Board
         <span className={`${styles.pill} ${styles[`pill_${card.state}`]}`}>{LANE_LABEL[card.state]}</span>
       </header>
       <p className={styles.cardId}>{card.id}</p>
+      {goalTitle ? (
+        <p className={styles.row} data-field="goal">
+          <span className={styles.label}>Goal</span>
+          <Link href={`/goals/${encodeURIComponent(neighbours.goalId)}`}>{goalTitle}</Link>
+        </p>
+      ) : null}
 
       {card.owner ? (
         <p className={styles.row} data-field="owner">

@@ -1,0 +1,8 @@
+import type { Metadata } from "next";
+import { AllGoalsBoard } from "../../components/board/all-goals-board.tsx";
+
+export const metadata: Metadata = { title: "Board · PhoneLoop" };
+
+export default function AllGoalsBoardPage() {
+  return <AllGoalsBoard />;
+}
