@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneConflict } from "@phoneloop/agent/ports";
 import { describeControlPlaneContract } from "@phoneloop/agent/testing/contract";
 import { createApiServer, type ApiServer } from "@phoneloop/api";
-import { createTestDatabase, seedMember, type TestDatabase } from "@phoneloop/state/testing";
+import { agentTokenHeaders, signUpMember, type SignedUpMember } from "@phoneloop/api/testing";
+import { createTestDatabase, type TestDatabase } from "@phoneloop/state/testing";
 import { createApiClient } from "./api-client.ts";
 import { createControlPlane } from "./control-plane.ts";
 import { API_UNREACHABLE, ControlPlaneError } from "./errors.ts";
@@ -14,12 +15,16 @@ import { subscribeEvents, type StreamedEvent } from "./events.ts";
 
 let t: TestDatabase;
 let api: ApiServer;
-let ownerId: string;
+let admin: SignedUpMember;
+/** A client signed in as the workspace's admin (a Node caller passes the session cookie it got). */
+const asAdmin = () => createApiClient({ apiUrl: api.url, auth: { kind: "cookie", cookie: admin.headers.cookie! } });
+/** A client with a new agent token of the workspace, as a worker has. */
+const asAgent = async () => createApiClient({ apiUrl: api.url, auth: { kind: "token", token: (await agentTokenHeaders(t.db, { workspaceId: admin.workspaceId, issuedBy: admin.userId })).token } });
 
 beforeAll(async () => {
   t = await createTestDatabase();
   api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
-  ownerId = (await seedMember(t.db, "owner", "Olive")).id;
+  admin = await signUpMember({ db: t.db, auth: api.auth }, { role: "admin", name: "Olive" });
 });
 afterAll(async () => {
   await api?.close();
@@ -27,9 +32,11 @@ afterAll(async () => {
 });
 
 describeControlPlaneContract("packages/client over the API and Postgres", async () => {
-  const member = createApiClient({ apiUrl: api.url, credentials: { memberId: ownerId } });
+  const member = asAdmin();
   return {
-    controlPlane: createControlPlane(createApiClient({ apiUrl: api.url }), { apiUrl: api.url, gatePollMaxMs: 200 }),
+    // The contract registers many agents through one port: a member (operator or admin) may; an agent token acts
+    // only as the one agent it registered.
+    controlPlane: createControlPlane(member, { apiUrl: api.url, gatePollMaxMs: 200 }),
     resolveGate: async (gateId, d) => {
       await member.gate.resolve.mutate({ gateId, ...d });
     },
@@ -43,7 +50,7 @@ describeControlPlaneContract("packages/client over the API and Postgres", async 
 
 describe("packages/client errors", () => {
   it("a state error keeps the API's code and message; a lost lease is ControlPlaneConflict", async () => {
-    const cp = createControlPlane(createApiClient({ apiUrl: api.url }), { apiUrl: api.url });
+    const cp = createControlPlane(await asAgent(), { apiUrl: api.url });
     const e = await cp.reopenTodo({ todoId: "todo_missing", reason: "x" }).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(ControlPlaneError);
     expect(e).toMatchObject({ code: "NOT_FOUND" });
@@ -71,16 +78,16 @@ describe("packages/client errors", () => {
     expect((e as Error).message).toContain("npm start");
   });
 
-  it("a goal needs a creator: without a member or a registered agent, createGoal says so", async () => {
+  it("without credentials the API answers UNAUTHORIZED, saying how to sign in or send an agent token", async () => {
     const cp = createControlPlane(createApiClient({ apiUrl: api.url }), { apiUrl: api.url });
-    await expect(cp.createGoal({ objective: "x" })).rejects.toMatchObject({ code: "INVALID_INPUT", message: expect.stringMatching(/register the agent first/) });
+    await expect(cp.createGoal({ objective: "x" })).rejects.toMatchObject({ code: "UNAUTHORIZED", message: expect.stringMatching(/PHONELOOP_AGENT_TOKEN/) });
   });
 });
 
 describe("subscribeEvents", () => {
-  it("delivers a goal's events as they commit, with the caller's credentials as the actor", async () => {
-    const client = createApiClient({ apiUrl: api.url, credentials: { memberId: ownerId } });
-    const goal = await client.goal.create.mutate({ title: "Streamed", objective: "watch it", createdBy: ownerId });
+  it("delivers a goal's events as they commit, with the signed-in person as the actor", async () => {
+    const client = asAdmin();
+    const goal = await client.goal.create.mutate({ title: "Streamed", objective: "watch it" });
     const received: StreamedEvent[] = [];
     let started!: () => void;
     const live = new Promise<void>((r) => (started = r));
@@ -97,6 +104,6 @@ describe("subscribeEvents", () => {
     await client.goal.pause.mutate({ goalId: goal.id });
     await got;
     sub.unsubscribe();
-    expect(received[0]).toMatchObject({ operator: "goal.pause", subjectId: goal.id, goalId: goal.id, actor: ownerId });
+    expect(received[0]).toMatchObject({ operator: "goal.pause", subjectId: goal.id, goalId: goal.id, actor: admin.userId });
   });
 });
