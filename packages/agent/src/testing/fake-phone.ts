@@ -3,7 +3,7 @@
 // faults (disconnect after N commands, transient failures). Scenario-level acceptance tests use
 // @phoneloop/virtual-phone over ADB instead.
 import { createCanvas } from "@napi-rs/canvas";
-import { phashPng, type Bounds, type Device, type DeviceInfo, type Direction, type Foreground, type KeyName, type Point, type Screenshot, type StableResult, type UiNode } from "@phoneloop/device";
+import { phashPng, type Bounds, type Device, type DeviceInfo, type Direction, type Foreground, type KeyName, type Point, type Screenshot, type StableOptions, type StableResult, type UiNode } from "@phoneloop/device";
 
 export interface FakeElement {
   id: string;
@@ -212,10 +212,12 @@ export class FakePhone implements Device {
   async openDeeplink(uri: string): Promise<void> {
     this.enter("openDeeplink", [uri]);
   }
-  async waitForStable(): Promise<StableResult> {
+  async waitForStable(opts?: StableOptions): Promise<StableResult> {
     this.enter("waitForStable", []);
     const screenshot = this.frame();
-    return { stable: true, waitedMs: 0, frames: 2, screenshot, phash: await phashPng(screenshot.png) };
+    // As the device does: the loading check reads the tree, which comes back with the settled frame.
+    const tree = opts?.checkLoadingIndicators ? await this.uiTree() : undefined;
+    return { stable: true, waitedMs: 0, frames: 2, screenshot, phash: await phashPng(screenshot.png), ...(tree ? { tree } : {}) };
   }
   async close(): Promise<void> {}
 }

@@ -1,0 +1,36 @@
+// The runner's device reads: after an action the observation is what the device settled on (its frame and the
+// UI tree it read for the loading check), so a step spends one tree read and no second screenshot.
+import { afterEach, describe, expect, it } from "vitest";
+import { runAgent } from "./run.ts";
+import { FakePhone, box, type FakeScreen } from "../testing/fake-phone.ts";
+import { act } from "../testing/scripted-model-server.ts";
+import { startHarness, type Harness } from "../testing/harness.ts";
+
+const agent = { name: "test-worker", kind: "headless" as const, capabilities: ["phone"] };
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.stop();
+  h = undefined;
+});
+
+const pages = (): Record<string, FakeScreen> => ({
+  first: { app: "com.example.pages", background: "#fafafa", elements: [{ id: "next", text: "Next page", bounds: box(100, 800, 900, 900), clickable: true, onTap: "second" }] },
+  second: { app: "com.example.pages", background: "#202020", elements: [{ id: "back", text: "First page", bounds: box(100, 800, 900, 900), clickable: true, onTap: "first" }] },
+});
+
+describe("runner", () => {
+  it("observes after an action with the frame and tree the device settled on: no second screenshot, no second tree dump", async () => {
+    const phone = new FakePhone(pages(), "first");
+    h = await startHarness({
+      device: phone,
+      executor: [act({ type: "click", element: "1" }), act({ type: "click", element: "1" }), act({ type: "click", element: "1" }), act({ type: "status", status: "complete", summary: "paged" })],
+    });
+    const out = await runAgent(h.ports, { goal: "Page through", agent });
+    expect(out.status).toBe("completed");
+    const count = (op: string) => phone.log.filter((c) => c.op === op).length;
+    // Four observations: the first reads the phone itself, the three after an action reuse the settled frame and tree.
+    expect({ screenshot: count("screenshot"), waitForStable: count("waitForStable"), uiTree: count("uiTree"), foreground: count("foreground") }).toEqual({ screenshot: 1, waitForStable: 3, uiTree: 4, foreground: 4 });
+    // The last observation is the screen the third tap led to.
+    expect(phone.log.filter((c) => c.op === "foreground").at(-1)!.screen).toBe("second");
+  });
+});
