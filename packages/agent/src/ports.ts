@@ -86,7 +86,8 @@ export interface ModelResponse {
   structured: boolean;
 }
 
-export type ModelErrorCode = "RATE_LIMITED" | "SERVER_ERROR" | "TIMEOUT" | "BAD_REQUEST" | "AUTH" | "NETWORK" | "ABORTED";
+/** CIRCUIT_OPEN: the role's endpoint failed too often in a row and rests (model/circuit-breaker.ts). */
+export type ModelErrorCode = "RATE_LIMITED" | "SERVER_ERROR" | "TIMEOUT" | "BAD_REQUEST" | "AUTH" | "NETWORK" | "ABORTED" | "CIRCUIT_OPEN";
 export interface ModelError extends AgentError {
   code: ModelErrorCode;
   status?: number;
@@ -96,6 +97,8 @@ export interface Model {
   readonly name: string;
   /** True when the endpoint records each call's usage itself (the API's model proxy writes model_call evidence). */
   readonly recordsUsage: boolean;
+  /** Retries after a retryable failure (5xx, 429, timeout) for this role; default the run's modelRetries. */
+  readonly retries?: number;
   complete(req: ModelRequest): Promise<Result<ModelResponse, ModelError>>;
 }
 

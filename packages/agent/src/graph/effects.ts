@@ -133,9 +133,10 @@ export async function callModel(
   const model = ctx.ports.models[input.role];
   if (!model) return { ok: false, error: { code: "BAD_REQUEST", message: `No ${input.role} model is configured; add one to the models settings or run without it.` } };
   const counted = countRequestTokens(input.messages, ctx.config.imageTokenFormula);
+  const retries = model.retries ?? ctx.config.modelRetries;
   let last: ModelError | undefined;
   let modelMs = 0;
-  for (let attempt = 0; attempt <= ctx.config.modelRetries; attempt++) {
+  for (let attempt = 0; attempt <= retries; attempt++) {
     guard(ctx);
     if (ctx.signal?.aborted) return { ok: false, error: { code: "ABORTED", message: "The run was cancelled." } };
     const started = ctx.ports.clock.monotonic();
@@ -179,7 +180,21 @@ export async function callModel(
       return { ok: true, value: { response: r.value, promptTokens: counted.total, modelMs } };
     }
     last = r.error;
-    if (!r.error.retryable || attempt === ctx.config.modelRetries) break;
+    const willRetry = Boolean(r.error.retryable) && attempt < retries;
+    // Each fault is a typed evidence row: what failed, how, and whether the call is tried again.
+    if (r.error.code !== "ABORTED")
+      await ctx.ports.controlPlane.appendEvidence({
+        idempotencyKey: `${input.key}:model_fault:${attempt}`,
+        kind: "anomaly",
+        goalId: run.goalId,
+        runId: run.runId,
+        ...(input.todoId ? { todoId: input.todoId } : {}),
+        ...(input.lease ? { lease: input.lease } : {}),
+        ...(input.stepIndex !== undefined ? { stepIndex: input.stepIndex } : {}),
+        summary: `${input.role} model call failed (${r.error.code}${r.error.status ? ` ${r.error.status}` : ""})${willRetry ? `; retry ${attempt + 1} of ${retries}` : "; no retry left"}`,
+        data: { fault: "model_call_failed", role: input.role, code: r.error.code, ...(r.error.status ? { status: r.error.status } : {}), attempt, willRetry, message: r.error.message.slice(0, 500) },
+      });
+    if (!willRetry) break;
     await ctx.ports.clock.sleep(Math.min(30_000, 1000 * 2 ** attempt), ctx.signal);
   }
   return { ok: false, error: last! };

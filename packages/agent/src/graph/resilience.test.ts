@@ -145,6 +145,17 @@ describe("model endpoint faults", () => {
     expect(h.clock.sleeps.filter((ms) => ms >= 1000)).toEqual([1000, 2000]);
   });
 
+  it("three 500s then success: the run continues, and each fault is a typed anomaly evidence row", async () => {
+    const phone = new FakePhone(ladder(), "p0");
+    h = await startHarness({ device: phone, executor: [{ status: 500 }, { status: 500 }, { status: 500 }, tapRow(0), act({ type: "status", status: "complete" })] });
+    const out = await runAgent(h.ports, { goal: "Open an item", agent: agent("worker") });
+    expect(out.status).toBe("completed");
+    expect(phone.actions()).toHaveLength(1);
+    const faults = h.cp.evidenceList({ kind: "anomaly" }).filter((e) => (e.data as { fault?: string }).fault === "model_call_failed");
+    expect(faults.map((e) => e.data)).toEqual([0, 1, 2].map((attempt) => expect.objectContaining({ role: "executor", code: "SERVER_ERROR", status: 500, attempt, willRetry: true })));
+    expect(h.clock.sleeps.filter((ms) => ms >= 1000)).toEqual([1000, 2000, 4000]);
+  });
+
   it("gives up after the retries; the todo goes back to the pool and the run ends blocked", async () => {
     const phone = new FakePhone(ladder(), "p0");
     h = await startHarness({ device: phone, executor: [{ status: 500 }, { status: 500 }, { status: 500 }] });

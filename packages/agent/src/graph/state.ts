@@ -199,7 +199,7 @@ export const DEFAULT_CONFIG: AgentConfig = {
   maxAttemptsPerTodo: 3,
   senseRetries: 3,
   executeRetries: 3,
-  modelRetries: 2,
+  modelRetries: 4,
   screenshotLongSide: 1024,
   imageMime: "image/jpeg",
   imageTokenFormula: "openai-high",

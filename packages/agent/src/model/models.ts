@@ -1,9 +1,15 @@
 // Models per role (planner, summarizer: text, cheap; executor: vision; guard: optional, cheap), each an
 // OpenAI-compatible endpoint.
-import type { Clock, Models } from "../ports.ts";
+import { systemClock, type Clock, type Model, type Models } from "../ports.ts";
+import { withCircuitBreaker } from "./circuit-breaker.ts";
 import { createOpenAIModel, type OpenAIModelInit } from "./openai.ts";
 
-export type RoleModelInit = Omit<OpenAIModelInit, "clock">;
+export type RoleModelInit = Omit<OpenAIModelInit, "clock"> & {
+  /** Retries after a retryable failure (5xx, 429, timeout); default the run's modelRetries. */
+  retries?: number;
+  /** Rest the endpoint after this many failures in a row (circuit breaker); default 5 failures, 30 s. */
+  breaker?: { failures?: number; cooldownMs?: number };
+};
 
 export interface ModelsInit {
   executor: RoleModelInit;
@@ -17,12 +23,16 @@ export interface ModelsInit {
 }
 
 export function createModels(init: ModelsInit): Models {
-  const withClock = (m: RoleModelInit): OpenAIModelInit => ({ ...m, ...(init.clock ? { clock: init.clock } : {}) });
+  const clock = init.clock ?? systemClock;
+  const role = ({ retries, breaker, ...m }: RoleModelInit): Model => {
+    const model = createOpenAIModel({ ...m, clock });
+    return withCircuitBreaker(retries === undefined ? model : Object.assign(model, { retries }), { clock, ...breaker });
+  };
   const planner = init.planner ?? init.executor;
   return {
-    executor: createOpenAIModel(withClock(init.executor)),
-    planner: createOpenAIModel(withClock(planner)),
-    summarizer: createOpenAIModel(withClock(init.summarizer ?? planner)),
-    ...(init.guard ? { guard: createOpenAIModel(withClock(init.guard)) } : {}),
+    executor: role(init.executor),
+    planner: role(planner),
+    summarizer: role(init.summarizer ?? planner),
+    ...(init.guard ? { guard: role(init.guard) } : {}),
   };
 }
