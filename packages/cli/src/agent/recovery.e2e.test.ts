@@ -1,7 +1,8 @@
 // Recovery drills with `npm run agent` as its own process: the virtual phone over real ADB (TCP), a scripted
 // OpenAI-compatible endpoint, the real API on a throwaway database. A worker SIGKILLed in the middle of a step and
 // restarted with the same agent id resumes its run at once (it takes its own lease over, never waiting for it to
-// expire), and no step is repeated. The run's truth is read back from the state core.
+// expire), and no step is repeated; three model 500s in a row do not end a run. The run's truth is read back from
+// the state core.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,12 +25,15 @@ let phone: VirtualPhone;
 let models: ScriptedModelServer;
 let keys: string;
 let token: string;
+/** A new agent token (a token acts as the one agent it first registered). */
+let newToken: () => Promise<string>;
 
 beforeAll(async () => {
   t = await createTestDatabase();
   api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   const { workspace, admin } = await seedWorkspace(t.db);
-  token = (await issueAgentToken(t.db, { workspaceId: workspace.id, name: "recovering worker", issuedBy: admin.id })).token;
+  newToken = async () => (await issueAgentToken(t.db, { workspaceId: workspace.id, name: "recovering worker", issuedBy: admin.id })).token;
+  token = await newToken();
   keys = mkdtempSync(join(tmpdir(), "phoneloop-adbkey-"));
   new NodeCredentialStore({ path: join(keys, "adbkey") }).generateKey();
   phone = await startVirtualPhone({ seed: 5, adbKeys: [readFileSync(join(keys, "adbkey.pub"), "utf8")] });
@@ -59,9 +63,13 @@ interface Worker {
 }
 
 function worker(...args: string[]): Worker {
+  return workerWith(token, ...args);
+}
+
+function workerWith(agentToken: string, ...args: string[]): Worker {
   const child = spawn(tsx, ["packages/cli/src/agent/main.ts", ...args], {
     cwd: root,
-    env: { ...process.env, ANDROID_USER_HOME: keys, OPENAI_API_KEY: "test-key", PHONELOOP_API_URL: "", PHONELOOP_AGENT_ID: "", PHONELOOP_AGENT_TOKEN: token },
+    env: { ...process.env, ANDROID_USER_HOME: keys, OPENAI_API_KEY: "test-key", PHONELOOP_API_URL: "", PHONELOOP_AGENT_ID: "", PHONELOOP_AGENT_TOKEN: agentToken },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
@@ -126,5 +134,27 @@ describe("recovery drills", () => {
     expect(new Set(actionSteps).size).toBe(actionSteps.length);
     const events = await t.db.event.findMany({ where: { subjectId: runId }, orderBy: { id: "asc" } });
     expect(events.map((e) => e.operator).filter((o) => o.startsWith("run."))).toContain("run.resume");
+  }, 120_000);
+
+  it("three model 500s then success: the run continues to completion; each fault is a typed evidence row", async () => {
+    const flaky = await startScriptedModelServer({
+      rules: [
+        { match: (r) => r.model === "planner-model", replies: [{ text: JSON.stringify({ plan: "wait", todos: [{ id: "once", title: "Wait for the phone once", kind: "executor", inputs: [], outputs: [] }] }) }], repeatLast: true },
+        { match: (r) => r.model === "executor-model", replies: [{ status: 500 }, { status: 500 }, { status: 500 }, act({ type: "wait", ms: 50 }), act({ type: "status", status: "complete", summary: "waited" })] },
+        { match: (r) => r.model === "summarizer-model", replies: [{ text: JSON.stringify({ findings: [], conclusion: "Waited once." }) }], repeatLast: true },
+      ],
+    });
+    try {
+      const w = workerWith(await newToken(), "--goal", "Wait for the phone once", "--device", `tcp:127.0.0.1:${phone.adbPort}`, "--api-url", api.url, "--agent-id", "worker-flaky-model", "--base-url", flaky.baseURL, "--planner-model", "planner-model", "--executor-model", "executor-model", "--summarizer-model", "summarizer-model");
+      expect(await w.exited, w.stderr()).toBe(0);
+      const runId = /^run (\S+) /.exec(w.stdout())![1]!;
+      const run = await t.db.run.findUniqueOrThrow({ where: { id: runId }, include: { steps: { orderBy: { index: "asc" } } } });
+      expect(run.status).toBe("completed");
+      expect(run.steps.map((s) => s.index)).toEqual([0, 1]);
+      const faults = await t.db.evidence.findMany({ where: { runId, kind: "anomaly" }, orderBy: { createdAt: "asc" } });
+      expect(faults.map((e) => e.data)).toEqual([0, 1, 2].map((attempt) => expect.objectContaining({ fault: "model_call_failed", role: "executor", code: "SERVER_ERROR", status: 500, attempt, willRetry: true })));
+    } finally {
+      await flaky.stop();
+    }
   }, 120_000);
 });
