@@ -2,7 +2,7 @@
 // changed. The hash of those sources is kept beside the build (.next/source-hash) to tell.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 
 /** What the web bundle is made of: the web app, the workspace packages it compiles in, and the locked dependencies. */
@@ -40,7 +40,38 @@ export function ensureWebBuild(root: string, log: (line: string) => void = conso
   const webDir = join(root, "apps/web");
   const hashFile = join(webDir, SOURCE_HASH_FILE);
   const hash = webSourceHash(root);
-  if (existsSync(join(webDir, ".next/BUILD_ID")) && existsSync(hashFile) && readFileSync(hashFile, "utf8").trim() === hash) return false;
+  const current = () => existsSync(join(webDir, ".next/BUILD_ID")) && existsSync(hashFile) && readFileSync(hashFile, "utf8").trim() === hash;
+  if (current()) return false;
+  // One build at a time in .next (two `npm start`s, parallel test workers): the others wait, then use it.
+  const lock = join(webDir, ".next-build-lock");
+  while (!tryLock(lock)) sleepSync(500);
+  try {
+    if (current()) return false;
+    return build(root, hashFile, hash, log);
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/** A build that died leaves its lock; one older than any build takes is taken over. */
+const STALE_LOCK_MS = 20 * 60_000;
+
+function tryLock(lock: string): boolean {
+  try {
+    mkdirSync(lock);
+    return true;
+  } catch {
+    const age = existsSync(lock) ? Date.now() - statSync(lock).mtimeMs : Infinity;
+    if (age > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true });
+    return false;
+  }
+}
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+function build(root: string, hashFile: string, hash: string, log: (line: string) => void): boolean {
   log("Building the web app (once; again only when its sources change)…");
   const r = spawnSync("npx", ["next", "build", "apps/web"], { cwd: root, env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" }, stdio: ["ignore", "inherit", "inherit"] });
   if (r.status !== 0) throw new Error("next build failed (its output is above). Fix the error it names, or run `npm run dev` to use the development server meanwhile.");

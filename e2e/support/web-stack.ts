@@ -7,7 +7,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { BrowserContext, Page, TestInfo } from "@playwright/test";
+import { expect, type BrowserContext, type Page, type TestInfo } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
 import { createApiServer, type ApiServer } from "@phoneloop/api";
 import { createApiClient } from "@phoneloop/client";
@@ -105,6 +105,8 @@ export async function startWebStack(name: string): Promise<WebStack> {
 
 /** No serious or critical accessibility violation on the page as it is now; the full report is attached. */
 export async function expectAccessible(page: Page, testInfo: TestInfo, label: string): Promise<void> {
+  // Toasts fade in and out; the page is judged once they are gone (a fading one has no stable contrast).
+  await expect(page.locator("[data-sonner-toast]")).toHaveCount(0, { timeout: 15_000 });
   const result = await new AxeBuilder({ page }).analyze();
   await testInfo.attach(`axe-${label}.json`, { body: JSON.stringify(result.violations, null, 2), contentType: "application/json" });
   const bad = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");

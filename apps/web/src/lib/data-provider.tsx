@@ -26,7 +26,7 @@ export function DataProvider({ children }: { children: ReactNode }) {
         <SessionProvider>
           <LiveCacheProvider>{children}</LiveCacheProvider>
         </SessionProvider>
-        <Toaster position="bottom-right" richColors closeButton />
+        <Toaster position="bottom-right" closeButton />
       </TRPCProvider>
     </QueryClientProvider>
   );
