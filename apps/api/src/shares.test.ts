@@ -1,0 +1,99 @@
+// Share links over real HTTP: the token carries 256 random bits and only its hash is stored; a revoked or expired
+// link is "not found"; a link opens only its own run (steps and evidence) and only that run's blobs.
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appendEvidence, appendStep, createShare, putBlob, registerAgent, revokeShare, startRun } from "@phoneloop/state";
+import { createTestDatabase, manualClock, rid, seedGoal, seedWorkspace, type TestDatabase } from "@phoneloop/state/testing";
+import { createApiServer, type ApiServer } from "./api-server.ts";
+
+let t: TestDatabase;
+let api: ApiServer;
+let ws: string;
+let adminId: string;
+let agentId: string;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
+  const seeded = await seedWorkspace(t.db);
+  ws = seeded.workspace.id;
+  adminId = seeded.admin.id;
+  agentId = (await registerAgent(t.db, { id: rid("agent"), name: "Worker", kind: "headless", workspaceId: ws })).id;
+});
+afterAll(async () => {
+  await api?.close();
+  await t?.drop();
+});
+
+/** A query over HTTP by someone holding only the link (no session, no token). */
+async function anonymous(path: string, json: unknown): Promise<{ status: number; data: unknown }> {
+  const res = await fetch(`${api.url}/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json }))}`);
+  const body = (await res.json()) as { result?: { data: { json: unknown } } };
+  return { status: res.status, data: body.result?.data.json };
+}
+
+/** A run with one step whose screen is a blob, and one evidence row with another blob. */
+async function recordedRun(goalId: string) {
+  const run = await startRun(t.db, { goalId, agentId });
+  const screen = await putBlob(t.db, { bytes: randomBytes(32).toString("base64"), mime: "image/png", workspaceId: ws });
+  const shot = await putBlob(t.db, { bytes: randomBytes(32).toString("base64"), mime: "image/png", workspaceId: ws });
+  await appendStep(t.db, { runId: run.id, agentId, index: 0, node: "executor", screenSha256: screen.sha256 });
+  await appendEvidence(t.db, { goalId, runId: run.id, kind: "observation", summary: "the booking screen", blobSha256: shot.sha256, idempotencyKey: rid("ev") });
+  return { run, screen: screen.sha256, shot: shot.sha256 };
+}
+
+describe("shares", () => {
+  it("a token carries at least 128 random bits and is never stored", async () => {
+    const goal = await seedGoal(t.db, { workspaceId: ws });
+    const { run } = await recordedRun(goal.id);
+    const tokens = await Promise.all([1, 2, 3].map(() => createShare(t.db, { workspaceId: ws, runId: run.id }, { actor: adminId })));
+    for (const { token, share } of tokens) {
+      const secret = Buffer.from(token.replace(/^pls_/, ""), "base64url");
+      expect(secret.length * 8).toBeGreaterThanOrEqual(128);
+      const row = await t.db.share.findUniqueOrThrow({ where: { id: share.id } });
+      expect(row.tokenHash).not.toContain(token.slice(4));
+      expect(JSON.stringify(row)).not.toContain(token);
+    }
+    expect(new Set(tokens.map((x) => x.token)).size).toBe(3);
+  });
+
+  it("opens only its run: that run's steps and evidence, not the goal's other run", async () => {
+    const goal = await seedGoal(t.db, { workspaceId: ws });
+    const shared = await recordedRun(goal.id);
+    const other = await recordedRun(goal.id);
+    const { token } = await createShare(t.db, { workspaceId: ws, runId: shared.run.id }, { actor: adminId });
+    const opened = await anonymous("share.open", { token });
+    expect(opened.status).toBe(200);
+    const replay = opened.data as { run: { id: string; steps: { screenSha256: string }[] }; evidence: { runId: string; blobSha256: string }[]; goal: { id: string } };
+    expect(replay.run.id).toBe(shared.run.id);
+    expect(replay.run.steps.map((s) => s.screenSha256)).toEqual([shared.screen]);
+    expect(replay.evidence.map((e) => [e.runId, e.blobSha256])).toEqual([[shared.run.id, shared.shot]]);
+    expect(JSON.stringify(replay)).not.toContain(other.run.id);
+
+    // Its run's blobs (a step's screen, an evidence's screenshot), and no other blob of the workspace.
+    for (const sha256 of [shared.screen, shared.shot]) expect((await anonymous("share.blob", { token, sha256 })).status).toBe(200);
+    for (const sha256 of [other.screen, other.shot]) expect((await anonymous("share.blob", { token, sha256 })).status).toBe(404);
+    // The same through the blob route, with the link's token as the share parameter.
+    expect((await fetch(`${api.url}/blobs/${shared.shot}?share=${encodeURIComponent(token)}`)).status).toBe(200);
+    expect((await fetch(`${api.url}/blobs/${other.shot}?share=${encodeURIComponent(token)}`)).status).toBe(404);
+    // The link is no session: nothing else opens with it.
+    const board = await fetch(`${api.url}/trpc/board.goals?input=${encodeURIComponent(JSON.stringify({ json: {} }))}`, { headers: { "x-phoneloop-share": token } });
+    expect(board.status).toBe(401);
+  });
+
+  it("a revoked, expired or made-up token is 404", async () => {
+    const goal = await seedGoal(t.db, { workspaceId: ws });
+    const { run, shot } = await recordedRun(goal.id);
+    const revoked = await createShare(t.db, { workspaceId: ws, runId: run.id }, { actor: adminId });
+    expect((await anonymous("share.open", { token: revoked.token })).status).toBe(200);
+    await revokeShare(t.db, { workspaceId: ws, shareId: revoked.share.id }, { actor: adminId });
+    expect((await anonymous("share.open", { token: revoked.token })).status).toBe(404);
+    expect((await anonymous("share.blob", { token: revoked.token, sha256: shot })).status).toBe(404);
+
+    // Created an hour ago for ten minutes: expired now.
+    const anHourAgo = { clock: manualClock(new Date(Date.now() - 3_600_000)), actor: adminId };
+    const expired = await createShare(t.db, { workspaceId: ws, runId: run.id, expiresInMs: 600_000 }, anHourAgo);
+    expect((await anonymous("share.open", { token: expired.token })).status).toBe(404);
+    expect((await anonymous("share.open", { token: `pls_${randomBytes(32).toString("base64url")}` })).status).toBe(404);
+  });
+});
