@@ -125,6 +125,7 @@ const fixtures: Record<string, Fixture> = {
     },
   },
   "goal.cancel": { access: "run", input: async () => ({ goalId: (await goal()).id }) },
+  "goal.complete": { access: "run", input: async () => ({ goalId: (await goal()).id }) },
   "todo.list": { access: "read", input: async () => ({ goalId: (await goal()).id }) },
   "todo.add": { access: "run", input: async () => ({ goalId: (await goal()).id, todos: [{ title: "Open the app" }] }) },
   "todo.replan": { access: "run", input: async () => ({ goalId: (await goal()).id, idempotencyKey: rid("rp"), reason: "one more step", ops: [{ op: "add", todo: { title: "Pick a time" } }] }) },

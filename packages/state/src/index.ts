@@ -20,6 +20,7 @@ export { GoalStatusChangeInput } from "./services/goal/transition-goal.ts";
 export { pauseGoal, PauseGoalInput } from "./services/goal/pause-goal.ts";
 export { resumeGoal, ResumeGoalInput } from "./services/goal/resume-goal.ts";
 export { cancelGoal, CancelGoalInput } from "./services/goal/cancel-goal.ts";
+export { completeGoal, CompleteGoalInput } from "./services/goal/complete-goal.ts";
 
 export { addTodos, AddTodosInput, TodoDraft } from "./services/todo/add-todos.ts";
 export { replanTodos, ReplanTodosInput, ReplanOp, type ReplanTodosResult } from "./services/todo/replan-todos.ts";
@@ -106,7 +107,7 @@ export {
 export { scopeToWorkspace, SCOPED_FIELDS, type ScopedField } from "./services/workspace/scope.ts";
 
 // projections: read-only
-export { board, BoardInput, type Board, type BoardCard } from "./projections/board.ts";
+export { board, BoardInput, type Board, type BoardCard, type BoardRun } from "./projections/board.ts";
 export { attentionQueue, AttentionQueueInput, type AttentionItem, type AttentionWho } from "./projections/attention-queue.ts";
 export { goalHistory, GoalHistoryInput, type GoalHistoryPage, type EventView } from "./projections/goal-history.ts";
 export { gateDetail, GateDetailInput, type GateDetail } from "./projections/gate-detail.ts";

@@ -1,6 +1,7 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import {
   cancelGoal,
+  completeGoal,
   createGoal,
   CreateGoalInput,
   GoalDetailInput,
@@ -24,4 +25,6 @@ export const goalRouter = {
   pause: allow("run", GoalStatusChangeInput).mutation(({ ctx, input }) => pauseGoal(ctx.db, input, { actor: ctx.actor })),
   resume: allow("run", GoalStatusChangeInput).mutation(({ ctx, input }) => resumeGoal(ctx.db, input, { actor: ctx.actor })),
   cancel: allow("run", GoalStatusChangeInput).mutation(({ ctx, input }) => cancelGoal(ctx.db, input, { actor: ctx.actor })),
+  /** A person completes a goal whose todos are all done (the attention queue proposes it); refused while work is open. */
+  complete: allow("run", GoalStatusChangeInput).mutation(({ ctx, input }) => completeGoal(ctx.db, input, { actor: ctx.actor })),
 } satisfies TRPCRouterRecord;

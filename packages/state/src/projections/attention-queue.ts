@@ -1,5 +1,5 @@
 // Who must act next: open gates (oldest first, with who may answer), expired leases, interrupted runs (with the
-// action that resumes them), blocked todos, exhausted quota.
+// action that resumes them), goals whose todos are all done (proposed for completion), blocked todos, exhausted quota.
 import { z } from "zod";
 import { parseInput } from "../domain/input.ts";
 import { Id } from "../domain/schemas.ts";
@@ -20,6 +20,8 @@ export type AttentionItem =
   | { kind: "todo_blocked"; who: AttentionWho; goalId: string; todoId: string; title: string; reason: string | null; since: Date }
   /** A run whose worker died: `action` is the one click that resumes it (run.resume with the run id, or the worker's flag). */
   | { kind: "run_interrupted"; who: AttentionWho; goalId: string; runId: string; agentId: string; summary: string | null; since: Date; action: { kind: "resume_run"; runId: string; command: string } }
+  /** Every todo of an active goal is done or superseded: a person (or the validating operator) may complete it. */
+  | { kind: "goal_done"; who: AttentionWho; goalId: string; title: string; since: Date; action: { kind: "complete_goal"; goalId: string } }
   | { kind: "quota_exhausted"; who: AttentionWho; goalId: string | null; policyId: string; scope: string; subjectId: string; message: string; retryAfterMs: number | null };
 
 export async function attentionQueue(db: DbOrTx, raw: AttentionQueueInput, ctx?: OperatorContext): Promise<AttentionItem[]> {
@@ -27,7 +29,7 @@ export async function attentionQueue(db: DbOrTx, raw: AttentionQueueInput, ctx?:
   const at = await currentTime(db, ctx);
   const inWorkspace = { goal: { workspaceId: i.workspaceId } };
   const goalFilter = i.goalId ? { goalId: i.goalId, ...inWorkspace } : inWorkspace;
-  const [gates, expired, blocked, policies, interrupted] = await Promise.all([
+  const [gates, expired, blocked, policies, done, interrupted] = await Promise.all([
     db.gate.findMany({ where: { status: "open", ...goalFilter }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: i.limit }),
     db.lease.findMany({
       where: { status: "active", expiresAt: { lte: at }, todo: { ...(i.goalId ? { goalId: i.goalId } : {}), ...inWorkspace } },
@@ -44,6 +46,12 @@ export async function attentionQueue(db: DbOrTx, raw: AttentionQueueInput, ctx?:
         ],
       },
       select: { goalId: true, agentId: true, scope: true } }),
+    db.goal.findMany({
+      where: { status: "active", workspaceId: i.workspaceId, ...(i.goalId ? { id: i.goalId } : {}), todos: { some: { state: "done" }, every: { state: { in: ["done", "superseded"] } } } },
+      orderBy: [{ updatedAt: "asc" }, { id: "asc" }],
+      take: i.limit,
+      select: { id: true, title: true, todos: { orderBy: { updatedAt: "desc" }, take: 1, select: { updatedAt: true } } },
+    }),
     db.run.findMany({ where: { status: "interrupted", ...goalFilter }, orderBy: [{ startedAt: "asc" }, { id: "asc" }], take: i.limit, include: { goal: { select: { todos: { where: { state: { notIn: ["done", "superseded"] } }, orderBy: { position: "asc" }, take: 1, select: { requiredCapabilities: true } } } } } }),
   ]);
   const items: AttentionItem[] = [];
@@ -64,6 +72,9 @@ export async function attentionQueue(db: DbOrTx, raw: AttentionQueueInput, ctx?:
       since: r.startedAt,
       action: { kind: "resume_run", runId: r.id, command: `npm run agent -- --run-id ${r.id} --device <spec>` },
     });
+  }
+  for (const g of done) {
+    items.push({ kind: "goal_done", who: { kind: "members", roles: ["admin", "operator"] }, goalId: g.id, title: g.title, since: g.todos[0]!.updatedAt, action: { kind: "complete_goal", goalId: g.id } });
   }
   for (const t of blocked) {
     items.push({ kind: "todo_blocked", who: { kind: "planner" }, goalId: t.goalId, todoId: t.id, title: t.title, reason: t.reason, since: t.updatedAt });

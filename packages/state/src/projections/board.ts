@@ -6,8 +6,11 @@ import { parseInput } from "../domain/input.ts";
 import { Id } from "../domain/schemas.ts";
 import { TODO_STATES, type TodoState } from "../domain/todo-transitions.ts";
 import { todoStatusOf, type TodoStatus } from "../domain/status.ts";
+import type { RunStatus } from "../domain/run.ts";
 import { currentTime, type DbOrTx, type OperatorContext } from "../services/operator.ts";
 import { policyUsage, type Amounts, type PolicyUsage } from "../services/quota/usage.ts";
+
+const RUN_FIELDS = { id: true, status: true, agentId: true, endReason: true, startedAt: true, endedAt: true } as const;
 
 export const BoardInput = z.object({ goalId: Id });
 export type BoardInput = z.input<typeof BoardInput>;
@@ -29,12 +32,25 @@ export interface BoardCard {
   /** The todo's newest screenshot (an image blob on its evidence), for the card's thumbnail. */
   latestScreenshot: { sha256: string; at: Date } | null;
   quotaUsed: Amounts;
+  /** The newest run that recorded evidence on this todo, with its status (interrupted: its worker died). */
+  latestRun: BoardRun | null;
+}
+
+export interface BoardRun {
+  id: string;
+  status: RunStatus;
+  agentId: string;
+  endReason: string | null;
+  startedAt: Date;
+  endedAt: Date | null;
 }
 
 export interface Board {
   goal: Goal;
   lanes: { state: TodoState; cards: BoardCard[] }[];
   quota: PolicyUsage[];
+  /** The goal's runs, newest first (at most 20). */
+  runs: BoardRun[];
   at: Date;
 }
 
@@ -43,7 +59,7 @@ export async function board(db: DbOrTx, raw: BoardInput, ctx?: OperatorContext):
   const goal = await db.goal.findUnique({ where: { id: i.goalId } });
   if (!goal) throw new StateError("NOT_FOUND", `Goal ${i.goalId} does not exist.`, { goalId: i.goalId });
   const at = await currentTime(db, ctx);
-  const [todos, leases, gates, evidence, screenshots, spends, quota] = await Promise.all([
+  const [todos, leases, gates, evidence, screenshots, spends, quota, runs, runOfTodo] = await Promise.all([
     db.todo.findMany({ where: { goalId: goal.id }, orderBy: [{ position: "asc" }, { createdAt: "asc" }] }),
     db.lease.findMany({ where: { status: "active", todo: { goalId: goal.id } }, include: { owner: { select: { name: true } } } }),
     db.gate.findMany({ where: { goalId: goal.id, status: "open" }, orderBy: { createdAt: "asc" } }),
@@ -58,7 +74,15 @@ export async function board(db: DbOrTx, raw: BoardInput, ctx?: OperatorContext):
       SELECT "todoId", sum("steps")::bigint AS "steps", sum("tokens")::bigint AS "tokens", sum("microUsd")::bigint AS "microUsd"
       FROM "QuotaSpend" WHERE "goalId" = ${goal.id} AND "todoId" IS NOT NULL GROUP BY "todoId"`,
     policyUsage(db, { goalId: goal.id, at }),
+    db.run.findMany({ where: { goalId: goal.id }, orderBy: [{ startedAt: "desc" }, { id: "desc" }], take: 20, select: RUN_FIELDS }),
+    db.$queryRaw<{ todoId: string; runId: string }[]>`
+      SELECT DISTINCT ON ("todoId") "todoId", "runId" FROM "Evidence"
+      WHERE "goalId" = ${goal.id} AND "todoId" IS NOT NULL AND "runId" IS NOT NULL ORDER BY "todoId", "createdAt" DESC, "id" DESC`,
   ]);
+  const runBy = new Map(runs.map((r) => [r.id, r]));
+  const older = [...new Set(runOfTodo.map((r) => r.runId))].filter((id) => !runBy.has(id));
+  if (older.length) for (const r of await db.run.findMany({ where: { id: { in: older } }, select: RUN_FIELDS })) runBy.set(r.id, r);
+  const latestRunBy = new Map(runOfTodo.map((r) => [r.todoId, runBy.get(r.runId) ?? null]));
   const leaseBy = new Map(leases.map((l) => [l.todoId, l]));
   const gateBy = new Map<string, (typeof gates)[number]>();
   for (const g of gates) if (g.todoId && !gateBy.has(g.todoId)) gateBy.set(g.todoId, g);
@@ -87,7 +111,8 @@ export async function board(db: DbOrTx, raw: BoardInput, ctx?: OperatorContext):
       latestEvidence: ev ? { summary: ev.summary, kind: ev.kind, at: ev.createdAt } : null,
       latestScreenshot: shot ? { sha256: shot.sha256, at: shot.createdAt } : null,
       quotaUsed: { steps: Number(sp?.steps ?? 0), tokens: Number(sp?.tokens ?? 0), microUsd: Number(sp?.microUsd ?? 0) },
+      latestRun: latestRunBy.get(t.id) ?? null,
     });
   }
-  return { goal, lanes, quota, at };
+  return { goal, lanes, quota, runs, at };
 }
