@@ -1,7 +1,6 @@
 "use client";
 // The signed-in shell's corner: who is signed in, their role in this workspace, and sign-out. A signed-out
 // person on any other page is sent to sign in (the API would refuse their calls anyway).
-import { useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter } from "next/navigation";
 import { useEffect } from "react";
 import { AUTH_PATH } from "@phoneloop/api/contract";
@@ -17,7 +16,6 @@ export function AccountBadge() {
   const { apiUrl } = useApi();
   const router = useRouter();
   const pathname = usePathname();
-  const queryClient = useQueryClient();
   const open = OPEN_PAGES.some((p) => pathname === p || pathname.startsWith(`${p}/`));
 
   useEffect(() => {
@@ -27,8 +25,8 @@ export function AccountBadge() {
   if (session.status !== "signed-in") return null;
   const signOut = async () => {
     await fetch(`${apiUrl}${AUTH_PATH}/sign-out`, { method: "POST", credentials: "include", headers: { "content-type": "application/json" }, body: "{}" });
-    queryClient.clear();
-    router.replace("/sign-in");
+    // A full load: nothing of the signed-out person's data stays in memory, and the event stream closes.
+    window.location.assign("/sign-in");
   };
   const { person } = session;
   return (

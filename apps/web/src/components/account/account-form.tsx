@@ -1,8 +1,6 @@
 "use client";
 // The one form behind sign-in, setup and invite acceptance: posts JSON to the API with the session cookie, then
-// reloads who is signed in and goes on to the board.
-import { useQueryClient } from "@tanstack/react-query";
-import { useRouter } from "next/navigation";
+// loads the next page afresh, so every query and the event stream start again as the signed-in person.
 import { useState, type FormEvent } from "react";
 import { useApi } from "../../lib/api.tsx";
 import styles from "./account.module.css";
@@ -30,8 +28,6 @@ export interface AccountFormProps {
 
 export function AccountForm(props: AccountFormProps) {
   const { apiUrl } = useApi();
-  const router = useRouter();
-  const queryClient = useQueryClient();
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -54,8 +50,7 @@ export function AccountForm(props: AccountFormProps) {
         setError(props.messages?.[res.status] ?? answer.error?.message ?? answer.message ?? `The API answered ${res.status}; try again.`);
         return;
       }
-      await queryClient.invalidateQueries({ queryKey: ["session"] });
-      router.replace(props.next ?? "/");
+      window.location.assign(props.next ?? "/");
     } catch {
       setError(`The API at ${apiUrl} cannot be reached. Is PhoneLoop running (npm start)?`);
     } finally {
