@@ -22,6 +22,7 @@ export function useOperators() {
     reopen: useMutation({ ...trpc.todo.reopen.mutationOptions(), ...settled }),
     add: useMutation({ ...trpc.todo.add.mutationOptions(), ...settled }),
     replan: useMutation({ ...trpc.todo.replan.mutationOptions(), ...settled }),
+    completeGoal: useMutation({ ...trpc.goal.complete.mutationOptions(), ...settled }),
     resolveGate: useMutation({ ...trpc.gate.resolve.mutationOptions(), ...settled }),
   };
 }

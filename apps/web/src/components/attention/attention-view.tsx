@@ -1,6 +1,6 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
-import { CircleStop, LayoutGrid, RotateCcw, SearchCheck } from "lucide-react";
+import { CheckCheck, CircleStop, LayoutGrid, RotateCcw, SearchCheck } from "lucide-react";
 import Link from "next/link";
 import { useEffect, useState } from "react";
 import { toast } from "sonner";
@@ -151,6 +151,18 @@ function AttentionRow({ item, goalTitle, now }: { item: AttentionItem; goalTitle
           <div className={styles.actions}>{board}</div>
         </li>
       );
+    case "goal_done":
+      return (
+        <li className={styles.item} data-kind={item.kind} data-goal-id={item.goalId}>
+          <div className={styles.kind}>Every todo is done — {whoLabel(item.who)} may complete the goal</div>
+          <p className={styles.question}>{item.title}</p>
+          <p className={styles.meta}>since {formatAgo(item.since, now)}</p>
+          <div className={styles.actions}>
+            <CompleteGoal goalId={item.action.goalId} title={item.title} />
+            {board}
+          </div>
+        </li>
+      );
     case "quota_exhausted":
       return (
         <li className={`${styles.item} ${styles.quota}`} data-kind={item.kind}>
@@ -161,6 +173,22 @@ function AttentionRow({ item, goalTitle, now }: { item: AttentionItem; goalTitle
         </li>
       );
   }
+}
+
+function CompleteGoal({ goalId, title }: { goalId: string; title: string }) {
+  const session = useSession();
+  const ops = useOperators();
+  if (!session.may("run")) return null;
+  return (
+    <button
+      type="button"
+      className={`${ui.button} ${ui.primary}`}
+      disabled={ops.completeGoal.isPending}
+      onClick={() => ops.completeGoal.mutate({ goalId }, { onSuccess: () => toast.success(`"${title}" is completed`) })}
+    >
+      <CheckCheck size={14} aria-hidden /> Complete the goal
+    </button>
+  );
 }
 
 function BlockedActions({ goalId, todoId, title }: { goalId: string; todoId: string; title: string }) {
@@ -221,6 +249,8 @@ function keyOf(item: AttentionItem): string {
       return `${item.kind}:${item.todoId}`;
     case "run_interrupted":
       return `run:${item.runId}`;
+    case "goal_done":
+      return `goal_done:${item.goalId}`;
     case "quota_exhausted":
       return `quota:${item.policyId}`;
   }
