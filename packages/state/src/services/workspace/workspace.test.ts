@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, rid, seedAgent, seedGoal, seedMember, seedTodos, seedUser, seedWorkspace, type TestDatabase } from "../../testing/index.ts";
+import type { StateError } from "../../domain/errors.ts";
+import { claimNext } from "../todo/claim-next.ts";
+import { registerAgent } from "../agent/register-agent.ts";
+import { getBlob, putBlob } from "../evidence/put-blob.ts";
+import { goalList } from "../../projections/goal-list.ts";
+import { addMember, listMembers, removeMember, setMemberRole } from "./members.ts";
+import { issueAgentToken, listAgentTokens, revokeAgentToken, verifyAgentToken } from "./agent-tokens.ts";
+import { scopeToWorkspace } from "./scope.ts";
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(async () => {
+  await t.drop();
+});
+
+const err = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as StateError);
+
+describe("workspaces and members", () => {
+  it("a workspace starts with its admin; members are added once; the last admin stays admin", async () => {
+    const { workspace, admin } = await seedWorkspace(t.db, "Team");
+    expect((await listMembers(t.db, { workspaceId: workspace.id })).map((m) => [m.userId, m.role])).toEqual([[admin.id, "admin"]]);
+    const sam = await seedUser(t.db, "Sam");
+    await addMember(t.db, { workspaceId: workspace.id, userId: sam.id, role: "viewer" });
+    expect((await err(addMember(t.db, { workspaceId: workspace.id, userId: sam.id, role: "operator" })))?.code).toBe("CONFLICT");
+    expect((await err(setMemberRole(t.db, { workspaceId: workspace.id, userId: admin.id, role: "viewer" })))?.code).toBe("PRECONDITION_FAILED");
+    expect((await err(removeMember(t.db, { workspaceId: workspace.id, userId: admin.id })))?.code).toBe("PRECONDITION_FAILED");
+    await setMemberRole(t.db, { workspaceId: workspace.id, userId: sam.id, role: "admin" });
+    await setMemberRole(t.db, { workspaceId: workspace.id, userId: admin.id, role: "approver" });
+    const other = await seedWorkspace(t.db, "Other");
+    expect((await err(setMemberRole(t.db, { workspaceId: other.workspace.id, userId: sam.id, role: "viewer" })))?.code).toBe("NOT_FOUND");
+    const events = await t.db.event.findMany({ where: { workspaceId: workspace.id }, orderBy: { id: "asc" } });
+    expect(events.map((e) => e.operator)).toEqual(["workspace.create", "member.add", "member.setRole", "member.setRole"]);
+  });
+
+  it("lists and claims see only their workspace", async () => {
+    const a = await seedWorkspace(t.db, "A");
+    const b = await seedWorkspace(t.db, "B");
+    const goalA = await seedGoal(t.db, { workspaceId: a.workspace.id });
+    await seedTodos(t.db, goalA.id, 1);
+    expect((await goalList(t.db, { workspaceId: b.workspace.id })).map((g) => g.id)).not.toContain(goalA.id);
+    const agentB = await seedAgent(t.db, { workspaceId: b.workspace.id });
+    expect(await claimNext(t.db, { agentId: agentB.id })).toMatchObject({ claimed: false });
+    const agentA = await seedAgent(t.db, { workspaceId: a.workspace.id });
+    expect(await claimNext(t.db, { agentId: agentA.id, goalId: goalA.id })).toMatchObject({ claimed: true });
+  });
+
+  it("scopeToWorkspace: a row of another workspace is NOT_FOUND, as is a blob it never stored", async () => {
+    const a = await seedWorkspace(t.db, "A");
+    const b = await seedWorkspace(t.db, "B");
+    const goalA = await seedGoal(t.db, { workspaceId: a.workspace.id });
+    const [todoA] = await seedTodos(t.db, goalA.id, 1);
+    await expect(scopeToWorkspace(t.db, a.workspace.id, { goalId: goalA.id, todoId: todoA!.id })).resolves.toBeUndefined();
+    for (const input of [{ goalId: goalA.id }, { todoId: todoA!.id }]) {
+      const e = await err(scopeToWorkspace(t.db, b.workspace.id, input));
+      expect(e?.code).toBe("NOT_FOUND");
+      expect(e?.message).toMatch(/does not exist/);
+    }
+    const blob = await putBlob(t.db, { bytes: Buffer.from(`bytes ${rid("b")}`).toString("base64"), mime: "text/plain", workspaceId: a.workspace.id });
+    expect((await err(scopeToWorkspace(t.db, b.workspace.id, { blobSha256: blob.sha256 })))?.code).toBe("NOT_FOUND");
+    expect(await getBlob(t.db, blob.sha256, { workspaceId: b.workspace.id })).toBeNull();
+    expect(await getBlob(t.db, blob.sha256, { workspaceId: a.workspace.id })).not.toBeNull();
+  });
+});
+
+describe("agent tokens", () => {
+  it("only the hash is stored; verify records the use; a revoked token verifies to null", async () => {
+    const { workspace, admin } = await seedWorkspace(t.db);
+    const { token, tokenId } = await issueAgentToken(t.db, { workspaceId: workspace.id, name: "Worker", issuedBy: admin.id });
+    expect(token).toMatch(/^plt_[A-Za-z0-9_-]{43}$/);
+    const row = await t.db.agentToken.findUniqueOrThrow({ where: { id: tokenId } });
+    expect(JSON.stringify(row)).not.toContain(token.slice(4));
+    expect(row.lastUsedAt).toBeNull();
+    expect(await verifyAgentToken(t.db, token)).toEqual({ tokenId, workspaceId: workspace.id, agentId: null });
+    expect((await listAgentTokens(t.db, { workspaceId: workspace.id }))[0]).toMatchObject({ id: tokenId, name: "Worker", lastUsedAt: expect.any(Date), revokedAt: null });
+    expect(await verifyAgentToken(t.db, `${token}x`)).toBeNull();
+    const operator = await seedMember(t.db, "operator", workspace.id);
+    expect((await err(revokeAgentToken(t.db, { workspaceId: workspace.id, tokenId, issuedBy: operator.userId })))?.code).toBe("NOT_FOUND");
+    await revokeAgentToken(t.db, { workspaceId: workspace.id, tokenId });
+    expect(await verifyAgentToken(t.db, token)).toBeNull();
+  });
+
+  it("binds to the agent it registers first: no second agent, no takeover by another token or workspace", async () => {
+    const { workspace, admin } = await seedWorkspace(t.db);
+    const one = await issueAgentToken(t.db, { workspaceId: workspace.id, name: "One", issuedBy: admin.id });
+    const two = await issueAgentToken(t.db, { workspaceId: workspace.id, name: "Two", issuedBy: admin.id });
+    const id = rid("agent");
+    const base = { id, name: "Pixel", kind: "headless" as const, capabilities: ["android"], workspaceId: workspace.id };
+    await registerAgent(t.db, { ...base, tokenId: one.tokenId });
+    expect(await verifyAgentToken(t.db, one.token)).toMatchObject({ agentId: id });
+    await registerAgent(t.db, { ...base, name: "Pixel 8", tokenId: one.tokenId }); // the same agent again: an update
+    expect((await err(registerAgent(t.db, { ...base, kind: "browser", capabilities: [], tokenId: two.tokenId })))?.code).toBe("CONFLICT");
+    expect((await err(registerAgent(t.db, { ...base, capabilities: [] })))?.code).toBe("CONFLICT");
+    expect((await err(registerAgent(t.db, { ...base, id: rid("agent"), tokenId: one.tokenId })))?.code).toBe("CONFLICT");
+    const other = await seedWorkspace(t.db);
+    expect((await err(registerAgent(t.db, { ...base, workspaceId: other.workspace.id })))?.code).toBe("CONFLICT");
+    expect(await t.db.agent.findUniqueOrThrow({ where: { id } })).toMatchObject({ name: "Pixel 8", kind: "headless", capabilities: ["android"], workspaceId: workspace.id });
+  });
+});
