@@ -2,7 +2,7 @@
 // `next start` (built only when its sources changed, as `npm start` does), people signed up through the real auth
 // path and put into a browser context by their session cookie, and an agent token for what agents do.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -108,14 +108,18 @@ export async function expectAccessible(page: Page, testInfo: TestInfo, label: st
   // Toasts fade in and out; the page is judged once they are gone (a fading one has no stable contrast).
   await expect(page.locator("[data-sonner-toast]")).toHaveCount(0, { timeout: 15_000 });
   const result = await new AxeBuilder({ page }).analyze();
-  await testInfo.attach(`axe-${label}.json`, { body: JSON.stringify(result.violations, null, 2), contentType: "application/json" });
+  const report = testInfo.outputPath(`axe-${label}.json`);
+  writeFileSync(report, JSON.stringify(result.violations, null, 2));
+  await testInfo.attach(`axe-${label}`, { path: report, contentType: "application/json" });
   const bad = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   if (bad.length > 0) {
     throw new Error(`${label}: ${bad.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")}`).join("\n")}`);
   }
 }
 
-/** The page's screenshot as a test artifact. */
+/** The page's screenshot as a test artifact (a file in the test's output folder, attached to the report). */
 export async function attachScreenshot(page: Page, testInfo: TestInfo, label: string): Promise<void> {
-  await testInfo.attach(`${label}.png`, { body: await page.screenshot({ fullPage: true }), contentType: "image/png" });
+  const path = testInfo.outputPath(`${label}.png`);
+  await page.screenshot({ path, fullPage: true });
+  await testInfo.attach(label, { path, contentType: "image/png" });
 }
