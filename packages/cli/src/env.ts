@@ -10,6 +10,8 @@ const EnvSchema = z.object({
   PHONELOOP_API_URL: Url("PHONELOOP_API_URL").default(DEFAULT_API_URL),
   /** The agent token the CLI and the headless agent act with (an operator issues it in the web app). Never a flag. */
   PHONELOOP_AGENT_TOKEN: z.string().trim().startsWith("plt_", "PHONELOOP_AGENT_TOKEN must be an agent token (it starts with plt_)").optional(),
+  /** A virtual phone's control token, for --phone-control (the phone prints it at start). */
+  PHONE_CONTROL_TOKEN: z.string().trim().min(1).optional(),
   /** The agent the `phoneloop todo|quota` commands act as, and the id the headless agent registers under. */
   PHONELOOP_AGENT_ID: z.string().trim().min(1).optional(),
   /** The model endpoint's key (never a flag: flags land in shell history). */

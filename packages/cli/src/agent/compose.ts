@@ -5,6 +5,7 @@ import { createModels, runAgent, systemClock, type AgentConfig, type AgentEvent,
 import { nodeImages } from "@phoneloop/agent/node";
 import { checkApi, createApiClient, createControlPlane, newAgentId } from "@phoneloop/client";
 import { connectDevice, type DeviceSpec } from "./device.ts";
+import { recordPhoneTaskScore, type PhoneControl, type TaskScore } from "./phone-task-score.ts";
 import { waitToResume, type ResumeWait } from "./resume.ts";
 
 export interface HeadlessInit {
@@ -26,12 +27,14 @@ export interface HeadlessInit {
   /** Hard stop (crash tests): nothing more is written. */
   kill?: AbortSignal;
   onEvent?: (e: AgentEvent) => void;
+  /** A virtual phone's control API: its active task's evaluator score becomes the run's validation evidence. */
+  phoneControl?: PhoneControl;
   /** Resuming a run another worker still holds: called each time it waits for that worker's lease to end. */
   onWait?: (w: ResumeWait) => void;
   clock?: Clock;
 }
 
-export async function runHeadless(init: HeadlessInit): Promise<RunOutcome> {
+export async function runHeadless(init: HeadlessInit): Promise<RunOutcome & { taskScore: TaskScore | null }> {
   const clock = init.clock ?? systemClock;
   // The id is chosen here so a restarted worker can keep it; the token is bound to it on first register.
   const agentId = init.agentId ?? newAgentId();
@@ -47,7 +50,7 @@ export async function runHeadless(init: HeadlessInit): Promise<RunOutcome> {
   try {
     const info = await device.info().catch(() => null);
     const models = isModels(init.models) ? init.models : createModels({ ...init.models, clock });
-    return await runAgent(
+    const out = await runAgent(
       { device, models, controlPlane, clock, images: nodeImages },
       {
         ...(init.goal ? { goal: init.goal } : {}),
@@ -63,6 +66,9 @@ export async function runHeadless(init: HeadlessInit): Promise<RunOutcome> {
         ...(init.onEvent ? { onEvent: init.onEvent } : {}),
       },
     );
+    // A virtual phone's task score is read from its control API here, so the runtime never knows the phone is simulated.
+    const taskScore = init.phoneControl ? await recordPhoneTaskScore(controlPlane, init.phoneControl, { runId: out.runId, goalId: out.goalId, answer: out.report.conclusion }) : null;
+    return { ...out, taskScore };
   } finally {
     if (owned) await device.close().catch(() => undefined);
   }

@@ -42,6 +42,7 @@ export async function main(argv: string[], envSource: Record<string, string | un
       ...(args.goal ? { goal: args.goal } : {}),
       ...(args.goalId ? { goalId: args.goalId } : {}),
       ...(args.runId ? { runId: args.runId } : {}),
+      ...(args.phoneControl ? { phoneControl: args.phoneControl } : {}),
       config: { preapproved: args.allow, ...(args.maxSteps ? { maxStepsPerRun: args.maxSteps } : {}) },
       ...(io.signal ? { signal: io.signal } : {}),
       onWait: (w) => io.stderr(`waiting: run ${w.runId} is held by ${w.holder} until ${w.until} (its lease); resuming then\n`),
@@ -59,6 +60,7 @@ export async function main(argv: string[], envSource: Record<string, string | un
       io.stdout(`run ${out.runId}: ${out.status} (${out.endReason})\n${out.report.conclusion}\n`);
       for (const f of out.report.findings) io.stdout(`- ${f}\n`);
       for (const b of out.report.blocked) io.stdout(`blocked: ${b}\n`);
+      if (out.taskScore) io.stdout(`task ${out.taskScore.task}: score ${out.taskScore.score} (${out.taskScore.reason})\n`);
     }
     return out.status === "completed" ? 0 : 1;
   } catch (e) {

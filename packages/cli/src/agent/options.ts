@@ -10,6 +10,7 @@ export const AGENT_OPTIONS = {
   goal: { type: "string" },
   "goal-id": { type: "string" },
   "run-id": { type: "string" },
+  "phone-control": { type: "string" },
   "agent-id": { type: "string" },
   ...AGENT_TOKEN_FILE_OPTION,
   device: { type: "string" },
@@ -30,7 +31,9 @@ export const AGENT_OPTIONS = {
 export const AGENT_USAGE = `Usage: npm run agent -- --goal "<text>" --device <tcp:host:port | ws:url | adb-server[:serial]> [options]
   --goal <text>              the goal to create and work on
   --goal-id <id>             work on an existing goal instead
-  --run-id <id>              resume this run from its last checkpoint (on this or another machine)
+  --run-id <id>              resume this run from its last checkpoint (on this or another machine); the same
+                             --agent-id takes its own lease over at once, another worker waits for the lease
+  --phone-control <url>      a virtual phone's control API (token in PHONE_CONTROL_TOKEN): its task's score becomes evidence
   --device <spec>            the phone: tcp:host:port, ws:url or adb-server[:serial]
   --agent-id <id>            register under this agent id, so a restarted worker keeps its identity (or PHONELOOP_AGENT_ID)
   --agent-token-file <path>  read the agent token from this file (default: PHONELOOP_AGENT_TOKEN); never a flag value
@@ -48,6 +51,7 @@ export interface AgentArgs {
   goal?: string;
   goalId?: string;
   runId?: string;
+  phoneControl?: { url: string; token: string };
   agentId?: string;
   /** What the agent acts with (PHONELOOP_AGENT_TOKEN or --agent-token-file). */
   agentToken: string;
@@ -68,6 +72,8 @@ export function parseAgentArgs(argv: string[], env: Env, readFile: (path: string
   const goal = a.string("goal");
   const goalId = a.string("goal-id");
   const runId = a.string("run-id");
+  const phoneControlUrl = a.string("phone-control");
+  if (phoneControlUrl && !env.PHONE_CONTROL_TOKEN) throw new UsageError("--phone-control needs the phone's control token in PHONE_CONTROL_TOKEN (the virtual phone prints it at start).");
   if (!goal && !goalId && !runId) throw new UsageError("--goal is required (or --goal-id to work on an existing goal, --run-id to resume a run).");
   const maxSteps = a.int("max-steps");
   const agentToken = readAgentToken(a, env, readFile);
@@ -104,5 +110,6 @@ export function parseAgentArgs(argv: string[], env: Env, readFile: (path: string
     ...(maxSteps ? { maxSteps } : {}),
     allow: a.list("allow"),
     json: a.flag("json"),
+    ...(phoneControlUrl && env.PHONE_CONTROL_TOKEN ? { phoneControl: { url: phoneControlUrl, token: env.PHONE_CONTROL_TOKEN } } : {}),
   };
 }

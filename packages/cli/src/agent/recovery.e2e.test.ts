@@ -69,7 +69,7 @@ function worker(...args: string[]): Worker {
 function workerWith(agentToken: string, ...args: string[]): Worker {
   const child = spawn(tsx, ["packages/cli/src/agent/main.ts", ...args], {
     cwd: root,
-    env: { ...process.env, ANDROID_USER_HOME: keys, OPENAI_API_KEY: "test-key", PHONELOOP_API_URL: "", PHONELOOP_AGENT_ID: "", PHONELOOP_AGENT_TOKEN: agentToken },
+    env: { ...process.env, ANDROID_USER_HOME: keys, OPENAI_API_KEY: "test-key", PHONELOOP_API_URL: "", PHONELOOP_AGENT_ID: "", PHONELOOP_AGENT_TOKEN: agentToken, PHONE_CONTROL_TOKEN: phone.controlToken },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
@@ -155,6 +155,33 @@ describe("recovery drills", () => {
       expect(faults.map((e) => e.data)).toEqual([0, 1, 2].map((attempt) => expect.objectContaining({ fault: "model_call_failed", role: "executor", code: "SERVER_ERROR", status: 500, attempt, willRetry: true })));
     } finally {
       await flaky.stop();
+    }
+  }, 120_000);
+
+  it("with --phone-control, the virtual phone task's evaluator score is the run's validation evidence", async () => {
+    const control = (path: string, body: unknown) =>
+      fetch(`${phone.controlUrl}${path}`, { method: "POST", headers: { authorization: `Bearer ${phone.controlToken}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    expect((await control("/scenario", { name: "social" })).status).toBe(200);
+    expect((await control("/tasks/settings_wifi_off/start", { seed: 2 })).status).toBe(200);
+    const scripted = await startScriptedModelServer({
+      rules: [
+        { match: (r) => r.model === "planner-model", replies: [{ text: JSON.stringify({ plan: "look", todos: [{ id: "look", title: "Look at the phone", kind: "executor", inputs: [], outputs: [] }] }) }], repeatLast: true },
+        { match: (r) => r.model === "executor-model", replies: [act({ type: "status", status: "complete", summary: "looked" })], repeatLast: true },
+        { match: (r) => r.model === "summarizer-model", replies: [{ text: JSON.stringify({ findings: [], conclusion: "Looked at the phone." }) }], repeatLast: true },
+      ],
+    });
+    try {
+      const w = workerWith(await newToken(), "--goal", "Look at the phone", "--device", `tcp:127.0.0.1:${phone.adbPort}`, "--api-url", api.url, "--agent-id", "worker-scored", "--phone-control", phone.controlUrl,
+        "--base-url", scripted.baseURL, "--planner-model", "planner-model", "--executor-model", "executor-model", "--summarizer-model", "summarizer-model");
+      expect(await w.exited, w.stderr()).toBe(0);
+      // Wi-Fi was not turned off: the evaluator scores 0, and says why.
+      expect(w.stdout()).toMatch(/^task settings_wifi_off: score 0 \(.+\)$/m);
+      const runId = /^run (\S+) /.exec(w.stdout())![1]!;
+      const scored = await t.db.evidence.findMany({ where: { runId, kind: "validation", idempotencyKey: `${runId}:phone_task_score` } });
+      expect(scored).toHaveLength(1);
+      expect(scored[0]!.data).toMatchObject({ evaluator: "virtual_phone_task", task: "settings_wifi_off", score: 0 });
+    } finally {
+      await scripted.stop();
     }
   }, 120_000);
 });
