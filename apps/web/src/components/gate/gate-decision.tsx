@@ -9,7 +9,8 @@ import { useSession } from "../../lib/session.tsx";
 import { ReasonDialog } from "../ui/reason-dialog.tsx";
 import ui from "../ui/ui.module.css";
 
-type Decision = { decision: "approve" } | { decision: "deny" } | { decision: "answer"; answer: string };
+/** An answer of `null` is one the person writes (a gate without options). */
+type Decision = { decision: "approve" } | { decision: "deny" } | { decision: "answer"; answer: string | null };
 
 /** Options that are an approval question rather than a choice between answers. */
 const APPROVAL = new Set(["approve", "deny"]);
@@ -23,7 +24,11 @@ export function GateDecision({ gateId, question, options, compact }: { gateId: s
   }
   const answers = options.filter((o) => !APPROVAL.has(o));
   const title =
-    pending?.decision === "approve" ? "Approve" : pending?.decision === "deny" ? "Deny" : pending ? `Answer "${pending.answer}"` : "";
+    pending?.decision === "approve" ? "Approve"
+    : pending?.decision === "deny" ? "Deny"
+    : pending?.answer ? `Answer "${pending.answer}"`
+    : pending ? "Answer"
+    : "";
   return (
     <div style={{ display: "flex", flexWrap: "wrap", gap: 8 }} data-field="gate-decision">
       {answers.length === 0 ? (
@@ -34,6 +39,11 @@ export function GateDecision({ gateId, question, options, compact }: { gateId: s
           <button type="button" className={`${ui.button} ${ui.danger}`} onClick={() => setPending({ decision: "deny" })}>
             <X size={14} aria-hidden /> Deny…
           </button>
+          {options.length === 0 ? (
+            <button type="button" className={ui.button} onClick={() => setPending({ decision: "answer", answer: null })}>
+              <MessageSquareReply size={14} aria-hidden /> Answer in words…
+            </button>
+          ) : null}
         </>
       ) : (
         answers.map((answer) => (
@@ -52,9 +62,13 @@ export function GateDecision({ gateId, question, options, compact }: { gateId: s
         label="Your rationale (recorded with your decision)"
         confirm={title || "Decide"}
         danger={pending?.decision === "deny"}
-        onConfirm={(rationale) =>
+        {...(pending?.decision === "answer" && pending.answer === null ? { firstLabel: "Your answer (the agent reads it)" } : {})}
+        onConfirm={(rationale, written) =>
           ops.resolveGate
-            .mutateAsync({ gateId, rationale, ...(pending ?? { decision: "deny" }) })
+            .mutateAsync(
+              pending?.decision === "answer" ? { gateId, rationale, decision: "answer", answer: pending.answer ?? written }
+              : { gateId, rationale, decision: pending?.decision ?? "deny" },
+            )
             .then(() => toast.success(`${title}: recorded; the run continues by itself`))
         }
       />

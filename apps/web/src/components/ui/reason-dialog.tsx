@@ -12,21 +12,26 @@ export interface ReasonDialogProps {
   label: string;
   confirm: string;
   /** Resolves when the change is recorded; rejects to keep the dialog open (the error is shown by the caller). */
-  onConfirm(text: string): Promise<unknown>;
+  onConfirm(text: string, first: string): Promise<unknown>;
   danger?: boolean;
   /** The text field must not be empty (the core requires a reason). */
   required?: boolean;
+  /** A second text asked before the reason (a gate's answer in words); passed to onConfirm as `first`. */
+  firstLabel?: string;
 }
 
 export function ReasonDialog(props: ReasonDialogProps) {
   const [text, setText] = useState("");
+  const [first, setFirst] = useState("");
+  const firstMissing = props.firstLabel !== undefined && !first.trim();
   const [busy, setBusy] = useState(false);
   const submit = async () => {
-    if (props.required !== false && !text.trim()) return;
+    if ((props.required !== false && !text.trim()) || firstMissing) return;
     setBusy(true);
     try {
-      await props.onConfirm(text.trim());
+      await props.onConfirm(text.trim(), first.trim());
       setText("");
+      setFirst("");
       props.onOpenChange(false);
     } catch {
       // The caller's toast says what went wrong; the dialog stays so the person can try again.
@@ -48,9 +53,15 @@ export function ReasonDialog(props: ReasonDialogProps) {
             }}
             className={styles.field}
           >
+            {props.firstLabel !== undefined ? (
+              <label className={styles.field}>
+                {props.firstLabel}
+                <textarea value={first} onChange={(e) => setFirst(e.target.value)} rows={2} required autoFocus />
+              </label>
+            ) : null}
             <label className={styles.field}>
               {props.label}
-              <textarea value={text} onChange={(e) => setText(e.target.value)} rows={3} required={props.required !== false} autoFocus />
+              <textarea value={text} onChange={(e) => setText(e.target.value)} rows={3} required={props.required !== false} autoFocus={props.firstLabel === undefined} />
             </label>
             <div className={styles.actions}>
               <Dialog.Close asChild>
@@ -58,7 +69,7 @@ export function ReasonDialog(props: ReasonDialogProps) {
                   Keep as is
                 </button>
               </Dialog.Close>
-              <button type="submit" className={`${styles.button} ${props.danger ? styles.danger : styles.primary}`} disabled={busy || (props.required !== false && !text.trim())}>
+              <button type="submit" className={`${styles.button} ${props.danger ? styles.danger : styles.primary}`} disabled={busy || firstMissing || (props.required !== false && !text.trim())}>
                 {props.confirm}
               </button>
             </div>
