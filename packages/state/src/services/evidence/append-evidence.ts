@@ -35,7 +35,7 @@ export interface AppendEvidenceResult {
 export async function appendEvidence(db: DbOrTx, raw: AppendEvidenceInput, ctx?: OperatorContext): Promise<AppendEvidenceResult> {
   const i = parseInput(AppendEvidenceInput, raw, "evidence.append");
   const first = await db.evidence.findUnique({ where: { idempotencyKey: i.idempotencyKey } });
-  if (first) return { evidence: first, created: false };
+  if (first) return { evidence: sameGoal(first, i.goalId, i.idempotencyKey), created: false };
   return inTx(db, async (tx) => {
     if (i.leaseKey) {
       if (!i.todoId) throw new StateError("INVALID_INPUT", "evidence.append: todoId: a fenced write (leaseKey) must name its todo.", { issues: [{ path: "todoId" }] });
@@ -53,7 +53,7 @@ export async function appendEvidence(db: DbOrTx, raw: AppendEvidenceInput, ctx?:
               ${JSON.stringify(i.data)}::jsonb, ${i.blobSha256 ?? null}, ${i.agentId ?? null}, ${i.idempotencyKey}, COALESCE(${at}::timestamptz, now()))
       ON CONFLICT ("idempotencyKey") DO NOTHING`;
     const evidence = await tx.evidence.findUniqueOrThrow({ where: { idempotencyKey: i.idempotencyKey } });
-    if (inserted === 0) return { evidence, created: false };
+    if (inserted === 0) return { evidence: sameGoal(evidence, i.goalId, i.idempotencyKey), created: false };
     await appendEvent(tx, { operator: "evidence.append", actor: actorOf(ctx, i.agentId), subjectId: id, goalId: i.goalId, payload: { kind: i.kind, summary: i.summary, todoId: i.todoId ?? null, runId: i.runId ?? null } }, ctx);
     return { evidence, created: true };
   }).catch(async (e: unknown) => {
@@ -63,4 +63,10 @@ export async function appendEvidence(db: DbOrTx, raw: AppendEvidenceInput, ctx?:
     if (/Evidence_blobSha256_fkey/.test(msg)) throw new StateError("NOT_FOUND", `Blob ${i.blobSha256} was never put; put the blob first.`, { sha256: i.blobSha256 });
     throw e;
   });
+}
+
+/** A repeat returns the first row only to a writer of the same goal; another goal's row is never shown. */
+function sameGoal<T extends { goalId: string }>(row: T, goalId: string, key: string): T {
+  if (row.goalId !== goalId) throw new StateError("CONFLICT", `Idempotency key ${key} was used for other evidence; use a fresh key for each evidence row.`, { idempotencyKey: key });
+  return row;
 }

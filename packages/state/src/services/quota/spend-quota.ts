@@ -45,6 +45,9 @@ export async function spendQuota(db: DbOrTx, raw: SpendQuotaInput, ctx?: Operato
       const usage = await policyUsage(tx, { goalId: i.goalId, agentId: i.agentId, at, lock: true });
       // Checked after taking the lock: a concurrent spend of the same key has committed by now.
       const previous = await tx.quotaSpend.findUnique({ where: { key: i.key } });
+      if (previous && previous.goalId !== i.goalId) {
+        throw new StateError("CONFLICT", `Spend key ${i.key} was used for another goal; use a fresh key for each spend.`, { key: i.key });
+      }
       if (previous) return { spend: view(previous), duplicate: true, usage };
       for (const u of usage) {
         const over = overLimit(u, i);
@@ -70,6 +73,9 @@ export async function spendQuota(db: DbOrTx, raw: SpendQuotaInput, ctx?: Operato
     // No policy to lock, and a concurrent spend of the same key won: that one stands.
     if (isUniqueViolation(e)) {
       const previous = await db.quotaSpend.findUnique({ where: { key: i.key } });
+      if (previous && previous.goalId !== i.goalId) {
+        throw new StateError("CONFLICT", `Spend key ${i.key} was used for another goal; use a fresh key for each spend.`, { key: i.key });
+      }
       if (previous) return { spend: view(previous), duplicate: true, usage: await policyUsage(db, { goalId: i.goalId, agentId: i.agentId, at }) };
     }
     if (/QuotaSpend_goalId_fkey/.test(String((e as Error)?.message))) throw new StateError("NOT_FOUND", `Goal ${i.goalId} does not exist.`, { goalId: i.goalId });

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, rid, seedAgent, seedGoal, seedMember, seedTodos, seedUser, seedWorkspace, type TestDatabase } from "../../testing/index.ts";
 import type { StateError } from "../../domain/errors.ts";
 import { claimNext } from "../todo/claim-next.ts";
+import { appendEvidence } from "../evidence/append-evidence.ts";
+import { spendQuota } from "../quota/spend-quota.ts";
 import { registerAgent } from "../agent/register-agent.ts";
 import { getBlob, putBlob } from "../evidence/put-blob.ts";
 import { goalList } from "../../projections/goal-list.ts";
@@ -63,6 +65,21 @@ describe("workspaces and members", () => {
     expect((await err(scopeToWorkspace(t.db, b.workspace.id, { blobSha256: blob.sha256 })))?.code).toBe("NOT_FOUND");
     expect(await getBlob(t.db, blob.sha256, { workspaceId: b.workspace.id })).toBeNull();
     expect(await getBlob(t.db, blob.sha256, { workspaceId: a.workspace.id })).not.toBeNull();
+  });
+
+  it("an idempotency key another workspace used shows nothing of that row: CONFLICT", async () => {
+    const goalA = await seedGoal(t.db, { workspaceId: (await seedWorkspace(t.db, "A")).workspace.id });
+    const goalB = await seedGoal(t.db, { workspaceId: (await seedWorkspace(t.db, "B")).workspace.id });
+    const key = rid("ev");
+    await appendEvidence(t.db, { goalId: goalA.id, kind: "observation", summary: "the bank balance screen", idempotencyKey: key });
+    const e = await err(appendEvidence(t.db, { goalId: goalB.id, kind: "observation", summary: "probe", idempotencyKey: key }));
+    expect(e?.code).toBe("CONFLICT");
+    expect(JSON.stringify(e)).not.toContain("bank balance");
+    const agentA = await seedAgent(t.db, { workspaceId: goalA.workspaceId });
+    const agentB = await seedAgent(t.db, { workspaceId: goalB.workspaceId });
+    const spendKey = rid("sp");
+    await spendQuota(t.db, { key: spendKey, goalId: goalA.id, agentId: agentA.id, steps: 1 });
+    expect((await err(spendQuota(t.db, { key: spendKey, goalId: goalB.id, agentId: agentB.id, steps: 1 })))?.code).toBe("CONFLICT");
   });
 });
 
