@@ -1,8 +1,8 @@
 // Recovery drills with `npm run agent` as its own process: the virtual phone over real ADB (TCP), a scripted
 // OpenAI-compatible endpoint, the real API on a throwaway database. A worker SIGKILLed in the middle of a step and
 // restarted with the same agent id resumes its run at once (it takes its own lease over, never waiting for it to
-// expire), and no step is repeated; three model 500s in a row do not end a run. The run's truth is read back from
-// the state core.
+// expire), and no step is repeated; three model 500s in a row do not end a run; a quota stops a run exactly at its
+// limit; a virtual phone task's score becomes evidence. The run's truth is read back from the state core.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,8 +11,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { act, startScriptedModelServer, type ScriptedModelServer } from "@phoneloop/agent/testing";
 import { createApiServer, type ApiServer } from "@phoneloop/api";
-import { issueAgentToken } from "@phoneloop/state";
-import { createTestDatabase, seedWorkspace, type TestDatabase } from "@phoneloop/state/testing";
+import { issueAgentToken, setQuotaPolicy } from "@phoneloop/state";
+import { createTestDatabase, seedGoal, seedWorkspace, type TestDatabase } from "@phoneloop/state/testing";
 import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
 import { NodeCredentialStore } from "@phoneloop/device/node";
 
@@ -155,6 +155,35 @@ describe("recovery drills", () => {
       expect(faults.map((e) => e.data)).toEqual([0, 1, 2].map((attempt) => expect.objectContaining({ fault: "model_call_failed", role: "executor", code: "SERVER_ERROR", status: 500, attempt, willRetry: true })));
     } finally {
       await flaky.stop();
+    }
+  }, 120_000);
+
+  it("quota reached: a goal capped at 2 steps stops exactly at the limit, and says so", async () => {
+    const workspaceId = (await t.db.workspace.findFirstOrThrow({ orderBy: { createdAt: "asc" } })).id;
+    const goal = await seedGoal(t.db, { workspaceId, title: "Wait until the quota ends", objective: "Wait on the phone until the quota ends" });
+    await setQuotaPolicy(t.db, { scope: "goal", goalId: goal.id, windowMs: 24 * 3_600_000, maxSteps: 2 });
+    const wait = act({ type: "wait", ms: 20 });
+    const capped = await startScriptedModelServer({
+      rules: [
+        { match: (r) => r.model === "planner-model", replies: [{ text: JSON.stringify({ plan: "wait", todos: [{ id: "waits", title: "Wait five times", kind: "executor", inputs: [], outputs: [] }] }) }], repeatLast: true },
+        { match: (r) => r.model === "executor-model", replies: [wait, wait, wait, wait, wait, act({ type: "status", status: "complete", summary: "waited" })] },
+        { match: (r) => r.model === "summarizer-model", replies: [{ text: JSON.stringify({ findings: [], conclusion: "Stopped at the quota." }) }], repeatLast: true },
+      ],
+    });
+    try {
+      const w = workerWith(await newToken(), "--goal-id", goal.id, "--device", `tcp:127.0.0.1:${phone.adbPort}`, "--api-url", api.url, "--agent-id", "worker-capped",
+        "--base-url", capped.baseURL, "--planner-model", "planner-model", "--executor-model", "executor-model", "--summarizer-model", "summarizer-model");
+      expect(await w.exited, w.stderr()).toBe(1);
+      const runId = /^run (\S+) /.exec(w.stdout())![1]!;
+      const run = await t.db.run.findUniqueOrThrow({ where: { id: runId } });
+      expect(run.status).toBe("blocked");
+      expect(["exhausted", "throttled"]).toContain(run.endReason);
+      const spent = await t.db.quotaSpend.aggregate({ where: { goalId: goal.id }, _sum: { steps: true } });
+      expect(spent._sum.steps).toBe(2);
+      expect(w.stdout()).toMatch(/^run \S+: blocked \((exhausted|throttled)\)$/m);
+      expect(await t.db.step.count({ where: { runId } })).toBe(2);
+    } finally {
+      await capped.stop();
     }
   }, 120_000);
 
