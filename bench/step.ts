@@ -16,9 +16,8 @@ import { createModels, countTextTokens, fencedRegions, runAgent, systemClock, ty
 import { nodeImages } from "@phoneloop/agent/node";
 import { MemoryControlPlane, startScriptedModelServer, planOf, type RecordedRequest, type ScriptedReply } from "@phoneloop/agent/testing";
 import { runHeadless } from "@phoneloop/cli";
-import { createApiClient, subscribeEvents } from "@phoneloop/client";
-import { applyMigrations, createDb, startEmbeddedPostgres } from "@phoneloop/state";
-import { seedMember } from "@phoneloop/state/testing";
+import { applyMigrations, createDb, issueAgentToken, resolveGate, startEmbeddedPostgres } from "@phoneloop/state";
+import { seedWorkspace } from "@phoneloop/state/testing";
 
 const STEPS = 200;
 const config = { maxStepsPerTodo: STEPS + 10, maxStepsPerRun: STEPS + 10 };
@@ -71,16 +70,18 @@ function startProcess(args: string[], env: Record<string, string>, ready: RegExp
   });
 }
 
-// A durable Postgres (as in production), migrated, with one team member who answers any gate the run opens.
+// A durable Postgres (as in production), migrated, with a workspace whose admin issues the agent's token and
+// answers any gate the run opens (straight through the state core: the person's side is not what is measured).
 const dir = mkdtempSync(join(tmpdir(), "phoneloop-bench-step-"));
 const pg = await startEmbeddedPostgres({ dataDir: join(dir, "data"), ephemeral: true, fast: false });
 const databaseUrl = pg.urlFor("postgres");
 await applyMigrations(databaseUrl);
 const db = createDb(databaseUrl, { max: 2 });
-const owner = await seedMember(db, "owner", "Bench owner");
-await db.$disconnect();
+const { workspace, admin } = await seedWorkspace(db, "Bench team");
+const { token: agentToken } = await issueAgentToken(db, { workspaceId: workspace.id, issuedBy: admin.id, name: "bench" });
+const approve = (gateId: string) => void resolveGate(db, { gateId, userId: admin.id, decision: "approve", rationale: "benchmark" }).catch(() => undefined);
 
-const api = await startProcess(["apps/api/src/server.ts"], { DATABASE_URL: databaseUrl, API_PORT: "0", API_HOST: "127.0.0.1" }, /on (http:\/\/127\.0\.0\.1:\d+)/);
+const api = await startProcess(["apps/api/src/server.ts"], { DATABASE_URL: databaseUrl, API_PORT: "0", API_HOST: "127.0.0.1", PHONELOOP_SECRET_KEY: "bench-secret-key-not-for-production-0000" }, /on (http:\/\/127\.0\.0\.1:\d+)/);
 const apiUrl = api.match[1]!;
 // the phone already lists the bench's key in adb_keys (--adb-keys), as a phone that allowed this computer does
 const credentialStore = new MemoryCredentialStore("bench@phoneloop");
@@ -93,12 +94,6 @@ const phone = await startProcess(
 );
 const device = new AdbDevice(await connectTcp({ host: "127.0.0.1", port: Number(phone.match[1]), credentialStore }));
 
-const member = createApiClient({ apiUrl, credentials: { memberId: owner.id } });
-const gates = subscribeEvents(member, {}, {
-  onEvent: (e) => {
-    if (e.operator === "gate.open") void member.gate.resolve.mutate({ gateId: e.subjectId, decision: "approve", rationale: "benchmark" }).catch(() => undefined);
-  },
-});
 
 /** One benchmark run: a fresh scripted model (its own step count), the run's step events, the figures. */
 async function measure(run: (models: ReturnType<typeof createModels>, onEvent: (e: AgentEvent) => void) => Promise<RunOutcome>) {
@@ -120,6 +115,7 @@ async function measure(run: (models: ReturnType<typeof createModels>, onEvent: (
   try {
     const out = await run(models, (e) => {
       if (e.type === "step") steps.push(e);
+      if (e.type === "gate") approve(e.gateId);
     });
     const executed = steps.filter((s) => s.promptTokens > 0).slice(0, STEPS);
     const overhead = executed.map((s) => s.overheadMs);
@@ -149,19 +145,19 @@ try {
   );
   console.log(`in-memory ControlPlane (no API, no Postgres): ${inMemory.figures}; p50 per step: ${inMemory.phases}`);
 
-  const r = await measure((models, onEvent) => runHeadless({ apiUrl, memberId: owner.id, device, models, goal: "Browse the Loop feed (benchmark)", agentName: "bench", config, onEvent }));
-  const run = await member.run.get.query({ runId: r.out.runId });
-  const evidence = await member.evidence.list.query({ goalId: r.out.goalId, runId: r.out.runId, limit: 5000 });
+  const r = await measure((models, onEvent) => runHeadless({ apiUrl, agentToken, device, models, goal: "Browse the Loop feed (benchmark)", agentName: "bench", config, onEvent }));
+  const run = await db.run.findUniqueOrThrow({ where: { id: r.out.runId }, select: { checkpoint: true, _count: { select: { steps: true } } } });
+  const evidence = await db.evidence.findMany({ where: { runId: r.out.runId }, select: { blobSha256: true } });
   console.log(`run ${r.out.runId}: ${r.out.status} (${r.out.endReason}), ${r.executed.length} executor steps in ${(r.wall / 1000).toFixed(1)} s`);
   console.log(
-    `written through the API: ${run.steps.length} step rows, ${evidence.length} evidence rows (${evidence.filter((e) => e.blobSha256).length} with a screenshot blob), checkpoint keys ${Object.keys(run.checkpoint as object).length}`,
+    `written through the API: ${run._count.steps} step rows, ${evidence.length} evidence rows (${evidence.filter((e) => e.blobSha256).length} with a screenshot blob), checkpoint keys ${Object.keys(run.checkpoint as object).length}`,
   );
   console.log(`model wait (scripted, loopback HTTP): p50 ${percentile(r.executed.map((s) => s.modelMs), 50).toFixed(1)} ms`);
   console.log(`overhead: min ${Math.min(...r.overhead).toFixed(1)} ms, mean ${mean(r.overhead).toFixed(1)} ms, max ${Math.max(...r.overhead).toFixed(1)} ms`);
   console.log(`where the time goes (p50 per step): ${r.phases}`);
   console.log(r.figures);
 } finally {
-  gates.unsubscribe();
+  await db.$disconnect();
   await device.close().catch(() => undefined);
   phone.proc.kill("SIGTERM");
   const apiExited = new Promise((r) => api.proc.once("exit", r));

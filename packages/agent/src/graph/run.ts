@@ -331,7 +331,7 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
     }
     if (last.type === "perform") {
       // Write-ahead: the record of the action commits before the action, so a resumed worker never repeats it.
-      if (checkpointed) await timed("writeback", checkpoint);
+      if (checkpointed) await timed("write-ahead", checkpoint);
       obs = await timed("perform", () => input(last));
     } else if (last.type === "sense") {
       prefetched = sensing;
