@@ -140,13 +140,22 @@ export async function callModel(
     guard(ctx);
     if (ctx.signal?.aborted) return { ok: false, error: { code: "ABORTED", message: "The run was cancelled." } };
     const started = ctx.ports.clock.monotonic();
-    const r = await model.complete({
-      role: input.role,
-      messages: input.messages,
-      ...(input.jsonSchema ? { jsonSchema: input.jsonSchema } : {}),
-      ...(ctx.signal ? { signal: ctx.signal } : {}),
-      temperature: 0,
-    });
+    // A long call says it is still waiting. Real timers: progress is for a person watching (a fake clock's sleep never waits).
+    const progress =
+      ctx.onEvent && ctx.config.modelProgressMs > 0
+        ? setInterval(() => ctx.onEvent?.({ type: "model_progress", role: input.role, elapsedMs: Math.round(ctx.ports.clock.monotonic() - started), attempt }), ctx.config.modelProgressMs)
+        : null;
+    const r = await model
+      .complete({
+        role: input.role,
+        messages: input.messages,
+        ...(input.jsonSchema ? { jsonSchema: input.jsonSchema } : {}),
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+        temperature: 0,
+      })
+      .finally(() => {
+        if (progress) clearInterval(progress);
+      });
     modelMs += ctx.ports.clock.monotonic() - started;
     guard(ctx);
     totals.modelCalls++;

@@ -156,6 +156,17 @@ describe("model endpoint faults", () => {
     expect(h.clock.sleeps.filter((ms) => ms >= 1000)).toEqual([1000, 2000, 4000]);
   });
 
+  it("a long model call reports progress while it is pending", async () => {
+    const phone = new FakePhone(ladder(), "p0");
+    // The reply waits 300 ms on the server; progress is due every 100 ms (both timers in this process, so in order).
+    h = await startHarness({ device: phone, executor: [act({ type: "status", status: "complete" }, { delayMs: 300 })] });
+    const progress: { role: string; elapsedMs: number }[] = [];
+    const out = await runAgent(h.ports, { goal: "Open an item", agent: agent("worker"), config: { modelProgressMs: 100 }, onEvent: (e) => void (e.type === "model_progress" && progress.push(e)) });
+    expect(out.status).toBe("completed");
+    expect(progress.length).toBeGreaterThanOrEqual(1);
+    expect(progress[0]).toMatchObject({ role: "executor", attempt: 0 });
+  });
+
   it("gives up after the retries; the todo goes back to the pool and the run ends blocked", async () => {
     const phone = new FakePhone(ladder(), "p0");
     h = await startHarness({ device: phone, executor: [{ status: 500 }, { status: 500 }, { status: 500 }] });

@@ -5,7 +5,7 @@ import type { ActionSample } from "../detectors/index.ts";
 import type { Blackboard } from "../memory/blackboard.ts";
 import type { StepSummary } from "../memory/history.ts";
 import type { SessionApprovals } from "../policy/index.ts";
-import type { AgentPorts, EncodedImage, GateResolution, Lease, RunEndReason, RunEndStatus, RunStatus, UiNode } from "../ports.ts";
+import type { AgentPorts, EncodedImage, GateResolution, Lease, ModelRole, RunEndReason, RunEndStatus, RunStatus, UiNode } from "../ports.ts";
 import type { AppRule, PermissionDecision, PolicyRules } from "../policy/index.ts";
 import type { ImageTokenFormula } from "../model/tokens.ts";
 import type { ElementRef } from "./observe.ts";
@@ -169,6 +169,8 @@ export interface AgentConfig {
   senseRetries: number;
   executeRetries: number;
   modelRetries: number;
+  /** While a model call is pending, a model_progress event every this many ms (0: none). */
+  modelProgressMs: number;
   /** Long side of the screenshot sent to the model. */
   screenshotLongSide: number;
   imageMime: "image/jpeg" | "image/png" | "image/webp";
@@ -200,6 +202,7 @@ export const DEFAULT_CONFIG: AgentConfig = {
   senseRetries: 3,
   executeRetries: 3,
   modelRetries: 4,
+  modelProgressMs: 10_000,
   screenshotLongSide: 1024,
   imageMime: "image/jpeg",
   imageTokenFormula: "openai-high",
@@ -214,6 +217,8 @@ export type AgentEvent =
   /** The run is started or resumed: the first thing a worker can tell a person (what to resume after a crash). */
   | { type: "run"; runId: string; goalId: string; agentId: string; resumed: boolean }
   | { type: "node"; node: NodeName }
+  /** A model call is still pending after elapsedMs (every config.modelProgressMs). */
+  | { type: "model_progress"; role: ModelRole; elapsedMs: number; attempt: number }
   | { type: "step"; stepIndex: number; todoId: string; action: string; outcome: string; promptTokens: number; overheadMs: number; modelMs: number; phases?: Record<string, number> }
   | { type: "anomaly"; kind: string; message: string }
   | { type: "gate"; gateId: string; question: string }

@@ -52,6 +52,7 @@ export async function main(argv: string[], envSource: Record<string, string | un
           say(`run ${e.runId} (goal ${e.goalId})${e.resumed ? " resumed" : ""}; to resume it: ${resumeHint(started, argv)}\n`);
         } else if (e.type === "step") io.stderr(`#${e.stepIndex + 1} ${e.action} → ${e.outcome} (${e.promptTokens} tokens)\n`);
         else if (e.type === "anomaly") io.stderr(`! ${e.kind}: ${e.message}\n`);
+        else if (e.type === "model_progress") io.stderr(`… the ${e.role} model has not answered for ${Math.round(e.elapsedMs / 1000)} s\n`);
         else if (e.type === "gate") io.stderr(`? gate ${e.gateId}: ${e.question}\n`);
       },
     });
