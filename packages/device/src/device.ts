@@ -110,6 +110,8 @@ export interface StableResult {
 }
 
 export interface Device {
+  /** Registers a listener for the loss of the phone; returns a function that removes it (a loss aborts what waits on it). */
+  onDisconnect?(listener: (e: Error) => void): () => void;
   info(opts?: CallOptions): Promise<DeviceInfo>;
   screenshot(opts?: CallOptions): Promise<Screenshot>;
   uiTree(opts?: CallOptions): Promise<UiNode>;

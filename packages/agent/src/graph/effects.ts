@@ -124,11 +124,38 @@ export interface ModelCallResult {
 export async function callModel(
   ctx: RunContext,
   run: { goalId: string; runId: string },
-  input: { role: ModelRole; messages: ChatMessage[]; jsonSchema?: { name: string; schema: Record<string, unknown> }; key: string; todoId?: string; lease?: LeaseRef; stepIndex?: number },
+  input: ModelCallInput,
   /** Counted into: calls, tokens and cost. */
   totals: RunCommon["totals"],
   /** Writes the usage evidence; by default it is appended before the call returns. */
   recordUsage: (e: EvidenceInput) => Promise<unknown> = (e) => ctx.ports.controlPlane.appendEvidence(e),
+): Promise<Result<ModelCallResult, ModelError>> {
+  // Only the executor's call waits on the phone: its loss aborts the call (the summarizer still runs after a loss).
+  const onDisconnect = input.role === "executor" ? ctx.ports.device.onDisconnect?.bind(ctx.ports.device) : undefined;
+  if (!onDisconnect) return callModelRetrying(ctx, run, input, totals, recordUsage);
+  const lost = new AbortController();
+  const off = onDisconnect((e) => lost.abort(e));
+  const deviceLost = (): Result<ModelCallResult, ModelError> => ({ ok: false, error: { code: "DEVICE_LOST", message: `The phone disconnected while the model was asked: ${errorText(lost.signal.reason)}` } });
+  try {
+    const signal = ctx.signal ? AbortSignal.any([ctx.signal, lost.signal]) : lost.signal;
+    const r = await callModelRetrying({ ...ctx, signal }, run, input, totals, recordUsage);
+    return lost.signal.aborted ? deviceLost() : r;
+  } catch (e) {
+    if (lost.signal.aborted) return deviceLost();
+    throw e;
+  } finally {
+    off();
+  }
+}
+
+type ModelCallInput = { role: ModelRole; messages: ChatMessage[]; jsonSchema?: { name: string; schema: Record<string, unknown> }; key: string; todoId?: string; lease?: LeaseRef; stepIndex?: number };
+
+async function callModelRetrying(
+  ctx: RunContext,
+  run: { goalId: string; runId: string },
+  input: ModelCallInput,
+  totals: RunCommon["totals"],
+  recordUsage: (e: EvidenceInput) => Promise<unknown>,
 ): Promise<Result<ModelCallResult, ModelError>> {
   const model = ctx.ports.models[input.role];
   if (!model) return { ok: false, error: { code: "BAD_REQUEST", message: `No ${input.role} model is configured; add one to the models settings or run without it.` } };

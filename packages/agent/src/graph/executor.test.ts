@@ -174,7 +174,7 @@ describe("executor step (pure)", () => {
 
   it("a lost phone ends the executor at once: device_lost, with the action's evidence when it was acting", () => {
     expect(step(runState(), { type: "sense_failed", lost: true, message: "The phone disconnected." }, DEFAULT_CONFIG).effects).toEqual([
-      { type: "exit", ret: { todoId: "t1", status: "blocked", reason: "device_lost", summary: "Device connection lost while sensing: The phone disconnected.", outputs: {}, answers: [], finalScreen: null, steps: 0 } },
+      { type: "exit", ret: { todoId: "t1", status: "blocked", reason: "device_lost", summary: "Device connection lost: The phone disconnected.", outputs: {}, answers: [], finalScreen: null, steps: 0 } },
     ]);
     const { batches } = walk(runState(), [ready, { type: "sensed", screen }, reply({ type: "navigate_back" }), { type: "perform_failed", lost: true, message: "The phone disconnected.", attempts: 1 }]);
     expect(types(batches[3]!)).toEqual(["evidence", "exit"]);

@@ -396,7 +396,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
     }
 
     case "sense_failed":
-      return exit("device_lost", obs.lost ? `Device connection lost while sensing: ${obs.message}` : `The phone did not answer after ${config.senseRetries} attempts: ${obs.message}`);
+      return exit("device_lost", obs.lost ? `Device connection lost: ${obs.message}` : `The phone did not answer after ${config.senseRetries} attempts: ${obs.message}`);
 
     case "replied": {
       const turn = ex.turn!;

@@ -268,6 +268,7 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
         });
         if (!r.ok) {
           modelMs += clock.monotonic() - started;
+          if (r.error.code === "DEVICE_LOST") return { type: "sense_failed", lost: true, message: r.error.message };
           return { type: "model_failed", code: r.error.code, message: r.error.message, usage };
         }
         modelMs += r.value.modelMs;

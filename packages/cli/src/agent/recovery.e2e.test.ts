@@ -213,4 +213,31 @@ describe("recovery drills", () => {
       await scripted.stop();
     }
   }, 120_000);
+
+  it("unplugged while the model is asked: the model call is aborted and the run ends with device_lost", async () => {
+    const hanging = await startScriptedModelServer({
+      rules: [
+        { match: (r) => r.model === "planner-model", replies: [{ text: JSON.stringify({ plan: "look", todos: [{ id: "look", title: "Look at the phone", kind: "executor", inputs: [], outputs: [] }] }) }], repeatLast: true },
+        // The executor's model never answers: only the phone's loss can end this call.
+        { match: (r) => r.model === "executor-model", replies: [{ hang: true }] },
+        { match: (r) => r.model === "summarizer-model", replies: [{ text: JSON.stringify({ findings: [], conclusion: "The phone went away." }) }], repeatLast: true },
+      ],
+    });
+    const faults = (method: "POST" | "DELETE", body?: unknown) =>
+      fetch(`${phone.controlUrl}/faults`, { method, headers: { authorization: `Bearer ${phone.controlToken}`, "content-type": "application/json" }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    try {
+      const w = workerWith(await newToken(), "--goal", "Look at the phone", "--device", `tcp:127.0.0.1:${phone.adbPort}`, "--api-url", api.url, "--agent-id", "worker-unplugged",
+        "--base-url", hanging.baseURL, "--planner-model", "planner-model", "--executor-model", "executor-model", "--summarizer-model", "summarizer-model");
+      await until(() => hanging.requests.some((r) => r.model === "executor-model"));
+      expect((await faults("POST", { drop: true })).status).toBe(200);
+      expect(await w.exited, w.stderr()).toBe(1);
+      const runId = /^run (\S+) /.exec(w.stdout())![1]!;
+      const run = await t.db.run.findUniqueOrThrow({ where: { id: runId } });
+      expect(run.endReason).toBe("device_lost");
+      expect(w.stdout()).toMatch(/\(device_lost\)/);
+    } finally {
+      await faults("DELETE");
+      await hanging.stop();
+    }
+  }, 120_000);
 });
