@@ -1,8 +1,8 @@
 // GET /blobs/<sha256>: a member of the blob's workspace reads its bytes with an immutable cache header; anyone
-// else gets the answer for "not there", and a signed-out caller is told to sign in.
+// else gets the answer for "not there", a share link opens only its run's blobs, and a signed-out caller is told to sign in.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { putBlob } from "@phoneloop/state";
-import { createTestDatabase, type TestDatabase } from "@phoneloop/state/testing";
+import { appendEvidence, createShare, issueAgentToken, putBlob, registerAgent, revokeShare, startRun } from "@phoneloop/state";
+import { createTestDatabase, rid, seedGoal, seedWorkspace, type TestDatabase } from "@phoneloop/state/testing";
 import { createApiServer, type ApiServer } from "./api-server.ts";
 import { signUpMember } from "./auth/testing.ts";
 
@@ -46,5 +46,22 @@ describe("GET /blobs/<sha256>", () => {
     expect(await anonymous.text()).toMatch(/Sign in/);
     const malformed = await fetch(`${api.url}/blobs/not-a-hash`, { headers: owner.headers });
     expect(malformed.status).toBe(400);
+  });
+
+  it("opens through a share link (?share=) only the blobs of the shared run, and nothing once it is revoked", async () => {
+    const { workspace, admin } = await seedWorkspace(t.db);
+    const { tokenId } = await issueAgentToken(t.db, { workspaceId: workspace.id, name: "tab", issuedBy: admin.id });
+    const agent = await registerAgent(t.db, { id: rid("agent"), name: "Pixel tab", kind: "browser", workspaceId: workspace.id, tokenId });
+    const goal = await seedGoal(t.db, { workspaceId: workspace.id });
+    const run = await startRun(t.db, { goalId: goal.id, agentId: agent.id });
+    const shown = await putBlob(t.db, { bytes: new Uint8Array([1, 1, 1]), mime: "image/png", workspaceId: workspace.id });
+    const unshared = await putBlob(t.db, { bytes: new Uint8Array([2, 2, 2]), mime: "image/png", workspaceId: workspace.id });
+    await appendEvidence(t.db, { goalId: goal.id, runId: run.id, stepIndex: 0, kind: "observation", summary: "the screen", blobSha256: shown.sha256, idempotencyKey: `${run.id}:0:observation` });
+    const { token, share } = await createShare(t.db, { workspaceId: workspace.id, runId: run.id });
+
+    expect((await fetch(`${api.url}/blobs/${shown.sha256}?share=${encodeURIComponent(token)}`)).status).toBe(200);
+    expect((await fetch(`${api.url}/blobs/${unshared.sha256}?share=${encodeURIComponent(token)}`)).status).toBe(404);
+    await revokeShare(t.db, { workspaceId: workspace.id, shareId: share.id });
+    expect((await fetch(`${api.url}/blobs/${shown.sha256}?share=${encodeURIComponent(token)}`)).status).toBe(404);
   });
 });

@@ -19,6 +19,8 @@ export async function handleBlobGet(req: IncomingMessage, res: ServerResponse, s
   const sha256 = url.pathname.slice(BLOB_PATH.length + 1);
   if (req.method !== "GET" && req.method !== "HEAD") return sendText(res, 405, "Blobs are read with GET.");
   if (!SHA256.test(sha256)) return sendText(res, 400, `"${sha256}" is not a blob id: use ${BLOB_PATH}/<lowercase hex sha256>.`);
+  // A share link that no longer opens is "not found", as its replay is.
+  if (principal.kind === "anonymous" && share) return sendText(res, 404, "This share link was revoked or has expired; ask whoever shared it for a new one.");
   if (principal.kind === "anonymous") return sendText(res, 401, "Sign in to see this screenshot, or open it through a share link.");
   // A share reads only its run's blobs; anything else is "not found", as for another workspace.
   const scope = principal.kind === "share" ? { share: principal } : { workspaceId: principal.workspaceId };
