@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -59,6 +59,26 @@ describe("embedded Postgres", () => {
       await expect(query(guessed.toString(), "SELECT 1")).rejects.toThrow(/password authentication failed/);
     } finally {
       await server.stop();
+    }
+  });
+
+  it("moves a data folder made before random passwords off the old fixed one on its next start", async () => {
+    const dataDir = join(mkdtempSync(join(tmpdir(), "phoneloop-pglegacy-")), "data");
+    const first = await startEmbeddedPostgres({ dataDir, fast: true });
+    await query(first.adminUrl, "ALTER ROLE postgres PASSWORD 'phoneloop'");
+    await first.stop();
+    rmSync(passwordFileOf(dataDir)); // as an install from before kept no password file
+    const again = await startEmbeddedPostgres({ dataDir, ephemeral: true, fast: true });
+    try {
+      const password = readFileSync(passwordFileOf(dataDir), "utf8").trim();
+      expect(password).not.toBe("phoneloop");
+      expect(new URL(again.adminUrl).password).toBe(password);
+      expect(await query(again.adminUrl, "SELECT 1 AS ok")).toEqual([{ ok: 1 }]);
+      const old = new URL(again.adminUrl);
+      old.password = "phoneloop";
+      await expect(query(old.toString(), "SELECT 1")).rejects.toThrow(/password authentication failed/);
+    } finally {
+      await again.stop();
     }
   });
 });
