@@ -127,6 +127,12 @@ test("a reviewer sees the pending tap on the screenshot, the rule and the model'
   await expect(item).toHaveCount(0);
   await attachScreenshot(page, testInfo, "gate-decided");
 
+  // The todo's card on the board carries the latest screenshot as its thumbnail (the same immutable blob URL).
+  await page.goto(`${stack.webUrl}/goals/${goal.id}`);
+  const thumb = page.locator(`[data-todo-id="${todo!.id}"] [data-field="thumbnail"]`);
+  await expect(thumb).toHaveAttribute("src", new RegExp(`/blobs/${blob.sha256}$`));
+  await expect.poll(() => thumb.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(360);
+
   await reviewerContext.close();
   await operatorContext.close();
 });
