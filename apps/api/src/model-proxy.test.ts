@@ -109,6 +109,13 @@ describe("model proxy", () => {
     expect(((await none.json()) as { error: { message: string } }).error.message).toMatch(/admin sets it/);
   });
 
+  it("meters a call without a run header against the agent's only running run", async () => {
+    const a = await runningAgent();
+    const answer = await ask({ key: a.token });
+    expect(answer.ok).toBe(true);
+    expect(await evidenceList(t.db, { goalId: a.goal.id, kind: "model_call" })).toMatchObject([{ runId: a.run.id }]);
+  });
+
   it("refuses another agent's run and a run that has ended", async () => {
     const a = await runningAgent();
     const b = await runningAgent();
@@ -119,6 +126,9 @@ describe("model proxy", () => {
     const ended = await ask({ key: a.token, run: a.run.id });
     expect(ended.ok).toBe(false);
     if (!ended.ok) expect(ended.error.message).toMatch(/is completed; start or resume a run/);
+    const noRun = await ask({ key: a.token });
+    expect(noRun.ok).toBe(false);
+    if (!noRun.ok) expect(noRun.error.message).toMatch(/no running run/);
   });
 
   it("reports an upstream failure without its URL, key or query string", async () => {

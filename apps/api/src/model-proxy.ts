@@ -45,8 +45,14 @@ export async function handleModelProxy(req: IncomingMessage, res: ServerResponse
     const v = req.headers[name];
     return typeof v === "string" && v.trim() ? v.trim() : undefined;
   };
-  const runId = header(METER_HEADERS.run);
-  if (!runId) return fail(res, 400, `Send the ${METER_HEADERS.run} header with the id of your running run; every model call is metered against one.`, "RUN_REQUIRED");
+  // Every call is metered against a run: the one named, else the agent's only running run.
+  let runId = header(METER_HEADERS.run);
+  if (!runId) {
+    const running = await db.run.findMany({ where: { agentId: principal.agentId, status: "running" }, select: { id: true }, take: 2 });
+    if (running.length === 0) return fail(res, 409, "This agent has no running run; start or resume a run before calling the model.", "RUN_NOT_RUNNING");
+    if (running.length > 1) return fail(res, 400, `This agent has several running runs: send the ${METER_HEADERS.run} header naming the one this call is for.`, "RUN_REQUIRED");
+    runId = running[0]!.id;
+  }
   const stepText = header(METER_HEADERS.step);
   const stepIndex = stepText !== undefined && /^\d+$/.test(stepText) ? Number(stepText) : undefined;
 
