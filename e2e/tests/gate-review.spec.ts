@@ -107,6 +107,7 @@ test("a reviewer sees the pending tap on the screenshot, the rule and the model'
   const tap = shot.locator('[data-mark="tap"] ellipse').first();
   await expect(tap).toHaveAttribute("cx", "500");
   await expect(tap).toHaveAttribute("cy", "840");
+  await expect(page.getByRole("region", { name: "What the agent will do" })).toContainText(`Tap "Pay 20 EUR"`);
   await expect(page.locator('[data-field="rule"]')).toContainText("payment.button");
   await expect(page.locator('[data-field="rule"]')).toContainText('button text "Pay 20 EUR"');
   await expect(page.locator('[data-field="model-words"]')).toContainText("The model's words");

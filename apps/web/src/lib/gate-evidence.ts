@@ -71,8 +71,10 @@ export function targetOf(action: PendingAction, elements: ObservationData["eleme
 }
 
 /** The action in a person's words, e.g. `Tap "Pay 20 EUR"`, `Type "4242…"`. */
-export function describePending(action: PendingAction): string {
-  const on = action.element ? ` "${action.element}"` : action.x !== undefined ? ` at (${action.x}, ${action.y})` : "";
+export function describePending(action: PendingAction, elements: ObservationData["elements"] = []): string {
+  // An element named by its index reads as its text when the screen listed it.
+  const named = action.element && /^\d+$/.test(action.element.trim()) ? elements.find((e) => e.i === Number(action.element))?.text : undefined;
+  const on = action.element ? ` "${named || action.element}"` : action.x !== undefined ? ` at (${action.x}, ${action.y})` : "";
   switch (action.type) {
     case "click":
       return `Tap${on}`;

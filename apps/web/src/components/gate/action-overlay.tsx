@@ -22,7 +22,7 @@ export function ActionOverlay({ src, observation, action }: { src: string; obser
   const typed = action && (action.type === "input_text" || action.type === "click_then_type") ? action.text : undefined;
   return (
     <figure className={styles.shot} style={{ aspectRatio: `${width} / ${height}` }} data-testid="gate-screenshot">
-      <img src={src} alt={action ? `The phone's screen before: ${describePending(action)}` : "The phone's screen when the gate opened"} />
+      <img src={src} alt={action ? `The phone's screen before: ${describePending(action, observation.elements)}` : "The phone's screen when the gate opened"} />
       {action ? (
         <svg viewBox="0 0 1000 1000" preserveAspectRatio="none" aria-hidden data-action={action.type}>
           <defs>

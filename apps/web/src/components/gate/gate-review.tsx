@@ -67,7 +67,7 @@ export function GateReview({ gateId }: { gateId: string }) {
           <section className={styles.block} aria-labelledby="pending-action">
             <h2 id="pending-action">What the agent will do</h2>
             <p>
-              <span className={`${styles.tier} ${styles[`tier_${pending.tier}`] ?? ""}`}>{TIER_LABEL[pending.tier]}</span> {describePending(pending.action)}
+              <span className={`${styles.tier} ${styles[`tier_${pending.tier}`] ?? ""}`}>{TIER_LABEL[pending.tier]}</span> {describePending(pending.action, observation?.elements)}
             </p>
           </section>
         ) : null}
