@@ -31,7 +31,9 @@ afterAll(async () => {
 
 // Stands in for any operator's commit: the same row, the same trigger, from outside either API process.
 async function commitEvent(subjectId: string, goalId: string | null = null): Promise<string> {
-  const row = await t.db.event.create({ data: { workspaceId, operator: "test.touch", actor: "test", subjectId, goalId } });
+  const placeholder = await t.db.event.create({ data: { workspaceId, operator: "test.touch", actor: "test", subjectId, goalId } });
+  // The id returned at insert is a placeholder; the row's id is given at commit (migration event_ids_at_commit).
+  const row = await t.db.event.findFirstOrThrow({ where: { subjectId, goalId, createdAt: placeholder.createdAt }, orderBy: { id: "desc" } });
   return row.id.toString();
 }
 
@@ -88,7 +90,7 @@ describe("event stream", () => {
     expect(onA.received.filter((e) => e.operator === "goal.create")).toHaveLength(1);
   });
 
-  it("holds back an event committed while a transaction with a smaller id is still open, then sends both in id order", async () => {
+  it("numbers events in commit order: a transaction that began first but commits last comes last", async () => {
     const goalId = `goal_open_${Date.now().toString(36)}`;
     const onA = collect(a.url, { goalId });
     await onA.ready;
@@ -96,21 +98,24 @@ describe("event stream", () => {
     await slow.connect();
     try {
       await slow.query("BEGIN");
-      const early = await slow.query<{ id: string }>(
-        `INSERT INTO "Event" ("workspaceId", "goalId", operator, actor, "subjectId") VALUES ($1, $2, 'test.slow', 'test', 'slow') RETURNING id::text AS id`,
+      await slow.query(
+        `INSERT INTO "Event" ("workspaceId", "goalId", operator, actor, "subjectId") VALUES ($1, $2, 'test.slow', 'test', 'slow')`,
         [workspaceId, goalId],
       );
-      const late = await commitEvent("fast", goalId);
-      // The later transaction committed first; its event must not go out before the open one's smaller id.
-      expect(BigInt(late)).toBeGreaterThan(BigInt(early.rows[0]!.id));
-      const alsoOpen = collect(b.url, { goalId, lastEventId: "0" });
+      const fast = await commitEvent("fast", goalId);
+      await onA.until(1);
       await slow.query("COMMIT");
       await onA.until(2);
-      await alsoOpen.until(2);
       onA.stop();
-      alsoOpen.stop();
-      expect(onA.received.map((e) => e.id)).toEqual([early.rows[0]!.id, late]);
-      expect(alsoOpen.received.map((e) => e.id)).toEqual([early.rows[0]!.id, late]);
+      const stored = await t.db.event.findMany({ where: { goalId }, orderBy: { id: "asc" } });
+      expect(stored.map((e) => e.subjectId)).toEqual(["fast", "slow"]);
+      expect(onA.received.map((e) => e.id)).toEqual(stored.map((e) => e.id.toString()));
+      expect(onA.received[0]!.id).toBe(fast);
+      // A subscriber resuming from before both sees the same order.
+      const resumed = collect(b.url, { goalId, lastEventId: "0" });
+      await resumed.until(2);
+      resumed.stop();
+      expect(resumed.received.map((e) => e.id)).toEqual(onA.received.map((e) => e.id));
     } finally {
       await slow.end();
     }
@@ -120,43 +125,44 @@ describe("event stream", () => {
     const goalId = `goal_once_${Date.now().toString(36)}`;
     const random = seeded(11);
     const writers = new pg.Pool({ connectionString: t.url, max: 8 });
-    const written: string[] = [];
+    let committed = 0;
     // Each transaction appends two events with a pause between them, so transactions commit in another order
     // than their ids were drawn; some roll back, so ids are not dense.
     const writeOne = async (round: number, n: number) => {
       const c = await writers.connect();
       try {
         await c.query("BEGIN");
-        const ids: string[] = [];
         for (const part of [0, 1]) {
-          const r = await c.query<{ id: string }>(
-            `INSERT INTO "Event" ("workspaceId", "goalId", operator, actor, "subjectId") VALUES ($1, $2, 'test.once', 'test', $3) RETURNING id::text AS id`,
+          await c.query(
+            `INSERT INTO "Event" ("workspaceId", "goalId", operator, actor, "subjectId") VALUES ($1, $2, 'test.once', 'test', $3)`,
             [workspaceId, goalId, `r${round}w${n}p${part}`],
           );
-          ids.push(r.rows[0]!.id);
           await pause(Math.floor(random() * 4));
         }
         if (random() < 0.1) await c.query("ROLLBACK");
         else {
           await c.query("COMMIT");
-          written.push(...ids);
+          committed += 2;
         }
       } finally {
         c.release();
       }
     };
-    const subscribers = [resumingSubscriber([a.url, b.url], goalId, random), resumingSubscriber([b.url, a.url], goalId, random)];
+    // Both start from an explicit cursor (the newest id now), as a client resuming does.
+    const start = String((await t.db.event.aggregate({ _max: { id: true } }))._max.id ?? 0n);
+    const subscribers = [resumingSubscriber([a.url, b.url], goalId, start, random), resumingSubscriber([b.url, a.url], goalId, start, random)];
     try {
       await Promise.all(subscribers.map((s) => s.ready));
       for (let round = 0; round < 30; round++) {
         await Promise.all(Array.from({ length: 20 }, (_, n) => writeOne(round, n)));
       }
-      for (const s of subscribers) await s.until(written.length);
+      for (const s of subscribers) await s.until(committed);
     } finally {
       for (const s of subscribers) s.stop();
       await writers.end();
     }
-    const expected = [...written].sort((x, y) => (BigInt(x) < BigInt(y) ? -1 : 1));
+    const expected = (await t.db.event.findMany({ where: { goalId }, orderBy: { id: "asc" }, select: { id: true } })).map((e) => e.id.toString());
+    expect(expected).toHaveLength(committed);
     for (const s of subscribers) {
       expect(s.reconnects).toBeGreaterThan(5);
       // Equal to every committed id in id order: nothing lost, nothing repeated, strictly increasing.
@@ -206,10 +212,11 @@ describe("event stream", () => {
     const onA = collect(a.url, { goalId });
     await onA.ready;
     // A writer that committed but died before announcing (the post-commit path): the row exists, no NOTIFY came.
-    const [, silent] = await t.db.$transaction([
+    await t.db.$transaction([
       t.db.$executeRaw`SELECT set_config('phoneloop.notify_after_commit', 'on', true)`,
       t.db.event.create({ data: { workspaceId, operator: "test.silent", actor: "test", subjectId: "silent", goalId } }),
     ]);
+    const silent = await t.db.event.findFirstOrThrow({ where: { goalId, subjectId: "silent" } });
     const announced = await commitEvent("announced", goalId);
     await onA.until(2);
     onA.stop();
@@ -227,7 +234,7 @@ describe("event stream", () => {
 
 /** A subscriber that drops its subscription after a random number of events (alternating API instances) and
  * resumes from the last id it received. */
-function resumingSubscriber(urls: string[], goalId: string, random: () => number) {
+function resumingSubscriber(urls: string[], goalId: string, startAfter: string, random: () => number) {
   const received: string[] = [];
   let reconnects = 0;
   let current: { unsubscribe(): void } | undefined;
@@ -239,16 +246,18 @@ function resumingSubscriber(urls: string[], goalId: string, random: () => number
     if (stopped) return;
     const url = urls[reconnects % urls.length]!;
     let budget = 1 + Math.floor(random() * 60);
-    const last = received.at(-1);
+    let dropped = false;
     const sub = clientOf(url).event.stream.subscribe(
-      { goalId, ...(last ? { lastEventId: last } : {}) },
+      { goalId, lastEventId: received.at(-1) ?? startAfter },
       {
         onStarted: () => started(),
         onData: ({ data }) => {
-          if (current !== sub) return;
+          // Data already in flight when we dropped the connection is not received: we resume from our last id.
+          if (dropped) return;
           received.push(data.id);
           if (waiter && received.length >= waiter.n) waiter.resolve();
           if (--budget === 0) {
+            dropped = true;
             sub.unsubscribe();
             reconnects++;
             // Reopen on a later tick, as a client would after a dropped connection.

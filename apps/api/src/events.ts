@@ -1,7 +1,7 @@
 // The live event stream. Every state change appends an Event row whose insert trigger runs
-// pg_notify('phoneloop_events', id); one dedicated LISTEN connection per process reads the events that became
-// final (see readFinalEvents) once and fans them out to that process's subscribers, in commit order, so any
-// number of API processes can share one database.
+// pg_notify('phoneloop_events', …); one dedicated LISTEN connection per process reads the events committed after
+// the last one it saw, in id order — which is commit order (see readEventsAfter) — and fans them out to that
+// process's subscribers, so any number of API processes can share one database.
 import pg from "pg";
 import type { EventView } from "@phoneloop/state";
 
@@ -24,13 +24,11 @@ export class EventHub {
   private readonly listeners = new Set<Listener>();
   private flushing: Promise<void> = Promise.resolve();
   private flushQueued = false;
-  /** The last id dispatched: every final event up to it went out, in id order. */
+  /** The last id dispatched: every committed event up to it went out, in id order. */
   private lastSeenId: bigint | undefined;
   private closed = false;
   private reconnectDelayMs = 250;
   private reconnectTimer: NodeJS.Timeout | undefined;
-  private recheckTimer: NodeJS.Timeout | undefined;
-  private recheckDelayMs = RECHECK_MIN_MS;
   private readonly log: (line: string) => void;
   /** For subscribers' backlog reads, apart from the LISTEN connection. */
   private readonly pool: pg.Pool;
@@ -41,9 +39,9 @@ export class EventHub {
     this.pool.on("error", (e) => this.log(`event backlog connection failed: ${e.message}`));
   }
 
-  /** Final events after `afterId`, in id order (a subscriber's backlog). */
-  readFinal(afterId: bigint, limit: number, goalId?: string, workspaceId?: string): ReturnType<typeof readFinalEvents> {
-    return readFinalEvents(this.pool, afterId, limit, goalId, workspaceId);
+  /** Events after `afterId`, in id order (a subscriber's backlog). */
+  readAfter(afterId: bigint, limit: number, goalId?: string, workspaceId?: string): Promise<StreamedEvent[]> {
+    return readEventsAfter(this.pool, afterId, limit, goalId, workspaceId);
   }
 
   /** Connects and LISTENs; resolves once notifications are being received. */
@@ -63,7 +61,6 @@ export class EventHub {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.reconnectTimer);
-    clearTimeout(this.recheckTimer);
     this.listeners.clear();
     const client = this.client;
     this.client = undefined;
@@ -82,9 +79,8 @@ export class EventHub {
     await client.connect();
     await client.query(`LISTEN ${EVENTS_CHANNEL}`);
     if (this.lastSeenId === undefined) {
-      // Everything below the horizon is history; the hub dispatches what becomes final from here on.
-      const r = await client.query<{ horizon: string }>(`SELECT phoneloop_event_horizon()::text AS horizon`);
-      this.lastSeenId = BigInt(r.rows[0]!.horizon) - 1n;
+      const r = await client.query<{ max: string | null }>(`SELECT max(id)::text AS max FROM "Event"`);
+      this.lastSeenId = BigInt(r.rows[0]?.max ?? "0");
     }
     this.client = client;
     this.reconnectDelayMs = 250;
@@ -109,7 +105,7 @@ export class EventHub {
     this.reconnectTimer = setTimeout(retry, this.reconnectDelayMs);
   }
 
-  // Notifications only say "something committed"; one reader per process reads what is final since the last
+  // Notifications only say "something committed"; one reader per process reads what committed since the last
   // dispatched id. A burst of notifications while a read runs queues one more read, not one per notification.
   private scheduleFlush(): void {
     if (this.flushQueued) return;
@@ -125,30 +121,18 @@ export class EventHub {
   private async flush(): Promise<void> {
     const client = this.client;
     if (!client || this.closed) return;
-    clearTimeout(this.recheckTimer);
     for (;;) {
-      const page = await readFinalEvents(client, this.lastSeenId ?? 0n, HUB_PAGE);
-      for (const event of page.events) {
+      const events = await readEventsAfter(client, this.lastSeenId ?? 0n, HUB_PAGE);
+      for (const event of events) {
         this.lastSeenId = BigInt(event.id);
         for (const listener of this.listeners) listener(event);
       }
-      if (page.events.length === HUB_PAGE) continue;
-      if (page.pendingBeyondHorizon) {
-        // Committed events wait behind a transaction still open (it may yet commit a smaller id); look again
-        // soon, as its end may announce nothing.
-        this.recheckTimer = setTimeout(() => this.scheduleFlush(), this.recheckDelayMs);
-        this.recheckDelayMs = Math.min(this.recheckDelayMs * 2, RECHECK_MAX_MS);
-      } else {
-        this.recheckDelayMs = RECHECK_MIN_MS;
-      }
-      return;
+      if (events.length < HUB_PAGE) return;
     }
   }
 }
 
 const HUB_PAGE = 1_000;
-const RECHECK_MIN_MS = 5;
-const RECHECK_MAX_MS = 1_000;
 
 const SELECT_EVENTS = `SELECT id::text AS id, "workspaceId", "goalId", operator, actor, "subjectId", payload, "createdAt" FROM "Event"`;
 
@@ -157,29 +141,18 @@ interface Queryable {
 }
 
 /**
- * Events after `afterId` that are final — below the horizon, so no transaction still open can commit a smaller id
- * — in id order (which is commit order: see the event_commit_order migration). One statement: one snapshot.
+ * Committed events after `afterId`, in id order. An Event gets its id at commit, under a lock held until the
+ * commit is visible (migration event_ids_at_commit), so any snapshot sees a prefix of the ids: nothing smaller
+ * than what this returns can appear later, and resuming after the last id loses and repeats nothing.
  */
-export async function readFinalEvents(
-  db: Queryable,
-  afterId: bigint,
-  limit: number,
-  goalId?: string,
-  workspaceId?: string,
-): Promise<{ events: StreamedEvent[]; pendingBeyondHorizon: boolean }> {
-  const r = await db.query<EventRow & { horizon: string; beyond: boolean }>(
-    `WITH h AS (SELECT phoneloop_event_horizon() AS horizon)
-     SELECT e.*, h.horizon::text AS horizon,
-            EXISTS (SELECT 1 FROM "Event" WHERE id >= h.horizon AND id > $1::bigint) AS beyond
-       FROM h LEFT JOIN LATERAL (
-         ${SELECT_EVENTS} WHERE id > $1::bigint AND id < h.horizon AND ($3::text IS NULL OR "goalId" = $3::text)
-           AND ($4::text IS NULL OR "workspaceId" = $4::text)
-         ORDER BY id LIMIT $2
-       ) e ON true`,
+export async function readEventsAfter(db: Queryable, afterId: bigint, limit: number, goalId?: string, workspaceId?: string): Promise<StreamedEvent[]> {
+  const r = await db.query<EventRow>(
+    `${SELECT_EVENTS} WHERE id > $1::bigint AND ($3::text IS NULL OR "goalId" = $3::text)
+       AND ($4::text IS NULL OR "workspaceId" = $4::text)
+     ORDER BY "Event".id LIMIT $2`,
     [String(afterId), limit, goalId ?? null, workspaceId ?? null],
   );
-  const events = r.rows.filter((row) => row.id !== null).map(toStreamedEvent);
-  return { events, pendingBeyondHorizon: r.rows[0]?.beyond ?? false };
+  return r.rows.map(toStreamedEvent);
 }
 
 type EventRow = EventView;
@@ -204,8 +177,8 @@ const MAX_BUFFERED = 5_000;
 const BACKLOG_PAGE = 500;
 
 /**
- * Events after `lastEventId` from the table, then live ones from the hub: each final event once, in id order
- * (commit order). Both sources only ever hand out final events in id order, so one cursor — the last id sent —
+ * Events after `lastEventId` from the table, then live ones from the hub: each committed event once, in id order
+ * (commit order). Both sources hand out events in id order with no gaps, so one cursor — the last id sent —
  * drops what the other already sent. Subscribes to the hub at once (not at the first read), so an SSE client that
  * has seen "connected" misses nothing after it.
  */
@@ -234,15 +207,15 @@ export function openEventStream(init: StreamEventsInit): AsyncGenerator<Streamed
     try {
       let cursor = init.lastEventId ? BigInt(init.lastEventId) : -1n;
       if (init.lastEventId) {
-        // The hub's own dispatches all lie below a horizon this read sees too (horizons only grow), so the backlog
+        // Whatever the hub dispatched before we subscribed was committed before this read, so the backlog
         // plus the buffer leave no gap.
         for (;;) {
-          const page = await hub.readFinal(cursor, BACKLOG_PAGE, goalId, workspaceId);
-          for (const event of page.events) {
+          const page = await hub.readAfter(cursor, BACKLOG_PAGE, goalId, workspaceId);
+          for (const event of page) {
             cursor = BigInt(event.id);
             yield event;
           }
-          if (page.events.length < BACKLOG_PAGE || closed) break;
+          if (page.length < BACKLOG_PAGE || closed) break;
         }
       }
       while (!closed && !overflowed) {

@@ -10,6 +10,7 @@ import type { z } from "zod";
 import { holds, isStateError, PERMISSION_HOLDERS, scopeToWorkspace, type Db, type Permission } from "@phoneloop/state";
 import { describeIssues, inputIssues, toTRPCError, type InputIssue } from "./errors.ts";
 import type { EventHub } from "./events.ts";
+import { itemwiseInputTransformer, refuseUnstorableInput } from "./input-guard.ts";
 import type { Principal } from "./auth/principal.ts";
 import { newSecret } from "./auth/secret-key.ts";
 import { modelSettingsStore, type ModelSettingsStore } from "./model-settings.ts";
@@ -41,7 +42,8 @@ const t = initTRPC
   .context<Context>()
   .meta<ProcedureMeta>()
   .create({
-    transformer: superjson,
+    // superjson both ways; inputs decoded item by item, so one undecodable batch item fails alone.
+    transformer: { input: itemwiseInputTransformer, output: superjson },
     isDev: false,
     sse: {
       ping: { enabled: true, intervalMs: 15_000 },
@@ -148,7 +150,13 @@ function acting(caller: Caller | null): { workspaceId: string; actor: string } {
   }
 }
 
-const base = t.procedure.use(stateErrors);
+/** 400 for input no column can hold (NUL, lone surrogates, BigInt, …), whatever the procedure's schema. */
+const storable = t.middleware(async ({ getRawInput, next }) => {
+  await refuseUnstorableInput(getRawInput);
+  return next();
+});
+
+const base = t.procedure.use(stateErrors).use(storable);
 
 /**
  * The only way to make a procedure: the permission it needs and its input. The handler's ctx carries `caller`

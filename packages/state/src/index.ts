@@ -10,7 +10,7 @@ export type { Goal, Todo, Lease, Gate, Evidence, Run, Step, Agent, Turn, Replan,
 
 // domain: pure rules and words (also the browser-safe subpath @phoneloop/state/domain)
 export * from "./domain/index.ts";
-export { RoleSchema } from "./domain/schemas.ts";
+export { RoleSchema, Text, isStorableText, Id, EventId, Count, BigCount, StoredDate, JSON_CAPS, jsonValue, jsonObject } from "./domain/schemas.ts";
 
 // services: the operators
 export type { DbOrTx, Tx, OperatorContext } from "./services/operator.ts";

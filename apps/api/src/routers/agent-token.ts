@@ -1,10 +1,10 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { issueAgentToken, listAgentTokens, revokeAgentToken } from "@phoneloop/state";
+import { issueAgentToken, listAgentTokens, revokeAgentToken, Text } from "@phoneloop/state";
 import { allow } from "../trpc.ts";
 
-const Name = z.string().trim().min(1).max(200);
-const TokenRef = z.object({ tokenId: z.string().trim().min(1).max(200) });
+const Name = Text.trim().min(1).max(200);
+const TokenRef = z.object({ tokenId: Text.trim().min(1).max(200) });
 
 export const agentTokenRouter = {
   /** A token for the browser tab the person is using, issued from their session: the tab's runner acts with it. */

@@ -1,13 +1,14 @@
 import { tracked, type TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
+import { EventId, Id } from "@phoneloop/state";
 import { openEventStream } from "../events.ts";
 import { allow } from "../trpc.ts";
 
 export const EventStreamInput = z.object({
   /** Only events of this goal; without it, every event of the workspace. */
-  goalId: z.string().min(1).optional(),
+  goalId: Id.optional(),
   /** Resume after this event id; httpSubscriptionLink sends it on reconnect. */
-  lastEventId: z.string().regex(/^\d+$/, "must be an event id (digits)").nullish(),
+  lastEventId: EventId.nullish(),
 });
 
 export const eventRouter = {

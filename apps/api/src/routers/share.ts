@@ -1,10 +1,10 @@
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { createShare, CreateShareInput, getBlob, listShares, ListSharesInput, openShare, revokeShare, RevokeShareInput, sharedReplay, type Db } from "@phoneloop/state";
+import { createShare, CreateShareInput, getBlob, listShares, ListSharesInput, openShare, revokeShare, RevokeShareInput, sharedReplay, Text, type Db } from "@phoneloop/state";
 import { allow, allowAnyone } from "../trpc.ts";
 import { BlobInput } from "./evidence.ts";
 
-const ShareToken = z.string().trim().min(1).max(200);
+const ShareToken = Text.trim().min(1).max(200);
 const GONE = "This share link does not exist, was revoked or has expired; ask whoever sent it for a new one.";
 
 async function opened(db: Db, token: string) {

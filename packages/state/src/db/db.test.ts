@@ -19,7 +19,7 @@ describe("migrations", () => {
   });
 
   it("announce every appended event on the phoneloop_events channel", async () => {
-    const fns = await t.db.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM pg_trigger WHERE tgname = 'Event_notify'`;
+    const fns = await t.db.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM pg_trigger WHERE tgname = 'Event_id_at_commit'`; // it announces each id at commit
     expect(Number(fns[0]?.n)).toBe(1);
   });
 });

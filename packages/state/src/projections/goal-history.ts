@@ -1,13 +1,13 @@
 // A goal's events after an id, paged (the event stream's catch-up read).
 import { z } from "zod";
 import { parseInput } from "../domain/input.ts";
-import { Id } from "../domain/schemas.ts";
+import { EventId, Id, Text } from "../domain/schemas.ts";
 import type { DbOrTx } from "../services/operator.ts";
 
 export const GoalHistoryInput = z.object({
   goalId: Id,
   /** Return events with an id greater than this (as a decimal string); omit for the first page. */
-  afterId: z.string().regex(/^\d+$/, "a decimal event id").optional(),
+  afterId: EventId.optional(),
   limit: z.number().int().min(1).max(1000).default(100),
 });
 export type GoalHistoryInput = z.input<typeof GoalHistoryInput>;

@@ -4,7 +4,7 @@ import type { Evidence } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { HELD_STATES } from "../../domain/todo-transitions.ts";
-import { Id, IdempotencyKey, JsonObject } from "../../domain/schemas.ts";
+import { Count, Id, IdempotencyKey, JsonObject, Text } from "../../domain/schemas.ts";
 import { EVIDENCE_KINDS } from "../../domain/vocabulary.ts";
 import { actorOf, appendEvent, atParam, inTx, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { lockTodo, requireHolder } from "../todo/held.ts";
@@ -14,11 +14,11 @@ export const AppendEvidenceInput = z.object({
   goalId: Id,
   todoId: Id.optional(),
   runId: Id.optional(),
-  stepIndex: z.number().int().min(0).optional(),
+  stepIndex: Count.optional(),
   kind: z.enum(EVIDENCE_KINDS),
-  summary: z.string().trim().min(1).max(2000),
+  summary: Text.trim().min(1).max(2000),
   data: JsonObject.default({}),
-  blobSha256: z.string().regex(/^[0-9a-f]{64}$/, "a lowercase hex sha256").optional(),
+  blobSha256: Text.regex(/^[0-9a-f]{64}$/, "a lowercase hex sha256").optional(),
   agentId: Id.optional(),
   /** When given, the write is fenced: rejected unless this is the todo's current lease. */
   leaseKey: IdempotencyKey.optional(),

@@ -6,15 +6,16 @@ import { parseInput } from "../../domain/input.ts";
 import { StateError } from "../../domain/errors.ts";
 import { actorOf, appendEvent, inTx, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { shareHasBlob, type OpenedShare } from "../workspace/shares.ts";
+import { Text } from "../../domain/schemas.ts";
 
 export const MAX_BLOB_BYTES = 16 * 1024 * 1024;
 
 export const PutBlobInput = z.object({
   /** Raw bytes, or base64 text (over JSON). */
   bytes: z.union([z.instanceof(Uint8Array), z.base64()]),
-  mime: z.string().trim().min(1).max(200),
+  mime: Text.trim().min(1).max(200),
   /** The workspace that holds the blob (the API sets the caller's). */
-  workspaceId: z.string().trim().min(1).max(200),
+  workspaceId: Text.trim().min(1).max(200),
 });
 export type PutBlobInput = z.input<typeof PutBlobInput>;
 

@@ -5,7 +5,7 @@ import type { Gate } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { GATE_ANSWER_ROLES } from "../../domain/roles.ts";
-import { Id, IdempotencyKey, ShortText } from "../../domain/schemas.ts";
+import { Id, IdempotencyKey, ShortText, Text } from "../../domain/schemas.ts";
 import { actorOf, clockDate, appendEvent, inTx, isUniqueViolation, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
 
 export const OpenGateInput = z.object({
@@ -14,12 +14,12 @@ export const OpenGateInput = z.object({
   todoId: Id.optional(),
   runId: Id.optional(),
   /** A concrete question a person can answer — never "waiting for owner". */
-  question: z.string().trim().min(8).max(2000),
+  question: Text.trim().min(8).max(2000),
   options: z.array(ShortText).max(20).default([]),
   /** The evidence that led to the question. */
   evidenceIds: z.array(Id).max(100).default([]),
   /** After this long the gate may be expired. */
-  ttlMs: z.number().int().min(1).optional(),
+  ttlMs: z.number().int().min(1).max(366 * 24 * 60 * 60 * 1000).optional(),
   /** A repeat with this key returns the gate the first call opened. */
   idempotencyKey: IdempotencyKey.optional(),
 });

@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { Gate } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
-import { Id } from "../../domain/schemas.ts";
+import { Id, Text } from "../../domain/schemas.ts";
 import { appendEvent, atParam, inTx, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { applyTodoTransition, lockTodo } from "../todo/held.ts";
 
@@ -15,8 +15,8 @@ export const ResolveGateInput = z.object({
   userId: Id,
   decision: z.enum(["approve", "deny", "answer"]),
   /** Required for "answer"; must be one of the gate's options when it has any. */
-  answer: z.string().trim().min(1).max(5000).optional(),
-  rationale: z.string().trim().min(1).max(5000),
+  answer: Text.trim().min(1).max(5000).optional(),
+  rationale: Text.trim().min(1).max(5000),
 });
 export type ResolveGateInput = z.input<typeof ResolveGateInput>;
 

@@ -3,10 +3,10 @@ import { z } from "zod";
 import type { Goal } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { nextGoalStatus, type GoalEvent } from "../../domain/goal-transitions.ts";
-import { Id } from "../../domain/schemas.ts";
+import { Id, Text } from "../../domain/schemas.ts";
 import { actorOf, appendEvent, atParam, type OperatorContext, type Tx } from "../operator.ts";
 
-export const GoalStatusChangeInput = z.object({ goalId: Id, reason: z.string().max(2000).optional() });
+export const GoalStatusChangeInput = z.object({ goalId: Id, reason: Text.max(2000).optional() });
 export type GoalStatusChangeInput = z.input<typeof GoalStatusChangeInput>;
 
 export async function transitionGoal(tx: Tx, goalId: string, event: GoalEvent, reason: string | undefined, ctx?: OperatorContext): Promise<Goal> {

@@ -2,13 +2,13 @@ import { z } from "zod";
 import type { Goal } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
-import { Id, LongText, ShortText } from "../../domain/schemas.ts";
+import { Count, Id, LongText, ShortText } from "../../domain/schemas.ts";
 import { actorOf, appendEvent, inTx, type DbOrTx, type OperatorContext } from "../operator.ts";
 
 export const UpdateGoalInput = z.object({
   goalId: Id,
   /** The version the caller read; the update applies only if nobody changed the goal since. */
-  version: z.number().int().min(1),
+  version: Count.min(1),
   title: ShortText.optional(),
   objective: LongText.min(1).optional(),
   bounds: z.array(ShortText).optional(),

@@ -5,8 +5,9 @@ import { nextTodoState } from "../../domain/todo-transitions.ts";
 import { actorOf, inTx, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { applyTodoTransition, lockTodo, requireHolder } from "../todo/held.ts";
 import { LeaseRef } from "./lease-ref.ts";
+import { Text } from "../../domain/schemas.ts";
 
-export const ReleaseLeaseInput = z.object({ ...LeaseRef, reason: z.string().max(2000).optional() });
+export const ReleaseLeaseInput = z.object({ ...LeaseRef, reason: Text.max(2000).optional() });
 export type ReleaseLeaseInput = z.input<typeof ReleaseLeaseInput>;
 
 /** Gives the todo back to the pool (todo → pending) and ends the lease. */

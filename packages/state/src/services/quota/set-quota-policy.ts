@@ -2,7 +2,7 @@ import { z } from "zod";
 import { Prisma } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
-import { Id } from "../../domain/schemas.ts";
+import { BigCount, Count, Id } from "../../domain/schemas.ts";
 import { actorOf, appendEvent, inTx, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
 
 // The partial unique indexes of the second migration are the conflict targets.
@@ -15,10 +15,10 @@ export const SetQuotaPolicyInput = z
     goalId: Id.optional(),
     agentId: Id.optional(),
     windowMs: z.number().int().min(1).max(366 * 24 * 3600 * 1000),
-    maxSteps: z.number().int().min(0).nullish(),
-    maxTokens: z.number().int().min(0).nullish(),
+    maxSteps: Count.nullish(),
+    maxTokens: Count.nullish(),
     /** Money in micro-dollars (1 USD = 1,000,000). */
-    maxMicroUsd: z.number().int().min(0).nullish(),
+    maxMicroUsd: BigCount.nullish(),
   })
   .refine((p) => (p.scope === "goal" ? !!p.goalId && !p.agentId : !!p.agentId && !p.goalId), {
     message: "a goal policy names goalId only; an agent policy names agentId only",
@@ -52,7 +52,7 @@ export async function setQuotaPolicy(db: DbOrTx, raw: SetQuotaPolicyInput, ctx?:
         "windowMs" = EXCLUDED."windowMs", "maxSteps" = EXCLUDED."maxSteps", "maxTokens" = EXCLUDED."maxTokens", "maxMicroUsd" = EXCLUDED."maxMicroUsd"
       RETURNING "id"`;
     const p = await tx.quotaPolicy.findUniqueOrThrow({ where: { id: rows[0]!.id } });
-    const view: QuotaPolicyView = { ...p, maxMicroUsd: p.maxMicroUsd === null ? null : Number(p.maxMicroUsd) };
+    const view: QuotaPolicyView = { ...p, windowMs: Number(p.windowMs), maxMicroUsd: p.maxMicroUsd === null ? null : Number(p.maxMicroUsd) };
     await appendEvent(tx, { operator: "quota.setPolicy", actor: actorOf(ctx, undefined), subjectId: p.id, goalId: p.goalId, payload: { ...view } }, ctx);
     return view;
   });

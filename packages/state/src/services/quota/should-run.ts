@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
-import { Id } from "../../domain/schemas.ts";
+import { BigCount, Count, Id } from "../../domain/schemas.ts";
 import type { SkipReason } from "../../domain/vocabulary.ts";
 import { atParam, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { describeRemaining, overLimit, policyUsage, type PolicyUsage } from "./usage.ts";
@@ -12,7 +12,7 @@ export const ShouldRunInput = z.object({
   agentId: Id,
   todoId: Id.optional(),
   /** What the next turn is expected to cost; a turn that would not fit is throttled. */
-  estimate: z.object({ steps: z.number().int().min(0).default(1), tokens: z.number().int().min(0).default(0), microUsd: z.number().int().min(0).default(0) }).optional(),
+  estimate: z.object({ steps: Count.default(1), tokens: Count.default(0), microUsd: BigCount.default(0) }).optional(),
 });
 export type ShouldRunInput = z.input<typeof ShouldRunInput>;
 

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
-import { Id, IdempotencyKey } from "../../domain/schemas.ts";
+import { BigCount, Count, Id, IdempotencyKey } from "../../domain/schemas.ts";
 import { actorOf, appendEvent, atParam, inTx, isUniqueViolation, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { describeRemaining, overLimit, policyUsage, type PolicyUsage } from "./usage.ts";
 
@@ -12,9 +12,9 @@ export const SpendQuotaInput = z.object({
   goalId: Id,
   agentId: Id,
   todoId: Id.optional(),
-  steps: z.number().int().min(0).default(0),
-  tokens: z.number().int().min(0).default(0),
-  microUsd: z.number().int().min(0).default(0),
+  steps: Count.default(0),
+  tokens: Count.default(0),
+  microUsd: BigCount.default(0),
 });
 export type SpendQuotaInput = z.input<typeof SpendQuotaInput>;
 

@@ -55,7 +55,7 @@ export async function policyUsage(
   }
   const rows = await db.$queryRaw<Row[]>`
     WITH tm AS (SELECT COALESCE(${q.at}::timestamptz, now()) AS "now")
-    SELECT p."id", p."scope", p."goalId", p."agentId", p."windowMs", p."maxSteps", p."maxTokens", p."maxMicroUsd", tm."now",
+    SELECT p."id", p."scope", p."goalId", p."agentId", p."windowMs"::float8 AS "windowMs", p."maxSteps", p."maxTokens", p."maxMicroUsd", tm."now",
       COALESCE(sum(s."steps"), 0)::bigint AS "steps", COALESCE(sum(s."tokens"), 0)::bigint AS "tokens",
       COALESCE(sum(s."microUsd"), 0)::bigint AS "microUsd", min(s."createdAt") AS "oldest"
     FROM "QuotaPolicy" p CROSS JOIN tm

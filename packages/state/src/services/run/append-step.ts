@@ -1,20 +1,20 @@
 import { z } from "zod";
 import type { Step } from "../../generated/prisma/client.ts";
 import { parseInput } from "../../domain/input.ts";
-import { Id } from "../../domain/schemas.ts";
+import { Count, Id, Text, jsonValue } from "../../domain/schemas.ts";
 import { actorOf, clockDate, appendEvent, inTx, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { lockRun, requireRunning } from "./run-guards.ts";
 
 export const AppendStepInput = z.object({
   runId: Id,
   agentId: Id.optional(),
-  index: z.number().int().min(0),
-  node: z.string().trim().min(1).max(100),
-  action: z.unknown().optional(),
-  observation: z.unknown().optional(),
-  screenSha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
-  anomalies: z.array(z.string().max(200)).default([]),
-  tokens: z.number().int().min(0).default(0),
+  index: Count,
+  node: Text.trim().min(1).max(100),
+  action: jsonValue().optional(),
+  observation: jsonValue().optional(),
+  screenSha256: Text.regex(/^[0-9a-f]{64}$/).optional(),
+  anomalies: z.array(Text.max(200)).default([]),
+  tokens: Count.default(0),
 });
 export type AppendStepInput = z.input<typeof AppendStepInput>;
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Run } from "../../generated/prisma/client.ts";
 import { parseInput } from "../../domain/input.ts";
-import { Id } from "../../domain/schemas.ts";
+import { Id, Text } from "../../domain/schemas.ts";
 import { RUN_END_STATUSES, RunEndReasonSchema } from "../../domain/run.ts";
 import { actorOf, appendEvent, atParam, inTx, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { lockRun, requireRunning } from "./run-guards.ts";
@@ -12,7 +12,7 @@ export const FinishRunInput = z.object({
   status: z.enum(RUN_END_STATUSES),
   /** Why the run ended, in the runtime's words (RUN_END_REASONS). */
   endReason: RunEndReasonSchema.optional(),
-  summary: z.string().max(5000).optional(),
+  summary: Text.max(5000).optional(),
 });
 export type FinishRunInput = z.input<typeof FinishRunInput>;
 

@@ -1,11 +1,11 @@
 import { z } from "zod";
 import type { Run } from "../../generated/prisma/client.ts";
 import { parseInput } from "../../domain/input.ts";
-import { Id, JsonObject } from "../../domain/schemas.ts";
+import { Id, jsonObject, JSON_CAPS } from "../../domain/schemas.ts";
 import { actorOf, appendEvent, inTx, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { lockRun, requireRunning } from "./run-guards.ts";
 
-export const SaveCheckpointInput = z.object({ runId: Id, agentId: Id.optional(), checkpoint: JsonObject });
+export const SaveCheckpointInput = z.object({ runId: Id, agentId: Id.optional(), checkpoint: jsonObject(JSON_CAPS.checkpoint) });
 export type SaveCheckpointInput = z.input<typeof SaveCheckpointInput>;
 
 export async function saveCheckpoint(db: DbOrTx, raw: SaveCheckpointInput, ctx?: OperatorContext): Promise<Run> {

@@ -2,10 +2,10 @@ import { z } from "zod";
 import type { Run } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
-import { Id, JsonObject } from "../../domain/schemas.ts";
+import { Id, jsonObject, JSON_CAPS } from "../../domain/schemas.ts";
 import { actorOf, clockDate, appendEvent, inTx, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
 
-export const StartRunInput = z.object({ id: Id.optional(), goalId: Id, todoId: Id.optional(), agentId: Id, checkpoint: JsonObject.default({}) });
+export const StartRunInput = z.object({ id: Id.optional(), goalId: Id, todoId: Id.optional(), agentId: Id, checkpoint: jsonObject(JSON_CAPS.checkpoint).default({}) });
 export type StartRunInput = z.input<typeof StartRunInput>;
 
 export async function startRun(db: DbOrTx, raw: StartRunInput, ctx?: OperatorContext): Promise<Run> {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Todo } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
-import { Capabilities, Id, JsonObject, LongText, ShortText } from "../../domain/schemas.ts";
+import { Capabilities, Id, JsonObject, LongText, ShortText, Text } from "../../domain/schemas.ts";
 import { TODO_KINDS } from "../../domain/vocabulary.ts";
 import { actorOf, clockDate, appendEvent, inTx, isUniqueViolation, randomId, type DbOrTx, type OperatorContext, type Tx } from "../operator.ts";
 import { normalizeTodo } from "./held.ts";
@@ -14,10 +14,10 @@ export const TodoDraft = z.object({
   detail: LongText.default(""),
   /** executor: needs a live app on the phone; host: answered without a screen. */
   kind: z.enum(TODO_KINDS).default("executor"),
-  appHint: z.string().max(200).nullish(),
+  appHint: Text.max(200).nullish(),
   requiredCapabilities: Capabilities.default([]),
-  inputs: z.array(z.string().max(200)).default([]),
-  outputs: z.array(z.string().max(200)).default([]),
+  inputs: z.array(Text.max(200)).default([]),
+  outputs: z.array(Text.max(200)).default([]),
   values: JsonObject.default({}),
 });
 export type TodoDraft = z.input<typeof TodoDraft>;

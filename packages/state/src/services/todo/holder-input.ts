@@ -1,6 +1,6 @@
 // Input fields shared by the holder's operators on a todo.
 import { z } from "zod";
-import { Id, IdempotencyKey, JsonObject } from "../../domain/schemas.ts";
+import { Id, IdempotencyKey, JsonObject, Text } from "../../domain/schemas.ts";
 
 /** Names the todo and, while it is held, the lease that fences the write. */
 export const HolderFields = {
@@ -16,7 +16,7 @@ export const WritebackFields = {
   leaseKey: IdempotencyKey,
   /** Merged into the todo's values (the todo's declared outputs usually land here). */
   values: JsonObject.optional(),
-  outputs: z.array(z.string().max(200)).optional(),
-  result: z.string().max(2000).optional(),
+  outputs: z.array(Text.max(200)).optional(),
+  result: Text.max(2000).optional(),
 };
 

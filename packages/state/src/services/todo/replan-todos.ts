@@ -6,12 +6,12 @@ import type { Prisma, Todo } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { TERMINAL_STATES, nextTodoState, type TodoState } from "../../domain/todo-transitions.ts";
-import { Id, IdempotencyKey } from "../../domain/schemas.ts";
+import { Id, IdempotencyKey, Text } from "../../domain/schemas.ts";
 import { actorOf, appendEvent, clockDate, inTx, randomId, type DbOrTx, type OperatorContext, type Tx } from "../operator.ts";
 import { insertTodos, lockGoalForPlanning, TodoDraft } from "./add-todos.ts";
 import { normalizeTodo } from "./held.ts";
 
-const Reason = z.string().trim().min(1).max(2000);
+const Reason = Text.trim().min(1).max(2000);
 
 export const ReplanOp = z.discriminatedUnion("op", [
   /** A new todo after `after` (a todo of the goal, or one added earlier in this call); at the end without it. */

@@ -8,7 +8,7 @@ import type { Prisma, Todo } from "../../generated/prisma/client.ts";
 import { isStateError, StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { canTransitionTodo } from "../../domain/todo-transitions.ts";
-import { Id, IdempotencyKey, JsonObject } from "../../domain/schemas.ts";
+import { BigCount, Count, Id, IdempotencyKey, JsonObject, Text } from "../../domain/schemas.ts";
 import { SPENDING_RESULTS, TURN_RESULT_KINDS, TURN_RESULT_TRANSITION, type TurnResultKind } from "../../domain/turn.ts";
 import { actorOf, appendEvent, clockDate, inTx, isUniqueViolation, randomId, type DbOrTx, type OperatorContext, type Tx } from "../operator.ts";
 import { spendQuota, type QuotaSpendView } from "../quota/spend-quota.ts";
@@ -22,12 +22,12 @@ export const RecordTurnResultInput = z.object({
   leaseKey: IdempotencyKey,
   runId: Id.optional(),
   kind: z.enum(TURN_RESULT_KINDS),
-  summary: z.string().trim().min(1).max(2000),
+  summary: Text.trim().min(1).max(2000),
   /** Written back with a validated result (merged into the todo's values). */
   values: JsonObject.optional(),
-  outputs: z.array(z.string().max(200)).optional(),
+  outputs: z.array(Text.max(200)).optional(),
   /** Spent after a validated writeback; ignored for other results (they spend nothing). */
-  spend: z.object({ key: IdempotencyKey, steps: z.number().int().min(0).default(0), tokens: z.number().int().min(0).default(0), microUsd: z.number().int().min(0).default(0) }).optional(),
+  spend: z.object({ key: IdempotencyKey, steps: Count.default(0), tokens: Count.default(0), microUsd: BigCount.default(0) }).optional(),
 });
 export type RecordTurnResultInput = z.input<typeof RecordTurnResultInput>;
 

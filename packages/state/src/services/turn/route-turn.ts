@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
-import { Id } from "../../domain/schemas.ts";
+import { BigCount, Count, Id } from "../../domain/schemas.ts";
 import { decideTurnRoute, missingInputs, type TurnRouteDecision } from "../../domain/turn.ts";
 import { currentTime, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { shouldRun } from "../quota/should-run.ts";
@@ -13,7 +13,7 @@ export const RouteTurnInput = z.object({
   todoId: Id,
   agentId: Id,
   maxAttempts: z.number().int().min(1).max(100).default(DEFAULT_MAX_ATTEMPTS),
-  estimate: z.object({ steps: z.number().int().min(0).default(1), tokens: z.number().int().min(0).default(0), microUsd: z.number().int().min(0).default(0) }).optional(),
+  estimate: z.object({ steps: Count.default(1), tokens: Count.default(0), microUsd: BigCount.default(0) }).optional(),
 });
 export type RouteTurnInput = z.input<typeof RouteTurnInput>;
 
