@@ -25,6 +25,8 @@ export interface AuthInit {
 
 export function createAuth(init: AuthInit) {
   const pool = new pg.Pool({ connectionString: init.databaseUrl, max: 5 });
+  // An idle connection the server closed (restart, admin command) is replaced on next use; unhandled it would end the API.
+  pool.on("error", () => undefined);
   const auth = betterAuth({
     appName: "PhoneLoop",
     database: pool,

@@ -11,6 +11,8 @@ const pools = new WeakMap<object, pg.Pool>();
 
 export function createDb(url: string, opts: { max?: number } = {}): Db {
   const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 20 });
+  // An idle connection the server closed (restart, admin command) is replaced on next use; unhandled it would end the process.
+  pool.on("error", () => undefined);
   const adapter = new PrismaPg(pool, { disposeExternalPool: true });
   const client = new PrismaClient({ adapter });
   pools.set(client, pool);
