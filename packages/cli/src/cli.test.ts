@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { issueAgentToken, registerAgent } from "@phoneloop/state";
+import { issueAgentToken, registerAgent, setQuotaPolicy } from "@phoneloop/state";
 import { createTestDatabase, rid, seedGate, seedGoal as seedAnyGoal, seedTodos, seedWorkspace, type TestDatabase } from "@phoneloop/state/testing";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
@@ -171,6 +171,15 @@ describe("phoneloop CLI against a running API", () => {
     const replay = await phoneloop("quota", "spend", "--goal-id", goal.id, "--agent-id", agent.id, "--key", "turn-1", "--steps", "3", "--json");
     expect(replay.code).toBe(0);
     expect(JSON.parse(replay.stdout)).toMatchObject({ duplicate: true });
+
+    // A limit of 5 steps with 3 spent: asking for 3 more goes over it and is refused, spending nothing.
+    await setQuotaPolicy(t.db, { scope: "goal", goalId: goal.id, windowMs: 30 * 24 * 3600 * 1000, maxSteps: 5 });
+    const over = await phoneloop("quota", "spend", "--goal-id", goal.id, "--agent-id", agent.id, "--key", "turn-2", "--steps", "3");
+    expect(over.code).not.toBe(0);
+    expect(over.stderr).toContain("would exceed the goal quota");
+    expect(over.stderr).toContain("2 of 5 steps left");
+    const within = await phoneloop("quota", "spend", "--goal-id", goal.id, "--agent-id", agent.id, "--key", "turn-3", "--steps", "2");
+    expect(within.code, within.stderr).toBe(0);
 
     const missing = await phoneloop("quota", "should-run", "--goal-id", "goal_missing", "--agent-id", agent.id);
     expect(missing.code).toBe(1);
