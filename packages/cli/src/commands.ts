@@ -254,7 +254,11 @@ function renderAttention(items: AttentionItem[]): string {
       case "todo_blocked":
         return ["blocked", "planner", `${i.todoId} ${i.title}${i.reason ? ` — ${i.reason}` : ""}`];
       case "quota_exhausted":
-        return ["quota", "owner", i.message];
+        return ["quota", "admin", i.message];
+      case "run_interrupted":
+        return ["run interrupted", "any agent", `${i.runId} (was ${i.agentId}): ${i.action.command}`];
+      case "goal_done":
+        return ["goal done", "admin/operator", `${i.goalId} ${i.title}: complete it`];
     }
   });
   return `Attention (${items.length}):\n${indent(table([["WHAT", "WHO", "DETAIL"], ...rows]))}`;
