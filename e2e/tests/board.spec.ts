@@ -63,3 +63,23 @@ test("the board renders a lane per todo state and moves a card live when the tod
   await expect(card.locator('[data-field="owner"]')).toContainText("Pixel tab");
   await expect(page.locator('[data-lane="pending"] [data-todo-id]')).toHaveCount(2);
 });
+
+test("an admin makes an invite link on the team page; the invited person joins with the invite's role", async ({ page, context, browser }) => {
+  await stack.signIn(context, "admin", "Alma Admin");
+  await page.goto(`${stack.webUrl}/team`);
+  await page.getByLabel("Role").selectOption("approver");
+  await page.getByRole("button", { name: "Make an invite link" }).click();
+  const link = await page.getByLabel("Invite link").inputValue();
+  expect(link).toMatch(/\/invite\?token=[\w-]{40,}$/);
+
+  const newcomer = await browser.newPage();
+  await newcomer.goto(link);
+  await newcomer.getByLabel("Your name").fill("Ines Invited");
+  await newcomer.getByLabel("E-mail").fill("ines@example.test");
+  await newcomer.getByLabel(/Password/).fill("a long enough password");
+  await newcomer.getByRole("button", { name: "Join" }).click();
+  const badge = newcomer.getByLabel("Signed in");
+  await expect(badge).toContainText("Ines Invited");
+  await expect(badge).toContainText("approver");
+  await newcomer.close();
+});

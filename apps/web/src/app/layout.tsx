@@ -30,6 +30,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
               <nav className={styles.nav}>
                 <Link href="/">Attention</Link>
                 <Link href="/board">Board</Link>
+                <Link href="/team">Team</Link>
               </nav>
               <AccountBadge />
             </header>
