@@ -1,7 +1,7 @@
 // The web board, live: a real Postgres, the API in this process, the built Next app served by `next start`, and
 // Chromium with a signed-in person. A todo claimed through the API moves lanes on an open page without a reload.
 import { expect, test } from "@playwright/test";
-import { startWebStack, type WebStack } from "../support/web-stack.ts";
+import { attachScreenshot, expectAccessible, startWebStack, type WebStack } from "../support/web-stack.ts";
 
 let stack: WebStack;
 
@@ -16,9 +16,11 @@ test.afterAll(async () => {
   await stack?.close();
 });
 
-test("a signed-out visitor is sent to sign in; signing in with e-mail and password lands on the board with their role", async ({ page }) => {
+test("a signed-out visitor is sent to sign in; signing in with e-mail and password lands on the board with their role", async ({ page }, testInfo) => {
   await page.goto(`${stack.webUrl}/`);
   await expect(page).toHaveURL(/\/sign-in/);
+  await expectAccessible(page, testInfo, "sign-in");
+  await attachScreenshot(page, testInfo, "sign-in");
   await page.getByLabel("E-mail").fill(stack.admin.email);
   await page.getByLabel("Password").fill("not the password");
   await page.getByRole("button", { name: "Sign in" }).click();
@@ -64,9 +66,18 @@ test("the board renders a lane per todo state and moves a card live when the tod
   await expect(page.locator('[data-lane="pending"] [data-todo-id]')).toHaveCount(2);
 });
 
-test("an admin makes an invite link on the team page; the invited person joins with the invite's role", async ({ page, context, browser }) => {
+test("an admin makes an invite link on the team page; the invited person joins with the invite's role", async ({ page, context, browser }, testInfo) => {
   await stack.signIn(context, "admin", "Alma Admin");
   await page.goto(`${stack.webUrl}/team`);
+  await page.getByLabel("Name (which worker it is for)").fill("lab worker 1");
+  await page.getByRole("button", { name: "Issue a token" }).click();
+  await expect(page.getByLabel("The token (shown once)")).toHaveValue(/^plt_[\w-]{20,}$/);
+  const row = page.getByRole("list", { name: "Agent tokens" }).getByRole("listitem").filter({ hasText: "lab worker 1" });
+  await expect(row).toContainText("last used never");
+  await row.getByRole("button", { name: "Revoke" }).click();
+  await expect(row).toContainText("revoked");
+  await expectAccessible(page, testInfo, "team");
+  await attachScreenshot(page, testInfo, "team");
   await page.getByLabel("Role").selectOption("approver");
   await page.getByRole("button", { name: "Make an invite link" }).click();
   const link = await page.getByLabel("Invite link").inputValue();

@@ -1,6 +1,7 @@
 "use client";
-// The admin's corner of the workspace: invite links (one per person, with the role they get) and the model
-// settings the model proxy uses. The model key is write-only here: the API answers only whether one is set.
+// The workspace's people-and-credentials page: agent tokens (an operator issues and revokes their own; an admin
+// sees and revokes all, with last use), invite links (admin, one per person, with the role they get) and the
+// model settings the model proxy uses (admin; the key is write-only: the API answers only whether one is set).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { ROLES, type Role } from "@phoneloop/state/domain";
@@ -11,12 +12,79 @@ import styles from "./account.module.css";
 export function TeamAdmin() {
   const session = useSession();
   if (session.status !== "signed-in") return null;
-  if (!session.may("admin")) return <p className={styles.lead}>Only an admin of {session.person.workspaceName} manages invites and model settings.</p>;
+  const admin = session.may("admin");
   return (
     <>
-      <Invites />
-      <ModelSettings />
+      {session.may("operate") ? <AgentTokens all={admin} /> : null}
+      {admin ? (
+        <>
+          <Invites />
+          <ModelSettings />
+        </>
+      ) : (
+        <p className={styles.lead}>An admin of {session.person.workspaceName} manages invites and model settings.</p>
+      )}
     </>
+  );
+}
+
+function AgentTokens({ all }: { all: boolean }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const list = useQuery(all ? trpc.agentToken.listAll.queryOptions({}) : trpc.agentToken.list.queryOptions({}));
+  const [issued, setIssued] = useState<string | null>(null);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: (all ? trpc.agentToken.listAll : trpc.agentToken.list).queryKey() });
+  const issue = useMutation(
+    trpc.agentToken.issue.mutationOptions({
+      onSuccess: async (r) => {
+        setIssued(r.token);
+        await refresh();
+      },
+    }),
+  );
+  const revoke = useMutation((all ? trpc.agentToken.revokeAny : trpc.agentToken.revoke).mutationOptions({ onSuccess: () => refresh() }));
+  const when = (d: Date | string | null) => (d ? new Date(d).toLocaleString() : "never");
+  return (
+    <section className={styles.card} aria-labelledby="tokens-heading">
+      <h1 id="tokens-heading">Agent tokens</h1>
+      <p className={styles.lead}>A headless agent acts with one: give it as PHONELOOP_AGENT_TOKEN (or in a file for --agent-token-file).</p>
+      <form
+        className={styles.form}
+        onSubmit={(e) => {
+          e.preventDefault();
+          const name = String(new FormData(e.currentTarget).get("name") ?? "").trim();
+          if (name) issue.mutate({ name });
+        }}
+      >
+        <label>
+          Name (which worker it is for)
+          <input name="name" required placeholder="lab worker 1" />
+        </label>
+        <button type="submit" disabled={issue.isPending}>
+          Issue a token
+        </button>
+        {issued ? (
+          <label>
+            The token (shown once)
+            <input readOnly value={issued} onFocus={(e) => e.currentTarget.select()} />
+          </label>
+        ) : null}
+      </form>
+      <ul aria-label="Agent tokens" style={{ listStyle: "none", padding: 0, margin: "16px 0 0", fontSize: 14 }}>
+        {(list.data ?? []).map((t) => (
+          <li key={t.id} data-token-id={t.id} style={{ padding: "6px 0", borderTop: "1px solid var(--line)" }}>
+            <strong>{t.name}</strong> · {t.agentId ?? "not registered yet"} · made {when(t.createdAt)} · last used {when(t.lastUsedAt)}
+            {t.revokedAt ? (
+              <> · revoked {when(t.revokedAt)}</>
+            ) : (
+              <button type="button" style={{ marginLeft: 8 }} disabled={revoke.isPending} onClick={() => revoke.mutate({ tokenId: t.id })}>
+                Revoke
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 
