@@ -2,7 +2,8 @@
 // × every kind of caller — anonymous, a share link, each role, an agent token, and an admin of ANOTHER workspace.
 // A caller the procedure's declared permission allows succeeds on real input; anonymous gets 401, a role without
 // the permission 403; the other workspace's admin gets 404 for every row of this workspace the input names.
-// Members are real memberships; the agent's principal comes from verifying a real token.
+// Every principal comes through the real path: people signed up with better-auth and resolved from their session
+// cookie, the agent from its bearer token, the share from its link's token (resolvePrincipal).
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TRPCError, type AnyProcedure } from "@trpc/server";
@@ -13,7 +14,6 @@ import {
   createShare,
   holds,
   issueAgentToken,
-  openShare,
   PERMISSIONS,
   putBlob,
   registerAgent,
@@ -23,15 +23,20 @@ import {
   verifyAgentToken,
   type Role,
 } from "@phoneloop/state";
-import { createTestDatabase, manualClock, rid, seedGate, seedGoal, seedMember, seedTodos, seedWorkspace, type TestDatabase } from "@phoneloop/state/testing";
-import type { Principal } from "./auth/principal.ts";
+import { createTestDatabase, manualClock, rid, seedGate, seedGoal, seedMember, seedTodos, type TestDatabase } from "@phoneloop/state/testing";
+import { createApiServer, type ApiServer } from "./api-server.ts";
+import { sessionReader } from "./auth/auth.ts";
+import { resolvePrincipal, SHARE_HEADER, type Principal } from "./auth/principal.ts";
+import { signUpMember } from "./auth/testing.ts";
 import { EventHub } from "./events.ts";
 import { appRouter } from "./root.ts";
 import { createCallerFactory, createTRPCContext, type ProcedureMeta } from "./trpc.ts";
 
 let t: TestDatabase;
+let api: ApiServer;
 let hub: EventHub;
 let w: World;
+let resolve: (headers: Record<string, string>) => Promise<Principal>;
 
 interface World {
   ws: string;
@@ -44,24 +49,32 @@ beforeAll(async () => {
   t = await createTestDatabase();
   hub = new EventHub({ databaseUrl: t.url });
   await hub.start();
-  const { workspace, admin } = await seedWorkspace(t.db, "Team");
-  const ws = workspace.id;
-  const member = (role: Role, userId: string): Extract<Principal, { kind: "member" }> => ({ kind: "member", userId, workspaceId: ws, role, name: role, email: `${role}@example.test` });
-  const [approver, operator, viewer] = await Promise.all((["approver", "operator", "viewer"] as const).map((r) => seedMember(t.db, r, ws)));
-  const { token } = await issueAgentToken(t.db, { workspaceId: ws, name: "Worker", issuedBy: admin.id });
-  const verified = await verifyAgentToken(t.db, token);
+  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
+  const services = { db: t.db, auth: api.auth };
+  resolve = (headers) => resolvePrincipal({ db: t.db, auth: sessionReader(api.auth) }, new Headers(headers));
+  const admin = await signUpMember(services, { role: "admin" });
+  const ws = admin.workspaceId;
+  const [approver, operator, viewer] = await Promise.all((["approver", "operator", "viewer"] as const).map((role) => signUpMember(services, { role, workspaceId: ws })));
+  const member = async (m: { headers: Record<string, string> }) => (await resolve(m.headers)) as Extract<Principal, { kind: "member" }>;
+  const { token } = await issueAgentToken(t.db, { workspaceId: ws, name: "Worker", issuedBy: admin.userId });
+  const tokenId = (await verifyAgentToken(t.db, token))!.tokenId;
   const agentId = rid("agent");
-  await registerAgent(t.db, { id: agentId, name: "Worker", kind: "headless", capabilities: ["android"], workspaceId: ws, tokenId: verified!.tokenId });
-  const other = await seedWorkspace(t.db, "Elsewhere");
+  await registerAgent(t.db, { id: agentId, name: "Worker", kind: "headless", capabilities: ["android"], workspaceId: ws, tokenId });
+  const agent = await resolve({ authorization: `Bearer ${token}` });
+  const outsider = await member(await signUpMember(services, { role: "admin" }));
   w = {
     ws,
-    members: { admin: member("admin", admin.id), approver: member("approver", approver!.userId), operator: member("operator", operator!.userId), viewer: member("viewer", viewer!.userId) },
-    agent: { kind: "agent", agentId, tokenId: verified!.tokenId, workspaceId: ws },
-    outsider: { kind: "member", userId: other.admin.id, workspaceId: other.workspace.id, role: "admin", name: "Outsider", email: other.admin.email },
+    members: { admin: await member(admin), approver: await member(approver!), operator: await member(operator!), viewer: await member(viewer!) },
+    agent: agent as World["agent"],
+    outsider,
   };
+  for (const p of [...Object.values(w.members), w.agent, w.outsider]) expect(p.kind).not.toBe("anonymous");
+  expect(w.agent).toMatchObject({ kind: "agent", agentId, workspaceId: ws });
+  expect(w.outsider.workspaceId).not.toBe(ws);
 });
 afterAll(async () => {
   await hub?.close();
+  await api?.close();
   await t?.drop();
 });
 
@@ -248,8 +261,9 @@ async function principalOf(name: CallerName): Promise<Principal> {
     case "anonymous":
       return { kind: "anonymous" };
     case "share": {
-      const share = await openShare(t.db, (await sharedBlob()).token);
-      return { kind: "share", ...share! };
+      const share = await resolve({ [SHARE_HEADER]: (await sharedBlob()).token });
+      expect(share.kind).toBe("share");
+      return share;
     }
     case "agent":
       return w.agent;
