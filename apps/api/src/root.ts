@@ -11,6 +11,7 @@ import { leaseRouter } from "./routers/lease.ts";
 import { inviteRouter } from "./routers/invite.ts";
 import { memberRouter } from "./routers/member.ts";
 import { modelSettingsRouter } from "./routers/model-settings.ts";
+import { policyRouter } from "./routers/policy.ts";
 import { quotaRouter } from "./routers/quota.ts";
 import { runRouter } from "./routers/run.ts";
 import { shareRouter } from "./routers/share.ts";
@@ -37,6 +38,7 @@ export const appRouter = createTRPCRouter({
   share: shareRouter,
   invite: inviteRouter,
   modelSettings: modelSettingsRouter,
+  policy: policyRouter,
 });
 
 export type AppRouter = typeof appRouter;

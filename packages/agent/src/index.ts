@@ -4,7 +4,7 @@ export { ActionSchema, ACTION_TYPES, ACTION_JSON_SCHEMA, describeAction, type Ac
 export { parseAction, type ParseError, type ParseErrorCode, type ParseResult } from "./actions/parse.ts";
 export { normalisePunctuation, extractFenced, extractBalanced, repairJson } from "./actions/repair.ts";
 export { detectAnomalies, detectRepetition, detectCycle, detectScreen, detectScrollStreak, sampleOf, DETECTOR_LIMITS, phash, hammingDistance, type Anomaly, type AnomalyKind, type ActionSample } from "./detectors/index.ts";
-export { decidePermission, needsGate, recordApproval, AUTO_ALLOW_AFTER, parsePolicyRules, mergePolicyRules, PolicyRulesSchema, DEFAULT_POLICY, consultGuard, applyGuardVerdict, guardMessages, CATEGORIES, LEXICON, type Tier, type PermissionDecision, type SessionApprovals, type AppRule, type Category, type PolicyRules } from "./policy/index.ts";
+export { decidePermission, needsGate, recordApproval, AUTO_ALLOW_AFTER, parsePolicyRules, checkWorkspacePolicyRules, workspacePolicyRules, mergePolicyRules, PolicyRulesSchema, DEFAULT_POLICY, consultGuard, applyGuardVerdict, guardMessages, CATEGORIES, LEXICON, type Tier, type PermissionDecision, type SessionApprovals, type AppRule, type Category, type PolicyRules } from "./policy/index.ts";
 export { createOpenAIModel, type OpenAIModelInit, type Price } from "./model/openai.ts";
 export { countTextTokens, countImageTokens, countRequestTokens, type ImageTokenFormula, type RequestTokens } from "./model/tokens.ts";
 export { prepareScreenshot, fitLongSide, type PreparedScreenshot } from "./images/index.ts";

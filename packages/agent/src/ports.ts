@@ -371,6 +371,9 @@ export interface ControlPlane {
   saveCheckpoint(input: { runId: string; agentId: string; checkpoint: Record<string, unknown> }): Promise<void>;
   appendStep(step: StepInput): Promise<{ created: boolean }>;
   finishRun(input: { runId: string; agentId: string; status: RunEndStatus; endReason: RunEndReason; summary: string }): Promise<void>;
+
+  /** The workspace's permission-policy rules in force (its newest saved version), or null when it saved none. */
+  getPolicyRules(): Promise<{ version: number; rules: unknown } | null>;
 }
 
 export interface AgentPorts {

@@ -45,6 +45,7 @@ describeControlPlaneContract("packages/client over the API and Postgres", async 
     },
     // The core reads the database's clock: let real time pass (a lease or gate ttl of 1 ms is then over).
     elapse: (ms) => new Promise((r) => setTimeout(r, ms)),
+    savePolicyRules: async (rules) => void (await member.policy.save.mutate({ rules })),
   };
 });
 

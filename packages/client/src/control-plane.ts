@@ -226,6 +226,12 @@ export function createControlPlane(client: ApiClient, opts: ControlPlaneOptions)
     async finishRun(input) {
       await call("run.finish", () => client.run.finish.mutate(input));
     },
+
+    // ── the workspace's policy ──
+    async getPolicyRules() {
+      const current = await call("policy.get", () => client.policy.get.query({}));
+      return current ? { version: current.version, rules: current.rules } : null;
+    },
   };
 }
 

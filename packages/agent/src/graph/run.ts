@@ -2,6 +2,7 @@
 // checkpoint, walks planner → executor → planner … → summarizer, checkpointing after every node, and performs the
 // effects of the executor's pure steps, feeding each input's result back as the next observation.
 import { describeAction } from "../actions/schema.ts";
+import { workspacePolicyRules } from "../policy/rules.ts";
 import { ControlPlaneConflict, leaseRefOf, type AgentPorts, type AgentRegistration, type RunEndReason, type RunEndStatus } from "../ports.ts";
 import { callModel, perform, retryDevice, sense, type DeviceOutcome, type Sensed, type Settled } from "./effects.ts";
 import { step, type Effect, type InputEffect, type Observation } from "./executor.ts";
@@ -55,6 +56,15 @@ const emptyTotals = (): ExecutorRunState["totals"] => ({ steps: 0, modelCalls: 0
 export async function runAgent(ports: AgentPorts, opts: RunAgentOptions): Promise<RunOutcome> {
   const cp = ports.controlPlane;
   const config: AgentConfig = { ...DEFAULT_CONFIG, ...opts.config, guardModel: opts.config?.guardModel ?? Boolean(ports.models.guard) };
+  // The workspace's policy rules, unless the caller set its own: every decision then records their version.
+  if (!config.policyRules) {
+    const stored = await cp.getPolicyRules();
+    if (stored) {
+      const parsed = workspacePolicyRules(stored);
+      if (!parsed.ok) throw Object.assign(new Error(parsed.message), { code: parsed.code });
+      config.policyRules = parsed.rules;
+    }
+  }
   const ctx: RunContext = { ports, config, ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.kill ? { kill: opts.kill } : {}), ...(opts.onEvent ? { onEvent: opts.onEvent } : {}) };
   const { agentId } = await cp.registerAgent({ ...opts.agent, capabilities: opts.agent.capabilities.length ? opts.agent.capabilities : config.capabilities });
 

@@ -250,5 +250,50 @@ describe("workspace policy rules", () => {
     const action = h.cp.evidenceList({ kind: "action" })[0]!;
     expect(action.data).toMatchObject({ policy: { ruleId: "rules.always_ask", policyVersion: "builtin-2026.11+acme-1" } });
   });
+
+  const lab = (): Record<string, FakeScreen> => ({
+    bench: { app: "com.example.lab", background: "#ddd", elements: [{ id: "zap", text: "Vaporize", bounds: box(50, 100, 950, 200), clickable: true, onTap: "empty" }] },
+    empty: { app: "com.example.lab", background: "#fff", elements: [{ id: "none", text: "Nothing here", bounds: box(50, 100, 950, 200) }] },
+  });
+  const vaporize = () => [act({ type: "click", x: 500, y: 150 }), act({ type: "status", status: "complete" })];
+
+  it("the workspace's saved rules are loaded at run start: an extra destructive word gates a tap the defaults allow, under the newest version", async () => {
+    // Without workspace rules the tap runs ungated.
+    let phone = new FakePhone(lab(), "bench");
+    h = await startHarness({ device: phone, executor: vaporize(), onGate: () => ({ status: "denied" }) });
+    await runAgent(h.ports, { goal: "Clear the bench", agent });
+    expect(h.cp.gates.size).toBe(0);
+    expect(phone.current).toBe("empty");
+    expect(h.cp.evidenceList({ kind: "action" })[0]!.data).toMatchObject({ policy: { policyVersion: "builtin-2026.11" } });
+    await h.stop();
+
+    phone = new FakePhone(lab(), "bench");
+    const questions: string[] = [];
+    h = await startHarness({ device: phone, executor: vaporize(), onGate: (g) => (questions.push(g.input.question), { status: "denied" }) });
+    h.cp.savePolicyRules({ words: { communication: ["vaporize"] } });
+    h.cp.savePolicyRules({ words: { destructive: ["vaporize"] } });
+    await runAgent(h.ports, { goal: "Clear the bench", agent });
+    expect(questions).toHaveLength(1);
+    expect(questions[0]).toMatch(/high-risk action \(destructive\)/);
+    expect(questions[0]).toMatch(/policy builtin-2026\.11\+workspace-v2/);
+    expect(phone.current).toBe("bench");
+    expect(h.cp.evidenceList({ kind: "gate_decision" })[0]!.data).toMatchObject({ status: "denied", tier: "high_risk", kind: "destructive", policy: { policyVersion: "builtin-2026.11+workspace-v2" } });
+  });
+
+  it("rules the caller passes win over the workspace's; stored rules this agent cannot read stop the run before it starts", async () => {
+    const phone = new FakePhone(lab(), "bench");
+    h = await startHarness({ device: phone, executor: vaporize(), onGate: () => ({ status: "denied" }) });
+    h.cp.savePolicyRules({ words: { destructive: ["vaporize"] } });
+    const own = parsePolicyRules({ version: "local-1" });
+    if (!own.ok) throw new Error(own.message);
+    await runAgent(h.ports, { goal: "Clear the bench", agent, config: { policyRules: own.rules } });
+    expect(h.cp.gates.size).toBe(0);
+    expect(h.cp.evidenceList({ kind: "action" })[0]!.data).toMatchObject({ policy: { policyVersion: "builtin-2026.11+local-1" } });
+
+    h.cp.savePolicyRules({ words: { cash: ["vaporize"] } });
+    const failed = await runAgent(h.ports, { goal: "Clear the bench", agent }).then(() => null, (e: Error & { code?: string }) => e);
+    expect(failed?.code).toBe("INVALID_POLICY_RULES");
+    expect(failed?.message).toMatch(/version 2.*cash/);
+  });
 });
 

@@ -39,7 +39,7 @@ export function parsePolicyRules(input: unknown): ParsePolicyResult {
     return {
       ok: false,
       code: "INVALID_POLICY_RULES",
-      message: `The policy rules were not accepted (${r.error.issues.map((i) => `${i.path.join(".") || "rules"}: ${i.message}`).join("; ")}). Fix the listed fields and save again.`,
+      message: `The policy rules were not accepted (${describe(r.error)}). Fix the listed fields and save again.`,
     };
   return { ok: true, rules: mergePolicyRules(DEFAULT_POLICY, r.data) };
 }
@@ -56,4 +56,35 @@ export function mergePolicyRules(base: PolicyRules, extra: PolicyRules): PolicyR
     alwaysAsk: [...base.alwaysAsk, ...extra.alwaysAsk],
     neverAsk: [...base.neverAsk, ...extra.neverAsk],
   };
+}
+
+/** What a workspace saves: the rules without their version (the store numbers each save), unknown fields refused. */
+export const WorkspacePolicyRulesSchema = PolicyRulesSchema.omit({ version: true }).strict();
+
+/** The version a workspace's saved rules are recorded under in every decision. */
+export function workspacePolicyVersion(version: number): string {
+  return `workspace-v${version}`;
+}
+
+/** Validates rules a workspace is about to save (without a version), with a message naming each wrong field. */
+export function checkWorkspacePolicyRules(input: unknown): { ok: true } | { ok: false; code: "INVALID_POLICY_RULES"; message: string } {
+  const r = WorkspacePolicyRulesSchema.safeParse(input);
+  if (r.success) return { ok: true };
+  return { ok: false, code: "INVALID_POLICY_RULES", message: `The policy rules were not accepted (${describe(r.error)}). Fix the listed fields and save again.` };
+}
+
+/** A workspace's stored rules (as the control plane returns them), merged over the defaults under their version. */
+export function workspacePolicyRules(stored: { version: number; rules: unknown }): ParsePolicyResult {
+  const checked = WorkspacePolicyRulesSchema.safeParse(stored.rules);
+  if (!checked.success)
+    return {
+      ok: false,
+      code: "INVALID_POLICY_RULES",
+      message: `The workspace's policy rules (version ${stored.version}) are not valid for this agent (${describe(checked.error)}); an admin saves a corrected version, then start the run again.`,
+    };
+  return parsePolicyRules({ ...(stored.rules as object), version: workspacePolicyVersion(stored.version) });
+}
+
+function describe(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.join(".") || "rules"}: ${i.message}`).join("; ");
 }

@@ -11,6 +11,8 @@ export interface ContractSubject {
   resolveGate(gateId: string, decision: { decision: "approve" | "deny"; rationale: string } | { decision: "answer"; answer: string; rationale: string }): Promise<void>;
   /** Expires an open gate whose ttlMs has passed (the core's gate.expire). */
   expireGate(gateId: string): Promise<void>;
+  /** An admin saves the workspace's policy rules as its next version (what the port itself never does). */
+  savePolicyRules(rules: Record<string, unknown>): Promise<void>;
   /** Lets `ms` pass on the implementation's clock: a manual clock is moved; the real core's time is waited for. */
   elapse(ms: number): Promise<void>;
   close?(): Promise<void>;
@@ -416,6 +418,15 @@ export function describeControlPlaneContract(name: string, makeSubject: () => Pr
         expect((await failureOf(cp.saveCheckpoint({ runId, agentId: b, checkpoint: { node: "end" } }))).code).toBe("ILLEGAL_TRANSITION");
         expect((await failureOf(cp.finishRun({ runId, agentId: b, status: "failed", endReason: "model_failed", summary: "again" }))).code).toBe("ILLEGAL_TRANSITION");
         expect(await cp.getRun(unique("run_missing"))).toBeNull();
+      });
+    });
+
+    describe("policy rules", () => {
+      it("reads the workspace's newest saved version", async () => {
+        const before = (await cp.getPolicyRules())?.version ?? 0;
+        await subject.savePolicyRules({ words: { money: ["zahlen"] } });
+        await subject.savePolicyRules({ words: { money: ["zahlen", "spenden"] } });
+        expect(await cp.getPolicyRules()).toEqual({ version: before + 2, rules: { words: { money: ["zahlen", "spenden"] } } });
       });
     });
   });

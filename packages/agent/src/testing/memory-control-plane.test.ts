@@ -16,6 +16,7 @@ describeControlPlaneContract("memory double", async () => {
     resolveGate: async (gateId, d) => cp.resolveGate(gateId, { status: STATUS[d.decision], rationale: d.rationale, ...(d.decision === "answer" ? { answer: d.answer } : {}) }),
     expireGate: async (gateId) => cp.resolveGate(gateId, { status: "expired" }),
     elapse: async (ms) => clock.advance(ms),
+    savePolicyRules: async (rules) => void cp.savePolicyRules(rules),
   };
 });
 

@@ -120,6 +120,8 @@ export class MemoryControlPlane implements ControlPlane {
   private readonly gateWaiters = new Map<string, (() => void)[]>();
   private readonly epochs = new Map<string, number>();
   private seq = 0;
+  /** The workspace's saved policy rules; version n is index n - 1. */
+  private readonly policyVersions: Record<string, unknown>[] = [];
 
   constructor(init: MemoryControlPlaneInit = {}) {
     this.clock = init.clock ?? systemClock;
@@ -132,6 +134,11 @@ export class MemoryControlPlane implements ControlPlane {
   }
 
   // ── test controls ──
+  /** Saves the workspace's policy rules as the next version, as an admin does through the API. */
+  savePolicyRules(rules: Record<string, unknown>): number {
+    this.policyVersions.push(structuredClone(rules));
+    return this.policyVersions.length;
+  }
   setQuota(goalId: string, limit: QuotaLimit): void {
     this.quota.set(goalId, limit);
   }
@@ -227,6 +234,10 @@ export class MemoryControlPlane implements ControlPlane {
   async getGoal(goalId: string) {
     const g = this.goals.get(goalId);
     return g ? structuredClone(g) : null;
+  }
+  async getPolicyRules() {
+    const n = this.policyVersions.length;
+    return n ? { version: n, rules: structuredClone(this.policyVersions[n - 1]) as unknown } : null;
   }
 
   // ── todos ──

@@ -1,0 +1,70 @@
+// Policy rules per workspace through the API: admins save versions, every member and agent of the workspace reads
+// the one in force, another workspace's rules stay invisible, and the shape is the agent's policy schema.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TRPCError } from "@trpc/server";
+import { createTestDatabase, seedMember, seedWorkspace, type TestDatabase } from "@phoneloop/state/testing";
+import type { Principal } from "./auth/principal.ts";
+import { EventHub } from "./events.ts";
+import { appRouter } from "./root.ts";
+import { createCallerFactory, createTRPCContext } from "./trpc.ts";
+
+let t: TestDatabase;
+let hub: EventHub;
+beforeAll(async () => {
+  t = await createTestDatabase();
+  hub = new EventHub({ databaseUrl: t.url });
+  await hub.start();
+});
+afterAll(async () => {
+  await hub?.close();
+  await t?.drop();
+});
+
+const as = (principal: Principal) => createCallerFactory(appRouter)(createTRPCContext({ services: { db: t.db, events: hub }, principal }));
+const failure = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => (e instanceof TRPCError ? e : Promise.reject(e)));
+
+async function team(name: string) {
+  const { workspace, admin } = await seedWorkspace(t.db, name);
+  const viewer = await seedMember(t.db, "viewer", workspace.id);
+  const member = (userId: string, role: "admin" | "viewer"): Principal => ({ kind: "member", userId, workspaceId: workspace.id, role, name: role, email: `${userId}@example.test` });
+  return { ws: workspace.id, admin: as(member(admin.id, "admin")), viewer: as(member(viewer.userId, "viewer")), adminId: admin.id };
+}
+
+describe("policy rules through the API", () => {
+  it("a viewer cannot save (403) but reads; an admin saves new versions; an agent reads the one in force", async () => {
+    const a = await team("Policy A");
+    expect(await a.viewer.policy.get({})).toBeNull();
+    const refused = await failure(a.viewer.policy.save({ rules: { words: { money: ["zahlen"] } } }));
+    expect(refused?.code).toBe("FORBIDDEN");
+    expect(refused?.message).toMatch(/"admin" permission.*your role here is viewer/);
+    expect(await t.db.policyRules.count({ where: { workspaceId: a.ws } })).toBe(0);
+
+    expect(await a.admin.policy.save({ rules: { words: { money: ["zahlen"] } } })).toMatchObject({ version: 1, createdBy: a.adminId });
+    expect(await a.admin.policy.save({ rules: { words: { money: ["zahlen"] }, alwaysAsk: [{ app: "com.acme.hr", label: "Approve leave" }] } })).toMatchObject({ version: 2 });
+    expect(await a.viewer.policy.get({})).toMatchObject({ version: 2, rules: { alwaysAsk: [{ app: "com.acme.hr", label: "Approve leave" }] } });
+    const agent = as({ kind: "agent", agentId: null, tokenId: "tok_1", workspaceId: a.ws });
+    expect((await agent.policy.get({}))?.version).toBe(2);
+    expect((await failure(agent.policy.save({ rules: {} })))?.code).toBe("FORBIDDEN");
+  });
+
+  it("another workspace's rules are invisible and its versions count on their own", async () => {
+    const a = await team("Policy B1");
+    const b = await team("Policy B2");
+    await a.admin.policy.save({ rules: { words: { destructive: ["ausradieren"] } } });
+    await a.admin.policy.save({ rules: { words: { destructive: ["ausradieren", "vaporize"] } } });
+    expect(await b.viewer.policy.get({})).toBeNull();
+    expect((await b.admin.policy.save({ rules: { neverAsk: [{ label: "Follow" }] } })).version).toBe(1);
+    expect(await b.viewer.policy.get({})).toMatchObject({ version: 1, rules: { neverAsk: [{ label: "Follow" }] } });
+    expect((await a.viewer.policy.get({}))?.version).toBe(2);
+  });
+
+  it("rules the agent's policy schema refuses are a 400 naming the field, and nothing is saved", async () => {
+    const a = await team("Policy C");
+    const bad = await failure(a.admin.policy.save({ rules: { words: { cash: ["x"] } } }));
+    expect(bad?.code).toBe("BAD_REQUEST");
+    expect(bad?.message).toMatch(/words.*cash.*Fix the listed fields and save again/);
+    expect((await failure(a.admin.policy.save({ rules: { version: "mine" } })))?.code).toBe("BAD_REQUEST");
+    expect((await failure(a.admin.policy.save({ rules: ["money"] as unknown as Record<string, unknown> })))?.code).toBe("BAD_REQUEST");
+    expect(await a.admin.policy.get({})).toBeNull();
+  });
+});
