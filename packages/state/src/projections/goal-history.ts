@@ -1,7 +1,7 @@
 // A goal's events after an id, paged (the event stream's catch-up read).
 import { z } from "zod";
 import { parseInput } from "../domain/input.ts";
-import { EventId, Id, Text } from "../domain/schemas.ts";
+import { EventId, Id } from "../domain/schemas.ts";
 import type { DbOrTx } from "../services/operator.ts";
 
 export const GoalHistoryInput = z.object({

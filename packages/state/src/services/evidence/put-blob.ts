@@ -33,7 +33,7 @@ export async function putBlob(db: DbOrTx, raw: PutBlobInput, ctx?: OperatorConte
   }
   const sha256 = createHash("sha256").update(bytes).digest("hex");
   return inTx(db, async (tx) => {
-    const inserted = await tx.$executeRaw`
+    await tx.$executeRaw`
       INSERT INTO "Blob" ("sha256", "mime", "size", "bytes") VALUES (${sha256}, ${i.mime}, ${bytes.length}, ${bytes})
       ON CONFLICT ("sha256") DO NOTHING`;
     const held = await tx.$executeRaw`
