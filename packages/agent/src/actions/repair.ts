@@ -1,4 +1,5 @@
 // Repairs for the common ways models mangle JSON. Each function is pure and total (never throws).
+import { jsonrepair } from "jsonrepair";
 
 const FULL_WIDTH: Record<string, string> = {
   "｛": "{", "｝": "}", "［": "[", "］": "]", "（": "(", "）": ")", "：": ":", "，": ",", "；": ";",
@@ -26,13 +27,12 @@ export function extractFenced(s: string): string | null {
 }
 
 /**
- * The first balanced {...} or [...] in the text, honouring strings; an unterminated one is returned
- * with its missing closers appended (truncated output).
+ * Walks a JSON-like text from `start`, skipping string literals ('…' or "…", with escapes), and reports each
+ * bracket outside them. Stops when `visit` returns true. Returns where it stopped (or s.length) and the quote of an
+ * unterminated string, if any. The one scanner behind `extractBalanced` and `nestingDepth`: finding an action inside
+ * prose and bounding its depth are questions a JSON repairer does not answer.
  */
-export function extractBalanced(s: string): string | null {
-  const start = s.search(/[{[]/);
-  if (start < 0) return null;
-  const stack: string[] = [];
+function scanBrackets(s: string, start: number, visit: (c: string, i: number) => boolean): { end: number; openQuote: string | null } {
   let inStr: string | null = null;
   for (let i = start; i < s.length; i++) {
     const c = s[i]!;
@@ -42,15 +42,27 @@ export function extractBalanced(s: string): string | null {
       continue;
     }
     if (c === '"' || c === "'") inStr = c;
-    else if (c === "{") stack.push("}");
-    else if (c === "[") stack.push("]");
-    else if (c === "}" || c === "]") {
-      if (stack.pop() !== c) return s.slice(start, i + 1); // mismatched: let JSON repair try
-      if (stack.length === 0) return s.slice(start, i + 1);
-    }
+    else if ((c === "{" || c === "[" || c === "}" || c === "]") && visit(c, i)) return { end: i, openQuote: null };
   }
-  let tail = s.slice(start);
-  if (inStr) tail += inStr;
+  return { end: s.length, openQuote: inStr };
+}
+
+/**
+ * The first balanced {...} or [...] in the text, honouring strings; an unterminated one is returned
+ * with its missing closers appended (truncated output).
+ */
+export function extractBalanced(s: string): string | null {
+  const start = s.search(/[{[]/);
+  if (start < 0) return null;
+  const stack: string[] = [];
+  const { end, openQuote } = scanBrackets(s, start, (c) => {
+    if (c === "{") stack.push("}");
+    else if (c === "[") stack.push("]");
+    else if (stack.pop() !== c || stack.length === 0) return true; // closed, or mismatched: let JSON repair try
+    return false;
+  });
+  if (end < s.length) return s.slice(start, end + 1);
+  const tail = s.slice(start) + (openQuote ?? "");
   return tail.replace(/,\s*$/, "") + stack.reverse().join("");
 }
 
@@ -58,65 +70,24 @@ export function extractBalanced(s: string): string | null {
 export function nestingDepth(s: string): number {
   let depth = 0;
   let max = 0;
-  let inStr: string | null = null;
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i]!;
-    if (inStr) {
-      if (c === "\\") i++;
-      else if (c === inStr) inStr = null;
-      continue;
-    }
-    if (c === '"' || c === "'") inStr = c;
-    else if (c === "{" || c === "[") max = Math.max(max, ++depth);
-    else if (c === "}" || c === "]") depth = Math.max(0, depth - 1);
-  }
+  scanBrackets(s, 0, (c) => {
+    if (c === "{" || c === "[") max = Math.max(max, ++depth);
+    else depth = Math.max(0, depth - 1);
+    return false;
+  });
   return max;
 }
 
-/** Loose JSON → strict JSON: comments, single quotes, unquoted keys, trailing commas, Python literals. */
+/**
+ * Loose JSON → strict JSON (comments, single quotes, unquoted keys, trailing commas, Python literals, truncation,
+ * several objects back to back) by the `jsonrepair` library. Total: text it cannot repair comes back unchanged.
+ */
 export function repairJson(s: string): string {
-  let out = "";
-  let i = 0;
-  while (i < s.length) {
-    const c = s[i]!;
-    if (c === '"' || c === "'") {
-      // Copy a string literal, converting to double quotes.
-      let j = i + 1;
-      let body = "";
-      while (j < s.length && s[j] !== c) {
-        if (s[j] === "\\" && j + 1 < s.length) {
-          body += s[j]! + s[j + 1]!;
-          j += 2;
-          continue;
-        }
-        if (c === "'" && s[j] === '"') body += '\\"';
-        else if (s[j] === "\n") body += "\\n";
-        else body += s[j];
-        j++;
-      }
-      out += '"' + body.replace(/\\'/g, "'") + '"';
-      i = j + 1;
-      continue;
-    }
-    if (c === "/" && s[i + 1] === "/") {
-      while (i < s.length && s[i] !== "\n") i++;
-      continue;
-    }
-    if (c === "/" && s[i + 1] === "*") {
-      const end = s.indexOf("*/", i + 2);
-      i = end < 0 ? s.length : end + 2;
-      continue;
-    }
-    out += c;
-    i++;
+  try {
+    return jsonrepair(s);
+  } catch {
+    return s;
   }
-  return out
-    .replace(/([{,]\s*)([A-Za-z_][A-Za-z0-9_]*)\s*:/g, '$1"$2":') // unquoted keys
-    .replace(/,\s*([}\]])/g, "$1") // trailing commas
-    .replace(/:\s*True\b/g, ": true")
-    .replace(/:\s*False\b/g, ": false")
-    .replace(/:\s*None\b/g, ": null")
-    .replace(/}\s*{/g, "},{"); // several objects back to back
 }
 
 export function tryParseJson(s: string): { ok: true; value: unknown } | { ok: false } {
