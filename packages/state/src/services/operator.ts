@@ -50,14 +50,13 @@ export interface EventInput {
 }
 
 /** The one Event row every operator appends (the trigger announces it on phoneloop_events). */
-export async function appendEvent(tx: Tx, e: EventInput, ctx?: OperatorContext): Promise<string> {
+export async function appendEvent(tx: Tx, e: EventInput, ctx?: OperatorContext): Promise<void> {
   const at = atParam(ctx);
-  const rows = await tx.$queryRaw<{ id: bigint }[]>`
+  // No id is returned: the event's id is given at commit (see migration event_ids_at_commit), not here.
+  await tx.$executeRaw`
     INSERT INTO "Event" ("workspaceId", "goalId", "operator", "actor", "subjectId", "payload", "createdAt")
     VALUES (${e.workspaceId ?? null}, ${e.goalId ?? null}, ${e.operator}, ${e.actor}, ${e.subjectId}, ${JSON.stringify(e.payload ?? {})}::jsonb,
-            COALESCE(${at}::timestamptz, now()))
-    RETURNING "id"`;
-  return String(rows[0]!.id);
+            COALESCE(${at}::timestamptz, now()))`;
 }
 
 export function actorOf(ctx: OperatorContext | undefined, fallback: string | undefined): string {

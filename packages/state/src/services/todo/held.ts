@@ -85,7 +85,6 @@ export interface TransitionResult {
   todo: Todo;
   from: Todo["state"];
   to: Todo["state"];
-  eventId: string;
 }
 
 /** Applies one transition from the table to a locked todo, ends the lease if the todo leaves the held states, appends the Event. */
@@ -117,8 +116,8 @@ export async function applyTodoTransition(
     await tx.lease.update({ where: { id: lease.id }, data: { status: "released", endedAt: todo.now, version: { increment: 1 } } });
   }
   // A transition made as part of another operator is recorded in that operator's one Event.
-  if (opts.withinEventOf) return { todo: normalizeTodo(updated), from: todo.state, to, eventId: opts.withinEventOf };
-  const eventId = await appendEvent(
+  if (opts.withinEventOf) return { todo: normalizeTodo(updated), from: todo.state, to };
+  await appendEvent(
     tx,
     {
       operator: opts.operator ?? `todo.${event}`,
@@ -129,7 +128,7 @@ export async function applyTodoTransition(
     },
     ctx,
   );
-  return { todo: normalizeTodo(updated), from: todo.state, to, eventId };
+  return { todo: normalizeTodo(updated), from: todo.state, to };
 }
 
 /** Locks the todo, fences the holder when the todo is held, and applies `event`. */
@@ -200,8 +199,8 @@ export async function tryHeldTransitionFast(
   ]);
   const row = rows[0];
   if (!row) return null;
-  const { event_id, from_state, leaseId: _l, epoch: _e, ...todo } = row as typeof row & { leaseId: string; epoch: number };
-  return { todo: normalizeTodo(todo as Todo), from: from_state, to, eventId: String(event_id) };
+  const { event_id: _id, from_state, leaseId: _l, epoch: _e, ...todo } = row as typeof row & { leaseId: string; epoch: number };
+  return { todo: normalizeTodo(todo as Todo), from: from_state, to };
 }
 
 // $1 at, $2 todoId, $3 lease key, $4 agentId, $5 from states, $6 require active goal, $7 to, $8 attempts delta,
