@@ -11,6 +11,8 @@ export interface ElementRef {
   clickable: boolean;
   scrollable: boolean;
   editable: boolean;
+  /** A password field (the UI tree says so): what is typed into it is masked wherever a run is shared. */
+  password?: boolean;
   /** Bounds normalised to 0–1000. */
   box: [number, number, number, number];
   /** Bounds in device pixels. */
@@ -78,6 +80,7 @@ export function listElements(tree: UiNode | null, width: number, height: number)
           clickable: n.clickable || n.longClickable || editable,
           scrollable: n.scrollable,
           editable,
+          ...(n.password ? { password: true } : {}),
           bounds: b,
           box: [
             Math.round((Math.max(0, b.left) * 1000) / width),

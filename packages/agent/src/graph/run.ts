@@ -159,6 +159,8 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
   let promptTokens = 0;
   let modelMs = 0;
   let phases: Record<string, number> = {};
+  /** The model's raw replies of the step being taken: the replay shows them, labelled as the model's words. */
+  let replies: string[] = [];
 
   const timed = async <T>(phase: string, f: () => Promise<T>): Promise<T> => {
     const started = clock.monotonic();
@@ -184,7 +186,8 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
           node: "executor",
           todoId: e.todoId,
           action: e.action,
-          observation: { outcome: e.outcome, app: e.app, phash: e.phash },
+          // Timings (ms) of this step's phases so far and the model's raw replies: what a replay shows per step.
+          observation: { outcome: e.outcome, app: e.app, phash: e.phash, timings: { ...phases, model: modelMs }, replies },
           anomalies: e.anomalies,
           tokens: e.tokens,
         });
@@ -204,6 +207,7 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
     const total = Object.values(phases).reduce((a, b) => a + b, 0);
     ctx.onEvent?.({ ...event, promptTokens, modelMs, overheadMs: total - modelMs, phases });
     phases = {};
+    replies = [];
     promptTokens = 0;
     modelMs = 0;
   };
@@ -259,7 +263,7 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
           lease: e.lease,
           stepIndex: e.stepIndex,
           summary: `${app}, ${elements.length} elements`,
-          data: { app, phash: prepared.phash, screen: { width: screenshot.width, height: screenshot.height }, elements: elements.map((x) => ({ i: x.index, text: x.text, id: x.resourceId, box: x.box })) },
+          data: { app, phash: prepared.phash, screen: { width: screenshot.width, height: screenshot.height }, elements: elements.map((x) => ({ i: x.index, text: x.text, id: x.resourceId, box: x.box, ...(x.password ? { password: true } : {}) })) },
           ...(ctx.config.storeScreenshots ? { blob: { bytes: prepared.forModel.bytes, mime: prepared.forModel.mime } } : {}),
         });
         return {
@@ -282,6 +286,7 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
           return { type: "model_failed", code: r.error.code, message: r.error.message, usage };
         }
         modelMs += r.value.modelMs;
+        if ((e.role ?? "executor") === "executor") replies.push(r.value.response.text.slice(0, 4000));
         promptTokens = Math.max(promptTokens, r.value.promptTokens);
         return { type: "replied", text: r.value.response.text, usage };
       }
