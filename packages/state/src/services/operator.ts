@@ -77,54 +77,16 @@ export function isUniqueViolation(e: unknown): boolean {
 
 /**
  * One SQL statement with positional parameters ($1, $2, …): straight on the pool when `db` is a client from
- * createDb (a single statement commits on its own), else through Prisma (inside a transaction). The statement's
- * last parameter must be the notify-after-commit flag: on the pool path its Event is announced after the commit
- * (see the notify_after_commit migration); inside a caller's transaction the trigger announces it at commit.
+ * createDb (a single statement commits on its own), else through Prisma (inside a transaction). Its Event is
+ * announced at commit by the Event_id_at_commit trigger, like every other.
  */
-export async function rawStatement<T extends { event_id?: unknown }>(db: DbOrTx, sql: string, params: unknown[]): Promise<T[]> {
+export async function rawStatement<T>(db: DbOrTx, sql: string, params: unknown[]): Promise<T[]> {
   const pool = poolOf(db);
-  if (!pool) return db.$queryRawUnsafe<T[]>(sql, ...params, false);
-  const rows = (await pool.query(sql, [...params, true])).rows as T[];
-  const ids = rows.map((r) => r.event_id).filter((id) => id != null);
-  if (ids.length) await announceCommitted(pool, ids.map(String));
-  return rows;
+  if (!pool) return db.$queryRawUnsafe<T[]>(sql, ...params);
+  return (await pool.query(sql, params)).rows as T[];
 }
 
-// Announcements of writes that finish in the same turn of the event loop go out as one notify-only statement.
-// The write has committed: a failed announcement must not turn it into an error the caller would retry (the
-// API's event stream still finds the row when it catches up after a reconnect).
-interface AnnounceBatch {
-  ids: string[];
-  sent: Promise<void>;
-}
-type Queryable = { query: (sql: string, params: unknown[]) => Promise<unknown> };
-const openBatches = new WeakMap<Queryable, AnnounceBatch>();
-
-function announceCommitted(pool: Queryable, ids: string[]): Promise<void> {
-  let batch = openBatches.get(pool);
-  if (!batch) {
-    const b: AnnounceBatch = { ids: [], sent: Promise.resolve() };
-    b.sent = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
-      openBatches.delete(pool);
-      const sql = `SELECT pg_notify('phoneloop_events', id::text) FROM unnest($1::bigint[]) AS id ORDER BY id`;
-      for (let attempt = 0; attempt < 2; attempt++) {
-        try {
-          await pool.query(sql, [b.ids]);
-          return;
-        } catch {
-          /* retried once, then left to the stream's catch-up */
-        }
-      }
-    });
-    openBatches.set(pool, b);
-    batch = b;
-  }
-  batch.ids.push(...ids);
-  return batch.sent;
-}
-
-/** SQL for a hot-path statement's first CTE: its time, and whether its Event is announced after commit ($n). */
-export function timeCte(atParam: string, deferParam: string): string {
-  return `tm AS (SELECT COALESCE(${atParam}::timestamptz, now()) AS "now",
-    set_config('phoneloop.notify_after_commit', CASE WHEN ${deferParam}::boolean THEN 'on' ELSE 'off' END, true) AS "notify")`;
+/** SQL for a hot-path statement's first CTE: its time (the operator context's, else now()). */
+export function timeCte(atParam: string): string {
+  return `tm AS (SELECT COALESCE(${atParam}::timestamptz, now()) AS "now")`;
 }

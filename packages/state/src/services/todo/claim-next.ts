@@ -25,14 +25,14 @@ export const ClaimNextInput = z.object({
 export type ClaimNextInput = z.input<typeof ClaimNextInput>;
 
 // $1 at (null: now()), $2 goalId (null: any active goal), $3 agentId, $4 leaseId, $5 ttlMs, $6 lease key,
-// $7 actor, $8 announce the event after commit (added by rawStatement).
+// $7 actor.
 // Active goals are walked oldest first (an index), each goal's first live todo read from a partial index of live
 // todos; the walk stops at the first eligible head it can lock. A head locked by a rival claim is skipped, never
 // its successor (a goal has one head). A replan that commits meanwhile and puts another todo first renumbers
 // this one, so the position re-check under the row lock drops it. The lease insert reads `prev` so the expired lease leaves the
 // one-active-lease index before the new one enters.
 const CLAIM_NEXT_SQL = `
-  WITH ${timeCte("$1", "$8")},
+  WITH ${timeCte("$1")},
   cand AS (
     SELECT t."id", t."goalId", t."state"::text AS "fromState", l."id" AS "prevLeaseId", l."ownerId" AS "prevOwner"
     FROM "Goal" g

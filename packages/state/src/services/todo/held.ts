@@ -205,10 +205,9 @@ export async function tryHeldTransitionFast(
 
 // $1 at, $2 todoId, $3 lease key, $4 agentId, $5 from states, $6 require active goal, $7 to, $8 attempts delta,
 // $9 values to merge (null: keep), $10 outputs (null: keep), $11/$12 set lastResult, $13/$14 set reason,
-// $15 clear reason, $16 end the lease, $17 operator, $18 actor, $19 extra payload, $20 announce the event after
-// commit (added by rawStatement).
+// $15 clear reason, $16 end the lease, $17 operator, $18 actor, $19 extra payload.
 const HELD_TRANSITION_SQL = `
-  WITH ${timeCte("$1", "$20")},
+  WITH ${timeCte("$1")},
   cur AS (
     SELECT t."id", t."version", t."state", l."id" AS "leaseId", l."epoch"
     FROM "Todo" t
