@@ -6,6 +6,7 @@ import { startVirtualPhone } from "./phone.ts";
 import { builtinScenarios } from "./scenario/load.ts";
 import { DEFAULT_PORTS } from "./default-ports.ts";
 import { LATENCY_PROFILES, type LatencyProfile } from "./latency.ts";
+import { PERTURBATIONS, parsePerturbations, type Perturbation } from "./scenario/perturb.ts";
 
 const USAGE = `Usage: npm run phone -- [options]
 
@@ -26,6 +27,8 @@ const USAGE = `Usage: npm run phone -- [options]
   --serial <serial>        device serial (default: random)
   --latency <profile>      none (default) or realistic: screencap -p, uiautomator dump, input and app
                            launches take a mid-range phone's time, with jitter drawn from the seed
+  --perturb <list>         perturbations drawn from the seed, comma-separated: ${PERTURBATIONS.join(", ")}
+                           (e.g. --perturb popup,zh: a surprise dialog in each app, the phone in Chinese)
   --verbose                log protocol problems
   --list                   list built-in scenarios and exit
 `;
@@ -57,6 +60,7 @@ async function main(): Promise<void> {
         host: { type: "string" },
         serial: { type: "string" },
         latency: { type: "string" },
+        perturb: { type: "string" },
         verbose: { type: "boolean" },
         list: { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -82,6 +86,13 @@ async function main(): Promise<void> {
   const latency = values.latency ?? "none";
   if (!(LATENCY_PROFILES as readonly string[]).includes(latency)) {
     console.error(`error: --latency must be one of ${LATENCY_PROFILES.join(", ")}, got "${latency}"`);
+    process.exit(2);
+  }
+  let perturb: Perturbation[] = [];
+  try {
+    perturb = parsePerturbations(values.perturb ?? "");
+  } catch (e) {
+    console.error(`error: --perturb: ${(e as Error).message}`);
     process.exit(2);
   }
   const trust = values.trust ?? "ask";
@@ -117,10 +128,11 @@ async function main(): Promise<void> {
     host: values.host,
     serial: values.serial,
     latency: latency as LatencyProfile,
+    perturb,
     log: values.verbose ? (l) => console.error(l) : undefined,
   });
   const host = values.host && values.host !== "0.0.0.0" ? values.host : "127.0.0.1";
-  console.log(`PhoneLoop virtual phone ${phone.serial} — scenario "${phone.engine.scenario.name}", seed ${seed}${latency === "none" ? "" : `, ${latency} latency`}`);
+  console.log(`PhoneLoop virtual phone ${phone.serial} — scenario "${phone.engine.scenario.name}", seed ${seed}${latency === "none" ? "" : `, ${latency} latency`}${perturb.length ? `, perturbed: ${perturb.join(", ")}` : ""}`);
   console.log(`  ADB (TCP)        adb connect ${host}:${phone.adbPort}`);
   console.log(`  ADB (WebSocket)  ${phone.wsUrl}`);
   console.log(`  Control API      ${phone.controlUrl}   (GET / lists the routes; send the token below)`);

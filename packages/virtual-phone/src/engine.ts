@@ -10,6 +10,7 @@ import { evaluateTask, taskGoal, type TaskEvaluation } from "./scenario/evaluato
 import { loadScenario, parseScenario } from "./scenario/load.ts";
 import { ScenarioError, ScenarioRuntime, systemClock, type Clock, type DeviceSpec, type SystemUi } from "./scenario/runtime.ts";
 import type { Scenario, Task } from "./scenario/schema.ts";
+import { perturbScenario, type Perturbation } from "./scenario/perturb.ts";
 
 export const DEFAULT_SCENARIO = "social";
 export const DEFAULT_DEVICE: DeviceSpec = { width: 1080, height: 2400, density: 420 };
@@ -22,6 +23,8 @@ export interface PhoneEngineInit {
   serial?: string;
   /** "realistic": screencap, uiautomator dump, input and app launches take a mid-range phone's time (default "none"). */
   latency?: LatencyProfile;
+  /** Perturbations added to every scenario this phone loads, drawn from the load's seed (scenario/perturb.ts). */
+  perturb?: readonly Perturbation[];
 }
 
 export interface Faults {
@@ -63,9 +66,11 @@ export class PhoneEngine extends EventEmitter {
   #scenarioSource = DEFAULT_SCENARIO;
   #activeTask: Task | null = null;
   readonly latency: Latency;
+  readonly perturb: readonly Perturbation[];
 
   constructor(init: PhoneEngineInit = {}) {
     super();
+    this.perturb = init.perturb ?? [];
     this.clock = init.clock ?? systemClock;
     this.serial = init.serial ?? "vphone-0001";
     this.props = {};
@@ -86,7 +91,7 @@ export class PhoneEngine extends EventEmitter {
   // ---------- scenarios & tasks ----------
   /** Loads a scenario (name, file or object) and resets the phone to it. */
   load(source: string | Scenario | object, seed = 1): Scenario {
-    const scenario = typeof source === "string" ? loadScenario(source) : parseScenario(source, "(object)");
+    const scenario = perturbScenario(typeof source === "string" ? loadScenario(source) : parseScenario(source, "(object)"), this.perturb, seed);
     this.scenario = scenario;
     this.#scenarioSource = typeof source === "string" ? source : scenario.name;
     this.props = systemProperties({ serial: this.serial, model: scenario.device?.model, density: this.device.density });

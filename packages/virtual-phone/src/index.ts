@@ -3,6 +3,7 @@ export { startVirtualPhone, deviceBanner, DEVICE_FEATURES, type VirtualPhone, ty
 export { PhoneEngine, InjectedFault, TaskNotFoundError, DEFAULT_SCENARIO, DEFAULT_DEVICE, type PhoneEngineInit, type Faults } from "./engine.ts";
 export { Scenario, App, Screen, Element, Popup, Task, Evaluator, Predicate, Action, Operand } from "./scenario/schema.ts";
 export { parseScenario, loadScenario, builtinScenarios, ScenarioValidationError, type ScenarioIssue } from "./scenario/load.ts";
+export { perturbScenario, parsePerturbations, PERTURBATIONS, PERTURBATION_DESCRIPTIONS, PerturbationError, type Perturbation } from "./scenario/perturb.ts";
 export { scenarioJsonSchema } from "./scenario/json-schema.ts";
 export { evaluateTask, taskGoal, type TaskEvaluation } from "./scenario/evaluator.ts";
 export { ScenarioRuntime, seededRandom, matchDeeplink, ADB_KEYBOARD_IME, DEFAULT_IME, type Clock, type PhoneState } from "./scenario/runtime.ts";

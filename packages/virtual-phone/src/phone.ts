@@ -9,6 +9,7 @@ import { startControlServer } from "./control/server.ts";
 import { PhoneEngine } from "./engine.ts";
 import type { Clock } from "./scenario/runtime.ts";
 import type { LatencyProfile } from "./latency.ts";
+import type { Perturbation } from "./scenario/perturb.ts";
 import { PRODUCT } from "./device/properties.ts";
 import { PowerCycle, type BootTimings } from "./device/power.ts";
 import { createCommandRegistry } from "./shell/commands/index.ts";
@@ -47,6 +48,8 @@ export interface VirtualPhoneOptions {
   latency?: LatencyProfile;
   /** How long `adb reboot` keeps the phone offline and then booting (default 1.5 s + 2 s). */
   bootTimings?: BootTimings;
+  /** Perturbations (popup, permission, slow, zh, rotate, notification, network) added to its scenarios, from the seed. */
+  perturb?: readonly Perturbation[];
 }
 
 export interface VirtualPhone {
@@ -78,7 +81,7 @@ export function deviceBanner(props: Record<string, string>, features: readonly s
 export async function startVirtualPhone(opts: VirtualPhoneOptions = {}): Promise<VirtualPhone> {
   const host = opts.host ?? "127.0.0.1";
   const serial = opts.serial ?? `vphone-${Math.random().toString(16).slice(2, 8)}`;
-  const engine = new PhoneEngine({ scenario: opts.scenario, seed: opts.seed ?? 1, serial, clock: opts.clock, latency: opts.latency });
+  const engine = new PhoneEngine({ scenario: opts.scenario, seed: opts.seed ?? 1, serial, clock: opts.clock, latency: opts.latency, ...(opts.perturb ? { perturb: opts.perturb } : {}) });
   const keyStore = openKeyStore(opts);
   const controlToken = opts.controlToken ?? randomBytes(32).toString("base64url");
   if (controlToken.length < 22) throw new Error("cannot start the virtual phone: controlToken must carry at least 128 bits (22 base64url characters); leave it out for a random one");

@@ -71,6 +71,9 @@ async function check(phone: PhoneEngine, state: string): Promise<string[]> {
     const target = touchTarget(layout, x, y);
     // a floating action button may cover a row scrolling under it, as on Android; anything else must not
     if (target && "node" in target && target.node.overlay && !n.overlay) continue;
+    // a heads-up notification covers the app under it, its floating parts included
+    const notification = layout.layers.find((l) => l.name === "notification")?.root;
+    if (notification && target && "node" in target && within(notification, target.node) && !within(notification, n)) continue;
     if (!target || !("node" in target) || !within(n, target.node)) problems.push(`${state}: a tap at the centre (${x},${y}) of ${name(n)} lands on ${target && "node" in target ? name(target.node) : JSON.stringify(target)}`);
   }
   // what the dump says is there is drawn there: a text's bounds hold more than one colour (a sliver of a text cut

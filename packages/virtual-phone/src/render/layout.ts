@@ -156,7 +156,9 @@ class Layouter {
     else if (this.input.app) dumpRoot = this.appWindow(appArea, statusH, kbH);
     else dumpRoot = this.launcher(appArea, statusH);
     this.layers.push({ name: "app", area: appArea, root: dumpRoot, modal: false });
-    if (this.input.popup) dumpRoot = this.popup(statusH, navH);
+    // a heads-up notification sits over the app's window (which keeps the focus); any other popup takes the screen
+    if (this.input.popup?.def.style === "notification") dumpRoot.children.push(this.notification(statusH));
+    else if (this.input.popup) dumpRoot = this.popup(statusH, navH);
     if (this.input.usbPrompt) dumpRoot = this.usbPrompt(statusH, navH);
     if (kbH) this.keyboard(H - navH - kbH, kbH);
     if (this.input.shade) dumpRoot = this.shade(navH);
@@ -1002,6 +1004,55 @@ class Layouter {
     const buttons = def.buttons.map((b, i) => ({ resId: `${pkg}:id/${b.id}`, label: labels[i]!, style: styleOf(i), onTap: { type: "actions" as const, actions: b.onTap } }));
     panel.children.push(...this.dialogButtons(buttons, pkg, innerX, innerW, btnTop, sideBySide, accent).nodes);
     this.layers.push({ name: "popup", area: rootBounds, root, modal: true, outside: def.dismissOnBack && def.style === "dialog" ? { type: "dismiss" } : { type: "block" } });
+    return root;
+  }
+
+  /**
+   * A heads-up notification, drawn by the system UI over the top of the app: the app's name, a bold title, one line of
+   * text and its action buttons in a row. It covers what lies under it; touches elsewhere reach the app.
+   */
+  notification(statusH: number): ViewNode {
+    const { def, app, scope } = this.input.popup!;
+    const pkg = "com.android.systemui";
+    const d = (n: number) => this.dp(n);
+    const x = d(8);
+    const w = this.W - d(16);
+    const top = statusH + d(8);
+    const innerX = x + d(16);
+    const innerW = w - d(32);
+    const small = this.sp(12);
+    const titleSize = this.sp(15);
+    const msgSize = this.sp(14);
+    const btnH = d(MIN_TOUCH_DP);
+    const textH = d(12) + Math.round(small * 1.6) + Math.round(titleSize * 1.4) + (def.message ? Math.round(msgSize * 1.5) : 0) + d(4);
+    const h = textH + btnH + d(4);
+    const title = interpolate(def.title, scope);
+    const message = def.message ? interpolate(def.message, scope) : "";
+    this.ops.push({ op: "rect", x, y: top, w, h, fill: "#f2f4f8", r: d(20) });
+    let y = top + d(12);
+    this.ops.push({ op: "circle", cx: innerX + small / 2, cy: y + small * 0.6, r: small * 0.6, fill: app.color });
+    this.ops.push({ op: "text", x: innerX + small * 1.6, y: y + small, text: this.fit(app.label, innerW - small * 2, small, false), size: small, color: C.sub });
+    y += Math.round(small * 1.6);
+    this.ops.push({ op: "text", x: innerX, y: y + titleSize * 1.05, text: this.fit(title, innerW, titleSize, true), size: titleSize, color: C.text, bold: true });
+    y += Math.round(titleSize * 1.4);
+    if (message) this.ops.push({ op: "text", x: innerX, y: y + msgSize * 1.05, text: this.fit(message, innerW, msgSize, false), size: msgSize, color: C.sub });
+    const bounds: Rect = [x, top, x + w, top + h];
+    // drawn over the app like a floating button: it may cover what lies under it
+    const root = node({ cls: "android.widget.FrameLayout", pkg, resId: `${pkg}:id/notification_headsup`, bounds, overlay: true });
+    // tapping the notification runs its first button's actions, as its content intent would
+    const body = node({ cls: "android.widget.LinearLayout", pkg, resId: `${pkg}:id/notification_main_column`, text: message ? `${title}: ${message}` : title, desc: `${app.label} notification`, bounds: [x, top, x + w, top + textH], clickable: true, focusable: true, overlay: true, onTap: { type: "actions", actions: def.buttons[0]!.onTap } });
+    root.children.push(body);
+    let bx = innerX;
+    const size = this.sp(14);
+    for (const b of def.buttons) {
+      const label = interpolate(b.text, scope);
+      const bw = Math.min(innerX + innerW - bx, Math.round(this.measure(label, size, true) + d(24)));
+      if (bw < d(48)) break;
+      this.ops.push({ op: "text", x: bx + bw / 2, y: top + textH + btnH / 2 + size * 0.36, text: this.fit(label, Math.max(1, bw - d(16)), size, true), size, color: app.color, bold: true, align: "center" });
+      root.children.push(node({ cls: "android.widget.Button", pkg, resId: `${pkg}:id/${b.id}`, text: label, bounds: [Math.round(bx), top + textH, Math.round(bx + bw), top + textH + btnH], clickable: true, focusable: true, overlay: true, onTap: { type: "actions", actions: b.onTap } }));
+      bx += bw + d(8);
+    }
+    this.layers.push({ name: "notification", area: bounds, root, modal: true });
     return root;
   }
 

@@ -207,6 +207,18 @@ export function everyFieldScenario(v: Variant): ScenarioInput {
             ],
           },
           { id: "rating", kind: "rating", title: say(5, 2), buttons: [{ id: "rating_ok", text: say(0, 1) }] },
+          {
+            id: "headsup",
+            kind: "custom",
+            style: "notification",
+            title: say(1, 2),
+            message: say(2),
+            dismissOnBack: false,
+            buttons: [
+              { id: "headsup_read", text: say(3, 1) },
+              { id: "headsup_mute", text: say(4, 1) },
+            ],
+          },
         ],
         deeplinks: [{ pattern: "gen://detail/{id}", screen: "detail", set: { last: "{{id}}" } }],
       },

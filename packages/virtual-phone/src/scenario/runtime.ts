@@ -625,9 +625,10 @@ export class ScenarioRuntime {
     }
     const cur = this.current();
     if (!cur) return;
-    if (cur.rt.popup) {
-      const p = cur.app.popups.find((q) => q.id === cur.rt.popup);
-      if (p?.dismissOnBack) this.dismissPopup();
+    const up = cur.rt.popup ? cur.app.popups.find((q) => q.id === cur.rt.popup) : undefined;
+    // back passes a heads-up notification by: it goes to the app under it
+    if (cur.rt.popup && up?.style !== "notification") {
+      if (up?.dismissOnBack) this.dismissPopup();
       return;
     }
     if (cur.screen.onBack) {

@@ -281,7 +281,10 @@ export const PopupTrigger = z.strictObject({
 export const Popup = z.strictObject({
   id: z.string().regex(/^[a-z][a-z0-9_]*$/),
   kind: z.enum(["update", "login", "follow", "permission", "rating", "custom"]),
-  style: z.enum(["dialog", "sheet", "fullscreen"]).default("dialog"),
+  style: z
+    .enum(["dialog", "sheet", "fullscreen", "notification"])
+    .default("dialog")
+    .describe("notification: a heads-up notification over the top of the screen; touches outside it reach the app, back leaves it up, a tap on it or one of its buttons runs that button's actions"),
   title: z.string(),
   message: z.string().optional(),
   items: z.array(Element).optional().describe("extra rows, e.g. suggested accounts"),
