@@ -10,6 +10,7 @@ export type { Goal, Todo, Lease, Gate, Evidence, Run, Step, Agent, Turn, Replan,
 
 // domain: pure rules and words (also the browser-safe subpath @phoneloop/state/domain)
 export * from "./domain/index.ts";
+export { PAGE_LIMIT, PageFields, Cursor, pageOf, type Page } from "./domain/page.ts";
 export { RoleSchema, Text, isStorableText, Id, EventId, Count, BigCount, StoredDate, JSON_CAPS, jsonValue, jsonObject } from "./domain/schemas.ts";
 
 // services: the operators
@@ -60,6 +61,7 @@ export { appendStep, AppendStepInput } from "./services/run/append-step.ts";
 export { saveCheckpoint, SaveCheckpointInput } from "./services/run/save-checkpoint.ts";
 export { resumeRun, ResumeRunInput } from "./services/run/resume-run.ts";
 export { finishRun, FinishRunInput } from "./services/run/finish-run.ts";
+export { gradeRun, GradeRunInput } from "./services/run/grade-run.ts";
 export { reapRuns, ReapRunsInput, DEFAULT_AGENT_STALE_MS, type ReapedRun } from "./services/run/reap-runs.ts";
 export { expireGates, ExpireGatesInput } from "./services/gate/expire-gates.ts";
 
@@ -106,6 +108,9 @@ export {
 } from "./services/workspace/shares.ts";
 export { savePolicyRules, SavePolicyRulesInput, currentPolicyRules, CurrentPolicyRulesInput, type PolicyRulesView } from "./services/workspace/policy-rules.ts";
 export { scopeToWorkspace, SCOPED_FIELDS, type ScopedField } from "./services/workspace/scope.ts";
+export { saveSkill, SaveSkillInput, listSkills, ListSkillsInput, updateSkill, UpdateSkillInput, recordSkillUse, RecordSkillUseInput, deleteSkill, SkillRefInput, type SkillView } from "./services/skill/skills.ts";
+export { saveShortcuts, SaveShortcutsInput, listShortcuts, ListShortcutsInput, recordShortcutValidation, RecordShortcutValidationInput, type ShortcutView } from "./services/shortcut/shortcuts.ts";
+export { addLessons, AddLessonsInput, listLessons, ListLessonsInput, updateLesson, UpdateLessonInput, deleteLesson, LessonRefInput, type LessonView } from "./services/lesson/lessons.ts";
 
 // projections: read-only
 export { board, BoardInput, type Board, type BoardCard, type BoardRun } from "./projections/board.ts";
@@ -116,5 +121,6 @@ export { evidenceList, EvidenceListInput, type EvidenceView } from "./projection
 export { todoList, TodoListInput, type TodoListItem } from "./projections/todo-list.ts";
 export { goalDetail, GoalDetailInput } from "./projections/goal-detail.ts";
 export { runDetail, RunDetailInput, type RunDetail } from "./projections/run-detail.ts";
+export { runReplay, RunReplayInput, runSteps, RunStepsInput, runList, RunListInput, type RunListItem, type RunReplay, type ReplayStep, type ReplayScreen, type ReplayNote, type ReplayModelCall } from "./projections/run-replay.ts";
 export { evidenceByKey, EvidenceByKeyInput } from "./projections/evidence-by-key.ts";
 export { goalList, GoalListInput, type GoalListItem } from "./projections/goal-list.ts";

@@ -1,6 +1,7 @@
 // @phoneloop/state/domain: the core's pure rules and words, safe in a browser. Nothing here imports Prisma, pg or
 // node modules (the generated client's enums are held equal to these lists by vocabulary.test.ts).
 export { StateError, StateErrorCode, isStateError } from "./errors.ts";
+export { SKILL_STATUSES, SHORTCUT_STATUSES, LESSON_KINDS, MAX_LESSONS_PER_RUN, type SkillStatus, type ShortcutStatus, type LessonKind } from "./learning.ts";
 export { systemClock, manualClock, type Clock, type ManualClock } from "./clock.ts";
 export {
   TODO_STATES,
@@ -27,7 +28,7 @@ export {
   type TurnRouteDecision,
   type TurnSnapshot,
 } from "./turn.ts";
-export { RUN_STATUSES, RUN_END_STATUSES, RUN_END_REASONS, RunEndReasonSchema, type RunStatus, type RunEndStatus, type RunEndReason } from "./run.ts";
+export { RUN_STATUSES, RUN_END_STATUSES, RUN_END_REASONS, RUN_GRADES, type RunGrade, RunEndReasonSchema, type RunStatus, type RunEndStatus, type RunEndReason } from "./run.ts";
 export {
   TODO_KINDS,
   AGENT_KINDS,
@@ -44,3 +45,4 @@ export {
 } from "./vocabulary.ts";
 export { todoStatusOf, type TodoStatus, type LeaseStatusView, type GateStatusView, type HolderView } from "./status.ts";
 export { ROLES, PERMISSIONS, PERMISSION_HOLDERS, GATE_ANSWER_ROLES, holds, type Role, type Permission } from "./roles.ts";
+export { PAGE_LIMIT, type Page } from "./page.ts";

@@ -1,0 +1,75 @@
+// Skills, shortcuts and lessons in the state core: repair in place, one failed validation retires, lessons deduplicated per app.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, seedWorkspace, type TestDatabase } from "../../testing/index.ts";
+import type { StateError } from "../../domain/errors.ts";
+import { deleteSkill, listSkills, recordSkillUse, saveSkill, updateSkill } from "../skill/skills.ts";
+import { listShortcuts, recordShortcutValidation, saveShortcuts } from "../shortcut/shortcuts.ts";
+import { addLessons, deleteLesson, listLessons, updateLesson } from "./lessons.ts";
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(async () => {
+  await t.drop();
+});
+const err = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as StateError);
+
+describe("skills", () => {
+  it("a second save of the same skill is a repair: version + 1, the new run, a candidate again; uses are counted", async () => {
+    const { workspace } = await seedWorkspace(t.db, "Skills");
+    const ws = workspace.id;
+    const s1 = await saveSkill(t.db, { workspaceId: ws, app: "com.loop", appVersion: "1.0", name: "search", goal: "Search Loop", body: { steps: [1] }, runId: "run_a" });
+    expect(s1).toMatchObject({ version: 1, status: "candidate", runId: "run_a" });
+    await updateSkill(t.db, { workspaceId: ws, skillId: s1.id, status: "validated" });
+    await recordSkillUse(t.db, { workspaceId: ws, skillId: s1.id, ok: true });
+    await recordSkillUse(t.db, { workspaceId: ws, skillId: s1.id, ok: false });
+    const s2 = await saveSkill(t.db, { workspaceId: ws, app: "com.loop", appVersion: "1.0", name: "search", goal: "Search Loop", body: { steps: [1, 2] }, runId: "run_b" });
+    expect(s2).toMatchObject({ id: s1.id, version: 2, status: "candidate", runId: "run_b", successes: 1, failures: 1, body: { steps: [1, 2] } });
+    expect(await listSkills(t.db, { workspaceId: ws, status: "validated" })).toEqual([]);
+    await updateSkill(t.db, { workspaceId: ws, skillId: s1.id, status: "disabled" });
+    expect((await saveSkill(t.db, { workspaceId: ws, app: "com.loop", appVersion: "1.0", name: "search", goal: "g", body: {}, runId: "run_c" })).status).toBe("disabled");
+    const other = await seedWorkspace(t.db, "Other");
+    expect(await listSkills(t.db, { workspaceId: other.workspace.id })).toEqual([]);
+    expect((await err(deleteSkill(t.db, { workspaceId: other.workspace.id, skillId: s1.id })))?.code).toBe("NOT_FOUND");
+    await deleteSkill(t.db, { workspaceId: ws, skillId: s1.id });
+    expect(await listSkills(t.db, { workspaceId: ws })).toEqual([]);
+  });
+});
+
+describe("shortcuts", () => {
+  it("discovered once per app version; a validation validates, one failure retires for good", async () => {
+    const { workspace } = await seedWorkspace(t.db, "Shortcuts");
+    const ws = workspace.id;
+    const found = await saveShortcuts(t.db, { workspaceId: ws, app: "com.loop", appVersion: "1.0", shortcuts: [{ uri: "loop://home", activity: "com.loop/.Feed" }, { uri: "loop://search", activity: "com.loop/.Results" }] });
+    expect(found.map((s) => [s.uri, s.status])).toEqual([["loop://home", "discovered"], ["loop://search", "discovered"]]);
+    const home = found[0]!;
+    await recordShortcutValidation(t.db, { workspaceId: ws, shortcutId: home.id, ok: true });
+    const again = await saveShortcuts(t.db, { workspaceId: ws, app: "com.loop", appVersion: "1.0", shortcuts: [{ uri: "loop://home", activity: "com.loop/.Feed" }] });
+    expect(again.find((s) => s.uri === "loop://home")?.status).toBe("validated");
+    const retired = await recordShortcutValidation(t.db, { workspaceId: ws, shortcutId: home.id, ok: false, reason: "the feed did not appear" });
+    expect(retired).toMatchObject({ status: "retired", reason: "the feed did not appear" });
+    expect((await recordShortcutValidation(t.db, { workspaceId: ws, shortcutId: home.id, ok: true })).status).toBe("retired");
+    expect(await listShortcuts(t.db, { workspaceId: ws, status: "validated" })).toEqual([]);
+    expect(await listShortcuts(t.db, { workspaceId: ws, app: "com.loop", appVersion: "2.0" })).toEqual([]);
+    expect((await err(saveShortcuts(t.db, { workspaceId: ws, app: "a", appVersion: "1", shortcuts: [{ uri: "no scheme", activity: "x" }] })))?.code).toBe("INVALID_INPUT");
+  });
+});
+
+describe("lessons", () => {
+  it("at most three per run, the same text per app is one lesson, edit and delete", async () => {
+    const { workspace } = await seedWorkspace(t.db, "Lessons");
+    const ws = workspace.id;
+    const a = await addLessons(t.db, { workspaceId: ws, app: "com.loop", goal: "Search Loop", runId: "run_1", lessons: [{ kind: "failed", text: "The update dialog  hides the search field." }, { kind: "worked", text: "Search from the results page." }] });
+    expect(a).toHaveLength(2);
+    const b = await addLessons(t.db, { workspaceId: ws, app: "com.loop", goal: "Search Loop again", runId: "run_2", lessons: [{ kind: "failed", text: "the update dialog hides the search field." }] });
+    expect(b[0]).toMatchObject({ id: a[0]!.id, runId: "run_2" });
+    await addLessons(t.db, { workspaceId: ws, app: "com.shop", goal: "Buy", runId: "run_3", lessons: [{ kind: "worked", text: "Search from the results page." }] });
+    expect((await listLessons(t.db, { workspaceId: ws, app: "com.loop" })).map((l) => l.text).sort()).toEqual(["Search from the results page.", "The update dialog hides the search field."]);
+    expect((await err(addLessons(t.db, { workspaceId: ws, app: "x", goal: "g", runId: "r", lessons: [1, 2, 3, 4].map((n) => ({ kind: "worked" as const, text: `lesson ${n}` })) })))?.code).toBe("INVALID_INPUT");
+    expect((await err(updateLesson(t.db, { workspaceId: ws, lessonId: a[1]!.id, text: "THE UPDATE DIALOG HIDES THE SEARCH FIELD." })))?.code).toBe("CONFLICT");
+    expect((await updateLesson(t.db, { workspaceId: ws, lessonId: a[1]!.id, text: "Open search from the feed's search bar." })).text).toBe("Open search from the feed's search bar.");
+    await deleteLesson(t.db, { workspaceId: ws, lessonId: a[0]!.id });
+    expect(await listLessons(t.db, { workspaceId: ws, app: "com.loop" })).toHaveLength(1);
+  });
+});

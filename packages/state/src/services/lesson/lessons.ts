@@ -1,0 +1,98 @@
+// Lessons: what a run learned about an app (what failed, what worked), at most three per run, deduplicated per app
+// (the same text for the same app is one lesson, kept with the newest run it came from).
+import { z } from "zod";
+import { StateError } from "../../domain/errors.ts";
+import { parseInput } from "../../domain/input.ts";
+import { LESSON_KINDS, MAX_LESSONS_PER_RUN, type LessonKind } from "../../domain/learning.ts";
+import { Id, LongText, ShortText, Text } from "../../domain/schemas.ts";
+import { actorOf, appendEvent, currentTime, inTx, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
+
+const LessonText = Text.transform((s) => s.replace(/\s+/g, " ").trim()).pipe(z.string().min(3).max(1000));
+
+export const AddLessonsInput = z.object({
+  workspaceId: Id,
+  app: ShortText,
+  goal: LongText,
+  runId: Id,
+  lessons: z.array(z.object({ kind: z.enum(LESSON_KINDS), text: LessonText })).max(MAX_LESSONS_PER_RUN),
+});
+export type AddLessonsInput = z.input<typeof AddLessonsInput>;
+
+export const ListLessonsInput = z.object({ workspaceId: Id, app: ShortText.optional() });
+export type ListLessonsInput = z.input<typeof ListLessonsInput>;
+
+export const LessonRefInput = z.object({ workspaceId: Id, lessonId: Id });
+export type LessonRefInput = z.input<typeof LessonRefInput>;
+
+export const UpdateLessonInput = LessonRefInput.extend({ text: LessonText.optional(), kind: z.enum(LESSON_KINDS).optional() });
+export type UpdateLessonInput = z.input<typeof UpdateLessonInput>;
+
+export interface LessonView {
+  id: string;
+  app: string;
+  goal: string;
+  kind: LessonKind;
+  text: string;
+  runId: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+type Row = Omit<LessonView, "kind"> & { kind: string; workspaceId: string };
+const viewOf = ({ workspaceId: _w, ...r }: Row): LessonView => ({ ...r, kind: r.kind as LessonKind });
+const sameText = (a: string, b: string) => a.toLocaleLowerCase() === b.toLocaleLowerCase();
+
+/** Adds a run's lessons for an app; one whose text the app already has (ignoring case) is refreshed instead (newest run, goal). */
+export async function addLessons(db: DbOrTx, raw: AddLessonsInput, ctx?: OperatorContext): Promise<LessonView[]> {
+  const i = parseInput(AddLessonsInput, raw, "lesson.add");
+  return inTx(db, async (tx) => {
+    const ws = await tx.$queryRaw<{ id: string }[]>`SELECT "id" FROM "Workspace" WHERE "id" = ${i.workspaceId} FOR UPDATE`;
+    if (!ws.length) throw new StateError("NOT_FOUND", `Workspace ${i.workspaceId} does not exist.`, { workspaceId: i.workspaceId });
+    const now = await currentTime(tx, ctx);
+    const known = await tx.lesson.findMany({ where: { workspaceId: i.workspaceId, app: i.app } });
+    const out: LessonView[] = [];
+    for (const l of i.lessons) {
+      const same = known.find((k) => sameText(k.text, l.text)) ?? out.find((k) => sameText(k.text, l.text));
+      const row = same
+        ? await tx.lesson.update({ where: { id: same.id }, data: { runId: i.runId, goal: i.goal, kind: l.kind, updatedAt: now } })
+        : await tx.lesson.create({ data: { id: randomId("lesson"), workspaceId: i.workspaceId, app: i.app, goal: i.goal, kind: l.kind, text: l.text, runId: i.runId, createdAt: now, updatedAt: now } });
+      if (!out.some((o) => o.id === row.id)) out.push(viewOf(row));
+    }
+    if (out.length) await appendEvent(tx, { operator: "lesson.add", actor: actorOf(ctx, undefined), subjectId: i.runId, workspaceId: i.workspaceId, payload: { app: i.app, lessons: out.map((o) => o.id) } }, ctx);
+    return out;
+  });
+}
+
+/** The workspace's lessons, newest first, for one app when given. */
+export async function listLessons(db: DbOrTx, raw: ListLessonsInput): Promise<LessonView[]> {
+  const i = parseInput(ListLessonsInput, raw, "lesson.list");
+  const rows = await db.lesson.findMany({ where: { workspaceId: i.workspaceId, ...(i.app ? { app: i.app } : {}) }, orderBy: [{ updatedAt: "desc" }, { id: "asc" }], take: 500 });
+  return rows.map(viewOf);
+}
+
+/** A person rewrites a lesson (or its kind). */
+export async function updateLesson(db: DbOrTx, raw: UpdateLessonInput, ctx?: OperatorContext): Promise<LessonView> {
+  const i = parseInput(UpdateLessonInput, raw, "lesson.update");
+  return inTx(db, async (tx) => {
+    const before = await tx.lesson.findFirst({ where: { id: i.lessonId, workspaceId: i.workspaceId } });
+    if (!before) throw new StateError("NOT_FOUND", `Lesson ${i.lessonId} does not exist in this workspace.`, { lessonId: i.lessonId });
+    if (i.text && !sameText(i.text, before.text)) {
+      const clash = await tx.lesson.findFirst({ where: { workspaceId: i.workspaceId, app: before.app, text: { equals: i.text, mode: "insensitive" }, NOT: { id: before.id } } });
+      if (clash) throw new StateError("CONFLICT", `${before.app} already has this lesson; edit or delete that one instead.`, { lessonId: clash.id });
+    }
+    const row = await tx.lesson.update({ where: { id: before.id }, data: { ...(i.text ? { text: i.text } : {}), ...(i.kind ? { kind: i.kind } : {}), updatedAt: await currentTime(tx, ctx) } });
+    await appendEvent(tx, { operator: "lesson.update", actor: actorOf(ctx, undefined), subjectId: row.id, workspaceId: i.workspaceId, payload: {} }, ctx);
+    return viewOf(row);
+  });
+}
+
+export async function deleteLesson(db: DbOrTx, raw: LessonRefInput, ctx?: OperatorContext): Promise<{ deleted: true }> {
+  const i = parseInput(LessonRefInput, raw, "lesson.delete");
+  return inTx(db, async (tx) => {
+    const row = await tx.lesson.findFirst({ where: { id: i.lessonId, workspaceId: i.workspaceId } });
+    if (!row) throw new StateError("NOT_FOUND", `Lesson ${i.lessonId} does not exist in this workspace.`, { lessonId: i.lessonId });
+    await tx.lesson.delete({ where: { id: row.id } });
+    await appendEvent(tx, { operator: "lesson.delete", actor: actorOf(ctx, undefined), subjectId: row.id, workspaceId: i.workspaceId, payload: { app: row.app } }, ctx);
+    return { deleted: true as const };
+  });
+}

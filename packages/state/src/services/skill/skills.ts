@@ -1,0 +1,133 @@
+// Skills of a workspace: steps distilled from a successful run for one app version, with their state contract
+// (the body's shape is the agent's; the core stores it as a JSON object within the caps). One row per
+// (app, app version, name): saving again is a repair in place — the version rises and the run it came from is kept.
+import { z } from "zod";
+import { StateError } from "../../domain/errors.ts";
+import { parseInput } from "../../domain/input.ts";
+import { SKILL_STATUSES, type SkillStatus } from "../../domain/learning.ts";
+import { Id, jsonObject, LongText, ShortText } from "../../domain/schemas.ts";
+import type { Prisma } from "../../generated/prisma/client.ts";
+import { actorOf, appendEvent, currentTime, inTx, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
+
+export const SaveSkillInput = z.object({
+  workspaceId: Id,
+  app: ShortText,
+  appVersion: ShortText,
+  name: ShortText,
+  goal: LongText,
+  body: jsonObject(),
+  runId: Id,
+});
+export type SaveSkillInput = z.input<typeof SaveSkillInput>;
+
+export const ListSkillsInput = z.object({ workspaceId: Id, app: ShortText.optional(), appVersion: ShortText.optional(), status: z.enum(SKILL_STATUSES).optional() });
+export type ListSkillsInput = z.input<typeof ListSkillsInput>;
+
+export const SkillRefInput = z.object({ workspaceId: Id, skillId: Id });
+export type SkillRefInput = z.input<typeof SkillRefInput>;
+
+export const UpdateSkillInput = SkillRefInput.extend({ name: ShortText.optional(), goal: LongText.optional(), body: jsonObject().optional(), status: z.enum(SKILL_STATUSES).optional() });
+export type UpdateSkillInput = z.input<typeof UpdateSkillInput>;
+
+export const RecordSkillUseInput = SkillRefInput.extend({ ok: z.boolean() });
+export type RecordSkillUseInput = z.input<typeof RecordSkillUseInput>;
+
+export interface SkillView {
+  id: string;
+  app: string;
+  appVersion: string;
+  name: string;
+  goal: string;
+  body: Record<string, unknown>;
+  status: SkillStatus;
+  version: number;
+  runId: string;
+  successes: number;
+  failures: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+type Row = Omit<SkillView, "status" | "body"> & { status: string; body: unknown; workspaceId: string };
+const viewOf = ({ workspaceId: _w, ...r }: Row): SkillView => ({ ...r, status: r.status as SkillStatus, body: r.body as Record<string, unknown> });
+
+/**
+ * Saves a distilled skill: a new one is a candidate at version 1; an existing one (same app, app version and name)
+ * is repaired in place — its body and run are replaced, its version rises, and it is a candidate again until a
+ * replay validates it (a skill a person disabled stays disabled).
+ */
+export async function saveSkill(db: DbOrTx, raw: SaveSkillInput, ctx?: OperatorContext): Promise<SkillView> {
+  const i = parseInput(SaveSkillInput, raw, "skill.save");
+  return inTx(db, async (tx) => {
+    const ws = await tx.$queryRaw<{ id: string }[]>`SELECT "id" FROM "Workspace" WHERE "id" = ${i.workspaceId} FOR UPDATE`;
+    if (!ws.length) throw new StateError("NOT_FOUND", `Workspace ${i.workspaceId} does not exist.`, { workspaceId: i.workspaceId });
+    const now = await currentTime(tx, ctx);
+    const existing = await tx.skill.findUnique({ where: { workspaceId_app_appVersion_name: { workspaceId: i.workspaceId, app: i.app, appVersion: i.appVersion, name: i.name } } });
+    const row = existing
+      ? await tx.skill.update({
+          where: { id: existing.id },
+          data: { goal: i.goal, body: i.body as Prisma.InputJsonObject, runId: i.runId, version: existing.version + 1, status: existing.status === "disabled" ? "disabled" : "candidate", updatedAt: now },
+        })
+      : await tx.skill.create({
+          data: { id: randomId("skill"), workspaceId: i.workspaceId, app: i.app, appVersion: i.appVersion, name: i.name, goal: i.goal, body: i.body as Prisma.InputJsonObject, runId: i.runId, createdAt: now, updatedAt: now },
+        });
+    await appendEvent(tx, { operator: existing ? "skill.repair" : "skill.save", actor: actorOf(ctx, undefined), subjectId: row.id, workspaceId: i.workspaceId, payload: { app: row.app, appVersion: row.appVersion, version: row.version, runId: row.runId } }, ctx);
+    return viewOf(row);
+  });
+}
+
+/** The workspace's skills, newest first; narrowed to an app, an app version and a status when given. */
+export async function listSkills(db: DbOrTx, raw: ListSkillsInput): Promise<SkillView[]> {
+  const i = parseInput(ListSkillsInput, raw, "skill.list");
+  const rows = await db.skill.findMany({
+    where: { workspaceId: i.workspaceId, ...(i.app ? { app: i.app } : {}), ...(i.appVersion ? { appVersion: i.appVersion } : {}), ...(i.status ? { status: i.status } : {}) },
+    orderBy: [{ updatedAt: "desc" }, { id: "asc" }],
+    take: 500,
+  });
+  return rows.map(viewOf);
+}
+
+async function held(tx: DbOrTx, workspaceId: string, skillId: string) {
+  const row = await tx.skill.findFirst({ where: { id: skillId, workspaceId } });
+  if (!row) throw new StateError("NOT_FOUND", `Skill ${skillId} does not exist in this workspace.`, { skillId });
+  return row;
+}
+
+/** A person edits a skill (name, goal, body) or sets its status (disable, enable as a candidate); a validation replay marks it validated. A new body makes it a candidate again. */
+export async function updateSkill(db: DbOrTx, raw: UpdateSkillInput, ctx?: OperatorContext): Promise<SkillView> {
+  const i = parseInput(UpdateSkillInput, raw, "skill.update");
+  return inTx(db, async (tx) => {
+    const before = await held(tx, i.workspaceId, i.skillId);
+    const status = i.status ?? (i.body ? (before.status === "disabled" ? "disabled" : "candidate") : before.status);
+    const row = await tx.skill.update({
+      where: { id: before.id },
+      data: { ...(i.name ? { name: i.name } : {}), ...(i.goal !== undefined ? { goal: i.goal } : {}), ...(i.body ? { body: i.body as Prisma.InputJsonObject, version: before.version + 1 } : {}), status, updatedAt: await currentTime(tx, ctx) },
+    }).catch((e: unknown) => {
+      if ((e as { code?: string }).code === "P2002") throw new StateError("CONFLICT", `Another skill of ${before.app} ${before.appVersion} is already named "${i.name}"; choose another name.`, { name: i.name });
+      throw e;
+    });
+    await appendEvent(tx, { operator: "skill.update", actor: actorOf(ctx, undefined), subjectId: row.id, workspaceId: i.workspaceId, payload: { status: row.status, version: row.version } }, ctx);
+    return viewOf(row);
+  });
+}
+
+/** Counts one use of a skill by a run: it reached its postcondition (ok) or handed back to the model. */
+export async function recordSkillUse(db: DbOrTx, raw: RecordSkillUseInput, ctx?: OperatorContext): Promise<SkillView> {
+  const i = parseInput(RecordSkillUseInput, raw, "skill.recordUse");
+  return inTx(db, async (tx) => {
+    await held(tx, i.workspaceId, i.skillId);
+    const row = await tx.skill.update({ where: { id: i.skillId }, data: i.ok ? { successes: { increment: 1 } } : { failures: { increment: 1 } } });
+    await appendEvent(tx, { operator: "skill.recordUse", actor: actorOf(ctx, undefined), subjectId: row.id, workspaceId: i.workspaceId, payload: { ok: i.ok } }, ctx);
+    return viewOf(row);
+  });
+}
+
+export async function deleteSkill(db: DbOrTx, raw: SkillRefInput, ctx?: OperatorContext): Promise<{ deleted: true }> {
+  const i = parseInput(SkillRefInput, raw, "skill.delete");
+  return inTx(db, async (tx) => {
+    const row = await held(tx, i.workspaceId, i.skillId);
+    await tx.skill.delete({ where: { id: row.id } });
+    await appendEvent(tx, { operator: "skill.delete", actor: actorOf(ctx, undefined), subjectId: row.id, workspaceId: i.workspaceId, payload: { app: row.app, name: row.name } }, ctx);
+    return { deleted: true as const };
+  });
+}
