@@ -10,7 +10,6 @@ export type { Goal, Todo, Lease, Gate, Evidence, Run, Step, Agent, Turn, Replan,
 
 // domain: pure rules and words (also the browser-safe subpath @phoneloop/state/domain)
 export * from "./domain/index.ts";
-export { PAGE_LIMIT, PageFields, Cursor, pageOf, type Page } from "./domain/page.ts";
 export { RoleSchema, Text, isStorableText, Id, EventId, Count, BigCount, StoredDate, JSON_CAPS, jsonValue, jsonObject } from "./domain/schemas.ts";
 
 // services: the operators
@@ -61,7 +60,6 @@ export { appendStep, AppendStepInput } from "./services/run/append-step.ts";
 export { saveCheckpoint, SaveCheckpointInput } from "./services/run/save-checkpoint.ts";
 export { resumeRun, ResumeRunInput } from "./services/run/resume-run.ts";
 export { finishRun, FinishRunInput } from "./services/run/finish-run.ts";
-export { gradeRun, GradeRunInput } from "./services/run/grade-run.ts";
 export { reapRuns, ReapRunsInput, DEFAULT_AGENT_STALE_MS, type ReapedRun } from "./services/run/reap-runs.ts";
 export { expireGates, ExpireGatesInput } from "./services/gate/expire-gates.ts";
 
@@ -121,6 +119,5 @@ export { evidenceList, EvidenceListInput, type EvidenceView } from "./projection
 export { todoList, TodoListInput, type TodoListItem } from "./projections/todo-list.ts";
 export { goalDetail, GoalDetailInput } from "./projections/goal-detail.ts";
 export { runDetail, RunDetailInput, type RunDetail } from "./projections/run-detail.ts";
-export { runReplay, RunReplayInput, runSteps, RunStepsInput, runList, RunListInput, type RunListItem, type RunReplay, type ReplayStep, type ReplayScreen, type ReplayNote, type ReplayModelCall } from "./projections/run-replay.ts";
 export { evidenceByKey, EvidenceByKeyInput } from "./projections/evidence-by-key.ts";
 export { goalList, GoalListInput, type GoalListItem } from "./projections/goal-list.ts";

@@ -28,7 +28,7 @@ export {
   type TurnRouteDecision,
   type TurnSnapshot,
 } from "./turn.ts";
-export { RUN_STATUSES, RUN_END_STATUSES, RUN_END_REASONS, RUN_GRADES, type RunGrade, RunEndReasonSchema, type RunStatus, type RunEndStatus, type RunEndReason } from "./run.ts";
+export { RUN_STATUSES, RUN_END_STATUSES, RUN_END_REASONS, RunEndReasonSchema, type RunStatus, type RunEndStatus, type RunEndReason } from "./run.ts";
 export {
   TODO_KINDS,
   AGENT_KINDS,
@@ -45,4 +45,3 @@ export {
 } from "./vocabulary.ts";
 export { todoStatusOf, type TodoStatus, type LeaseStatusView, type GateStatusView, type HolderView } from "./status.ts";
 export { ROLES, PERMISSIONS, PERMISSION_HOLDERS, GATE_ANSWER_ROLES, holds, type Role, type Permission } from "./roles.ts";
-export { PAGE_LIMIT, type Page } from "./page.ts";
