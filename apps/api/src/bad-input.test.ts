@@ -99,9 +99,9 @@ describe("bad input is a 4xx, never a 5xx", () => {
     expect(body.error.json.message).toContain("todos.0.title");
   });
 
-  it("ids beyond int8 in lastEventId and afterId are a 400", async () => {
-    expect(await call({ path: "board.history", type: "query", input: { goalId: known.goalId, afterId: "99999999999999999999" } })).toBe(400);
-    expect(await call({ path: "board.history", type: "query", input: { goalId: known.goalId, afterId: "9223372036854775808" } })).toBe(400);
+  it("ids beyond int8 in lastEventId and a history cursor are a 400", async () => {
+    expect(await call({ path: "board.history", type: "query", input: { goalId: known.goalId, cursor: "99999999999999999999" } })).toBe(400);
+    expect(await call({ path: "board.history", type: "query", input: { goalId: known.goalId, cursor: "9223372036854775808" } })).toBe(400);
     const res = await fetch(`${api.url}/trpc/event.stream?input=${encodeURIComponent(JSON.stringify(superjson.serialize({ lastEventId: "99999999999999999999" })))}`, {
       headers: { cookie },
     });

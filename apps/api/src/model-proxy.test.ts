@@ -58,7 +58,7 @@ describe("model proxy", () => {
     const forwarded = upstream.requests[before]!;
     expect(forwarded.authorization).toBe(`Bearer ${UPSTREAM_KEY}`);
     expect(forwarded.model).toBe("vision-large");
-    const calls = await evidenceList(t.db, { goalId: a.goal.id, kind: "model_call" });
+    const calls = (await evidenceList(t.db, { goalId: a.goal.id, kind: "model_call" })).items;
     expect(calls).toHaveLength(1);
     expect(calls[0]!.data).toMatchObject({ role: "executor", model: "vision-large", inputTokens: 1200, outputTokens: 30, microUsd: 1200 * 2 + 30 * 10 });
     expect(calls[0]!.runId).toBe(a.run.id);
@@ -113,7 +113,7 @@ describe("model proxy", () => {
     const a = await runningAgent();
     const answer = await ask({ key: a.token });
     expect(answer.ok).toBe(true);
-    expect(await evidenceList(t.db, { goalId: a.goal.id, kind: "model_call" })).toMatchObject([{ runId: a.run.id }]);
+    expect((await evidenceList(t.db, { goalId: a.goal.id, kind: "model_call" })).items).toMatchObject([{ runId: a.run.id }]);
   });
 
   it("refuses another agent's run and a run that has ended", async () => {

@@ -39,7 +39,7 @@ describe("reaper", () => {
       const runs = await t.db.run.findMany({ where: { goalId: goal.id } });
       expect(Object.fromEntries(runs.map((r) => [r.id, r.status]))).toEqual({ [deadRun.id]: "interrupted", [liveRun.id]: "running" });
       expect(lines.join("\n")).toContain(`run ${deadRun.id} interrupted`);
-      const queue = await attentionQueue(t.db, { workspaceId: goal.workspaceId, goalId: goal.id }, ctx);
+      const queue = (await attentionQueue(t.db, { workspaceId: goal.workspaceId, goalId: goal.id }, ctx)).items;
       expect(queue.find((q) => q.kind === "run_interrupted")).toMatchObject({ runId: deadRun.id, action: { kind: "resume_run", runId: deadRun.id } });
     } finally {
       await reaper.close();

@@ -1,5 +1,6 @@
 // The commands: each names its words, flags and positionals, calls one procedure, and says what happened.
-import type { ApiClient, RouterOutputs } from "@phoneloop/client";
+import { readAllPages, type ApiClient, type RouterOutputs } from "@phoneloop/client";
+import { PAGE_LIMIT } from "@phoneloop/state/domain";
 import { UsageError, type Options } from "./args.ts";
 import type { CommandArgs } from "./run.ts";
 import { duration, relative, table } from "./format.ts";
@@ -21,7 +22,12 @@ export interface Command {
   run(ctx: { client: ApiClient; args: CommandArgs }): Promise<CommandResult>;
 }
 
-type AttentionItem = RouterOutputs["board"]["attention"][number];
+type AttentionItem = RouterOutputs["board"]["attention"]["items"][number];
+
+/** The whole attention queue (every page): who must act next is never cut short. */
+function attentionOf(client: ApiClient, goalId: string | undefined): Promise<AttentionItem[]> {
+  return readAllPages((cursor) => client.board.attention.query({ ...(goalId ? { goalId } : {}), cursor, limit: PAGE_LIMIT.max }));
+}
 type Board = RouterOutputs["board"]["get"];
 
 const TODO_UPDATES = ["start", "validate", "writeback", "renew", "release", "block", "fail", "retry"] as const;
@@ -34,7 +40,7 @@ export const COMMANDS: Command[] = [
     options: { "goal-id": { type: "string" } },
     async run({ client, args }) {
       const goalId = args.flags.string("goal-id");
-      const attention = await client.board.attention.query(goalId ? { goalId } : {});
+      const attention = await attentionOf(client, goalId);
       if (!goalId) {
         const goals = await client.board.goals.query({});
         return { json: { attention, goals }, text: `${renderAttention(attention)}\n\n${renderGoals(goals)}` };
@@ -196,7 +202,7 @@ export const COMMANDS: Command[] = [
     options: { "goal-id": { type: "string" } },
     async run({ client, args }) {
       const goalId = args.flags.string("goal-id");
-      const items = await client.board.attention.query(goalId ? { goalId } : {});
+      const items = await attentionOf(client, goalId);
       const gates = items.filter((i): i is Extract<AttentionItem, { kind: "gate_waiting" }> => i.kind === "gate_waiting");
       if (gates.length === 0) return { json: gates, text: `No open gates${goalId ? ` on ${goalId}` : ""}. Nothing waits for a person.` };
       const text = gates
@@ -264,10 +270,13 @@ function renderAttention(items: AttentionItem[]): string {
   return `Attention (${items.length}):\n${indent(table([["WHAT", "WHO", "DETAIL"], ...rows]))}`;
 }
 
-function renderGoals(goals: RouterOutputs["board"]["goals"]): string {
+/** The first page of goals (the newest); the web app's goal list scrolls through the rest. */
+function renderGoals(page: RouterOutputs["board"]["goals"]): string {
+  const goals = page.items;
   if (goals.length === 0) return "Goals: none yet. Create one through the API (goal.create) or the web app.";
   const rows = goals.map((g) => [g.id, g.status, Object.entries(g.todos).map(([s, n]) => `${n} ${s}`).join(", ") || "no todos", g.title]);
-  return `Goals (${goals.length}):\n${indent(table([["ID", "STATUS", "TODOS", "TITLE"], ...rows]))}`;
+  const title = page.nextCursor ? `Goals (the newest ${goals.length}; older ones on the web app's board)` : `Goals (${goals.length})`;
+  return `${title}:\n${indent(table([["ID", "STATUS", "TODOS", "TITLE"], ...rows]))}`;
 }
 
 function renderBoard(board: Board): string {

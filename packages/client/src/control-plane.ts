@@ -2,10 +2,12 @@
 // Every rule (the next todo, leases and fencing, idempotency, replans, turn routing and transitions) is the state
 // core's; nothing here decides anything.
 import { systemClock, type Clock, type ControlPlane } from "@phoneloop/agent/ports";
+import { PAGE_LIMIT } from "@phoneloop/state/domain";
 import { trimUrl, type ApiClient } from "./api-client.ts";
 import { toBase64 } from "./base64.ts";
 import { codeOf, toControlPlaneError } from "./errors.ts";
 import { subscribeEvents, type EventSubscription } from "./events.ts";
+import { readAllPages } from "./pages.ts";
 import { DEFAULT_RETRY, withRetry, type RetryPolicy } from "./retry.ts";
 import { evidenceOf, goalOf, leaseOf, objectOf, runOf, todoOf } from "./rows.ts";
 
@@ -43,7 +45,8 @@ export function createControlPlane(client: ApiClient, opts: ControlPlaneOptions)
       throw e;
     }
   };
-  const listTodos = async (goalId: string) => (await call("todo.list", () => client.todo.list.query({ goalId }))).map(todoOf);
+  const listTodos = async (goalId: string) =>
+    (await readAllPages((cursor) => call("todo.list", () => client.todo.list.query({ goalId, cursor, limit: PAGE_LIMIT.max })))).map(todoOf);
 
   return {
     // ── agents, goals ──
@@ -157,7 +160,7 @@ export function createControlPlane(client: ApiClient, opts: ControlPlaneOptions)
     },
 
     async listEvidence(filter) {
-      return (await call("evidence.list", () => client.evidence.list.query(filter))).map(evidenceOf);
+      return (await readAllPages((cursor) => call("evidence.list", () => client.evidence.list.query({ ...filter, cursor, limit: PAGE_LIMIT.max })))).map(evidenceOf);
     },
 
     // ── gates ──

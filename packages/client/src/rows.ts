@@ -2,10 +2,10 @@
 import type { RouterOutputs } from "@phoneloop/api/contract";
 import type { Evidence, EvidenceKind, Goal, Lease, Run, Todo, TurnResultKind } from "@phoneloop/agent/ports";
 
-type ApiTodo = RouterOutputs["todo"]["list"][number];
+type ApiTodo = RouterOutputs["todo"]["list"]["items"][number];
 type ApiGoal = RouterOutputs["goal"]["get"];
 type ApiLease = Extract<RouterOutputs["todo"]["claimNext"], { claimed: true }>["lease"];
-type ApiEvidence = RouterOutputs["evidence"]["list"][number];
+type ApiEvidence = RouterOutputs["evidence"]["list"]["items"][number];
 type ApiRun = RouterOutputs["run"]["start"];
 
 /** A todo row; one read by todo.list also carries its open gate. */

@@ -1,10 +1,11 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { issueAgentToken, listAgentTokens, revokeAgentToken, Text } from "@phoneloop/state";
+import { issueAgentToken, listAgentTokens, PAGE_LIMIT, PageFields, revokeAgentToken, Text } from "@phoneloop/state";
 import { allow } from "../trpc.ts";
 
 const Name = Text.trim().min(1).max(200);
 const TokenRef = z.object({ tokenId: Text.trim().min(1).max(200) });
+const PageInput = z.object(PageFields).default({ limit: PAGE_LIMIT.default });
 
 export const agentTokenRouter = {
   /** A token for the browser tab the person is using, issued from their session: the tab's runner acts with it. */
@@ -16,9 +17,9 @@ export const agentTokenRouter = {
     issueAgentToken(ctx.db, { workspaceId: ctx.workspaceId, name: input.name, issuedBy: ctx.actor }, { actor: ctx.actor }),
   ),
   /** The caller's own tokens: name, created, last used, revoked. */
-  list: allow("operate", z.object({}).default({})).query(({ ctx }) => listAgentTokens(ctx.db, { workspaceId: ctx.workspaceId, issuedBy: ctx.actor })),
+  list: allow("operate", PageInput).query(({ ctx, input }) => listAgentTokens(ctx.db, { ...input, workspaceId: ctx.workspaceId, issuedBy: ctx.actor })),
   /** Every token of the workspace. */
-  listAll: allow("admin", z.object({}).default({})).query(({ ctx }) => listAgentTokens(ctx.db, { workspaceId: ctx.workspaceId })),
+  listAll: allow("admin", PageInput).query(({ ctx, input }) => listAgentTokens(ctx.db, { ...input, workspaceId: ctx.workspaceId })),
   /** Revokes one of the caller's own tokens; another person's is "not found". */
   revoke: allow("operate", TokenRef).mutation(({ ctx, input }) =>
     revokeAgentToken(ctx.db, { workspaceId: ctx.workspaceId, tokenId: input.tokenId, issuedBy: ctx.actor }, { actor: ctx.actor }),

@@ -8,6 +8,7 @@ import {
   GoalHistoryInput,
   goalList,
   GoalListInput,
+  PAGE_LIMIT,
 } from "@phoneloop/state";
 import { allow } from "../trpc.ts";
 
@@ -18,10 +19,10 @@ export const boardRouter = {
   attention: allow("read", AttentionQueueInput.omit({ workspaceId: true })).query(({ ctx, input }) =>
     attentionQueue(ctx.db, { ...input, workspaceId: ctx.workspaceId }),
   ),
-  /** A goal's events after an id, paged. */
+  /** A goal's events in id order, paged (the cursor is an event id). */
   history: allow("read", GoalHistoryInput).query(({ ctx, input }) => goalHistory(ctx.db, input)),
   /** The workspace's goals, newest first, with their todo counts per state: the way into a board. */
-  goals: allow("read", GoalListInput.omit({ workspaceId: true }).default({ limit: 100 })).query(({ ctx, input }) =>
+  goals: allow("read", GoalListInput.omit({ workspaceId: true }).default({ limit: PAGE_LIMIT.default })).query(({ ctx, input }) =>
     goalList(ctx.db, { ...input, workspaceId: ctx.workspaceId }),
   ),
 } satisfies TRPCRouterRecord;

@@ -1,11 +1,12 @@
 import type { TRPCRouterRecord } from "@trpc/server";
-import { z } from "zod";
-import { listMembers, removeMember, RemoveMemberInput, setMemberRole, SetMemberRoleInput } from "@phoneloop/state";
+import { listMembers, ListMembersInput, PAGE_LIMIT, removeMember, RemoveMemberInput, setMemberRole, SetMemberRoleInput } from "@phoneloop/state";
 import { allow } from "../trpc.ts";
 
 export const memberRouter = {
   /** The workspace's members with their roles (people join through an admin's invite link). */
-  list: allow("read", z.object({}).default({})).query(({ ctx }) => listMembers(ctx.db, { workspaceId: ctx.workspaceId })),
+  list: allow("read", ListMembersInput.omit({ workspaceId: true }).default({ limit: PAGE_LIMIT.default })).query(({ ctx, input }) =>
+    listMembers(ctx.db, { ...input, workspaceId: ctx.workspaceId }),
+  ),
   setRole: allow("admin", SetMemberRoleInput.omit({ workspaceId: true })).mutation(({ ctx, input }) =>
     setMemberRole(ctx.db, { ...input, workspaceId: ctx.workspaceId }, { actor: ctx.actor }),
   ),

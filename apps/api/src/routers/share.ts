@@ -1,6 +1,6 @@
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { createShare, CreateShareInput, getBlob, listShares, ListSharesInput, openShare, revokeShare, RevokeShareInput, sharedReplay, Text, type Db } from "@phoneloop/state";
+import { createShare, CreateShareInput, getBlob, listShares, ListSharesInput, openShare, PAGE_LIMIT, revokeShare, RevokeShareInput, sharedReplay, Text, type Db } from "@phoneloop/state";
 import { allow, allowAnyone } from "../trpc.ts";
 import { BlobInput } from "./evidence.ts";
 
@@ -21,7 +21,7 @@ export const shareRouter = {
   revoke: allow("share", RevokeShareInput.omit({ workspaceId: true })).mutation(({ ctx, input }) =>
     revokeShare(ctx.db, { ...input, workspaceId: ctx.workspaceId }, { actor: ctx.actor }),
   ),
-  list: allow("share", ListSharesInput.omit({ workspaceId: true }).default({})).query(({ ctx, input }) =>
+  list: allow("share", ListSharesInput.omit({ workspaceId: true }).default({ limit: PAGE_LIMIT.default })).query(({ ctx, input }) =>
     listShares(ctx.db, { ...input, workspaceId: ctx.workspaceId }),
   ),
   /** Anyone with the link: the run, its steps and evidence. A revoked or expired link is "not found". */

@@ -4,8 +4,8 @@ import type { RouterOutputs } from "@phoneloop/client";
 export type Board = RouterOutputs["board"]["get"];
 export type BoardCard = Board["lanes"][number]["cards"][number];
 export type TodoState = BoardCard["state"];
-export type AttentionItem = RouterOutputs["board"]["attention"][number];
-export type GoalSummary = RouterOutputs["board"]["goals"][number];
+export type AttentionItem = RouterOutputs["board"]["attention"]["items"][number];
+export type GoalSummary = RouterOutputs["board"]["goals"]["items"][number];
 
 export const LANE_ORDER: TodoState[] = ["pending", "claimed", "running", "validating", "blocked", "failed", "done", "superseded"];
 

@@ -87,7 +87,7 @@ describe("headless run against the real API", () => {
     const running = runHeadless({ apiUrl: api.url, agentToken: await newToken(), goal: "Buy the earbuds in the cart", device: phone, models, agentName: "e2e-worker" });
 
     // A member sees the gate on the attention queue, checks the phone was not touched, and approves.
-    const gate = await until("the Pay gate", async () => (await reader.board.attention.query({})).find((a) => a.kind === "gate_waiting" && /Pay/.test(a.question)));
+    const gate = await until("the Pay gate", async () => (await reader.board.attention.query({})).items.find((a) => a.kind === "gate_waiting" && /Pay/.test(a.question)));
     const gateId = gate.kind === "gate_waiting" ? gate.gateId : "";
     const open = await reader.gate.get.query({ gateId });
     expect(open.status).toBe("open");
@@ -104,7 +104,7 @@ describe("headless run against the real API", () => {
     expect(await reader.gate.get.query({ gateId })).toMatchObject({ status: "approved", resolvedBy: expect.any(String), rationale: "I want the earbuds" });
     const board = await reader.board.get.query({ goalId: out.goalId });
     expect(board.lanes.find((l) => l.state === "done")!.cards.map((c) => c.title)).toEqual(["Pay for the earbuds in the cart"]);
-    const evidence = await reader.evidence.list.query({ goalId: out.goalId });
+    const evidence = (await reader.evidence.list.query({ goalId: out.goalId })).items;
     const decision = evidence.find((e) => e.kind === "gate_decision")!;
     expect(decision.data).toMatchObject({ gateId, status: "approved", tier: "high_risk", kind: "money" });
     // The gate's evidence is the screenshot the agent saw, stored content-addressed.
@@ -161,20 +161,20 @@ describe("headless run against the real API", () => {
     );
     await expect(runA).rejects.toBeInstanceOf(WorkerKilled);
 
-    const goals = await reader.board.goals.query({});
+    const goals = (await reader.board.goals.query({})).items;
     const goalId = goals.find((g) => g.title === "Open five items in order")!.id;
-    const runsBefore = (await reader.evidence.list.query({ goalId })).filter((e) => e.runId);
+    const runsBefore = (await reader.evidence.list.query({ goalId })).items.filter((e) => e.runId);
     const runId = runsBefore[0]!.runId!;
     const before = await reader.run.get.query({ runId });
     expect(before.steps.map((s) => s.index)).toEqual([0, 1]);
-    const evidenceBefore = await reader.evidence.list.query({ goalId });
+    const evidenceBefore = (await reader.evidence.list.query({ goalId })).items;
     const oldLeaseCard = (await reader.board.get.query({ goalId })).lanes.flatMap((l) => l.cards).find((c) => c.owner)!;
     expect(oldLeaseCard.owner!.agentId).toBe(idA);
     const oldLease = leasesA.at(-1)!;
     expect(oldLease.todoId).toBe(oldLeaseCard.id);
 
     // Worker A's lease must expire (by the state core's clock) before B may take the todo over.
-    await until("A's lease to expire", async () => (await reader.board.attention.query({ goalId })).some((a) => a.kind === "lease_expired" && a.todoId === oldLeaseCard.id));
+    await until("A's lease to expire", async () => (await reader.board.attention.query({ goalId })).items.some((a) => a.kind === "lease_expired" && a.todoId === oldLeaseCard.id));
     const cpB = createControlPlane(createApiClient({ apiUrl: api.url, auth: { kind: "token", token: await newToken() } }), { apiUrl: api.url });
     const out = await runAgent(
       { device: phone, models, controlPlane: cpB, clock: systemClock, images: nodeImages },
@@ -193,7 +193,7 @@ describe("headless run against the real API", () => {
     expect(run.steps.map((s) => s.index)).toEqual([0, 1, 2, 3, 4, 5]);
     expect((run.steps[2]!.observation as { outcome: string }).outcome).toMatch(/interrupted/);
     // Nothing worker A wrote was lost or rewritten.
-    const after = new Map((await reader.evidence.list.query({ goalId })).map((e) => [e.idempotencyKey, e]));
+    const after = new Map((await reader.evidence.list.query({ goalId })).items.map((e) => [e.idempotencyKey, e]));
     for (const e of evidenceBefore) expect(after.get(e.idempotencyKey)).toMatchObject({ id: e.id, summary: e.summary, agentId: e.agentId });
     // One action evidence per performed step; the interrupted one has none (its outcome is unknown).
     const actionSteps = [...after.values()].filter((e) => e.kind === "action").map((e) => e.stepIndex);

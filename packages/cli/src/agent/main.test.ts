@@ -91,7 +91,7 @@ describe("npm run agent", () => {
     expect(board.goal.objective).toBe("Look at the home screen");
     expect(board.lanes.find((l) => l.state === "done")!.cards.map((c) => c.title)).toEqual(["Look at the home screen"]);
     // The phone's real screenshot, over ADB, is the observation's blob.
-    const obs = (await reader.evidence.list.query({ goalId: run.goalId, kind: "observation" }))[0]!;
+    const obs = (await reader.evidence.list.query({ goalId: run.goalId, kind: "observation" })).items[0]!;
     expect(obs.blobSha256).toMatch(/^[0-9a-f]{64}$/);
     expect(obs.agentId).toBe("worker-main-test");
   }, 180_000);

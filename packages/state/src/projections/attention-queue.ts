@@ -2,11 +2,19 @@
 // action that resumes them), goals whose todos are all done (proposed for completion), blocked todos, exhausted quota.
 import { z } from "zod";
 import { parseInput } from "../domain/input.ts";
-import { Id } from "../domain/schemas.ts";
+import { PAGE_LIMIT, type Page } from "../domain/page.ts";
+import { Id, Text } from "../domain/schemas.ts";
 import { currentTime, type DbOrTx, type OperatorContext } from "../services/operator.ts";
 import { describeRemaining, policyUsage } from "../services/quota/usage.ts";
 
-export const AttentionQueueInput = z.object({ workspaceId: Id, goalId: Id.optional(), limit: z.number().int().min(1).max(500).default(100) });
+/** A page of the queue in its order (gates, expired leases, interrupted runs, done goals, blocked todos, quota); the
+ * cursor is how many items earlier pages held (the queue is computed, so a page may shift as work moves). */
+export const AttentionQueueInput = z.object({
+  workspaceId: Id,
+  goalId: Id.optional(),
+  cursor: Text.regex(/^\d{1,5}$/, "must be a nextCursor of the attention queue").optional(),
+  limit: z.number().int().min(1).max(PAGE_LIMIT.max).default(PAGE_LIMIT.default),
+});
 export type AttentionQueueInput = z.input<typeof AttentionQueueInput>;
 
 export type AttentionWho =
@@ -24,20 +32,23 @@ export type AttentionItem =
   | { kind: "goal_done"; who: AttentionWho; goalId: string; title: string; since: Date; action: { kind: "complete_goal"; goalId: string } }
   | { kind: "quota_exhausted"; who: AttentionWho; goalId: string | null; policyId: string; scope: string; subjectId: string; message: string; retryAfterMs: number | null };
 
-export async function attentionQueue(db: DbOrTx, raw: AttentionQueueInput, ctx?: OperatorContext): Promise<AttentionItem[]> {
+export async function attentionQueue(db: DbOrTx, raw: AttentionQueueInput, ctx?: OperatorContext): Promise<Page<AttentionItem>> {
   const i = parseInput(AttentionQueueInput, raw, "attentionQueue");
+  const offset = Number(i.cursor ?? 0);
+  // Each source in its order, enough rows of each that the concatenation's first offset + limit + 1 are right.
+  const take = offset + i.limit + 1;
   const at = await currentTime(db, ctx);
   const inWorkspace = { goal: { workspaceId: i.workspaceId } };
   const goalFilter = i.goalId ? { goalId: i.goalId, ...inWorkspace } : inWorkspace;
   const [gates, expired, blocked, policies, done, interrupted] = await Promise.all([
-    db.gate.findMany({ where: { status: "open", ...goalFilter }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: i.limit }),
+    db.gate.findMany({ where: { status: "open", ...goalFilter }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take }),
     db.lease.findMany({
       where: { status: "active", expiresAt: { lte: at }, todo: { ...(i.goalId ? { goalId: i.goalId } : {}), ...inWorkspace } },
       include: { todo: { select: { goalId: true, title: true, requiredCapabilities: true } } },
-      orderBy: { expiresAt: "asc" },
-      take: i.limit,
+      orderBy: [{ expiresAt: "asc" }, { id: "asc" }],
+      take,
     }),
-    db.todo.findMany({ where: { state: "blocked", ...goalFilter }, orderBy: { updatedAt: "asc" }, take: i.limit }),
+    db.todo.findMany({ where: { state: "blocked", ...goalFilter }, orderBy: [{ updatedAt: "asc" }, { id: "asc" }], take }),
     db.quotaPolicy.findMany({
       where: {
         OR: [
@@ -49,10 +60,10 @@ export async function attentionQueue(db: DbOrTx, raw: AttentionQueueInput, ctx?:
     db.goal.findMany({
       where: { status: "active", workspaceId: i.workspaceId, ...(i.goalId ? { id: i.goalId } : {}), todos: { some: { state: "done" }, every: { state: { in: ["done", "superseded"] } } } },
       orderBy: [{ updatedAt: "asc" }, { id: "asc" }],
-      take: i.limit,
+      take,
       select: { id: true, title: true, todos: { orderBy: { updatedAt: "desc" }, take: 1, select: { updatedAt: true } } },
     }),
-    db.run.findMany({ where: { status: "interrupted", ...goalFilter }, orderBy: [{ startedAt: "asc" }, { id: "asc" }], take: i.limit, include: { goal: { select: { todos: { where: { state: { notIn: ["done", "superseded"] } }, orderBy: { position: "asc" }, take: 1, select: { requiredCapabilities: true } } } } } }),
+    db.run.findMany({ where: { status: "interrupted", ...goalFilter }, orderBy: [{ startedAt: "asc" }, { id: "asc" }], take, include: { goal: { select: { todos: { where: { state: { notIn: ["done", "superseded"] } }, orderBy: { position: "asc" }, take: 1, select: { requiredCapabilities: true } } } } } }),
   ]);
   const items: AttentionItem[] = [];
   for (const g of gates) {
@@ -95,5 +106,6 @@ export async function attentionQueue(db: DbOrTx, raw: AttentionQueueInput, ctx?:
       retryAfterMs: u.windowResetsInMs,
     });
   }
-  return items.slice(0, i.limit);
+  const end = offset + i.limit;
+  return { items: items.slice(offset, end), nextCursor: items.length > end ? String(end) : null };
 }

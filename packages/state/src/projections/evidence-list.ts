@@ -1,16 +1,19 @@
 // A goal's evidence, oldest first, filtered by run, todo or kind: what a replay or a resuming worker reads.
 import { z } from "zod";
 import { parseInput } from "../domain/input.ts";
+import { pageOf, PageFields, type Page } from "../domain/page.ts";
 import { Id } from "../domain/schemas.ts";
 import { EVIDENCE_KINDS } from "../domain/vocabulary.ts";
 import type { DbOrTx } from "../services/operator.ts";
+import { pageQuery } from "./page-query.ts";
 
+/** A page of evidence, oldest first; the cursor is the last row's id. */
 export const EvidenceListInput = z.object({
   goalId: Id,
   runId: Id.optional(),
   todoId: Id.optional(),
   kind: z.enum(EVIDENCE_KINDS).optional(),
-  limit: z.number().int().min(1).max(5000).default(1000),
+  ...PageFields,
 });
 export type EvidenceListInput = z.input<typeof EvidenceListInput>;
 
@@ -30,13 +33,13 @@ export interface EvidenceView {
   createdAt: Date;
 }
 
-export async function evidenceList(db: DbOrTx, raw: EvidenceListInput): Promise<EvidenceView[]> {
+export async function evidenceList(db: DbOrTx, raw: EvidenceListInput): Promise<Page<EvidenceView>> {
   const i = parseInput(EvidenceListInput, raw, "evidenceList");
   const rows = await db.evidence.findMany({
     where: { goalId: i.goalId, runId: i.runId, todoId: i.todoId, kind: i.kind },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-    take: i.limit,
+    ...pageQuery(i),
     include: { blob: { select: { mime: true } } },
   });
-  return rows.map(({ blob, ...e }) => ({ ...e, blobMime: blob?.mime ?? null }));
+  return pageOf(rows.map(({ blob, ...e }) => ({ ...e, blobMime: blob?.mime ?? null })), i.limit, (e) => e.id);
 }

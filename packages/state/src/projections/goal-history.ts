@@ -1,14 +1,15 @@
 // A goal's events after an id, paged (the event stream's catch-up read).
 import { z } from "zod";
 import { parseInput } from "../domain/input.ts";
+import { pageOf, PAGE_LIMIT, type Page } from "../domain/page.ts";
 import { EventId, Id } from "../domain/schemas.ts";
 import type { DbOrTx } from "../services/operator.ts";
 
 export const GoalHistoryInput = z.object({
   goalId: Id,
-  /** Return events with an id greater than this (as a decimal string); omit for the first page. */
-  afterId: EventId.optional(),
-  limit: z.number().int().min(1).max(1000).default(100),
+  /** The previous page's nextCursor: events with an id greater than this (an event id); omit for the first page. */
+  cursor: EventId.optional(),
+  limit: z.number().int().min(1).max(PAGE_LIMIT.max).default(PAGE_LIMIT.default),
 });
 export type GoalHistoryInput = z.input<typeof GoalHistoryInput>;
 
@@ -24,19 +25,14 @@ export interface EventView {
   createdAt: Date;
 }
 
-export interface GoalHistoryPage {
-  events: EventView[];
-  /** Pass as afterId for the next page; null when this page is the last one. */
-  nextAfterId: string | null;
-}
+export type GoalHistoryPage = Page<EventView>;
 
 export async function goalHistory(db: DbOrTx, raw: GoalHistoryInput): Promise<GoalHistoryPage> {
   const i = parseInput(GoalHistoryInput, raw, "goalHistory");
   const rows = await db.event.findMany({
-    where: { goalId: i.goalId, ...(i.afterId ? { id: { gt: BigInt(i.afterId) } } : {}) },
+    where: { goalId: i.goalId, ...(i.cursor ? { id: { gt: BigInt(i.cursor) } } : {}) },
     orderBy: { id: "asc" },
     take: i.limit + 1,
   });
-  const page = rows.slice(0, i.limit).map((e) => ({ ...e, id: String(e.id) }));
-  return { events: page, nextAfterId: rows.length > i.limit ? page[page.length - 1]!.id : null };
+  return pageOf(rows.map((e) => ({ ...e, id: String(e.id) })), i.limit, (e) => e.id);
 }

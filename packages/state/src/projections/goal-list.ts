@@ -3,10 +3,13 @@ import { z } from "zod";
 import { parseInput } from "../domain/input.ts";
 import type { TodoState } from "../domain/todo-transitions.ts";
 import type { GoalStatus } from "../domain/goal-transitions.ts";
+import { pageOf, PageFields, type Page } from "../domain/page.ts";
 import { Id } from "../domain/schemas.ts";
 import type { DbOrTx } from "../services/operator.ts";
+import { pageQuery } from "./page-query.ts";
 
-export const GoalListInput = z.object({ workspaceId: Id, limit: z.number().int().min(1).max(500).default(100) });
+/** A page of goals, newest first; the cursor is the last goal's id. */
+export const GoalListInput = z.object({ workspaceId: Id, ...PageFields });
 export type GoalListInput = z.input<typeof GoalListInput>;
 
 export interface GoalListItem {
@@ -18,21 +21,26 @@ export interface GoalListItem {
   todos: Partial<Record<TodoState, number>>;
 }
 
-export async function goalList(db: DbOrTx, raw: GoalListInput): Promise<GoalListItem[]> {
+export async function goalList(db: DbOrTx, raw: GoalListInput): Promise<Page<GoalListItem>> {
   const i = parseInput(GoalListInput, raw, "goalList");
-  const goals = await db.goal.findMany({
-    where: { workspaceId: i.workspaceId },
-    orderBy: [{ createdAt: "desc" }, { id: "asc" }],
-    take: i.limit,
-    select: { id: true, title: true, status: true, createdAt: true, updatedAt: true },
-  });
+  const { items: goals, nextCursor } = pageOf(
+    await db.goal.findMany({
+      where: { workspaceId: i.workspaceId },
+      orderBy: [{ createdAt: "desc" }, { id: "asc" }],
+      ...pageQuery(i),
+      select: { id: true, title: true, status: true, createdAt: true, updatedAt: true },
+    }),
+    i.limit,
+    (g) => g.id,
+  );
   const counts = await db.todo.groupBy({
     by: ["goalId", "state"],
     where: { goalId: { in: goals.map((g) => g.id) } },
     _count: { _all: true },
   });
-  return goals.map((g) => ({
+  const items = goals.map((g) => ({
     ...g,
     todos: Object.fromEntries(counts.filter((c) => c.goalId === g.id).map((c) => [c.state, c._count._all])),
   }));
+  return { items, nextCursor };
 }

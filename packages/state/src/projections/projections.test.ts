@@ -69,7 +69,7 @@ describe("projections", () => {
     await spendQuota(t.db, { key: rid("s"), goalId: goal.id, agentId: agent.id, steps: 1 }, ctx);
     clock.advance(5_000);
 
-    const q = await attentionQueue(t.db, { workspaceId: goal.workspaceId, goalId: goal.id }, ctx);
+    const q = (await attentionQueue(t.db, { workspaceId: goal.workspaceId, goalId: goal.id }, ctx)).items;
     expect(q.map((x) => x.kind)).toEqual(["gate_waiting", "gate_waiting", "lease_expired", "todo_blocked", "quota_exhausted"]);
     expect(q[0]).toMatchObject({ gateId: g1.id, who: { kind: "members", roles: ["approver", "admin"] } });
     expect(q[1]).toMatchObject({ gateId: g2.id });
@@ -82,11 +82,11 @@ describe("projections", () => {
     await seedTodos(t.db, goal.id, 1);
     for (let k = 0; k < 5; k++) await appendEvidence(t.db, { goalId: goal.id, kind: "observation", summary: `obs ${k}`, idempotencyKey: rid("e") });
     const first = await goalHistory(t.db, { goalId: goal.id, limit: 3 });
-    expect(first.events.map((e) => e.operator)).toEqual(["goal.create", "todo.add", "evidence.append"]);
-    expect(first.nextAfterId).toBe(first.events[2]!.id);
-    const rest = await goalHistory(t.db, { goalId: goal.id, afterId: first.nextAfterId!, limit: 10 });
-    expect(rest.events).toHaveLength(4);
-    expect(rest.nextAfterId).toBeNull();
-    expect(BigInt(rest.events[0]!.id)).toBeGreaterThan(BigInt(first.events[2]!.id));
+    expect(first.items.map((e) => e.operator)).toEqual(["goal.create", "todo.add", "evidence.append"]);
+    expect(first.nextCursor).toBe(first.items[2]!.id);
+    const rest = await goalHistory(t.db, { goalId: goal.id, cursor: first.nextCursor!, limit: 10 });
+    expect(rest.items).toHaveLength(4);
+    expect(rest.nextCursor).toBeNull();
+    expect(BigInt(rest.items[0]!.id)).toBeGreaterThan(BigInt(first.items[2]!.id));
   });
 });

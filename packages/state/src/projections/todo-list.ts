@@ -4,10 +4,13 @@ import { z } from "zod";
 import type { Todo } from "../generated/prisma/client.ts";
 import { StateError } from "../domain/errors.ts";
 import { parseInput } from "../domain/input.ts";
+import { pageOf, PageFields, type Page } from "../domain/page.ts";
 import { Id } from "../domain/schemas.ts";
 import type { DbOrTx } from "../services/operator.ts";
+import { pageQuery } from "./page-query.ts";
 
-export const TodoListInput = z.object({ goalId: Id });
+/** A page of todos in plan order; the cursor is the last todo's id. */
+export const TodoListInput = z.object({ goalId: Id, ...PageFields });
 export type TodoListInput = z.input<typeof TodoListInput>;
 
 export type TodoListItem = Todo & {
@@ -16,19 +19,24 @@ export type TodoListItem = Todo & {
   openGate: { id: string; question: string } | null;
 };
 
-export async function todoList(db: DbOrTx, raw: TodoListInput): Promise<TodoListItem[]> {
+export async function todoList(db: DbOrTx, raw: TodoListInput): Promise<Page<TodoListItem>> {
   const i = parseInput(TodoListInput, raw, "todoList");
   const goal = await db.goal.findUnique({ where: { id: i.goalId }, select: { id: true } });
   if (!goal) throw new StateError("NOT_FOUND", `Goal ${i.goalId} does not exist.`, { goalId: i.goalId });
-  const [todos, leases, gates] = await Promise.all([
-    db.todo.findMany({ where: { goalId: goal.id }, orderBy: [{ position: "asc" }, { createdAt: "asc" }, { id: "asc" }] }),
-    db.lease.findMany({ where: { status: "active", todo: { goalId: goal.id } } }),
-    db.gate.findMany({ where: { goalId: goal.id, status: "open", todoId: { not: null } }, orderBy: { createdAt: "asc" } }),
+  const page = pageOf(
+    await db.todo.findMany({ where: { goalId: goal.id }, orderBy: [{ position: "asc" }, { createdAt: "asc" }, { id: "asc" }], ...pageQuery(i) }),
+    i.limit,
+    (t) => t.id,
+  );
+  const ids = page.items.map((t) => t.id);
+  const [leases, gates] = await Promise.all([
+    db.lease.findMany({ where: { status: "active", todoId: { in: ids } } }),
+    db.gate.findMany({ where: { goalId: goal.id, status: "open", todoId: { in: ids } }, orderBy: { createdAt: "asc" } }),
   ]);
   const leaseBy = new Map(leases.map((l) => [l.todoId, l]));
   const gateBy = new Map<string, (typeof gates)[number]>();
   for (const g of gates) if (!gateBy.has(g.todoId!)) gateBy.set(g.todoId!, g);
-  return todos.map((t) => {
+  const items = page.items.map((t) => {
     const l = leaseBy.get(t.id);
     const g = gateBy.get(t.id);
     return {
@@ -40,4 +48,5 @@ export async function todoList(db: DbOrTx, raw: TodoListInput): Promise<TodoList
       openGate: g ? { id: g.id, question: g.question } : null,
     };
   });
+  return { items, nextCursor: page.nextCursor };
 }

@@ -51,7 +51,7 @@ describe("truthful projections", () => {
     expect(cards.find((c) => c.id === first!.id)?.latestRun?.id).toBe(run.id);
 
     // Not proposed while a todo is open; completing it then is refused with what is left.
-    const q1 = await attentionQueue(t.db, { workspaceId: goal.workspaceId, goalId: goal.id }, ctx);
+    const q1 = (await attentionQueue(t.db, { workspaceId: goal.workspaceId, goalId: goal.id }, ctx)).items;
     expect(q1.some((q) => q.kind === "goal_done")).toBe(false);
     const early = await completeGoal(t.db, { goalId: goal.id }, ctx).catch((e: unknown) => e as StateError);
     expect((early as StateError).code).toBe("PRECONDITION_FAILED");
@@ -60,13 +60,13 @@ describe("truthful projections", () => {
     const again = await claimNext(t.db, { agentId: worker.id, goalId: goal.id, ttlMs: 60_000 }, ctx);
     if (!again.claimed) throw new Error(again.reason);
     await completeTodo(t.db, { todoId: second!.id, agentId: worker.id, leaseKey: again.lease.leaseKey }, ctx);
-    const q2 = await attentionQueue(t.db, { workspaceId: goal.workspaceId, goalId: goal.id }, ctx);
+    const q2 = (await attentionQueue(t.db, { workspaceId: goal.workspaceId, goalId: goal.id }, ctx)).items;
     expect(q2.find((q) => q.kind === "goal_done")).toMatchObject({ goalId: goal.id, action: { kind: "complete_goal", goalId: goal.id } });
     expect((await t.db.goal.findUniqueOrThrow({ where: { id: goal.id } })).status).toBe("active");
 
     const completed = await completeGoal(t.db, { goalId: goal.id, reason: "acceptance checked" }, ctx);
     expect(completed.status).toBe("completed");
-    const q3 = await attentionQueue(t.db, { workspaceId: goal.workspaceId, goalId: goal.id }, ctx);
+    const q3 = (await attentionQueue(t.db, { workspaceId: goal.workspaceId, goalId: goal.id }, ctx)).items;
     expect(q3.some((q) => q.kind === "goal_done")).toBe(false);
   });
 });

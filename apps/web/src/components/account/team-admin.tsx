@@ -2,7 +2,7 @@
 // The workspace's people-and-credentials page: agent tokens (an operator issues and revokes their own; an admin
 // sees and revokes all, with last use), invite links (admin, one per person, with the role they get) and the
 // model settings the model proxy uses (admin; the key is write-only: the API answers only whether one is set).
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { ROLES, type Role } from "@phoneloop/state/domain";
 import { useSession } from "../../lib/session.tsx";
@@ -31,7 +31,8 @@ export function TeamAdmin() {
 function AgentTokens({ all }: { all: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const list = useQuery(all ? trpc.agentToken.listAll.queryOptions({}) : trpc.agentToken.list.queryOptions({}));
+  const pages = { getNextPageParam: (page: { nextCursor: string | null }) => page.nextCursor };
+  const list = useInfiniteQuery(all ? trpc.agentToken.listAll.infiniteQueryOptions({}, pages) : trpc.agentToken.list.infiniteQueryOptions({}, pages));
   const [issued, setIssued] = useState<string | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: (all ? trpc.agentToken.listAll : trpc.agentToken.list).queryKey() });
   const issue = useMutation(
@@ -71,7 +72,7 @@ function AgentTokens({ all }: { all: boolean }) {
         ) : null}
       </form>
       <ul aria-label="Agent tokens" style={{ listStyle: "none", padding: 0, margin: "16px 0 0", fontSize: 14 }}>
-        {(list.data ?? []).map((t) => (
+        {(list.data?.pages.flatMap((p) => p.items) ?? []).map((t) => (
           <li key={t.id} data-token-id={t.id} style={{ padding: "6px 0", borderTop: "1px solid var(--line)" }}>
             <strong>{t.name}</strong> · {t.agentId ?? "not registered yet"} · made {when(t.createdAt)} · last used {when(t.lastUsedAt)}
             {t.revokedAt ? (
@@ -84,6 +85,11 @@ function AgentTokens({ all }: { all: boolean }) {
           </li>
         ))}
       </ul>
+      {list.hasNextPage ? (
+        <button type="button" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
+          Show more tokens
+        </button>
+      ) : null}
     </section>
   );
 }

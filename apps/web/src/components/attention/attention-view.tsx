@@ -1,5 +1,5 @@
 "use client";
-import { useQuery } from "@tanstack/react-query";
+import { useInfiniteQuery } from "@tanstack/react-query";
 import { CheckCheck, CircleStop, LayoutGrid, RotateCcw, SearchCheck } from "lucide-react";
 import Link from "next/link";
 import { useEffect, useState } from "react";
@@ -21,8 +21,9 @@ import styles from "./attention.module.css";
 export function AttentionView() {
   const { apiUrl } = useApi();
   const trpc = useTRPC();
-  const attentionQuery = useQuery(trpc.board.attention.queryOptions({}));
-  const goalsQuery = useQuery(trpc.board.goals.queryOptions({}));
+  // Both lists come in pages (100 each); "Show more" reads the next one.
+  const attentionQuery = useInfiniteQuery(trpc.board.attention.infiniteQueryOptions({}, { getNextPageParam: (page) => page.nextCursor }));
+  const goalsQuery = useInfiniteQuery(trpc.board.goals.infiniteQueryOptions({}, { getNextPageParam: (page) => page.nextCursor }));
   const stream = useStreamState();
   const now = useNow();
   const error = attentionQuery.error ?? goalsQuery.error;
@@ -32,8 +33,8 @@ export function AttentionView() {
     if (problem) return <Problem problem={problem} apiUrl={apiUrl} what="the attention queue" />;
     return <p className={styles.loading}>Loading who needs to act…</p>;
   }
-  const attention = attentionQuery.data;
-  const goals = goalsQuery.data;
+  const attention = attentionQuery.data.pages.flatMap((p) => p.items);
+  const goals = goalsQuery.data.pages.flatMap((p) => p.items);
   const titles = new Map(goals.map((g) => [g.id, g.title]));
 
   return (
@@ -62,6 +63,11 @@ export function AttentionView() {
             ))}
           </ol>
         )}
+        {attentionQuery.hasNextPage ? (
+          <button type="button" className={ui.button} disabled={attentionQuery.isFetchingNextPage} onClick={() => void attentionQuery.fetchNextPage()}>
+            Show more
+          </button>
+        ) : null}
       </section>
 
       <section aria-label="Goals" className={styles.goals}>
@@ -80,6 +86,11 @@ export function AttentionView() {
             ))}
           </ul>
         )}
+        {goalsQuery.hasNextPage ? (
+          <button type="button" className={ui.button} disabled={goalsQuery.isFetchingNextPage} onClick={() => void goalsQuery.fetchNextPage()}>
+            Show older goals
+          </button>
+        ) : null}
       </section>
     </div>
   );

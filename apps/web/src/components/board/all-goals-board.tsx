@@ -21,7 +21,7 @@ export function AllGoalsBoard() {
   const trpc = useTRPC();
   const stream = useStreamState();
   const goals = useQuery(trpc.board.goals.queryOptions({}));
-  const shown = (goals.data ?? []).filter((g) => g.status === "active" || g.status === "paused").slice(0, MAX_GOALS);
+  const shown = (goals.data?.items ?? []).filter((g) => g.status === "active" || g.status === "paused").slice(0, MAX_GOALS);
   const boards = useQueries({ queries: shown.map((g) => trpc.board.get.queryOptions({ goalId: g.id })) });
   const lanes = new Map<TodoState, LaneCard[]>(LANE_ORDER.map((s) => [s, []]));
   const merged: { state: TodoState; cards: BoardCard[] }[] = [];
@@ -50,7 +50,7 @@ export function AllGoalsBoard() {
           <h1 className={styles.title}>Board across goals</h1>
           <p className={styles.scopeNote}>
             {shown.length} active {shown.length === 1 ? "goal" : "goals"}
-            {goals.data.length > shown.length ? ` (finished ones and beyond the first ${MAX_GOALS} are on their own boards)` : ""}
+            {goals.data.nextCursor !== null || goals.data.items.length > shown.length ? ` (finished ones and beyond the first ${MAX_GOALS} are on their own boards)` : ""}
           </p>
         </div>
         <LiveBadge state={stream} />

@@ -1,9 +1,10 @@
 "use client";
 // One gate, for the person who answers it: the question and options, the screen with the pending action drawn on
 // it, the rule that fired, the model's own words (labelled as such), and approve / deny / answer with a rationale.
-import { useQuery } from "@tanstack/react-query";
+import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { blobUrl } from "@phoneloop/api/contract";
 import Link from "next/link";
+import { useEffect } from "react";
 import { describeProblem, useApi } from "../../lib/api.tsx";
 import { describePending, observationOf, pendingGateOf } from "../../lib/gate-evidence.ts";
 import { useStreamState } from "../../lib/live-cache.tsx";
@@ -23,10 +24,20 @@ export function GateReview({ gateId }: { gateId: string }) {
   const gate = useQuery(trpc.gate.get.queryOptions({ gateId }));
   const runId = gate.data?.runId ?? null;
   const run = useQuery({ ...trpc.run.get.queryOptions({ runId: runId ?? "" }), enabled: runId !== null });
-  const evidence = useQuery({
-    ...trpc.evidence.list.queryOptions({ goalId: gate.data?.goalId ?? "", ...(runId ? { runId } : {}), kind: "observation" }),
+  // The run's observations come in pages, oldest first: read on until the gate's screenshot is among them.
+  const evidence = useInfiniteQuery({
+    ...trpc.evidence.list.infiniteQueryOptions(
+      { goalId: gate.data?.goalId ?? "", ...(runId ? { runId } : {}), kind: "observation" },
+      { getNextPageParam: (page) => page.nextCursor },
+    ),
     enabled: gate.data !== undefined && gate.data.evidenceIds.length > 0,
   });
+  const observations = evidence.data?.pages.flatMap((p) => p.items);
+  const found = observations?.some((e) => gate.data?.evidenceIds.includes(e.id) && e.blobSha256) ?? false;
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = evidence;
+  useEffect(() => {
+    if (!found && hasNextPage && !isFetchingNextPage) void fetchNextPage();
+  }, [found, hasNextPage, isFetchingNextPage, fetchNextPage]);
 
   if (!gate.data) {
     if (gate.error) return <Problem problem={describeProblem(gate.error, apiUrl)} apiUrl={apiUrl} what={`gate ${gateId}`} />;
@@ -34,7 +45,7 @@ export function GateReview({ gateId }: { gateId: string }) {
   }
   const g = gate.data;
   const pending = run.data ? pendingGateOf(run.data.checkpoint, g.id) : null;
-  const shot = evidence.data?.find((e) => g.evidenceIds.includes(e.id) && e.blobSha256);
+  const shot = observations?.find((e) => g.evidenceIds.includes(e.id) && e.blobSha256);
   const observation = shot ? observationOf(shot.data) : null;
   const action = pending?.action ?? null;
 
@@ -45,7 +56,7 @@ export function GateReview({ gateId }: { gateId: string }) {
           <ActionOverlay src={blobUrl(apiUrl, shot.blobSha256)} observation={observation} action={action} />
         ) : (
           <p className={styles.noShot}>
-            {g.evidenceIds.length === 0 ? "This gate carries no screenshot: it was opened without one." : evidence.isLoading ? "Loading the screenshot…" : "The screenshot of this gate was not stored (the agent ran with screenshots off)."}
+            {g.evidenceIds.length === 0 ? "This gate carries no screenshot: it was opened without one." : evidence.isLoading || evidence.hasNextPage ? "Loading the screenshot…" : "The screenshot of this gate was not stored (the agent ran with screenshots off)."}
           </p>
         )}
       </div>

@@ -122,7 +122,7 @@ describe("the reaper", () => {
       expect(await reapRuns(own.db, { agentStaleMs: 60_000 }, ctx)).toEqual([]);
 
       // The attention queue shows it with the one action that resumes it.
-      const queue = await attentionQueue(own.db, { workspaceId: goal.workspaceId, goalId: goal.id }, ctx);
+      const queue = (await attentionQueue(own.db, { workspaceId: goal.workspaceId, goalId: goal.id }, ctx)).items;
       const item = queue.find((q) => q.kind === "run_interrupted");
       expect(item).toMatchObject({ kind: "run_interrupted", runId: deadRun.id, goalId: goal.id, agentId: dead.id, action: { kind: "resume_run", runId: deadRun.id } });
 

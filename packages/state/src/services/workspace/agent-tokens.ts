@@ -3,6 +3,8 @@
 import { z } from "zod";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
+import { pageOf, PageFields, type Page } from "../../domain/page.ts";
+import { pageQuery } from "../../projections/page-query.ts";
 import { Id, ShortText } from "../../domain/schemas.ts";
 import { actorOf, appendEvent, clockDate, inTx, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { hashSecret, newSecret } from "./secret-token.ts";
@@ -70,17 +72,19 @@ export interface AgentTokenView {
   revokedAt: Date | null;
 }
 
-export const ListAgentTokensInput = z.object({ workspaceId: Id, issuedBy: Id.optional() });
+/** A page of tokens, newest first; the cursor is the last token's id. */
+export const ListAgentTokensInput = z.object({ workspaceId: Id, issuedBy: Id.optional(), ...PageFields });
 export type ListAgentTokensInput = z.input<typeof ListAgentTokensInput>;
 
 /** Newest first; never the token or its hash. */
-export async function listAgentTokens(db: DbOrTx, raw: ListAgentTokensInput): Promise<AgentTokenView[]> {
+export async function listAgentTokens(db: DbOrTx, raw: ListAgentTokensInput): Promise<Page<AgentTokenView>> {
   const i = parseInput(ListAgentTokensInput, raw, "agentToken.list");
   const rows = await db.agentToken.findMany({
     where: { workspaceId: i.workspaceId, ...(i.issuedBy ? { issuedBy: i.issuedBy } : {}) },
     orderBy: [{ createdAt: "desc" }, { id: "asc" }],
+    ...pageQuery(i),
   });
-  return rows.map(viewOf);
+  return pageOf(rows.map(viewOf), i.limit, (t) => t.id);
 }
 
 function viewOf(r: { id: string; name: string; agentId: string | null; issuedBy: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null }): AgentTokenView {

@@ -3,6 +3,8 @@ import { z } from "zod";
 import type { Membership } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
+import { pageOf, PageFields, type Page } from "../../domain/page.ts";
+import { pageQuery } from "../../projections/page-query.ts";
 import { Id, RoleSchema } from "../../domain/schemas.ts";
 import { actorOf, appendEvent, inTx, isUniqueViolation, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
 
@@ -54,12 +56,14 @@ export async function removeMember(db: DbOrTx, raw: RemoveMemberInput, ctx?: Ope
   });
 }
 
-export const ListMembersInput = z.object({ workspaceId: Id });
+/** A page of members, oldest first; the cursor is the last membership's id. */
+export const ListMembersInput = z.object({ workspaceId: Id, ...PageFields });
 export type ListMembersInput = z.input<typeof ListMembersInput>;
 
-export async function listMembers(db: DbOrTx, raw: ListMembersInput): Promise<Membership[]> {
+export async function listMembers(db: DbOrTx, raw: ListMembersInput): Promise<Page<Membership>> {
   const i = parseInput(ListMembersInput, raw, "member.list");
-  return db.membership.findMany({ where: { workspaceId: i.workspaceId }, orderBy: { createdAt: "asc" } });
+  const rows = await db.membership.findMany({ where: { workspaceId: i.workspaceId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], ...pageQuery(i) });
+  return pageOf(rows, i.limit, (m) => m.id);
 }
 
 /** The workspaces a person belongs to, oldest first (the sign-in path picks the first unless told otherwise). */

@@ -4,6 +4,8 @@ import { z } from "zod";
 import type { Share } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
+import { pageOf, PAGE_LIMIT, PageFields, type Page } from "../../domain/page.ts";
+import { pageQuery } from "../../projections/page-query.ts";
 import { Id } from "../../domain/schemas.ts";
 import { runDetail, type RunDetail } from "../../projections/run-detail.ts";
 import { evidenceList, type EvidenceView } from "../../projections/evidence-list.ts";
@@ -61,13 +63,14 @@ export async function revokeShare(db: DbOrTx, raw: RevokeShareInput, ctx?: Opera
   });
 }
 
-export const ListSharesInput = z.object({ workspaceId: Id, runId: Id.optional() });
+/** A page of shares, newest first; the cursor is the last share's id. */
+export const ListSharesInput = z.object({ workspaceId: Id, runId: Id.optional(), ...PageFields });
 export type ListSharesInput = z.input<typeof ListSharesInput>;
 
-export async function listShares(db: DbOrTx, raw: ListSharesInput): Promise<ShareView[]> {
+export async function listShares(db: DbOrTx, raw: ListSharesInput): Promise<Page<ShareView>> {
   const i = parseInput(ListSharesInput, raw, "share.list");
-  const rows = await db.share.findMany({ where: { workspaceId: i.workspaceId, ...(i.runId ? { runId: i.runId } : {}) }, orderBy: [{ createdAt: "desc" }, { id: "asc" }] });
-  return rows.map(withoutHash);
+  const rows = await db.share.findMany({ where: { workspaceId: i.workspaceId, ...(i.runId ? { runId: i.runId } : {}) }, orderBy: [{ createdAt: "desc" }, { id: "asc" }], ...pageQuery(i) });
+  return pageOf(rows.map(withoutHash), i.limit, (s) => s.id);
 }
 
 export interface OpenedShare {
@@ -95,7 +98,13 @@ export interface SharedReplay {
 export async function sharedReplay(db: DbOrTx, share: OpenedShare): Promise<SharedReplay> {
   const run = await runDetail(db, { runId: share.runId });
   const goal = await db.goal.findUniqueOrThrow({ where: { id: run.goalId }, select: { id: true, title: true } });
-  const evidence = await evidenceList(db, { goalId: run.goalId, runId: run.id, limit: 5000 });
+  const evidence: EvidenceView[] = [];
+  for (let cursor: string | undefined; ; ) {
+    const page = await evidenceList(db, { goalId: run.goalId, runId: run.id, cursor, limit: PAGE_LIMIT.max });
+    evidence.push(...page.items);
+    if (!page.nextCursor) break;
+    cursor = page.nextCursor;
+  }
   return { run, goal, evidence };
 }
 

@@ -24,7 +24,7 @@ const err = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as Sta
 describe("workspaces and members", () => {
   it("a workspace starts with its admin; members are added once; the last admin stays admin", async () => {
     const { workspace, admin } = await seedWorkspace(t.db, "Team");
-    expect((await listMembers(t.db, { workspaceId: workspace.id })).map((m) => [m.userId, m.role])).toEqual([[admin.id, "admin"]]);
+    expect((await listMembers(t.db, { workspaceId: workspace.id })).items.map((m) => [m.userId, m.role])).toEqual([[admin.id, "admin"]]);
     const sam = await seedUser(t.db, "Sam");
     await addMember(t.db, { workspaceId: workspace.id, userId: sam.id, role: "viewer" });
     expect((await err(addMember(t.db, { workspaceId: workspace.id, userId: sam.id, role: "operator" })))?.code).toBe("CONFLICT");
@@ -43,7 +43,7 @@ describe("workspaces and members", () => {
     const b = await seedWorkspace(t.db, "B");
     const goalA = await seedGoal(t.db, { workspaceId: a.workspace.id });
     await seedTodos(t.db, goalA.id, 1);
-    expect((await goalList(t.db, { workspaceId: b.workspace.id })).map((g) => g.id)).not.toContain(goalA.id);
+    expect((await goalList(t.db, { workspaceId: b.workspace.id })).items.map((g) => g.id)).not.toContain(goalA.id);
     const agentB = await seedAgent(t.db, { workspaceId: b.workspace.id });
     expect(await claimNext(t.db, { agentId: agentB.id })).toMatchObject({ claimed: false });
     const agentA = await seedAgent(t.db, { workspaceId: a.workspace.id });
@@ -92,7 +92,7 @@ describe("agent tokens", () => {
     expect(JSON.stringify(row)).not.toContain(token.slice(4));
     expect(row.lastUsedAt).toBeNull();
     expect(await verifyAgentToken(t.db, token)).toEqual({ tokenId, workspaceId: workspace.id, agentId: null });
-    expect((await listAgentTokens(t.db, { workspaceId: workspace.id }))[0]).toMatchObject({ id: tokenId, name: "Worker", lastUsedAt: expect.any(Date), revokedAt: null });
+    expect((await listAgentTokens(t.db, { workspaceId: workspace.id })).items[0]).toMatchObject({ id: tokenId, name: "Worker", lastUsedAt: expect.any(Date), revokedAt: null });
     expect(await verifyAgentToken(t.db, `${token}x`)).toBeNull();
     const operator = await seedMember(t.db, "operator", workspace.id);
     expect((await err(revokeAgentToken(t.db, { workspaceId: workspace.id, tokenId, issuedBy: operator.userId })))?.code).toBe("NOT_FOUND");

@@ -1,0 +1,28 @@
+// Cursor pagination, one shape for every list: `{ items, nextCursor }` in a stable order (each list orders by
+// columns ending in its unique id). Pass nextCursor back as `cursor` for the next page; null means the last page.
+import { z } from "zod";
+import { Text } from "./schemas.ts";
+
+/** Rows per page when `limit` is left out, and the most a caller may ask for. */
+export const PAGE_LIMIT = { default: 100, max: 500 } as const;
+
+/** A cursor is what the previous page's nextCursor said (an opaque string; a list documents its shape). */
+export const Cursor = Text.min(1).max(200);
+
+/** The paging fields every list input carries. */
+export const PageFields = {
+  cursor: Cursor.optional(),
+  limit: z.number().int().min(1).max(PAGE_LIMIT.max).default(PAGE_LIMIT.default),
+};
+
+export interface Page<T> {
+  items: T[];
+  /** The `cursor` of the next page; null when this page is the last. */
+  nextCursor: string | null;
+}
+
+/** A page from `limit + 1` rows read in order: the extra row only says that another page exists. */
+export function pageOf<T>(rows: T[], limit: number, cursorOf: (row: T) => string): Page<T> {
+  const items = rows.slice(0, limit);
+  return { items, nextCursor: rows.length > limit ? cursorOf(items[items.length - 1]!) : null };
+}

@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "../domain/page.ts";
+import { createTestDatabase, manualClock, rid, seedGate, seedGoal, seedMember, seedTodos, seedWorkspace, type TestDatabase } from "../testing/index.ts";
+import { attentionQueue } from "./attention-queue.ts";
+import { evidenceList } from "./evidence-list.ts";
+import { goalList } from "./goal-list.ts";
+import { todoList } from "./todo-list.ts";
+import { appendEvidence } from "../services/evidence/append-evidence.ts";
+import { listMembers } from "../services/workspace/members.ts";
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(async () => {
+  await t.drop();
+});
+
+/** Every page of a list, following nextCursor; also returns how many pages it took. */
+async function allPages<T>(read: (cursor: string | undefined) => Promise<Page<T>>): Promise<{ items: T[]; pages: number }> {
+  const items: T[] = [];
+  let pages = 0;
+  for (let cursor: string | undefined; ; ) {
+    const page = await read(cursor);
+    pages++;
+    items.push(...page.items);
+    if (!page.nextCursor) return { items, pages };
+    cursor = page.nextCursor;
+  }
+}
+
+describe("cursor pagination", () => {
+  it("todos: pages of `limit` in plan order, each once, the last page's nextCursor null; the default page is 100", async () => {
+    const goal = await seedGoal(t.db);
+    const todos = await seedTodos(t.db, goal.id, 7);
+    const { items, pages } = await allPages((cursor) => todoList(t.db, { goalId: goal.id, cursor, limit: 3 }));
+    expect(pages).toBe(3);
+    expect(items.map((x) => x.id)).toEqual(todos.map((x) => x.id));
+    const whole = await todoList(t.db, { goalId: goal.id });
+    expect(whole.items).toHaveLength(7);
+    expect(whole.nextCursor).toBeNull();
+    await expect(todoList(t.db, { goalId: goal.id, limit: 501 })).rejects.toMatchObject({ code: "INVALID_INPUT" });
+
+    const big = await seedGoal(t.db);
+    await seedTodos(t.db, big.id, 101);
+    const first = await todoList(t.db, { goalId: big.id });
+    expect(first.items).toHaveLength(100);
+    expect(first.nextCursor).toBe(first.items[99]!.id);
+    expect((await todoList(t.db, { goalId: big.id, cursor: first.nextCursor! })).items).toHaveLength(1);
+  });
+
+  it("goals newest first and evidence oldest first page without gaps or repeats, though rows share a timestamp", async () => {
+    const clock = manualClock(new Date("2026-11-30T06:00:00Z"));
+    const { workspace } = await seedWorkspace(t.db);
+    const goals = [];
+    for (let k = 0; k < 5; k++) goals.push(await seedGoal(t.db, { workspaceId: workspace.id, title: `goal ${k}` }, { clock }));
+    const listed = await allPages((cursor) => goalList(t.db, { workspaceId: workspace.id, cursor, limit: 2 }));
+    expect(listed.pages).toBe(3);
+    expect(new Set(listed.items.map((g) => g.id))).toEqual(new Set(goals.map((g) => g.id)));
+    expect(listed.items).toHaveLength(5);
+
+    const goal = goals[0]!;
+    for (let k = 0; k < 6; k++) await appendEvidence(t.db, { goalId: goal.id, kind: "observation", summary: `obs ${k}`, idempotencyKey: rid("e") }, { clock });
+    const evidence = await allPages((cursor) => evidenceList(t.db, { goalId: goal.id, cursor, limit: 4 }));
+    expect(evidence.pages).toBe(2);
+    expect(evidence.items.map((e) => e.summary).sort()).toEqual(["obs 0", "obs 1", "obs 2", "obs 3", "obs 4", "obs 5"]);
+  });
+
+  it("the attention queue and members page the same way", async () => {
+    const goal = await seedGoal(t.db);
+    const gates = [];
+    for (let k = 0; k < 5; k++) gates.push(await seedGate(t.db, goal.id, { question: `question ${k}?` }));
+    const queue = await allPages((cursor) => attentionQueue(t.db, { workspaceId: goal.workspaceId, goalId: goal.id, cursor, limit: 2 }));
+    expect(queue.pages).toBe(3);
+    expect(queue.items.map((x) => (x.kind === "gate_waiting" ? x.gateId : x.kind))).toEqual(gates.map((g) => g.id));
+
+    const { workspace } = await seedWorkspace(t.db);
+    for (let k = 0; k < 3; k++) await seedMember(t.db, "viewer", workspace.id, `Viewer ${k}`);
+    const members = await allPages((cursor) => listMembers(t.db, { workspaceId: workspace.id, cursor, limit: 2 }));
+    expect(members.pages).toBe(2);
+    expect(members.items).toHaveLength(4);
+    expect(new Set(members.items.map((m) => m.id)).size).toBe(4);
+  });
+});
