@@ -110,6 +110,10 @@ export { scopeToWorkspace, SCOPED_FIELDS, type ScopedField } from "./services/wo
 export { saveSkill, SaveSkillInput, listSkills, ListSkillsInput, updateSkill, UpdateSkillInput, recordSkillUse, RecordSkillUseInput, deleteSkill, SkillRefInput, type SkillView } from "./services/skill/skills.ts";
 export { saveShortcuts, SaveShortcutsInput, listShortcuts, ListShortcutsInput, recordShortcutValidation, RecordShortcutValidationInput, type ShortcutView } from "./services/shortcut/shortcuts.ts";
 export { addLessons, AddLessonsInput, listLessons, ListLessonsInput, updateLesson, UpdateLessonInput, deleteLesson, LessonRefInput, type LessonView } from "./services/lesson/lessons.ts";
+export { startSuiteRun, StartSuiteRunInput } from "./services/suite/start-suite-run.ts";
+export { recordSuiteAttempt, RecordSuiteAttemptInput } from "./services/suite/record-suite-attempt.ts";
+export { finishSuiteRun, FinishSuiteRunInput } from "./services/suite/finish-suite-run.ts";
+export type { SuiteRunView, SuiteAttemptView } from "./services/suite/suite-run-view.ts";
 
 // projections: read-only
 export { board, BoardInput, type Board, type BoardCard, type BoardRun } from "./projections/board.ts";
@@ -122,3 +126,4 @@ export { goalDetail, GoalDetailInput } from "./projections/goal-detail.ts";
 export { runDetail, RunDetailInput, type RunDetail } from "./projections/run-detail.ts";
 export { evidenceByKey, EvidenceByKeyInput } from "./projections/evidence-by-key.ts";
 export { goalList, GoalListInput, type GoalListItem } from "./projections/goal-list.ts";
+export { suiteRunList, SuiteRunListInput, suiteRunDetail, SuiteRunDetailInput, suiteFigures, type SuiteRunListItem, type SuiteRunDetail, type SuiteFigures } from "./projections/suite-runs.ts";

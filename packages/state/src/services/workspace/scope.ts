@@ -21,6 +21,7 @@ const FIELDS = {
   blobSha256: { word: "Blob", count: (db, ws, ids) => db.workspaceBlob.count({ where: { sha256: { in: ids }, workspaceId: ws } }) },
   screenSha256: { word: "Blob", count: (db, ws, ids) => db.workspaceBlob.count({ where: { sha256: { in: ids }, workspaceId: ws } }) },
   sha256: { word: "Blob", count: (db, ws, ids) => db.workspaceBlob.count({ where: { sha256: { in: ids }, workspaceId: ws } }) },
+  suiteRunId: { word: "Suite run", count: (db, ws, ids) => db.suiteRun.count({ where: { id: { in: ids }, workspaceId: ws } }) },
   policyId: {
     word: "Quota policy",
     count: async (db, ws, ids) =>
@@ -75,6 +76,8 @@ async function existing(db: DbOrTx, field: ScopedField, ids: string[]): Promise<
       return db.blob.count({ where: { sha256: { in: ids } } });
     case "policyId":
       return db.quotaPolicy.count({ where: { id: { in: ids } } });
+    case "suiteRunId":
+      return db.suiteRun.count({ where: { id: { in: ids } } });
   }
 }
 
