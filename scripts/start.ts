@@ -86,7 +86,12 @@ launch("api", ["tsx", "apps/api/src/server.ts"], {
   WEB_ORIGIN: `http://${host}:${webPort}`,
   PHONELOOP_SECRET_KEY: secretKey,
 });
-launch("web", ["next", dev ? "dev" : "start", "apps/web", "-p", String(webPort), "-H", host], { NEXT_PUBLIC_API_URL: apiUrl, NEXT_TELEMETRY_DISABLED: "1" });
+launch("web", ["next", dev ? "dev" : "start", "apps/web", "-p", String(webPort), "-H", host], {
+  NEXT_PUBLIC_API_URL: apiUrl,
+  NEXT_TELEMETRY_DISABLED: "1",
+  // the demo phone below, one click on /devices
+  DEMO_PHONE_URL: `ws://${host}:${phonePorts.ws}`,
+});
 if (existsSync(join(root, "packages/virtual-phone/src/cli.ts"))) {
   launch("phone", ["tsx", ...demoPhoneArgs({ root, ports: phonePorts, webPort })], {});
 }

@@ -127,6 +127,7 @@ interface Fixture {
 
 const fixtures: Record<string, Fixture> = {
   "goal.get": { access: "read", input: async () => ({ goalId: (await goal()).id }) },
+  "goal.runs": { access: "read", input: async () => ({ goalId: (await goal()).id }) },
   "goal.create": { access: "run", input: async () => ({ title: "Book a table", objective: "Friday 19:00" }), outsider: "ok" },
   "goal.update": { access: "run", input: async () => ({ goalId: (await goal()).id, version: 1, title: "Book a table for four" }) },
   "goal.pause": { access: "run", input: async () => ({ goalId: (await goal()).id }) },
@@ -221,6 +222,7 @@ const fixtures: Record<string, Fixture> = {
   "modelSettings.get": { access: "admin", input: async () => ({}), outsider: "ok" },
   "modelSettings.set": { access: "admin", input: async () => ({ baseUrl: "https://models.example.test/v1", apiKey: "sk-test", models: { executor: "small" } }), outsider: "ok" },
   "policy.get": { access: "read", input: async () => ({}), outsider: "ok" },
+  "task.list": { access: "read", input: async () => ({}), outsider: "ok" },
   "policy.save": { access: "admin", input: async () => ({ rules: { words: { money: ["zahlen"] } } }), outsider: "ok" },
   "share.create": { access: "share", input: async () => ({ runId: (await run()).id }) },
   "share.revoke": { access: "share", input: async () => ({ shareId: (await createShare(t.db, { workspaceId: w.ws, runId: (await run()).id })).share.id }) },

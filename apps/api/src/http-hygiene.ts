@@ -62,4 +62,6 @@ export function applyCors(req: IncomingMessage, res: ServerResponse, rules: Hygi
   res.setHeader("access-control-allow-headers", rules.allowedHeaders);
   res.setHeader("access-control-allow-methods", "GET, POST, OPTIONS");
   res.setHeader("access-control-max-age", "600");
+  // The model proxy's usage of a call, so the tab's runner shows the tokens and money its run spent.
+  res.setHeader("access-control-expose-headers", "x-phoneloop-input-tokens, x-phoneloop-output-tokens, x-phoneloop-micro-usd");
 }

@@ -15,6 +15,7 @@ import { policyRouter } from "./routers/policy.ts";
 import { quotaRouter } from "./routers/quota.ts";
 import { runRouter } from "./routers/run.ts";
 import { shareRouter } from "./routers/share.ts";
+import { taskRouter } from "./routers/task.ts";
 import { todoRouter } from "./routers/todo.ts";
 import { turnRouter } from "./routers/turn.ts";
 import { workspaceRouter } from "./routers/workspace.ts";
@@ -39,6 +40,7 @@ export const appRouter = createTRPCRouter({
   invite: inviteRouter,
   modelSettings: modelSettingsRouter,
   policy: policyRouter,
+  task: taskRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -3,6 +3,8 @@ import Link from "next/link";
 import { connection } from "next/server";
 import type { ReactNode } from "react";
 import { AccountBadge } from "../components/account/account-badge.tsx";
+import { PhoneProvider } from "../components/device/phone-store.tsx";
+import { RunnerProvider } from "../components/runner/runner-store.tsx";
 import { readEnv } from "../env.ts";
 import { ApiProvider } from "../lib/api.tsx";
 import { DataProvider } from "../lib/data-provider.tsx";
@@ -17,24 +19,31 @@ export const metadata: Metadata = {
 export default async function RootLayout({ children }: { children: ReactNode }) {
   // The API address is read per request, so one build can point at any API.
   await connection();
-  const { NEXT_PUBLIC_API_URL: apiUrl } = readEnv();
+  const { NEXT_PUBLIC_API_URL: apiUrl, DEMO_PHONE_URL: demoPhoneUrl } = readEnv();
   return (
     <html lang="en">
       <body>
         <ApiProvider apiUrl={apiUrl}>
           <DataProvider>
-            <header className={styles.header}>
-              <Link href="/" className={styles.brand}>
-                PhoneLoop
-              </Link>
-              <nav className={styles.nav}>
-                <Link href="/">Attention</Link>
-                <Link href="/board">Board</Link>
-                <Link href="/team">Team</Link>
-              </nav>
-              <AccountBadge />
-            </header>
-            <main className={styles.main}>{children}</main>
+            {/* The tab's connected phone and its runner live as long as the tab, across pages. */}
+            <PhoneProvider demoPhoneUrl={demoPhoneUrl}>
+              <RunnerProvider>
+                <header className={styles.header}>
+                  <Link href="/" className={styles.brand}>
+                    PhoneLoop
+                  </Link>
+                  <nav className={styles.nav}>
+                    <Link href="/">Attention</Link>
+                    <Link href="/board">Board</Link>
+                    <Link href="/goals/new">New goal</Link>
+                    <Link href="/devices">Devices</Link>
+                    <Link href="/team">Team</Link>
+                  </nav>
+                  <AccountBadge />
+                </header>
+                <main className={styles.main}>{children}</main>
+              </RunnerProvider>
+            </PhoneProvider>
           </DataProvider>
         </ApiProvider>
       </body>

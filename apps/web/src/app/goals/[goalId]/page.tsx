@@ -1,9 +1,16 @@
 import type { Metadata } from "next";
 import { BoardView } from "../../../components/board/board-view.tsx";
+import { RunPanel } from "../../../components/runner/run-panel.tsx";
 
 export const metadata: Metadata = { title: "Board · PhoneLoop" };
 
 export default async function GoalBoardPage({ params }: { params: Promise<{ goalId: string }> }) {
   const { goalId } = await params;
-  return <BoardView goalId={decodeURIComponent(goalId)} />;
+  const id = decodeURIComponent(goalId);
+  return (
+    <>
+      <RunPanel goalId={id} />
+      <BoardView goalId={id} />
+    </>
+  );
 }

@@ -1,0 +1,175 @@
+"use client";
+// The tab's one connected phone (React context): the devices page connects it — a phone over WebUSB (the browser's
+// picker, or one granted before, which reconnects without a prompt) or the demo phone over WebSocket — and the
+// runner drives it. A phone is held by one tab at a time; a second connection is refused by the phone itself.
+import {
+  AdbDevice,
+  BrowserCredentialStore,
+  connectWebSocket,
+  connectWebUsb,
+  isDeviceError,
+  isWebUsbSupported,
+  listGrantedPhones,
+  type ConnectStatus,
+  type Device,
+  type DeviceInfo,
+} from "@phoneloop/device";
+import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+
+export type PhoneConnection = "usb" | "demo";
+
+/** A failure as the user reads it: what happened, what to do, and its code (for tests and support). */
+export interface PhoneProblem {
+  code: string;
+  message: string;
+  fix: string;
+}
+
+export type PhoneState =
+  | { status: "idle" }
+  | { status: "connecting"; connection: PhoneConnection; progress: ConnectStatus | null }
+  | { status: "connected"; connection: PhoneConnection; device: Device; info: DeviceInfo }
+  | { status: "failed"; connection: PhoneConnection; problem: PhoneProblem };
+
+export interface GrantedPhone {
+  serial: string;
+  name: string;
+}
+
+export interface PhoneStore {
+  state: PhoneState;
+  /** WebUSB exists in this browser (false before the page has run in the browser). */
+  webUsb: boolean;
+  /** Phones this site was granted before: they connect without the picker. */
+  granted: GrantedPhone[];
+  /** The demo phone's ADB WebSocket, when this installation runs one. */
+  demoPhoneUrl: string | null;
+  /** Opens the browser's picker (or takes the granted phone `serial`) and connects. Needs a click. */
+  connectUsb(serial?: string): Promise<void>;
+  connectDemo(): Promise<void>;
+  disconnect(): Promise<void>;
+}
+
+const PhoneContext = createContext<PhoneStore | null>(null);
+
+/** How long the phone may take to show and get an answer to "Allow USB debugging?". */
+const AUTHORIZATION_TIMEOUT_MS = 60_000;
+
+export function problemOf(e: unknown): PhoneProblem {
+  if (isDeviceError(e)) return { code: e.code, message: e.message.slice(0, e.message.length - e.fix.length).trim(), fix: e.fix };
+  const message = e instanceof Error ? e.message : String(e);
+  return { code: "CONNECTION_FAILED", message: `Could not connect to the phone: ${message}`, fix: "Unplug and replug the phone, unlock it, and click Connect again." };
+}
+
+export function PhoneProvider({ demoPhoneUrl, children }: { demoPhoneUrl?: string | undefined; children: ReactNode }) {
+  const [state, setState] = useState<PhoneState>({ status: "idle" });
+  const [webUsb, setWebUsb] = useState(false);
+  const [granted, setGranted] = useState<GrantedPhone[]>([]);
+  const current = useRef<Device | null>(null);
+  /** The attempt that may still change the state; an older one finishing late changes nothing. */
+  const attempt = useRef(0);
+
+  const refreshGranted = useCallback(async () => {
+    if (!isWebUsbSupported()) return;
+    try {
+      setGranted((await listGrantedPhones()).map((d) => ({ serial: d.serial, name: d.name || d.serial })));
+    } catch {
+      setGranted([]);
+    }
+  }, []);
+
+  useEffect(() => {
+    setWebUsb(isWebUsbSupported());
+    void refreshGranted();
+  }, [refreshGranted]);
+
+  const connectWith = useCallback(async (connection: PhoneConnection, open: (onStatus: (s: ConnectStatus) => void) => Promise<AdbDevice>) => {
+    const mine = ++attempt.current;
+    const previous = current.current;
+    current.current = null;
+    await previous?.close().catch(() => undefined);
+    setState({ status: "connecting", connection, progress: null });
+    try {
+      const device = await open((progress) => mine === attempt.current && setState({ status: "connecting", connection, progress }));
+      if (mine !== attempt.current) {
+        await device.close().catch(() => undefined);
+        return;
+      }
+      const info = await device.info();
+      current.current = device;
+      device.onDisconnect((e) => {
+        if (current.current !== device) return;
+        current.current = null;
+        setState({ status: "failed", connection, problem: problemOf(e) });
+      });
+      setState({ status: "connected", connection, device, info });
+    } catch (e) {
+      if (mine === attempt.current) setState({ status: "failed", connection, problem: problemOf(e) });
+    }
+  }, []);
+
+  const store = useMemo<PhoneStore>(
+    () => ({
+      state,
+      webUsb,
+      granted,
+      demoPhoneUrl: demoPhoneUrl ?? null,
+      connectUsb: (serial) =>
+        connectWith("usb", async (onStatus) => {
+          const adb = await connectWebUsb({ credentialStore: new BrowserCredentialStore(), authorizationTimeoutMs: AUTHORIZATION_TIMEOUT_MS, onStatus, ...(serial ? { serial } : {}) });
+          void refreshGranted();
+          return new AdbDevice(adb);
+        }),
+      connectDemo: () =>
+        connectWith("demo", async (onStatus) => {
+          if (!demoPhoneUrl) throw new Error("this installation runs no demo phone (start PhoneLoop with `npm start`, which runs one)");
+          const adb = await connectWebSocket({ url: demoPhoneUrl, serial: "demo-phone", credentialStore: new BrowserCredentialStore(), authorizationTimeoutMs: AUTHORIZATION_TIMEOUT_MS, onStatus });
+          return new AdbDevice(adb);
+        }),
+      disconnect: async () => {
+        attempt.current++;
+        const device = current.current;
+        current.current = null;
+        setState({ status: "idle" });
+        await device?.close().catch(() => undefined);
+      },
+    }),
+    [state, webUsb, granted, demoPhoneUrl, connectWith, refreshGranted],
+  );
+
+  // Leaving the app closes the phone's connection, so another tab or program may take it.
+  useEffect(() => () => void current.current?.close().catch(() => undefined), []);
+
+  return <PhoneContext.Provider value={store}>{children}</PhoneContext.Provider>;
+}
+
+export function usePhone(): PhoneStore {
+  const store = useContext(PhoneContext);
+  if (!store) throw new Error("usePhone outside <PhoneProvider>");
+  return store;
+}
+
+/** The connected phone, or null. */
+export function useConnectedPhone(): { device: Device; info: DeviceInfo; connection: PhoneConnection } | null {
+  const { state } = usePhone();
+  return state.status === "connected" ? state : null;
+}
+
+/** What the connection is doing, in words. */
+export function describeProgress(s: ConnectStatus | null, connection: PhoneConnection): string {
+  if (!s) return connection === "demo" ? "Opening the demo phone…" : "Looking for your phone…";
+  switch (s.kind) {
+    case "requesting_device":
+      return "Pick your phone in the browser's list…";
+    case "opening":
+      return `Opening ${s.serial}…`;
+    case "handshaking":
+      return "Talking to the phone…";
+    case "waiting_for_authorization":
+      return connection === "demo"
+        ? `The demo phone asks "Allow USB debugging?" for this browser: allow it with the curl line \`npm start\` printed for the virtual phone (POST /auth/accept), waiting up to ${Math.round(s.timeoutMs / 1000)} s.`
+        : `Unlock the phone and tap "Allow" on "Allow USB debugging?" (waiting up to ${Math.round(s.timeoutMs / 1000)} s).`;
+    case "connected":
+      return `Connected to ${s.serial}`;
+  }
+}
