@@ -17,6 +17,9 @@ import {
   PERMISSIONS,
   putBlob,
   registerAgent,
+  saveSkill,
+  saveShortcuts,
+  addLessons,
   startRun,
   startTodo,
   validateTodo,
@@ -114,6 +117,11 @@ async function sharedBlob() {
   const { token } = await createShare(t.db, { workspaceId: w.ws, runId: r.id }, { actor: w.members.admin.userId });
   return { token, sha256: b.sha256 };
 }
+const skill = () => saveSkill(t.db, { workspaceId: w.ws, app: "com.loop", appVersion: "1.0", name: rid("skill"), goal: "Search Loop", body: {}, runId: rid("run") });
+const shortcut = async () => (await saveShortcuts(t.db, { workspaceId: w.ws, app: rid("app"), appVersion: "1.0", shortcuts: [{ uri: "loop://home", activity: "com.loop/.Feed" }] }))[0]!;
+const lesson = async () => (await addLessons(t.db, { workspaceId: w.ws, app: "com.loop", goal: "Search Loop", runId: rid("run"), lessons: [{ kind: "failed", text: rid("lesson") }] }))[0]!;
+const suiteRun = () => startSuiteRun(t.db, { workspaceId: w.ws, modelProfile: "reference-policy", tasks: "*", scenarios: "pack", seeds: 1 });
+const attempt = { taskId: "settings_wifi_off", seed: 1, score: 1, reason: "all 2 checks passed", steps: 3, inputTokens: 900, outputTokens: 40, costMicroUsd: 0, durationMs: 4000 };
 const tokenBy = (issuedBy: string) => issueAgentToken(t.db, { workspaceId: w.ws, name: "Tab", issuedBy });
 
 /** What an admin of another workspace gets: 404 when the input names a row here (the default), else its own. */
@@ -223,6 +231,23 @@ const fixtures: Record<string, Fixture> = {
   "modelSettings.set": { access: "admin", input: async () => ({ baseUrl: "https://models.example.test/v1", apiKey: "sk-test", models: { executor: "small" } }), outsider: "ok" },
   "policy.get": { access: "read", input: async () => ({}), outsider: "ok" },
   "task.list": { access: "read", input: async () => ({}), outsider: "ok" },
+  "skill.list": { access: "read", input: async () => ({ app: "com.loop" }), outsider: "ok" },
+  "skill.save": { access: "run", input: async () => ({ app: "com.loop", appVersion: "1.0", name: rid("skill"), goal: "Search Loop", body: { steps: [] }, runId: rid("run") }), outsider: "ok" },
+  "skill.recordUse": { access: "run", input: async () => ({ skillId: (await skill()).id, ok: true }) },
+  "skill.update": { access: "run", input: async () => ({ skillId: (await skill()).id, status: "disabled" }) },
+  "skill.delete": { access: "run", input: async () => ({ skillId: (await skill()).id }) },
+  "shortcut.list": { access: "read", input: async () => ({}), outsider: "ok" },
+  "shortcut.save": { access: "run", input: async () => ({ app: "com.loop", appVersion: "1.0", shortcuts: [{ uri: "loop://home", activity: "com.loop/.Feed" }] }), outsider: "ok" },
+  "shortcut.recordValidation": { access: "run", input: async () => ({ shortcutId: (await shortcut()).id, ok: false, reason: "no feed" }) },
+  "lesson.list": { access: "read", input: async () => ({ app: "com.loop" }), outsider: "ok" },
+  "lesson.add": { access: "run", input: async () => ({ app: "com.loop", goal: "Search Loop", runId: rid("run"), lessons: [{ kind: "worked", text: rid("lesson") }] }), outsider: "ok" },
+  "lesson.update": { access: "run", input: async () => ({ lessonId: (await lesson()).id, text: rid("lesson") }) },
+  "lesson.delete": { access: "run", input: async () => ({ lessonId: (await lesson()).id }) },
+  "suite.list": { access: "read", input: async () => ({}), outsider: "ok" },
+  "suite.get": { access: "read", input: async () => ({ suiteRunId: (await suiteRun()).id }) },
+  "suite.start": { access: "run", input: async () => ({ modelProfile: "reference-policy", tasks: "settings_*", scenarios: "pack", seeds: 3, perturbations: ["popup"] }), outsider: "ok" },
+  "suite.recordAttempt": { access: "run", input: async () => ({ suiteRunId: (await suiteRun()).id, runId: (await run()).id, ...attempt }) },
+  "suite.finish": { access: "run", input: async () => ({ suiteRunId: (await suiteRun()).id, status: "completed" }) },
   "policy.save": { access: "admin", input: async () => ({ rules: { words: { money: ["zahlen"] } } }), outsider: "ok" },
   "share.create": { access: "share", input: async () => ({ runId: (await run()).id }) },
   "share.revoke": { access: "share", input: async () => ({ shareId: (await createShare(t.db, { workspaceId: w.ws, runId: (await run()).id })).share.id }) },

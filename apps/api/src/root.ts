@@ -15,6 +15,9 @@ import { policyRouter } from "./routers/policy.ts";
 import { quotaRouter } from "./routers/quota.ts";
 import { runRouter } from "./routers/run.ts";
 import { shareRouter } from "./routers/share.ts";
+import { skillRouter } from "./routers/skill.ts";
+import { shortcutRouter } from "./routers/shortcut.ts";
+import { lessonRouter } from "./routers/lesson.ts";
 import { taskRouter } from "./routers/task.ts";
 import { todoRouter } from "./routers/todo.ts";
 import { turnRouter } from "./routers/turn.ts";
@@ -40,6 +43,9 @@ export const appRouter = createTRPCRouter({
   invite: inviteRouter,
   modelSettings: modelSettingsRouter,
   policy: policyRouter,
+  skill: skillRouter,
+  shortcut: shortcutRouter,
+  lesson: lessonRouter,
   task: taskRouter,
 });
 

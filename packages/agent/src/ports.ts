@@ -111,6 +111,9 @@ export type Models = Record<Exclude<ModelRole, "guard">, Model> & { guard?: Mode
 // The vocabulary (states, kinds, reasons) is imported from the core's pure domain, so there is one list of each.
 import type {
   AgentKind,
+  LessonKind,
+  ShortcutStatus,
+  SkillStatus,
   EvidenceKind,
   GateStatus,
   GoalStatus,
@@ -124,7 +127,7 @@ import type {
   TurnRoute,
 } from "@phoneloop/state/domain";
 
-export type { AgentKind, EvidenceKind, GateStatus, GoalStatus, RunEndReason, RunEndStatus, RunStatus, SkipReason, TodoKind, TodoState, TurnResultKind, TurnRoute };
+export type { AgentKind, LessonKind, ShortcutStatus, SkillStatus, EvidenceKind, GateStatus, GoalStatus, RunEndReason, RunEndStatus, RunStatus, SkipReason, TodoKind, TodoState, TurnResultKind, TurnRoute };
 
 export type Capability = string;
 
@@ -318,6 +321,43 @@ export interface StepInput {
   tokens: number;
 }
 
+/** A skill of the workspace for one app version (its body is the runtime's SkillBody, skills/contract.ts). */
+export interface SkillRecord {
+  id: string;
+  app: string;
+  appVersion: string;
+  name: string;
+  goal: string;
+  body: Record<string, unknown>;
+  status: SkillStatus;
+  version: number;
+  /** The run the current version was distilled from. */
+  runId: string;
+  successes: number;
+  failures: number;
+}
+
+/** A deeplink of one app version and the activity it must open. */
+export interface ShortcutRecord {
+  id: string;
+  app: string;
+  appVersion: string;
+  uri: string;
+  activity: string;
+  status: ShortcutStatus;
+  reason: string | null;
+}
+
+/** What a run learned about an app. */
+export interface LessonRecord {
+  id: string;
+  app: string;
+  goal: string;
+  kind: LessonKind;
+  text: string;
+  runId: string;
+}
+
 /** A write that lost to a newer lease or another holder: an explicit conflict, never a silent overwrite. */
 export class ControlPlaneConflict extends Error {
   readonly code = "CONFLICT";
@@ -374,6 +414,22 @@ export interface ControlPlane {
 
   /** The workspace's permission-policy rules in force (its newest saved version), or null when it saved none. */
   getPolicyRules(): Promise<{ version: number; rules: unknown } | null>;
+
+  // ── learning: skills, deeplink shortcuts, lessons (the workspace's, per app) ──
+  listSkills(filter: { app: string; appVersion?: string; status?: SkillStatus }): Promise<SkillRecord[]>;
+  /** A skill distilled from a run; the same app, app version and name again is its repair (the next version, a candidate until replayed). */
+  saveSkill(input: { app: string; appVersion: string; name: string; goal: string; body: Record<string, unknown>; runId: string }): Promise<SkillRecord>;
+  /** validated after a replay on a fresh phone; disabled / candidate as a person sets it. */
+  setSkillStatus(input: { skillId: string; status: SkillStatus }): Promise<SkillRecord>;
+  recordSkillUse(input: { skillId: string; ok: boolean }): Promise<void>;
+  listShortcuts(filter: { app: string; appVersion: string; status?: ShortcutStatus }): Promise<ShortcutRecord[]>;
+  /** What the package manager declares; known URIs keep their status. Returns the app version's shortcuts. */
+  saveShortcuts(input: { app: string; appVersion: string; shortcuts: { uri: string; activity: string }[] }): Promise<ShortcutRecord[]>;
+  /** One validation on the phone: ok validates, a failure retires the shortcut for good. */
+  recordShortcutValidation(input: { shortcutId: string; ok: boolean; reason?: string }): Promise<ShortcutRecord>;
+  listLessons(filter: { app: string }): Promise<LessonRecord[]>;
+  /** At most three lessons of a run for an app; a text the app already has is refreshed, not repeated. */
+  addLessons(input: { app: string; goal: string; runId: string; lessons: { kind: LessonKind; text: string }[] }): Promise<LessonRecord[]>;
 }
 
 export interface AgentPorts {

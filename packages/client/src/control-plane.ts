@@ -1,7 +1,7 @@
 // The agent's ControlPlane port over the API: each method forwards to one procedure and maps the row's shape.
 // Every rule (the next todo, leases and fencing, idempotency, replans, turn routing and transitions) is the state
 // core's; nothing here decides anything.
-import { systemClock, type Clock, type ControlPlane } from "@phoneloop/agent/ports";
+import { systemClock, type Clock, type ControlPlane, type LessonRecord, type ShortcutRecord, type SkillRecord } from "@phoneloop/agent/ports";
 import { PAGE_LIMIT } from "@phoneloop/state/domain";
 import { trimUrl, type ApiClient } from "./api-client.ts";
 import { toBase64 } from "./base64.ts";
@@ -235,8 +235,41 @@ export function createControlPlane(client: ApiClient, opts: ControlPlaneOptions)
       const current = await call("policy.get", () => client.policy.get.query({}));
       return current ? { version: current.version, rules: current.rules } : null;
     },
+
+    // ── learning: skills, deeplink shortcuts, lessons ──
+    async listSkills(filter) {
+      return (await call("skill.list", () => client.skill.list.query(filter))).map(skillOf);
+    },
+    async saveSkill(input) {
+      return skillOf(await call("skill.save", () => client.skill.save.mutate(input)));
+    },
+    async setSkillStatus(input) {
+      return skillOf(await call("skill.update", () => client.skill.update.mutate(input)));
+    },
+    async recordSkillUse(input) {
+      await call("skill.recordUse", () => client.skill.recordUse.mutate(input));
+    },
+    async listShortcuts(filter) {
+      return (await call("shortcut.list", () => client.shortcut.list.query(filter))).map(shortcutOf);
+    },
+    async saveShortcuts(input) {
+      return (await call("shortcut.save", () => client.shortcut.save.mutate(input))).map(shortcutOf);
+    },
+    async recordShortcutValidation(input) {
+      return shortcutOf(await call("shortcut.recordValidation", () => client.shortcut.recordValidation.mutate(input)));
+    },
+    async listLessons(filter) {
+      return (await call("lesson.list", () => client.lesson.list.query(filter))).map(lessonOf);
+    },
+    async addLessons(input) {
+      return (await call("lesson.add", () => client.lesson.add.mutate(input))).map(lessonOf);
+    },
   };
 }
+
+const skillOf = (r: SkillRecord): SkillRecord => ({ id: r.id, app: r.app, appVersion: r.appVersion, name: r.name, goal: r.goal, body: r.body, status: r.status, version: r.version, runId: r.runId, successes: r.successes, failures: r.failures });
+const shortcutOf = (r: ShortcutRecord): ShortcutRecord => ({ id: r.id, app: r.app, appVersion: r.appVersion, uri: r.uri, activity: r.activity, status: r.status, reason: r.reason });
+const lessonOf = (r: LessonRecord): LessonRecord => ({ id: r.id, app: r.app, goal: r.goal, kind: r.kind, text: r.text, runId: r.runId });
 
 /** An id for an agent that registers without one. */
 export function newAgentId(): string {

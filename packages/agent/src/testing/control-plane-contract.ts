@@ -429,5 +429,44 @@ export function describeControlPlaneContract(name: string, makeSubject: () => Pr
         expect(await cp.getPolicyRules()).toEqual({ version: before + 2, rules: { words: { money: ["zahlen", "spenden"] } } });
       });
     });
+
+    describe("learning", () => {
+      it("a skill saved again is repaired in place: the next version, from the new run, a candidate until validated; uses are counted", async () => {
+        const app = unique("com.app");
+        const first = await cp.saveSkill({ app, appVersion: "1.0", name: "search", goal: "Search", body: { steps: [1] }, runId: "run_a" });
+        expect(first).toMatchObject({ app, version: 1, status: "candidate", runId: "run_a" });
+        await cp.setSkillStatus({ skillId: first.id, status: "validated" });
+        await cp.recordSkillUse({ skillId: first.id, ok: true });
+        expect((await cp.listSkills({ app, status: "validated" })).map((s) => [s.id, s.successes])).toEqual([[first.id, 1]]);
+        const repaired = await cp.saveSkill({ app, appVersion: "1.0", name: "search", goal: "Search", body: { steps: [1, 2] }, runId: "run_b" });
+        expect(repaired).toMatchObject({ id: first.id, version: 2, status: "candidate", runId: "run_b", body: { steps: [1, 2] } });
+        expect(await cp.listSkills({ app, status: "validated" })).toEqual([]);
+        expect(await cp.listSkills({ app: unique("com.other") })).toEqual([]);
+      });
+
+      it("shortcuts: discovered once per app version; one failed validation retires one for good", async () => {
+        const app = unique("com.app");
+        const found = await cp.saveShortcuts({ app, appVersion: "1.0", shortcuts: [{ uri: "app://home", activity: `${app}/.Home` }, { uri: "app://cart", activity: `${app}/.Cart` }] });
+        expect(found.map((s) => [s.uri, s.status])).toEqual([["app://cart", "discovered"], ["app://home", "discovered"]]);
+        const home = found.find((s) => s.uri === "app://home")!;
+        expect((await cp.recordShortcutValidation({ shortcutId: home.id, ok: true })).status).toBe("validated");
+        const cart = found.find((s) => s.uri === "app://cart")!;
+        expect(await cp.recordShortcutValidation({ shortcutId: cart.id, ok: false, reason: "the cart did not appear" })).toMatchObject({ status: "retired", reason: "the cart did not appear" });
+        expect((await cp.recordShortcutValidation({ shortcutId: cart.id, ok: true })).status).toBe("retired");
+        await cp.saveShortcuts({ app, appVersion: "1.0", shortcuts: [{ uri: "app://cart", activity: `${app}/.Cart` }] });
+        expect((await cp.listShortcuts({ app, appVersion: "1.0", status: "validated" })).map((s) => s.uri)).toEqual(["app://home"]);
+        expect(await cp.listShortcuts({ app, appVersion: "2.0" })).toEqual([]);
+      });
+
+      it("lessons: the same text for an app is one lesson (from the newest run); another app's are not listed", async () => {
+        const app = unique("com.app");
+        await cp.addLessons({ app, goal: "Search", runId: "run_a", lessons: [{ kind: "failed", text: "The update dialog hides the search field." }, { kind: "worked", text: "Dismiss it with Later." }] });
+        await cp.addLessons({ app, goal: "Search again", runId: "run_b", lessons: [{ kind: "failed", text: "the update dialog hides the search field." }] });
+        const lessons = await cp.listLessons({ app });
+        expect(lessons).toHaveLength(2);
+        expect(lessons.find((l) => /update dialog/i.test(l.text))?.runId).toBe("run_b");
+        expect(await cp.listLessons({ app: unique("com.other") })).toEqual([]);
+      });
+    });
   });
 }

@@ -6,6 +6,7 @@
 // the product's state core (packages/state + apps/api, reached through packages/client) and must not be used as one.
 import {
   HELD_STATES,
+  MAX_LESSONS_PER_RUN,
   SPENDING_RESULTS,
   StateError,
   TERMINAL_STATES,
@@ -43,6 +44,12 @@ import {
   type TodoDraft,
   type TurnResultInput,
   type TurnResultOutcome,
+  type LessonKind,
+  type LessonRecord,
+  type ShortcutRecord,
+  type ShortcutStatus,
+  type SkillRecord,
+  type SkillStatus,
 } from "../ports.ts";
 
 export interface QuotaLimit {
@@ -238,6 +245,67 @@ export class MemoryControlPlane implements ControlPlane {
   async getPolicyRules() {
     const n = this.policyVersions.length;
     return n ? { version: n, rules: structuredClone(this.policyVersions[n - 1]) as unknown } : null;
+  }
+
+  // ── learning (the state core's rules: repair in place, one failed validation retires, lessons deduplicated per app) ──
+  readonly skills = new Map<string, SkillRecord>();
+  readonly shortcuts = new Map<string, ShortcutRecord>();
+  readonly lessons = new Map<string, LessonRecord>();
+  async listSkills(f: { app: string; appVersion?: string; status?: SkillStatus }) {
+    return [...this.skills.values()].filter((s) => s.app === f.app && (!f.appVersion || s.appVersion === f.appVersion) && (!f.status || s.status === f.status)).map((s) => structuredClone(s));
+  }
+  async saveSkill(i: { app: string; appVersion: string; name: string; goal: string; body: Record<string, unknown>; runId: string }) {
+    const same = [...this.skills.values()].find((s) => s.app === i.app && s.appVersion === i.appVersion && s.name === i.name);
+    const row: SkillRecord = same
+      ? { ...same, goal: i.goal, body: structuredClone(i.body), runId: i.runId, version: same.version + 1, status: same.status === "disabled" ? "disabled" : "candidate" }
+      : { id: `skill_${++this.seq}`, app: i.app, appVersion: i.appVersion, name: i.name, goal: i.goal, body: structuredClone(i.body), status: "candidate", version: 1, runId: i.runId, successes: 0, failures: 0 };
+    this.skills.set(row.id, row);
+    return structuredClone(row);
+  }
+  async setSkillStatus(i: { skillId: string; status: SkillStatus }) {
+    const s = this.skills.get(i.skillId);
+    if (!s) throw Object.assign(new Error(`Skill ${i.skillId} does not exist in this workspace.`), { code: "NOT_FOUND" });
+    s.status = i.status;
+    return structuredClone(s);
+  }
+  async recordSkillUse(i: { skillId: string; ok: boolean }) {
+    const s = this.skills.get(i.skillId);
+    if (!s) throw Object.assign(new Error(`Skill ${i.skillId} does not exist in this workspace.`), { code: "NOT_FOUND" });
+    if (i.ok) s.successes++;
+    else s.failures++;
+  }
+  async listShortcuts(f: { app: string; appVersion: string; status?: ShortcutStatus }) {
+    return [...this.shortcuts.values()].filter((s) => s.app === f.app && s.appVersion === f.appVersion && (!f.status || s.status === f.status)).sort((a, b) => a.uri.localeCompare(b.uri)).map((s) => structuredClone(s));
+  }
+  async saveShortcuts(i: { app: string; appVersion: string; shortcuts: { uri: string; activity: string }[] }) {
+    for (const sc of i.shortcuts) {
+      if ([...this.shortcuts.values()].some((s) => s.app === i.app && s.appVersion === i.appVersion && s.uri === sc.uri)) continue;
+      const id = `shortcut_${++this.seq}`;
+      this.shortcuts.set(id, { id, app: i.app, appVersion: i.appVersion, uri: sc.uri, activity: sc.activity, status: "discovered", reason: null });
+    }
+    return this.listShortcuts({ app: i.app, appVersion: i.appVersion });
+  }
+  async recordShortcutValidation(i: { shortcutId: string; ok: boolean; reason?: string }) {
+    const s = this.shortcuts.get(i.shortcutId);
+    if (!s) throw Object.assign(new Error(`Shortcut ${i.shortcutId} does not exist in this workspace.`), { code: "NOT_FOUND" });
+    if (s.status !== "retired") Object.assign(s, i.ok ? { status: "validated", reason: null } : { status: "retired", reason: i.reason ?? "the expected screen did not appear" });
+    return structuredClone(s);
+  }
+  async listLessons(f: { app: string }) {
+    return [...this.lessons.values()].filter((l) => l.app === f.app).reverse().map((l) => structuredClone(l));
+  }
+  async addLessons(i: { app: string; goal: string; runId: string; lessons: { kind: LessonKind; text: string }[] }) {
+    if (i.lessons.length > MAX_LESSONS_PER_RUN) throw Object.assign(new Error(`lesson.add: lessons: at most ${MAX_LESSONS_PER_RUN} per run`), { code: "INVALID_INPUT" });
+    const out: LessonRecord[] = [];
+    for (const l of i.lessons) {
+      const text = l.text.replace(/\s+/g, " ").trim();
+      const same = [...this.lessons.values()].find((k) => k.app === i.app && k.text.toLocaleLowerCase() === text.toLocaleLowerCase());
+      if (same) this.lessons.delete(same.id);
+      const row: LessonRecord = same ? { ...same, goal: i.goal, kind: l.kind, runId: i.runId } : { id: `lesson_${++this.seq}`, app: i.app, goal: i.goal, kind: l.kind, text, runId: i.runId };
+      this.lessons.set(row.id, row);
+      if (!out.some((o) => o.id === row.id)) out.push(structuredClone(row));
+    }
+    return out;
   }
 
   // ── todos ──
