@@ -21,6 +21,7 @@ import {
   saveShortcuts,
   addLessons,
   startRun,
+  startSuiteRun,
   startTodo,
   validateTodo,
   verifyAgentToken,
@@ -120,6 +121,8 @@ async function sharedBlob() {
 const skill = () => saveSkill(t.db, { workspaceId: w.ws, app: "com.loop", appVersion: "1.0", name: rid("skill"), goal: "Search Loop", body: {}, runId: rid("run") });
 const shortcut = async () => (await saveShortcuts(t.db, { workspaceId: w.ws, app: rid("app"), appVersion: "1.0", shortcuts: [{ uri: "loop://home", activity: "com.loop/.Feed" }] }))[0]!;
 const lesson = async () => (await addLessons(t.db, { workspaceId: w.ws, app: "com.loop", goal: "Search Loop", runId: rid("run"), lessons: [{ kind: "failed", text: rid("lesson") }] }))[0]!;
+const suiteRun = () => startSuiteRun(t.db, { workspaceId: w.ws, modelProfile: "reference-policy", tasks: "*", scenarios: "pack", seeds: 1 });
+const attempt = { taskId: "settings_wifi_off", seed: 1, score: 1, reason: "all 2 checks passed", steps: 3, inputTokens: 900, outputTokens: 40, costMicroUsd: 0, durationMs: 4000 };
 const suiteRun = () => startSuiteRun(t.db, { workspaceId: w.ws, modelProfile: "reference-policy", tasks: "*", scenarios: "pack", seeds: 1 });
 const attempt = { taskId: "settings_wifi_off", seed: 1, score: 1, reason: "all 2 checks passed", steps: 3, inputTokens: 900, outputTokens: 40, costMicroUsd: 0, durationMs: 4000 };
 const tokenBy = (issuedBy: string) => issueAgentToken(t.db, { workspaceId: w.ws, name: "Tab", issuedBy });
@@ -243,6 +246,11 @@ const fixtures: Record<string, Fixture> = {
   "lesson.add": { access: "run", input: async () => ({ app: "com.loop", goal: "Search Loop", runId: rid("run"), lessons: [{ kind: "worked", text: rid("lesson") }] }), outsider: "ok" },
   "lesson.update": { access: "run", input: async () => ({ lessonId: (await lesson()).id, text: rid("lesson") }) },
   "lesson.delete": { access: "run", input: async () => ({ lessonId: (await lesson()).id }) },
+  "suite.list": { access: "read", input: async () => ({}), outsider: "ok" },
+  "suite.get": { access: "read", input: async () => ({ suiteRunId: (await suiteRun()).id }) },
+  "suite.start": { access: "run", input: async () => ({ modelProfile: "reference-policy", tasks: "settings_*", scenarios: "pack", seeds: 3, perturbations: ["popup"] }), outsider: "ok" },
+  "suite.recordAttempt": { access: "run", input: async () => ({ suiteRunId: (await suiteRun()).id, runId: (await run()).id, ...attempt }) },
+  "suite.finish": { access: "run", input: async () => ({ suiteRunId: (await suiteRun()).id, status: "completed" }) },
   "suite.list": { access: "read", input: async () => ({}), outsider: "ok" },
   "suite.get": { access: "read", input: async () => ({ suiteRunId: (await suiteRun()).id }) },
   "suite.start": { access: "run", input: async () => ({ modelProfile: "reference-policy", tasks: "settings_*", scenarios: "pack", seeds: 3, perturbations: ["popup"] }), outsider: "ok" },

@@ -15,6 +15,7 @@ import { policyRouter } from "./routers/policy.ts";
 import { quotaRouter } from "./routers/quota.ts";
 import { runRouter } from "./routers/run.ts";
 import { shareRouter } from "./routers/share.ts";
+import { suiteRouter } from "./routers/suite.ts";
 import { skillRouter } from "./routers/skill.ts";
 import { shortcutRouter } from "./routers/shortcut.ts";
 import { lessonRouter } from "./routers/lesson.ts";
@@ -43,6 +44,7 @@ export const appRouter = createTRPCRouter({
   invite: inviteRouter,
   modelSettings: modelSettingsRouter,
   policy: policyRouter,
+  suite: suiteRouter,
   skill: skillRouter,
   shortcut: shortcutRouter,
   lesson: lessonRouter,
