@@ -1,7 +1,7 @@
 // The HTTP server: /health, accounts (/api/auth, /api/account), the tRPC router at /trpc (queries, mutations and
 // SSE subscriptions) and the model proxy. Every request first passes the Host / CSRF / CORS rules
 // (http-hygiene.ts); then who calls is resolved once (resolvePrincipal). Used by server.ts and by tests.
-import { createServer, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import type { Db } from "@phoneloop/state";
@@ -15,6 +15,7 @@ import { EventHub } from "./events.ts";
 import { checkHealth } from "./health.ts";
 import { applyCors, LOOPBACK_HOSTS, refusal, type HygieneRules } from "./http-hygiene.ts";
 import { handleModelProxy, METER_HEADERS, MODEL_PROXY_PATH } from "./model-proxy.ts";
+import { errorFields, logProcedureFailure, REQUEST_ID_HEADER, requestIdOf, runIdOf, silentLogger, type ApiLogger } from "./logger.ts";
 import { modelSettingsStore, type ModelSettingsInput, type ModelSettingsStore } from "./model-settings.ts";
 import { appRouter } from "./root.ts";
 import { BLOB_PATH, HEALTH_PATH, TRPC_PATH } from "./contract.ts";
@@ -41,7 +42,8 @@ export interface ApiServerInit {
   secretKey?: string;
   /** Model settings the setup link's new workspace starts with (the MODEL_* environment), if any. */
   modelSeed?: ModelSettingsInput | null;
-  onLog?: (line: string) => void;
+  /** Where the API's log lines go (logger.ts); default: nowhere. */
+  logger?: ApiLogger;
   /** Interrupts runs whose worker died and expires overdue gates every intervalMs (server.ts turns it on). */
   reaper?: Omit<ReaperOptions, "onLog"> | null;
 }
@@ -71,14 +73,19 @@ const ALLOWED_HEADERS = [
 ].join(", ");
 
 export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
-  const log = init.onLog ?? (() => {});
+  const log = init.logger ?? silentLogger;
+  /** One line for a route's unexpected failure (the route answered 500). */
+  const routeFailed = (route: string, req: IncomingMessage, e: unknown) => {
+    const runId = runIdOf(req, undefined);
+    log.error({ reqId: requestIdOf(req), ...(runId ? { runId } : {}), route, status: 500, err: errorFields(e) }, "route failed");
+  };
   const secretKey = init.secretKey ?? newSecret();
   const rules: HygieneRules = {
     allowedHosts: new Set([...LOOPBACK_HOSTS, ...(init.allowedHosts ?? [])].map((h) => h.toLowerCase())),
     origins: new Set(init.webOrigins ?? ["http://127.0.0.1:3000", "http://localhost:3000"]),
     allowedHeaders: ALLOWED_HEADERS,
   };
-  const events = new EventHub({ databaseUrl: init.databaseUrl, onLog: log });
+  const events = new EventHub({ databaseUrl: init.databaseUrl, onLog: (line) => log.warn({ component: "events" }, line) });
   await events.start();
   const modelSettings = modelSettingsStore(init.db, secretKey);
   // better-auth needs the API's own origin, known once the port is: set in the listen callback, before any request.
@@ -93,12 +100,13 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
     // Room for the largest blob (16 MiB) as base64 in JSON, and no more.
     maxBodySize: 24 * 1024 * 1024,
     createContext: async ({ req }) => createTRPCContext({ services, principal: await resolvePrincipal(services, toHeaders(req)) }),
-    onError({ error, path }) {
-      if (error.code === "INTERNAL_SERVER_ERROR") log(`500 in ${path ?? "(unknown)"}: ${error.cause?.stack ?? error.stack}`);
+    onError({ error, path, type, req, input }) {
+      logProcedureFailure(log, { error, path, type, req, input });
     },
   });
 
   const server = createServer((req, res) => {
+    res.setHeader(REQUEST_ID_HEADER, requestIdOf(req));
     const refused = refusal(req, rules);
     if (refused) {
       sendJson(res, refused.status, { error: { code: refused.code, message: refused.message } });
@@ -116,15 +124,15 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
     }
     if (accounts.handle(req, res, path)) return;
     if (path.startsWith(`${MODEL_PROXY_PATH}/`)) {
-      handleModelProxy(req, res, { db: init.db, principalOf: () => resolvePrincipal(services, toHeaders(req)), settings: modelSettings }).catch((e: Error) => {
-        log(`model proxy: ${e.stack ?? e.message}`);
+      handleModelProxy(req, res, { db: init.db, principalOf: () => resolvePrincipal(services, toHeaders(req)), settings: modelSettings }).catch((e: unknown) => {
+        routeFailed("model-proxy", req, e);
         sendJson(res, 500, { error: { message: "The model proxy failed unexpectedly; the API log has the details." } });
       });
       return;
     }
     if (path.startsWith(`${BLOB_PATH}/`)) {
-      handleBlobGet(req, res, services).catch((e: Error) => {
-        log(`blob: ${e.stack ?? e.message}`);
+      handleBlobGet(req, res, services).catch((e: unknown) => {
+        routeFailed("blob", req, e);
         if (!res.headersSent) sendJson(res, 500, { error: { message: "Reading the blob failed; the API log has the details." } });
       });
       return;
@@ -145,12 +153,12 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
       auth = created.auth;
       closeAuth = created.close;
       services = { db: init.db, events, modelSettings, auth: sessionReader(auth) };
-      accounts = accountRoutes(services, auth, { modelSeed: init.modelSeed ?? null, modelSettings }, log);
+      accounts = accountRoutes(services, auth, { modelSeed: init.modelSeed ?? null, modelSettings }, (req, e) => routeFailed("account", req, e));
       resolve();
     });
   });
   const port = (server.address() as AddressInfo).port;
-  const reaper = init.reaper ? startReaper(init.db, { ...init.reaper, onLog: log }) : null;
+  const reaper = init.reaper ? startReaper(init.db, { ...init.reaper, onLog: (line) => log.info({ component: "reaper" }, line) }) : null;
   return {
     url: urlOf(init.host, port),
     port,

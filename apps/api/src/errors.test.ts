@@ -20,7 +20,7 @@ let agentId: string;
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1", onLog: (l) => console.error(l) });
+  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   admin = await signUpMember({ db: t.db, auth: api.auth }, { role: "admin" });
   agentToken = (await issueAgentToken(t.db, { workspaceId: admin.workspaceId, name: "Worker", issuedBy: admin.userId })).token;
   agentId = (await agentClient().agent.register.mutate({ id: rid("agent"), name: "Worker", kind: "headless", capabilities: ["android"] })).id;

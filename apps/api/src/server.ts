@@ -5,13 +5,16 @@ import { createApiServer } from "./api-server.ts";
 import { hasAccounts, issueSetupToken } from "./auth/one-time-links.ts";
 import { parseEnv } from "./env.ts";
 import { API_VERSION } from "./health.ts";
+import { createApiLogger } from "./logger.ts";
 
 /** start.ts repeats the line with "/setup?token=" at the end of its output. */
 const SETUP_LINK_LABEL = "Create the first admin (one-time setup link):";
 
+const logger = createApiLogger();
+
 async function main(): Promise<void> {
   const env = parseEnv();
-  const log = (line: string) => console.log(`[api] ${line}`);
+  const log = (line: string) => logger.info(line);
   const migrated = await applyMigrations(env.DATABASE_URL);
   if (migrated.applied.length > 0) log(`applied migrations: ${migrated.applied.join(", ")}`);
   const db = createDb(env.DATABASE_URL);
@@ -37,13 +40,14 @@ async function main(): Promise<void> {
           timeoutMs: env.MODEL_TIMEOUT_MS,
         }
       : null,
-    onLog: log,
+    logger,
     reaper: { intervalMs: env.REAPER_INTERVAL_MS, agentStaleMs: env.AGENT_STALE_MS },
   });
   log(`PhoneLoop API ${API_VERSION} on ${server.url} (tRPC at ${server.url}/trpc, database ${redact(env.DATABASE_URL)})`);
   if (!(await hasAccounts(db))) {
     const token = await issueSetupToken(db);
-    log(`${SETUP_LINK_LABEL} ${env.WEB_ORIGIN[0] ?? "http://127.0.0.1:3000"}/setup?token=${token}`);
+    // For the person starting the server, not a log line: the link is a secret, so it never enters the log.
+    process.stdout.write(`${SETUP_LINK_LABEL} ${env.WEB_ORIGIN[0] ?? "http://127.0.0.1:3000"}/setup?token=${token}\n`);
   }
   let stopping = false;
   const stop = async () => {
@@ -58,7 +62,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  console.error(`[api] could not start: ${e instanceof Error ? e.message : String(e)}`);
-  if (e instanceof Error && e.cause) console.error(`[api] cause: ${String(e.cause)}`);
+  // A start failure is the configuration's or the database's, never a request's input: its message is the news.
+  logger.fatal({ cause: e instanceof Error && e.cause ? String(e.cause) : undefined }, `could not start: ${e instanceof Error ? e.message : String(e)}`);
   process.exit(1);
 });

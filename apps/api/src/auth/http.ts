@@ -37,12 +37,12 @@ export interface AccountExtras {
   modelSettings: ModelSettingsStore;
 }
 
-export function accountRoutes(services: PrincipalServices & { db: Db }, auth: Auth, extras: AccountExtras, log: (line: string) => void): AccountRoutes {
+export function accountRoutes(services: PrincipalServices & { db: Db }, auth: Auth, extras: AccountExtras, logFailure: (req: IncomingMessage, e: unknown) => void): AccountRoutes {
   const betterAuth = toNodeHandler(auth);
-  const fail = (res: ServerResponse, e: unknown) => {
+  const fail = (req: IncomingMessage, res: ServerResponse, e: unknown) => {
     if (e instanceof HttpFailure) return sendJson(res, e.status, { error: { code: e.code, message: e.message } });
     if (e instanceof APIError) return sendJson(res, e.statusCode, { error: { code: e.body?.code ?? "AUTH_FAILED", message: e.body?.message ?? e.message } });
-    log(`account route failed: ${(e as Error).stack ?? String(e)}`);
+    logFailure(req, e);
     sendJson(res, 500, { error: { code: "INTERNAL", message: "The API failed while handling this request; its log has the details." } });
   };
 
@@ -132,7 +132,7 @@ export function accountRoutes(services: PrincipalServices & { db: Db }, auth: Au
           sendJson(res, 404, { error: { code: "NOT_FOUND", message: `No route ${route}. Accounts are created from the setup link or an invite.` } });
           return true;
         }
-        void betterAuth(req, res).catch((e: unknown) => fail(res, e));
+        void betterAuth(req, res).catch((e: unknown) => fail(req, res, e));
         return true;
       }
       if (!path.startsWith(`${ACCOUNT_PATH}/`)) return false;
@@ -143,7 +143,7 @@ export function accountRoutes(services: PrincipalServices & { db: Db }, auth: Au
         : route === "POST /invite" ? acceptInvite(req, res, headers)
         : route === "GET /me" ? me(res, headers)
         : Promise.reject(new HttpFailure(404, "NOT_FOUND", `No route ${route}; ${ACCOUNT_PATH} serves POST /setup, POST /invite and GET /me.`));
-      run.catch((e: unknown) => fail(res, e));
+      run.catch((e: unknown) => fail(req, res, e));
       return true;
     },
   };
