@@ -86,6 +86,14 @@ export default tseslint.config(
     ["**/*.test.ts", "**/testing/**"],
     [API_CONTRACT, STATE_DOMAIN],
   ),
+  // The reference policy is a model: it reads the agent's requests (through the agent's public entry) and the
+  // virtual phone's task pack; its end-to-end tests drive the product.
+  forbid(
+    ["packages/reference-policy/**"],
+    [...ours("web", "api", "state", "cli", "client", "device"), "@prisma", "pg", "react", "next"],
+    "packages/reference-policy answers the agent's model requests; it knows only the agent's public entry and the virtual phone's pack.",
+    ["**/*.test.ts"],
+  ),
   forbid(
     ["apps/web/**"],
     [...ours("state", "api", "cli", "virtual-phone"), "@prisma", "pg"],

@@ -1,0 +1,88 @@
+// The policy's reading of requests and its plans, without a phone: every pack task has a plan whose steps name a
+// move, a goal is recognised with other values than the pack's, and replies are JSON a model could send.
+import { describe, expect, it } from "vitest";
+import { taskGoal } from "@phoneloop/virtual-phone";
+import { answerRequest, asciiJson } from "./policy.ts";
+import { parseElementLine, readRequest } from "./request.ts";
+import { planFor, PLANNED_TASKS } from "./plans.ts";
+import { matchTask, packTasks } from "./tasks.ts";
+
+const executorBody = (goal: string, todo: string, screen: string, history = "") => ({
+  model: "reference-policy",
+  response_format: { type: "json_schema", json_schema: { name: "phone_action", schema: {} } },
+  messages: [
+    { role: "system", content: "You operate an Android phone." },
+    {
+      role: "user",
+      content: [
+        {
+          type: "text",
+          text: [`GOAL: ${goal}`, `TODO: ${todo}`, ...(history ? [`HISTORY (earlier steps):\n<untrusted-data source="history">\n${history}\n</untrusted-data>`] : []), `SCREEN: app "com.phoneloop.settings/.Settings", 1080x2400. Elements:`, `<untrusted-data source="screen">\n${screen}\n</untrusted-data>`, "Your action (one JSON object):"].join("\n"),
+        },
+      ],
+    },
+  ],
+});
+
+describe("reference policy", () => {
+  it("has a plan for every task of the pack, each step with a move or a computation", () => {
+    const tasks = packTasks();
+    expect(tasks.length).toBeGreaterThanOrEqual(30);
+    expect([...PLANNED_TASKS].sort()).toEqual(tasks.map((t) => t.id).sort());
+    for (const task of tasks) {
+      const goal = taskGoal(task);
+      const matched = matchTask(goal);
+      expect(matched?.task.id, goal).toBe(task.id);
+      const plan = planFor(matched!, goal);
+      expect(plan.length, task.id).toBeGreaterThan(0);
+      for (const [i, todo] of plan.entries()) {
+        expect(todo.title).toMatch(new RegExp(`^Step ${i + 1} of ${plan.length}: `));
+        expect(todo.move ?? todo.compute, todo.title).toBeDefined();
+      }
+    }
+  });
+
+  it("reads a goal written from a template with other values", () => {
+    const m = matchTask("Connect to the Wi-Fi network 'Library 5G'.");
+    expect(m).toMatchObject({ task: { id: "settings_connect_cafe" }, params: { ssid: "Library 5G" } });
+    expect(matchTask("Water the plants")).toBeNull();
+  });
+
+  it("parses the executor's element lines", () => {
+    expect(parseElementLine(`[3] "Switch" "Wi-Fi" id="wifi_switch" @[10,40,120,80]`)).toEqual({ index: 3, className: "Switch", flags: [], text: "Wi-Fi", id: "wifi_switch", box: [10, 40, 120, 80] });
+    expect(parseElementLine(`[4] "TextView"(text) "say \\"hi\\"" @[0,0,1,1]`)).toMatchObject({ flags: ["text"], text: 'say "hi"', id: "" });
+    expect(parseElementLine("not an element")).toBeNull();
+  });
+
+  it("taps the element its todo names, then reports the todo complete once its history shows the tap", () => {
+    const screen = [`[1] "TextView"(text) "Settings" @[0,0,100,30]`, `[2] "LinearLayout" "Network & internet" @[0,100,1000,160]`].join("\n");
+    const todo = 'Step 2 of 3: In Settings, tap "Network & internet"';
+    const first = JSON.parse(answerRequest(executorBody("Turn off Wi-Fi.", todo, screen))) as Record<string, unknown>;
+    expect(first).toMatchObject({ type: "click", element: "2" });
+    const then = JSON.parse(answerRequest(executorBody("Turn off Wi-Fi.", todo, screen, `#4 click element "2" → ok`))) as Record<string, unknown>;
+    expect(then).toMatchObject({ type: "status", status: "complete" });
+  });
+
+  it("dismisses a popup in the way before its move", () => {
+    const screen = [`[1] "TextView"(text) "Update available" @[0,0,100,30]`, `[2] "Button" "Later" id="update_later" @[500,500,600,550]`].join("\n");
+    const r = JSON.parse(answerRequest(executorBody("Turn off Wi-Fi.", "Step 1 of 3: Open Settings", screen))) as Record<string, unknown>;
+    expect(r).toMatchObject({ type: "click", element: "Later" });
+  });
+
+  it("a todo that is not its own is reported infeasible, not guessed", () => {
+    const r = JSON.parse(answerRequest(executorBody("Water the plants", "Water them", ""))) as Record<string, unknown>;
+    expect(r).toMatchObject({ type: "status", status: "infeasible" });
+  });
+
+  it("writes JSON with non-ASCII escaped, which parses back to the same text", () => {
+    const text = "明天中午十二点见，不见不散";
+    const json = asciiJson({ text });
+    expect(json).toMatch(/^[\x20-\x7e]*$/);
+    expect(JSON.parse(json)).toEqual({ text });
+  });
+
+  it("knows which call a request is by the schema name the runtime asks for", () => {
+    expect(readRequest({ response_format: { json_schema: { name: "plan" } }, messages: [] }).kind).toBe("plan");
+    expect(readRequest({ messages: [{ role: "user", content: "GOAL: x\nHOST TODO (no screen needed): y\n" }] }).kind).toBe("host");
+  });
+});
