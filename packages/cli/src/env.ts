@@ -18,6 +18,10 @@ const EnvSchema = z.object({
   OPENAI_API_KEY: z.string().trim().min(1).optional(),
   /** An OpenAI-compatible endpoint for every role (default: OpenAI's). */
   OPENAI_BASE_URL: Url("OPENAI_BASE_URL").optional(),
+  /** One model call's timeout for every role, ms (a --<role>-timeout-ms flag overrides it). */
+  MODEL_TIMEOUT_MS: z.coerce.number({ error: "MODEL_TIMEOUT_MS must be milliseconds, e.g. 60000" }).int().min(1).max(600_000).optional(),
+  /** Retries after a 5xx, 429 or timeout for every role (a --<role>-retries flag overrides it). */
+  MODEL_RETRIES: z.coerce.number({ error: "MODEL_RETRIES must be a whole number, e.g. 3" }).int().min(0).max(20).optional(),
 });
 export type Env = z.infer<typeof EnvSchema>;
 

@@ -22,11 +22,21 @@ export const AGENT_OPTIONS = {
   "summarizer-model": { type: "string" },
   "planner-base-url": { type: "string" },
   "executor-base-url": { type: "string" },
+  "planner-timeout-ms": { type: "string" },
+  "executor-timeout-ms": { type: "string" },
+  "summarizer-timeout-ms": { type: "string" },
+  "planner-retries": { type: "string" },
+  "executor-retries": { type: "string" },
+  "summarizer-retries": { type: "string" },
   "max-steps": { type: "string" },
   allow: { type: "string" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const satisfies Options;
+
+/** The longest model call a flag may allow, and the most retries: beyond them a run looks hung. */
+export const MAX_MODEL_TIMEOUT_MS = 600_000;
+export const MAX_MODEL_RETRIES = 20;
 
 export const AGENT_USAGE = `Usage: npm run agent -- --goal "<text>" --device <tcp:host:port | ws:url | adb-server[:serial]> [options]
   --goal <text>              the goal to create and work on
@@ -43,6 +53,10 @@ export const AGENT_USAGE = `Usage: npm run agent -- --goal "<text>" --device <tc
   --planner-model <name>     (default gpt-4o-mini)  --executor-model <name> (default gpt-4o)
   --summarizer-model <name>  (default: the planner's)
   --planner-base-url <url>   --executor-base-url <url>   per-role endpoints
+  --<role>-timeout-ms <ms>   one model call's timeout for planner, executor or summarizer (or MODEL_TIMEOUT_MS for
+                             every role; default 60000); a timeout is retried like a 5xx
+  --<role>-retries <n>       retries after a 5xx, 429 or timeout for that role (or MODEL_RETRIES; default 4);
+                             the role's circuit breaker rests the endpoint after 5 failures in a row
   --max-steps <n>            per-run step cap (default 200)
   --allow <kind,...>         confirm-tier kinds allowed from the start (e.g. input_text); never high-risk ones
   --json                     print the final report as JSON`;
@@ -91,7 +105,13 @@ export function parseAgentArgs(argv: string[], env: Env, readFile: (path: string
     if (!apiKey) throw new UsageError(`--api-key-file ${keyFile} is empty; put the model key in it.`);
   }
   const baseURL = a.string("base-url") ?? env.OPENAI_BASE_URL ?? "https://api.openai.com/v1";
-  const role = (model: string, url?: string) => ({ baseURL: url ?? baseURL, model, ...(apiKey ? { apiKey } : {}) });
+  const role = (name: "planner" | "executor" | "summarizer", model: string, url?: string) => {
+    const timeoutMs = a.durationMs(`${name}-timeout-ms`) ?? env.MODEL_TIMEOUT_MS;
+    const retries = a.int(`${name}-retries`) ?? env.MODEL_RETRIES;
+    if (timeoutMs !== undefined && (timeoutMs < 1 || timeoutMs > MAX_MODEL_TIMEOUT_MS)) throw new UsageError(`--${name}-timeout-ms must be from 1 to ${MAX_MODEL_TIMEOUT_MS} (10 minutes).`);
+    if (retries !== undefined && retries > MAX_MODEL_RETRIES) throw new UsageError(`--${name}-retries must be from 0 to ${MAX_MODEL_RETRIES}.`);
+    return { baseURL: url ?? baseURL, model, ...(apiKey ? { apiKey } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(retries !== undefined ? { retries } : {}) };
+  };
   const plannerModel = a.string("planner-model") ?? "gpt-4o-mini";
   const agentId = a.string("agent-id") ?? env.PHONELOOP_AGENT_ID;
   return {
@@ -103,9 +123,9 @@ export function parseAgentArgs(argv: string[], env: Env, readFile: (path: string
     device: parseDeviceSpec(device),
     apiUrl: a.string("api-url") ?? env.PHONELOOP_API_URL,
     models: {
-      executor: role(a.string("executor-model") ?? "gpt-4o", a.string("executor-base-url")),
-      planner: role(plannerModel, a.string("planner-base-url")),
-      summarizer: role(a.string("summarizer-model") ?? plannerModel, a.string("planner-base-url")),
+      executor: role("executor", a.string("executor-model") ?? "gpt-4o", a.string("executor-base-url")),
+      planner: role("planner", plannerModel, a.string("planner-base-url")),
+      summarizer: role("summarizer", a.string("summarizer-model") ?? plannerModel, a.string("planner-base-url")),
     },
     ...(maxSteps ? { maxSteps } : {}),
     allow: a.list("allow"),
