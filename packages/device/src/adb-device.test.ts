@@ -153,6 +153,19 @@ describe("AdbDevice", () => {
     expect(r.waitedMs).toBeLessThanOrEqual(500);
   });
 
+  it("waitForStable settles a still screen on byte-identical frames without decoding one", async () => {
+    let now = 0;
+    const { adb, commands } = fakeAdb((c) => (c === "screencap -p" ? png(90) : c.startsWith("uiautomator") ? tree(false) : ""));
+    const device = new AdbDevice(adb, { now: () => now, sleep: async (ms) => void (now += ms) });
+    const r = await device.waitForStable({ timeoutMs: 5_000, intervalMs: 30, minQuietMs: 0, requiredMatches: 1 });
+    expect(r).toMatchObject({ stable: true, frames: 2 });
+    expect(r.tree?.children[0]).toMatchObject({ text: "done" });
+    // Nothing differed, so nothing was hashed; the frame is the observation's screenshot as it is.
+    expect(r.phash).toBeUndefined();
+    expect(r.screenshot.png).toEqual(png(90));
+    expect(commands.filter((c) => c.startsWith("uiautomator"))).toHaveLength(1);
+  });
+
   it("waitForStable takes its settle criterion per call and hands back the UI tree it read for the indicator check", async () => {
     // The screen flips three times, then stays.
     const frames = [png(0), png(200), png(0), png(200), png(200), png(200), png(200), png(200)];

@@ -566,21 +566,32 @@ export class AdbDevice implements Device {
     const elapsed = () => this.#now() - start;
     // Each frame gets the time left (at least 1 s, at most the screenshot default): a hung phone still times out.
     const budget = () => Math.min(this.timeouts.screenshot, Math.max(1_000, timeoutMs - elapsed()));
-    let previous: string | undefined;
+    // Frames are compared by their bytes first: an unchanged screen gives byte-identical PNGs, so a still screen is
+    // settled without decoding a frame. Only frames that differ are decoded and compared by pHash (within maxDistance).
     let previousPng: Uint8Array | undefined;
+    /** pHash of the previous frame, once one was needed. */
+    let previousHash: string | undefined;
     let matches = 0;
     let quietSince = 0;
     let frames = 0;
     // A still screen already seen with a loading indicator: keep polling frames, skip asking the UI tree again.
     let loadingHash: string | undefined;
     let finished = false;
-    // The next frame is captured while this one is hashed; once the answer is known no further frame is taken.
+    // The next frame is captured while this one is compared; once the answer is known no further frame is taken.
     const capture = (): Promise<Screenshot | undefined> => {
       if (finished) return Promise.resolve(undefined);
       const p: Promise<Screenshot | undefined> = this.screenshot({ timeoutMs: budget() });
       p.catch(() => undefined); // awaited below, or dropped when the loop ends
       return p;
     };
+    const result = (stable: boolean, shot: Screenshot, hash: string | undefined, tree?: UiNode): StableResult => ({
+      stable,
+      waitedMs: elapsed(),
+      frames,
+      screenshot: shot,
+      ...(hash !== undefined ? { phash: hash } : {}),
+      ...(tree ? { tree } : {}),
+    });
     let next = capture();
     try {
       for (;;) {
@@ -592,23 +603,32 @@ export class AdbDevice implements Device {
           next = (intervalMs > 0 ? this.#sleep(intervalMs) : Promise.resolve()).then(capture);
           next.catch(() => undefined);
         }
-        // An unchanged screen gives byte-identical PNGs: skip decoding it again.
-        const hash = previous !== undefined && previousPng && sameBytes(previousPng, shot.png) ? previous : await phashPng(shot.png);
+        let hash: string | undefined;
+        let same = false;
+        if (previousPng && sameBytes(previousPng, shot.png)) {
+          same = true;
+          hash = previousHash;
+        } else if (previousPng) {
+          previousHash ??= await phashPng(previousPng);
+          hash = await phashPng(shot.png);
+          same = hammingDistance(previousHash, hash) <= maxDistance;
+        }
         previousPng = shot.png;
+        previousHash = hash;
         frames++;
-        if (previous !== undefined && hammingDistance(previous, hash) <= maxDistance) matches++;
+        if (same) matches++;
         else {
           matches = 0;
           quietSince = at;
         }
-        previous = hash;
-        if (matches >= requiredMatches && at - quietSince >= minQuietMs && hash !== loadingHash) {
-          if (!checkLoading) return { stable: true, waitedMs: elapsed(), frames, screenshot: shot, phash: hash };
+        if (matches >= requiredMatches && at - quietSince >= minQuietMs && (loadingHash === undefined || hash !== loadingHash)) {
+          if (!checkLoading) return result(true, shot, hash);
           const tree = await this.#treeUnlessLoading(budget());
-          if (tree) return { stable: true, waitedMs: elapsed(), frames, screenshot: shot, phash: hash, tree };
-          loadingHash = hash;
+          if (tree) return result(true, shot, hash, tree);
+          // Hashed now, so every later frame carries a hash to tell this still skeleton from the finished screen.
+          loadingHash = previousHash = hash ?? (await phashPng(shot.png));
         }
-        if (!more) return { stable: false, waitedMs: elapsed(), frames, screenshot: shot, phash: hash };
+        if (!more) return result(false, shot, hash);
       }
     } finally {
       finished = true;

@@ -100,8 +100,11 @@ export interface StableResult {
   frames: number;
   /** The last frame taken: the settled screen when `stable`. Reuse it as the observation instead of another screenshot. */
   screenshot: Screenshot;
-  /** pHash of `screenshot` (`phashPng`), already computed for the comparison. */
-  phash: string;
+  /**
+   * pHash of `screenshot` (`phashPng`), when the comparison computed one: frames are compared by their bytes first
+   * (an unchanged screen gives byte-identical PNGs), and only frames that differ are decoded and hashed.
+   */
+  phash?: string;
   /**
    * The UI tree read after the settled frame for the loading-indicator check, when `stable` and one was read:
    * reuse it as the observation's tree instead of dumping it again.
