@@ -67,7 +67,9 @@ export async function runHeadless(init: HeadlessInit): Promise<RunOutcome & { ta
       },
     );
     // A virtual phone's task score is read from its control API here, so the runtime never knows the phone is simulated.
-    const taskScore = init.phoneControl ? await recordPhoneTaskScore(controlPlane, init.phoneControl, { runId: out.runId, goalId: out.goalId, answer: out.report.conclusion }) : null;
+    // The run's answer is its report: the conclusion and the findings (where the executor's `answer` actions land).
+    const answer = [out.report.conclusion, ...out.report.findings].join("\n");
+    const taskScore = init.phoneControl ? await recordPhoneTaskScore(controlPlane, init.phoneControl, { runId: out.runId, goalId: out.goalId, answer }) : null;
     return { ...out, taskScore };
   } finally {
     if (owned) await device.close().catch(() => undefined);
