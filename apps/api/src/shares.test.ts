@@ -64,11 +64,13 @@ describe("shares", () => {
     const { token } = await createShare(t.db, { workspaceId: ws, runId: shared.run.id }, { actor: adminId });
     const opened = await anonymous("share.open", { token });
     expect(opened.status).toBe(200);
-    const replay = opened.data as { run: { id: string; steps: { screenSha256: string }[] }; evidence: { runId: string; blobSha256: string }[]; goal: { id: string } };
+    const replay = opened.data as { run: { id: string }; timeline: { kind: string; summary: string }[]; goal: { id: string }; stepCount: number };
     expect(replay.run.id).toBe(shared.run.id);
-    expect(replay.run.steps.map((s) => s.screenSha256)).toEqual([shared.screen]);
-    expect(replay.evidence.map((e) => [e.runId, e.blobSha256])).toEqual([[shared.run.id, shared.shot]]);
-    expect(JSON.stringify(replay)).not.toContain(other.run.id);
+    expect(replay.stepCount).toBe(1);
+    expect(replay.timeline.map((e) => [e.kind, e.summary])).toEqual([["observation", "the booking screen"]]);
+    const steps = (await anonymous("share.steps", { token })).data as { items: { screen: { sha256: string } | null }[]; nextCursor: string | null };
+    expect(steps.items.map((s) => s.screen?.sha256)).toEqual([shared.screen]);
+    expect(JSON.stringify([replay, steps])).not.toContain(other.run.id);
 
     // Its run's blobs (a step's screen, an evidence's screenshot), and no other blob of the workspace.
     for (const sha256 of [shared.screen, shared.shot]) expect((await anonymous("share.blob", { token, sha256 })).status).toBe(200);

@@ -61,6 +61,7 @@ export { appendStep, AppendStepInput } from "./services/run/append-step.ts";
 export { saveCheckpoint, SaveCheckpointInput } from "./services/run/save-checkpoint.ts";
 export { resumeRun, ResumeRunInput } from "./services/run/resume-run.ts";
 export { finishRun, FinishRunInput } from "./services/run/finish-run.ts";
+export { gradeRun, GradeRunInput } from "./services/run/grade-run.ts";
 export { reapRuns, ReapRunsInput, DEFAULT_AGENT_STALE_MS, type ReapedRun } from "./services/run/reap-runs.ts";
 export { expireGates, ExpireGatesInput } from "./services/gate/expire-gates.ts";
 
@@ -124,6 +125,7 @@ export { evidenceList, EvidenceListInput, type EvidenceView } from "./projection
 export { todoList, TodoListInput, type TodoListItem } from "./projections/todo-list.ts";
 export { goalDetail, GoalDetailInput } from "./projections/goal-detail.ts";
 export { runDetail, RunDetailInput, type RunDetail } from "./projections/run-detail.ts";
+export { runReplay, RunReplayInput, runSteps, RunStepsInput, runList, RunListInput, type RunListItem, type RunReplay, type ReplayStep, type ReplayScreen, type ReplayNote, type ReplayModelCall } from "./projections/run-replay.ts";
 export { evidenceByKey, EvidenceByKeyInput } from "./projections/evidence-by-key.ts";
 export { goalList, GoalListInput, type GoalListItem } from "./projections/goal-list.ts";
 export { suiteRunList, SuiteRunListInput, suiteRunDetail, SuiteRunDetailInput, suiteFigures, type SuiteRunListItem, type SuiteRunDetail, type SuiteFigures } from "./projections/suite-runs.ts";

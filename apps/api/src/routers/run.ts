@@ -14,8 +14,10 @@ import {
   StartRunInput,
 } from "@phoneloop/state";
 import { allow } from "../trpc.ts";
+import { runReplayProcedures } from "./run-replay.ts";
 
 export const runRouter = {
+  ...runReplayProcedures,
   /** One run with its last checkpoint and its steps. */
   get: allow("read", RunDetailInput).query(({ ctx, input }) => runDetail(ctx.db, input)),
   start: allow("run", StartRunInput).mutation(({ ctx, input }) => startRun(ctx.db, input, { actor: ctx.actor })),

@@ -1,6 +1,7 @@
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { createShare, CreateShareInput, getBlob, listShares, ListSharesInput, openShare, PAGE_LIMIT, revokeShare, RevokeShareInput, sharedReplay, Text, type Db } from "@phoneloop/state";
+import { createShare, CreateShareInput, listShares, ListSharesInput, openShare, PAGE_LIMIT, PageFields, revokeShare, RevokeShareInput, RunReplayInput, Text, type Db } from "@phoneloop/state";
+import { scanRun, sharedBlob, sharedReplay, sharedSteps } from "../share/shared-replay.ts";
 import { allow, allowAnyone } from "../trpc.ts";
 import { BlobInput } from "./evidence.ts";
 
@@ -24,11 +25,18 @@ export const shareRouter = {
   list: allow("share", ListSharesInput.omit({ workspaceId: true }).default({ limit: PAGE_LIMIT.default })).query(({ ctx, input }) =>
     listShares(ctx.db, { ...input, workspaceId: ctx.workspaceId }),
   ),
-  /** Anyone with the link: the run, its steps and evidence. A revoked or expired link is "not found". */
+  /** Before a link is made: what the run would reveal (keys, tokens, cards, phone numbers, e-mail) and what a link masks. */
+  scan: allow("share", RunReplayInput).query(({ ctx, input }) => scanRun(ctx.db, input.runId)),
+  /** Anyone with the link: the run's replay header, with text typed into password fields masked. A revoked or expired link is "not found". */
   open: allowAnyone(z.object({ token: ShareToken })).query(async ({ ctx, input }) => sharedReplay(ctx.db, await opened(ctx.db, input.token))),
-  /** A blob of the shared run (a screen of its steps or evidence); any other blob is "not found". */
+  /** Anyone with the link: a page of the run's steps, masked as `open` is. */
+  steps: allowAnyone(z.object({ token: ShareToken, ...PageFields })).query(async ({ ctx, input }) => {
+    const { token, ...page } = input;
+    return sharedSteps(ctx.db, await opened(ctx.db, token), page);
+  }),
+  /** A blob of the shared run (a screen of its steps or evidence, password fields boxed over); any other blob is "not found". */
   blob: allowAnyone(BlobInput.extend({ token: ShareToken })).query(async ({ ctx, input }) => {
-    const blob = await getBlob(ctx.db, input.sha256, { share: await opened(ctx.db, input.token) });
+    const blob = await sharedBlob(ctx.db, await opened(ctx.db, input.token), input.sha256);
     if (!blob) throw new TRPCError({ code: "NOT_FOUND", message: `The shared run shows no blob ${input.sha256}.` });
     return { sha256: input.sha256, mime: blob.mime, base64: Buffer.from(blob.bytes).toString("base64") };
   }),

@@ -37,6 +37,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                     <Link href="/board">Board</Link>
                     <Link href="/goals/new">New goal</Link>
                     <Link href="/devices">Devices</Link>
+                    <Link href="/runs">Runs</Link>
                     <Link href="/team">Team</Link>
                   </nav>
                   <AccountBadge />

@@ -8,6 +8,10 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 export const RUN_END_STATUSES = ["completed", "partial", "blocked", "failed", "cancelled"] as const;
 export type RunEndStatus = (typeof RUN_END_STATUSES)[number];
 
+/** A reviewer's grade of a run's replay: A as intended, B done with extra questions, C done with a side effect, D off course. */
+export const RUN_GRADES = ["A", "B", "C", "D"] as const;
+export type RunGrade = (typeof RUN_GRADES)[number];
+
 export const RUN_END_REASONS = [
   "completed", // every todo of the run's scope reached done
   "all_done", // no todo was left to claim: the goal's plan is finished

@@ -1,0 +1,293 @@
+// A run as its replay shows it: the run's header (goal, agent, grade, totals, the summary report and the timeline
+// of what happened outside executor steps: planner turns, handoffs, gate decisions) and its executor steps in pages,
+// each joined with the evidence recorded at that step (screenshot, action, model calls, anomalies, gate decisions,
+// validations). Screenshots are blob ids (GET /blobs/<sha256>), never bytes.
+import { z } from "zod";
+import type { Evidence } from "../generated/prisma/client.ts";
+import { StateError } from "../domain/errors.ts";
+import { parseInput } from "../domain/input.ts";
+import { pageOf, PageFields, type Page } from "../domain/page.ts";
+import { Id } from "../domain/schemas.ts";
+import type { DbOrTx } from "../services/operator.ts";
+import { pageQuery } from "./page-query.ts";
+
+export const RunReplayInput = z.object({ runId: Id });
+export type RunReplayInput = z.input<typeof RunReplayInput>;
+
+/** A page of a run's steps in order; the cursor is the last step's id. */
+export const RunStepsInput = z.object({ runId: Id, ...PageFields });
+export type RunStepsInput = z.input<typeof RunStepsInput>;
+
+/** What one model call cost, from its model_call evidence (the API's proxy or a direct endpoint recorded it). */
+export interface ReplayModelCall {
+  role: string;
+  model: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  microUsd: number;
+  latencyMs: number | null;
+  /** The model's raw reply, when the call recorded it (direct endpoints). */
+  reply: string | null;
+  stepIndex: number | null;
+  at: Date;
+}
+
+export interface ReplayNote {
+  id: string;
+  kind: string;
+  summary: string;
+  data: unknown;
+  at: Date;
+}
+
+export interface ReplayScreen {
+  sha256: string;
+  mime: string | null;
+  width: number | null;
+  height: number | null;
+  /** The elements the model was shown, boxes in 0–1000 (`password` marks a password field). */
+  elements: { i: number; text?: string | null; id?: string | null; box: [number, number, number, number]; password?: boolean }[];
+  app: string | null;
+}
+
+export interface ReplayStep {
+  id: string;
+  index: number;
+  node: string;
+  todoId: string | null;
+  at: Date;
+  /** The parsed action (its `thought` is the model's words), or the description of a reply that did not parse. */
+  action: unknown;
+  outcome: string | null;
+  app: string | null;
+  /** Where a point action landed, in 0–1000 screen coordinates. */
+  point: { x: number; y: number } | null;
+  /** The policy decision recorded with the action (tier, rule, evidence, version). */
+  policy: unknown;
+  /** Milliseconds per phase: sensing the screen, the model, acting on the phone, and the core's writes. */
+  timings: { sense: number; model: number; act: number; writes: number } | null;
+  /** The executor model's raw replies for this step, the model's own words. */
+  replies: string[];
+  screen: ReplayScreen | null;
+  anomalies: ReplayNote[];
+  gateDecisions: ReplayNote[];
+  validations: ReplayNote[];
+  modelCalls: ReplayModelCall[];
+  tokens: number;
+  microUsd: number;
+}
+
+export interface RunReplay {
+  run: {
+    id: string;
+    goalId: string;
+    todoId: string | null;
+    agentId: string;
+    status: string;
+    summary: string | null;
+    endReason: string | null;
+    startedAt: Date;
+    endedAt: Date | null;
+    grade: string | null;
+    gradeNote: string | null;
+    gradedAt: Date | null;
+    gradedBy: { id: string; name: string } | null;
+  };
+  goal: { id: string; title: string; objective: string };
+  agent: { id: string; name: string; kind: string };
+  stepCount: number;
+  totals: { modelCalls: number; inputTokens: number; outputTokens: number; microUsd: number };
+  /** The summarizer's report (its summary evidence), or null while the run has none. */
+  report: unknown;
+  /** Everything recorded outside executor steps, oldest first: planner turns, replans, handoffs, the summary. */
+  timeline: ReplayNote[];
+  /** The model calls outside executor steps (planner, summarizer). */
+  modelCalls: ReplayModelCall[];
+}
+
+const TIMELINE_CAP = 1000;
+
+/** A page of a workspace's runs, newest first (optionally one goal's); the cursor is the last run's id. */
+export const RunListInput = z.object({ workspaceId: Id, goalId: Id.optional(), ...PageFields });
+export type RunListInput = z.input<typeof RunListInput>;
+
+export interface RunListItem {
+  id: string;
+  goalId: string;
+  goalTitle: string;
+  agentName: string;
+  status: string;
+  endReason: string | null;
+  startedAt: Date;
+  endedAt: Date | null;
+  grade: string | null;
+  stepCount: number;
+}
+
+export async function runList(db: DbOrTx, raw: RunListInput): Promise<Page<RunListItem>> {
+  const i = parseInput(RunListInput, raw, "runList");
+  const rows = await db.run.findMany({
+    where: { goal: { workspaceId: i.workspaceId }, ...(i.goalId ? { goalId: i.goalId } : {}) },
+    orderBy: [{ startedAt: "desc" }, { id: "asc" }],
+    select: {
+      id: true, goalId: true, status: true, endReason: true, startedAt: true, endedAt: true, grade: true,
+      goal: { select: { title: true } },
+      agent: { select: { name: true } },
+      _count: { select: { steps: true } },
+    },
+    ...pageQuery(i),
+  });
+  return pageOf(
+    rows.map(({ goal, agent, _count, ...r }) => ({ ...r, goalTitle: goal.title, agentName: agent.name, stepCount: _count.steps })),
+    i.limit,
+    (r) => r.id,
+  );
+}
+
+export async function runReplay(db: DbOrTx, raw: RunReplayInput): Promise<RunReplay> {
+  const i = parseInput(RunReplayInput, raw, "runReplay");
+  const run = await db.run.findUnique({
+    where: { id: i.runId },
+    select: {
+      id: true, goalId: true, todoId: true, agentId: true, status: true, summary: true, endReason: true, startedAt: true, endedAt: true,
+      grade: true, gradeNote: true, gradedAt: true, gradedBy: true,
+      goal: { select: { id: true, title: true, objective: true } },
+      agent: { select: { id: true, name: true, kind: true } },
+      _count: { select: { steps: true } },
+    },
+  });
+  if (!run) throw new StateError("NOT_FOUND", `Run ${i.runId} does not exist.`, { runId: i.runId });
+  const [outside, usage, grader] = await Promise.all([
+    db.evidence.findMany({ where: { runId: run.id, stepIndex: null }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: TIMELINE_CAP }),
+    db.evidence.findMany({ where: { runId: run.id, kind: "model_call" }, select: { data: true } }),
+    run.gradedBy ? db.authUser.findUnique({ where: { id: run.gradedBy }, select: { id: true, name: true } }) : null,
+  ]);
+  const totals = { modelCalls: 0, inputTokens: 0, outputTokens: 0, microUsd: 0 };
+  for (const e of usage) {
+    const u = usageOf(e.data);
+    totals.modelCalls++;
+    totals.inputTokens += u.inputTokens;
+    totals.outputTokens += u.outputTokens;
+    totals.microUsd += u.microUsd;
+  }
+  const { goal, agent, _count, gradedBy, ...header } = run;
+  return {
+    run: { ...header, gradedBy: gradedBy ? (grader ?? { id: gradedBy, name: gradedBy }) : null },
+    goal,
+    agent,
+    stepCount: _count.steps,
+    totals,
+    report: outside.filter((e) => e.kind === "summary").at(-1)?.data ?? null,
+    timeline: outside.filter((e) => e.kind !== "model_call").map(note),
+    modelCalls: outside.filter((e) => e.kind === "model_call").map(modelCallOf),
+  };
+}
+
+export async function runSteps(db: DbOrTx, raw: RunStepsInput): Promise<Page<ReplayStep>> {
+  const i = parseInput(RunStepsInput, raw, "runSteps");
+  const exists = await db.run.count({ where: { id: i.runId } });
+  if (!exists) throw new StateError("NOT_FOUND", `Run ${i.runId} does not exist.`, { runId: i.runId });
+  const rows = await db.step.findMany({ where: { runId: i.runId }, orderBy: [{ index: "asc" }, { id: "asc" }], ...pageQuery(i) });
+  const page = pageOf(rows, i.limit, (s) => s.id);
+  if (!page.items.length) return { items: [], nextCursor: page.nextCursor };
+  const from = page.items[0]!.index;
+  const to = page.items[page.items.length - 1]!.index;
+  const evidence = await db.evidence.findMany({
+    where: { runId: i.runId, stepIndex: { gte: from, lte: to } },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    include: { blob: { select: { mime: true } } },
+  });
+  const byStep = new Map<number, typeof evidence>();
+  for (const e of evidence) byStep.set(e.stepIndex!, [...(byStep.get(e.stepIndex!) ?? []), e]);
+  const blobMimes = new Map(
+    (await db.blob.findMany({ where: { sha256: { in: page.items.flatMap((s) => (s.screenSha256 ? [s.screenSha256] : [])) } }, select: { sha256: true, mime: true } })).map((b) => [b.sha256, b.mime]),
+  );
+
+  const items = page.items.map((s): ReplayStep => {
+    const at = byStep.get(s.index) ?? [];
+    const observed = at.find((e) => e.kind === "observation" && e.blobSha256) ?? at.find((e) => e.kind === "observation");
+    const acted = at.filter((e) => e.kind === "action").at(-1);
+    const obsData = record(observed?.data);
+    const screenSize = record(obsData.screen);
+    const width = num(screenSize.width);
+    const height = num(screenSize.height);
+    const sha = s.screenSha256 ?? observed?.blobSha256 ?? null;
+    const stepObs = record(s.observation);
+    const actData = record(acted?.data);
+    const px = record(actData.px);
+    const calls = at.filter((e) => e.kind === "model_call").map(modelCallOf);
+    const anomalyNotes = at.filter((e) => e.kind === "anomaly").map(note);
+    // A detector's finding is in the step's anomalies even when no evidence row says more.
+    for (const kind of s.anomalies) if (!anomalyNotes.some((n) => record(n.data).kind === kind)) anomalyNotes.push({ id: `${s.id}:${kind}`, kind: "anomaly", summary: kind, data: { kind }, at: s.createdAt });
+    return {
+      id: s.id,
+      index: s.index,
+      node: s.node,
+      todoId: observed?.todoId ?? acted?.todoId ?? null,
+      at: s.createdAt,
+      action: s.action,
+      outcome: str(stepObs.outcome),
+      app: str(stepObs.app) ?? str(obsData.app),
+      point: width && height && num(px.x) !== null && num(px.y) !== null ? { x: Math.round((num(px.x)! * 1000) / width), y: Math.round((num(px.y)! * 1000) / height) } : null,
+      policy: actData.policy ?? null,
+      timings: timingsOf(stepObs.timings),
+      replies: Array.isArray(stepObs.replies) ? stepObs.replies.filter((r): r is string => typeof r === "string") : [],
+      screen: sha
+        ? {
+            sha256: sha,
+            mime: (observed?.blobSha256 === sha ? observed.blob?.mime : blobMimes.get(sha)) ?? null,
+            width,
+            height,
+            elements: Array.isArray(obsData.elements) ? (obsData.elements as ReplayScreen["elements"]) : [],
+            app: str(obsData.app),
+          }
+        : null,
+      anomalies: anomalyNotes,
+      gateDecisions: at.filter((e) => e.kind === "gate_decision").map(note),
+      validations: at.filter((e) => e.kind === "validation").map(note),
+      modelCalls: calls,
+      tokens: s.tokens || calls.reduce((a, c) => a + c.inputTokens + c.outputTokens, 0),
+      microUsd: calls.reduce((a, c) => a + c.microUsd, 0),
+    };
+  });
+  return { items, nextCursor: page.nextCursor };
+}
+
+function note(e: Evidence): ReplayNote {
+  return { id: e.id, kind: e.kind, summary: e.summary, data: e.data, at: e.createdAt };
+}
+
+/** Usage as either recorder writes it: the API's proxy ({ inputTokens, outputTokens, microUsd }) or a direct call ({ usage: {…} }). */
+function usageOf(data: unknown): { inputTokens: number; outputTokens: number; microUsd: number } {
+  const d = record(data);
+  const u = { ...d, ...record(d.usage) };
+  return { inputTokens: num(u.inputTokens) ?? 0, outputTokens: num(u.outputTokens) ?? 0, microUsd: num(u.microUsd) ?? 0 };
+}
+
+function modelCallOf(e: Evidence): ReplayModelCall {
+  const d = record(e.data);
+  return { role: str(d.role) ?? "model", model: str(d.model), ...usageOf(d), latencyMs: num(d.latencyMs), reply: str(d.reply), stepIndex: e.stepIndex, at: e.createdAt };
+}
+
+/** The runner's phase timings folded into sense / model / act / writes (everything else the step spent). */
+function timingsOf(raw: unknown): ReplayStep["timings"] {
+  const t = record(raw);
+  const entries = Object.entries(t).filter((e): e is [string, number] => typeof e[1] === "number");
+  if (!entries.length) return null;
+  const model = t.model as number | undefined ?? 0;
+  const sense = num(t.sense) ?? 0;
+  const act = num(t.perform) ?? 0;
+  const all = entries.filter(([k]) => k !== "model").reduce((a, [, v]) => a + v, 0);
+  const round = (n: number) => Math.max(0, Math.round(n));
+  return { sense: round(sense), model: round(model), act: round(act), writes: round(all - sense - act - model) };
+}
+
+function record(x: unknown): Record<string, unknown> {
+  return typeof x === "object" && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : {};
+}
+function num(x: unknown): number | null {
+  return typeof x === "number" && Number.isFinite(x) ? x : null;
+}
+function str(x: unknown): string | null {
+  return typeof x === "string" ? x : null;
+}
