@@ -5,6 +5,8 @@ import ui from "../ui/ui.module.css";
 import { PhoneMirror } from "./phone-mirror.tsx";
 import { describeProgress, usePhone, type PhoneProblem } from "./phone-store.tsx";
 import { PhoneCard } from "./phone-card.tsx";
+import { PhoneGoals } from "./phone-goals.tsx";
+import { WorkerToggle } from "../runner/worker-toggle.tsx";
 import styles from "./device.module.css";
 
 export function DevicesView() {
@@ -59,7 +61,11 @@ export function DevicesView() {
 
       {state.status === "connected" ? (
         <div className={styles.connected}>
-          <PhoneCard info={state.info} connection={state.connection} />
+          <div className={styles.side}>
+            <PhoneCard info={state.info} connection={state.connection} />
+            <WorkerToggle />
+            <PhoneGoals />
+          </div>
           <PhoneMirror device={state.device} info={state.info} />
         </div>
       ) : state.status !== "connecting" ? (
