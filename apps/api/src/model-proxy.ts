@@ -125,7 +125,7 @@ export async function handleModelProxy(req: IncomingMessage, res: ServerResponse
   const callId = randomUUID();
   // The call is made and paid for: it is spent even past the limit, which then stops the next call.
   let overQuota = false;
-  await spendQuota(db, { key: `model:${callId}`, goalId: run.goalId, agentId: principal.agentId, ...(run.todoId ? { todoId: run.todoId } : {}), tokens: usage.inputTokens + usage.outputTokens, microUsd }).catch((e: unknown) => {
+  await spendQuota(db, { key: `model:${callId}`, goalId: run.goalId, agentId: principal.agentId, runId: run.id, ...(run.todoId ? { todoId: run.todoId } : {}), tokens: usage.inputTokens + usage.outputTokens, microUsd }).catch((e: unknown) => {
     if (isStateError(e) && e.code === "QUOTA_EXCEEDED") overQuota = true;
     else throw e;
   });

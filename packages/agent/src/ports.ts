@@ -395,7 +395,8 @@ export interface ControlPlane {
   recordTurnResult(input: TurnResultInput): Promise<TurnResultOutcome>;
   shouldRun(input: { agentId: string; goalId: string; todoId?: string }): Promise<ShouldRunResult>;
   /** Spends once per key (planner and summarizer calls, which no todo's turn result carries). */
-  spendQuota(input: { key: string; agentId: string; goalId: string; todoId?: string } & SpendAmount): Promise<{ spent: boolean; duplicate: boolean }>;
+  /** `runId`: the run the spend belongs to (the board and the run view show spend per run). */
+  spendQuota(input: { key: string; agentId: string; goalId: string; todoId?: string; runId?: string } & SpendAmount): Promise<{ spent: boolean; duplicate: boolean }>;
 
   appendEvidence(e: EvidenceInput): Promise<{ evidenceId: string; created: boolean }>;
   listEvidence(filter: { goalId: string; runId?: string; kind?: EvidenceKind }): Promise<Evidence[]>;

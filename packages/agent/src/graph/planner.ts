@@ -58,7 +58,7 @@ async function askPlanner<T>(ctx: RunContext, state: PlannerState, messages: Cha
 /** Planner calls are spent on their own key: no todo's turn result carries them. */
 async function spendPlanner(ctx: RunContext, state: PlannerState, key: string, tokens: number, microUsd: number): Promise<void> {
   if (tokens === 0 && microUsd === 0) return;
-  await ctx.ports.controlPlane.spendQuota({ key: `${state.runId}:${key}`, agentId: state.agentId, goalId: state.goalId, steps: 0, tokens, microUsd });
+  await ctx.ports.controlPlane.spendQuota({ key: `${state.runId}:${key}`, agentId: state.agentId, goalId: state.goalId, runId: state.runId, steps: 0, tokens, microUsd });
 }
 
 async function mayCallModel(ctx: RunContext, state: PlannerState): Promise<{ ok: true } | { ok: false; reason: RunEndReason; message: string }> {

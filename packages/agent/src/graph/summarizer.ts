@@ -81,7 +81,7 @@ export async function runSummarizer(ctx: RunContext, state: SummarizerState): Pr
     totals: state.totals,
   };
   await cp.appendEvidence({ idempotencyKey: `${state.runId}:summary`, kind: "summary", goalId: state.goalId, runId: state.runId, summary: conclusion, data: { ...report } });
-  if (tokens) await cp.spendQuota({ key: `${state.runId}:summarizer`, agentId: state.agentId, goalId: state.goalId, steps: 0, tokens, microUsd });
+  if (tokens) await cp.spendQuota({ key: `${state.runId}:summarizer`, agentId: state.agentId, goalId: state.goalId, runId: state.runId, steps: 0, tokens, microUsd });
   await cp.finishRun({ runId: state.runId, agentId: state.agentId, status, endReason: state.end.reason, summary: conclusion.slice(0, 2000) });
   return report;
 }

@@ -514,7 +514,7 @@ export class MemoryControlPlane implements ControlPlane {
     if (exhausted) return skip("exhausted", `Quota exhausted: ${exhausted}.`);
     return { decision: "run" };
   }
-  async spendQuota(input: { key: string; agentId: string; goalId: string; todoId?: string } & SpendAmount) {
+  async spendQuota(input: { key: string; agentId: string; goalId: string; todoId?: string; runId?: string } & SpendAmount) {
     if (this.spends.has(input.key)) return { spent: false, duplicate: true };
     return { spent: this.spendNow(input) === null, duplicate: false };
   }

@@ -9,6 +9,7 @@ import { todoStatusOf, type TodoStatus } from "../domain/status.ts";
 import type { RunStatus } from "../domain/run.ts";
 import { currentTime, type DbOrTx, type OperatorContext } from "../services/operator.ts";
 import { policyUsage, type Amounts, type PolicyUsage } from "../services/quota/usage.ts";
+import { goalSpend, NOTHING_SPENT } from "./spend.ts";
 
 const RUN_FIELDS = { id: true, status: true, agentId: true, endReason: true, startedAt: true, endedAt: true } as const;
 
@@ -31,6 +32,7 @@ export interface BoardCard {
   latestEvidence: { summary: string; kind: string; at: Date } | null;
   /** The todo's newest screenshot (an image blob on its evidence), for the card's thumbnail. */
   latestScreenshot: { sha256: string; at: Date } | null;
+  /** What was spent on this todo (every run's turns and model calls on it). */
   quotaUsed: Amounts;
   /** The newest run that recorded evidence on this todo, with its status (interrupted: its worker died). */
   latestRun: BoardRun | null;
@@ -43,12 +45,16 @@ export interface BoardRun {
   endReason: string | null;
   startedAt: Date;
   endedAt: Date | null;
+  /** What the run spent: its turns' steps, its model calls' tokens and money. */
+  spent: Amounts;
 }
 
 export interface Board {
   goal: Goal;
   lanes: { state: TodoState; cards: BoardCard[] }[];
   quota: PolicyUsage[];
+  /** What the goal spent in all (policies or not). */
+  spent: Amounts;
   /** The goal's runs, newest first (at most 20). */
   runs: BoardRun[];
   at: Date;
@@ -70,31 +76,28 @@ export async function board(db: DbOrTx, raw: BoardInput, ctx?: OperatorContext):
       SELECT DISTINCT ON (e."todoId") e."todoId", e."blobSha256" AS "sha256", e."createdAt" FROM "Evidence" e
       JOIN "Blob" b ON b."sha256" = e."blobSha256" AND b."mime" LIKE 'image/%'
       WHERE e."goalId" = ${goal.id} AND e."todoId" IS NOT NULL ORDER BY e."todoId", e."createdAt" DESC, e."id" DESC`,
-    db.$queryRaw<{ todoId: string; steps: bigint; tokens: bigint; microUsd: bigint }[]>`
-      SELECT "todoId", sum("steps")::bigint AS "steps", sum("tokens")::bigint AS "tokens", sum("microUsd")::bigint AS "microUsd"
-      FROM "QuotaSpend" WHERE "goalId" = ${goal.id} AND "todoId" IS NOT NULL GROUP BY "todoId"`,
+    goalSpend(db, goal.id),
     policyUsage(db, { goalId: goal.id, at }),
     db.run.findMany({ where: { goalId: goal.id }, orderBy: [{ startedAt: "desc" }, { id: "desc" }], take: 20, select: RUN_FIELDS }),
     db.$queryRaw<{ todoId: string; runId: string }[]>`
       SELECT DISTINCT ON ("todoId") "todoId", "runId" FROM "Evidence"
       WHERE "goalId" = ${goal.id} AND "todoId" IS NOT NULL AND "runId" IS NOT NULL ORDER BY "todoId", "createdAt" DESC, "id" DESC`,
   ]);
-  const runBy = new Map(runs.map((r) => [r.id, r]));
+  const withSpend = <R extends { id: string }>(r: R): R & { spent: Amounts } => ({ ...r, spent: spends.byRun.get(r.id) ?? { ...NOTHING_SPENT } });
+  const runBy = new Map(runs.map((r) => [r.id, withSpend(r)]));
   const older = [...new Set(runOfTodo.map((r) => r.runId))].filter((id) => !runBy.has(id));
-  if (older.length) for (const r of await db.run.findMany({ where: { id: { in: older } }, select: RUN_FIELDS })) runBy.set(r.id, r);
+  if (older.length) for (const r of await db.run.findMany({ where: { id: { in: older } }, select: RUN_FIELDS })) runBy.set(r.id, withSpend(r));
   const latestRunBy = new Map(runOfTodo.map((r) => [r.todoId, runBy.get(r.runId) ?? null]));
   const leaseBy = new Map(leases.map((l) => [l.todoId, l]));
   const gateBy = new Map<string, (typeof gates)[number]>();
   for (const g of gates) if (g.todoId && !gateBy.has(g.todoId)) gateBy.set(g.todoId, g);
   const evidenceBy = new Map(evidence.map((e) => [e.todoId, e]));
   const screenshotBy = new Map(screenshots.map((e) => [e.todoId, e]));
-  const spendBy = new Map(spends.map((s) => [s.todoId, s]));
   const lanes = TODO_STATES.map((state) => ({ state, cards: [] as BoardCard[] }));
   for (const t of todos) {
     const lease = leaseBy.get(t.id) ?? null;
     const gate = gateBy.get(t.id);
     const ev = evidenceBy.get(t.id);
-    const sp = spendBy.get(t.id);
     const shot = screenshotBy.get(t.id);
     lanes.find((l) => l.state === t.state)!.cards.push({
       id: t.id,
@@ -110,9 +113,9 @@ export async function board(db: DbOrTx, raw: BoardInput, ctx?: OperatorContext):
       openGate: gate ? { id: gate.id, question: gate.question, answerRoles: gate.answerRoles } : null,
       latestEvidence: ev ? { summary: ev.summary, kind: ev.kind, at: ev.createdAt } : null,
       latestScreenshot: shot ? { sha256: shot.sha256, at: shot.createdAt } : null,
-      quotaUsed: { steps: Number(sp?.steps ?? 0), tokens: Number(sp?.tokens ?? 0), microUsd: Number(sp?.microUsd ?? 0) },
+      quotaUsed: spends.byTodo.get(t.id) ?? { ...NOTHING_SPENT },
       latestRun: latestRunBy.get(t.id) ?? null,
     });
   }
-  return { goal, lanes, quota, runs, at };
+  return { goal, lanes, quota, spent: spends.total, runs: runs.map((r) => runBy.get(r.id)!), at };
 }

@@ -12,6 +12,8 @@ export const SpendQuotaInput = z.object({
   goalId: Id,
   agentId: Id,
   todoId: Id.optional(),
+  /** The run it was spent in (a run of goalId): the run view and the board show spend per run. */
+  runId: Id.optional(),
   steps: Count.default(0),
   tokens: Count.default(0),
   microUsd: BigCount.default(0),
@@ -24,6 +26,7 @@ export interface QuotaSpendView {
   goalId: string;
   agentId: string;
   todoId: string | null;
+  runId: string | null;
   steps: number;
   tokens: number;
   microUsd: number;
@@ -49,6 +52,10 @@ export async function spendQuota(db: DbOrTx, raw: SpendQuotaInput, ctx?: Operato
         throw new StateError("CONFLICT", `Spend key ${i.key} was used for another goal; use a fresh key for each spend.`, { key: i.key });
       }
       if (previous) return { spend: view(previous), duplicate: true, usage };
+      if (i.runId) {
+        const run = await tx.run.findUnique({ where: { id: i.runId }, select: { goalId: true } });
+        if (!run || run.goalId !== i.goalId) throw new StateError("NOT_FOUND", `Run ${i.runId} is not a run of goal ${i.goalId}; spend in the run that did the work.`, { runId: i.runId, goalId: i.goalId });
+      }
       for (const u of usage) {
         const over = overLimit(u, i);
         if (over.length) {
@@ -62,10 +69,10 @@ export async function spendQuota(db: DbOrTx, raw: SpendQuotaInput, ctx?: Operato
       }
       const id = randomId("qs");
       await tx.$executeRaw`
-        INSERT INTO "QuotaSpend" ("id", "key", "goalId", "agentId", "todoId", "steps", "tokens", "microUsd", "createdAt")
-        VALUES (${id}, ${i.key}, ${i.goalId}, ${i.agentId}, ${i.todoId ?? null}, ${i.steps}, ${i.tokens}, ${BigInt(i.microUsd)}, COALESCE(${at}::timestamptz, now()))`;
+        INSERT INTO "QuotaSpend" ("id", "key", "goalId", "agentId", "todoId", "runId", "steps", "tokens", "microUsd", "createdAt")
+        VALUES (${id}, ${i.key}, ${i.goalId}, ${i.agentId}, ${i.todoId ?? null}, ${i.runId ?? null}, ${i.steps}, ${i.tokens}, ${BigInt(i.microUsd)}, COALESCE(${at}::timestamptz, now()))`;
       const spend = await tx.quotaSpend.findUniqueOrThrow({ where: { id } });
-      await appendEvent(tx, { operator: "quota.spend", actor: actorOf(ctx, i.agentId), subjectId: id, goalId: i.goalId, payload: { key: i.key, steps: i.steps, tokens: i.tokens, microUsd: i.microUsd, todoId: i.todoId ?? null } }, ctx);
+      await appendEvent(tx, { operator: "quota.spend", actor: actorOf(ctx, i.agentId), subjectId: id, goalId: i.goalId, payload: { key: i.key, steps: i.steps, tokens: i.tokens, microUsd: i.microUsd, todoId: i.todoId ?? null, runId: i.runId ?? null } }, ctx);
       const after = usage.map((u) => ({ ...u, used: { steps: u.used.steps + i.steps, tokens: u.used.tokens + i.tokens, microUsd: u.used.microUsd + i.microUsd } }));
       return { spend: view(spend), duplicate: false, usage: after };
     });
@@ -83,6 +90,6 @@ export async function spendQuota(db: DbOrTx, raw: SpendQuotaInput, ctx?: Operato
   }
 }
 
-function view(s: { id: string; key: string; goalId: string; agentId: string; todoId: string | null; steps: number; tokens: number; microUsd: bigint; createdAt: Date }): QuotaSpendView {
+function view(s: { id: string; key: string; goalId: string; agentId: string; todoId: string | null; runId: string | null; steps: number; tokens: number; microUsd: bigint; createdAt: Date }): QuotaSpendView {
   return { ...s, microUsd: Number(s.microUsd) };
 }

@@ -101,7 +101,7 @@ export async function recordTurnResult(db: DbOrTx, raw: RecordTurnResultInput, c
   const transitions = [written.transition];
   if (!validated || !i.spend) return { kind: i.kind, todo: written.todo, transitions, spend: null, spendError: null, duplicate: false };
   try {
-    const spent = await spendQuota(db, { ...i.spend, goalId: written.todo.goalId, agentId: i.agentId, todoId: i.todoId }, ctx);
+    const spent = await spendQuota(db, { ...i.spend, goalId: written.todo.goalId, agentId: i.agentId, todoId: i.todoId, ...(i.runId ? { runId: i.runId } : {}) }, ctx);
     return { kind: i.kind, todo: written.todo, transitions, spend: spent.spend, spendError: null, duplicate: false };
   } catch (e) {
     if (!isStateError(e)) throw e;
