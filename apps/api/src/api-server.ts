@@ -14,7 +14,7 @@ import { sessionReader } from "./auth/auth.ts";
 import { EventHub } from "./events.ts";
 import { checkHealth } from "./health.ts";
 import { applyCors, LOOPBACK_HOSTS, refusal, type HygieneRules } from "./http-hygiene.ts";
-import { handleModelProxy, METER_HEADERS, MODEL_PROXY_PATH } from "./model-proxy.ts";
+import { handleModelProxy, handleReferencePolicyRoute, METER_HEADERS, MODEL_PROXY_PATH, REFERENCE_POLICY_PATH } from "./model-proxy.ts";
 import { errorFields, logProcedureFailure, REQUEST_ID_HEADER, requestIdOf, runIdOf, silentLogger, type ApiLogger } from "./logger.ts";
 import { modelSettingsStore, type ModelSettingsInput, type ModelSettingsStore } from "./model-settings.ts";
 import { appRouter } from "./root.ts";
@@ -130,6 +130,13 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
       });
       return;
     }
+    if (path.startsWith(`${REFERENCE_POLICY_PATH}/`)) {
+      handleReferencePolicyRoute(req, res, { principalOf: () => resolvePrincipal(services, toHeaders(req)) }).catch((e: unknown) => {
+        routeFailed("reference-policy", req, e);
+        sendJson(res, 500, { error: { message: "The reference policy failed unexpectedly; the API log has the details." } });
+      });
+      return;
+    }
     if (path.startsWith(`${BLOB_PATH}/`)) {
       handleBlobGet(req, res, services).catch((e: unknown) => {
         routeFailed("blob", req, e);
@@ -141,7 +148,7 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
       trpc(req, res);
       return;
     }
-    sendJson(res, 404, { error: `No route ${path}. The API serves GET /health, tRPC at ${TRPC_PATH}, blobs at ${BLOB_PATH}/<sha256>, accounts at /api/auth and /api/account, and the model proxy at ${MODEL_PROXY_PATH}/<role>/v1.` });
+    sendJson(res, 404, { error: `No route ${path}. The API serves GET /health, tRPC at ${TRPC_PATH}, blobs at ${BLOB_PATH}/<sha256>, accounts at /api/auth and /api/account, the model proxy at ${MODEL_PROXY_PATH}/<role>/v1 and the reference policy at ${REFERENCE_POLICY_PATH}/v1.` });
   });
 
   await new Promise<void>((resolve, reject) => {

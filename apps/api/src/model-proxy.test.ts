@@ -103,10 +103,36 @@ describe("model proxy", () => {
     expect(r.status).toBe(400);
     expect(((await r.json()) as { error: { message: string } }).error.message).toMatch(/not in this workspace's model settings/);
     expect(upstream.requests.length).toBe(before);
+  });
+
+  it("without model settings answers with the demo model (the reference policy), labelled, metered at no cost", async () => {
     const bare = await runningAgent({ settings: false });
-    const none = await fetch(`${api.url}/model/executor/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${bare.token}`, "x-phoneloop-run": bare.run.id }, body: "{}" });
-    expect(none.status).toBe(503);
-    expect(((await none.json()) as { error: { message: string } }).error.message).toMatch(/admin sets it/);
+    const before = upstream.requests.length;
+    const plan = await fetch(`${api.url}/model/planner/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${bare.token}`, "x-phoneloop-run": bare.run.id, "content-type": "application/json" },
+      body: JSON.stringify({ response_format: { type: "json_schema", json_schema: { name: "plan", schema: {} } }, messages: [{ role: "user", content: "GOAL: Turn off Wi-Fi.\nWrite the plan: {}" }] }),
+    });
+    expect(plan.status).toBe(200);
+    const body = (await plan.json()) as { model: string; choices: { message: { content: string } }[] };
+    expect(body.model).toBe("reference-policy");
+    const reply = JSON.parse(body.choices[0]!.message.content) as { todos: { title: string }[] };
+    expect(reply.todos.map((t) => t.title)).toEqual(["Step 1 of 3: Open Settings", 'Step 2 of 3: In Settings, tap "Network & internet"', 'Step 3 of 3: In Settings, tap "Wi-Fi"']);
+    expect(upstream.requests.length).toBe(before);
+    const calls = (await evidenceList(t.db, { goalId: bare.goal.id, kind: "model_call" })).items;
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.summary).toMatch(/Demo model — reference policy, not AI/);
+    expect(calls[0]!.data).toMatchObject({ role: "planner", model: "reference-policy", microUsd: 0, demo: true });
+  });
+
+  it("serves the reference policy at /reference-policy/v1 to a signed-in caller only", async () => {
+    const a = await runningAgent({ settings: false });
+    const chat = JSON.stringify({ messages: [{ role: "user", content: "GOAL: Turn on Bluetooth.\nWrite the plan: {}" }] });
+    const anonymous = await fetch(`${api.url}/reference-policy/v1/chat/completions`, { method: "POST", body: chat });
+    expect(anonymous.status).toBe(401);
+    const agent = await fetch(`${api.url}/reference-policy/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${a.token}` }, body: chat });
+    expect(agent.status).toBe(200);
+    expect(((await agent.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toContain("Connected devices");
   });
 
   it("meters a call without a run header against the agent's only running run", async () => {

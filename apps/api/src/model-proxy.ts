@@ -6,10 +6,13 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { appendEvidence, isStateError, shouldRun, spendQuota, type Db } from "@phoneloop/state";
 import type { Principal } from "./auth/principal.ts";
+import { handleReferencePolicyRequest, referenceCompletion, REFERENCE_POLICY_LABEL, REFERENCE_POLICY_MODEL } from "@phoneloop/reference-policy";
 import { MODEL_ROLES, type ModelRole, type ModelSettingsStore, type ModelUpstream } from "./model-settings.ts";
 
 export { MODEL_ROLES, type ModelRole } from "./model-settings.ts";
 export const MODEL_PROXY_PATH = "/model";
+/** Where the API serves the reference policy as an OpenAI-compatible endpoint of its own. */
+export const REFERENCE_POLICY_PATH = "/reference-policy";
 
 /** Headers a runner sends so a call is metered against its run (and the run's step). */
 export const METER_HEADERS = { run: "x-phoneloop-run", step: "x-phoneloop-step" } as const;
@@ -68,9 +71,6 @@ export async function handleModelProxy(req: IncomingMessage, res: ServerResponse
   }
 
   const upstream = await deps.settings.upstream(principal.workspaceId);
-  if (!upstream) {
-    return fail(res, 503, "This workspace has no model endpoint yet: an admin sets it in the workspace's model settings.", "MODEL_NOT_CONFIGURED");
-  }
   let body: Record<string, unknown>;
   try {
     body = JSON.parse((await readBody(req)).toString("utf8")) as Record<string, unknown>;
@@ -79,6 +79,17 @@ export async function handleModelProxy(req: IncomingMessage, res: ServerResponse
     return fail(res, 400, `The request body is not a JSON chat completion request (${(e as Error).message}).`, "INVALID_INPUT");
   }
   if (body.stream) return fail(res, 400, "The model proxy does not stream; send the request with stream: false.", "INVALID_INPUT");
+
+  const meter = { db, runId: run.id, goalId: run.goalId, todoId: run.todoId, agentId: principal.agentId, stepIndex, role };
+  if (!upstream) {
+    // No endpoint configured (a fresh install): the demo model answers — the reference policy, which is no AI and
+    // says so in every report, metered and recorded like any model call (at no cost).
+    const completion = referenceCompletion(body);
+    const u = completion.usage as { prompt_tokens: number; completion_tokens: number };
+    const usage = { inputTokens: u.prompt_tokens, outputTokens: u.completion_tokens };
+    await meterCall(meter, { model: REFERENCE_POLICY_MODEL, usage, microUsd: 0, latencyMs: 0, demo: true });
+    return void res.writeHead(200, { "content-type": "application/json", ...usageHeaders(usage, 0) }).end(JSON.stringify(completion));
+  }
 
   const configured = Object.values(upstream.models);
   const asked = typeof body.model === "string" && body.model.trim() ? body.model.trim() : undefined;
@@ -122,36 +133,65 @@ export async function handleModelProxy(req: IncomingMessage, res: ServerResponse
     /* the client reports an unparseable answer itself */
   }
   const microUsd = Math.round(usage.inputTokens * upstream.microUsdPerInputToken + usage.outputTokens * upstream.microUsdPerOutputToken);
+  await meterCall(meter, { model, usage, microUsd, latencyMs, demo: false });
+  res.writeHead(200, { "content-type": "application/json", ...usageHeaders(usage, microUsd) }).end(text);
+}
+
+const usageHeaders = (usage: { inputTokens: number; outputTokens: number }, microUsd: number) => ({
+  "x-phoneloop-input-tokens": String(usage.inputTokens),
+  "x-phoneloop-output-tokens": String(usage.outputTokens),
+  "x-phoneloop-micro-usd": String(microUsd),
+});
+
+interface Meter {
+  db: Db;
+  runId: string;
+  goalId: string;
+  todoId: string | null;
+  agentId: string;
+  stepIndex: number | undefined;
+  role: ModelRole;
+}
+
+/** Spends a made call's tokens and cost against the quota and records its `model_call` evidence. */
+async function meterCall(m: Meter, call: { model: string; usage: { inputTokens: number; outputTokens: number }; microUsd: number; latencyMs: number; demo: boolean }): Promise<void> {
+  const { usage, microUsd } = call;
   const callId = randomUUID();
   // The call is made and paid for: it is spent even past the limit, which then stops the next call.
   let overQuota = false;
-  await spendQuota(db, { key: `model:${callId}`, goalId: run.goalId, agentId: principal.agentId, runId: run.id, ...(run.todoId ? { todoId: run.todoId } : {}), tokens: usage.inputTokens + usage.outputTokens, microUsd }).catch((e: unknown) => {
+  await spendQuota(m.db, { key: `model:${callId}`, goalId: m.goalId, agentId: m.agentId, runId: m.runId, ...(m.todoId ? { todoId: m.todoId } : {}), tokens: usage.inputTokens + usage.outputTokens, microUsd }).catch((e: unknown) => {
     if (isStateError(e) && e.code === "QUOTA_EXCEEDED") overQuota = true;
     else throw e;
   });
   await appendEvidence(
-    db,
+    m.db,
     {
-      goalId: run.goalId,
-      runId: run.id,
-      ...(run.todoId ? { todoId: run.todoId } : {}),
-      ...(stepIndex !== undefined ? { stepIndex } : {}),
-      agentId: principal.agentId,
+      goalId: m.goalId,
+      runId: m.runId,
+      ...(m.todoId ? { todoId: m.todoId } : {}),
+      ...(m.stepIndex !== undefined ? { stepIndex: m.stepIndex } : {}),
+      agentId: m.agentId,
       kind: "model_call",
-      summary: `${role} call to ${model}: ${usage.inputTokens} in, ${usage.outputTokens} out, ${microUsd} µ$`,
-      data: { role, model, ...usage, microUsd, latencyMs, via: "api", overQuota },
+      summary: `${m.role} call to ${call.demo ? `${call.model} (${REFERENCE_POLICY_LABEL})` : call.model}: ${usage.inputTokens} in, ${usage.outputTokens} out, ${microUsd} µ$`,
+      data: { role: m.role, model: call.model, ...usage, microUsd, latencyMs: call.latencyMs, via: "api", overQuota, ...(call.demo ? { demo: true } : {}) },
       idempotencyKey: `model:${callId}`,
     },
-    { actor: principal.agentId },
+    { actor: m.agentId },
   );
-  res
-    .writeHead(200, {
-      "content-type": "application/json",
-      "x-phoneloop-input-tokens": String(usage.inputTokens),
-      "x-phoneloop-output-tokens": String(usage.outputTokens),
-      "x-phoneloop-micro-usd": String(microUsd),
-    })
-    .end(text);
+}
+
+/**
+ * The reference policy at `/reference-policy/v1/chat/completions` for any signed-in caller (a member or an agent
+ * token): an OpenAI-compatible endpoint a suite or a headless agent can point at without a provider.
+ */
+export async function handleReferencePolicyRoute(req: IncomingMessage, res: ServerResponse, deps: Pick<ModelProxyDeps, "principalOf">): Promise<void> {
+  const principal = await deps.principalOf();
+  if (principal.kind === "anonymous" || principal.kind === "share") {
+    return fail(res, 401, "The reference policy needs a member's session or an agent token (Authorization: Bearer plt_…).", "UNAUTHORIZED");
+  }
+  if (!(await handleReferencePolicyRequest(req, res))) {
+    fail(res, 404, `No route ${(req.url ?? "/").split("?")[0]}. Use POST ${REFERENCE_POLICY_PATH}/v1/chat/completions.`, "NOT_FOUND");
+  }
 }
 
 function upstreamMessage(text: string): string {

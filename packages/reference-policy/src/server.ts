@@ -5,7 +5,6 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { answerRequest, REFERENCE_POLICY_MODEL } from "./policy.ts";
-import { readRequest } from "./request.ts";
 
 const MAX_BODY_BYTES = 24 * 1024 * 1024;
 
@@ -27,7 +26,6 @@ function countPromptTokens(body: Record<string, unknown>): number {
 /** A chat completion response (OpenAI's shape) for a request body. */
 export function referenceCompletion(body: Record<string, unknown>): Record<string, unknown> {
   const text = answerRequest(body);
-  if (process.env.REFERENCE_POLICY_DEBUG) console.error(`${readRequest(body).text}\n=> ${text}\n`);
   const promptTokens = countPromptTokens(body);
   const completionTokens = Math.ceil(text.length / 4);
   return {

@@ -1,0 +1,80 @@
+// "Test connection" for the model settings: one tiny chat completion per role, with the saved endpoint, key and
+// model, so an admin learns at once whether runs will reach their models. What comes back never carries the key
+// or the endpoint's URL (the proxy's `scrub`).
+import { referenceCompletion, REFERENCE_POLICY_MODEL } from "@phoneloop/reference-policy";
+import { MODEL_ROLES, type ModelRole, type ModelUpstream } from "./model-settings.ts";
+import { scrub } from "./model-proxy.ts";
+
+export interface RoleConnection {
+  role: ModelRole;
+  ok: boolean;
+  model: string | null;
+  latencyMs: number | null;
+  /** What happened, in words a person can act on. */
+  message: string;
+}
+
+const PROBE = [{ role: "user", content: "Reply with the single word OK." }];
+const PROBE_TIMEOUT_MS = 20_000;
+
+export async function testModelConnection(upstream: ModelUpstream | null): Promise<{ demo: boolean; roles: RoleConnection[] }> {
+  if (!upstream) {
+    const started = performance.now();
+    referenceCompletion({ messages: PROBE });
+    const latencyMs = Math.round(performance.now() - started);
+    return {
+      demo: true,
+      roles: MODEL_ROLES.map((role) => ({ role, ok: true, model: REFERENCE_POLICY_MODEL, latencyMs, message: "No endpoint is saved: runs use the demo model (the reference policy, not AI). Save an endpoint to use a real model." })),
+    };
+  }
+  const roles = await Promise.all(MODEL_ROLES.map((role) => probe(upstream, role)));
+  return { demo: false, roles };
+}
+
+async function probe(upstream: ModelUpstream, role: ModelRole): Promise<RoleConnection> {
+  const model = upstream.models[role] ?? null;
+  if (!model) return { role, ok: false, model: null, latencyMs: null, message: `No model is set for the ${role} role: enter one and save.` };
+  const started = performance.now();
+  try {
+    const answer = await fetch(`${upstream.baseUrl.replace(/\/+$/, "")}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${upstream.apiKey}` },
+      body: JSON.stringify({ model, messages: PROBE, max_tokens: 5, temperature: 0 }),
+      signal: AbortSignal.timeout(Math.min(upstream.timeoutMs, PROBE_TIMEOUT_MS)),
+    });
+    const latencyMs = Math.round(performance.now() - started);
+    const text = await answer.text();
+    if (answer.ok) return { role, ok: true, model, latencyMs, message: `${model} answered in ${latencyMs} ms.` };
+    const hint =
+      answer.status === 401 || answer.status === 403
+        ? "check the API key"
+        : answer.status === 404
+          ? "check the endpoint URL (it usually ends in /v1) and the model name"
+          : answer.status === 429
+            ? "the endpoint is rate limiting; try again shortly"
+            : "check the endpoint and the model name";
+    return { role, ok: false, model, latencyMs, message: `The endpoint answered ${answer.status} (${scrub(errorText(text), upstream)}): ${hint}.` };
+  } catch (e) {
+    const timedOut = (e as Error).name === "TimeoutError";
+    return {
+      role,
+      ok: false,
+      model,
+      latencyMs: null,
+      message: timedOut
+        ? `No answer within ${Math.min(upstream.timeoutMs, PROBE_TIMEOUT_MS) / 1000} s: check that the endpoint is up and reachable from the API's machine.`
+        : `The endpoint could not be reached (${scrub((e as Error).message, upstream)}): check the URL and that the API's machine can reach it.`,
+    };
+  }
+}
+
+function errorText(text: string): string {
+  try {
+    const parsed = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
+    const m = typeof parsed.error === "string" ? parsed.error : (parsed.error?.message ?? parsed.message);
+    if (typeof m === "string") return m.slice(0, 300);
+  } catch {
+    /* not JSON */
+  }
+  return text.slice(0, 200) || "no message";
+}
