@@ -3,6 +3,7 @@
 // model's own words; the approval is recorded with who made it and the queue empties in another browser live.
 import { expect, test } from "@playwright/test";
 import sharp from "sharp";
+import { uploadBlob } from "@phoneloop/client";
 import { attachScreenshot, expectAccessible, startWebStack, type WebStack } from "../support/web-stack.ts";
 
 let stack: WebStack;
@@ -38,7 +39,7 @@ test("a reviewer sees the pending tap on the screenshot, the rule and the model'
   expect(claim.claimed).toBe(true);
   const run = await agent.run.start.mutate({ goalId: goal.id, todoId: todo!.id, agentId: "agent_e2e_gate" });
   const png = await screenPng();
-  const blob = await agent.evidence.putBlob.mutate({ bytes: png.toString("base64"), mime: "image/png" });
+  const blob = await uploadBlob(agent, { bytes: png, mime: "image/png" });
   const observation = await agent.evidence.append.mutate({
     goalId: goal.id,
     todoId: todo!.id,

@@ -4,9 +4,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
-import type { Db } from "@phoneloop/state";
+import { postgresBlobStore, useBlobStore, type BlobStore, type Db } from "@phoneloop/state";
 import { createAuth, type Auth } from "./auth/auth.ts";
-import { handleBlobGet } from "./blob-route.ts";
+import { handleBlob } from "./blob-route.ts";
+import { startBlobCollector, type BlobCollector, type BlobCollectorOptions } from "./blob-collector.ts";
 import { accountRoutes, sendJson, toHeaders, type AccountRoutes } from "./auth/http.ts";
 import { resolvePrincipal, SHARE_HEADER, WORKSPACE_HEADER, type PrincipalServices } from "./auth/principal.ts";
 import { newSecret } from "./auth/secret-key.ts";
@@ -46,6 +47,11 @@ export interface ApiServerInit {
   logger?: ApiLogger;
   /** Interrupts runs whose worker died and expires overdue gates every intervalMs (server.ts turns it on). */
   reaper?: Omit<ReaperOptions, "onLog"> | null;
+  /**
+   * The blob store (default: Postgres, in this database), whether reads redirect to presigned URLs (S3 only, valid
+   * that many seconds), the retention, and the collector's timer (server.ts turns it on).
+   */
+  blobs?: { store?: BlobStore; presignedReadS?: number | null; retentionDays?: number | null; collector?: Pick<BlobCollectorOptions, "intervalMs" | "graceMs"> | null };
 }
 
 export interface ApiServer {
@@ -56,6 +62,7 @@ export interface ApiServer {
   auth: Auth;
   modelSettings: ModelSettingsStore;
   reaper: Reaper | null;
+  blobCollector: BlobCollector | null;
   close(): Promise<void>;
 }
 
@@ -85,6 +92,9 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
     origins: new Set(init.webOrigins ?? ["http://127.0.0.1:3000", "http://localhost:3000"]),
     allowedHeaders: ALLOWED_HEADERS,
   };
+  const blobStore = init.blobs?.store ?? postgresBlobStore(init.db);
+  useBlobStore(init.db, blobStore);
+  const blobRoute = { store: blobStore, presignedReadS: init.blobs?.presignedReadS ?? null, retentionDays: init.blobs?.retentionDays ?? null };
   const events = new EventHub({ databaseUrl: init.databaseUrl, onLog: (line) => log.warn({ component: "events" }, line) });
   await events.start();
   const modelSettings = modelSettingsStore(init.db, secretKey);
@@ -137,10 +147,11 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
       });
       return;
     }
-    if (path.startsWith(`${BLOB_PATH}/`)) {
-      handleBlobGet(req, res, services).catch((e: unknown) => {
+    if (path === BLOB_PATH || path.startsWith(`${BLOB_PATH}/`)) {
+      handleBlob(req, res, services, blobRoute).catch((e: unknown) => {
         routeFailed("blob", req, e);
-        if (!res.headersSent) sendJson(res, 500, { error: { message: "Reading the blob failed; the API log has the details." } });
+        if (!res.headersSent) sendJson(res, 500, { error: { code: "INTERNAL", message: "The blob could not be read or stored; the API log has the details." } });
+        else res.destroy();
       });
       return;
     }
@@ -166,14 +177,20 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
   });
   const port = (server.address() as AddressInfo).port;
   const reaper = init.reaper ? startReaper(init.db, { ...init.reaper, onLog: (line) => log.info({ component: "reaper" }, line) }) : null;
+  const collector = init.blobs?.collector;
+  const blobCollector = collector
+    ? startBlobCollector(init.db, { ...collector, retentionDays: blobRoute.retentionDays, store: blobStore, onLog: (line) => log.info({ component: "blob-collector" }, line) })
+    : null;
   return {
     url: urlOf(init.host, port),
     port,
     auth,
     modelSettings,
     reaper,
+    blobCollector,
     async close() {
       await reaper?.close();
+      await blobCollector?.close();
       // Subscriptions keep connections open: end them, then stop listening.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

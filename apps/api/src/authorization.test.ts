@@ -110,7 +110,7 @@ async function run() {
   const g = await goal();
   return startRun(t.db, { goalId: g.id, agentId: A() });
 }
-const blob = () => putBlob(t.db, { bytes: randomBytes(16).toString("base64"), mime: "image/png", workspaceId: w.ws });
+const blob = () => putBlob(t.db, { bytes: randomBytes(16), mime: "image/png", workspaceId: w.ws });
 async function sharedBlob() {
   const r = await run();
   const b = await blob();
@@ -197,7 +197,6 @@ const fixtures: Record<string, Fixture> = {
     outsider: "null",
   },
   "evidence.append": { access: "run", input: async () => ({ goalId: (await goal()).id, kind: "observation", summary: "screen", idempotencyKey: rid("ev") }) },
-  "evidence.putBlob": { access: "run", input: async () => ({ bytes: randomBytes(8).toString("base64"), mime: "image/png" }), outsider: "ok" },
   "evidence.blob": { access: "read", input: async () => ({ sha256: (await blob()).sha256 }) },
   "quota.setPolicy": { access: "admin", input: async () => ({ scope: "goal", goalId: (await goal()).id, windowMs: 60_000, maxSteps: 10 }) },
   "quota.shouldRun": { access: "run", input: async () => ({ goalId: (await goal()).id, agentId: A() }) },

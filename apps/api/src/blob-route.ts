@@ -1,49 +1,139 @@
-// GET /blobs/<sha256>: a stored blob's bytes (screenshots), so pages show them as plain cacheable image URLs
-// instead of base64 inside JSON. A blob never changes under its hash, so a browser keeps it for a year.
+// Blobs over plain HTTP, never base64 inside JSON:
+//   POST /blobs        the raw bytes of a screenshot (Content-Type image/png, image/jpeg or image/webp; at most
+//                      MAX_BLOB_BYTES), by a caller holding the "run" permission (an agent token, an operator's or
+//                      admin's session). The API computes the sha256, stores the bytes (blob-encoding.ts: a PNG
+//                      becomes WebP unless `?exact=1`), records the caller's workspace as an owner, and answers
+//                      {sha256, size, mime, created}. Identical bytes are stored once.
+//   GET /blobs/<sha>   the bytes, streamed from the blob store in chunks (or a redirect to a presigned URL when the
+//                      S3 store is set to presign reads), with an immutable cache header and the sha256 as ETag.
+//                      A share link (?share=) reads only its run's blobs (screens with password fields boxed over).
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { getBlob } from "@phoneloop/state";
-import { toHeaders } from "./auth/http.ts";
-import { resolvePrincipal, SHARE_HEADER, type PrincipalServices } from "./auth/principal.ts";
+import { pipeline } from "node:stream/promises";
+import { findBlob, holds, MAX_BLOB_BYTES, openBlob, putBlob, type BlobInfo, type BlobStore, type Db } from "@phoneloop/state";
+import { sendJson, toHeaders } from "./auth/http.ts";
+import { resolvePrincipal, SHARE_HEADER, type Principal, type PrincipalServices } from "./auth/principal.ts";
 import { BLOB_PATH, BLOB_SHARE_PARAM } from "./contract.ts";
+import { BLOB_MIMES, BlobEncodingError, encodeForStorage, isBlobMime } from "./blob-encoding.ts";
+import { sharedBlob } from "./share/shared-replay.ts";
 
 export { BLOB_PATH, blobUrl } from "./contract.ts";
 
 const SHA256 = /^[0-9a-f]{64}$/;
+/** Content-addressed: the bytes under a URL never change. Private: they are read with the person's session. */
+const IMMUTABLE = "private, max-age=31536000, immutable";
 
-export async function handleBlobGet(req: IncomingMessage, res: ServerResponse, services: PrincipalServices): Promise<void> {
+export interface BlobRouteOptions {
+  store: BlobStore;
+  /** Answer a read with a redirect to a presigned URL of the store (S3 only), valid this long; null streams. */
+  presignedReadS: number | null;
+  /** BLOB_RETENTION_DAYS, for the answer to a read of a screenshot retention deleted. */
+  retentionDays: number | null;
+}
+
+export async function handleBlob(req: IncomingMessage, res: ServerResponse, services: PrincipalServices & { db: Db }, opts: BlobRouteOptions): Promise<void> {
   const url = new URL(req.url ?? "/", "http://api");
+  if (req.method === "POST" && (url.pathname === BLOB_PATH || url.pathname === `${BLOB_PATH}/`)) return handleUpload(req, res, url, services, opts.store);
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    return sendText(res, 405, `Blobs are read with GET ${BLOB_PATH}/<sha256> and uploaded with POST ${BLOB_PATH} (the raw image as the body).`);
+  }
   const headers = toHeaders(req);
   const share = url.searchParams.get(BLOB_SHARE_PARAM);
   if (share && !headers.has(SHARE_HEADER)) headers.set(SHARE_HEADER, share);
   const principal = await resolvePrincipal(services, headers);
   const sha256 = url.pathname.slice(BLOB_PATH.length + 1);
-  if (req.method !== "GET" && req.method !== "HEAD") return sendText(res, 405, "Blobs are read with GET.");
   if (!SHA256.test(sha256)) return sendText(res, 400, `"${sha256}" is not a blob id: use ${BLOB_PATH}/<lowercase hex sha256>.`);
   // A share link that no longer opens is "not found", as its replay is.
   if (principal.kind === "anonymous" && share) return sendText(res, 404, "This share link was revoked or has expired; ask whoever shared it for a new one.");
   if (principal.kind === "anonymous") return sendText(res, 401, "Sign in to see this screenshot, or open it through a share link.");
-  // A share reads only its run's blobs; anything else is "not found", as for another workspace.
-  const scope = principal.kind === "share" ? { share: principal } : { workspaceId: principal.workspaceId };
-  const blob = await getBlob(services.db, sha256, scope);
-  if (!blob) return sendText(res, 404, `No blob ${sha256} in this workspace.`);
   const etag = `"${sha256}"`;
-  const sent = {
-    "content-type": blob.mime,
-    "content-length": String(blob.bytes.byteLength),
-    // Content-addressed: the bytes under this URL never change. Private: it is read with the person's session.
-    "cache-control": "private, max-age=31536000, immutable",
-    etag,
-    "x-content-type-options": "nosniff",
-  };
-  if (req.headers["if-none-match"] === etag) {
-    res.writeHead(304, { etag, "cache-control": sent["cache-control"] }).end();
+  const notModified = () => res.writeHead(304, { etag, "cache-control": IMMUTABLE }).end();
+
+  if (principal.kind === "share") {
+    // A share reads only its run's blobs, as the link shows them (password fields boxed over): small, in memory.
+    const blob = await sharedBlob(services.db, principal, sha256);
+    if (!blob) return sendText(res, 404, `No blob ${sha256} in this shared run.`);
+    if (req.headers["if-none-match"] === etag) return void notModified();
+    res.writeHead(200, bodyHeaders(blob.mime, blob.bytes.byteLength, etag));
+    res.end(req.method === "HEAD" ? undefined : Buffer.from(blob.bytes.buffer, blob.bytes.byteOffset, blob.bytes.byteLength));
     return;
   }
-  res.writeHead(200, sent);
-  res.end(req.method === "HEAD" ? undefined : Buffer.from(blob.bytes));
+
+  const scope = { workspaceId: principal.workspaceId };
+  const info = await findBlob(services.db, sha256, scope);
+  if (!info) return sendText(res, 404, `No blob ${sha256} in this workspace.`);
+  if (!info.storageKey) return sendExpired(res, info, opts.retentionDays);
+  if (req.headers["if-none-match"] === etag) return void notModified();
+  if (req.method === "HEAD") return void res.writeHead(200, bodyHeaders(info.mime, info.size, etag)).end();
+  if (opts.presignedReadS && opts.store.presign) {
+    const location = await opts.store.presign("get", info.storageKey, { expiresInS: opts.presignedReadS });
+    // The redirect expires with the URL; the bytes behind it are cached by the browser for good.
+    res.writeHead(302, { location, "cache-control": `private, max-age=${Math.max(0, opts.presignedReadS - 60)}` }).end();
+    return;
+  }
+  const opened = await openBlob(services.db, sha256, scope, { store: opts.store });
+  if (opened.status === "expired") return sendExpired(res, opened.info, opts.retentionDays);
+  if (opened.status === "missing") return sendText(res, 404, `No blob ${sha256} in this workspace.`);
+  res.writeHead(200, bodyHeaders(info.mime, info.size, etag));
+  try {
+    await pipeline(opened.body, res);
+  } catch (e) {
+    // The reader went away mid-transfer: nothing to answer. Anything else is the store failing mid-stream.
+    if ((e as { code?: string }).code !== "ERR_STREAM_PREMATURE_CLOSE") throw e;
+  }
+}
+
+function bodyHeaders(mime: string, size: number, etag: string): Record<string, string> {
+  return { "content-type": mime, "content-length": String(size), "cache-control": IMMUTABLE, etag, "x-content-type-options": "nosniff" };
+}
+
+function sendExpired(res: ServerResponse, info: BlobInfo, retentionDays: number | null): void {
+  const when = info.expiredAt ? ` on ${info.expiredAt.toISOString().slice(0, 10)}` : "";
+  const rule = retentionDays ? ` (runs older than ${retentionDays} days keep their record, not their screenshots: BLOB_RETENTION_DAYS)` : "";
+  sendText(res, 410, `This screenshot was deleted by the workspace's retention${when}${rule}; the evidence that showed it is still there.`);
+}
+
+async function handleUpload(req: IncomingMessage, res: ServerResponse, url: URL, services: PrincipalServices & { db: Db }, store: BlobStore): Promise<void> {
+  const principal: Principal = await resolvePrincipal(services, toHeaders(req));
+  const refuse = (status: number, code: string, message: string) => {
+    // Whatever of the body is still coming is not read: close the connection after the answer.
+    res.setHeader("connection", "close");
+    sendJson(res, status, { error: { code, message } });
+    req.resume();
+  };
+  if (principal.kind === "anonymous") {
+    return refuse(401, "UNAUTHORIZED", "Sign in first (the web app), or send an agent token as `Authorization: Bearer plt_…`, to upload a screenshot.");
+  }
+  if (principal.kind === "share") return refuse(403, "FORBIDDEN", "A share link only reads its run's screenshots; it cannot upload.");
+  if (principal.kind === "member" && !holds(principal.role, "run")) {
+    return refuse(403, "FORBIDDEN", `Uploading a screenshot needs the "run" permission (operator, admin or an agent); your role here is ${principal.role}. Ask an admin if you need it.`);
+  }
+  const mime = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  if (!isBlobMime(mime)) {
+    return refuse(415, "UNSUPPORTED_MEDIA_TYPE", `A blob is an image: send the raw bytes with Content-Type ${BLOB_MIMES.join(", ")}${mime ? `, not ${mime}` : ""}.`);
+  }
+  const tooLarge = () => refuse(413, "PAYLOAD_TOO_LARGE", `A blob is at most ${MAX_BLOB_BYTES} bytes (16 MiB); scale the screenshot down or send it as JPEG or WebP.`);
+  const declared = Number(req.headers["content-length"] ?? "0");
+  if (declared > MAX_BLOB_BYTES) return tooLarge();
+  const chunks: Buffer[] = [];
+  let received = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    received += chunk.length;
+    if (received > MAX_BLOB_BYTES) return tooLarge();
+    chunks.push(chunk);
+  }
+  if (received === 0) return refuse(400, "INVALID_INPUT", "The body is empty: send the image's bytes as the request body.");
+  let stored;
+  try {
+    stored = await encodeForStorage(Buffer.concat(chunks, received), mime, { exact: url.searchParams.get("exact") === "1" });
+  } catch (e) {
+    if (e instanceof BlobEncodingError) return refuse(400, "INVALID_INPUT", e.message);
+    throw e;
+  }
+  const actor = principal.kind === "member" ? principal.userId : (principal.agentId ?? `token:${principal.tokenId}`);
+  const put = await putBlob(services.db, { bytes: stored.bytes, mime: stored.mime, workspaceId: principal.workspaceId }, { actor, store });
+  sendJson(res, put.created ? 201 : 200, { sha256: put.sha256, size: put.size, mime: stored.mime, created: put.created });
 }
 
 function sendText(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" }).end(message);
 }
-

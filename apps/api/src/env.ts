@@ -34,6 +34,31 @@ const EnvSchema = z.object({
   REAPER_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(5_000),
   /** A worker silent this long (no heartbeat) and holding no lease is gone: its running runs become interrupted. */
   AGENT_STALE_MS: z.coerce.number().int().min(1_000).max(7 * 24 * 3_600_000).default(240_000),
+  /** Where blobs' bytes live: "postgres" (this database, the default) or "s3" (any S3-compatible object storage). */
+  BLOB_STORE: z.enum(["postgres", "s3"], { error: 'BLOB_STORE must be "postgres" or "s3"' }).default("postgres"),
+  /** An S3-compatible server's URL (MinIO, R2, …); unset for AWS S3 itself. */
+  S3_ENDPOINT: z.string().url("S3_ENDPOINT must be an http(s) URL, e.g. http://127.0.0.1:9000").optional(),
+  S3_BUCKET: z.string().min(3, "S3_BUCKET must name an existing bucket").optional(),
+  S3_REGION: z.string().min(1).default("us-east-1"),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /** Bucket in the URL's path, not its host name: most self-hosted servers (MinIO) need "true". */
+  S3_FORCE_PATH_STYLE: z.enum(["true", "false"], { error: 'S3_FORCE_PATH_STYLE must be "true" or "false"' }).default("false").transform((v) => v === "true"),
+  /** "true": a read of a blob redirects to a presigned URL of the bucket (valid 15 minutes) instead of streaming through the API. */
+  S3_PRESIGNED_READS: z.enum(["true", "false"], { error: 'S3_PRESIGNED_READS must be "true" or "false"' }).default("false").transform((v) => v === "true"),
+  /** Screenshots of runs that ended more than this many days ago are deleted (their evidence stays); unset keeps them forever. */
+  BLOB_RETENTION_DAYS: z.coerce.number().int().min(1, "BLOB_RETENTION_DAYS must be at least 1 (unset keeps screenshots forever)").max(100_000).optional(),
+  /** How often the blob collector runs. */
+  BLOB_GC_INTERVAL_MS: z.coerce.number().int().min(1_000).max(7 * 24 * 3_600_000).default(600_000),
+  /** A blob no evidence or step shows is kept this long after its last upload (an upload precedes the evidence that shows it). */
+  BLOB_GC_GRACE_MS: z.coerce.number().int().min(60_000).max(30 * 24 * 3_600_000).default(3_600_000),
+}).superRefine((env, ctx) => {
+  if (env.BLOB_STORE === "s3" && !env.S3_BUCKET) {
+    ctx.addIssue({ code: "custom", path: ["S3_BUCKET"], message: "BLOB_STORE=s3 needs S3_BUCKET (and S3_ENDPOINT unless it is AWS S3)." });
+  }
+  if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY)) {
+    ctx.addIssue({ code: "custom", path: [env.S3_ACCESS_KEY_ID ? "S3_SECRET_ACCESS_KEY" : "S3_ACCESS_KEY_ID"], message: "Set S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY together (or neither, to use the AWS default credentials)." });
+  }
 });
 
 export type Env = z.infer<typeof EnvSchema>;

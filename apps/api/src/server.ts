@@ -2,6 +2,7 @@
 // account yet it prints the one-time setup link that creates the first admin.
 import { applyMigrations, createDb, redact } from "@phoneloop/state";
 import { createApiServer } from "./api-server.ts";
+import { blobsFromEnv } from "./blob-config.ts";
 import { hasAccounts, issueSetupToken } from "./auth/one-time-links.ts";
 import { parseEnv } from "./env.ts";
 import { API_VERSION } from "./health.ts";
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
       : null,
     logger,
     reaper: { intervalMs: env.REAPER_INTERVAL_MS, agentStaleMs: env.AGENT_STALE_MS },
+    blobs: await blobsFromEnv(env, db),
   });
   log(`PhoneLoop API ${API_VERSION} on ${server.url} (tRPC at ${server.url}/trpc, database ${redact(env.DATABASE_URL)})`);
   if (!(await hasAccounts(db))) {

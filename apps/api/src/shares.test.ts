@@ -35,8 +35,8 @@ async function anonymous(path: string, json: unknown): Promise<{ status: number;
 /** A run with one step whose screen is a blob, and one evidence row with another blob. */
 async function recordedRun(goalId: string) {
   const run = await startRun(t.db, { goalId, agentId });
-  const screen = await putBlob(t.db, { bytes: randomBytes(32).toString("base64"), mime: "image/png", workspaceId: ws });
-  const shot = await putBlob(t.db, { bytes: randomBytes(32).toString("base64"), mime: "image/png", workspaceId: ws });
+  const screen = await putBlob(t.db, { bytes: randomBytes(32), mime: "image/png", workspaceId: ws });
+  const shot = await putBlob(t.db, { bytes: randomBytes(32), mime: "image/png", workspaceId: ws });
   await appendStep(t.db, { runId: run.id, agentId, index: 0, node: "executor", screenSha256: screen.sha256 });
   await appendEvidence(t.db, { goalId, runId: run.id, kind: "observation", summary: "the booking screen", blobSha256: shot.sha256, idempotencyKey: rid("ev") });
   return { run, screen: screen.sha256, shot: shot.sha256 };

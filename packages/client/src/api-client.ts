@@ -30,7 +30,7 @@ export function authorizedFetch(auth: ClientAuth | (() => ClientAuth)): typeof f
 export function createApiClient(init: ApiClientInit) {
   const url = `${trimUrl(init.apiUrl)}${TRPC_PATH}`;
   const authFetch = authorizedFetch(init.auth ?? { kind: "none" });
-  return createTRPCClient<AppRouter>({
+  const client = createTRPCClient<AppRouter>({
     links: [
       splitLink({
         condition: (op) => op.type === "subscription",
@@ -45,6 +45,17 @@ export function createApiClient(init: ApiClientInit) {
       }),
     ],
   });
+  transports.set(client, { apiUrl: trimUrl(init.apiUrl), fetch: authFetch });
+  return client;
+}
+
+/** Each client's API and credentialed fetch, for the plain-HTTP routes beside tRPC (blob uploads, blobs.ts). */
+const transports = new WeakMap<object, { apiUrl: string; fetch: typeof fetch }>();
+
+export function transportOf(client: object): { apiUrl: string; fetch: typeof fetch } {
+  const t = transports.get(client);
+  if (!t) throw new Error("This client was not made by createApiClient; make it there so blob uploads carry its credentials.");
+  return t;
 }
 
 export type ApiClient = ReturnType<typeof createApiClient>;

@@ -4,7 +4,7 @@
 import { systemClock, type Clock, type ControlPlane, type LessonRecord, type ShortcutRecord, type SkillRecord } from "@phoneloop/agent/ports";
 import { PAGE_LIMIT } from "@phoneloop/state/domain";
 import { trimUrl, type ApiClient } from "./api-client.ts";
-import { toBase64 } from "./base64.ts";
+import { uploadBlob } from "./blobs.ts";
 import { codeOf, toControlPlaneError } from "./errors.ts";
 import { subscribeEvents, type EventSubscription } from "./events.ts";
 import { readAllPages } from "./pages.ts";
@@ -141,7 +141,7 @@ export function createControlPlane(client: ApiClient, opts: ControlPlaneOptions)
     // ── evidence ──
     async appendEvidence(e) {
       const blob = e.blob;
-      const stored = blob ? await call("evidence.putBlob", () => client.evidence.putBlob.mutate({ bytes: toBase64(blob.bytes), mime: blob.mime })) : null;
+      const stored = blob ? await call("blob.upload", () => uploadBlob(client, blob)) : null;
       const r = await call("evidence.append", () =>
         client.evidence.append.mutate({
           idempotencyKey: e.idempotencyKey,

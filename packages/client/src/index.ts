@@ -3,6 +3,7 @@ export { createApiClient, authorizedFetch, trimUrl, type ApiClient, type ApiClie
 export { createControlPlane, newAgentId, type ControlPlaneOptions } from "./control-plane.ts";
 export { subscribeEvents, type EventHandlers, type EventSubscription, type StreamedEvent } from "./events.ts";
 export { checkApi } from "./health.ts";
+export { uploadBlob, type BlobUpload } from "./blobs.ts";
 export { readAllPages, type ApiPage } from "./pages.ts";
 export { ControlPlaneError, API_UNREACHABLE, apiUnreachable, toControlPlaneError, codeOf, networkReason } from "./errors.ts";
 export { ControlPlaneConflict } from "@phoneloop/agent/ports";

@@ -47,7 +47,12 @@ export { resolveGate, ResolveGateInput } from "./services/gate/resolve-gate.ts";
 export { expireGate, ExpireGateInput } from "./services/gate/expire-gate.ts";
 
 export { appendEvidence, AppendEvidenceInput, type AppendEvidenceResult } from "./services/evidence/append-evidence.ts";
-export { putBlob, PutBlobInput, getBlob, MAX_BLOB_BYTES, type PutBlobResult } from "./services/evidence/put-blob.ts";
+export { putBlob, PutBlobInput, MAX_BLOB_BYTES, sha256Of, type PutBlobResult, type BlobContext } from "./services/blob/put-blob.ts";
+export { findBlob, openBlob, getBlob, type BlobInfo, type BlobScope, type OpenedBlob } from "./services/blob/read-blob.ts";
+export { collectBlobs, CollectBlobsInput, DEFAULT_BLOB_GRACE_MS, type CollectBlobsResult } from "./services/blob/collect-blobs.ts";
+export { useBlobStore, blobStoreOf, type BlobStore, type BlobBody, type StoredObject } from "./blobs/blob-store.ts";
+export { postgresBlobStore } from "./blobs/postgres-blob-store.ts";
+export { s3BlobStore, type S3BlobStoreConfig } from "./blobs/s3-blob-store.ts";
 
 export { setQuotaPolicy, SetQuotaPolicyInput, type QuotaPolicyView } from "./services/quota/set-quota-policy.ts";
 export { spendQuota, SpendQuotaInput, type SpendQuotaResult, type QuotaSpendView } from "./services/quota/spend-quota.ts";

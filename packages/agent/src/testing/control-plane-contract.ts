@@ -377,9 +377,10 @@ export function describeControlPlaneContract(name: string, makeSubject: () => Pr
       it("appends once per key; a blob is stored by its sha256; the list filters by run and kind", async () => {
         const r = await running();
         const run = await cp.startRun({ goalId: r.goalId, agentId: r.agentId });
-        const bytes = new TextEncoder().encode("not really a png, but bytes all the same");
+        // A real image (a 2×2 WebP): the API stores only images, and a WebP as sent.
+        const bytes = Uint8Array.from(atob("UklGRjwAAABXRUJQVlA4IDAAAAAwAgCdASoCAAIAAUAmJaACdLoB+AH4AAToAAD+Ex/7B0P6rvvef/a0Bwar/RuAAAA="), (c) => c.charCodeAt(0));
         const sha = [...new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
-        const input = { idempotencyKey: unique("ev"), kind: "observation" as const, goalId: r.goalId, runId: run.id, todoId: r.todo.id, lease: r.ref, stepIndex: 0, summary: "the home screen", data: { app: "launcher" }, blob: { bytes, mime: "image/png" } };
+        const input = { idempotencyKey: unique("ev"), kind: "observation" as const, goalId: r.goalId, runId: run.id, todoId: r.todo.id, lease: r.ref, stepIndex: 0, summary: "the home screen", data: { app: "launcher" }, blob: { bytes, mime: "image/webp" } };
         const first = await cp.appendEvidence(input);
         expect(first.created).toBe(true);
         expect(await cp.appendEvidence(input)).toEqual({ evidenceId: first.evidenceId, created: false });

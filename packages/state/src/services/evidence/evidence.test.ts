@@ -3,7 +3,8 @@ import { createTestDatabase, seedClaimed, seedGoal, seedWorkspaceId, type TestDa
 import { type StateError } from "../../domain/errors.ts";
 import { appendEvidence } from "./append-evidence.ts";
 import { EVIDENCE_KINDS } from "../../domain/vocabulary.ts";
-import { getBlob, putBlob } from "./put-blob.ts";
+import { putBlob } from "../blob/put-blob.ts";
+import { getBlob } from "../blob/read-blob.ts";
 
 let t: TestDatabase;
 beforeAll(async () => {
@@ -53,7 +54,7 @@ describe("evidence", () => {
     const bytes = new TextEncoder().encode(`screenshot ${Math.random()}`);
     const workspaceId = await seedWorkspaceId(t.db);
     const a = await putBlob(t.db, { bytes, mime: "image/png", workspaceId });
-    const b = await putBlob(t.db, { bytes: Buffer.from(bytes).toString("base64"), mime: "image/png", workspaceId });
+    const b = await putBlob(t.db, { bytes: Buffer.from(bytes), mime: "image/png", workspaceId });
     expect(a.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(b).toEqual({ ...a, created: false });
     expect(a.created).toBe(true);

@@ -5,7 +5,8 @@ import { claimNext } from "../todo/claim-next.ts";
 import { appendEvidence } from "../evidence/append-evidence.ts";
 import { spendQuota } from "../quota/spend-quota.ts";
 import { registerAgent } from "../agent/register-agent.ts";
-import { getBlob, putBlob } from "../evidence/put-blob.ts";
+import { putBlob } from "../blob/put-blob.ts";
+import { getBlob } from "../blob/read-blob.ts";
 import { goalList } from "../../projections/goal-list.ts";
 import { addMember, listMembers, removeMember, setMemberRole } from "./members.ts";
 import { issueAgentToken, listAgentTokens, revokeAgentToken, verifyAgentToken } from "./agent-tokens.ts";
@@ -61,7 +62,7 @@ describe("workspaces and members", () => {
       expect(e?.code).toBe("NOT_FOUND");
       expect(e?.message).toMatch(/does not exist/);
     }
-    const blob = await putBlob(t.db, { bytes: Buffer.from(`bytes ${rid("b")}`).toString("base64"), mime: "text/plain", workspaceId: a.workspace.id });
+    const blob = await putBlob(t.db, { bytes: Buffer.from(`bytes ${rid("b")}`), mime: "text/plain", workspaceId: a.workspace.id });
     expect((await err(scopeToWorkspace(t.db, b.workspace.id, { blobSha256: blob.sha256 })))?.code).toBe("NOT_FOUND");
     expect(await getBlob(t.db, blob.sha256, { workspaceId: b.workspace.id })).toBeNull();
     expect(await getBlob(t.db, blob.sha256, { workspaceId: a.workspace.id })).not.toBeNull();
