@@ -1,0 +1,97 @@
+// Model profiles: which OpenAI-compatible endpoint and model each role (executor, planner, summarizer) uses, as a
+// JSON or YAML file, so suites compare setups by name. Keys never sit in the file: a role names the environment
+// variable (`apiKeyEnv`) or the file (`apiKeyFile`) that holds its key.
+import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+import type { ModelsInit, RoleModelInit } from "@phoneloop/agent";
+
+const Role = z.strictObject({
+  baseURL: z.url().describe("the endpoint's /v1 URL, e.g. https://api.openai.com/v1 or http://127.0.0.1:8000/v1"),
+  model: z.string().min(1),
+  apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name like OPENAI_API_KEY").optional(),
+  apiKeyFile: z.string().min(1).optional().describe("a file holding the key (relative to the profile)"),
+  price: z.strictObject({ inputPerMTok: z.number().min(0), outputPerMTok: z.number().min(0) }).optional().describe("USD per million tokens"),
+  timeoutMs: z.number().int().min(1000).max(600_000).optional(),
+  structuredOutput: z.enum(["auto", "json_schema", "json_object", "none"]).optional(),
+  imageDetail: z.enum(["high", "low", "auto"]).optional(),
+});
+export type ProfileRole = z.infer<typeof Role>;
+
+export const ModelProfileSchema = z.strictObject({
+  name: z.string().min(1).max(200),
+  description: z.string().optional(),
+  executor: Role,
+  /** Defaults to the executor's endpoint. */
+  planner: Role.optional(),
+  /** Defaults to the planner's. */
+  summarizer: Role.optional(),
+});
+export type ModelProfileFile = z.infer<typeof ModelProfileSchema>;
+
+export interface ModelProfile {
+  name: string;
+  models: ModelsInit;
+}
+
+export class ProfileError extends Error {
+  readonly code = "MODEL_PROFILE_INVALID";
+}
+
+/** Reads a profile file (.json, .yaml or .yml); every problem names the field and what to write instead. */
+export function loadModelProfile(path: string, env: Record<string, string | undefined> = process.env): ModelProfile {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    throw new ProfileError(`cannot read the model profile ${path}: ${(e as Error).message}. Give --model a JSON or YAML file (see packages/suite/README.md).`);
+  }
+  let raw: unknown;
+  try {
+    raw = /\.ya?ml$/i.test(path) ? parseYaml(text) : JSON.parse(text);
+  } catch (e) {
+    throw new ProfileError(`the model profile ${path} is not valid ${/\.ya?ml$/i.test(path) ? "YAML" : "JSON"}: ${(e as Error).message}`);
+  }
+  return profileOf(raw, path, env);
+}
+
+export function profileOf(raw: unknown, source: string, env: Record<string, string | undefined> = process.env): ModelProfile {
+  const parsed = ModelProfileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `  at ${i.path.map(String).join(".") || "(root)"}: ${i.message}`).join("\n");
+    throw new ProfileError(`the model profile ${source} is invalid:\n${issues}\nA profile names the endpoints: { "name": "…", "executor": { "baseURL": "…/v1", "model": "…", "apiKeyEnv": "OPENAI_API_KEY" }, "planner": {…}, "summarizer": {…} }`);
+  }
+  const p = parsed.data;
+  const role = (r: ProfileRole, which: string): RoleModelInit => {
+    let apiKey: string | undefined;
+    if (r.apiKeyEnv) {
+      apiKey = env[r.apiKeyEnv];
+      if (!apiKey) throw new ProfileError(`the model profile ${source} reads the ${which} key from $${r.apiKeyEnv}, which is not set; export it first.`);
+    } else if (r.apiKeyFile) {
+      const file = resolve(dirname(source), r.apiKeyFile);
+      try {
+        apiKey = readFileSync(file, "utf8").trim();
+      } catch (e) {
+        throw new ProfileError(`the model profile ${source} reads the ${which} key from ${file}: ${(e as Error).message}`);
+      }
+    }
+    return {
+      baseURL: r.baseURL,
+      model: r.model,
+      ...(apiKey ? { apiKey } : {}),
+      ...(r.price ? { price: r.price } : {}),
+      ...(r.timeoutMs ? { timeoutMs: r.timeoutMs } : {}),
+      ...(r.structuredOutput ? { structuredOutput: r.structuredOutput } : {}),
+      ...(r.imageDetail ? { imageDetail: r.imageDetail } : {}),
+    };
+  };
+  return {
+    name: p.name,
+    models: {
+      executor: role(p.executor, "executor"),
+      ...(p.planner ? { planner: role(p.planner, "planner") } : {}),
+      ...(p.summarizer ? { summarizer: role(p.summarizer, "summarizer") } : {}),
+    },
+  };
+}
