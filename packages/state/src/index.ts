@@ -106,10 +106,8 @@ export {
   listShares,
   ListSharesInput,
   openShare,
-  sharedReplay,
   type OpenedShare,
   type ShareView,
-  type SharedReplay,
 } from "./services/workspace/shares.ts";
 export { savePolicyRules, SavePolicyRulesInput, currentPolicyRules, CurrentPolicyRulesInput, type PolicyRulesView } from "./services/workspace/policy-rules.ts";
 export { scopeToWorkspace, SCOPED_FIELDS, type ScopedField } from "./services/workspace/scope.ts";

@@ -1,14 +1,12 @@
-// Shares: a link that opens one run's replay without an account. The link carries a 256-bit token (only its
+// Shares: a link that opens one run's replay without an account (the API shows it masked: apps/api/src/share). The link carries a 256-bit token (only its
 // sha256 is stored); a revoked or expired share is "not found", and it opens only its run and that run's blobs.
 import { z } from "zod";
 import type { Share } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
-import { pageOf, PAGE_LIMIT, PageFields, type Page } from "../../domain/page.ts";
+import { pageOf, PageFields, type Page } from "../../domain/page.ts";
 import { pageQuery } from "../../projections/page-query.ts";
 import { Id } from "../../domain/schemas.ts";
-import { runDetail, type RunDetail } from "../../projections/run-detail.ts";
-import { evidenceList, type EvidenceView } from "../../projections/evidence-list.ts";
 import { actorOf, appendEvent, currentTime, inTx, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { hashSecret, newSecret } from "./secret-token.ts";
 
@@ -86,26 +84,6 @@ export async function openShare(db: DbOrTx, token: string, ctx?: OperatorContext
   if (!share || share.revokedAt) return null;
   if (share.expiresAt && share.expiresAt <= (await currentTime(db, ctx))) return null;
   return { shareId: share.id, runId: share.runId, workspaceId: share.workspaceId };
-}
-
-export interface SharedReplay {
-  run: RunDetail;
-  goal: { id: string; title: string };
-  evidence: EvidenceView[];
-}
-
-/** What a share shows: its run with steps, its goal's title, and the run's evidence. */
-export async function sharedReplay(db: DbOrTx, share: OpenedShare): Promise<SharedReplay> {
-  const run = await runDetail(db, { runId: share.runId });
-  const goal = await db.goal.findUniqueOrThrow({ where: { id: run.goalId }, select: { id: true, title: true } });
-  const evidence: EvidenceView[] = [];
-  for (let cursor: string | undefined; ; ) {
-    const page = await evidenceList(db, { goalId: run.goalId, runId: run.id, cursor, limit: PAGE_LIMIT.max });
-    evidence.push(...page.items);
-    if (!page.nextCursor) break;
-    cursor = page.nextCursor;
-  }
-  return { run, goal, evidence };
 }
 
 /** Whether a blob is part of the shared run (its evidence's or its steps' screens). */
