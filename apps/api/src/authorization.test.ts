@@ -110,7 +110,7 @@ async function run() {
   const g = await goal();
   return startRun(t.db, { goalId: g.id, agentId: A() });
 }
-const blob = () => putBlob(t.db, { bytes: randomBytes(16), mime: "image/png", workspaceId: w.ws });
+const blob = () => putBlob(t.db, { bytes: randomBytes(16).toString("base64"), mime: "image/png", workspaceId: w.ws });
 async function sharedBlob() {
   const r = await run();
   const b = await blob();
@@ -197,6 +197,7 @@ const fixtures: Record<string, Fixture> = {
     outsider: "null",
   },
   "evidence.append": { access: "run", input: async () => ({ goalId: (await goal()).id, kind: "observation", summary: "screen", idempotencyKey: rid("ev") }) },
+  "evidence.putBlob": { access: "run", input: async () => ({ bytes: randomBytes(8).toString("base64"), mime: "image/png" }), outsider: "ok" },
   "evidence.blob": { access: "read", input: async () => ({ sha256: (await blob()).sha256 }) },
   "quota.setPolicy": { access: "admin", input: async () => ({ scope: "goal", goalId: (await goal()).id, windowMs: 60_000, maxSteps: 10 }) },
   "quota.shouldRun": { access: "run", input: async () => ({ goalId: (await goal()).id, agentId: A() }) },
@@ -239,6 +240,7 @@ const fixtures: Record<string, Fixture> = {
   "modelSettings.set": { access: "admin", input: async () => ({ baseUrl: "https://models.example.test/v1", apiKey: "sk-test", models: { executor: "small" } }), outsider: "ok" },
   "policy.get": { access: "read", input: async () => ({}), outsider: "ok" },
   "task.list": { access: "read", input: async () => ({}), outsider: "ok" },
+  "agent.list": { access: "read", input: async () => ({}), outsider: "ok" },
   "skill.list": { access: "read", input: async () => ({ app: "com.loop" }), outsider: "ok" },
   "skill.save": { access: "run", input: async () => ({ app: "com.loop", appVersion: "1.0", name: rid("skill"), goal: "Search Loop", body: { steps: [] }, runId: rid("run") }), outsider: "ok" },
   "skill.recordUse": { access: "run", input: async () => ({ skillId: (await skill()).id, ok: true }) },

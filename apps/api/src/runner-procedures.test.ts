@@ -1,5 +1,6 @@
 // What the tab's runner asks of the API: the built-in tasks to start a goal from, a goal created with its quota in
-// one call, and a goal's runs with the lease a running run's agent still holds (what another tab may resume).
+// one call, a goal's runs with the lease a running run's agent still holds (what another tab may resume), and the
+// workspace's agents with their heartbeat (the board's workers).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TRPCError } from "@trpc/server";
 import { claimNext, registerAgent, replanTodos, startRun } from "@phoneloop/state";
@@ -76,5 +77,10 @@ describe("the runner's procedures", () => {
 
     const other = await team("Runs elsewhere");
     expect((await failure(other.viewer.goal.runs({ goalId: goal.id })))?.code).toBe("NOT_FOUND");
+
+    // The board's workers: the agent, its phone, the todo it holds; another workspace does not see it.
+    await t.db.agent.update({ where: { id: agent.id }, data: { meta: { device: { serial: "emulator-5554", model: "Pixel 8" } } } });
+    expect(await a.viewer.agent.list({})).toEqual([expect.objectContaining({ id: agent.id, kind: "browser", device: { serial: "emulator-5554", model: "Pixel 8" }, holding: 1 })]);
+    expect((await other.viewer.agent.list({})).map((x) => x.id)).not.toContain(agent.id);
   });
 });

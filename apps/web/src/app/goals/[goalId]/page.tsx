@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { BoardView } from "../../../components/board/board-view.tsx";
 import { RunPanel } from "../../../components/runner/run-panel.tsx";
+import { WorkersStrip } from "../../../components/runner/workers-strip.tsx";
 
 export const metadata: Metadata = { title: "Board · PhoneLoop" };
 
@@ -10,6 +11,7 @@ export default async function GoalBoardPage({ params }: { params: Promise<{ goal
   return (
     <>
       <RunPanel goalId={id} />
+      <WorkersStrip />
       <BoardView goalId={id} />
     </>
   );
