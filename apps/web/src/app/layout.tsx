@@ -39,6 +39,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                     <Link href="/devices">Devices</Link>
                     <Link href="/runs">Runs</Link>
                     <Link href="/team">Team</Link>
+                    <Link href="/settings/models">Models</Link>
                   </nav>
                   <AccountBadge />
                 </header>

@@ -1,5 +1,11 @@
 import { AttentionView } from "../components/attention/attention-view.tsx";
+import { TryDemo } from "../components/models/try-demo.tsx";
 
 export default function HomePage() {
-  return <AttentionView />;
+  return (
+    <>
+      <TryDemo />
+      <AttentionView />
+    </>
+  );
 }

@@ -1,9 +1,10 @@
 "use client";
 // The workspace's people-and-credentials page: agent tokens (an operator issues and revokes their own; an admin
-// sees and revokes all, with last use), invite links (admin, one per person, with the role they get) and the
-// model settings the model proxy uses (admin; the key is write-only: the API answers only whether one is set).
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+// sees and revokes all, with last use) and invite links (admin, one per person, with the role they get). The model
+// settings have their own page (/settings/models).
+import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
 import { ROLES, type Role } from "@phoneloop/state/domain";
 import { useSession } from "../../lib/session.tsx";
 import { useTRPC } from "../../lib/trpc.ts";
@@ -19,10 +20,14 @@ export function TeamAdmin() {
       {admin ? (
         <>
           <Invites />
-          <ModelSettings />
+          <p className={styles.lead}>
+            The models runs call are on the <Link href="/settings/models">Models</Link> page.
+          </p>
         </>
       ) : (
-        <p className={styles.lead}>An admin of {session.person.workspaceName} manages invites and model settings.</p>
+        <p className={styles.lead}>
+          An admin of {session.person.workspaceName} manages invites and the <Link href="/settings/models">models</Link>.
+        </p>
       )}
     </>
   );
@@ -134,62 +139,6 @@ function Invites() {
             <input readOnly value={link} onFocus={(e) => e.currentTarget.select()} />
           </label>
         ) : null}
-      </form>
-    </section>
-  );
-}
-
-function ModelSettings() {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const current = useQuery(trpc.modelSettings.get.queryOptions({}));
-  const [saved, setSaved] = useState(false);
-  const save = useMutation(
-    trpc.modelSettings.set.mutationOptions({
-      onSuccess: async () => {
-        setSaved(true);
-        await queryClient.invalidateQueries({ queryKey: trpc.modelSettings.get.queryKey() });
-      },
-    }),
-  );
-  const onSubmit = (e: FormEvent<HTMLFormElement>) => {
-    e.preventDefault();
-    setSaved(false);
-    const f = new FormData(e.currentTarget);
-    const text = (name: string) => String(f.get(name) ?? "").trim();
-    const models = Object.fromEntries((["planner", "executor", "summarizer"] as const).flatMap((r) => (text(r) ? [[r, text(r)]] : [])));
-    save.mutate({ baseUrl: text("baseUrl"), ...(text("apiKey") ? { apiKey: text("apiKey") } : {}), models });
-  };
-  if (current.isPending) return null;
-  const s = current.data;
-  return (
-    <section className={styles.card} aria-labelledby="models-heading">
-      <h1 id="models-heading">Model settings</h1>
-      <p className={styles.lead}>Runs in a tab call models through the API with these; the key never reaches a browser.</p>
-      <form className={styles.form} onSubmit={onSubmit} key={s?.updatedAt ? String(s.updatedAt) : "new"}>
-        <label>
-          Endpoint (OpenAI-compatible)
-          <input name="baseUrl" type="url" required defaultValue={s?.baseUrl ?? ""} placeholder="https://api.example.com/v1" />
-        </label>
-        <label>
-          API key {s?.hasApiKey ? "(set; leave empty to keep it)" : ""}
-          <input name="apiKey" type="password" autoComplete="off" />
-        </label>
-        {(["planner", "executor", "summarizer"] as const).map((r) => (
-          <label key={r}>
-            {r} model
-            <input name={r} defaultValue={s?.models[r] ?? ""} />
-          </label>
-        ))}
-        <button type="submit" disabled={save.isPending}>
-          Save
-        </button>
-        {save.error ? (
-          <p className={styles.error} role="alert">
-            {save.error.message}
-          </p>
-        ) : null}
-        {saved ? <p role="status">Saved.</p> : null}
       </form>
     </section>
   );

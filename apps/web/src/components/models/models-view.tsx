@@ -1,0 +1,233 @@
+"use client";
+// The models page: which models the planner, executor and summarizer call (through the API's model proxy, so keys
+// stay on the server), the demo model while none is configured, and for an admin the endpoint, key, model per role
+// and prices, with "Test connection". Everyone in the workspace reads it; only an admin changes it.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { toast } from "sonner";
+import { describeProblem, useApi } from "../../lib/api.tsx";
+import { useSession } from "../../lib/session.tsx";
+import { useTRPC } from "../../lib/trpc.ts";
+import ui from "../ui/ui.module.css";
+import styles from "./models.module.css";
+
+const ROLES = ["planner", "executor", "summarizer"] as const;
+type Role = (typeof ROLES)[number];
+
+const ROLE_NOTES: Record<Role, string> = {
+  planner: "plans the todos and decides after each one (a text model is enough)",
+  executor: "reads the screen and picks one action (needs vision)",
+  summarizer: "writes the run's report (a text model is enough)",
+};
+
+export function ModelsView() {
+  const trpc = useTRPC();
+  const session = useSession();
+  const { apiUrl } = useApi();
+  const status = useQuery(trpc.modelSettings.status.queryOptions({}));
+  const settings = useQuery(trpc.modelSettings.get.queryOptions({}));
+  const admin = session.status === "signed-in" && session.may("admin");
+
+  if (status.isPending || settings.isPending) return <p className={styles.lead}>Loading the model settings…</p>;
+  const problem = status.error ?? settings.error;
+  if (problem) {
+    return (
+      <p role="alert" className={styles.error}>
+        {describeProblem(problem, apiUrl).message}
+      </p>
+    );
+  }
+  const s = status.data!;
+  return (
+    <div className={styles.page}>
+      <header>
+        <h1>Models</h1>
+        <p className={styles.lead}>Runs call their models through the PhoneLoop API, which holds the endpoint and its key: no key ever reaches a browser tab.</p>
+      </header>
+      {s.mode === "demo" ? (
+        <section className={`${styles.card} ${styles.demo}`} aria-labelledby="demo-heading">
+          <h2 id="demo-heading">
+            Runs use the <span className={styles.demoLabel}>{s.label}</span>
+          </h2>
+          <p className={styles.lead}>
+            No model endpoint is configured, so every run in this workspace is answered by the reference policy: a program that reads the phone&apos;s screen and solves the demo phone&apos;s built-in tasks. It is not AI and
+            cannot do other goals. {admin ? "Save an OpenAI-compatible endpoint below to run real models." : "An admin can configure a real model endpoint here."}
+          </p>
+        </section>
+      ) : null}
+      <RoleTable models={s.models} demo={s.mode === "demo"} />
+      {admin ? <ModelSettingsForm current={settings.data ?? null} /> : settings.data ? <ReadOnlySettings current={settings.data} /> : null}
+    </div>
+  );
+}
+
+function RoleTable({ models, demo }: { models: Partial<Record<Role, string>>; demo: boolean }) {
+  return (
+    <section className={styles.card} aria-labelledby="roles-heading">
+      <h2 id="roles-heading">Model per role</h2>
+      <table className={styles.table}>
+        <thead>
+          <tr>
+            <th scope="col">Role</th>
+            <th scope="col">Model</th>
+            <th scope="col">What it does</th>
+          </tr>
+        </thead>
+        <tbody>
+          {ROLES.map((r) => (
+            <tr key={r}>
+              <th scope="row">{r}</th>
+              <td>{demo ? "Demo model (reference policy, not AI)" : (models[r] ?? "not set: the model a runner asks for")}</td>
+              <td>{ROLE_NOTES[r]}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+interface SettingsView {
+  baseUrl: string;
+  hasApiKey: boolean;
+  models: Partial<Record<Role, string>>;
+  microUsdPerInputToken: number;
+  microUsdPerOutputToken: number;
+  timeoutMs: number;
+  updatedAt: Date | string;
+}
+
+function ReadOnlySettings({ current }: { current: SettingsView }) {
+  return (
+    <section className={styles.card} aria-labelledby="endpoint-heading">
+      <h2 id="endpoint-heading">Endpoint</h2>
+      <dl>
+        <dt>OpenAI-compatible base URL</dt>
+        <dd>{current.baseUrl}</dd>
+        <dt>API key</dt>
+        <dd>{current.hasApiKey ? "set (kept on the server)" : "none"}</dd>
+        <dt>Price</dt>
+        <dd>
+          ${current.microUsdPerInputToken} per million input tokens, ${current.microUsdPerOutputToken} per million output tokens
+        </dd>
+      </dl>
+      <p className={styles.lead}>Only an admin changes the model settings.</p>
+    </section>
+  );
+}
+
+/** A price field: US dollars per million tokens is the same number as micro-dollars per token. */
+const price = (v: FormDataEntryValue | null): number => {
+  const n = Number(String(v ?? "").trim() || "0");
+  if (!Number.isFinite(n) || n < 0) throw new Error("Prices are amounts in US dollars per million tokens, 0 or more (e.g. 0.15).");
+  return n;
+};
+
+function ModelSettingsForm({ current }: { current: SettingsView | null }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const { apiUrl } = useApi();
+  const [formError, setFormError] = useState<string | null>(null);
+  const save = useMutation(
+    trpc.modelSettings.set.mutationOptions({
+      onSuccess: async () => {
+        toast.success("Model settings saved");
+        await Promise.all([queryClient.invalidateQueries({ queryKey: trpc.modelSettings.get.queryKey() }), queryClient.invalidateQueries({ queryKey: trpc.modelSettings.status.queryKey() })]);
+      },
+    }),
+  );
+  const test = useMutation(trpc.modelSettings.test.mutationOptions());
+
+  const onSubmit = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    setFormError(null);
+    const f = new FormData(e.currentTarget);
+    const text = (name: string) => String(f.get(name) ?? "").trim();
+    try {
+      const models = Object.fromEntries(ROLES.flatMap((r) => (text(r) ? [[r, text(r)]] : [])));
+      save.mutate({
+        baseUrl: text("baseUrl"),
+        ...(text("apiKey") ? { apiKey: text("apiKey") } : {}),
+        models,
+        microUsdPerInputToken: price(f.get("inputPrice")),
+        microUsdPerOutputToken: price(f.get("outputPrice")),
+        timeoutMs: current?.timeoutMs ?? 120_000,
+      });
+    } catch (err) {
+      setFormError((err as Error).message);
+    }
+  };
+
+  const error = formError ?? (save.error ? describeProblem(save.error, apiUrl).message : null);
+  return (
+    <section className={styles.card} aria-labelledby="endpoint-form-heading">
+      <h2 id="endpoint-form-heading">Endpoint</h2>
+      <p className={styles.lead}>Any OpenAI-compatible server: a provider, a gateway, or a model you host. Test the saved settings with one tiny request per role.</p>
+      <form className={styles.form} onSubmit={onSubmit} key={current ? String(current.updatedAt) : "new"} aria-describedby={error ? "models-error" : undefined}>
+        <label className={styles.wide}>
+          Base URL
+          <input name="baseUrl" type="url" required defaultValue={current?.baseUrl ?? ""} placeholder="https://api.example.com/v1" />
+        </label>
+        <label className={styles.wide}>
+          API key {current?.hasApiKey ? <span className={styles.hint}>(set and kept on the server; leave empty to keep it)</span> : null}
+          <input name="apiKey" type="password" autoComplete="off" placeholder={current?.hasApiKey ? "••••••••" : "sk-…"} />
+        </label>
+        {ROLES.map((r) => (
+          <label key={r}>
+            {r[0]!.toUpperCase() + r.slice(1)} model
+            <input name={r} defaultValue={current?.models[r] ?? ""} placeholder={r === "executor" ? "a vision model" : "a text model"} />
+            <span className={styles.hint}>{ROLE_NOTES[r]}</span>
+          </label>
+        ))}
+        <label>
+          Input price (USD per million tokens)
+          <input name="inputPrice" type="number" min="0" step="any" inputMode="decimal" defaultValue={current?.microUsdPerInputToken ?? 0} />
+        </label>
+        <label>
+          Output price (USD per million tokens)
+          <input name="outputPrice" type="number" min="0" step="any" inputMode="decimal" defaultValue={current?.microUsdPerOutputToken ?? 0} />
+        </label>
+        <div className={styles.actions}>
+          <button type="submit" className={`${ui.button} ${ui.primary}`} disabled={save.isPending}>
+            {save.isPending ? "Saving…" : "Save"}
+          </button>
+          <button type="button" className={ui.button} disabled={test.isPending} onClick={() => test.mutate({})}>
+            {test.isPending ? "Testing…" : "Test connection"}
+          </button>
+        </div>
+        {error ? (
+          <p id="models-error" className={`${styles.error} ${styles.wide}`} role="alert">
+            {error}
+          </p>
+        ) : null}
+      </form>
+      <div aria-live="polite">
+        {test.error ? (
+          <p className={styles.error} role="alert">
+            {describeProblem(test.error, apiUrl).message}
+          </p>
+        ) : null}
+        {test.data ? (
+          <table className={styles.table} aria-label="Connection test">
+            <thead>
+              <tr>
+                <th scope="col">Role</th>
+                <th scope="col">Result</th>
+                <th scope="col">Details</th>
+              </tr>
+            </thead>
+            <tbody>
+              {test.data.roles.map((r) => (
+                <tr key={r.role}>
+                  <th scope="row">{r.role}</th>
+                  <td className={r.ok ? styles.ok : styles.bad}>{r.ok ? "Connected" : "Failed"}</td>
+                  <td>{r.message}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : null}
+      </div>
+    </section>
+  );
+}
