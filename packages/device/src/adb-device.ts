@@ -10,6 +10,7 @@ import type {
   Foreground,
   KeyName,
   Point,
+  PackageManagerQuery,
   Screenshot,
   StableOptions,
   StableResult,
@@ -425,6 +426,11 @@ export class AdbDevice implements Device {
       if (!fg) throw new DeviceCommandFailed("dumpsys window", "no focused window found", "Unlock the phone: the lock screen hides the foreground app.");
       return fg;
     });
+  }
+
+  packageManager(args: PackageManagerQuery, opts?: CallOptions): Promise<string> {
+    if ((args[0] !== "dump" && args[0] !== "query-activities") || args.some((a) => typeof a !== "string")) throw new TypeError("packageManager answers only `dump <package>` and `query-activities …`.");
+    return this.#call("packageManager", opts?.timeoutMs ?? this.timeouts.foreground, (signal) => this.#run(shellCommand(["cmd", "package", ...args]), signal, /^Error:|Exception/m));
   }
 
   tap(p: Point, opts?: CallOptions): Promise<void> {

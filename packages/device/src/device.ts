@@ -68,6 +68,9 @@ export type KeyName =
   | "space"
   | "escape";
 
+/** The read-only package-manager questions a Device answers. */
+export type PackageManagerQuery = ["dump", string] | ["query-activities", ...string[]];
+
 export interface Point {
   x: number;
   y: number;
@@ -130,5 +133,11 @@ export interface Device {
   openApp(packageName: string, opts?: CallOptions): Promise<void>;
   openDeeplink(uri: string, opts?: CallOptions): Promise<void>;
   waitForStable(opts?: StableOptions): Promise<StableResult>;
+  /**
+   * Asks the package manager (`cmd package <args>`), read-only: `dump <package>` (activities, intent filters,
+   * version) or `query-activities …`. Where deeplink shortcuts and app versions come from; optional for a device
+   * that cannot answer it.
+   */
+  packageManager?(args: PackageManagerQuery, opts?: CallOptions): Promise<string>;
   close(): Promise<void>;
 }

@@ -13,6 +13,8 @@ import { formatScreenElements } from "../prompts/screen.ts";
 import { leaseRefOf, type ChatMessage, type EvidenceInput, type GateResolution, type Lease, type LeaseRef, type ModelErrorCode, type SkipReason, type TurnResultKind, type TurnRoute } from "../ports.ts";
 import { focusedNode, nodeAt, resolveTarget } from "./observe.ts";
 import { endReasonOfSkip, statusForExit } from "./routes.ts";
+import { describeShortcuts, describeSkills } from "./learning.ts";
+import type { SkillBody } from "../skills/contract.ts";
 import type { AgentConfig, AgentEvent, ExecutorReturn, ExecutorRunState, ExecutorState, ExitReason, PendingGate, RunCommon, Screen, Turn } from "./state.ts";
 
 /** What the runner saw when it performed the last input effect. */
@@ -31,7 +33,9 @@ export type Observation =
   | { type: "gate_opened"; gateId: string }
   | { type: "gate_resolved"; gateId: string; resolution: GateResolution }
   | { type: "performed"; outcome: string }
-  | { type: "perform_failed"; lost: boolean; message: string; attempts: number };
+  | { type: "perform_failed"; lost: boolean; message: string; attempts: number }
+  /** A skill ran: it reached its end screen, or stopped before step `failedAt` with the reason (control is back with the model). */
+  | { type: "skill_ran"; ok: boolean; performed: number; failedAt: number | null; reason: string | null; lost?: boolean };
 
 /** Writes: performed in order, nothing comes back. */
 export type WriteEffect =
@@ -52,6 +56,8 @@ export type InputEffect =
   | { type: "open_gate"; idempotencyKey: string; question: string; options: string[]; evidenceIds: string[]; answerRoles: AgentConfig["gateAnswerRoles"] }
   | { type: "wait_gate"; gateId: string }
   | { type: "perform"; action: Action; px: { x: number; y: number } | undefined; screen: { width: number; height: number }; description: string }
+  /** Runs a skill on the phone, checking its contract before and after each step. */
+  | { type: "run_skill"; skillId: string; name: string; body: SkillBody; stepIndex: number; lease: LeaseRef }
   | { type: "exit"; ret: ExecutorReturn };
 
 export type Effect = WriteEffect | InputEffect;
@@ -155,6 +161,8 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       screen: { width: screen.width, height: screen.height },
       elements: formatScreenElements(screen.elements),
       image: screen.image,
+      ...(s.learned?.skills.length ? { skills: describeSkills(s.learned.skills) } : {}),
+      ...(s.learned?.shortcuts.length ? { shortcuts: describeShortcuts(s.learned.shortcuts) } : {}),
     });
     const lease = ex.lease!;
     return done({
@@ -255,9 +263,16 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       return exit("completed", action.text);
     }
     if (action.type === "use_skill") {
-      ex.feedback = `No skill named "${action.skill}" is available in this session; use ordinary actions.`;
-      finishStep(turn, action, description, "failed: unknown skill", "repair_required");
-      return done(route());
+      const skill = s.learned?.skills.find((k) => k.name === action.skill || k.id === action.skill);
+      if (!skill) {
+        ex.feedback = `No skill named "${action.skill}" is available in this session; use ordinary actions.`;
+        finishStep(turn, action, description, "failed: unknown skill", "repair_required");
+        return done(route());
+      }
+      // Write-ahead, as for any action: a restart never runs the skill twice.
+      ex.inFlight = { stepIndex: turn.stepIndex, action, description };
+      fx.push({ type: "checkpoint" });
+      return done({ type: "run_skill", skillId: skill.id, name: skill.name, body: skill.body, stepIndex: turn.stepIndex, lease: leaseRefOf(ex.lease!) });
     }
     const point = resolvePoint(turn, action);
     if (!point.ok) {
@@ -460,6 +475,25 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       if (ex.samples.length > 20) ex.samples.splice(0, ex.samples.length - 20);
       ex.sensedAfterAction = false;
       finishStep(turn, f.action, f.description, obs.outcome, "validated_progress");
+      return done(route());
+    }
+
+    case "skill_ran": {
+      const turn = ex.turn!;
+      const f = ex.inFlight!;
+      const name = (f.action as { skill?: string }).skill ?? "";
+      const skill = s.learned?.skills.find((k) => k.name === name || k.id === name);
+      if (skill && s.learned) s.learned.used.push({ skillId: skill.id, name: skill.name, todoId: ex.todoId, ok: obs.ok, performed: obs.performed });
+      const total = skill?.body.steps.length ?? obs.performed;
+      // The screen changed under the skill: the next sense starts the detectors afresh.
+      ex.samples = [];
+      ex.sensedAfterAction = true;
+      if (obs.lost) return exit("device_lost", `Device connection lost while running the skill "${name}": ${obs.reason ?? ""}`);
+      const outcome = obs.ok ? `skill done: ${obs.performed}/${total} steps, end screen reached` : `skill stopped before step ${(obs.failedAt ?? 0) + 1}/${total}: ${obs.reason}`;
+      ex.feedback = obs.ok
+        ? `The skill "${name}" ran its ${obs.performed} step(s) and reached its end screen. Check the screen: report status complete if the todo is done, or go on.`
+        : `The skill "${name}" stopped before its step ${(obs.failedAt ?? 0) + 1} of ${total} (${obs.reason}). Control is back with you: go on from this screen with ordinary actions.`;
+      finishStep(turn, f.action, f.description, outcome, "validated_progress");
       return done(route());
     }
 

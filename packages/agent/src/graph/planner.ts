@@ -18,6 +18,8 @@ import {
 import { ControlPlaneConflict, leaseRefOf, type ChatMessage, type Lease, type RunEndReason, type Todo, type TodoDraft, type TurnResultKind } from "../ports.ts";
 import { callModel } from "./effects.ts";
 import { newExecutor } from "./executor.ts";
+import { describeLessons, describeShortcuts } from "./learning.ts";
+import { answerArithmetic } from "../memory/arithmetic.ts";
 import { endReasonOfSkip, routeReturn } from "./routes.ts";
 import { guard, toSummarizer, type ExecutorReturn, type PlannerState, type RunContext, type RunEnd, type RunState } from "./state.ts";
 import type { z } from "zod";
@@ -218,6 +220,16 @@ async function answerHost(ctx: RunContext, state: PlannerState, todo: Todo, leas
     return endWith(state, "blocked", "todo_blocked", why);
   };
   if (!inputs.ok) return fail(inputs.error.message);
+  // Arithmetic over the blackboard is computed, not asked: exact, and no model call.
+  const computed = answerArithmetic(todo, inputs.value);
+  if (computed) {
+    await cp.appendEvidence({ idempotencyKey: key, kind: "validation", goalId: state.goalId, runId: state.runId, todoId: todo.id, lease: leaseRefOf(lease), summary: `host computed: ${todo.title}`, data: { answer: computed.answer, outputs: computed.outputs, expression: computed.expression } });
+    await cp.recordTurnResult({ idempotencyKey: `${key}:validated_completion`, lease: leaseRefOf(lease), kind: "validated_completion", summary: computed.answer.slice(0, 2000), values: computed.outputs });
+    Object.assign(state.blackboard, computed.outputs);
+    state.executed.push({ todoId: todo.id, title: todo.title, status: "host", summary: computed.answer });
+    state.findings.push(computed.answer);
+    return null;
+  }
   const may = await mayCallModel(ctx, state);
   if (!may.ok) {
     await cp.releaseLease(leaseRefOf(lease), may.message.slice(0, 500));
@@ -266,7 +278,8 @@ export async function runPlanner(ctx: RunContext, state: PlannerState): Promise<
     const may = await mayCallModel(ctx, state);
     if (!may.ok) return endWith(state, "blocked", may.reason, `cannot plan: ${may.message}`);
     const goal = await cp.getGoal(state.goalId);
-    const asked = await askPlanner(ctx, state, planMessages(state.goal, goal?.bounds ?? []), PlanReplySchema, PLAN_JSON_SCHEMA, "plan");
+    const learned = state.learned;
+    const asked = await askPlanner(ctx, state, planMessages(state.goal, goal?.bounds ?? [], { ...(learned?.lessons.length ? { lessons: describeLessons(learned.lessons) } : {}), ...(learned?.shortcuts.length ? { shortcuts: describeShortcuts(learned.shortcuts) } : {}) }), PlanReplySchema, PLAN_JSON_SCHEMA, "plan");
     // Without a readable plan the goal itself is the one todo: the executor can still work on it.
     const plan = asked.reply ?? { plan: `Do the goal on the phone: ${state.goal}`, todos: [{ title: state.goal, kind: "executor" as const, inputs: [], outputs: [] }] };
     state.plan = plan.plan;

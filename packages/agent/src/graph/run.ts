@@ -4,9 +4,11 @@
 import { describeAction } from "../actions/schema.ts";
 import { workspacePolicyRules } from "../policy/rules.ts";
 import { ControlPlaneConflict, leaseRefOf, type AgentPorts, type AgentRegistration, type RunEndReason, type RunEndStatus } from "../ports.ts";
-import { callModel, perform, retryDevice, sense, type DeviceOutcome, type Sensed, type Settled } from "./effects.ts";
+import { callModel, isDeviceLost, perform, retryDevice, sense, type DeviceOutcome, type Sensed, type Settled } from "./effects.ts";
 import { step, type Effect, type InputEffect, type Observation } from "./executor.ts";
 import { listElements } from "./observe.ts";
+import { emptyLearned, learnFromRun, prepareLearning, settleOf } from "./learning.ts";
+import { runSkill } from "../skills/execute.ts";
 import { runPlanner } from "./planner.ts";
 import { runSummarizer, type RunReport } from "./summarizer.ts";
 import {
@@ -92,6 +94,13 @@ export async function runAgent(ports: AgentPorts, opts: RunAgentOptions): Promis
   // the old worker is an explicit CONFLICT.
   if (resumed && state.node === "executor") state.executor.lease = null;
   if (resumed && state.node === "planner" && state.held) state.held = null;
+  // What earlier runs left for the goal's apps; learning never stops a run.
+  if (!state.learned && config.learn) {
+    state.learned = await prepareLearning(ctx, state.goal).catch((e: unknown) => {
+      ctx.onEvent?.({ type: "anomaly", kind: "learning_failed", message: `Skills, shortcuts and lessons could not be loaded: ${e instanceof Error ? e.message : String(e)}` });
+      return emptyLearned();
+    });
+  }
 
   const checkpoint = async (s: RunState) => {
     guard(ctx);
@@ -119,6 +128,11 @@ export async function runAgent(ports: AgentPorts, opts: RunAgentOptions): Promis
         // The summarizer finishes the run: its last write; a finished run takes no checkpoint.
         report = await runSummarizer(ctx, state);
         state = { ...state, node: "end" };
+        if (config.learn) {
+          await learnFromRun(ctx, state, report.lessons).catch((e: unknown) => {
+            ctx.onEvent?.({ type: "anomaly", kind: "learning_failed", message: `What this run teaches could not be recorded: ${e instanceof Error ? e.message : String(e)}` });
+          });
+        }
         continue;
     }
     await checkpoint(state);
@@ -303,6 +317,32 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
           throw err;
         }
       }
+      case "run_skill": {
+        const ex = state.executor;
+        const ran = await runSkill(ctx.ports.device, e.body, {
+          approvals: state.approvals,
+          ...(ctx.config.policyRules ? { rules: ctx.config.policyRules } : {}),
+          ...(ctx.config.appRules ? { appRules: ctx.config.appRules } : {}),
+          settle: settleOf(ctx),
+          // Each step is recorded as an action with the screen it started from: a replay shows it, a repair distils from it.
+          onStep: async (i, st, before, px) => {
+            await cp.appendEvidence({
+              idempotencyKey: `${state.runId}:${e.stepIndex}:skill:${i}:action`,
+              kind: "action",
+              goalId: state.goalId,
+              runId: state.runId,
+              todoId: ex.todoId,
+              lease: e.lease,
+              stepIndex: e.stepIndex,
+              summary: `skill "${e.name}" step ${i + 1}: ${describeAction({ ...st.action } as never)}`.slice(0, 500),
+              data: { action: st.action, px, app: `${before.app}/${before.activity}`, skill: { id: e.skillId, step: i }, before: { app: `${before.app}/${before.activity}`, screen: { width: before.width, height: before.height }, elements: before.elements.map((x) => ({ text: x.text, id: x.resourceId, box: x.box })) } },
+            });
+          },
+        }).catch((err: unknown) => ({ ok: false as const, performed: 0, failedAt: 0, reason: err instanceof Error ? err.message : String(err), found: [], lost: isDeviceLost(err) }));
+        guard(ctx);
+        await cp.recordSkillUse({ skillId: e.skillId, ok: ran.ok });
+        return { type: "skill_ran", ok: ran.ok, performed: ran.performed, failedAt: ran.ok ? null : ran.failedAt, reason: ran.ok ? null : ran.reason, ...("lost" in ran && ran.lost ? { lost: true } : {}) };
+      }
       case "perform": {
         const a = e.action;
         if (a.type === "wait") {
@@ -345,7 +385,7 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
       await timed("writeback", async () => void (checkpointed ? await checkpoint() : await settleAll(background.splice(0))));
       return { state, ret: last.ret };
     }
-    if (last.type === "perform") {
+    if (last.type === "perform" || last.type === "run_skill") {
       // Write-ahead: the record of the action commits before the action, so a resumed worker never repeats it.
       if (checkpointed) await timed("write-ahead", checkpoint);
       obs = await timed("perform", () => input(last));

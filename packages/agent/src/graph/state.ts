@@ -9,6 +9,7 @@ import type { AgentPorts, EncodedImage, GateResolution, Lease, ModelRole, RunEnd
 import type { AppRule, PermissionDecision, PolicyRules } from "../policy/index.ts";
 import type { ImageTokenFormula } from "../model/tokens.ts";
 import type { ElementRef } from "./observe.ts";
+import type { Learned } from "./learning.ts";
 
 export type NodeName = "planner" | "executor" | "summarizer" | "end";
 
@@ -138,6 +139,8 @@ export interface RunCommon {
   findings: string[];
   blocked: string[];
   totals: { steps: number; modelCalls: number; inputTokens: number; outputTokens: number; microUsd: number; promptTokensCounted: number };
+  /** What earlier runs left for this goal's apps (skills, shortcuts, lessons) and the skills this run used. */
+  learned?: Learned;
 }
 
 /** A todo the runtime still holds and works on next without claiming it again (after a retry result). */
@@ -191,6 +194,8 @@ export interface AgentConfig {
   gateAnswerRoles: ("owner" | "reviewer" | "operator")[];
   /** Store the downscaled screenshot with every observation. */
   storeScreenshots: boolean;
+  /** Learn across runs: offer the goal's apps' validated skills, shortcuts and lessons; after the run, record what it teaches. */
+  learn: boolean;
 }
 
 export const DEFAULT_CONFIG: AgentConfig = {
@@ -211,6 +216,7 @@ export const DEFAULT_CONFIG: AgentConfig = {
   preapproved: [],
   gateAnswerRoles: ["owner"],
   storeScreenshots: true,
+  learn: true,
 };
 
 export type AgentEvent =
@@ -270,8 +276,8 @@ export function initialState(input: { runId: string; goalId: string; agentId: st
 
 /** The common part of a run state, for moving it to another node. */
 export function commonOf(s: RunState): RunCommon {
-  const { version, runId, goalId, agentId, goal, plan, blackboard, approvals, attempts, stepIndex, plannerCalls, executed, findings, blocked, totals } = s;
-  return { version, runId, goalId, agentId, goal, plan, blackboard, approvals, attempts, stepIndex, plannerCalls, executed, findings, blocked, totals };
+  const { version, runId, goalId, agentId, goal, plan, blackboard, approvals, attempts, stepIndex, plannerCalls, executed, findings, blocked, totals, learned } = s;
+  return { version, runId, goalId, agentId, goal, plan, blackboard, approvals, attempts, stepIndex, plannerCalls, executed, findings, blocked, totals, ...(learned ? { learned } : {}) };
 }
 
 export function toSummarizer(s: RunState, end: RunEnd): SummarizerState {

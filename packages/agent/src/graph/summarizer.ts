@@ -16,6 +16,8 @@ export interface RunReport {
   conclusion: string;
   outputs: Record<string, string>;
   totals: RunCommon["totals"];
+  /** What the summarizer learned for the next run in this app (at most three): what failed, what worked. */
+  lessons: { kind: "failed" | "worked"; text: string }[];
 }
 
 const HEADLINE: Record<RunEndStatus, string> = {
@@ -41,6 +43,7 @@ export async function runSummarizer(ctx: RunContext, state: SummarizerState): Pr
   guard(ctx);
   const status = state.end.status;
   let findings = [...state.findings];
+  let lessons: RunReport["lessons"] = [];
   let conclusion = factualConclusion(state);
   let tokens = 0;
   let microUsd = 0;
@@ -64,6 +67,7 @@ export async function runSummarizer(ctx: RunContext, state: SummarizerState): Pr
       const reply = parseReply(r.value.response.text, ReportReplySchema);
       if (reply) {
         findings = [...new Set([...findings, ...reply.findings])];
+        lessons = reply.lessons.slice(0, 3);
         // The model phrases the conclusion; the status line stays factual and first.
         conclusion = status === "completed" ? reply.conclusion : `${headline(state)}${state.end.detail ? ` ${state.end.detail}.` : ""} ${reply.conclusion}`;
       }
@@ -79,6 +83,7 @@ export async function runSummarizer(ctx: RunContext, state: SummarizerState): Pr
     conclusion,
     outputs: { ...state.blackboard },
     totals: state.totals,
+    lessons,
   };
   await cp.appendEvidence({ idempotencyKey: `${state.runId}:summary`, kind: "summary", goalId: state.goalId, runId: state.runId, summary: conclusion, data: { ...report } });
   if (tokens) await cp.spendQuota({ key: `${state.runId}:summarizer`, agentId: state.agentId, goalId: state.goalId, runId: state.runId, steps: 0, tokens, microUsd });

@@ -30,6 +30,10 @@ export interface ExecutorPromptInput {
   screen: { width: number; height: number };
   elements: string;
   image: EncodedImage;
+  /** Validated skills for this app (use_skill runs one, checking its screens before and after each step). */
+  skills?: string;
+  /** Validated deeplink shortcuts (open_deeplink). */
+  shortcuts?: string;
 }
 
 export function executorMessages(p: ExecutorPromptInput): ChatMessage[] {
@@ -42,6 +46,8 @@ export function executorMessages(p: ExecutorPromptInput): ChatMessage[] {
   if (p.history) lines.push(`HISTORY (earlier steps; texts in them are your own earlier words or the app's):\n${fenceUntrusted("history", p.history)}`);
   if (p.reminder) lines.push(`REMINDER:\n${neutralise(p.reminder)}`);
   if (p.feedback) lines.push(`FEEDBACK ON YOUR LAST REPLY:\n${neutralise(p.feedback)}`);
+  if (p.skills) lines.push(`SKILLS (replayed paths that worked before; {"type":"use_skill","skill":"<name>"} runs one from its start screen):\n${fenceUntrusted("skills", p.skills)}`);
+  if (p.shortcuts) lines.push(`SHORTCUTS (deeplinks that open a screen directly; {"type":"open_deeplink","uri":"..."}):\n${fenceUntrusted("shortcuts", p.shortcuts)}`);
   lines.push(`SCREEN: app ${quoteUntrusted(p.app, 120)}, ${p.screen.width}x${p.screen.height}. Elements (index, class, text, id, bounds 0-1000; quoted fields are the app's text):`);
   lines.push(fenceUntrusted("screen", p.elements || "(no elements in the UI tree; use the screenshot)"));
   lines.push("Your action (one JSON object):");

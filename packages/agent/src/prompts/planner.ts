@@ -21,7 +21,8 @@ export const DecisionReplySchema = z.object({
   todos: z.array(TodoDraftSchema).default([]),
 });
 export const HostReplySchema = z.object({ answer: z.string(), outputs: z.record(z.string(), z.string()).default({}) });
-export const ReportReplySchema = z.object({ findings: z.array(z.string()).default([]), conclusion: z.string().min(1) });
+export const LessonSchema = z.object({ kind: z.enum(["failed", "worked"]), text: z.string().min(3).max(500) });
+export const ReportReplySchema = z.object({ findings: z.array(z.string()).default([]), conclusion: z.string().min(1), lessons: z.array(LessonSchema).max(3).catch([]).default([]) });
 
 const jsonSchemaOf = (s: z.ZodType) => z.toJSONSchema(s, { io: "input" }) as Record<string, unknown>;
 export const PLAN_JSON_SCHEMA = jsonSchemaOf(PlanReplySchema);
@@ -41,7 +42,7 @@ export function parseReply<T>(text: string, schema: z.ZodType<T>): T | null {
 }
 
 const PLANNER_SYSTEM = `You are the supervisor of a phone agent. You plan; an executor with a live Android phone does one todo at a time.
-Split the goal into the fewest todos. kind "executor": needs a live app on the phone (give "app"). kind "host": needs no screen (summarising, computing, rewriting) - you answer it yourself.
+Split the goal into the fewest todos. kind "executor": needs a live app on the phone (give "app"). kind "host": needs no screen (arithmetic, summarising what was collected, composing a message from earlier outputs) - it is answered without the phone; write arithmetic as an expression over input keys, e.g. "total = price * 2".
 Todos that pass data declare "outputs" (keys they must produce) and "inputs" (keys from earlier todos). Never invent values.
 ${UNTRUSTED_RULE}
 Reply with one JSON object only.`;
@@ -50,12 +51,22 @@ function todoLine(t: Todo): string {
   return `- ${t.id} [${t.state}] (${t.kind}${t.appHint ? `, ${neutralise(t.appHint)}` : ""}) ${neutralise(t.title)}${t.inputs.length ? ` inputs=${t.inputs.join(",")}` : ""}${t.outputs.length ? ` outputs=${t.outputs.join(",")}` : ""}`;
 }
 
-export function planMessages(goal: string, bounds: string[] = []): ChatMessage[] {
+/** What earlier runs in the goal's apps left: lessons of similar goals and validated deeplink shortcuts (both fenced: model-written and phone-declared text). */
+export interface PlanLearning {
+  lessons?: string;
+  shortcuts?: string;
+}
+
+export function planMessages(goal: string, bounds: string[] = [], learned: PlanLearning = {}): ChatMessage[] {
+  const memory = [
+    learned.lessons ? `LESSONS FROM EARLIER RUNS IN THIS APP (what failed, what worked):\n${fenceUntrusted("lessons", learned.lessons)}\n` : "",
+    learned.shortcuts ? `VALIDATED SHORTCUTS (deeplinks the executor may open with open_deeplink):\n${fenceUntrusted("shortcuts", learned.shortcuts)}\n` : "",
+  ].join("");
   return [
     { role: "system", content: PLANNER_SYSTEM },
     {
       role: "user",
-      content: `GOAL: ${goal}\n${bounds.length ? `BOUNDS: ${bounds.join("; ")}\n` : ""}Write the plan: {"plan":"<short plan document>","todos":[{"id":"t1","title":"...","kind":"executor"|"host","app":"...","inputs":[],"outputs":[]}]}`,
+      content: `GOAL: ${goal}\n${bounds.length ? `BOUNDS: ${bounds.join("; ")}\n` : ""}${memory}Write the plan: {"plan":"<short plan document>","todos":[{"id":"t1","title":"...","kind":"executor"|"host","app":"...","inputs":[],"outputs":[]}]}`,
     },
   ];
 }
@@ -92,7 +103,7 @@ export function reportMessages(input: { goal: string; executed: string; blocked:
     { role: "system", content: `You write the final report of a phone agent's run from its records. Be factual and short. ${UNTRUSTED_RULE} Reply with one JSON object only.` },
     {
       role: "user",
-      content: `GOAL: ${input.goal}\nRUN ENDED: ${input.end}\nEXECUTED:\n${fenceUntrusted("run-records", input.executed || "(nothing)")}\nBLOCKED:\n${fenceUntrusted("run-records", input.blocked || "(nothing)")}\nANSWERS AND OUTPUTS:\n${fenceUntrusted("run-records", input.answers || "(none)")}\nReply: {"findings":["..."],"conclusion":"..."}`,
+      content: `GOAL: ${input.goal}\nRUN ENDED: ${input.end}\nEXECUTED:\n${fenceUntrusted("run-records", input.executed || "(nothing)")}\nBLOCKED:\n${fenceUntrusted("run-records", input.blocked || "(nothing)")}\nANSWERS AND OUTPUTS:\n${fenceUntrusted("run-records", input.answers || "(none)")}\nReply: {"findings":["..."],"conclusion":"...","lessons":[{"kind":"failed"|"worked","text":"..."}]} with at most 3 lessons for the next run of a similar goal in this app: what failed (detours, blockers) and what worked (the direct path).`,
     },
   ];
 }

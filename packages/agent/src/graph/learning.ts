@@ -1,0 +1,127 @@
+// Learning around a run: before it, what earlier runs left for the goal's apps (validated skills and shortcuts,
+// lessons of similar goals); after it, what this run teaches (its lessons, skills distilled from the todos it
+// finished, the shortcuts of its apps found and tried on the phone). Learning never fails a run: a failure here is
+// reported as an event and the run goes on without it.
+import type { LessonKind } from "../ports.ts";
+import { lessonsFor } from "../memory/lessons.ts";
+import { appManifest, appsOfGoal, launcherApps } from "../shortcuts/discover.ts";
+import { validateShortcut } from "../shortcuts/validate.ts";
+import { readSkillBody, describeSelector, type SkillBody } from "../skills/contract.ts";
+import { distilSkill, recordedActions, skillName } from "../skills/distil.ts";
+import type { RunContext } from "./state.ts";
+
+export interface LearnedApp {
+  packageName: string;
+  label: string;
+  version: string;
+}
+
+export interface OfferedSkill {
+  id: string;
+  name: string;
+  app: string;
+  body: SkillBody;
+}
+
+/** What a run was offered and what it used (checkpointed with the run). */
+export interface Learned {
+  apps: LearnedApp[];
+  skills: OfferedSkill[];
+  shortcuts: { id: string; app: string; uri: string; activity: string }[];
+  lessons: { id: string; kind: LessonKind; text: string }[];
+  /** The skills the executor ran, per todo: reached its end (ok) or handed back. */
+  used: { skillId: string; name: string; todoId: string; ok: boolean; performed: number }[];
+}
+
+export const emptyLearned = (): Learned => ({ apps: [], skills: [], shortcuts: [], lessons: [], used: [] });
+
+/** The settle a learning step uses between device actions: the run's own criterion. */
+export function settleOf(ctx: RunContext): () => Promise<void> {
+  const { timeoutMs, intervalMs, requiredMatches, minQuietMs } = ctx.config.stable;
+  return async () => void (await ctx.ports.device.waitForStable({ timeoutMs, intervalMs, requiredMatches, minQuietMs, checkLoadingIndicators: true }).catch(() => null));
+}
+
+/** Before the run: the goal's apps and what earlier runs left for them. */
+export async function prepareLearning(ctx: RunContext, goal: string): Promise<Learned> {
+  const { device, controlPlane: cp } = ctx.ports;
+  const learned = emptyLearned();
+  // A phone without a package manager to ask names no apps, so nothing is offered.
+  if (!device.packageManager) return learned;
+  const [launchers, fg] = await Promise.all([launcherApps(device), device.foreground().catch(() => null)]);
+  for (const app of appsOfGoal(goal, launchers, fg?.packageName ?? null)) {
+    const manifest = await appManifest(device, app.packageName);
+    if (!manifest) continue;
+    learned.apps.push({ packageName: app.packageName, label: app.label, version: manifest.version });
+    // Shortcuts are recorded as soon as they are found; only validated ones are offered.
+    const shortcuts = manifest.shortcuts.length ? await cp.saveShortcuts({ app: app.packageName, appVersion: manifest.version, shortcuts: manifest.shortcuts }) : [];
+    for (const s of shortcuts) if (s.status === "validated") learned.shortcuts.push({ id: s.id, app: s.app, uri: s.uri, activity: s.activity });
+    for (const s of await cp.listSkills({ app: app.packageName, appVersion: manifest.version, status: "validated" })) {
+      const body = readSkillBody(s.body);
+      if (body) learned.skills.push({ id: s.id, name: s.name, app: s.app, body });
+    }
+    for (const l of lessonsFor(goal, [app.packageName], await cp.listLessons({ app: app.packageName }))) learned.lessons.push({ id: l.id, kind: l.kind, text: l.text });
+  }
+  return learned;
+}
+
+/** The skills offered to the executor, as its prompt lists them: name, where it starts, how many steps. */
+export function describeSkills(skills: readonly OfferedSkill[]): string {
+  return skills
+    .map((s) => `- "${s.name}" (${s.app}): ${s.body.steps.length} step(s), starts on ${s.body.pre.activity ?? s.body.pre.app}${s.body.pre.required.length ? ` with ${s.body.pre.required.map(describeSelector).join(", ")}` : ""}`)
+    .join("\n");
+}
+
+export function describeShortcuts(shortcuts: Learned["shortcuts"]): string {
+  return shortcuts.map((s) => `- ${s.uri} opens ${s.activity}`).join("\n");
+}
+
+export function describeLessons(lessons: Learned["lessons"]): string {
+  return lessons.map((l) => `- (${l.kind}) ${l.text}`).join("\n");
+}
+
+interface RunRecords {
+  runId: string;
+  goalId: string;
+  goal: string;
+  learned?: Learned;
+  executed: { todoId: string; title: string; status: string }[];
+}
+
+/** After the run: lessons for its app, skills from the todos it finished (a skill that handed back is repaired), shortcuts tried. */
+export async function learnFromRun(ctx: RunContext, run: RunRecords, lessons: { kind: LessonKind; text: string }[]): Promise<void> {
+  const { device, controlPlane: cp } = ctx.ports;
+  const learned = run.learned ?? emptyLearned();
+  const evidence = await cp.listEvidence({ goalId: run.goalId, runId: run.runId });
+  const versionOf = async (pkg: string) => learned.apps.find((a) => a.packageName === pkg)?.version ?? (await appManifest(device, pkg).catch(() => null))?.version ?? null;
+
+  // Lessons belong to the app the run worked in most.
+  const seen = new Map<string, number>();
+  for (const e of evidence) if (e.kind === "observation" && typeof e.data.app === "string") seen.set(e.data.app.split("/")[0]!, (seen.get(e.data.app.split("/")[0]!) ?? 0) + 1);
+  const mainApp = learned.apps.find((a) => seen.has(a.packageName))?.packageName ?? [...seen.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? learned.apps[0]?.packageName;
+  const kept = lessons.filter((l) => l.text.trim().length >= 3).slice(0, 3);
+  if (mainApp && kept.length) await cp.addLessons({ app: mainApp, goal: run.goal.slice(0, 20_000), runId: run.runId, lessons: kept });
+
+  for (const t of run.executed) {
+    if (t.status !== "done") continue;
+    const used = learned.used.filter((u) => u.todoId === t.todoId);
+    if (used.some((u) => u.ok)) continue; // the skill did it as it is
+    const { actions, last } = recordedActions(evidence.filter((e) => e.todoId === t.todoId));
+    const body = distilSkill(actions, last);
+    if (!body) continue;
+    const version = await versionOf(body.app);
+    if (!version) continue;
+    // A skill that handed back and that the model then completed is repaired in place: same name, next version.
+    const name = used.at(-1)?.name ?? skillName(t.title);
+    await cp.saveSkill({ app: body.app, appVersion: version, name, goal: t.title.slice(0, 20_000), body: body as unknown as Record<string, unknown>, runId: run.runId });
+  }
+
+  // Shortcuts of the run's apps not tried yet: tried now, on this phone, after the work is done.
+  const settle = settleOf(ctx);
+  for (const app of learned.apps) {
+    const shortcuts = await cp.listShortcuts({ app: app.packageName, appVersion: app.version, status: "discovered" });
+    for (const s of shortcuts) {
+      const v = await validateShortcut(device, s, settle);
+      await cp.recordShortcutValidation({ shortcutId: s.id, ok: v.ok, ...(v.ok ? {} : { reason: v.reason.slice(0, 1000) }) });
+    }
+  }
+}

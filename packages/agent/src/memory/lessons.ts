@@ -1,0 +1,30 @@
+// Experience memory: the lessons the planner receives are those of the goal's app(s) whose goal is similar to this
+// one (word overlap), newest first among equals — never another app's.
+import type { LessonRecord } from "../ports.ts";
+
+const STOP = new Set(["a", "an", "the", "and", "or", "of", "to", "in", "on", "for", "with", "from", "at", "by", "it", "its", "is", "be", "then", "that", "this", "my", "me", "your", "as", "into"]);
+const contentWords = (s: string) => new Set(s.toLocaleLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w && !STOP.has(w)));
+
+/** Jaccard overlap of two goals' content words (0–1). */
+export function goalSimilarity(a: string, b: string): number {
+  const x = contentWords(a);
+  const y = contentWords(b);
+  if (!x.size || !y.size) return 0;
+  let both = 0;
+  for (const w of x) if (y.has(w)) both++;
+  return both / (x.size + y.size - both);
+}
+
+export const MIN_GOAL_SIMILARITY = 0.2;
+export const MAX_LESSONS_IN_PROMPT = 6;
+
+/** The lessons for this goal from those of its apps: similar goals only, most similar first. */
+export function lessonsFor(goal: string, apps: readonly string[], lessons: readonly LessonRecord[]): LessonRecord[] {
+  return lessons
+    .filter((l) => apps.includes(l.app))
+    .map((l, i) => ({ l, i, sim: goalSimilarity(goal, l.goal) }))
+    .filter((x) => x.sim >= MIN_GOAL_SIMILARITY)
+    .sort((a, b) => b.sim - a.sim || a.i - b.i)
+    .slice(0, MAX_LESSONS_IN_PROMPT)
+    .map((x) => x.l);
+}

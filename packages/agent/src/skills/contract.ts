@@ -1,0 +1,110 @@
+// A skill's shape and its state contract. A skill is what a successful run did, kept as steps whose targets are
+// element selectors with fallbacks (resource id, then text, then the relative position on the screen), each step
+// with the screen it must start from, and the screen the skill must end on. A screen contract names the app, its
+// activity (the screen's signature) and the elements that must be there; checking it reads only the UI tree.
+import type { Action } from "../actions/schema.ts";
+import type { UiNode } from "../ports.ts";
+import { listElements, type ElementRef } from "../graph/observe.ts";
+
+/** Finds one element: by resource id, else by its text, else the element nearest to where it was (0–1000). */
+export interface ElementSelector {
+  resourceId?: string;
+  text?: string;
+  /** The element's centre when the skill was distilled, normalised to 0–1000. */
+  at: { x: number; y: number };
+}
+
+export interface ScreenContract {
+  /** The foreground package. */
+  app: string;
+  /** The foreground activity: the screen's signature. */
+  activity?: string;
+  /** Elements that must be on the screen. */
+  required: ElementSelector[];
+}
+
+/** One step: an action of the action space (without the screen-specific element index or point) and its target. */
+export interface SkillStep {
+  action: SkillAction;
+  target?: ElementSelector;
+  /** The screen the step starts from (its precondition; the previous step's postcondition). */
+  before: ScreenContract;
+}
+
+export type SkillAction = Extract<Action, { type: "click" | "long_press" | "double_tap" | "input_text" | "click_then_type" | "keyboard_enter" | "navigate_back" | "scroll" | "open_app" | "open_deeplink" }>;
+export const SKILL_ACTION_TYPES: readonly SkillAction["type"][] = ["click", "long_press", "double_tap", "input_text", "click_then_type", "keyboard_enter", "navigate_back", "scroll", "open_app", "open_deeplink"];
+
+export interface SkillBody {
+  format: 1;
+  app: string;
+  /** Where the skill may start (the first step's screen). */
+  pre: ScreenContract;
+  steps: SkillStep[];
+  /** Where it must end. */
+  post: ScreenContract;
+}
+
+/** What a contract check reads: the foreground and the visible elements. */
+export interface ScreenState {
+  app: string;
+  activity: string;
+  width: number;
+  height: number;
+  elements: ElementRef[];
+}
+
+export function screenState(tree: UiNode | null, foreground: { packageName: string; activity: string } | null): ScreenState {
+  const width = tree ? Math.max(1, tree.bounds.right - tree.bounds.left) : 1;
+  const height = tree ? Math.max(1, tree.bounds.bottom - tree.bounds.top) : 1;
+  return { app: foreground?.packageName ?? "", activity: foreground?.activity ?? "", width, height, elements: listElements(tree, width, height) };
+}
+
+const centre = (e: { box: [number, number, number, number] }) => ({ x: (e.box[0] + e.box[2]) / 2, y: (e.box[1] + e.box[3]) / 2 });
+const distance = (a: { x: number; y: number }, b: { x: number; y: number }) => Math.hypot(a.x - b.x, a.y - b.y);
+/** How far (0–1000) an element may have moved and still be found by its position alone. */
+export const POSITION_TOLERANCE = 60;
+
+/** The element a selector names on this screen, and which fallback found it; null when none does. */
+export function findElement(sel: ElementSelector, elements: readonly ElementRef[]): { element: ElementRef; by: "resource_id" | "text" | "position" } | null {
+  const nearest = (xs: ElementRef[]) => xs.reduce((best, e) => (distance(centre(e), sel.at) < distance(centre(best), sel.at) ? e : best));
+  if (sel.resourceId) {
+    const byId = elements.filter((e) => e.resourceId === sel.resourceId);
+    const exact = sel.text ? byId.filter((e) => e.text === sel.text) : [];
+    if (exact.length) return { element: nearest(exact), by: "resource_id" };
+    if (byId.length === 1 || (byId.length && !sel.text)) return { element: nearest(byId), by: "resource_id" };
+  }
+  if (sel.text) {
+    const byText = elements.filter((e) => e.text === sel.text);
+    if (byText.length) return { element: nearest(byText), by: "text" };
+  }
+  // Position alone only for an element that carried neither id nor text (an icon): anything else moved away.
+  if (!sel.resourceId && !sel.text) {
+    const near = elements.filter((e) => e.clickable && distance(centre(e), sel.at) <= POSITION_TOLERANCE);
+    if (near.length) return { element: nearest(near), by: "position" };
+  }
+  return null;
+}
+
+/** Whether the screen meets the contract; when not, what is missing, in words. */
+export function checkContract(c: ScreenContract, s: ScreenState): { ok: true } | { ok: false; reason: string } {
+  if (c.app && s.app !== c.app) return { ok: false, reason: `expected ${c.app} in front, found ${s.app || "no app"}` };
+  if (c.activity && s.activity !== c.activity) return { ok: false, reason: `expected the screen ${c.activity}, found ${s.activity || "another screen"}` };
+  for (const sel of c.required) if (!findElement(sel, s.elements)) return { ok: false, reason: `the element ${describeSelector(sel)} is not on the screen` };
+  return { ok: true };
+}
+
+export function describeSelector(sel: ElementSelector): string {
+  return sel.resourceId ? `#${sel.resourceId.replace(/^.*:id\//, "")}${sel.text ? ` "${sel.text}"` : ""}` : sel.text ? `"${sel.text}"` : `at (${Math.round(sel.at.x)}, ${Math.round(sel.at.y)})`;
+}
+
+export function selectorOf(e: { text: string; resourceId: string; box: [number, number, number, number] }): ElementSelector {
+  return { ...(e.resourceId ? { resourceId: e.resourceId } : {}), ...(e.text ? { text: e.text } : {}), at: centre(e) };
+}
+
+/** Reads a stored body back; null when it is not a skill body of this format. */
+export function readSkillBody(x: unknown): SkillBody | null {
+  const b = x as SkillBody | null;
+  if (!b || typeof b !== "object" || b.format !== 1 || !Array.isArray(b.steps) || !b.pre || !b.post || typeof b.app !== "string") return null;
+  for (const st of b.steps) if (!st || !st.action || !SKILL_ACTION_TYPES.includes(st.action.type) || !st.before) return null;
+  return b;
+}

@@ -1,0 +1,68 @@
+// Running a skill on a phone: before each step the screen must meet the step's contract, after the last one the
+// skill's end contract; every action still passes the permission policy (one that needs a person stops the skill).
+// A failed check is not an error: control goes back to the model with what was missing.
+import type { Device, UiNode } from "../ports.ts";
+import { decidePermission, needsGate, type AppRule, type PolicyRules, type SessionApprovals } from "../policy/index.ts";
+import { focusedNode, nodeAt } from "../graph/observe.ts";
+import { perform } from "../graph/effects.ts";
+import { checkContract, describeSelector, findElement, screenState, type ScreenContract, type ScreenState, type SkillBody, type SkillStep } from "./contract.ts";
+
+export interface SkillRunOptions {
+  approvals: SessionApprovals;
+  rules?: PolicyRules;
+  appRules?: AppRule[];
+  /** Settles the screen after an action (Device.waitForStable with the run's criterion). */
+  settle: () => Promise<void>;
+  /** How many times a check reads the screen again (after a settle) before it fails: screens load. */
+  checkTries?: number;
+  /** Told of each step about to be performed (the runner records it as action evidence). */
+  onStep?: (i: number, step: SkillStep, before: ScreenState, px: { x: number; y: number } | null) => Promise<void>;
+}
+
+export type SkillRunResult =
+  | { ok: true; performed: number; found: string[] }
+  /** Stopped before step `failedAt` (steps.length: the end contract failed). */
+  | { ok: false; performed: number; failedAt: number; reason: string; found: string[] };
+
+async function read(device: Device): Promise<{ tree: UiNode; state: ScreenState }> {
+  const [tree, fg] = await Promise.all([device.uiTree(), device.foreground().catch(() => null)]);
+  return { tree, state: screenState(tree, fg) };
+}
+
+/** Reads the screen until it meets the contract, settling in between; the last reading and the verdict. */
+async function until(device: Device, c: ScreenContract, opts: SkillRunOptions) {
+  let r = await read(device);
+  let check = checkContract(c, r.state);
+  for (let n = 1; !check.ok && n < (opts.checkTries ?? 3); n++) {
+    await opts.settle();
+    r = await read(device);
+    check = checkContract(c, r.state);
+  }
+  return { ...r, check };
+}
+
+export async function runSkill(device: Device, body: SkillBody, opts: SkillRunOptions): Promise<SkillRunResult> {
+  const found: string[] = [];
+  for (let i = 0; i < body.steps.length; i++) {
+    const step = body.steps[i]!;
+    const { tree, state, check } = await until(device, step.before, opts);
+    if (!check.ok) return { ok: false, performed: i, failedAt: i, reason: check.reason, found };
+    let px: { x: number; y: number } | null = null;
+    let target: UiNode | undefined;
+    if (step.target) {
+      const hit = findElement(step.target, state.elements)!;
+      found.push(`${describeSelector(step.target)} by ${hit.by.replace("_", " ")}`);
+      const b = hit.element.bounds;
+      px = { x: Math.round((b.left + b.right) / 2), y: Math.round((b.top + b.bottom) / 2) };
+      target = nodeAt(tree, px);
+    } else if (step.action.type === "input_text" || step.action.type === "keyboard_enter") target = focusedNode(tree);
+    const decision = decidePermission(step.action, { ...(target ? { target } : {}), tree, packageName: state.app, ...(opts.rules ? { rules: opts.rules } : {}), ...(opts.appRules ? { appRules: opts.appRules } : {}) });
+    if (needsGate(decision, opts.approvals)) return { ok: false, performed: i, failedAt: i, reason: `step ${i + 1} (${step.action.type}) needs a person's approval (${decision.kind}, ${decision.tier})`, found };
+    await opts.onStep?.(i, step, state, px);
+    await perform(device, step.action, px ?? undefined, { width: state.width, height: state.height });
+    await opts.settle();
+  }
+  const end = await until(device, body.post, opts);
+  if (!end.check.ok) return { ok: false, performed: body.steps.length, failedAt: body.steps.length, reason: `the end screen was not reached: ${end.check.reason}`, found };
+  return { ok: true, performed: body.steps.length, found };
+}
