@@ -38,6 +38,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                     <Link href="/goals/new">New goal</Link>
                     <Link href="/devices">Devices</Link>
                     <Link href="/runs">Runs</Link>
+                    <Link href="/suites">Suites</Link>
                     <Link href="/learning">Learning</Link>
                     <Link href="/team">Team</Link>
                     <Link href="/settings/models">Models</Link>
