@@ -5,8 +5,11 @@ import { poolOf, type Db } from "../db/client.ts";
 import type { DbOrTx } from "../services/operator.ts";
 import type { BlobStore, StoredObject } from "./blob-store.ts";
 
-/** Bytes per read: ten concurrent readers of a 16 MiB blob hold a few MiB, not 160. */
-export const POSTGRES_CHUNK_BYTES = 256 * 1024;
+/**
+ * Bytes per read. A slice arrives as hex text twice its size; at 64 KiB that text is small enough for V8's young
+ * generation, so it is freed at once: ten readers of a 16 MiB blob grow the API by a few MiB (256 KiB slices: ~65).
+ */
+export const POSTGRES_CHUNK_BYTES = 64 * 1024;
 
 export function postgresBlobStore(db: DbOrTx, opts: { chunkBytes?: number } = {}): BlobStore {
   const chunk = opts.chunkBytes ?? POSTGRES_CHUNK_BYTES;
