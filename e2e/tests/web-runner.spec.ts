@@ -146,7 +146,7 @@ test("the operator connects the phone through the picker, creates a goal from a 
   const gates = approveGates(() => goalId);
   try {
     await page.getByRole("button", { name: /Create and run on PhoneLoop Virtual/ }).click();
-    await page.waitForURL(/\/goals\/[^/]+$/);
+    await page.waitForURL((u) => /^\/goals\/[^/]+$/.test(u.pathname) && u.pathname !== "/goals/new");
     goalId = decodeURIComponent(new URL(page.url()).pathname.split("/").at(-1)!);
     const goal = await admin.goal.get.query({ goalId });
     expect(goal.objective).toMatch(/Coffee beans 1kg/);
@@ -206,7 +206,7 @@ test("a tab closed mid-run: a second tab resumes the run after the lease expires
   await second.getByRole("button", { name: "Connect phone" }).click();
   await expect(second.getByRole("status").filter({ hasText: /Connected to/ })).toBeVisible();
   await second.getByRole("link", { name: "Wi-Fi off" }).click();
-  const left = second.getByRole("listitem").filter({ hasText: runId });
+  const left = second.getByRole("region", { name: "Run on a phone" }).getByRole("listitem").filter({ hasText: runId });
   await expect(left).toContainText("running");
   await left.getByRole("button", { name: "Resume run here" }).click();
   // It waits for the closed tab's lease, then resumes from the checkpoint and finishes.
