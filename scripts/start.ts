@@ -66,6 +66,7 @@ function launch(name: string, args: string[], env: Record<string, string>): void
       .join("\n");
   child.stdout?.on("data", (c: Buffer) => {
     setupLink ??= /(https?:\/\/\S+\/setup\?token=\S+)/.exec(c.toString())?.[1];
+    if (name === "phone") readPhoneControl(c.toString());
     console.log(prefix(c));
   });
   child.stderr?.on("data", (c: Buffer) => console.error(prefix(c)));
@@ -78,8 +79,24 @@ function launch(name: string, args: string[], env: Record<string, string>): void
   children.push(child);
 }
 
+// The demo phone starts first: the API answers its "Allow USB debugging?" prompt for the web app's one-click
+// connect, with the control API and token the phone prints (the token stays between these processes).
+const phoneControl: { url?: string; token?: string } = {};
+let phoneControlKnown: () => void = () => undefined;
+const phoneControlRead = new Promise<void>((resolve) => (phoneControlKnown = resolve));
+function readPhoneControl(text: string): void {
+  phoneControl.url ??= /Control API\s+(http:\/\/\S+)/.exec(text)?.[1];
+  phoneControl.token ??= /Control token\s+(\S+)/.exec(text)?.[1];
+  if (phoneControl.url && phoneControl.token) phoneControlKnown();
+}
+if (existsSync(join(root, "packages/virtual-phone/src/cli.ts"))) {
+  launch("phone", ["tsx", ...demoPhoneArgs({ root, ports: phonePorts, webPort })], {});
+  await Promise.race([phoneControlRead, new Promise((r) => setTimeout(r, 30_000))]);
+}
+
 const apiUrl = `http://${host}:${apiPort}`;
 launch("api", ["tsx", "apps/api/src/server.ts"], {
+  ...(phoneControl.url && phoneControl.token ? { DEMO_PHONE_CONTROL_URL: phoneControl.url, DEMO_PHONE_CONTROL_TOKEN: phoneControl.token } : {}),
   DATABASE_URL: databaseUrl,
   API_PORT: String(apiPort),
   API_HOST: host,
@@ -89,12 +106,9 @@ launch("api", ["tsx", "apps/api/src/server.ts"], {
 launch("web", ["next", dev ? "dev" : "start", "apps/web", "-p", String(webPort), "-H", host], {
   NEXT_PUBLIC_API_URL: apiUrl,
   NEXT_TELEMETRY_DISABLED: "1",
-  // the demo phone below, one click on /devices
+  // the demo phone above, one click on /devices or "Try the demo"
   DEMO_PHONE_URL: `ws://${host}:${phonePorts.ws}`,
 });
-if (existsSync(join(root, "packages/virtual-phone/src/cli.ts"))) {
-  launch("phone", ["tsx", ...demoPhoneArgs({ root, ports: phonePorts, webPort })], {});
-}
 
 await waitFor(`${apiUrl}/health`, "API");
 await waitFor(`http://${host}:${webPort}/`, "web app");

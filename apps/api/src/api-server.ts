@@ -15,6 +15,7 @@ import { sessionReader } from "./auth/auth.ts";
 import { EventHub } from "./events.ts";
 import { checkHealth } from "./health.ts";
 import { applyCors, LOOPBACK_HOSTS, refusal, type HygieneRules } from "./http-hygiene.ts";
+import type { DemoPhoneControl } from "./demo-phone.ts";
 import { handleModelProxy, handleReferencePolicyRoute, METER_HEADERS, MODEL_PROXY_PATH, REFERENCE_POLICY_PATH } from "./model-proxy.ts";
 import { errorFields, logProcedureFailure, REQUEST_ID_HEADER, requestIdOf, runIdOf, silentLogger, type ApiLogger } from "./logger.ts";
 import { modelSettingsStore, type ModelSettingsInput, type ModelSettingsStore } from "./model-settings.ts";
@@ -41,6 +42,8 @@ export interface ApiServerInit {
    * this process (tests), so sessions and stored model keys do not outlive it.
    */
   secretKey?: string;
+  /** The demo phone's control API (DEMO_PHONE_CONTROL_URL / _TOKEN), to answer its USB debugging prompt. */
+  demoPhone?: DemoPhoneControl | null;
   /** Model settings the setup link's new workspace starts with (the MODEL_* environment), if any. */
   modelSeed?: ModelSettingsInput | null;
   /** Where the API's log lines go (logger.ts); default: nowhere. */
@@ -102,7 +105,7 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
   let auth!: Auth;
   let closeAuth!: () => Promise<void>;
   let accounts!: AccountRoutes;
-  let services!: PrincipalServices & { events: EventHub; modelSettings: ModelSettingsStore };
+  let services!: PrincipalServices & { events: EventHub; modelSettings: ModelSettingsStore; demoPhone: DemoPhoneControl | null };
 
   const trpc = createHTTPHandler({
     router: appRouter,
@@ -170,7 +173,7 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
       const created = createAuth({ databaseUrl: init.databaseUrl, baseURL: urlOf(init.host, port), trustedOrigins: [...rules.origins], secretKey });
       auth = created.auth;
       closeAuth = created.close;
-      services = { db: init.db, events, modelSettings, auth: sessionReader(auth) };
+      services = { db: init.db, events, modelSettings, demoPhone: init.demoPhone ?? null, auth: sessionReader(auth) };
       accounts = accountRoutes(services, auth, { modelSeed: init.modelSeed ?? null, modelSettings }, (req, e) => routeFailed("account", req, e));
       resolve();
     });

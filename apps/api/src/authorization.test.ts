@@ -237,6 +237,7 @@ const fixtures: Record<string, Fixture> = {
   "modelSettings.get": { access: "read", input: async () => ({}), outsider: "ok" },
   "modelSettings.status": { access: "read", input: async () => ({}), outsider: "ok" },
   "modelSettings.test": { access: "admin", input: async () => ({}), outsider: "ok" },
+  "demoPhone.allowBrowser": { access: "operate", input: async () => ({}), outsider: "ok" },
   "modelSettings.set": { access: "admin", input: async () => ({ baseUrl: "https://models.example.test/v1", apiKey: "sk-test", models: { executor: "small" } }), outsider: "ok" },
   "policy.get": { access: "read", input: async () => ({}), outsider: "ok" },
   "task.list": { access: "read", input: async () => ({}), outsider: "ok" },

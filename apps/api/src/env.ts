@@ -30,6 +30,9 @@ const EnvSchema = z.object({
   MODEL_INPUT_MICRO_USD_PER_TOKEN: z.coerce.number().min(0).default(0),
   MODEL_OUTPUT_MICRO_USD_PER_TOKEN: z.coerce.number().min(0).default(0),
   MODEL_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
+  /** The demo phone's control API and its token (`npm start` passes the virtual phone's), to answer its USB debugging prompt. */
+  DEMO_PHONE_CONTROL_URL: z.string().url("DEMO_PHONE_CONTROL_URL must be the demo phone's control API, e.g. http://127.0.0.1:15557").optional(),
+  DEMO_PHONE_CONTROL_TOKEN: z.string().min(22, "DEMO_PHONE_CONTROL_TOKEN must be the demo phone's control token (printed at its start)").optional(),
   /** How often the reaper interrupts runs whose worker died and expires overdue gates. */
   REAPER_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(5_000),
   /** A worker silent this long (no heartbeat) and holding no lease is gone: its running runs become interrupted. */

@@ -11,6 +11,7 @@ import { leaseRouter } from "./routers/lease.ts";
 import { inviteRouter } from "./routers/invite.ts";
 import { memberRouter } from "./routers/member.ts";
 import { modelSettingsRouter } from "./routers/model-settings.ts";
+import { demoPhoneRouter } from "./routers/demo-phone.ts";
 import { policyRouter } from "./routers/policy.ts";
 import { quotaRouter } from "./routers/quota.ts";
 import { runRouter } from "./routers/run.ts";
@@ -43,6 +44,7 @@ export const appRouter = createTRPCRouter({
   share: shareRouter,
   invite: inviteRouter,
   modelSettings: modelSettingsRouter,
+  demoPhone: demoPhoneRouter,
   policy: policyRouter,
   suite: suiteRouter,
   skill: skillRouter,

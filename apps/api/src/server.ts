@@ -27,6 +27,7 @@ async function main(): Promise<void> {
     webOrigins: env.WEB_ORIGIN,
     allowedHosts: env.API_ALLOWED_HOSTS,
     secretKey: env.PHONELOOP_SECRET_KEY,
+    demoPhone: env.DEMO_PHONE_CONTROL_URL && env.DEMO_PHONE_CONTROL_TOKEN ? { url: env.DEMO_PHONE_CONTROL_URL, token: env.DEMO_PHONE_CONTROL_TOKEN } : null,
     modelSeed: env.MODEL_BASE_URL
       ? {
           baseUrl: env.MODEL_BASE_URL,

@@ -14,19 +14,22 @@ import { itemwiseInputTransformer, refuseUnstorableInput } from "./input-guard.t
 import type { Principal } from "./auth/principal.ts";
 import { newSecret } from "./auth/secret-key.ts";
 import { modelSettingsStore, type ModelSettingsStore } from "./model-settings.ts";
+import type { DemoPhoneControl } from "./demo-phone.ts";
 
 export interface ApiServices {
   db: Db;
   events: EventHub;
   /** Model settings, encrypted with PHONELOOP_SECRET_KEY; without one, a key for this process only (tests). */
   modelSettings?: ModelSettingsStore;
+  /** The demo phone's control API (npm start's virtual phone), when this installation runs one. */
+  demoPhone?: DemoPhoneControl | null;
 }
 
 const PROCESS_SECRET = newSecret();
 
 export function createTRPCContext(opts: { services: ApiServices; principal: Principal }) {
   const modelSettings = opts.services.modelSettings ?? modelSettingsStore(opts.services.db, PROCESS_SECRET);
-  return { db: opts.services.db, events: opts.services.events, modelSettings, principal: opts.principal };
+  return { db: opts.services.db, events: opts.services.events, modelSettings, demoPhone: opts.services.demoPhone ?? null, principal: opts.principal };
 }
 export type Context = ReturnType<typeof createTRPCContext>;
 

@@ -29,6 +29,7 @@ export function TryDemo() {
   const [error, setError] = useState<string | null>(null);
   const started = useRef<string | null>(null);
   const attempted = useRef(false);
+  const allowed = useRef(false);
   const task = tasks.data?.find((t) => t.payment) ?? tasks.data?.[0];
 
   const start = useMutation({
@@ -48,10 +49,23 @@ export function TryDemo() {
       setDemoGoal(goalId);
       setPending(goalId);
       attempted.current = false;
+      allowed.current = false;
       if (phone.state.status !== "connected" || phone.state.connection !== "demo") void phone.connectDemo();
     },
     onError: (e) => setError(e instanceof Error && !("data" in e) ? e.message : describeProblem(e, apiUrl).message),
   });
+
+  // The demo phone asks "Allow USB debugging?" for this browser's new key: the click on "Try the demo" is the
+  // person's consent, so the API answers it (it holds the phone's control token; the page never sees it).
+  const waiting = phone.state.status === "connecting" && phone.state.connection === "demo" && phone.state.progress?.kind === "waiting_for_authorization";
+  useEffect(() => {
+    if (!pending || !waiting || allowed.current) return;
+    allowed.current = true;
+    client.demoPhone.allowBrowser.mutate({}).then(
+      (r) => (r.allowed ? undefined : setError(`${r.reason} Or allow it with the curl line \`npm start\` printed for the virtual phone.`)),
+      (e: unknown) => setError(describeProblem(e, apiUrl).message),
+    );
+  }, [pending, waiting, client, apiUrl]);
 
   // The run starts once the demo phone is connected (the runner reads the connected phone on its next render).
   useEffect(() => {
