@@ -11,13 +11,13 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { act, startScriptedModelServer, type ScriptedModelServer } from "@phoneloop/agent/testing";
 import { createApiServer, type ApiServer } from "@phoneloop/api";
+import { createApiClient, readAllPages } from "@phoneloop/client";
 import { issueAgentToken, setQuotaPolicy } from "@phoneloop/state";
 import { createTestDatabase, seedGoal, seedWorkspace, type TestDatabase } from "@phoneloop/state/testing";
 import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
 import { NodeCredentialStore } from "@phoneloop/device/node";
 
 const root = fileURLToPath(new URL("../../../../", import.meta.url));
-const tsx = `${root}node_modules/.bin/tsx`;
 
 let t: TestDatabase;
 let api: ApiServer;
@@ -67,7 +67,8 @@ function worker(...args: string[]): Worker {
 }
 
 function workerWith(agentToken: string, ...args: string[]): Worker {
-  const child = spawn(tsx, ["packages/cli/src/agent/main.ts", ...args], {
+  // One process (node with tsx's loader, as tsx runs it): SIGKILL on tsx's launcher would leave the agent running.
+  const child = spawn(process.execPath, ["--import", "tsx", "packages/cli/src/agent/main.ts", ...args], {
     cwd: root,
     env: { ...process.env, ANDROID_USER_HOME: keys, OPENAI_API_KEY: "test-key", PHONELOOP_API_URL: "", PHONELOOP_AGENT_ID: "", PHONELOOP_AGENT_TOKEN: agentToken, PHONE_CONTROL_TOKEN: phone.controlToken },
     stdio: ["ignore", "pipe", "pipe"],
@@ -134,6 +135,14 @@ describe("recovery drills", () => {
     expect(new Set(actionSteps).size).toBe(actionSteps.length);
     const events = await t.db.event.findMany({ where: { subjectId: runId }, orderBy: { id: "asc" } });
     expect(events.map((e) => e.operator).filter((o) => o.startsWith("run."))).toContain("run.resume");
+
+    // What the team reads afterwards: the card done by the resumed run, nothing left waiting, the run completed.
+    const reader = createApiClient({ apiUrl: api.url, auth: { kind: "token", token } });
+    const board = await reader.board.get.query({ goalId: goalId! });
+    expect(board.lanes.flatMap((l) => l.cards).map((c) => [c.state, c.latestRun?.id, c.latestRun?.status])).toEqual([["done", runId, "completed"]]);
+    const attention = await readAllPages((cursor) => reader.board.attention.query({ goalId: goalId!, cursor }));
+    expect(attention.filter((a) => a.kind === "run_interrupted" || a.kind === "lease_expired")).toEqual([]);
+    expect(await reader.run.get.query({ runId: runId! })).toMatchObject({ status: "completed", steps: run.steps.map((s) => expect.objectContaining({ index: s.index })) });
   }, 120_000);
 
   it("three model 500s then success: the run continues to completion; each fault is a typed evidence row", async () => {

@@ -1,0 +1,187 @@
+// `npm run bench -- recover`: the headless worker (`npm run agent`, its own process) works a long run on the virtual
+// phone over real ADB (TCP), its state written through the API (its own process) to a durable Postgres; the model is
+// a scripted OpenAI-compatible server. Twenty times, at a random step and a random moment within it, the worker is
+// SIGKILLed and started again with the same agent id and `--run-id`. Measured: kill → the first new step row in
+// Postgres (process start, reconnecting the phone, taking its own lease over, resuming from the checkpoint). Counted
+// from the core's step rows and action evidence at the end: steps repeated (an index recorded or acted on twice)
+// and steps lost (an index missing from 0…last, or an action without its step).
+// Optional arguments: `--kills <n>` (default 20) and `--seed <n>` (the kill schedule; default 1).
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { act, planOf, startScriptedModelServer } from "@phoneloop/agent/testing";
+import { NodeCredentialStore } from "@phoneloop/device/node";
+import { applyMigrations, createDb, issueAgentToken, startEmbeddedPostgres } from "@phoneloop/state";
+import { seedWorkspace } from "@phoneloop/state/testing";
+
+const { values: flags } = parseArgs({ options: { kills: { type: "string", default: "20" }, seed: { type: "string", default: "1" } } });
+const KILLS = Number(flags.kills);
+const root = fileURLToPath(new URL("../", import.meta.url));
+const AGENT_ID = "bench-recover-worker";
+
+/** mulberry32: the kill schedule is reproducible from --seed. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const random = prng(Number(flags.seed));
+const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Starts a child process and resolves with the first match of `ready` in its output. */
+function startProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ proc: ChildProcess; match: RegExpExecArray }> {
+  const proc = spawn(process.execPath, ["--import", "tsx", ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = ready.exec(out);
+      if (m) resolve({ proc, match: m });
+    };
+    proc.stdout!.on("data", onData);
+    proc.stderr!.on("data", onData);
+    proc.once("exit", (code) => reject(new Error(`${args[0]} exited (${code}) before it was ready: ${out}`)));
+  });
+}
+
+const dir = mkdtempSync(join(tmpdir(), "phoneloop-bench-recover-"));
+const pg = await startEmbeddedPostgres({ dataDir: join(dir, "data"), ephemeral: true, fast: false });
+const databaseUrl = pg.urlFor("postgres");
+await applyMigrations(databaseUrl);
+const db = createDb(databaseUrl, { max: 2 });
+const { workspace, admin } = await seedWorkspace(db, "Bench team");
+const { token: agentToken } = await issueAgentToken(db, { workspaceId: workspace.id, issuedBy: admin.id, name: "bench recover" });
+
+const api = await startProcess(["apps/api/src/server.ts"], { DATABASE_URL: databaseUrl, API_PORT: "0", API_HOST: "127.0.0.1", PHONELOOP_SECRET_KEY: "bench-secret-key-not-for-production-0000" }, /on (http:\/\/127\.0\.0\.1:\d+)/);
+const apiUrl = api.match[1]!;
+// The worker's adbkey (ANDROID_USER_HOME) is one the phone already lists in adb_keys, as a phone that allowed it.
+new NodeCredentialStore({ path: join(dir, "adbkey") }).generateKey();
+const phone = await startProcess(
+  ["packages/virtual-phone/src/cli.ts", "--scenario", "social", "--seed", "3", "--adb-port", "0", "--ws-port", "0", "--control-port", "0", "--adb-keys", join(dir, "adbkey.pub")],
+  {},
+  /adb connect [^:\s]+:(\d+)/,
+);
+const device = `tcp:127.0.0.1:${phone.match[1]}`;
+
+// Every executor answer is a short wait until the drill is over; then the run completes.
+let drillOver = false;
+const models = await startScriptedModelServer({
+  rules: [
+    { match: (r) => r.model === "planner", replies: [planOf([{ id: "wait", title: "Wait on the phone until told to stop" }])], repeatLast: true },
+    { match: (r) => r.model === "executor", replies: [() => (drillOver ? act({ type: "status", status: "complete", summary: "the drill is over" }) : act({ type: "wait", ms: 30 }))], repeatLast: true },
+    { match: (r) => r.model === "summarizer", replies: [{ text: JSON.stringify({ findings: [], conclusion: "Recovered from every kill." }) }], repeatLast: true },
+  ],
+});
+
+interface Worker {
+  proc: ChildProcess;
+  out: () => string;
+  exited: Promise<number | null>;
+}
+function startWorker(args: string[]): Worker {
+  // `npm run agent` is `tsx packages/cli/src/agent/main.ts`; tsx's own launcher would leave the agent's node process
+  // running when it is SIGKILLed, so the agent runs in one process: node with tsx's loader, as tsx runs it.
+  const proc = spawn(
+    process.execPath,
+    ["--import", "tsx", "packages/cli/src/agent/main.ts", ...args, "--agent-id", AGENT_ID, "--device", device, "--api-url", apiUrl, "--base-url", models.baseURL, "--planner-model", "planner", "--executor-model", "executor", "--summarizer-model", "summarizer", "--max-steps", "100000"],
+    { cwd: root, env: { ...process.env, ANDROID_USER_HOME: dir, OPENAI_API_KEY: "bench", PHONELOOP_AGENT_TOKEN: agentToken, PHONELOOP_API_URL: "", PHONELOOP_AGENT_ID: "" }, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let out = "";
+  proc.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+  proc.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((r) => proc.once("exit", (code) => r(code)));
+  return { proc, out: () => out, exited };
+}
+
+const stepCount = (runId: string) => db.step.count({ where: { runId } });
+/** Polls Postgres every 5 ms until the run has more than `n` step rows; the moment it saw it. */
+async function firstStepAfter(runId: string, n: number, worker: Worker): Promise<number> {
+  let exited: number | null | undefined;
+  void worker.exited.then((c) => (exited = c));
+  for (;;) {
+    if ((await stepCount(runId)) > n) return performance.now();
+    if (exited !== undefined) throw new Error(`the worker exited (${exited}) before its first step:\n${worker.out()}`);
+    await sleep(5);
+  }
+}
+
+const resumeMs: number[] = [];
+let runId = "";
+let worker: Worker | undefined;
+try {
+  worker = startWorker(["--goal", "Wait on the phone until told to stop (benchmark)"]);
+  for (;;) {
+    const m = /^run (\S+) \(goal \S+\)/m.exec(worker.out());
+    if (m) {
+      runId = m[1]!;
+      break;
+    }
+    if (worker.proc.exitCode !== null) throw new Error(`the worker exited before it started its run:\n${worker.out()}`);
+    await sleep(20);
+  }
+  await firstStepAfter(runId, 0, worker);
+
+  for (let k = 1; k <= KILLS; k++) {
+    // A random step 1–4 steps ahead, then a random moment inside the step after it (model call, action, writes).
+    const target = (await stepCount(runId)) + 1 + Math.floor(random() * 4);
+    while ((await stepCount(runId)) < target) {
+      if (worker.proc.exitCode !== null) throw new Error(`the worker exited (${worker.proc.exitCode}) on its own:\n${worker.out()}`);
+      await sleep(5);
+    }
+    await sleep(Math.floor(random() * 150));
+    worker.proc.kill("SIGKILL");
+    const killedAt = performance.now();
+    await worker.exited;
+    const before = await stepCount(runId);
+    worker = startWorker(["--run-id", runId]);
+    let resumedAt = 0;
+    worker.proc.stdout!.once("data", () => (resumedAt = performance.now()));
+    const first = await firstStepAfter(runId, before, worker);
+    resumeMs.push(first - killedAt);
+    console.log(`kill ${k}: after step ${before}; the restarted worker said "resumed" at ${Math.round(resumedAt - killedAt)} ms, its first new step was in Postgres at ${Math.round(first - killedAt)} ms`);
+  }
+  drillOver = true;
+  const code = await worker.exited;
+  if (code !== 0) throw new Error(`the last worker ended with exit code ${code}:\n${worker.out()}`);
+
+  const run = await db.run.findUniqueOrThrow({ where: { id: runId }, select: { status: true, endReason: true } });
+  const steps = await db.step.findMany({ where: { runId }, select: { index: true } });
+  const actions = await db.evidence.findMany({ where: { runId, kind: "action" }, select: { stepIndex: true } });
+  const indexes = steps.map((s) => s.index);
+  const last = Math.max(...indexes);
+  const recorded = new Set(indexes);
+  const acted = new Map<number, number>();
+  for (const a of actions) if (a.stepIndex !== null) acted.set(a.stepIndex, (acted.get(a.stepIndex) ?? 0) + 1);
+  const repeated = indexes.length - recorded.size + [...acted.values()].reduce((n, c) => n + (c - 1), 0);
+  let lost = 0;
+  for (let i = 0; i <= last; i++) if (!recorded.has(i)) lost++;
+  for (const i of acted.keys()) if (!recorded.has(i)) lost++;
+  console.log(`run ${runId}: ${run.status} (${run.endReason}), ${indexes.length} step rows (indexes 0–${last}), ${actions.length} action records, ${KILLS} kills`);
+  console.log(`kill → first new step: min ${Math.round(Math.min(...resumeMs))} ms, max ${Math.round(Math.max(...resumeMs))} ms (machine load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores)`);
+  console.log(`resume_p50_ms=${Math.round(percentile(resumeMs, 50))} resume_p95_ms=${Math.round(percentile(resumeMs, 95))} repeated_steps=${repeated} lost_steps=${lost}`);
+} finally {
+  if (worker && worker.proc.exitCode === null) {
+    worker.proc.kill("SIGKILL");
+    await worker.exited;
+  }
+  await db.$disconnect();
+  await models.stop();
+  phone.proc.kill("SIGTERM");
+  const apiExited = new Promise((r) => api.proc.once("exit", r));
+  api.proc.kill("SIGTERM");
+  await apiExited;
+  await pg.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
