@@ -212,6 +212,7 @@ const fixtures: Record<string, Fixture> = {
   "run.grade": { access: "answer_gate", input: async () => ({ runId: (await run()).id, grade: "B", note: "asked twice" }) },
   "run.start": { access: "run", input: async () => ({ goalId: (await goal()).id, agentId: A() }) },
   "run.appendStep": { access: "run", input: async () => ({ runId: (await run()).id, agentId: A(), index: 0, node: "executor" }) },
+  "run.recordStep": { access: "run", input: async () => ({ runId: (await run()).id, agentId: A(), checkpoint: { step: 1 } }) },
   "run.checkpoint": { access: "run", input: async () => ({ runId: (await run()).id, agentId: A(), checkpoint: { step: 1 } }) },
   "run.resume": { access: "run", input: async () => ({ runId: (await run()).id, agentId: A() }) },
   "run.finish": { access: "run", input: async () => ({ runId: (await run()).id, agentId: A(), status: "completed", endReason: "completed" }) },

@@ -358,6 +358,46 @@ export interface LessonRecord {
   runId: string;
 }
 
+/** An evidence row of a step record: its goal, run, todo and lease are the record's. */
+export interface StepEvidence {
+  idempotencyKey: string;
+  kind: EvidenceKind;
+  stepIndex?: number;
+  summary: string;
+  data?: Record<string, unknown>;
+  /** A blob put before the record (putBlob). */
+  blobSha256?: string;
+}
+
+/**
+ * One step's writes, recorded in one transaction: its evidence, its step row, its turn result (and the spend of a
+ * validated one), the run's checkpoint. Every part is idempotent on its own key (evidence and turn result by key,
+ * the step by index), so a retried record changes nothing already written.
+ */
+export interface StepRecord {
+  runId: string;
+  agentId: string;
+  /** The todo the step works on (its evidence's todo, the turn result's, the route's). */
+  todoId?: string;
+  /** With a lease the evidence is fenced by it; a turn result needs it. Its todo and agent are the record's. */
+  lease?: LeaseRef;
+  evidence?: StepEvidence[];
+  step?: Omit<StepInput, "runId" | "agentId">;
+  turnResult?: Omit<TurnResultInput, "lease">;
+  checkpoint?: Record<string, unknown>;
+  /** Also answer the core's route for the agent's next turn on the todo, read after these writes. */
+  route?: boolean;
+}
+
+export interface StepRecordOutcome {
+  /** The evidence rows' ids, in the record's order (a repeated key gives the first row's). */
+  evidenceIds: string[];
+  /** null when the record had no step row; false when that index was recorded before. */
+  stepCreated: boolean | null;
+  turnResult: TurnResultOutcome | null;
+  route: { route: TurnRoute; reason: string } | null;
+}
+
 /** A write that lost to a newer lease or another holder: an explicit conflict, never a silent overwrite. */
 export class ControlPlaneConflict extends Error {
   readonly code = "CONFLICT";
@@ -411,13 +451,18 @@ export interface ControlPlane {
   getRun(runId: string): Promise<(Run & { checkpoint: Record<string, unknown> | null }) | null>;
   saveCheckpoint(input: { runId: string; agentId: string; checkpoint: Record<string, unknown> }): Promise<void>;
   appendStep(step: StepInput): Promise<{ created: boolean }>;
+  /** One step's writes in one transaction (see StepRecord); with `route`, the route of the agent's next turn. */
+  recordStep(record: StepRecord): Promise<StepRecordOutcome>;
+  /** Stores bytes (a screenshot) content-addressed; a step record's evidence then names them by sha256. */
+  putBlob(blob: { bytes: Uint8Array; mime: string }): Promise<{ sha256: string }>;
   finishRun(input: { runId: string; agentId: string; status: RunEndStatus; endReason: RunEndReason; summary: string }): Promise<void>;
 
   /** The workspace's permission-policy rules in force (its newest saved version), or null when it saved none. */
   getPolicyRules(): Promise<{ version: number; rules: unknown } | null>;
 
   // ── learning: skills, deeplink shortcuts, lessons (the workspace's, per app) ──
-  listSkills(filter: { app: string; appVersion?: string; status?: SkillStatus }): Promise<SkillRecord[]>;
+  /** The workspace's skills; one app's (and app version's) when given. */
+  listSkills(filter: { app?: string; appVersion?: string; status?: SkillStatus }): Promise<SkillRecord[]>;
   /** A skill distilled from a run; the same app, app version and name again is its repair (the next version, a candidate until replayed). */
   saveSkill(input: { app: string; appVersion: string; name: string; goal: string; body: Record<string, unknown>; runId: string }): Promise<SkillRecord>;
   /** validated after a replay on a fresh phone; disabled / candidate as a person sets it. */

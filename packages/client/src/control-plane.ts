@@ -139,6 +139,10 @@ export function createControlPlane(client: ApiClient, opts: ControlPlaneOptions)
     },
 
     // ── evidence ──
+    async putBlob(blob) {
+      return call("blob.upload", () => uploadBlob(client, blob));
+    },
+
     async appendEvidence(e) {
       const blob = e.blob;
       const stored = blob ? await call("blob.upload", () => uploadBlob(client, blob)) : null;
@@ -224,6 +228,28 @@ export function createControlPlane(client: ApiClient, opts: ControlPlaneOptions)
 
     async appendStep(step) {
       return { created: (await call("run.appendStep", () => client.run.appendStep.mutate(step))).created };
+    },
+
+    async recordStep(r) {
+      const out = await call("run.recordStep", () =>
+        client.run.recordStep.mutate({
+          runId: r.runId,
+          agentId: r.agentId,
+          ...(r.todoId ? { todoId: r.todoId } : {}),
+          ...(r.lease ? { leaseKey: r.lease.leaseKey } : {}),
+          evidence: (r.evidence ?? []).map((e) => ({ ...e, data: e.data ?? {} })),
+          ...(r.step ? { step: r.step } : {}),
+          ...(r.turnResult ? { turnResult: r.turnResult } : {}),
+          ...(r.checkpoint ? { checkpoint: r.checkpoint } : {}),
+          route: r.route ?? false,
+        }),
+      );
+      return {
+        evidenceIds: out.evidence.map((e) => e.id),
+        stepCreated: out.step ? out.step.created : null,
+        turnResult: out.turnResult ? { kind: out.turnResult.kind, todo: todoOf(out.turnResult.todo), duplicate: out.turnResult.duplicate } : null,
+        route: out.route ? { route: out.route.route, reason: out.route.reason } : null,
+      };
     },
 
     async finishRun(input) {

@@ -63,6 +63,7 @@ export { registerAgent, RegisterAgentInput } from "./services/agent/register-age
 export { heartbeatAgent, HeartbeatAgentInput } from "./services/agent/heartbeat-agent.ts";
 export { startRun, StartRunInput } from "./services/run/start-run.ts";
 export { appendStep, AppendStepInput } from "./services/run/append-step.ts";
+export { recordStep, RecordStepInput, type RecordStepResult } from "./services/run/record-step.ts";
 export { saveCheckpoint, SaveCheckpointInput } from "./services/run/save-checkpoint.ts";
 export { resumeRun, ResumeRunInput } from "./services/run/resume-run.ts";
 export { finishRun, FinishRunInput } from "./services/run/finish-run.ts";

@@ -4,6 +4,8 @@ import {
   AppendStepInput,
   finishRun,
   FinishRunInput,
+  recordStep,
+  RecordStepInput,
   resumeRun,
   runDetail,
   RunDetailInput,
@@ -22,6 +24,9 @@ export const runRouter = {
   get: allow("read", RunDetailInput).query(({ ctx, input }) => runDetail(ctx.db, input)),
   start: allow("run", StartRunInput).mutation(({ ctx, input }) => startRun(ctx.db, input, { actor: ctx.actor })),
   appendStep: allow("run", AppendStepInput).mutation(({ ctx, input }) => appendStep(ctx.db, input, { actor: ctx.actor })),
+  /** One executor step's writes in one transaction (evidence, step row, turn result and spend, checkpoint), and
+   * the route of the agent's next turn when asked: one round trip and one commit per step. */
+  recordStep: allow("run", RecordStepInput).mutation(({ ctx, input }) => recordStep(ctx.db, input, { actor: ctx.actor })),
   checkpoint: allow("run", SaveCheckpointInput).mutation(({ ctx, input }) => saveCheckpoint(ctx.db, input, { actor: ctx.actor })),
   resume: allow("run", ResumeRunInput).mutation(({ ctx, input }) => resumeRun(ctx.db, input, { actor: ctx.actor })),
   finish: allow("run", FinishRunInput).mutation(({ ctx, input }) => finishRun(ctx.db, input, { actor: ctx.actor })),

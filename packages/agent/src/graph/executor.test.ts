@@ -44,7 +44,7 @@ const screen: Screen = {
   tree: node({ className: "android.widget.FrameLayout", bounds: { left: 0, top: 0, right: 1080, bottom: 2400 }, children: [payButton] }),
   elements: [{ index: 1, text: "Pay", resourceId: "com.example.shop:id/pay", className: "android.widget.Button", clickable: true, scrollable: false, editable: false, box: [93, 833, 907, 917], bounds: payButton.bounds }],
   image: { bytes: new Uint8Array([1, 2, 3]), mime: "image/jpeg", width: 486, height: 1080 },
-  evidenceId: "ev_obs_0",
+  observationKey: "run_1:0:observation:lk",
 };
 const usage = { steps: 0, modelCalls: 1, inputTokens: 900, outputTokens: 20, microUsd: 2450, promptTokensCounted: 880 };
 const ready: Observation = { type: "routed", route: "ready_for_host", reason: "held, unblocked, within quota", skip: null, openGate: null };
@@ -116,7 +116,7 @@ describe("executor step (pure)", () => {
 
   it("the model's question, however short, opens a gate with a question the core accepts, labelled as the agent's", () => {
     const { batches } = walk(runState(), [ready, { type: "sensed", screen }, reply({ type: "ask_user", question: "Size?", options: ["S", "M"] })]);
-    expect(batches[2]).toEqual([{ type: "open_gate", idempotencyKey: "run_1:0:gate", question: 'The agent asks: "Size?"', options: ["S", "M"], evidenceIds: ["ev_obs_0"], answerRoles: DEFAULT_CONFIG.gateAnswerRoles }]);
+    expect(batches[2]).toEqual([{ type: "open_gate", idempotencyKey: "run_1:0:gate", question: 'The agent asks: "Size?"', options: ["S", "M"], evidenceKeys: ["run_1:0:observation:lk"], answerRoles: DEFAULT_CONFIG.gateAnswerRoles }]);
   });
 
   it("the step caps end the executor before sensing", () => {
@@ -135,7 +135,7 @@ describe("executor step (pure)", () => {
       ready,
     ]);
     expect(batches[2]).toHaveLength(1);
-    expect(batches[2]![0]).toMatchObject({ type: "open_gate", idempotencyKey: "run_1:0:gate", options: ["approve", "deny"], evidenceIds: ["ev_obs_0"], answerRoles: ["owner"] });
+    expect(batches[2]![0]).toMatchObject({ type: "open_gate", idempotencyKey: "run_1:0:gate", options: ["approve", "deny"], evidenceKeys: ["run_1:0:observation:lk"], answerRoles: ["owner"] });
     expect((batches[2]![0] as { question: string }).question).toMatch(/Pay.*high-risk/s);
     expect(types(batches[3]!)).toEqual(["turn_result", "checkpoint", "event", "wait_gate"]);
     expect(batches[3]![0]).toMatchObject({ type: "turn_result", idempotencyKey: "run_1:0:gate_turn", lease: ref(1), kind: "user_action_required" });
@@ -178,6 +178,6 @@ describe("executor step (pure)", () => {
     ]);
     const { batches } = walk(runState(), [ready, { type: "sensed", screen }, reply({ type: "navigate_back" }), { type: "perform_failed", lost: true, message: "The phone disconnected.", attempts: 1 }]);
     expect(types(batches[3]!)).toEqual(["evidence", "exit"]);
-    expect(batches[3]![1]).toMatchObject({ ret: { reason: "device_lost", finalScreen: { phash: "00ff00ff00ff00ff", evidenceId: "ev_obs_0" } } });
+    expect(batches[3]![1]).toMatchObject({ ret: { reason: "device_lost", finalScreen: { phash: "00ff00ff00ff00ff", observationKey: "run_1:0:observation:lk" } } });
   });
 });

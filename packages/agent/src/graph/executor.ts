@@ -53,7 +53,8 @@ export type InputEffect =
   | { type: "sense"; stepIndex: number; lease: LeaseRef }
   /** The executor model, or with role "guard" the permission checkpoint's guard model. */
   | { type: "ask_model"; role?: "guard"; messages: ChatMessage[]; jsonSchema: { name: string; schema: Record<string, unknown> }; key: string; stepIndex: number; lease: LeaseRef }
-  | { type: "open_gate"; idempotencyKey: string; question: string; options: string[]; evidenceIds: string[]; answerRoles: AgentConfig["gateAnswerRoles"] }
+  /** `evidenceKeys`: the evidence the gate shows (its screenshot), by idempotency key; the runner records it first. */
+  | { type: "open_gate"; idempotencyKey: string; question: string; options: string[]; evidenceKeys: string[]; answerRoles: AgentConfig["gateAnswerRoles"] }
   | { type: "wait_gate"; gateId: string }
   | { type: "perform"; action: Action; px: { x: number; y: number } | undefined; screen: { width: number; height: number }; description: string }
   /** Runs a skill on the phone, checking its contract before and after each step. */
@@ -100,9 +101,9 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
   const exit = (reason: ExitReason, summary: string): StepResult => {
     const screen = ex.turn?.screen;
     const finalScreen: ExecutorReturn["finalScreen"] = screen
-      ? { app: ex.lastApp, phash: screen.phash, evidenceId: screen.evidenceId }
+      ? { app: ex.lastApp, phash: screen.phash, observationKey: screen.observationKey }
       : ex.hashes.length
-        ? { app: ex.lastApp, phash: ex.hashes.at(-1)!, ...(ex.lastObservationId ? { evidenceId: ex.lastObservationId } : {}) }
+        ? { app: ex.lastApp, phash: ex.hashes.at(-1)!, ...(ex.lastObservationKey ? { observationKey: ex.lastObservationKey } : {}) }
         : null;
     delete ex.turn;
     const ret: ExecutorReturn = { todoId: ex.todoId, status: statusForExit(reason), reason, summary, outputs: { ...ex.outputs }, answers: [...ex.answers], finalScreen, steps: ex.stepCount };
@@ -307,7 +308,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       const question = action.type === "ask_user" ? askedQuestion(action.question) : gateQuestion(action, decision, ex.lastApp, ex.todoTitle);
       const options = action.type === "ask_user" ? (action.options?.length ? action.options : []) : ["approve", "deny"];
       turn.asking = { action, kind: decision.kind, approvalKey: decision.approvalKey, tier: action.type === "ask_user" ? "question" : decision.tier === "high_risk" ? "high_risk" : "confirm", question, policy: { ruleId: decision.ruleId, evidence: decision.evidence, policyVersion: decision.policyVersion } };
-      return done({ type: "open_gate", idempotencyKey: `${s.runId}:${turn.stepIndex}:gate`, question, options, evidenceIds: [screen.evidenceId], answerRoles: config.gateAnswerRoles });
+      return done({ type: "open_gate", idempotencyKey: `${s.runId}:${turn.stepIndex}:gate`, question, options, evidenceKeys: [screen.observationKey], answerRoles: config.gateAnswerRoles });
     }
     return act(turn, action, px);
   };
@@ -385,7 +386,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       const screen = obs.screen;
       turn.screen = screen;
       ex.lastApp = screen.packageName ?? ex.lastApp;
-      ex.lastObservationId = screen.evidenceId;
+      ex.lastObservationKey = screen.observationKey;
       ex.hashes.push(screen.phash);
       if (ex.hashes.length > 12) ex.hashes.splice(0, ex.hashes.length - 12);
       // Post-execute detectors, on the screen the last action produced.

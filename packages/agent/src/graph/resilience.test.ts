@@ -163,8 +163,8 @@ describe("model endpoint faults", () => {
     const progress: { role: string; elapsedMs: number }[] = [];
     const out = await runAgent(h.ports, { goal: "Open an item", agent: agent("worker"), config: { modelProgressMs: 100 }, onEvent: (e) => void (e.type === "model_progress" && progress.push(e)) });
     expect(out.status).toBe("completed");
-    expect(progress.length).toBeGreaterThanOrEqual(1);
-    expect(progress[0]).toMatchObject({ role: "executor", attempt: 0 });
+    // (On a loaded machine the planner's call may report progress too: the executor's is the one waited on here.)
+    expect(progress.find((p) => p.role === "executor")).toMatchObject({ role: "executor", attempt: 0 });
   });
 
   it("gives up after the retries; the todo goes back to the pool and the run ends blocked", async () => {

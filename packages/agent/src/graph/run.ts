@@ -3,7 +3,19 @@
 // effects of the executor's pure steps, feeding each input's result back as the next observation.
 import { describeAction } from "../actions/schema.ts";
 import { workspacePolicyRules } from "../policy/rules.ts";
-import { ControlPlaneConflict, leaseRefOf, type AgentPorts, type AgentRegistration, type RunEndReason, type RunEndStatus } from "../ports.ts";
+import {
+  ControlPlaneConflict,
+  leaseRefOf,
+  type AgentPorts,
+  type AgentRegistration,
+  type EvidenceInput,
+  type LeaseRef,
+  type RunEndReason,
+  type RunEndStatus,
+  type StepInput,
+  type StepRecord,
+  type StepRecordOutcome,
+} from "../ports.ts";
 import { callModel, isDeviceLost, perform, retryDevice, sense, type DeviceOutcome, type Sensed, type Settled } from "./effects.ts";
 import { step, type Effect, type InputEffect, type Observation } from "./executor.ts";
 import { listElements } from "./observe.ts";
@@ -142,23 +154,27 @@ export async function runAgent(ports: AgentPorts, opts: RunAgentOptions): Promis
   return { runId: state.runId, goalId, agentId, status: state.end.status, endReason: state.end.reason, resumed, report: report! };
 }
 
-/** Waits for every write (none is left running unobserved) and throws the first failure. */
-async function settleAll(writes: Promise<unknown>[]): Promise<unknown[]> {
-  const results = await Promise.allSettled(writes);
-  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
-  if (failed) throw failed.reason;
-  return results.map((r) => (r as PromiseFulfilledResult<unknown>).value);
-}
-
 type RecordEffect = Extract<Effect, { type: "evidence" | "turn_result" | "step" }>;
 const isRecord = (e: Effect): e is RecordEffect => e.type === "evidence" || e.type === "turn_result" || e.type === "step";
 
+/** A write waiting for the next step record: evidence (with the upload of its blob, when it has one), a step row, a turn result. */
+type PendingWrite =
+  | { type: "evidence"; input: EvidenceInput; blob?: Promise<{ sha256: string }> }
+  | { type: "step"; step: Omit<StepInput, "runId" | "agentId"> }
+  | { type: "turn_result"; lease: LeaseRef; turnResult: NonNullable<StepRecord["turnResult"]> };
+
+/** Inputs that need nothing written first: reading the phone, and asking the model about what was read. */
+const NEEDS_NO_WRITE = new Set<InputEffect["type"]>(["sense", "ask_model"]);
+
 /**
- * Performs the executor's effects until it exits. A batch's records (evidence, step row, turn result) are
- * independent and go out together (one request); its checkpoint follows them. The input then waits for the
- * checkpoint only when it acts on the phone: the write-ahead record of an action commits before the action. Other
- * inputs (route, gate wait) run beside the checkpoint, and sensing — device reads and image work, nothing written
- * — starts as soon as a batch asks for the route. Timing per phase is reported with every step.
+ * Performs the executor's effects until it exits. Its writes (evidence, step row, turn result, checkpoint) wait in
+ * a queue and go out as one step record — one request, one transaction — before the next input that needs them:
+ * before an action (the write-ahead record of the action, with what the step saw and what the model said, commits
+ * before the action, so a resumed worker never repeats it), before a gate, and after the action together with the
+ * route of the next turn (the core answers it after the writes). Sensing and the model call write nothing; a
+ * screenshot's upload starts as soon as it is encoded and only the record that names it waits for it. Sensing —
+ * device reads and image work — starts as soon as a batch asks for the route. Timing per phase is reported with
+ * every step.
  */
 async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ state: ExecutorRunState; ret: ExecutorReturn }> {
   const { controlPlane: cp, clock } = ctx.ports;
@@ -168,8 +184,12 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
   let settled: Settled | null = null;
   /** Sensing started beside the route (used only by the sense that follows that route). */
   let prefetched: Promise<DeviceOutcome<Sensed>> | null = null;
-  /** Writes nothing waits for (model usage evidence): they commit with the next checkpoint, or before the exit. */
-  let background: Promise<unknown>[] = [];
+  /** Writes not yet recorded, in order: they go out with the next step record. */
+  let pending: PendingWrite[] = [];
+  /** Whether the route's record also saves the checkpoint (the batch that asked for the route took one). */
+  let checkpointDue = false;
+  /** Evidence ids by idempotency key, of what this executor recorded (a gate names its screenshot by id). */
+  const evidenceIds = new Map<string, string>();
   let promptTokens = 0;
   let modelMs = 0;
   let phases: Record<string, number> = {};
@@ -185,35 +205,82 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
     }
   };
 
-  const record = async (e: RecordEffect): Promise<unknown> => {
-    guard(ctx);
+  /** Queues a batch's writes for the next step record. */
+  const queue = (e: RecordEffect): void => {
     switch (e.type) {
       case "evidence":
-        return cp.appendEvidence(e.input);
+        pending.push({ type: "evidence", input: e.input });
+        return;
       case "turn_result":
-        return cp.recordTurnResult({ idempotencyKey: e.idempotencyKey, lease: e.lease, kind: e.kind, summary: e.summary, ...(e.spend ? { spend: e.spend } : {}) });
+        pending.push({ type: "turn_result", lease: e.lease, turnResult: { idempotencyKey: e.idempotencyKey, kind: e.kind, summary: e.summary, ...(e.spend ? { spend: e.spend } : {}) } });
+        return;
       case "step":
-        return cp.appendStep({
-          runId: state.runId,
-          agentId: state.agentId,
-          index: e.stepIndex,
-          node: "executor",
-          todoId: e.todoId,
-          action: e.action,
-          // Timings (ms) of this step's phases so far and the model's raw replies: what a replay shows per step.
-          observation: { outcome: e.outcome, app: e.app, phash: e.phash, timings: { ...phases, model: modelMs }, replies },
-          anomalies: e.anomalies,
-          tokens: e.tokens,
+        pending.push({
+          type: "step",
+          step: {
+            index: e.stepIndex,
+            node: "executor",
+            todoId: e.todoId,
+            action: e.action,
+            // Timings (ms) of this step's phases so far and the model's raw replies: what a replay shows per step.
+            observation: { outcome: e.outcome, app: e.app, phash: e.phash, timings: { ...phases, model: modelMs }, replies },
+            anomalies: e.anomalies,
+            tokens: e.tokens,
+          },
         });
     }
   };
 
-  /** The checkpoint, with the background writes it must not get ahead of. */
-  const checkpoint = async (): Promise<void> => {
+  /**
+   * Records what is queued (and the checkpoint, and the route, when asked) as step records: one, unless the queue
+   * holds writes under different leases or two steps. Blobs are uploaded before the record that names them.
+   */
+  const flush = async (opts: { checkpoint: boolean; route?: string }): Promise<StepRecordOutcome | null> => {
     guard(ctx);
-    const waiting = background;
-    background = [];
-    await settleAll([...waiting, cp.saveCheckpoint({ runId: state.runId, agentId: state.agentId, checkpoint: checkpointOf(state) as unknown as Record<string, unknown> })]);
+    const writes = pending;
+    pending = [];
+    if (!writes.length && !opts.checkpoint && !opts.route) return null;
+    const shas = await Promise.all(writes.map((w) => (w.type === "evidence" ? w.blob : undefined)));
+    const records: StepRecord[] = [];
+    const keys: string[][] = [];
+    const open = (lease: LeaseRef | undefined, todoId: string | undefined): StepRecord => {
+      const r: StepRecord = { runId: state.runId, agentId: state.agentId, ...(todoId ? { todoId } : {}), ...(lease ? { lease } : {}), evidence: [] };
+      records.push(r);
+      keys.push([]);
+      return r;
+    };
+    for (const [i, w] of writes.entries()) {
+      const cur = records.at(-1) ?? null;
+      if (w.type === "step") {
+        const r: StepRecord = cur && !cur.step ? cur : open(cur?.lease, w.step.todoId);
+        r.step = w.step;
+        continue;
+      }
+      const lease = w.type === "evidence" ? w.input.lease : w.lease;
+      const todoId = w.type === "evidence" ? w.input.todoId : w.lease.todoId;
+      const fits = (r: StepRecord | null): r is StepRecord => r !== null && r.lease?.leaseKey === lease?.leaseKey && (r.todoId ?? todoId) === todoId && !(w.type === "turn_result" && r.turnResult);
+      const r: StepRecord = fits(cur) ? cur : open(lease, todoId);
+      r.todoId ??= todoId;
+      if (w.type === "turn_result") r.turnResult = w.turnResult;
+      else {
+        const { idempotencyKey, kind, stepIndex, summary, data } = w.input;
+        r.evidence!.push({ idempotencyKey, kind, ...(stepIndex !== undefined ? { stepIndex } : {}), summary, ...(data ? { data } : {}), ...(shas[i] ? { blobSha256: shas[i].sha256 } : {}) });
+        keys[keys.length - 1]!.push(idempotencyKey);
+      }
+    }
+    const last: StepRecord = records.at(-1) ?? open(undefined, opts.route);
+    if (opts.checkpoint) last.checkpoint = checkpointOf(state) as unknown as Record<string, unknown>;
+    if (opts.route) {
+      if (last.todoId && last.todoId !== opts.route) open(undefined, opts.route).route = true;
+      else Object.assign(last, { todoId: opts.route, route: true });
+    }
+    let out: StepRecordOutcome | null = null;
+    for (const [n, r] of records.entries()) {
+      guard(ctx);
+      out = await cp.recordStep(r);
+      out.evidenceIds.forEach((id, k) => evidenceIds.set(keys[n]![k]!, id));
+    }
+    return out;
   };
 
   const emit = (event: AgentEvent): void => {
@@ -243,7 +310,6 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
         return { type: "acquired", lease: claim.lease };
       }
       case "route": {
-        if (ctx.signal?.aborted) return { type: "cancelled" };
         let lease = e.lease;
         // Keep the lease: renew at half its life. A lost lease means another worker owns the todo now.
         if (lease.expiresAt - clock.now() < ctx.config.leaseTtlMs / 2) {
@@ -254,7 +320,9 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
             throw err;
           }
         }
-        const r = await cp.routeTurn({ todoId: e.todoId, agentId: state.agentId });
+        // The step's writes and the route of the next turn: one record, the route read after the writes.
+        const r = (await flush({ checkpoint: checkpointDue, route: e.todoId }))!.route!;
+        if (ctx.signal?.aborted) return { type: "cancelled" };
         if (r.route === "ready_for_host" || r.route === "repair_required") return { type: "routed", route: r.route, reason: r.reason, lease, skip: null, openGate: null };
         const sr = await cp.shouldRun({ agentId: state.agentId, goalId: state.goalId, todoId: e.todoId });
         const openGate = r.route === "user_action_required" ? ((await cp.listTodos(state.goalId)).find((t) => t.id === e.todoId)?.openGate ?? null) : null;
@@ -268,31 +336,36 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
         const app = foreground ? `${foreground.packageName}${foreground.activity ? `/${foreground.activity}` : ""}` : "unknown";
         const elements = listElements(tree, screenshot.width, screenshot.height);
         const ex = state.executor;
-        const obsEvidence = await cp.appendEvidence({
-          idempotencyKey: `${state.runId}:${e.stepIndex}:observation:${e.lease.leaseKey}`,
-          kind: "observation",
-          goalId: state.goalId,
-          runId: state.runId,
-          todoId: ex.todoId,
-          lease: e.lease,
-          stepIndex: e.stepIndex,
-          summary: `${app}, ${elements.length} elements`,
-          data: { app, phash: prepared.phash, screen: { width: screenshot.width, height: screenshot.height }, elements: elements.map((x) => ({ i: x.index, text: x.text, id: x.resourceId, box: x.box, ...(x.password ? { password: true } : {}) })) },
-          ...(ctx.config.storeScreenshots ? { blob: { bytes: prepared.forModel.bytes, mime: prepared.forModel.mime } } : {}),
+        const key = `${state.runId}:${e.stepIndex}:observation:${e.lease.leaseKey}`;
+        // The screenshot's upload starts now; the record that carries the observation waits for it.
+        const blob = ctx.config.storeScreenshots ? cp.putBlob({ bytes: prepared.forModel.bytes, mime: prepared.forModel.mime }) : undefined;
+        blob?.catch(() => undefined); // awaited by the record that names it
+        pending.push({
+          type: "evidence",
+          input: {
+            idempotencyKey: key,
+            kind: "observation",
+            goalId: state.goalId,
+            runId: state.runId,
+            todoId: ex.todoId,
+            lease: e.lease,
+            stepIndex: e.stepIndex,
+            summary: `${app}, ${elements.length} elements`,
+            data: { app, phash: prepared.phash, screen: { width: screenshot.width, height: screenshot.height }, elements: elements.map((x) => ({ i: x.index, text: x.text, id: x.resourceId, box: x.box, ...(x.password ? { password: true } : {}) })) },
+          },
+          ...(blob ? { blob } : {}),
         });
         return {
           type: "sensed",
-          screen: { app, packageName: foreground?.packageName ?? null, width: screenshot.width, height: screenshot.height, phash: prepared.phash, blocks: prepared.blocks, tree, elements, image: prepared.forModel, evidenceId: obsEvidence.evidenceId },
+          screen: { app, packageName: foreground?.packageName ?? null, width: screenshot.width, height: screenshot.height, phash: prepared.phash, blocks: prepared.blocks, tree, elements, image: prepared.forModel, observationKey: key },
         };
       }
       case "ask_model": {
         const usage = emptyTotals();
         const started = clock.monotonic();
         const r = await callModel(ctx, { goalId: state.goalId, runId: state.runId }, { role: e.role ?? "executor", messages: e.messages, jsonSchema: e.jsonSchema, key: e.key, todoId: state.executor.todoId, lease: e.lease, stepIndex: e.stepIndex }, usage, async (usageEvidence) => {
-          // The usage evidence need not precede the next action: it commits with the next checkpoint.
-          const write = cp.appendEvidence(usageEvidence);
-          write.catch(() => undefined); // awaited with the next checkpoint
-          background.push(write);
+          // The usage evidence need not precede the model's reply: it goes out with the step's next record.
+          pending.push({ type: "evidence", input: usageEvidence });
         });
         if (!r.ok) {
           modelMs += clock.monotonic() - started;
@@ -306,7 +379,7 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
       }
       case "open_gate": {
         const ex = state.executor;
-        const { gateId } = await cp.openGate({ idempotencyKey: e.idempotencyKey, goalId: state.goalId, todoId: ex.todoId, runId: state.runId, question: e.question, options: e.options, evidenceIds: e.evidenceIds });
+        const { gateId } = await cp.openGate({ idempotencyKey: e.idempotencyKey, goalId: state.goalId, todoId: ex.todoId, runId: state.runId, question: e.question, options: e.options, evidenceIds: e.evidenceKeys.flatMap((k) => evidenceIds.get(k) ?? []) });
         return { type: "gate_opened", gateId };
       }
       case "wait_gate": {
@@ -369,33 +442,36 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
     state = r.state;
     const last = r.effects.at(-1);
     if (!last || isRecord(last) || last.type === "checkpoint" || last.type === "event") throw new Error("executor step ended a batch without an input effect or an exit");
-    const records = r.effects.filter(isRecord);
+    for (const e of r.effects) if (isRecord(e)) queue(e);
     const checkpointed = r.effects.some((e) => e.type === "checkpoint");
+    const events = r.effects.flatMap((e) => (e.type === "event" ? [e.event] : []));
     const sensing = prefetched;
     prefetched = null;
+    if (last.type === "exit") {
+      await timed("writeback", () => flush({ checkpoint: checkpointed }));
+      events.forEach(emit);
+      return { state, ret: last.ret };
+    }
     if (last.type === "route") {
-      // Sensing needs nothing written or routed: it runs beside the writes and the route.
+      // Sensing needs nothing written or routed: it runs beside the step's record and the route.
       prefetched = sense(ctx, ctx.ports.device, settled);
       prefetched.catch(() => undefined); // awaited by the sense that follows, or dropped when the route stops
       settled = null;
+      checkpointDue = checkpointed;
+      obs = await timed("writeback", () => input(last));
+      events.forEach(emit);
+      continue;
     }
-    if (records.length) await timed("writeback", () => settleAll(records.map(record)));
-    for (const e of r.effects) if (e.type === "event") emit(e.event);
-    if (last.type === "exit") {
-      await timed("writeback", async () => void (checkpointed ? await checkpoint() : await settleAll(background.splice(0))));
-      return { state, ret: last.ret };
+    if (checkpointed || !NEEDS_NO_WRITE.has(last.type)) {
+      // Write-ahead: what the step saw, what the model said and the record of the action commit before the action
+      // (or the gate), so a resumed worker never repeats it.
+      await timed(checkpointed ? "write-ahead" : "writeback", () => flush({ checkpoint: checkpointed }));
     }
-    if (last.type === "perform" || last.type === "run_skill") {
-      // Write-ahead: the record of the action commits before the action, so a resumed worker never repeats it.
-      if (checkpointed) await timed("write-ahead", checkpoint);
-      obs = await timed("perform", () => input(last));
-    } else if (last.type === "sense") {
+    events.forEach(emit);
+    if (last.type === "sense") {
       prefetched = sensing;
       obs = await timed("sense", () => input(last));
       prefetched = null;
-    } else if (checkpointed) {
-      const [, next] = await timed(`${last.type}+checkpoint`, () => settleAll([checkpoint(), input(last)]));
-      obs = next as Observation;
     } else obs = await timed(last.type, () => input(last));
   }
 }

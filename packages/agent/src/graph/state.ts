@@ -23,7 +23,8 @@ export interface ExecutorReturn {
   summary: string;
   outputs: Blackboard;
   answers: string[];
-  finalScreen: { app: string; phash: string; evidenceId?: string } | null;
+  /** The last screen seen; `observationKey` is the idempotency key of its observation evidence. */
+  finalScreen: { app: string; phash: string; observationKey?: string } | null;
   steps: number;
 }
 
@@ -57,8 +58,8 @@ export interface Screen {
   tree: UiNode | null;
   elements: ElementRef[];
   image: EncodedImage;
-  /** The observation evidence this screen was recorded as. */
-  evidenceId: string;
+  /** The idempotency key of the observation evidence this screen is recorded as (the step's record writes it). */
+  observationKey: string;
 }
 
 /** The step in progress. Transient: dropped from checkpoints, rebuilt by sensing on resume. */
@@ -104,7 +105,7 @@ export interface ExecutorState {
   pendingGate?: PendingGate;
   stepCount: number;
   lastApp: string;
-  lastObservationId?: string;
+  lastObservationKey?: string;
   turn?: Turn;
 }
 

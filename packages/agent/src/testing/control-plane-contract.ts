@@ -394,6 +394,82 @@ export function describeControlPlaneContract(name: string, makeSubject: () => Pr
       });
     });
 
+    describe("recordStep: one step's writes in one call", () => {
+      // A real image (a 2×2 WebP): the API stores only images.
+      const webp = () => Uint8Array.from(atob("UklGRjwAAABXRUJQVlA4IDAAAAAwAgCdASoCAAIAAUAmJaACdLoB+AH4AAToAAD+Ex/7B0P6rvvef/a0Bwar/RuAAAA="), (c) => c.charCodeAt(0));
+
+      it("writes the evidence (a put blob by its sha256), the step row, the turn result and the checkpoint, then answers the route; a repeat changes nothing", async () => {
+        const r = await running();
+        const run = await cp.startRun({ goalId: r.goalId, agentId: r.agentId });
+        const { sha256 } = await cp.putBlob({ bytes: webp(), mime: "image/webp" });
+        expect(sha256).toMatch(/^[0-9a-f]{64}$/);
+        const record = {
+          runId: run.id,
+          agentId: r.agentId,
+          todoId: r.todo.id,
+          lease: r.ref,
+          evidence: [
+            { idempotencyKey: unique("obs"), kind: "observation" as const, stepIndex: 0, summary: "the booking app, 12 elements", data: { app: "com.book" }, blobSha256: sha256 },
+            { idempotencyKey: unique("act"), kind: "action" as const, stepIndex: 0, summary: "click [3]", data: { action: { type: "click", element: "3" } } },
+          ],
+          step: { index: 0, node: "executor" as const, todoId: r.todo.id, action: { type: "click", element: "3" }, observation: { outcome: "ok" }, anomalies: [], tokens: 812 },
+          turnResult: { idempotencyKey: unique("turn"), kind: "repair_required" as const, summary: "click [3] → the tap missed" },
+          checkpoint: { node: "executor", step: 1 },
+          route: true,
+        };
+        const first = await cp.recordStep(record);
+        expect(first.evidenceIds).toHaveLength(2);
+        expect(first).toMatchObject({ stepCreated: true, turnResult: { kind: "repair_required", duplicate: false, todo: { id: r.todo.id, state: "running", attempts: 1, lastResult: "repair_required" } } });
+        // The route is read after the writes: the turn result just asked for a repair.
+        expect(first.route?.route).toBe("repair_required");
+        const written = await cp.listEvidence({ goalId: r.goalId, runId: run.id });
+        expect(written.map((e) => [e.id, e.kind, e.todoId, e.stepIndex, e.blobSha256])).toEqual([
+          [first.evidenceIds[0], "observation", r.todo.id, 0, sha256],
+          [first.evidenceIds[1], "action", r.todo.id, 0, null],
+        ]);
+        expect((await cp.getRun(run.id))!.checkpoint).toEqual({ node: "executor", step: 1 });
+
+        // A retry (its answer was lost): the same rows, the first outcome, nothing written twice.
+        const again = await cp.recordStep(record);
+        expect(again).toMatchObject({ evidenceIds: first.evidenceIds, stepCreated: false, turnResult: { kind: "repair_required", duplicate: true }, route: { route: "repair_required" } });
+        expect(await cp.listEvidence({ goalId: r.goalId, runId: run.id })).toHaveLength(2);
+        expect((await todoOf(r.goalId, r.todo.id)).attempts).toBe(1);
+      });
+
+      it("a record under a lease that was reclaimed is CONFLICT and writes nothing of it", async () => {
+        const { goalId } = await goalWith([executor("Open the app")]);
+        const [a, b] = [await agent(), await agent()];
+        const old = await claimed(goalId, a, 1);
+        const run = await cp.startRun({ goalId, agentId: a });
+        await subject.elapse(20);
+        expect(await cp.claimNext({ agentId: b, goalId, ttlMs: 60_000 })).toMatchObject({ claimed: true, reclaimedFrom: a });
+        const late = cp.recordStep({
+          runId: run.id,
+          agentId: a,
+          todoId: old.todo.id,
+          lease: old.ref,
+          evidence: [{ idempotencyKey: unique("obs"), kind: "observation", stepIndex: 0, summary: "a late screenshot" }],
+          step: { index: 0, node: "executor", action: { type: "navigate_back" }, observation: {}, anomalies: [], tokens: 0 },
+          checkpoint: { node: "executor", late: true },
+        });
+        expect((await failureOf(late)).code).toBe("CONFLICT");
+        expect(await cp.listEvidence({ goalId, runId: run.id })).toEqual([]);
+        expect((await cp.getRun(run.id))!.checkpoint).toBeNull();
+      });
+
+      it("a blob that was never put is NOT_FOUND, and nothing is written", async () => {
+        const r = await running();
+        const run = await cp.startRun({ goalId: r.goalId, agentId: r.agentId });
+        const missing = "0".repeat(64);
+        const e = await failureOf(
+          cp.recordStep({ runId: run.id, agentId: r.agentId, todoId: r.todo.id, lease: r.ref, evidence: [{ idempotencyKey: unique("obs"), kind: "observation", summary: "screen", blobSha256: missing }], checkpoint: { step: 1 } }),
+        );
+        expect(e.code).toBe("NOT_FOUND");
+        expect(await cp.listEvidence({ goalId: r.goalId, runId: run.id })).toEqual([]);
+        expect((await cp.getRun(run.id))!.checkpoint).toBeNull();
+      });
+    });
+
     describe("runs, checkpoints, steps", () => {
       it("start → checkpoint → steps (once per index) → resume on another agent → finish with its end reason", async () => {
         const { goalId } = await goalWith([executor("Open the app")]);

@@ -40,6 +40,8 @@ import {
   type ShouldRunResult,
   type SpendAmount,
   type StepInput,
+  type StepRecord,
+  type StepRecordOutcome,
   type Todo,
   type TodoDraft,
   type TurnResultInput,
@@ -630,6 +632,37 @@ export class MemoryControlPlane implements ControlPlane {
     this.running(step.runId, step.agentId, "append a step to");
     this.steps.set(key, structuredClone(step));
     return { created: true };
+  }
+  async putBlob(blob: { bytes: Uint8Array; mime: string }) {
+    const sha256 = await sha256Hex(blob.bytes);
+    if (!this.blobs.has(sha256)) this.blobs.set(sha256, { bytes: blob.bytes.slice(), mime: blob.mime });
+    return { sha256 };
+  }
+  /** All or nothing, as the core's one transaction: every rule a part could break is checked before anything is written. */
+  async recordStep(r: StepRecord): Promise<StepRecordOutcome> {
+    const fresh = (r.evidence ?? []).some((e) => !this.evidence.has(e.idempotencyKey)) || (r.turnResult ? !this.turns.has(r.turnResult.idempotencyKey) : false);
+    if (r.lease && (r.lease.agentId !== r.agentId || r.lease.todoId !== r.todoId)) this.conflict(`recordStep: lease ${r.lease.leaseKey} is ${r.lease.agentId}'s on ${r.lease.todoId}, not this record's.`);
+    if (r.turnResult && !r.lease) throw new StateError("INVALID_INPUT", "run.recordStep: leaseKey: a turn result is the holder's: give the lease key of the claim.", { issues: [{ path: "leaseKey" }] });
+    if (r.route && !r.todoId) throw new StateError("INVALID_INPUT", "run.recordStep: todoId: a route is asked for a todo.", { issues: [{ path: "todoId" }] });
+    if ((r.step && !this.steps.has(`${r.runId}:${r.step.index}`)) || r.checkpoint) this.running(r.runId, r.agentId, "record a step of");
+    else this.run(r.runId);
+    if (r.lease && fresh) this.checkLease(r.lease, "recordStep");
+    for (const e of r.evidence ?? [])
+      if (e.blobSha256 && !this.blobs.has(e.blobSha256)) throw new StateError("NOT_FOUND", `Blob ${e.blobSha256} was never put; put it first.`, { sha256: e.blobSha256 });
+    const run = this.run(r.runId);
+    const evidenceIds: string[] = [];
+    for (const e of r.evidence ?? []) {
+      const { blobSha256, ...rest } = e;
+      const out = await this.appendEvidence({ ...rest, goalId: run.goalId, runId: run.id, ...(r.todoId ? { todoId: r.todoId } : {}), ...(r.lease ? { lease: r.lease } : {}) });
+      const row = [...this.evidence.values()].find((x) => x.id === out.evidenceId)!;
+      if (out.created && blobSha256) Object.assign(row, { blobSha256, blobMime: this.blobs.get(blobSha256)!.mime });
+      evidenceIds.push(out.evidenceId);
+    }
+    const stepCreated = r.step ? (await this.appendStep({ ...r.step, runId: r.runId, agentId: r.agentId })).created : null;
+    const turnResult = r.turnResult ? await this.recordTurnResult({ ...r.turnResult, lease: r.lease! }) : null;
+    if (r.checkpoint) await this.saveCheckpoint({ runId: r.runId, agentId: r.agentId, checkpoint: r.checkpoint });
+    const route = r.route ? await this.routeTurn({ todoId: r.todoId!, agentId: r.agentId }) : null;
+    return { evidenceIds, stepCreated, turnResult, route };
   }
   async finishRun(input: { runId: string; agentId: string; status: RunEndStatus; endReason: RunEndReason; summary: string }) {
     const r = this.running(input.runId, input.agentId, "finish");

@@ -1,0 +1,108 @@
+// One executor step's writes in one transaction: its evidence rows, its step row, its turn result (with the spend
+// a validated result makes) and the run's checkpoint — and, when asked, the core's route for the agent's next turn
+// on the todo, read after those writes. Each part keeps its own rule and its own idempotency (evidence by key, the
+// step by index, the turn result by key; the checkpoint is the last one saved), so a retried record changes nothing
+// that was written and answers the same. One commit per step instead of one per row: every commit that appends an
+// Event takes the commit-time lock that gives event ids (migration event_ids_at_commit).
+import { z } from "zod";
+import { StateError } from "../../domain/errors.ts";
+import { parseInput } from "../../domain/input.ts";
+import { BigCount, Count, Id, IdempotencyKey, JsonObject, JSON_CAPS, Text, jsonObject, jsonValue } from "../../domain/schemas.ts";
+import { TURN_RESULT_KINDS, type TurnRouteDecision } from "../../domain/turn.ts";
+import { EVIDENCE_KINDS } from "../../domain/vocabulary.ts";
+import { appendEvidence } from "../evidence/append-evidence.ts";
+import { systemClock } from "../../domain/clock.ts";
+import { currentTime, inTx, type DbOrTx, type OperatorContext } from "../operator.ts";
+import { recordTurnResult, type RecordTurnResultResult } from "../turn/record-turn-result.ts";
+import { routeTurn } from "../turn/route-turn.ts";
+import { appendStep } from "./append-step.ts";
+import { lockRun } from "./run-guards.ts";
+import { saveCheckpoint } from "./save-checkpoint.ts";
+
+const Sha256 = Text.regex(/^[0-9a-f]{64}$/, "a lowercase hex sha256");
+
+/** An evidence row of the step: its goal, run, todo and lease are the record's. */
+const StepEvidence = z.object({
+  idempotencyKey: IdempotencyKey,
+  kind: z.enum(EVIDENCE_KINDS),
+  stepIndex: Count.optional(),
+  summary: Text.trim().min(1).max(2000),
+  data: JsonObject.default({}),
+  /** A blob put before (blob.put); the workspace must hold it. */
+  blobSha256: Sha256.optional(),
+});
+
+export const RecordStepInput = z.object({
+  runId: Id,
+  agentId: Id,
+  /** The todo the step works on: its evidence's todo, the turn result's and the route's. */
+  todoId: Id.optional(),
+  /** The lease the holder's writes carry: with it the evidence is fenced, and a turn result needs it. */
+  leaseKey: IdempotencyKey.optional(),
+  evidence: z.array(StepEvidence).max(64).default([]),
+  step: z
+    .object({
+      index: Count,
+      node: Text.trim().min(1).max(100),
+      action: jsonValue().optional(),
+      observation: jsonValue().optional(),
+      screenSha256: Sha256.optional(),
+      anomalies: z.array(Text.max(200)).default([]),
+      tokens: Count.default(0),
+    })
+    .optional(),
+  turnResult: z
+    .object({
+      idempotencyKey: IdempotencyKey,
+      kind: z.enum(TURN_RESULT_KINDS),
+      summary: Text.trim().min(1).max(2000),
+      values: JsonObject.optional(),
+      spend: z.object({ key: IdempotencyKey, steps: Count.default(0), tokens: Count.default(0), microUsd: BigCount.default(0) }).optional(),
+    })
+    .optional(),
+  checkpoint: jsonObject(JSON_CAPS.checkpoint).optional(),
+  /** After the writes, answer the core's route for this agent's next turn on the todo (turn.route). */
+  route: z.boolean().default(false),
+});
+export type RecordStepInput = z.input<typeof RecordStepInput>;
+
+export interface RecordStepResult {
+  /** In the input's order; `created: false` for a key recorded before (the first row stands). */
+  evidence: { id: string; created: boolean }[];
+  step: { id: string; created: boolean } | null;
+  turnResult: RecordTurnResultResult | null;
+  route: TurnRouteDecision | null;
+}
+
+export async function recordStep(db: DbOrTx, raw: RecordStepInput, ctx?: OperatorContext): Promise<RecordStepResult> {
+  const i = parseInput(RecordStepInput, raw, "run.recordStep");
+  const invalid = (path: string, message: string) => new StateError("INVALID_INPUT", `run.recordStep: ${path}: ${message}`, { issues: [{ path }] });
+  if (i.leaseKey && !i.todoId) throw invalid("todoId", "a fenced record (leaseKey) must name its todo.");
+  if (i.turnResult && !i.leaseKey) throw invalid("leaseKey", "a turn result is the holder's: give the lease key of the claim.");
+  if (i.route && !i.todoId) throw invalid("todoId", "a route is asked for a todo.");
+  const shas = [...new Set([...i.evidence.flatMap((e) => (e.blobSha256 ? [e.blobSha256] : [])), ...(i.step?.screenSha256 ? [i.step.screenSha256] : [])])];
+  return inTx(db, async (tx) => {
+    // The run first, then the todo (the order every operator that takes both follows).
+    const run = await lockRun(tx, i.runId);
+    if (shas.length) {
+      const goal = await tx.goal.findUniqueOrThrow({ where: { id: run.goalId }, select: { workspaceId: true } });
+      const held = await tx.workspaceBlob.count({ where: { workspaceId: goal.workspaceId, sha256: { in: shas } } });
+      if (held < shas.length) throw new StateError("NOT_FOUND", `A blob this step refers to was never put in this workspace; put it first (blob.put).`, { sha256: shas });
+    }
+    const fence = i.leaseKey ? { agentId: i.agentId, leaseKey: i.leaseKey } : {};
+    const evidence: RecordStepResult["evidence"] = [];
+    // The rows of one transaction share its now(): each evidence row is stamped a millisecond after the one before,
+    // so lists ordered by time show them in the order the step recorded them.
+    const base = i.evidence.length > 1 ? (await currentTime(tx, ctx)).getTime() : 0;
+    const stamped = (k: number): OperatorContext | undefined => (k === 0 ? ctx : { ...ctx, clock: { ...(ctx?.clock ?? systemClock), now: () => base + k } });
+    for (const [k, e] of i.evidence.entries()) {
+      const r = await appendEvidence(tx, { ...e, goalId: run.goalId, runId: run.id, ...(i.todoId ? { todoId: i.todoId } : {}), ...(i.leaseKey ? fence : { agentId: i.agentId }) }, stamped(k));
+      evidence.push({ id: r.evidence.id, created: r.created });
+    }
+    const step = i.step ? await appendStep(tx, { ...i.step, runId: run.id, agentId: i.agentId }, ctx) : null;
+    const turnResult = i.turnResult ? await recordTurnResult(tx, { ...i.turnResult, todoId: i.todoId!, agentId: i.agentId, leaseKey: i.leaseKey!, runId: run.id }, ctx) : null;
+    if (i.checkpoint) await saveCheckpoint(tx, { runId: run.id, agentId: i.agentId, checkpoint: i.checkpoint }, ctx);
+    const route = i.route ? await routeTurn(tx, { todoId: i.todoId!, agentId: i.agentId }, ctx) : null;
+    return { evidence, step: step ? { id: step.step.id, created: step.created } : null, turnResult, route };
+  });
+}
