@@ -49,9 +49,26 @@ export function availableTasks(scenariosDir?: string): SuiteTask[] {
 /** The tasks whose ids match the glob (or any of several, comma-separated). */
 export function selectTasks(glob: string, scenariosDir?: string): SuiteTask[] {
   const all = availableTasks(scenariosDir);
-  const globs = glob.split(",").map((g) => g.trim()).filter(Boolean);
+  const globs = splitGlobs(glob);
   const match = picomatch(globs.length ? globs : ["*"]);
   const picked = all.filter((t) => match(t.id));
   if (!picked.length) throw new TaskSelectionError(`no task matches --tasks ${glob}; the tasks are: ${all.map((t) => t.id).join(", ")}`);
   return picked;
+}
+
+/** "a_*, {b,c}_x" → ["a_*", "{b,c}_x"]: commas split globs, except inside braces (picomatch's alternatives). */
+function splitGlobs(list: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let cur = "";
+  for (const ch of list) {
+    if (ch === "{") depth++;
+    else if (ch === "}") depth = Math.max(0, depth - 1);
+    if (ch === "," && depth === 0) {
+      out.push(cur);
+      cur = "";
+    } else cur += ch;
+  }
+  out.push(cur);
+  return out.map((g) => g.trim()).filter(Boolean);
 }

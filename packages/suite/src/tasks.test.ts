@@ -1,0 +1,34 @@
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { availableTasks, PACK_SCENARIO, selectTasks } from "./tasks.ts";
+
+const TIPS = fileURLToPath(new URL("../../virtual-phone/src/pack/examples/tip-calculator.json", import.meta.url));
+
+describe("task selection", () => {
+  it("the pack's tasks by glob (several comma-separated), in the pack's order, on the launcher's scenario", () => {
+    const all = availableTasks();
+    expect(all.length).toBe(30);
+    expect(new Set(all.map((t) => t.scenario))).toEqual(new Set([PACK_SCENARIO]));
+    expect(selectTasks("settings_*").map((t) => t.id)).toEqual(["settings_wifi_off", "settings_bluetooth_on", "settings_font_largest", "settings_connect_cafe", "settings_bluetooth_from_home"]);
+    expect(selectTasks("{mail,notes}_chinese*, social_login").map((t) => t.id)).toEqual(["notes_chinese", "mail_chinese_reply_calendar", "social_login"]);
+    expect(selectTasks("*").length).toBe(30);
+    const shop = selectTasks("shop_checkout")[0]!;
+    expect(shop.goal).toBe("Buy one 'Coffee beans 1kg' and have it shipped to '1 Market St, San Francisco', paying with the saved card.");
+  });
+
+  it("a folder's scenario files: each task on its own file; a task named twice is refused, naming both files", () => {
+    const dir = mkdtempSync(join(tmpdir(), "suite-scenarios-"));
+    copyFileSync(TIPS, join(dir, "a-tips.json"));
+    writeFileSync(join(dir, "notes.txt"), "not a scenario");
+    const tasks = availableTasks(dir);
+    expect(tasks.map((t) => [t.id, t.scenario])).toEqual([["tips_save_20", join(dir, "a-tips.json")]]);
+    expect(() => selectTasks("settings_*", dir)).toThrow(/no task matches --tasks settings_\*; the tasks are: tips_save_20/);
+    const again = JSON.parse(readFileSync(TIPS, "utf8")) as { name: string };
+    writeFileSync(join(dir, "b-tips.json"), JSON.stringify({ ...again, name: "tips again" }));
+    expect(() => availableTasks(dir)).toThrow(/task "tips_save_20" is in both a-tips\.json and b-tips\.json/);
+    expect(() => availableTasks(join(dir, "missing"))).toThrow(/--scenarios .*missing: .*give a folder of scenario JSON files/);
+  });
+});
