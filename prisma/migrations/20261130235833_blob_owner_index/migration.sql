@@ -1,0 +1,3 @@
+-- CreateIndex
+CREATE INDEX "WorkspaceBlob_sha256_idx" ON "WorkspaceBlob"("sha256");
+
