@@ -7,6 +7,8 @@
 //   GET /blobs/<sha>   the bytes, streamed from the blob store in chunks (or a redirect to a presigned URL when the
 //                      S3 store is set to presign reads), with an immutable cache header and the sha256 as ETag.
 //                      A share link (?share=) reads only its run's blobs (screens with password fields boxed over).
+// Uploads always pass through the API, also with the S3 store: it computes the sha256 and checks (and re-encodes)
+// the image, which a presigned upload straight to the bucket would skip.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pipeline } from "node:stream/promises";
 import { findBlob, holds, MAX_BLOB_BYTES, openBlob, putBlob, type BlobInfo, type BlobStore, type Db } from "@phoneloop/state";
