@@ -51,6 +51,18 @@ describe("npm run suite", () => {
     expect(tokens[0]!.revokedAt).toBeInstanceOf(Date);
   });
 
+  it("perturbations reach each attempt's phone: the permission prompt and the surprise dialog are dealt with on the way", async () => {
+    const r = await suite(["--tasks", "settings_bluetooth_on", "--perturb", "permission,popup"]);
+    expect(r.code).toBe(0);
+    expect(r.out.trim().split("\n").at(-1)).toMatch(/^tasks=1 success_rate=1 /);
+    const suiteRunId = /suite run (\S+) \(completed\)/.exec(r.out)![1]!;
+    const detail = await suiteRunDetail(t.db, { suiteRunId });
+    expect(detail.perturbations).toEqual(["permission", "popup"]);
+    const actions = (await t.db.step.findMany({ where: { runId: detail.attempts[0]!.runId! }, select: { action: true } })).map((s) => JSON.stringify(s.action));
+    // the system's permission prompt was on the phone when Settings opened, and the agent answered it
+    expect(actions.some((a) => a.includes("Don't allow"))).toBe(true);
+  });
+
   it("refuses bad arguments before starting anything, saying what to write", async () => {
     expect(await suite(["--tasks", "no_such_task_*"])).toMatchObject({ code: 2, err: expect.stringMatching(/no task matches --tasks no_such_task_\*; the tasks are: settings_wifi_off/) });
     expect(await suite(["--tasks", "*", "--perturb", "quake"])).toMatchObject({ code: 2, err: expect.stringMatching(/unknown perturbation "quake"/) });
