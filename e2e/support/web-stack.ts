@@ -32,7 +32,7 @@ export interface WebStack {
   close(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return await new Promise((resolve, reject) => {
     const s = createServer();
     s.once("error", reject);
@@ -43,19 +43,21 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function startWebStack(name: string): Promise<WebStack> {
+/** `webPort`: serve the web app there (e.g. a port a phone already lets in); `webEnv`: more environment for `next start` (e.g. DEMO_PHONE_URL). */
+/** `demoPhone`: the demo phone's control API, so the API answers its USB debugging prompt (as under `npm start`). */
+export async function startWebStack(name: string, opts: { webPort?: number; webEnv?: Record<string, string>; demoPhone?: { url: string; token: string } } = {}): Promise<WebStack> {
   const pg: RunningPostgres = await startEmbeddedPostgres({ dataDir: join(mkdtempSync(join(tmpdir(), `phoneloop-e2e-${name}-`)), "data"), ephemeral: true, fast: true });
   const url = pg.urlFor(`phoneloop_${name.replace(/\W/g, "_")}`);
   await applyMigrations(url);
   const db = createDb(url);
-  const webPort = await freePort();
+  const webPort = opts.webPort ?? (await freePort());
   const webUrl = `http://127.0.0.1:${webPort}`;
-  const api = await createApiServer({ db, databaseUrl: url, port: 0, host: "127.0.0.1", webOrigins: [webUrl] });
+  const api = await createApiServer({ db, databaseUrl: url, port: 0, host: "127.0.0.1", webOrigins: [webUrl], ...(opts.demoPhone ? { demoPhone: opts.demoPhone } : {}) });
 
   ensureWebBuild(root, () => {});
   const web: ChildProcess = spawn(nextBin, ["start", "-p", String(webPort), "-H", "127.0.0.1"], {
     cwd: join(root, "apps/web"),
-    env: { ...process.env, NEXT_PUBLIC_API_URL: api.url, NEXT_TELEMETRY_DISABLED: "1" },
+    env: { ...process.env, NEXT_PUBLIC_API_URL: api.url, NEXT_TELEMETRY_DISABLED: "1", ...opts.webEnv },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let webLog = "";

@@ -8,7 +8,7 @@ import { fencedRegions } from "@phoneloop/agent";
 import { createApiClient, type ApiClient } from "@phoneloop/client";
 import { installWebUsbStandIn, type WebUsbStandInConfig } from "@phoneloop/device/testing/webusb-stand-in";
 import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
-import { attachScreenshot, expectAccessible, startWebStack, type WebStack } from "../support/web-stack.ts";
+import { attachScreenshot, expectAccessible, freePort, startWebStack, type WebStack } from "../support/web-stack.ts";
 
 let stack: WebStack;
 let phone: VirtualPhone;
@@ -47,20 +47,24 @@ function shopper(address: string) {
   };
 }
 
-const isWifi = (req: RecordedRequest) => /Wi-Fi/.test(req.text);
+const isWifi = (req: RecordedRequest) => /Wi-Fi/.test(req.text) && !/Note the time/.test(req.text);
 const plan = (title: string) => ({ text: JSON.stringify({ plan: "one todo", todos: [{ id: "main", title, kind: "executor", inputs: [], outputs: [] }] }) });
 
 test.beforeAll(async () => {
   test.setTimeout(600_000);
-  stack = await startWebStack("web_runner");
-  // The page makes its ADB key in the browser at connect time: this phone allows any key (no prompt to answer).
-  phone = await startVirtualPhone({ scenario: "shop", seed: 5, trust: "any-key", allowOrigins: [stack.webUrl] });
+  // The page makes its ADB key in the browser at connect time: this phone allows any key (no prompt to answer). It is
+  // both the phone behind the WebUSB stand-in and the installation's demo phone (its WebSocket, one click on /devices).
+  const webPort = await freePort();
+  phone = await startVirtualPhone({ scenario: "shop", seed: 5, trust: "any-key", allowOrigins: [`http://127.0.0.1:${webPort}`] });
+  stack = await startWebStack("web_runner", { webPort, webEnv: { DEMO_PHONE_URL: phone.wsUrl } });
   const checkout = phone.engine.task("shop_checkout") as { params: Record<string, string> };
   const shop = shopper(checkout.params.address!);
   models = await startScriptedModelServer({
     rules: [
       { match: (r) => r.model === "planner-model", replies: [(r) => (isWifi(r) ? plan("Turn off Wi-Fi") : plan("Buy the coffee beans"))], repeatLast: true },
       { match: (r) => r.model === "summarizer-model", replies: [{ text: JSON.stringify({ findings: [], conclusion: "Report written." }) }], repeatLast: true },
+      // The worker-mode goal's todo: done at once.
+      { match: (r) => r.model === "executor-model" && /Note the time/.test(r.text), replies: [act({ type: "status", status: "complete", summary: "noted" })], repeatLast: true },
       // Wi-Fi (the tab-close run): waits while the first tab lives, then the resumed run completes the todo.
       { match: (r) => r.model === "executor-model" && isWifi(r), replies: [() => (firstTabClosed ? act({ type: "status", status: "complete", summary: "done after resuming" }) : act({ type: "wait", ms: 400 }))], repeatLast: true },
       { match: (r) => r.model === "executor-model", replies: [(r) => shop(r)], repeatLast: true },
@@ -254,4 +258,42 @@ test("a busy phone and a browser without WebUSB: each error says what happened a
   await expectAccessible(bare, testInfo, "devices-no-webusb");
   await attachScreenshot(bare, testInfo, "devices-no-webusb");
   await bareContext.close();
+});
+
+test("the demo phone is one click, and a tab in worker mode takes a teammate's new todo, its heartbeat on the board", async ({ browser }, testInfo) => {
+  test.setTimeout(240_000);
+  const context = await browser.newContext();
+  await stack.signIn(context, "operator", "Wes Worker");
+  const page = await context.newPage();
+  await page.goto(`${stack.webUrl}/devices`);
+  await page.getByRole("button", { name: "Use the demo phone" }).click();
+  await expect(page.getByRole("status").filter({ hasText: /Connected to PhoneLoop Virtual/ })).toBeVisible();
+  await expect(page.getByTestId("phone-card")).toContainText("Demo phone (WebSocket)");
+  await page.getByLabel(/Worker mode/).check();
+  await expect(page.getByTestId("worker-heartbeat")).toContainText(/Standing by as agent_\w+ · heartbeat/);
+  const agentId = /Standing by as (agent_\w+)/.exec((await page.getByTestId("worker-heartbeat").textContent())!)![1]!;
+
+  // A teammate's board shows the tab among the workers, with its phone and heartbeat, without a reload.
+  const teammate = await browser.newContext();
+  await stack.signIn(teammate, "viewer", "Vic Viewer");
+  const board = await teammate.newPage();
+  await board.goto(`${stack.webUrl}/board`);
+  const worker = board.getByTestId("workers").locator(`[data-agent-id="${agentId}"]`);
+  await expect(worker).toContainText("PhoneLoop Virtual");
+  await expect(worker).toContainText(/heartbeat/);
+  await expectAccessible(board, testInfo, "board-workers");
+  await attachScreenshot(board, testInfo, "board-workers");
+
+  // A teammate creates a goal with a todo; the standing-by tab takes it and finishes it.
+  const goal = await admin.goal.create.mutate({ title: "Note the time", objective: "Note the time shown on the phone." });
+  await admin.todo.add.mutate({ goalId: goal.id, todos: [{ title: "Note the time", requiredCapabilities: ["phone"] }] });
+  await expect(page.getByTestId("run-outcome")).toHaveAttribute("data-status", "completed", { timeout: 90_000 });
+  await expect(page.getByTestId("run-progress")).toContainText("taken in worker mode");
+  const done = await admin.board.get.query({ goalId: goal.id });
+  expect(done.lanes.find((l) => l.state === "done")!.cards.map((c) => c.title)).toEqual(["Note the time"]);
+  const runs = await admin.goal.runs.query({ goalId: goal.id });
+  expect(runs.map((r) => ({ status: r.status, agentId: r.agentId }))).toEqual([{ status: "completed", agentId }]);
+  await attachScreenshot(page, testInfo, "devices-worker");
+  await teammate.close();
+  await context.close();
 });

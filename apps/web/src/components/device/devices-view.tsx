@@ -6,6 +6,7 @@ import { PhoneMirror } from "./phone-mirror.tsx";
 import { describeProgress, usePhone, type PhoneProblem } from "./phone-store.tsx";
 import { PhoneCard } from "./phone-card.tsx";
 import { PhoneGoals } from "./phone-goals.tsx";
+import { CurrentRun } from "../runner/current-run.tsx";
 import { WorkerToggle } from "../runner/worker-toggle.tsx";
 import styles from "./device.module.css";
 
@@ -64,6 +65,7 @@ export function DevicesView() {
           <div className={styles.side}>
             <PhoneCard info={state.info} connection={state.connection} />
             <WorkerToggle />
+            <CurrentRun />
             <PhoneGoals />
           </div>
           <PhoneMirror device={state.device} info={state.info} />
