@@ -89,15 +89,14 @@ export async function startSuiteStack(init: SuiteStackInit = {}): Promise<SuiteS
     const started = await startApi(databaseUrl, secretKey);
     api = started.proc;
     const approver = admin.userId;
+    // An approval (options approve / deny) is approved; anything else is a question the agent asked its user,
+    // answered with its first option (or a go-ahead when it offered none).
     const answerGate: GateAnswerer = async ({ gateId }) => {
       const gate = await db.gate.findUnique({ where: { id: gateId }, select: { options: true } });
-      const approval = !gate || gate.options.length === 0 || (gate.options.includes("approve") && gate.options.includes("deny"));
-      const question = !!gate && !(gate.options.includes("approve") && gate.options.includes("deny"));
-      if (question) {
-        await resolveGate(db, { gateId, userId: approver, decision: "answer", answer: gate.options[0] ?? "Yes, go ahead as the goal says.", rationale: "the task suite answers for the person who set the task" });
-      } else if (approval) {
-        await resolveGate(db, { gateId, userId: approver, decision: "approve", rationale: "the task suite approves what the task asks for" });
-      }
+      if (!gate) return { question: false };
+      const question = !(gate.options.includes("approve") && gate.options.includes("deny"));
+      if (question) await resolveGate(db, { gateId, userId: approver, decision: "answer", answer: gate.options[0] ?? "Yes, go ahead as the goal says.", rationale: "the task suite answers for the person who set the task" });
+      else await resolveGate(db, { gateId, userId: approver, decision: "approve", rationale: "the task suite approves what the task asks for" });
       return { question };
     };
     return { apiUrl: started.url, agentToken: issued.token, workspace, answerGate, stop };

@@ -22,19 +22,19 @@ async function suite(argv: string[]): Promise<{ code: number; out: string; err: 
 }
 
 describe("npm run suite", () => {
-  it("the reference policy solves pack tasks under two seeds: success_rate 1, every attempt a run in the state core", async () => {
+  it("the reference policy solves pack tasks under two seeds — a message sent after the suite approved its gate: success_rate 1, every attempt a run in the state core", async () => {
     const { workspace } = await seedWorkspace(t.db, "Suite team");
-    const r = await suite(["--tasks", "settings_wifi_off,notes_create", "--seeds", "2", "--parallel", "2"]);
+    const r = await suite(["--tasks", "settings_wifi_off,messages_send", "--seeds", "2", "--parallel", "2"]);
     expect(r.err).not.toMatch(/phoneloop suite:/);
     expect(r.code).toBe(0);
     const lines = r.out.trim().split("\n");
     expect(lines.at(-1)).toMatch(/^tasks=2 success_rate=1 mean_steps=\d+(\.\d+)? mean_input_tokens=\d+ mean_cost_usd=0 p50_task_s=\d+(\.\d+)?$/);
     expect(lines[0]).toMatch(/^task\s+seed\s+score\s+steps\s+tokens\s+cost_usd\s+seconds$/);
-    expect(lines.slice(1, 5).map((l) => l.split(/\s+/).slice(0, 3).join(" "))).toEqual(["settings_wifi_off 1 1.00", "settings_wifi_off 2 1.00", "notes_create 1 1.00", "notes_create 2 1.00"]);
+    expect(lines.slice(1, 5).map((l) => l.split(/\s+/).slice(0, 3).join(" "))).toEqual(["settings_wifi_off 1 1.00", "settings_wifi_off 2 1.00", "messages_send 1 1.00", "messages_send 2 1.00"]);
 
     const suiteRunId = /suite run (\S+) \(completed\)/.exec(r.out)![1]!;
     const detail = await suiteRunDetail(t.db, { suiteRunId });
-    expect(detail).toMatchObject({ workspaceId: workspace.id, status: "completed", modelProfile: "reference-policy", tasks: "settings_wifi_off,notes_create", scenarios: "pack", seeds: 2 });
+    expect(detail).toMatchObject({ workspaceId: workspace.id, status: "completed", modelProfile: "reference-policy", tasks: "settings_wifi_off,messages_send", scenarios: "pack", seeds: 2 });
     expect(detail.figures).toMatchObject({ attempts: 4, successes: 4 });
     for (const a of detail.attempts) {
       expect(a.runId).not.toBeNull();
@@ -45,6 +45,10 @@ describe("npm run suite", () => {
       const v = await t.db.evidence.findFirstOrThrow({ where: { runId: a.runId!, kind: "validation", data: { path: ["evaluator"], equals: "virtual_phone_task" } } });
       expect(v.data).toMatchObject({ task: a.taskId, score: 1 });
     }
+    // sending the message waited at a gate, which the workspace's admin approved for the suite
+    const gates = await t.db.gate.findMany({ where: { runId: { in: detail.attempts.filter((a) => a.taskId === "messages_send").map((a) => a.runId!) } } });
+    expect(gates.length).toBeGreaterThanOrEqual(2);
+    for (const g of gates) expect(g).toMatchObject({ status: "approved", rationale: "the task suite approves what the task asks for" });
     // the suite's agent token was revoked when it ended
     const tokens = await t.db.agentToken.findMany({ where: { workspaceId: workspace.id } });
     expect(tokens.length).toBe(1);
