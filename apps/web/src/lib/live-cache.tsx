@@ -39,7 +39,7 @@ export function LiveCacheProvider({ children }: { children: ReactNode }) {
 }
 
 /** Procedures whose answers an event can change; everything else (health, one blob) is immutable or local. */
-const LIVE_ROUTERS = new Set(["board", "gate", "todo", "evidence", "goal", "run", "quota", "agent", "lease", "turn"]);
+const LIVE_ROUTERS = new Set(["board", "gate", "todo", "evidence", "goal", "run", "quota", "agent", "lease", "turn", "suite"]);
 
 function coalescingRefresh(queryClient: QueryClient): (event: StreamedEvent | null) => void {
   let inFlight = false;
