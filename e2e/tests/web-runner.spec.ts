@@ -16,6 +16,8 @@ let models: ScriptedModelServer;
 let admin: ApiClient;
 /** Set once the first tab is closed: the resumed run's executor then finishes its todo. */
 let firstTabClosed = false;
+/** Set once the paused goal was resumed: its new run's executor then finishes the todo. */
+let goalResumed = false;
 
 test.describe.configure({ mode: "serial" });
 
@@ -47,7 +49,7 @@ function shopper(address: string) {
   };
 }
 
-const isWifi = (req: RecordedRequest) => /Wi-Fi/.test(req.text) && !/Note the time/.test(req.text);
+const isWifi = (req: RecordedRequest) => /Wi-Fi/.test(req.text) && !/Note the time|Pause me/.test(req.text);
 const plan = (title: string) => ({ text: JSON.stringify({ plan: "one todo", todos: [{ id: "main", title, kind: "executor", inputs: [], outputs: [] }] }) });
 
 test.beforeAll(async () => {
@@ -61,8 +63,10 @@ test.beforeAll(async () => {
   const shop = shopper(checkout.params.address!);
   models = await startScriptedModelServer({
     rules: [
-      { match: (r) => r.model === "planner-model", replies: [(r) => (isWifi(r) ? plan("Turn off Wi-Fi") : plan("Buy the coffee beans"))], repeatLast: true },
+      { match: (r) => r.model === "planner-model", replies: [(r) => plan(/Pause me/.test(r.text) ? "Pause me: wait" : isWifi(r) ? "Turn off Wi-Fi" : "Buy the coffee beans")], repeatLast: true },
       { match: (r) => r.model === "summarizer-model", replies: [{ text: JSON.stringify({ findings: [], conclusion: "Report written." }) }], repeatLast: true },
+      // The paused goal's todo: waits until the goal was resumed, then done.
+      { match: (r) => r.model === "executor-model" && /Pause me/.test(r.text), replies: [() => (goalResumed ? act({ type: "status", status: "complete", summary: "done after the pause" }) : act({ type: "wait", ms: 400 }))], repeatLast: true },
       // The worker-mode goal's todo: done at once.
       { match: (r) => r.model === "executor-model" && /Note the time/.test(r.text), replies: [act({ type: "status", status: "complete", summary: "noted" })], repeatLast: true },
       // Wi-Fi (the tab-close run): waits while the first tab lives, then the resumed run completes the todo.
@@ -295,5 +299,39 @@ test("the demo phone is one click, and a tab in worker mode takes a teammate's n
   expect(runs.map((r) => ({ status: r.status, agentId: r.agentId }))).toEqual([{ status: "completed", agentId }]);
   await attachScreenshot(page, testInfo, "devices-worker");
   await teammate.close();
+  await context.close();
+});
+
+test("pause stops the run before its next step; resume goes on from the board in a new run", async ({ browser }, testInfo) => {
+  test.setTimeout(240_000);
+  const goal = await admin.goal.create.mutate({ title: "Pause me", objective: "Pause me: wait on the phone until told." });
+  const context = await browser.newContext();
+  await stack.signIn(context, "operator", "Pat Pause");
+  const page = await context.newPage();
+  await page.goto(`${stack.webUrl}/devices`);
+  await page.getByRole("button", { name: "Use the demo phone" }).click();
+  await expect(page.getByRole("status").filter({ hasText: /Connected to/ })).toBeVisible();
+  await page.getByRole("link", { name: "Pause me" }).click();
+  await page.getByRole("button", { name: "Start run" }).click();
+  await expect(page.getByTestId("run-step")).toContainText(/^[2-9] of 200|^\d{2,} of 200/, { timeout: 60_000 });
+
+  await page.getByRole("button", { name: "Pause goal" }).click();
+  await expect(page.getByTestId("run-outcome")).toHaveAttribute("data-status", "blocked", { timeout: 60_000 });
+  await expect(page.getByTestId("run-outcome")).toContainText(/paused/);
+  expect((await admin.goal.get.query({ goalId: goal.id })).status).toBe("paused");
+  await expect(page.getByRole("button", { name: "Resume goal" })).toBeVisible();
+  await expectAccessible(page, testInfo, "goal-paused");
+  await attachScreenshot(page, testInfo, "goal-paused");
+
+  goalResumed = true;
+  await page.getByRole("button", { name: "Resume goal" }).click();
+  await expect(page.getByTestId("run-outcome")).toHaveAttribute("data-status", "completed", { timeout: 60_000 });
+  const runs = await admin.goal.runs.query({ goalId: goal.id });
+  expect(runs.map((r) => r.status)).toEqual(["completed", "blocked"]);
+  // Paused between steps the runtime ends with goal_paused; paused while a model call is in flight, the model proxy
+  // refuses the call for the paused goal and the run ends as model_failed (its reason names the pause, as above).
+  expect(["goal_paused", "model_failed"]).toContain(runs[1]!.endReason);
+  const board = await admin.board.get.query({ goalId: goal.id });
+  expect(board.lanes.find((l) => l.state === "done")!.cards.map((c) => c.title)).toEqual(["Pause me: wait"]);
   await context.close();
 });

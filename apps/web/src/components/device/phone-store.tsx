@@ -48,6 +48,8 @@ export interface PhoneStore {
   connectUsb(serial?: string): Promise<void>;
   connectDemo(): Promise<void>;
   disconnect(): Promise<void>;
+  /** The phone connected right now, read at call time (a caller that just awaited connect… sees it before a render). */
+  connected(): { device: Device; info: DeviceInfo; connection: PhoneConnection } | null;
 }
 
 const PhoneContext = createContext<PhoneStore | null>(null);
@@ -66,6 +68,7 @@ export function PhoneProvider({ demoPhoneUrl, children }: { demoPhoneUrl?: strin
   const [webUsb, setWebUsb] = useState(false);
   const [granted, setGranted] = useState<GrantedPhone[]>([]);
   const current = useRef<Device | null>(null);
+  const currentPhone = useRef<{ device: Device; info: DeviceInfo; connection: PhoneConnection } | null>(null);
   /** The attempt that may still change the state; an older one finishing late changes nothing. */
   const attempt = useRef(0);
 
@@ -87,6 +90,7 @@ export function PhoneProvider({ demoPhoneUrl, children }: { demoPhoneUrl?: strin
     const mine = ++attempt.current;
     const previous = current.current;
     current.current = null;
+    currentPhone.current = null;
     await previous?.close().catch(() => undefined);
     setState({ status: "connecting", connection, progress: null });
     try {
@@ -97,9 +101,11 @@ export function PhoneProvider({ demoPhoneUrl, children }: { demoPhoneUrl?: strin
       }
       const info = await device.info();
       current.current = device;
+      currentPhone.current = { device, info, connection };
       device.onDisconnect((e) => {
         if (current.current !== device) return;
         current.current = null;
+        currentPhone.current = null;
         setState({ status: "failed", connection, problem: problemOf(e) });
       });
       setState({ status: "connected", connection, device, info });
@@ -126,10 +132,12 @@ export function PhoneProvider({ demoPhoneUrl, children }: { demoPhoneUrl?: strin
           const adb = await connectWebSocket({ url: demoPhoneUrl, serial: "demo-phone", credentialStore: new BrowserCredentialStore(), authorizationTimeoutMs: AUTHORIZATION_TIMEOUT_MS, onStatus });
           return new AdbDevice(adb);
         }),
+      connected: () => currentPhone.current,
       disconnect: async () => {
         attempt.current++;
         const device = current.current;
         current.current = null;
+        currentPhone.current = null;
         setState({ status: "idle" });
         await device?.close().catch(() => undefined);
       },

@@ -7,7 +7,7 @@ import type { AgentEvent } from "@phoneloop/agent";
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { useApi } from "../../lib/api.tsx";
 import { runInTab, tabAgent, tabRegistration, type TabAgent } from "../../lib/runner.ts";
-import { useConnectedPhone } from "../device/phone-store.tsx";
+import { useConnectedPhone, usePhone } from "../device/phone-store.tsx";
 
 /** The runtime's per-run step cap: "step n of the budget". */
 export const RUN_STEP_BUDGET = 200;
@@ -67,6 +67,10 @@ const isActive = (p: RunProgress | null) => p !== null && (p.phase === "starting
 export function RunnerProvider({ children }: { children: ReactNode }) {
   const { client, apiUrl } = useApi();
   const phone = useConnectedPhone();
+  const phones = usePhone();
+  // Read at launch time: a caller that just connected the phone starts a run before the next render.
+  const phoneNow = useRef(phones.connected);
+  phoneNow.current = phones.connected;
   const [progress, setProgress] = useState<RunProgress | null>(null);
   const [standBy, setStandBy] = useState(false);
   const [lastHeartbeat, setLastHeartbeat] = useState<number | null>(null);
@@ -84,6 +88,7 @@ export function RunnerProvider({ children }: { children: ReactNode }) {
 
   const launch = useCallback(
     async (target: { goalId: string } | { runId: string }, byWorker: boolean) => {
+      const phone = phoneNow.current();
       if (!phone) throw new Error("Connect a phone first (Devices), then start the run.");
       if (active.current) throw new Error("This tab is already running a goal; stop it first or open another tab.");
       active.current = true;
@@ -173,7 +178,7 @@ export function RunnerProvider({ children }: { children: ReactNode }) {
         stop.current = null;
       }
     },
-    [client, apiUrl, phone, update],
+    [client, apiUrl, update],
   );
 
   const startRun = useCallback((goalId: string) => launch({ goalId }, false), [launch]);
@@ -260,4 +265,26 @@ async function findEligibleGoal(agent: TabAgent, session: ReturnType<typeof useA
     if (next && next.state === "pending" && next.requiredCapabilities.every((c) => c === "phone")) return g.id;
   }
   return null;
+}
+
+/**
+ * Starts a run of `goalId` on a phone in one call (the home page's demo entry uses it): the phone connected in this
+ * tab, else the demo phone, connected first. Resolves once the run has started (its progress is in useRunner()).
+ */
+export function useRunOnPhone(): (goalId: string) => Promise<void> {
+  const phones = usePhone();
+  const runner = useRunner();
+  const latest = useRef({ phones, runner });
+  latest.current = { phones, runner };
+  return useCallback(async (goalId: string) => {
+    const { phones: p, runner: r } = latest.current;
+    if (!p.connected()) {
+      if (!p.demoPhoneUrl) throw new Error("No phone is connected and this installation runs no demo phone: connect a phone on the Devices page.");
+      await p.connectDemo();
+      if (!p.connected()) throw new Error("The demo phone could not be connected; the Devices page says why.");
+    }
+    if (r.busy) throw new Error("This tab is already running a goal; wait for it to end or cancel it first.");
+    // The run goes on after this resolves; how it ends shows in useRunner().progress.
+    void r.startRun(goalId).catch(() => undefined);
+  }, []);
 }
