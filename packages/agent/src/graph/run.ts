@@ -159,9 +159,20 @@ const isRecord = (e: Effect): e is RecordEffect => e.type === "evidence" || e.ty
 
 /** A write waiting for the next step record: evidence (with the upload of its blob, when it has one), a step row, a turn result. */
 type PendingWrite =
-  | { type: "evidence"; input: EvidenceInput; blob?: Promise<{ sha256: string }> }
+  | { type: "evidence"; input: EvidenceInput; blob?: Promise<PutScreenshot> }
   | { type: "step"; step: Omit<StepInput, "runId" | "agentId"> }
   | { type: "turn_result"; lease: LeaseRef; turnResult: NonNullable<StepRecord["turnResult"]> };
+
+/** A screenshot put for an observation: the store's sha256, and the digest of the bytes sent. */
+interface PutScreenshot {
+  sha256: string;
+  digest: string;
+}
+
+async function digestOf(bytes: Uint8Array): Promise<string> {
+  const d = new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
+  return Array.from(d, (b) => b.toString(16).padStart(2, "0")).join("");
+}
 
 /** Inputs that need nothing written first: reading the phone, and asking the model about what was read. */
 const NEEDS_NO_WRITE = new Set<InputEffect["type"]>(["sense", "ask_model"]);
@@ -186,10 +197,18 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
   let prefetched: Promise<DeviceOutcome<Sensed>> | null = null;
   /** Writes not yet recorded, in order: they go out with the next step record. */
   let pending: PendingWrite[] = [];
-  /** Whether the route's record also saves the checkpoint (the batch that asked for the route took one). */
-  let checkpointDue = false;
   /** Evidence ids by idempotency key, of what this executor recorded (a gate names its screenshot by id). */
   const evidenceIds = new Map<string, string>();
+  /**
+   * Screenshots already named by recorded evidence, by the digest of their bytes: the same screen seen again is not
+   * uploaded again (evidence keeps a blob it names, so it stays stored).
+   */
+  const recordedBlobs = new Map<string, string>();
+  const putScreenshot = async (image: { bytes: Uint8Array; mime: string }): Promise<PutScreenshot> => {
+    const digest = await digestOf(image.bytes);
+    const known = recordedBlobs.get(digest);
+    return { sha256: known ?? (await cp.putBlob({ bytes: image.bytes, mime: image.mime })).sha256, digest };
+  };
   let promptTokens = 0;
   let modelMs = 0;
   let phases: Record<string, number> = {};
@@ -280,6 +299,7 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
       out = await cp.recordStep(r);
       out.evidenceIds.forEach((id, k) => evidenceIds.set(keys[n]![k]!, id));
     }
+    for (const [k, w] of writes.entries()) if (w.type === "evidence" && shas[k]) recordedBlobs.set(shas[k].digest, shas[k].sha256);
     return out;
   };
 
@@ -320,8 +340,11 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
             throw err;
           }
         }
-        // The step's writes and the route of the next turn: one record, the route read after the writes.
-        const r = (await flush({ checkpoint: checkpointDue, route: e.todoId }))!.route!;
+        // The step's writes and the route of the next turn: one record, the route read after the writes. The
+        // post-step checkpoint is folded into the next write-ahead record (or the exit's): a worker resumed from the
+        // one before finds that step's action in flight, and the step's record already written is answered as it
+        // was (step row by index, turn result by key), so nothing is repeated or counted twice.
+        const r = (await flush({ checkpoint: false, route: e.todoId }))!.route!;
         if (ctx.signal?.aborted) return { type: "cancelled" };
         if (r.route === "ready_for_host" || r.route === "repair_required") return { type: "routed", route: r.route, reason: r.reason, lease, skip: null, openGate: null };
         const sr = await cp.shouldRun({ agentId: state.agentId, goalId: state.goalId, todoId: e.todoId });
@@ -338,7 +361,7 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
         const ex = state.executor;
         const key = `${state.runId}:${e.stepIndex}:observation:${e.lease.leaseKey}`;
         // The screenshot's upload starts now; the record that carries the observation waits for it.
-        const blob = ctx.config.storeScreenshots ? cp.putBlob({ bytes: prepared.forModel.bytes, mime: prepared.forModel.mime }) : undefined;
+        const blob = ctx.config.storeScreenshots ? putScreenshot(prepared.forModel) : undefined;
         blob?.catch(() => undefined); // awaited by the record that names it
         pending.push({
           type: "evidence",
@@ -414,7 +437,7 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
         }).catch((err: unknown) => ({ ok: false as const, performed: 0, failedAt: 0, reason: err instanceof Error ? err.message : String(err), found: [], lost: isDeviceLost(err) }));
         guard(ctx);
         await cp.recordSkillUse({ skillId: e.skillId, ok: ran.ok });
-        return { type: "skill_ran", ok: ran.ok, performed: ran.performed, failedAt: ran.ok ? null : ran.failedAt, reason: ran.ok ? null : ran.reason, ...("lost" in ran && ran.lost ? { lost: true } : {}) };
+        return { type: "skill_ran", ok: ran.ok, performed: ran.performed, failedAt: ran.ok ? null : ran.failedAt, reason: ran.ok ? null : ran.reason, ...("lost" in ran && ran.lost ? { lost: true } : {}), ...(ran.ok && ran.gatedAt !== undefined ? { gatedAt: ran.gatedAt } : {}) };
       }
       case "perform": {
         const a = e.action;
@@ -457,7 +480,6 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
       prefetched = sense(ctx, ctx.ports.device, settled);
       prefetched.catch(() => undefined); // awaited by the sense that follows, or dropped when the route stops
       settled = null;
-      checkpointDue = checkpointed;
       obs = await timed("writeback", () => input(last));
       events.forEach(emit);
       continue;

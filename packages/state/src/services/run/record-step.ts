@@ -8,11 +8,13 @@ import { z } from "zod";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { BigCount, Count, Id, IdempotencyKey, JsonObject, JSON_CAPS, Text, jsonObject, jsonValue } from "../../domain/schemas.ts";
+import { HELD_STATES } from "../../domain/todo-transitions.ts";
 import { TURN_RESULT_KINDS, type TurnRouteDecision } from "../../domain/turn.ts";
 import { EVIDENCE_KINDS } from "../../domain/vocabulary.ts";
 import { appendEvidence } from "../evidence/append-evidence.ts";
 import { systemClock } from "../../domain/clock.ts";
 import { currentTime, inTx, type DbOrTx, type OperatorContext } from "../operator.ts";
+import { lockTodo, requireHolder } from "../todo/held.ts";
 import { recordTurnResult, type RecordTurnResultResult } from "../turn/record-turn-result.ts";
 import { routeTurn } from "../turn/route-turn.ts";
 import { appendStep } from "./append-step.ts";
@@ -89,14 +91,24 @@ export async function recordStep(db: DbOrTx, raw: RecordStepInput, ctx?: Operato
       const held = await tx.workspaceBlob.count({ where: { workspaceId: goal.workspaceId, sha256: { in: shas } } });
       if (held < shas.length) throw new StateError("NOT_FOUND", `A blob this step refers to was never put in this workspace; put it first (blob.put).`, { sha256: shas });
     }
-    const fence = i.leaseKey ? { agentId: i.agentId, leaseKey: i.leaseKey } : {};
+    // The fence is checked once, under the todo's lock, which this transaction keeps: no other writer can take the
+    // lease before its evidence is written (the turn result checks it again, as it always does). Evidence recorded
+    // before (a retried record) is answered as it was, even after the lease ended.
+    const keys = i.evidence.map((e) => e.idempotencyKey);
+    if (i.leaseKey && keys.length && (await tx.evidence.count({ where: { idempotencyKey: { in: keys } } })) < new Set(keys).size) {
+      const todo = await lockTodo(tx, i.todoId!, ctx);
+      if (!HELD_STATES.includes(todo.state)) {
+        throw new StateError("CONFLICT", `Todo ${todo.id} is ${todo.state}; nobody holds it, so a lease-fenced write is rejected.`, { todoId: todo.id, currentHolder: null });
+      }
+      await requireHolder(tx, todo, { agentId: i.agentId, leaseKey: i.leaseKey });
+    }
     const evidence: RecordStepResult["evidence"] = [];
     // The rows of one transaction share its now(): each evidence row is stamped a millisecond after the one before,
     // so lists ordered by time show them in the order the step recorded them.
     const base = i.evidence.length > 1 ? (await currentTime(tx, ctx)).getTime() : 0;
     const stamped = (k: number): OperatorContext | undefined => (k === 0 ? ctx : { ...ctx, clock: { ...(ctx?.clock ?? systemClock), now: () => base + k } });
     for (const [k, e] of i.evidence.entries()) {
-      const r = await appendEvidence(tx, { ...e, goalId: run.goalId, runId: run.id, ...(i.todoId ? { todoId: i.todoId } : {}), ...(i.leaseKey ? fence : { agentId: i.agentId }) }, stamped(k));
+      const r = await appendEvidence(tx, { ...e, goalId: run.goalId, runId: run.id, ...(i.todoId ? { todoId: i.todoId } : {}), agentId: i.agentId }, stamped(k));
       evidence.push({ id: r.evidence.id, created: r.created });
     }
     const step = i.step ? await appendStep(tx, { ...i.step, runId: run.id, agentId: i.agentId }, ctx) : null;
