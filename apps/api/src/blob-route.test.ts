@@ -129,6 +129,15 @@ describe("POST /blobs", () => {
     expect(await answer(await post({ ...admin.headers, "content-type": "image/png" }, new Uint8Array(0)))).toMatchObject({ status: 400, code: "INVALID_INPUT" });
     const huge = new Uint8Array(MAX_BLOB_BYTES + 1);
     expect(await answer(await post({ ...admin.headers, "content-type": "image/png" }, huge))).toMatchObject({ status: 413, code: "PAYLOAD_TOO_LARGE", message: expect.stringMatching(/16 MiB/) });
+    // Without a Content-Length (chunked), reading stops at the cap and the answer still arrives.
+    const chunked = new ReadableStream<Uint8Array>({
+      start(c) {
+        for (let i = 0; i < 20; i++) c.enqueue(new Uint8Array(1024 * 1024));
+        c.close();
+      },
+    });
+    const streamed = await fetch(`${api.url}/blobs`, { method: "POST", headers: { ...admin.headers, "content-type": "image/png" }, body: chunked, duplex: "half" } as RequestInit);
+    expect(await answer(streamed)).toMatchObject({ status: 413, code: "PAYLOAD_TOO_LARGE" });
   });
 
   it("is how the client stores evidence screenshots: the ControlPlane uploads binary and the evidence names the stored sha256", async () => {

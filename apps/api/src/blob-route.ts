@@ -100,7 +100,7 @@ async function handleUpload(req: IncomingMessage, res: ServerResponse, url: URL,
     // Whatever of the body is still coming is not read: close the connection after the answer.
     res.setHeader("connection", "close");
     sendJson(res, status, { error: { code, message } });
-    req.resume();
+    res.once("finish", () => req.socket.destroySoon());
   };
   if (principal.kind === "anonymous") {
     return refuse(401, "UNAUTHORIZED", "Sign in first (the web app), or send an agent token as `Authorization: Bearer plt_…`, to upload a screenshot.");
@@ -116,17 +116,12 @@ async function handleUpload(req: IncomingMessage, res: ServerResponse, url: URL,
   const tooLarge = () => refuse(413, "PAYLOAD_TOO_LARGE", `A blob is at most ${MAX_BLOB_BYTES} bytes (16 MiB); scale the screenshot down or send it as JPEG or WebP.`);
   const declared = Number(req.headers["content-length"] ?? "0");
   if (declared > MAX_BLOB_BYTES) return tooLarge();
-  const chunks: Buffer[] = [];
-  let received = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    received += chunk.length;
-    if (received > MAX_BLOB_BYTES) return tooLarge();
-    chunks.push(chunk);
-  }
-  if (received === 0) return refuse(400, "INVALID_INPUT", "The body is empty: send the image's bytes as the request body.");
+  const body = await readCapped(req, MAX_BLOB_BYTES);
+  if (body === null) return tooLarge();
+  if (body.length === 0) return refuse(400, "INVALID_INPUT", "The body is empty: send the image's bytes as the request body.");
   let stored;
   try {
-    stored = await encodeForStorage(Buffer.concat(chunks, received), mime, { exact: url.searchParams.get("exact") === "1" });
+    stored = await encodeForStorage(body, mime, { exact: url.searchParams.get("exact") === "1" });
   } catch (e) {
     if (e instanceof BlobEncodingError) return refuse(400, "INVALID_INPUT", e.message);
     throw e;
@@ -134,6 +129,22 @@ async function handleUpload(req: IncomingMessage, res: ServerResponse, url: URL,
   const actor = principal.kind === "member" ? principal.userId : (principal.agentId ?? `token:${principal.tokenId}`);
   const put = await putBlob(services.db, { bytes: stored.bytes, mime: stored.mime, workspaceId: principal.workspaceId }, { actor, store });
   sendJson(res, put.created ? 201 : 200, { sha256: put.sha256, size: put.size, mime: stored.mime, created: put.created });
+}
+
+/** The request body, or null once it passes `cap` bytes (then reading stops; the answer closes the connection). */
+function readCapped(req: IncomingMessage, cap: number): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received <= cap) return void chunks.push(chunk);
+      req.off("data", onData).off("end", onEnd).pause();
+      resolve(null);
+    };
+    const onEnd = () => resolve(Buffer.concat(chunks, received));
+    req.on("data", onData).on("end", onEnd).once("error", reject);
+  });
 }
 
 function sendText(res: ServerResponse, status: number, message: string): void {
