@@ -207,7 +207,7 @@ function describeStep(step: ReplayStep): string {
 }
 
 function noteLabel(kind: string): string {
-  return ({ model_call: "model", summary: "summary", handoff: "handoff", gate_decision: "gate", validation: "check", anomaly: "anomaly", observation: "screen", action: "action", checkpoint: "checkpoint" } as Record<string, string>)[kind] ?? kind;
+  return ({ model_call: "model", summary: "summary", handoff: "handoff", gate_decision: "gate", validation: "planner", anomaly: "anomaly", observation: "screen", action: "action", checkpoint: "checkpoint" } as Record<string, string>)[kind] ?? kind;
 }
 
 function StepScreen({ step, url }: { step: ReplayStep; url: (sha: string) => string }) {
