@@ -110,7 +110,7 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
   const trpc = createHTTPHandler({
     router: appRouter,
     basePath: `${TRPC_PATH}/`,
-    // Room for the largest blob (16 MiB) as base64 in JSON, and no more.
+    // Room for a batch of inputs at their JSON caps (a 2 MiB checkpoint, 256 KiB fields); blobs travel raw (POST /blobs).
     maxBodySize: 24 * 1024 * 1024,
     createContext: async ({ req }) => createTRPCContext({ services, principal: await resolvePrincipal(services, toHeaders(req)) }),
     onError({ error, path, type, req, input }) {
