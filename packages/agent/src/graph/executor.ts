@@ -35,7 +35,7 @@ export type Observation =
   | { type: "performed"; outcome: string }
   | { type: "perform_failed"; lost: boolean; message: string; attempts: number }
   /** A skill ran: it reached its end screen, or stopped before step `failedAt` with the reason (control is back with the model). */
-  | { type: "skill_ran"; ok: boolean; performed: number; failedAt: number | null; reason: string | null; lost?: boolean };
+  | { type: "skill_ran"; ok: boolean; performed: number; failedAt: number | null; reason: string | null; lost?: boolean; gatedAt?: number };
 
 /** Writes: performed in order, nothing comes back. */
 export type WriteEffect =
@@ -490,10 +490,13 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       ex.samples = [];
       ex.sensedAfterAction = true;
       if (obs.lost) return exit("device_lost", `Device connection lost while running the skill "${name}": ${obs.reason ?? ""}`);
-      const outcome = obs.ok ? `skill done: ${obs.performed}/${total} steps, end screen reached` : `skill stopped before step ${(obs.failedAt ?? 0) + 1}/${total}: ${obs.reason}`;
-      ex.feedback = obs.ok
-        ? `The skill "${name}" ran its ${obs.performed} step(s) and reached its end screen. Check the screen: report status complete if the todo is done, or go on.`
-        : `The skill "${name}" stopped before its step ${(obs.failedAt ?? 0) + 1} of ${total} (${obs.reason}). Control is back with you: go on from this screen with ordinary actions.`;
+      const outcome = obs.gatedAt !== undefined ? `skill done: ${obs.performed}/${total} steps, step ${obs.gatedAt + 1} needs a person` : obs.ok ? `skill done: ${obs.performed}/${total} steps, end screen reached` : `skill stopped before step ${(obs.failedAt ?? 0) + 1}/${total}: ${obs.reason}`;
+      ex.feedback =
+        obs.gatedAt !== undefined
+          ? `The skill "${name}" reached its step ${obs.gatedAt + 1} of ${total}, which needs a person's approval: take that step yourself with an ordinary action (the person will be asked), then go on.`
+          : obs.ok
+            ? `The skill "${name}" ran its ${obs.performed} step(s) and reached its end screen. Check the screen: report status complete if the todo is done, or go on.`
+            : `The skill "${name}" stopped before its step ${(obs.failedAt ?? 0) + 1} of ${total} (${obs.reason}). Control is back with you: go on from this screen with ordinary actions.`;
       finishStep(turn, f.action, f.description, outcome, "validated_progress");
       return done(route());
     }

@@ -3,12 +3,15 @@
 // finished, the shortcuts of its apps found and tried on the phone). Learning never fails a run: a failure here is
 // reported as an event and the run goes on without it.
 import type { LessonKind } from "../ports.ts";
-import { lessonsFor } from "../memory/lessons.ts";
+import { goalSimilarity, lessonsFor } from "../memory/lessons.ts";
 import { appManifest, appsOfGoal, launcherApps } from "../shortcuts/discover.ts";
 import { validateShortcut } from "../shortcuts/validate.ts";
 import { readSkillBody, describeSelector, type SkillBody } from "../skills/contract.ts";
 import { distilSkill, recordedActions, skillName } from "../skills/distil.ts";
 import type { RunContext } from "./state.ts";
+
+/** How alike a skill's goal must be to this one for its app to count as one of the goal's apps. */
+const SKILL_GOAL_SIMILARITY = 0.5;
 
 export interface LearnedApp {
   packageName: string;
@@ -48,14 +51,23 @@ export async function prepareLearning(ctx: RunContext, goal: string): Promise<Le
   // A phone without a package manager to ask names no apps, so nothing is offered.
   if (!device.packageManager) return learned;
   const [launchers, fg] = await Promise.all([launcherApps(device), device.foreground().catch(() => null)]);
-  for (const app of appsOfGoal(goal, launchers, fg?.packageName ?? null)) {
+  // The goal's apps: those it names (or the one in front), and those of validated skills made for a similar goal.
+  const validated = await cp.listSkills({ status: "validated" });
+  const apps = appsOfGoal(goal, launchers, fg?.packageName ?? null);
+  for (const s of validated) {
+    const launcher = launchers.find((a) => a.packageName === s.app);
+    if (launcher && !apps.includes(launcher) && goalSimilarity(goal, s.goal) >= SKILL_GOAL_SIMILARITY) apps.push(launcher);
+  }
+  for (const app of apps) {
     const manifest = await appManifest(device, app.packageName);
     if (!manifest) continue;
     learned.apps.push({ packageName: app.packageName, label: app.label, version: manifest.version });
     // Shortcuts are recorded as soon as they are found; only validated ones are offered.
     const shortcuts = manifest.shortcuts.length ? await cp.saveShortcuts({ app: app.packageName, appVersion: manifest.version, shortcuts: manifest.shortcuts }) : [];
     for (const s of shortcuts) if (s.status === "validated") learned.shortcuts.push({ id: s.id, app: s.app, uri: s.uri, activity: s.activity });
-    for (const s of await cp.listSkills({ app: app.packageName, appVersion: manifest.version, status: "validated" })) {
+    // Skills of the installed version only: another version's screens may differ.
+    for (const s of validated) {
+      if (s.app !== app.packageName || s.appVersion !== manifest.version) continue;
       const body = readSkillBody(s.body);
       if (body) learned.skills.push({ id: s.id, name: s.name, app: s.app, body });
     }

@@ -1,5 +1,6 @@
 // Running a skill on a phone: before each step the screen must meet the step's contract, after the last one the
-// skill's end contract; every action still passes the permission policy (one that needs a person stops the skill).
+// skill's end contract; every action still passes the permission policy (a step that needs a person ends the skill
+// there, as far as it may go: the run takes that step itself, through its gate).
 // A failed check is not an error: control goes back to the model with what was missing.
 import type { Device, UiNode } from "../ports.ts";
 import { decidePermission, needsGate, type AppRule, type PolicyRules, type SessionApprovals } from "../policy/index.ts";
@@ -20,7 +21,8 @@ export interface SkillRunOptions {
 }
 
 export type SkillRunResult =
-  | { ok: true; performed: number; found: string[] }
+  /** Reached its end screen — or, with `gatedAt`, the step a person must approve (that one is left to the run). */
+  | { ok: true; performed: number; found: string[]; gatedAt?: number }
   /** Stopped before step `failedAt` (steps.length: the end contract failed). */
   | { ok: false; performed: number; failedAt: number; reason: string; found: string[] };
 
@@ -46,7 +48,16 @@ export async function runSkill(device: Device, body: SkillBody, opts: SkillRunOp
   for (let i = 0; i < body.steps.length; i++) {
     const step = body.steps[i]!;
     const { tree, state, check } = await until(device, step.before, opts);
-    if (!check.ok) return { ok: false, performed: i, failedAt: i, reason: check.reason, found };
+    if (!check.ok) {
+      // A step whose screen is not there while the next one's is was not needed this time (a popup that did not
+      // show up to be dismissed): it is skipped. Anything else hands back.
+      const next = body.steps[i + 1]?.before ?? body.post;
+      if (checkContract(next, state).ok) {
+        found.push(`step ${i + 1} skipped: ${check.reason}`);
+        continue;
+      }
+      return { ok: false, performed: i, failedAt: i, reason: check.reason, found };
+    }
     let px: { x: number; y: number } | null = null;
     let target: UiNode | undefined;
     if (step.target) {
@@ -57,7 +68,8 @@ export async function runSkill(device: Device, body: SkillBody, opts: SkillRunOp
       target = nodeAt(tree, px);
     } else if (step.action.type === "input_text" || step.action.type === "keyboard_enter") target = focusedNode(tree);
     const decision = decidePermission(step.action, { ...(target ? { target } : {}), tree, packageName: state.app, ...(opts.rules ? { rules: opts.rules } : {}), ...(opts.appRules ? { appRules: opts.appRules } : {}) });
-    if (needsGate(decision, opts.approvals)) return { ok: false, performed: i, failedAt: i, reason: `step ${i + 1} (${step.action.type}) needs a person's approval (${decision.kind}, ${decision.tier})`, found };
+    // A skill never acts past a person: the run takes that step itself, through its gate.
+    if (needsGate(decision, opts.approvals)) return { ok: true, performed: i, found, gatedAt: i };
     await opts.onStep?.(i, step, state, px);
     await perform(device, step.action, px ?? undefined, { width: state.width, height: state.height });
     await opts.settle();

@@ -1,5 +1,6 @@
 // Validating a skill before it is offered: replay it on a fresh phone (one set to where the skill starts, with no
-// run on it) and mark it validated when it reaches its end screen. A failed replay leaves it a candidate.
+// run on it) and mark it validated when it reaches its end screen — or the step a person must approve, with every
+// screen before it as expected (a replay approves nothing). A failed replay leaves it a candidate.
 import type { ControlPlane, Device, SkillRecord } from "../ports.ts";
 import { readSkillBody } from "./contract.ts";
 import { runSkill, type SkillRunResult } from "./execute.ts";

@@ -253,8 +253,8 @@ export class MemoryControlPlane implements ControlPlane {
   readonly skills = new Map<string, SkillRecord>();
   readonly shortcuts = new Map<string, ShortcutRecord>();
   readonly lessons = new Map<string, LessonRecord>();
-  async listSkills(f: { app: string; appVersion?: string; status?: SkillStatus }) {
-    return [...this.skills.values()].filter((s) => s.app === f.app && (!f.appVersion || s.appVersion === f.appVersion) && (!f.status || s.status === f.status)).map((s) => structuredClone(s));
+  async listSkills(f: { app?: string; appVersion?: string; status?: SkillStatus }) {
+    return [...this.skills.values()].filter((s) => (!f.app || s.app === f.app) && (!f.appVersion || s.appVersion === f.appVersion) && (!f.status || s.status === f.status)).map((s) => structuredClone(s));
   }
   async saveSkill(i: { app: string; appVersion: string; name: string; goal: string; body: Record<string, unknown>; runId: string }) {
     const same = [...this.skills.values()].find((s) => s.app === i.app && s.appVersion === i.appVersion && s.name === i.name);
