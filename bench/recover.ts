@@ -75,12 +75,19 @@ const phone = await startProcess(
 );
 const device = `tcp:127.0.0.1:${phone.match[1]}`;
 
-// Every executor answer is a short wait until the drill is over; then the run completes.
+// Twenty todos of short waits (a todo's step cap is 50; twenty kills take about as many steps): every sixth executor
+// answer completes the todo at hand; once the drill is over every answer does, and the run completes.
 let drillOver = false;
+let asked = 0;
+const todos = Array.from({ length: 20 }, (_, k) => ({ id: `wait-${k + 1}`, title: `Wait on the phone, round ${k + 1}` }));
 const models = await startScriptedModelServer({
   rules: [
-    { match: (r) => r.model === "planner", replies: [planOf([{ id: "wait", title: "Wait on the phone until told to stop" }])], repeatLast: true },
-    { match: (r) => r.model === "executor", replies: [() => (drillOver ? act({ type: "status", status: "complete", summary: "the drill is over" }) : act({ type: "wait", ms: 30 }))], repeatLast: true },
+    { match: (r) => r.model === "planner", replies: [planOf(todos)], repeatLast: true },
+    {
+      match: (r) => r.model === "executor",
+      replies: [() => (drillOver || ++asked % 6 === 0 ? act({ type: "status", status: "complete", summary: "this round is over" }) : act({ type: "wait", ms: 30 }))],
+      repeatLast: true,
+    },
     { match: (r) => r.model === "summarizer", replies: [{ text: JSON.stringify({ findings: [], conclusion: "Recovered from every kill." }) }], repeatLast: true },
   ],
 });

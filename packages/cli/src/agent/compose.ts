@@ -38,15 +38,23 @@ export async function runHeadless(init: HeadlessInit): Promise<RunOutcome & { ta
   const clock = init.clock ?? systemClock;
   // The id is chosen here so a restarted worker can keep it; the token is bound to it on first register.
   const agentId = init.agentId ?? newAgentId();
-  await checkApi(init.apiUrl);
-  const client = createApiClient({ apiUrl: init.apiUrl, auth: { kind: "token", token: init.agentToken } });
-  const controlPlane = createControlPlane(client, { apiUrl: init.apiUrl, clock });
-
-  const registration = { id: agentId, name: init.agentName ?? `headless@${hostname()}`, kind: "headless" as const, capabilities: init.config?.capabilities ?? ["phone"] };
-  if (init.runId) await waitToResume(controlPlane, { runId: init.runId, agent: registration, clock, ...(init.signal ? { signal: init.signal } : {}), ...(init.onWait ? { onWait: init.onWait } : {}) });
-
+  // The phone connects while the API is checked and the run resumed, so a restarted worker's first step comes sooner.
   const owned = !isDevice(init.device);
-  const device = isDevice(init.device) ? init.device : await connectDevice(init.device);
+  const connecting = isDevice(init.device) ? Promise.resolve(init.device) : connectDevice(init.device);
+  connecting.catch(() => undefined); // its failure is reported below, after the API's
+  let device: Device;
+  let controlPlane: ReturnType<typeof createControlPlane>;
+  const registration = { id: agentId, name: init.agentName ?? `headless@${hostname()}`, kind: "headless" as const, capabilities: init.config?.capabilities ?? ["phone"] };
+  try {
+    await checkApi(init.apiUrl);
+    const client = createApiClient({ apiUrl: init.apiUrl, auth: { kind: "token", token: init.agentToken } });
+    controlPlane = createControlPlane(client, { apiUrl: init.apiUrl, clock });
+    if (init.runId) await waitToResume(controlPlane, { runId: init.runId, agent: registration, clock, ...(init.signal ? { signal: init.signal } : {}), ...(init.onWait ? { onWait: init.onWait } : {}) });
+    device = await connecting;
+  } catch (e) {
+    if (owned) void connecting.then((d) => d.close()).catch(() => undefined);
+    throw e;
+  }
   try {
     const info = await device.info().catch(() => null);
     const models = isModels(init.models) ? init.models : createModels({ ...init.models, clock });
