@@ -12,6 +12,7 @@ import { attachScreenshot, expectAccessible, freePort, startWebStack, type WebSt
 
 let stack: WebStack;
 let phone: VirtualPhone;
+let demo: VirtualPhone;
 let models: ScriptedModelServer;
 let admin: ApiClient;
 /** Set once the first tab is closed: the resumed run's executor then finishes its todo. */
@@ -54,11 +55,13 @@ const plan = (title: string) => ({ text: JSON.stringify({ plan: "one todo", todo
 
 test.beforeAll(async () => {
   test.setTimeout(600_000);
-  // The page makes its ADB key in the browser at connect time: this phone allows any key (no prompt to answer). It is
-  // both the phone behind the WebUSB stand-in and the installation's demo phone (its WebSocket, one click on /devices).
+  // The page makes its ADB key in the browser at connect time: the phone behind the WebUSB stand-in allows any key (no
+  // prompt to answer). The demo phone asks "Allow USB debugging?" like a real one; the API answers it (its control API).
   const webPort = await freePort();
-  phone = await startVirtualPhone({ scenario: "shop", seed: 5, trust: "any-key", allowOrigins: [`http://127.0.0.1:${webPort}`] });
-  stack = await startWebStack("web_runner", { webPort, webEnv: { DEMO_PHONE_URL: phone.wsUrl } });
+  const origins = [`http://127.0.0.1:${webPort}`];
+  phone = await startVirtualPhone({ scenario: "shop", seed: 5, trust: "any-key", allowOrigins: origins });
+  demo = await startVirtualPhone({ scenario: "home", seed: 2, allowOrigins: origins });
+  stack = await startWebStack("web_runner", { webPort, webEnv: { DEMO_PHONE_URL: demo.wsUrl }, demoPhone: { url: demo.controlUrl, token: demo.controlToken } });
   const checkout = phone.engine.task("shop_checkout") as { params: Record<string, string> };
   const shop = shopper(checkout.params.address!);
   models = await startScriptedModelServer({
@@ -82,6 +85,7 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await models?.stop();
   await phone?.stop();
+  await demo?.stop();
   await stack?.close();
 });
 

@@ -1,6 +1,8 @@
 "use client";
 // /devices: connect a phone (WebUSB picker, a phone granted before, or the demo phone), see its card and its screen.
 import { Smartphone, Usb, Unplug } from "lucide-react";
+import { useEffect, useRef, useState } from "react";
+import { describeProblem, useApi } from "../../lib/api.tsx";
 import ui from "../ui/ui.module.css";
 import { PhoneMirror } from "./phone-mirror.tsx";
 import { describeProgress, usePhone, type PhoneProblem } from "./phone-store.tsx";
@@ -12,8 +14,21 @@ import styles from "./device.module.css";
 
 export function DevicesView() {
   const phone = usePhone();
+  const { client, apiUrl } = useApi();
   const { state } = phone;
   const busy = state.status === "connecting";
+  const [demoNote, setDemoNote] = useState<string | null>(null);
+  /** The click on "Use the demo phone" is the person's consent: the API answers the phone's prompt (it holds the token). */
+  const answer = useRef(false);
+  const waitingDemo = state.status === "connecting" && state.connection === "demo" && state.progress?.kind === "waiting_for_authorization";
+  useEffect(() => {
+    if (!waitingDemo || !answer.current) return;
+    answer.current = false;
+    client.demoPhone.allowBrowser.mutate({}).then(
+      (r) => setDemoNote(r.allowed ? null : `${r.reason} Or allow it with the curl line \`npm start\` printed for the virtual phone.`),
+      (e: unknown) => setDemoNote(describeProblem(e, apiUrl).message),
+    );
+  }, [waitingDemo, client, apiUrl]);
   return (
     <div className={styles.page}>
       <header>
@@ -33,7 +48,16 @@ export function DevicesView() {
           </button>
         ))}
         {phone.demoPhoneUrl ? (
-          <button type="button" className={ui.button} disabled={busy} onClick={() => void phone.connectDemo()}>
+          <button
+            type="button"
+            className={ui.button}
+            disabled={busy}
+            onClick={() => {
+              answer.current = true;
+              setDemoNote(null);
+              void phone.connectDemo();
+            }}
+          >
             <Smartphone size={14} aria-hidden /> Use the demo phone
           </button>
         ) : null}
@@ -53,6 +77,7 @@ export function DevicesView() {
               ? "Not connected"
               : "No phone connected"}
       </p>
+      {demoNote && state.status === "connecting" ? <p className={styles.note}>{demoNote}</p> : null}
       {state.status === "failed" ? <ProblemNotice problem={state.problem} /> : null}
       {!phone.webUsb && state.status !== "connected" ? (
         <p className={styles.note}>

@@ -175,7 +175,7 @@ export function describeProgress(s: ConnectStatus | null, connection: PhoneConne
       return "Talking to the phone…";
     case "waiting_for_authorization":
       return connection === "demo"
-        ? `The demo phone asks "Allow USB debugging?" for this browser: allow it with the curl line \`npm start\` printed for the virtual phone (POST /auth/accept), waiting up to ${Math.round(s.timeoutMs / 1000)} s.`
+        ? `The demo phone asks "Allow USB debugging?" for this browser; PhoneLoop answers it for you (waiting up to ${Math.round(s.timeoutMs / 1000)} s).`
         : `Unlock the phone and tap "Allow" on "Allow USB debugging?" (waiting up to ${Math.round(s.timeoutMs / 1000)} s).`;
     case "connected":
       return `Connected to ${s.serial}`;
