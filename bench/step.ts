@@ -150,7 +150,7 @@ try {
   const evidence = await db.evidence.findMany({ where: { runId: r.out.runId }, select: { blobSha256: true } });
   console.log(`run ${r.out.runId}: ${r.out.status} (${r.out.endReason}), ${r.executed.length} executor steps in ${(r.wall / 1000).toFixed(1)} s`);
   console.log(
-    `written through the API: ${run._count.steps} step rows, ${evidence.length} evidence rows (${evidence.filter((e) => e.blobSha256).length} with a screenshot blob), checkpoint keys ${Object.keys(run.checkpoint as object).length}`,
+    `written through the API: ${run._count.steps} step rows, ${evidence.length} evidence rows (${evidence.filter((e) => e.blobSha256).length} with a screenshot blob), checkpoint keys ${Object.keys(run.checkpoint as object).length} (${JSON.stringify(run.checkpoint).length} bytes of JSON)`,
   );
   console.log(`model wait (scripted, loopback HTTP): p50 ${percentile(r.executed.map((s) => s.modelMs), 50).toFixed(1)} ms`);
   console.log(`overhead: min ${Math.min(...r.overhead).toFixed(1)} ms, mean ${mean(r.overhead).toFixed(1)} ms, max ${Math.max(...r.overhead).toFixed(1)} ms`);

@@ -37,7 +37,7 @@ import {
   shellQuote,
 } from "./input-text.ts";
 import { hammingDistance, phashPng } from "./phash.ts";
-import { isPng, readPngHeader } from "./png.ts";
+import { isPng, readPngHeader, sameBytes } from "./png.ts";
 import { flattenUiTree, parseUiTree, UiTreeParseError } from "./ui-tree.ts";
 
 /**
@@ -140,12 +140,6 @@ async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> 
     o += c.length;
   }
   return out;
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 function pngComplete(png: Uint8Array): boolean {

@@ -7,7 +7,7 @@ export type { AdbDeviceOptions, DeviceTimeouts, ShellResult, StableDefaults } fr
 export { parseUiTree, flattenUiTree, findUiNodes, centerOf, parseBounds, normaliseUiText, UiTreeParseError } from "./ui-tree.ts";
 export { ADB_KEYBOARD_IME, KEYCODE, canUseInputText, planInputText, inputTextCommands, shellQuote, shellCommand } from "./input-text.ts";
 export { phashPng, phashGray, phashCells, hammingDistance, PHASH_SIZE } from "./phash.ts";
-export { decodePngGray, decodePngThumbnail, readPngHeader, isPng, PngDecodeError } from "./png.ts";
+export { decodePngGray, decodePngThumbnail, readPngHeader, isPng, sameBytes, PngDecodeError } from "./png.ts";
 export type { ConnectStatus } from "./connections/handshake.ts";
 export { handshake } from "./connections/handshake.ts";
 export { connectWebUsb, pickWebUsbPhone, listGrantedPhones, isWebUsbSupported } from "./connections/webusb.ts";

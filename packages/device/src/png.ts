@@ -21,6 +21,13 @@ export class PngDecodeError extends Error {
   override name = "PngDecodeError";
 }
 
+/** Whether two byte strings are equal: an unchanged screen gives byte-identical PNGs, so frames compare without decoding. */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 export function isPng(bytes: Uint8Array): boolean {
   return bytes.length >= 8 && hasPngSignature(bytes.subarray(0, 8));
 }

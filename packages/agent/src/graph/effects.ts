@@ -1,6 +1,7 @@
 // The effects the nodes share: model calls with retries (and usage evidence for direct endpoints), device calls
 // with retries, and the one place where an Action becomes Device calls. Timeouts live in the device layer.
 import type { Action } from "../actions/schema.ts";
+import { sameBytes } from "@phoneloop/device";
 import type { ChatMessage, Device, EvidenceInput, Foreground, LeaseRef, ModelError, ModelResponse, ModelRole, Result, Screenshot, UiNode } from "../ports.ts";
 import { countRequestTokens } from "../model/tokens.ts";
 import { encodeFrame, hashFrame, type PreparedScreenshot } from "../images/index.ts";
@@ -55,11 +56,33 @@ const lostOnly = (e: unknown): null => {
 };
 
 /**
+ * The last few frames prepared for the model, by their PNG bytes: a screen seen again (back on a list, a tap that
+ * changed nothing) gives byte-identical PNGs, and is not decoded, hashed and encoded again.
+ */
+export class PreparedFrames {
+  readonly #frames: { png: Uint8Array; prepared: PreparedScreenshot }[] = [];
+  constructor(readonly size = 4) {}
+
+  get(png: Uint8Array): PreparedScreenshot | undefined {
+    const i = this.#frames.findIndex((f) => sameBytes(f.png, png));
+    if (i < 0) return undefined;
+    const [hit] = this.#frames.splice(i, 1);
+    this.#frames.push(hit!);
+    return hit!.prepared;
+  }
+
+  put(png: Uint8Array, prepared: PreparedScreenshot): void {
+    this.#frames.push({ png, prepared });
+    if (this.#frames.length > this.size) this.#frames.shift();
+  }
+}
+
+/**
  * Screenshot + UI tree + foreground app, each retried up to `senseRetries`. After an action the screenshot (and
  * the tree, when the device read one for its loading check) are what Device.waitForStable settled on, so neither
  * a second screenshot nor a second tree dump is spent on them.
  */
-export async function sense(ctx: RunContext, device: Device, settled: Settled | null): Promise<DeviceOutcome<Sensed>> {
+export async function sense(ctx: RunContext, device: Device, settled: Settled | null, frames?: PreparedFrames): Promise<DeviceOutcome<Sensed>> {
   const tries = ctx.config.senseRetries;
   const [shot, rest] = await Promise.all([
     settled ? Promise.resolve({ ok: true as const, value: settled.screenshot, attempts: 0 }) : retryDevice(ctx, "screenshot", tries, () => device.screenshot()),
@@ -70,8 +93,12 @@ export async function sense(ctx: RunContext, device: Device, settled: Settled | 
   ]);
   if (!shot.ok) return shot;
   if (!rest.ok) return rest;
-  const frame = await hashFrame(ctx.ports.images, shot.value.png, ctx.config.screenshotLongSide);
-  const prepared = await encodeFrame(ctx.ports.images, frame, { mime: ctx.config.imageMime });
+  let prepared = frames?.get(shot.value.png);
+  if (!prepared) {
+    const frame = await hashFrame(ctx.ports.images, shot.value.png, ctx.config.screenshotLongSide);
+    prepared = await encodeFrame(ctx.ports.images, frame, { mime: ctx.config.imageMime });
+    frames?.put(shot.value.png, prepared);
+  }
   return { ok: true, value: { screenshot: shot.value, ...rest.value, prepared }, attempts: shot.attempts + rest.attempts };
 }
 

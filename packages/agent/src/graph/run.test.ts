@@ -33,4 +33,19 @@ describe("runner", () => {
     // The last observation is the screen the third tap led to.
     expect(phone.log.filter((c) => c.op === "foreground").at(-1)!.screen).toBe("second");
   });
+
+  it("prepares a screen seen again for the model once: a frame with the same bytes is not decoded again", async () => {
+    const phone = new FakePhone(pages(), "first");
+    h = await startHarness({
+      device: phone,
+      executor: [act({ type: "click", element: "1" }), act({ type: "click", element: "1" }), act({ type: "click", element: "1" }), act({ type: "status", status: "complete", summary: "paged" })],
+    });
+    const images = h.ports.images;
+    let decoded = 0;
+    h.ports.images = { ...images, decode: (bytes) => (decoded++, images.decode(bytes)) };
+    expect((await runAgent(h.ports, { goal: "Page through", agent })).status).toBe("completed");
+    // Four observations of two screens (first, second, first, second): each screen is decoded once.
+    expect(phone.log.filter((c) => c.op === "foreground").map((c) => c.screen)).toEqual(["first", "second", "first", "second"]);
+    expect(decoded).toBe(2);
+  });
 });

@@ -16,7 +16,7 @@ import {
   type StepRecord,
   type StepRecordOutcome,
 } from "../ports.ts";
-import { callModel, isDeviceLost, perform, retryDevice, sense, type DeviceOutcome, type Sensed, type Settled } from "./effects.ts";
+import { callModel, isDeviceLost, perform, PreparedFrames, retryDevice, sense, type DeviceOutcome, type Sensed, type Settled } from "./effects.ts";
 import { step, type Effect, type InputEffect, type Observation } from "./executor.ts";
 import { listElements } from "./observe.ts";
 import { emptyLearned, learnFromRun, prepareLearning, settleOf } from "./learning.ts";
@@ -193,6 +193,8 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
   let obs: Observation = { type: "begin" };
   /** What Device.waitForStable settled on after the last action: the next observation's screenshot and tree. */
   let settled: Settled | null = null;
+  /** Frames prepared for the model lately: a screen seen again is not decoded and encoded again. */
+  const frames = new PreparedFrames();
   /** Sensing started beside the route (used only by the sense that follows that route). */
   let prefetched: Promise<DeviceOutcome<Sensed>> | null = null;
   /** Writes not yet recorded, in order: they go out with the next step record. */
@@ -352,7 +354,7 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
         return { type: "routed", route: r.route, reason: r.reason, lease, skip: sr.decision === "skip" ? { reason: sr.reason, message: sr.message } : null, openGate };
       }
       case "sense": {
-        const out = await (prefetched ?? sense(ctx, ctx.ports.device, settled));
+        const out = await (prefetched ?? sense(ctx, ctx.ports.device, settled, frames));
         settled = null;
         if (!out.ok) return { type: "sense_failed", lost: out.lost, message: out.message };
         const { screenshot, tree, foreground, prepared } = out.value;
@@ -477,7 +479,7 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
     }
     if (last.type === "route") {
       // Sensing needs nothing written or routed: it runs beside the step's record and the route.
-      prefetched = sense(ctx, ctx.ports.device, settled);
+      prefetched = sense(ctx, ctx.ports.device, settled, frames);
       prefetched.catch(() => undefined); // awaited by the sense that follows, or dropped when the route stops
       settled = null;
       obs = await timed("writeback", () => input(last));
