@@ -83,8 +83,8 @@ export function ReplayCharts({ steps, current, onSelect }: { steps: ReplayStep[]
           label={`Tokens per step: ${steps.reduce((a, s) => a + s.tokens, 0)} in all; the most is step ${steps[mostTokens]!.index + 1} (${steps[mostTokens]!.tokens}).`} />
       </figure>
       <figure className={styles.chart}>
-        <figcaption>Cost over the run ({formatMicroUsd(running)})</figcaption>
-        <svg viewBox={`0 0 ${W} ${H}`} preserveAspectRatio="none" className={styles.chartSvg} role="img" aria-label={`Cost over the run: ${formatMicroUsd(running)} after ${steps.length} steps.`}>
+        <figcaption>Cost of the executor steps over the run ({formatMicroUsd(running)})</figcaption>
+        <svg viewBox={`0 0 ${W} ${H}`} preserveAspectRatio="none" className={styles.chartSvg} role="img" aria-label={`Cost of the executor steps over the run: ${formatMicroUsd(running)} after ${steps.length} steps.`}>
           <rect x={current * slot} y={0} width={slot} height={H} fill="#e8f0fd" />
           <path d={line} fill="none" stroke="#1f7a4d" strokeWidth={2} vectorEffect="non-scaling-stroke" />
         </svg>

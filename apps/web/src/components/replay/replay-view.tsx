@@ -203,6 +203,7 @@ export function ReplayView({ source, actions, review, live, origin }: ReplayView
 function describeStep(step: ReplayStep): string {
   const action = actionOf(step);
   if (!action) return typeof step.action === "string" ? step.action : "(no action)";
+  if (action.type === "status") return `Report: ${String((action as { status?: unknown }).status ?? "done")}`;
   return describePending(action, step.screen?.elements ?? []);
 }
 
@@ -329,6 +330,16 @@ function StepDetail({ step }: { step: ReplayStep }) {
   );
 }
 
+/** A report value in words: text as it is, an object as "key: value" pairs (ids left out), anything else as JSON. */
+function inWords(v: unknown): string {
+  if (typeof v === "string") return v;
+  if (v && typeof v === "object" && !Array.isArray(v)) {
+    const parts = Object.entries(v as Record<string, unknown>).filter(([k, x]) => !/id$/i.test(k) && x !== null && x !== undefined && x !== "");
+    return parts.length ? parts.map(([k, x]) => `${k.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase()}: ${typeof x === "object" ? JSON.stringify(x) : String(x)}`).join(" · ") : "—";
+  }
+  return JSON.stringify(v);
+}
+
 function Report({ report, summary }: { report: unknown; summary: string | null }) {
   if (!report && !summary) return null;
   const r = (report && typeof report === "object" ? report : {}) as Record<string, unknown>;
@@ -342,7 +353,7 @@ function Report({ report, summary }: { report: unknown; summary: string | null }
           {fields.map(([k, v]) => (
             <div key={k}>
               <dt>{k.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/_/g, " ")}</dt>
-              <dd>{Array.isArray(v) ? <ul>{v.map((x, i) => <li key={i}>{typeof x === "string" ? x : JSON.stringify(x)}</li>)}</ul> : typeof v === "string" ? v : JSON.stringify(v)}</dd>
+              <dd>{Array.isArray(v) ? <ul>{v.map((x, i) => <li key={i}>{inWords(x)}</li>)}</ul> : inWords(v)}</dd>
             </div>
           ))}
         </dl>
