@@ -43,7 +43,8 @@ export const COMMANDS: Command[] = [
       const attention = await attentionOf(client, goalId);
       if (!goalId) {
         const goals = await client.board.goals.query({});
-        return { json: { attention, goals }, text: `${renderAttention(attention)}\n\n${renderGoals(goals)}` };
+        // JSON keeps `goals` a list (the newest page); goalsNextCursor says whether older ones exist.
+        return { json: { attention, goals: goals.items, goalsNextCursor: goals.nextCursor }, text: `${renderAttention(attention)}\n\n${renderGoals(goals)}` };
       }
       const board = await client.board.get.query({ goalId });
       return { json: { attention, board }, text: `${renderBoard(board)}\n\n${renderAttention(attention)}` };
