@@ -151,10 +151,16 @@ try {
     worker.proc.kill("SIGKILL");
     const killedAt = performance.now();
     await worker.exited;
-    const before = await stepCount(runId);
     worker = startWorker(["--run-id", runId]);
-    let resumedAt = 0;
-    worker.proc.stdout!.once("data", () => (resumedAt = performance.now()));
+    // A write the killed worker had sent may still land: only steps after the restarted worker's first line
+    // ("run … resumed", printed before its first step) are its own.
+    const w = worker;
+    await new Promise<void>((resolve, reject) => {
+      w.proc.stdout!.once("data", () => resolve());
+      void w.exited.then((code) => reject(new Error(`the restarted worker exited (${code}) before it resumed:\n${w.out()}`)));
+    });
+    const resumedAt = performance.now();
+    const before = await stepCount(runId);
     const first = await firstStepAfter(runId, before, worker);
     resumeMs.push(first - killedAt);
     console.log(`kill ${k}: after step ${before}; the restarted worker said "resumed" at ${Math.round(resumedAt - killedAt)} ms, its first new step was in Postgres at ${Math.round(first - killedAt)} ms`);
