@@ -18,8 +18,8 @@ import { GradeForm } from "./grade-form.tsx";
 import type { ReplaySource } from "./replay-data.ts";
 import { ReplayView } from "./replay-view.tsx";
 
-/** Steps per page: the first page brings the first screenshot; the rest follow while the person looks. */
-export const STEPS_PAGE = 50;
+/** Steps per page: the first page brings the first screenshot soon; the rest follow while the person looks. */
+export const STEPS_PAGE = 20;
 
 export function RunReplay({ runId }: { runId: string }) {
   const { apiUrl } = useApi();
