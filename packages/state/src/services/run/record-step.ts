@@ -106,7 +106,8 @@ export async function recordStep(db: DbOrTx, raw: RecordStepInput, ctx?: Operato
     // The rows of one transaction share its now(): each evidence row is stamped a millisecond after the one before,
     // so lists ordered by time show them in the order the step recorded them.
     const base = i.evidence.length > 1 ? (await currentTime(tx, ctx)).getTime() : 0;
-    const stamped = (k: number): OperatorContext | undefined => (k === 0 ? ctx : { ...ctx, clock: { ...(ctx?.clock ?? systemClock), now: () => base + k } });
+    // (Every row gets an explicit millisecond, the first too: now() has microseconds, which the column rounds.)
+    const stamped = (k: number): OperatorContext | undefined => (i.evidence.length > 1 ? { ...ctx, clock: { ...(ctx?.clock ?? systemClock), now: () => base + k } } : ctx);
     for (const [k, e] of i.evidence.entries()) {
       const r = await appendEvidence(tx, { ...e, goalId: run.goalId, runId: run.id, ...(i.todoId ? { todoId: i.todoId } : {}), agentId: i.agentId }, stamped(k));
       evidence.push({ id: r.evidence.id, created: r.created });

@@ -3,10 +3,11 @@ import type { Run } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { type Tx } from "../operator.ts";
 
+/** The run's row, locked for the rest of the transaction (one statement: the lock and the read). */
 export async function lockRun(tx: Tx, runId: string): Promise<Run> {
-  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT "id" FROM "Run" WHERE "id" = ${runId} FOR UPDATE`;
+  const rows = await tx.$queryRaw<Run[]>`SELECT * FROM "Run" WHERE "id" = ${runId} FOR UPDATE`;
   if (!rows[0]) throw new StateError("NOT_FOUND", `Run ${runId} does not exist.`, { runId });
-  return tx.run.findUniqueOrThrow({ where: { id: runId } });
+  return rows[0];
 }
 
 /** `interrupted` passes too when the operator may act on a run whose worker died (resume it, or a person ends it). */
