@@ -166,11 +166,14 @@ type PendingWrite =
 /** A screenshot put for an observation: the store's sha256, and the digest of the bytes sent. */
 interface PutScreenshot {
   sha256: string;
-  digest: string;
+  digest: string | null;
 }
 
-async function digestOf(bytes: Uint8Array): Promise<string> {
-  const d = new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
+/** The bytes' SHA-256, or null where WebCrypto is missing (a page outside a secure context): then every screenshot is put. */
+async function digestOf(bytes: Uint8Array): Promise<string | null> {
+  const subtle = globalThis.crypto?.subtle;
+  if (!subtle) return null;
+  const d = new Uint8Array(await subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
   return Array.from(d, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
@@ -208,7 +211,7 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
   const recordedBlobs = new Map<string, string>();
   const putScreenshot = async (image: { bytes: Uint8Array; mime: string }): Promise<PutScreenshot> => {
     const digest = await digestOf(image.bytes);
-    const known = recordedBlobs.get(digest);
+    const known = digest === null ? undefined : recordedBlobs.get(digest);
     return { sha256: known ?? (await cp.putBlob({ bytes: image.bytes, mime: image.mime })).sha256, digest };
   };
   let promptTokens = 0;
@@ -301,7 +304,7 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
       out = await cp.recordStep(r);
       out.evidenceIds.forEach((id, k) => evidenceIds.set(keys[n]![k]!, id));
     }
-    for (const [k, w] of writes.entries()) if (w.type === "evidence" && shas[k]) recordedBlobs.set(shas[k].digest, shas[k].sha256);
+    for (const [k, w] of writes.entries()) if (w.type === "evidence" && shas[k]?.digest) recordedBlobs.set(shas[k].digest, shas[k].sha256);
     return out;
   };
 
