@@ -4,6 +4,10 @@ import type { RouterOutputs } from "@phoneloop/api/contract";
 import { PendingAction } from "../../lib/gate-evidence.ts";
 
 export type ReplayHeader = RouterOutputs["run"]["replay"];
+export type ReplayStepsPage = RouterOutputs["run"]["steps"];
+
+/** Steps per page: the first page brings the first screenshot soon; the rest follow while the person looks. */
+export const STEPS_PAGE = 20;
 export type ReplayStep = RouterOutputs["run"]["steps"]["items"][number];
 export type ReplayNote = ReplayStep["anomalies"][number];
 

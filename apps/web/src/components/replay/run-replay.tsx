@@ -15,19 +15,20 @@ import { Problem } from "../problem.tsx";
 import { ShareDialog } from "../share/share-dialog.tsx";
 import { ExportButton } from "./export-button.tsx";
 import { GradeForm } from "./grade-form.tsx";
-import type { ReplaySource } from "./replay-data.ts";
+import { STEPS_PAGE, type ReplayHeader, type ReplaySource, type ReplayStepsPage } from "./replay-data.ts";
 import { ReplayView } from "./replay-view.tsx";
 
-/** Steps per page: the first page brings the first screenshot soon; the rest follow while the person looks. */
-export const STEPS_PAGE = 20;
-
-export function RunReplay({ runId }: { runId: string }) {
+/** `initial`: what the server read for the page (the header and the first page of steps), so the first screen renders with the HTML. */
+export function RunReplay({ runId, initial }: { runId: string; initial?: { header: ReplayHeader; firstPage: ReplayStepsPage } | null }) {
   const { apiUrl } = useApi();
   const trpc = useTRPC();
   const stream = useStreamState();
   const session = useSession();
-  const header = useQuery(trpc.run.replay.queryOptions({ runId }));
-  const steps = useInfiniteQuery(trpc.run.steps.infiniteQueryOptions({ runId, limit: STEPS_PAGE }, { getNextPageParam: (page) => page.nextCursor ?? undefined }));
+  const header = useQuery({ ...trpc.run.replay.queryOptions({ runId }), ...(initial ? { initialData: initial.header } : {}) });
+  const steps = useInfiniteQuery({
+    ...trpc.run.steps.infiniteQueryOptions({ runId, limit: STEPS_PAGE }, { getNextPageParam: (page) => page.nextCursor ?? undefined }),
+    ...(initial ? { initialData: { pages: [initial.firstPage], pageParams: [null] } } : {}),
+  });
   const { hasNextPage, isFetchingNextPage, fetchNextPage } = steps;
   useEffect(() => {
     if (hasNextPage && !isFetchingNextPage) void fetchNextPage();

@@ -7,9 +7,8 @@ import { useEffect, useMemo } from "react";
 import { describeProblem, useApi } from "../../lib/api.tsx";
 import { useTRPC } from "../../lib/trpc.ts";
 import { Problem } from "../problem.tsx";
-import type { ReplaySource } from "../replay/replay-data.ts";
+import { STEPS_PAGE, type ReplaySource } from "../replay/replay-data.ts";
 import { ReplayView } from "../replay/replay-view.tsx";
-import { STEPS_PAGE } from "../replay/run-replay.tsx";
 
 export function SharedReplay({ token }: { token: string }) {
   const { apiUrl } = useApi();
