@@ -598,13 +598,12 @@ export class AdbDevice implements Device {
         const shot = await next;
         if (!shot) throw new DeviceClosed();
         const at = this.#now();
-        // The second frame is taken at once: taking a frame spaces the two (on a phone, screencap takes longer than
-        // a tap takes to show), and a screen that did not move then settles without a fixed pause. The interval
-        // paces the frames after that, while the screen changes or a quiet period is waited out.
-        const pause = frames === 0 ? 0 : intervalMs;
-        const more = elapsed() + pause < timeoutMs;
+        // Every pair of frames compared is at least the interval apart, the first pair too: an app may answer a tap
+        // a moment later (a delayed transition with no spinner), and two frames taken back to back would both show
+        // the screen before it.
+        const more = elapsed() + intervalMs < timeoutMs;
         if (more) {
-          next = (pause > 0 ? this.#sleep(pause) : Promise.resolve()).then(capture);
+          next = (intervalMs > 0 ? this.#sleep(intervalMs) : Promise.resolve()).then(capture);
           next.catch(() => undefined);
         }
         let hash: string | undefined;

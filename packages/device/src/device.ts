@@ -84,7 +84,7 @@ export interface CallOptions {
 export interface StableOptions {
   /** Give up after this many ms (default `DeviceTimeouts.waitForStable`); the result then says `stable: false`. */
   timeoutMs?: number;
-  /** Pause between frames compared, in ms (the second frame is taken at once: a still screen settles on the first pair). */
+  /** Pause between frames compared, in ms. */
   intervalMs?: number;
   /** Also ask the UI tree for loading indicators before calling a still screen stable. */
   checkLoadingIndicators?: boolean;
