@@ -2,7 +2,7 @@
 // approving the credential gate) replayed step by step with the keyboard; shared after the secret scan, opened in a
 // fresh browser without an account (every step with its screenshot, the password masked), graded by a reviewer,
 // exported to a file and opened from it, and revoked — then the link answers 404.
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { expect, test, type Page } from "@playwright/test";
 import { agentTokenHeaders } from "../../apps/api/src/auth/testing.ts";
 import { attachScreenshot, expectAccessible, startWebStack, type WebStack } from "../support/web-stack.ts";
@@ -149,6 +149,7 @@ test("a reviewer grades the run; the run exports to a file that opens read-only 
   const elsewhere = await browser.newContext();
   const other = await elsewhere.newPage();
   await other.goto(`${stack.webUrl}/runs/import`);
+  await expect(other.getByTestId("import-file")).toBeEnabled();
   await other.getByTestId("import-file").setInputFiles(file);
   await expect(other.getByText(/Imported from run-/)).toBeVisible();
   await expect(position(other)).toHaveText(`Step 1 of ${stepCount}`);
@@ -159,8 +160,13 @@ test("a reviewer grades the run; the run exports to a file that opens read-only 
   await expectAccessible(other, testInfo, "imported-replay");
   await attachScreenshot(other, testInfo, "imported-replay");
   // A file that is not an export says so.
-  await other.getByTestId("import-file").setInputFiles({ name: "notes.zip", mimeType: "application/zip", buffer: Buffer.from("not a zip") });
-  await expect(other.getByTestId("import-error")).toContainText("not a zip");
+  const wrong = await elsewhere.newPage();
+  await wrong.goto(`${stack.webUrl}/runs/import`);
+  const notAnExport = testInfo.outputPath("notes.zip");
+  writeFileSync(notAnExport, "not a zip");
+  await expect(wrong.getByTestId("import-file")).toBeEnabled();
+  await wrong.getByTestId("import-file").setInputFiles(notAnExport);
+  await expect(wrong.getByTestId("import-error")).toContainText("not a zip");
   await elsewhere.close();
   await reviewerContext.close();
 });

@@ -12,6 +12,9 @@ export function ImportedReplayView() {
   const [replay, setReplay] = useState<(ImportedReplay & { fileName: string }) | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // The picker takes a file only once the page runs its scripts (a file chosen before would be ignored).
+  const [ready, setReady] = useState(false);
+  useEffect(() => setReady(true), []);
   useEffect(() => () => replay?.urls.forEach((u) => URL.revokeObjectURL(u)), [replay]);
   const source = useMemo(
     (): ReplaySource | null => (replay ? { header: replay.header, steps: replay.steps, screenUrl: (sha) => replay.urls.get(sha) ?? "", loading: false } : null),
@@ -40,7 +43,7 @@ export function ImportedReplayView() {
         </p>
         <label className={uiStyles.field}>
           Exported run (.zip)
-          <input type="file" accept=".zip,application/zip" disabled={busy} onChange={(e) => e.target.files?.[0] && void open(e.target.files[0])} data-testid="import-file" />
+          <input type="file" accept=".zip,application/zip" disabled={!ready || busy} onChange={(e) => e.target.files?.[0] && void open(e.target.files[0])} data-testid="import-file" />
         </label>
         {busy ? <p>Reading the file…</p> : null}
         {error ? (
