@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AdbDevice, MemoryCredentialStore } from "@phoneloop/device";
 import { adbPublicKeyLine, connectTcp } from "@phoneloop/device/node";
-import { countTextTokens, fencedRegions, validateSkill, type AgentEvent } from "@phoneloop/agent";
+import { countTextTokens, fencedRegions, skillName, validateSkill, type AgentEvent } from "@phoneloop/agent";
 import { startScriptedModelServer, planOf, type RecordedRequest, type ScriptedReply } from "@phoneloop/agent/testing";
 import { runHeadless } from "@phoneloop/cli";
 import { createApiClient, createControlPlane } from "@phoneloop/client";
@@ -118,7 +118,10 @@ function follower(path: { steps: Step[]; answer?: string }) {
         ptr = served[k] ?? served.at(-1) ?? 0;
         explored = 4;
       }
-      const skill = /SKILLS \(/.test(text) ? /^- "([^"]+)"/m.exec(fencedRegions(text).find((r) => /^- "/.test(r.trim())) ?? "")?.[1] : undefined;
+      // Of the skills offered, the one made for this goal (a skill is named after the todo it did).
+      const offered = /SKILLS \(/.test(text) ? [...(fencedRegions(text).find((r) => /^- "/.test(r.trim())) ?? "").matchAll(/^- "([^"]+)"/gm)].map((m) => m[1]!) : [];
+      const goal = /GOAL: (.*)/.exec(text)?.[1] ?? "";
+      const skill = offered.find((name) => name === skillName(goal));
       if (skill && !skillTried && run > 1) {
         skillTried = true;
         return reply({ type: "use_skill", skill, intent: "replay the path that worked before" });

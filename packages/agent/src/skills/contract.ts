@@ -53,9 +53,16 @@ export interface ScreenState {
   elements: ElementRef[];
 }
 
-export function screenState(tree: UiNode | null, foreground: { packageName: string; activity: string } | null): ScreenState {
-  const width = tree ? Math.max(1, tree.bounds.right - tree.bounds.left) : 1;
-  const height = tree ? Math.max(1, tree.bounds.bottom - tree.bounds.top) : 1;
+export function screenState(tree: UiNode | null, foreground: { packageName: string; activity: string } | null, screen?: { width: number; height: number }): ScreenState {
+  // The screen's size, else the extent of what the dump shows (its root may be a dialog's window).
+  let width = screen?.width ?? 1;
+  let height = screen?.height ?? 1;
+  const walk = (n: UiNode, depth: number) => {
+    width = Math.max(width, n.bounds.right);
+    height = Math.max(height, n.bounds.bottom);
+    if (depth < 2) for (const c of n.children) walk(c, depth + 1);
+  };
+  if (tree && !screen) walk(tree, 0);
   return { app: foreground?.packageName ?? "", activity: foreground?.activity ?? "", width, height, elements: listElements(tree, width, height) };
 }
 

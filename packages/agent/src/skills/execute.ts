@@ -26,9 +26,15 @@ export type SkillRunResult =
   /** Stopped before step `failedAt` (steps.length: the end contract failed). */
   | { ok: false; performed: number; failedAt: number; reason: string; found: string[] };
 
+const screens = new WeakMap<Device, { width: number; height: number }>();
 async function read(device: Device): Promise<{ tree: UiNode; state: ScreenState }> {
+  let size = screens.get(device);
+  if (!size) {
+    size = (await device.info().catch(() => null))?.screen;
+    if (size) screens.set(device, size);
+  }
   const [tree, fg] = await Promise.all([device.uiTree(), device.foreground().catch(() => null)]);
-  return { tree, state: screenState(tree, fg) };
+  return { tree, state: screenState(tree, fg, size) };
 }
 
 /** Reads the screen until it meets the contract, settling in between; the last reading and the verdict. */
