@@ -14,6 +14,9 @@ import { useRunner } from "../runner/runner-store.tsx";
 import ui from "../ui/ui.module.css";
 import styles from "./models.module.css";
 
+/** The demo goal this tab started: kept while the person visits the gate and comes back (as long as the tab's runner). */
+let demoGoalOfTab: string | null = null;
+
 export function TryDemo() {
   const trpc = useTRPC();
   const { client, apiUrl } = useApi();
@@ -25,7 +28,8 @@ export function TryDemo() {
   const tasks = useQuery(trpc.task.list.queryOptions({}));
   /** The demo goal waiting for the phone to connect before its run starts. */
   const [pending, setPending] = useState<string | null>(null);
-  const [demoGoal, setDemoGoal] = useState<string | null>(null);
+  const [demoGoal, setDemoGoalState] = useState<string | null>(demoGoalOfTab);
+  const setDemoGoal = (id: string) => setDemoGoalState((demoGoalOfTab = id));
   const [error, setError] = useState<string | null>(null);
   const started = useRef<string | null>(null);
   const attempted = useRef(false);
