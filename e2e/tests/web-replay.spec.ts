@@ -177,7 +177,7 @@ test("a reviewer grades the run; the run exports to a file that opens read-only 
   await expect(position(other)).toHaveText(`Step 1 of ${stepCount}`);
   const img = other.getByTestId("replay-screenshot").locator("img");
   await expect.poll(() => img.evaluate((i: HTMLImageElement) => i.complete && i.naturalWidth)).toBeGreaterThan(0);
-  expect(await img.getAttribute("src")).toMatch(/^blob:/);
+  await expect(img).toHaveAttribute("src", /^blob:/);
   await expect(other.getByTestId("grade-shown")).toContainText("Rita Reviewer");
   await expectAccessible(other, testInfo, "imported-replay");
   await attachScreenshot(other, testInfo, "imported-replay");
