@@ -43,8 +43,11 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** `webPort`: serve the web app there (e.g. a port a phone already lets in); `webEnv`: more environment for `next start` (e.g. DEMO_PHONE_URL). */
-/** `demoPhone`: the demo phone's control API, so the API answers its USB debugging prompt (as under `npm start`). */
+/**
+ * `webPort`: serve the web app there (e.g. a port a phone already lets in); `webEnv`: more environment for `next
+ * start` (e.g. DEMO_PHONE_URL); `demoPhone`: the demo phone's control API, so the API answers its USB debugging
+ * prompt (as under `npm start`).
+ */
 export async function startWebStack(name: string, opts: { webPort?: number; webEnv?: Record<string, string>; demoPhone?: { url: string; token: string } } = {}): Promise<WebStack> {
   const pg: RunningPostgres = await startEmbeddedPostgres({ dataDir: join(mkdtempSync(join(tmpdir(), `phoneloop-e2e-${name}-`)), "data"), ephemeral: true, fast: true });
   const url = pg.urlFor(`phoneloop_${name.replace(/\W/g, "_")}`);
