@@ -110,7 +110,7 @@ async function run() {
   const g = await goal();
   return startRun(t.db, { goalId: g.id, agentId: A() });
 }
-const blob = () => putBlob(t.db, { bytes: randomBytes(16).toString("base64"), mime: "image/png", workspaceId: w.ws });
+const blob = () => putBlob(t.db, { bytes: randomBytes(16), mime: "image/png", workspaceId: w.ws });
 async function sharedBlob() {
   const r = await run();
   const b = await blob();
@@ -121,8 +121,6 @@ async function sharedBlob() {
 const skill = () => saveSkill(t.db, { workspaceId: w.ws, app: "com.loop", appVersion: "1.0", name: rid("skill"), goal: "Search Loop", body: {}, runId: rid("run") });
 const shortcut = async () => (await saveShortcuts(t.db, { workspaceId: w.ws, app: rid("app"), appVersion: "1.0", shortcuts: [{ uri: "loop://home", activity: "com.loop/.Feed" }] }))[0]!;
 const lesson = async () => (await addLessons(t.db, { workspaceId: w.ws, app: "com.loop", goal: "Search Loop", runId: rid("run"), lessons: [{ kind: "failed", text: rid("lesson") }] }))[0]!;
-const suiteRun = () => startSuiteRun(t.db, { workspaceId: w.ws, modelProfile: "reference-policy", tasks: "*", scenarios: "pack", seeds: 1 });
-const attempt = { taskId: "settings_wifi_off", seed: 1, score: 1, reason: "all 2 checks passed", steps: 3, inputTokens: 900, outputTokens: 40, costMicroUsd: 0, durationMs: 4000 };
 const suiteRun = () => startSuiteRun(t.db, { workspaceId: w.ws, modelProfile: "reference-policy", tasks: "*", scenarios: "pack", seeds: 1 });
 const attempt = { taskId: "settings_wifi_off", seed: 1, score: 1, reason: "all 2 checks passed", steps: 3, inputTokens: 900, outputTokens: 40, costMicroUsd: 0, durationMs: 4000 };
 const tokenBy = (issuedBy: string) => issueAgentToken(t.db, { workspaceId: w.ws, name: "Tab", issuedBy });
@@ -197,7 +195,6 @@ const fixtures: Record<string, Fixture> = {
     outsider: "null",
   },
   "evidence.append": { access: "run", input: async () => ({ goalId: (await goal()).id, kind: "observation", summary: "screen", idempotencyKey: rid("ev") }) },
-  "evidence.putBlob": { access: "run", input: async () => ({ bytes: randomBytes(8).toString("base64"), mime: "image/png" }), outsider: "ok" },
   "evidence.blob": { access: "read", input: async () => ({ sha256: (await blob()).sha256 }) },
   "quota.setPolicy": { access: "admin", input: async () => ({ scope: "goal", goalId: (await goal()).id, windowMs: 60_000, maxSteps: 10 }) },
   "quota.shouldRun": { access: "run", input: async () => ({ goalId: (await goal()).id, agentId: A() }) },
@@ -238,7 +235,6 @@ const fixtures: Record<string, Fixture> = {
   "modelSettings.get": { access: "read", input: async () => ({}), outsider: "ok" },
   "modelSettings.status": { access: "read", input: async () => ({}), outsider: "ok" },
   "modelSettings.test": { access: "admin", input: async () => ({}), outsider: "ok" },
-  "demoPhone.allowBrowser": { access: "operate", input: async () => ({}), outsider: "ok" },
   "modelSettings.set": { access: "admin", input: async () => ({ baseUrl: "https://models.example.test/v1", apiKey: "sk-test", models: { executor: "small" } }), outsider: "ok" },
   "policy.get": { access: "read", input: async () => ({}), outsider: "ok" },
   "task.list": { access: "read", input: async () => ({}), outsider: "ok" },
@@ -255,11 +251,6 @@ const fixtures: Record<string, Fixture> = {
   "lesson.add": { access: "run", input: async () => ({ app: "com.loop", goal: "Search Loop", runId: rid("run"), lessons: [{ kind: "worked", text: rid("lesson") }] }), outsider: "ok" },
   "lesson.update": { access: "run", input: async () => ({ lessonId: (await lesson()).id, text: rid("lesson") }) },
   "lesson.delete": { access: "run", input: async () => ({ lessonId: (await lesson()).id }) },
-  "suite.list": { access: "read", input: async () => ({}), outsider: "ok" },
-  "suite.get": { access: "read", input: async () => ({ suiteRunId: (await suiteRun()).id }) },
-  "suite.start": { access: "run", input: async () => ({ modelProfile: "reference-policy", tasks: "settings_*", scenarios: "pack", seeds: 3, perturbations: ["popup"] }), outsider: "ok" },
-  "suite.recordAttempt": { access: "run", input: async () => ({ suiteRunId: (await suiteRun()).id, runId: (await run()).id, ...attempt }) },
-  "suite.finish": { access: "run", input: async () => ({ suiteRunId: (await suiteRun()).id, status: "completed" }) },
   "suite.list": { access: "read", input: async () => ({}), outsider: "ok" },
   "suite.get": { access: "read", input: async () => ({ suiteRunId: (await suiteRun()).id }) },
   "suite.start": { access: "run", input: async () => ({ modelProfile: "reference-policy", tasks: "settings_*", scenarios: "pack", seeds: 3, perturbations: ["popup"] }), outsider: "ok" },
