@@ -115,3 +115,21 @@ describe("parseAction on 10,000 generated inputs", () => {
     }
   });
 });
+
+describe("full-width punctuation is structure outside strings and text inside them", () => {
+  it.each([
+    ['{"type":"type","text":"你好，世界：明天见。"}', "你好，世界：明天见。"],
+    ["{“type”：“type”，“text”：“你好，世界”}", "你好，世界"],
+    ['{"type"："type"，"text"："ｆｕｌｌ（ｗｉｄｔｈ）１２３"}', "ｆｕｌｌ（ｗｉｄｔｈ）１２３"],
+    ['{"type":"type","text":"he said “hi”, then left"}', "he said “hi”, then left"],
+    ['{"type":"type","text":"a \\"quoted\\"，word"}', 'a "quoted"，word'],
+  ])("%s keeps the typed text as written", (input, text) => {
+    const r = parseAction(input);
+    if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`);
+    expect(r.action).toMatchObject({ type: "input_text", text });
+  });
+  it("still reads full-width structure and digits", () => {
+    const r = parseAction("｛“type”：“click”，“x”：５００，“y”：３００｝");
+    expect(r.ok && r.action).toMatchObject({ type: "click", x: 500, y: 300 });
+  });
+});

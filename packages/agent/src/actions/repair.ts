@@ -7,10 +7,35 @@ const FULL_WIDTH: Record<string, string> = {
   "【": "[", "】": "]", "《": "<", "》": ">", "＜": "<", "＞": ">",
 };
 
-/** Full-width punctuation → ASCII, zero-width characters and BOM removed. Full-width digits too. */
+const DOUBLE_QUOTES = new Set(['"', "＂", "“", "”", "„"]);
+
+/**
+ * Full-width punctuation → ASCII and full-width digits → ASCII digits, but only in the JSON's structure: the text
+ * inside a double-quoted string literal is a value (a message to type, a label to match) and is kept as written, so
+ * `{“text”：“你好，世界”}` reads as {"text":"你好，世界"}. A string opened by a curly or full-width quote closes on any
+ * double quote; one opened by an ASCII quote only on an ASCII quote (curly quotes inside it are text). Zero-width characters and the BOM are removed everywhere.
+ */
 export function normalisePunctuation(s: string): string {
   let out = "";
+  let inString: "ascii" | "other" | null = null;
+  let escaped = false;
   for (const ch of s.replace(/[\u200B-\u200D\uFEFF]/g, "")) {
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (ch === "\\") escaped = true;
+      else if (ch === '"' || (inString === "other" && DOUBLE_QUOTES.has(ch))) {
+        inString = null;
+        out += '"';
+        continue;
+      }
+      out += ch;
+      continue;
+    }
+    if (DOUBLE_QUOTES.has(ch)) {
+      inString = ch === '"' ? "ascii" : "other";
+      out += '"';
+      continue;
+    }
     const code = ch.codePointAt(0) ?? 0;
     if (FULL_WIDTH[ch] !== undefined) out += FULL_WIDTH[ch];
     else if (code >= 0xff10 && code <= 0xff19) out += String.fromCharCode(code - 0xff10 + 48);

@@ -30,7 +30,7 @@ function Skills({ canEdit }: { canEdit: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const list = useQuery(trpc.skill.list.queryOptions({}));
-  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.skill.list.queryKey() });
+  const refresh = () => queryClient.invalidateQueries(trpc.skill.list.pathFilter());
   const update = useMutation(trpc.skill.update.mutationOptions({ onSuccess: () => refresh() }));
   const remove = useMutation(trpc.skill.delete.mutationOptions({ onSuccess: () => refresh() }));
   const [editing, setEditing] = useState<string | null>(null);
@@ -173,7 +173,7 @@ function Lessons({ canEdit }: { canEdit: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const list = useQuery(trpc.lesson.list.queryOptions({}));
-  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.lesson.list.queryKey() });
+  const refresh = () => queryClient.invalidateQueries(trpc.lesson.list.pathFilter());
   const update = useMutation(trpc.lesson.update.mutationOptions({ onSuccess: () => refresh() }));
   const remove = useMutation(trpc.lesson.delete.mutationOptions({ onSuccess: () => refresh() }));
   const [editing, setEditing] = useState<string | null>(null);

@@ -39,7 +39,7 @@ function AgentTokens({ all }: { all: boolean }) {
   const pages = { getNextPageParam: (page: { nextCursor: string | null }) => page.nextCursor };
   const list = useInfiniteQuery(all ? trpc.agentToken.listAll.infiniteQueryOptions({}, pages) : trpc.agentToken.list.infiniteQueryOptions({}, pages));
   const [issued, setIssued] = useState<string | null>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: (all ? trpc.agentToken.listAll : trpc.agentToken.list).queryKey() });
+  const refresh = () => queryClient.invalidateQueries((all ? trpc.agentToken.listAll : trpc.agentToken.list).pathFilter());
   const issue = useMutation(
     trpc.agentToken.issue.mutationOptions({
       onSuccess: async (r) => {

@@ -132,7 +132,7 @@ function ModelSettingsForm({ current }: { current: SettingsView | null }) {
     trpc.modelSettings.set.mutationOptions({
       onSuccess: async () => {
         toast.success("Model settings saved");
-        await Promise.all([queryClient.invalidateQueries({ queryKey: trpc.modelSettings.get.queryKey() }), queryClient.invalidateQueries({ queryKey: trpc.modelSettings.status.queryKey() })]);
+        await Promise.all([queryClient.invalidateQueries(trpc.modelSettings.get.pathFilter()), queryClient.invalidateQueries(trpc.modelSettings.status.pathFilter())]);
       },
     }),
   );

@@ -36,7 +36,7 @@ export function ShareDialog({ runId }: { runId: string }) {
   const queryClient = useQueryClient();
   const scan = useQuery({ ...trpc.share.scan.queryOptions({ runId }), enabled: open, staleTime: 0 });
   const shares = useQuery({ ...trpc.share.list.queryOptions({ runId }), enabled: open });
-  const refreshShares = () => queryClient.invalidateQueries({ queryKey: trpc.share.list.queryKey() });
+  const refreshShares = () => queryClient.invalidateQueries(trpc.share.list.pathFilter());
   const create = useMutation(
     trpc.share.create.mutationOptions({
       onSuccess: async ({ token }) => {
