@@ -217,6 +217,7 @@ const fixtures: Record<string, Fixture> = {
   "turn.result": { access: "run", input: async () => ({ ...pick(await running(), "todoId", "agentId", "leaseKey"), idempotencyKey: rid("turn"), kind: "repair_required", summary: "tap missed" }) },
   "board.get": { access: "read", input: async () => ({ goalId: (await goal()).id }) },
   "board.attention": { access: "read", input: async () => ({}), outsider: "ok" },
+  "demoPhone.allowBrowser": { access: "operate", input: async () => ({}), outsider: "ok" },
   "board.history": { access: "read", input: async () => ({ goalId: (await goal()).id }) },
   "board.goals": { access: "read", input: async () => ({}), outsider: "ok" },
   "event.stream": { access: "read", input: async () => ({ goalId: (await goal()).id }) },

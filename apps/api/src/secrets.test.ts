@@ -65,7 +65,7 @@ describe("API error bodies", () => {
     await settings(`http://127.0.0.1:9/v1?key=${MODEL_KEY}`);
     answers.push(["unreachable upstream with the key in its URL", await model(agentHeaders)]);
     answers.push(["anonymous tRPC", await fetch(`${api.url}/trpc/modelSettings.get?input=${encodeURIComponent('{"json":{}}')}`)]);
-    answers.push(["agent on an admin procedure", await fetch(`${api.url}/trpc/modelSettings.get?input=${encodeURIComponent('{"json":{}}')}`, { headers: agentHeaders })]);
+    answers.push(["agent on an admin procedure", await fetch(`${api.url}/trpc/agentToken.listAll?input=${encodeURIComponent('{"json":{}}')}`, { headers: agentHeaders })]);
     answers.push(["bad tRPC input", await fetch(`${api.url}/trpc/goal.create`, { method: "POST", headers: agentHeaders, body: '{"json":{"title":5}}' })]);
     answers.push(["no route", await fetch(`${api.url}/nowhere`)]);
     answers.push(["sign-in", await fetch(`${api.url}/api/auth/sign-in/email`, { method: "POST", headers: { "content-type": "application/json", origin: "http://127.0.0.1:3000" }, body: '{"email":"x@example.test","password":"wrong password"}' })]);

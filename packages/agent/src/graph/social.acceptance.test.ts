@@ -9,6 +9,7 @@ import { runAgent } from "./run.ts";
 import { WorkerKilled } from "./state.ts";
 import type { Device } from "../ports.ts";
 import { startHarness, planOf, type Harness } from "../testing/harness.ts";
+import { FakeClock } from "../testing/fake-clock.ts";
 import type { RecordedRequest, ScriptedReply } from "../testing/scripted-model-server.ts";
 import { fencedRegions } from "../prompts/fence.ts";
 
@@ -58,6 +59,9 @@ function socialExecutor(query: string) {
 }
 
 describe("social search task on the virtual phone", () => {
+  // The phone's skeletons, popups and toasts run on the runtime's clock: a `wait` the model asks for moves the phone's
+  // time as much as the runtime's, so how many waits a slow load takes does not depend on how fast this machine is.
+  const clock = new FakeClock();
   let phone: VirtualPhone;
   let device: AdbDevice;
   let h: Harness | undefined;
@@ -65,7 +69,7 @@ describe("social search task on the virtual phone", () => {
     // the phone already lists the agent's key in adb_keys, as a phone that allowed this computer does
     const credentialStore = new MemoryCredentialStore();
     const key = await credentialStore.generateKey();
-    phone = await startVirtualPhone({ scenario: "social", seed: 7, adbKeys: [adbPublicKeyLine(key.buffer, key.name ?? credentialStore.name)] });
+    phone = await startVirtualPhone({ scenario: "social", seed: 7, clock, adbKeys: [adbPublicKeyLine(key.buffer, key.name ?? credentialStore.name)] });
     device = new AdbDevice(await connectTcp({ host: "127.0.0.1", port: phone.adbPort, credentialStore }));
   });
   afterAll(async () => {
@@ -79,6 +83,7 @@ describe("social search task on the virtual phone", () => {
     const executor = socialExecutor(String((task.params as Record<string, unknown>).query));
     let gates = 0;
     h = await startHarness({
+      clock,
       device,
       executor: Array.from({ length: 60 }, () => executor),
       planner: [planOf([{ id: "collect", title: goal, app: "com.phoneloop.social" }])],
@@ -116,6 +121,7 @@ describe("social search task on the virtual phone", () => {
     const { task, goal } = phone.engine.startTask("social_collect_views");
     const executor = socialExecutor(String((task.params as Record<string, unknown>).query));
     h = await startHarness({
+      clock,
       device,
       executor: Array.from({ length: 60 }, () => executor),
       planner: [planOf([{ id: "collect", title: goal, app: "com.phoneloop.social" }])],

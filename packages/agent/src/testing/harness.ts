@@ -16,6 +16,8 @@ export interface HarnessInit {
   summarizer?: ScriptEntry[];
   onGate?: (g: GateRecord) => GateAnswer | undefined | Promise<GateAnswer | undefined>;
   rejectResponseFormat?: boolean;
+  /** The runtime's clock; a test passes the one its virtual phone runs on, so a `wait` moves both (default: a new one). */
+  clock?: FakeClock;
 }
 
 export interface Harness {
@@ -42,7 +44,7 @@ export async function startHarness(init: HarnessInit): Promise<Harness> {
       { match: (r) => r.model === "executor-model", replies: init.executor },
     ],
   });
-  const clock = new FakeClock();
+  const clock = init.clock ?? new FakeClock();
   const cp = new MemoryControlPlane({ clock, ...(init.onGate ? { onGate: init.onGate } : {}) });
   const models = createModels({
     executor: { baseURL: server.baseURL, model: "executor-model", price: { inputPerMTok: 2.5, outputPerMTok: 10 } },
