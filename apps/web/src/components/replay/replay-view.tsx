@@ -10,6 +10,7 @@ import { ActionOverlay } from "../gate/action-overlay.tsx";
 import { ReplayCharts } from "./replay-charts.tsx";
 import { actionOf, formatMicroUsd, formatMs, formatWhen, GRADE_MEANING, remindsModel, type ReplayNote, type ReplaySource, type ReplayStep } from "./replay-data.ts";
 import styles from "./replay.module.css";
+import { StatusPill } from "../ui/status-pill.tsx";
 
 const SPEEDS = [1, 2, 4] as const;
 /** How long a step stays on screen when playing at 1×. */
@@ -109,7 +110,7 @@ export function ReplayView({ source, actions, review, live, origin }: ReplayView
           {origin ? <p className={styles.origin}>{origin}</p> : null}
           <h1>{header.goal.title}</h1>
           <p className={styles.meta}>
-            <span className={`${styles.status} ${styles[`status_${header.run.status}`] ?? ""}`}>{header.run.status}</span>
+            <StatusPill status={header.run.status} />
             {header.run.endReason ? <> ({header.run.endReason.replace(/_/g, " ")})</> : null} · by {header.agent.name} ({header.agent.kind}) · started{" "}
             {formatWhen(header.run.startedAt)}
             {header.run.endedAt ? <> · ended {formatWhen(header.run.endedAt)}</> : null} {live}

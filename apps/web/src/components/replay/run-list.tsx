@@ -8,6 +8,7 @@ import { Problem } from "../problem.tsx";
 import uiStyles from "../ui/ui.module.css";
 import { formatWhen } from "./replay-data.ts";
 import styles from "./replay.module.css";
+import { StatusPill } from "../ui/status-pill.tsx";
 
 export function RunList() {
   const { apiUrl } = useApi();
@@ -49,7 +50,7 @@ export function RunList() {
                   <Link href={`/runs/${encodeURIComponent(r.id)}`}>{r.goalTitle}</Link>
                 </td>
                 <td>
-                  <span className={`${styles.status} ${styles[`status_${r.status}`] ?? ""}`}>{r.status}</span>
+                  <StatusPill status={r.status} />
                 </td>
                 <td>{r.stepCount}</td>
                 <td>{r.agentName}</td>

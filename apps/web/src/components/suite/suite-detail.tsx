@@ -7,6 +7,7 @@ import { useTRPC } from "../../lib/trpc.ts";
 import { Problem } from "../problem.tsx";
 import { rateText, round1, scoreClass, seconds, usd, when } from "./suite-format.ts";
 import styles from "./suite.module.css";
+import { StatusPill } from "../ui/status-pill.tsx";
 
 export function SuiteDetail({ suiteRunId }: { suiteRunId: string }) {
   const { apiUrl } = useApi();
@@ -27,7 +28,7 @@ export function SuiteDetail({ suiteRunId }: { suiteRunId: string }) {
           </h1>
           <p className={styles.meta}>
             Started {when(s.startedAt)} · {s.seeds} seed{s.seeds === 1 ? "" : "s"} · perturbations: {s.perturbations.length ? s.perturbations.join(", ") : "none"} · tasks from {s.scenarios} ·{" "}
-            <span className={`${styles.status} ${styles[`status_${s.status}`] ?? ""}`}>{s.status}</span>
+            <StatusPill status={s.status} />
           </p>
         </div>
       </header>

@@ -9,6 +9,7 @@ import { Problem } from "../problem.tsx";
 import uiStyles from "../ui/ui.module.css";
 import { rateText, round1, usd, when } from "./suite-format.ts";
 import styles from "./suite.module.css";
+import { StatusPill } from "../ui/status-pill.tsx";
 
 export function SuiteList() {
   const { apiUrl } = useApi();
@@ -78,7 +79,7 @@ export function SuiteList() {
                   <td className={styles.num}>{s.seeds}</td>
                   <td>{s.perturbations.length ? s.perturbations.join(", ") : "none"}</td>
                   <td>
-                    <span className={`${styles.status} ${styles[`status_${s.status}`] ?? ""}`}>{s.status}</span>
+                    <StatusPill status={s.status} />
                   </td>
                   <td className={styles.num}>{s.figures.attempts}</td>
                   <td>{s.figures.attempts ? rateText(s.figures.successRate) : "—"}</td>
