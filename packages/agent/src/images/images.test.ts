@@ -80,6 +80,9 @@ describe("tokens", () => {
     expect(countTextTokens("hello world")).toBe(2);
     expect(countTextTokens("")).toBe(0);
     expect(countTextTokens("手机智能体")).toBeGreaterThan(1);
+    expect(countTextTokens("手机智能体 搜索 'mobile AI agents'")).toBe(10);
+    // A special token's text on a screen is counted as the text it is, never refused.
+    expect(countTextTokens("Tap <|endoftext|> then <|im_start|>")).toBe(15);
   });
   it("counts images with the provider formulas", () => {
     expect(countImageTokens(461, 1024)).toBe(85 + 170 * 2);

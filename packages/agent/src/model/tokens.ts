@@ -1,13 +1,12 @@
 // Token accounting for a request as sent: text with a real tokenizer (o200k_base, bundled ranks, no download),
-// images with the provider's formula.
-import { Tiktoken } from "js-tiktoken/lite";
-import o200k_base from "js-tiktoken/ranks/o200k_base";
+// images with the provider's formula. gpt-tokenizer ships the ranks ready to use: its encoder is up in a few hundred
+// ms, where building js-tiktoken's from its compressed ranks took seconds on a loaded machine — paid by every
+// worker's first model call, so by every resumed run.
+import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import type { ChatMessage } from "../ports.ts";
 
-let encoder: Tiktoken | null = null;
-function enc(): Tiktoken {
-  return (encoder ??= new Tiktoken(o200k_base));
-}
+/** Special tokens' text counts as ordinary text (a screen may show "<|endoftext|>"): none allowed, none refused. */
+const AS_TEXT = { allowedSpecial: new Set<string>(), disallowedSpecial: new Set<string>() };
 
 // The system prompt and other repeated parts are counted once: tokenizing is the costliest part of accounting.
 const cache = new Map<string, number>();
@@ -17,7 +16,7 @@ export function countTextTokens(text: string): number {
   if (!text) return 0;
   const hit = cache.get(text);
   if (hit !== undefined) return hit;
-  const n = enc().encode(text, [], []).length;
+  const n = encode(text, AS_TEXT).length;
   if (text.length >= 64) {
     if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
     cache.set(text, n);
