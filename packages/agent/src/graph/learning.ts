@@ -5,7 +5,7 @@
 import type { LessonKind } from "../ports.ts";
 import { goalSimilarity, lessonsFor } from "../memory/lessons.ts";
 import { appManifest, appsOfGoal, launcherApps } from "../shortcuts/discover.ts";
-import { validateShortcut } from "../shortcuts/validate.ts";
+import { validateShortcuts } from "../shortcuts/validate.ts";
 import { readSkillBody, describeSelector, type SkillBody } from "../skills/contract.ts";
 import { distilSkill, recordedActions, skillName } from "../skills/distil.ts";
 import type { RunContext } from "./state.ts";
@@ -127,13 +127,11 @@ export async function learnFromRun(ctx: RunContext, run: RunRecords, lessons: { 
     await cp.saveSkill({ app: body.app, appVersion: version, name, goal: t.title.slice(0, 20_000), body: body as unknown as Record<string, unknown>, runId: run.runId });
   }
 
-  // Shortcuts of the run's apps not tried yet: tried now, on this phone, after the work is done.
-  const settle = settleOf(ctx);
-  for (const app of learned.apps) {
-    const shortcuts = await cp.listShortcuts({ app: app.packageName, appVersion: app.version, status: "discovered" });
-    for (const s of shortcuts) {
-      const v = await validateShortcut(device, s, settle);
-      await cp.recordShortcutValidation({ shortcutId: s.id, ok: v.ok, ...(v.ok ? {} : { reason: v.reason.slice(0, 1000) }) });
-    }
-  }
+  // Shortcuts of the run's apps not tried yet: tried now, on this phone, after the work is done; the phone is put
+  // back on the screen the run ended on (part of its outcome).
+  const untried = [];
+  for (const app of learned.apps) untried.push(...(await cp.listShortcuts({ app: app.packageName, appVersion: app.version, status: "discovered" })));
+  await validateShortcuts(device, untried, settleOf(ctx), async (s, v) => {
+    await cp.recordShortcutValidation({ shortcutId: s.id, ok: v.ok, ...(v.ok ? {} : { reason: v.reason.slice(0, 1000) }) });
+  });
 }

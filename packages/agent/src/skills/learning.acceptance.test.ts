@@ -187,6 +187,41 @@ describe("skills", () => {
 });
 
 describe("shortcuts and lessons", () => {
+  it("validating shortcuts after a run leaves the phone on the screen the run ended on: home, or the app's screen", { timeout: 120_000 }, async () => {
+    const lampOf = (req: RecordedRequest) => /Welcome to Lamp|Lamp 1\.0/.test(screenOf(req));
+    // Ends on the home screen: opens Lamp, goes home, done.
+    let wentHome = false;
+    const homeward = (req: RecordedRequest): ScriptedReply => {
+      if (wentHome) return reply({ type: "status", status: "complete", summary: "Back home." });
+      if (!lampOf(req)) return reply({ type: "open_app", app: "com.example.lamp" });
+      wentHome = true;
+      return reply({ type: "navigate_home" });
+    };
+    const a = await phone("plain", 1);
+    h = await learningHarness(a.device, homeward);
+    await runAgent(h.ports, { goal: a.goal, agent });
+    expect((await h.cp.listShortcuts({ app: "com.example.lamp", appVersion: "1.0 (1)" })).map((s) => s.status)).toEqual(["validated", "validated"]);
+    expect(a.phone.engine.state().focusedWindow).toMatch(/launcher/i);
+    await h.stop();
+
+    // Ends on Lamp's About screen; the deeplinks opened About and Controls on top of it.
+    let onAbout = false;
+    const toAbout = (req: RecordedRequest): ScriptedReply => {
+      if (/Lamp 1\.0/.test(screenOf(req)) && onAbout) return reply({ type: "status", status: "complete", summary: "On About." });
+      const about = find(req, /id="?open_about/);
+      if (about) {
+        onAbout = true;
+        return reply({ type: "click", element: about });
+      }
+      return reply({ type: "open_app", app: "com.example.lamp" });
+    };
+    const b = await phone("plain", 2);
+    h = await learningHarness(b.device, toAbout);
+    await runAgent(h.ports, { goal: b.goal, agent });
+    expect((await h.cp.listShortcuts({ app: "com.example.lamp", appVersion: "1.0 (1)" })).map((s) => s.status)).toEqual(["validated", "validated"]);
+    expect(b.phone.engine.state().focusedWindow).toBe("com.example.lamp/com.example.lamp.AboutActivity");
+  });
+
   it("a broken deeplink is retired after one failed validation and never offered; lessons reach the same app's next run, not another app's", { timeout: 120_000 }, async () => {
     const a = await phone("broken_link", 1);
     h = await learningHarness(a.device, lampExecutor(), [{ kind: "failed", text: "About is a detour: the switch is under Controls." }]);
