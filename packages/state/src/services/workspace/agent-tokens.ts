@@ -38,13 +38,25 @@ export interface VerifiedAgentToken {
   agentId: string | null;
 }
 
-/** The token's principal fields, or null when it is unknown or revoked. Records the use. */
+/** How fresh a token's `lastUsedAt` is kept: the list shows its last use to the minute. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
+/**
+ * The token's principal fields, or null when it is unknown or revoked. Records the use to the minute: one statement
+ * that reads the token and moves `lastUsedAt` only when it is older than LAST_USED_RESOLUTION_MS, so the requests
+ * of an agent at work (several per step) do not each write and flush a row.
+ */
 export async function verifyAgentToken(db: DbOrTx, token: string, ctx?: OperatorContext): Promise<VerifiedAgentToken | null> {
   if (!token.startsWith(AGENT_TOKEN_PREFIX) || token.length > 200) return null;
   const rows = await db.$queryRaw<VerifiedAgentToken[]>`
-    UPDATE "AgentToken" SET "lastUsedAt" = COALESCE(${clockDate(ctx) ?? null}::timestamptz, now())
-    WHERE "tokenHash" = ${hashSecret(token)} AND "revokedAt" IS NULL
-    RETURNING "id" AS "tokenId", "workspaceId", "agentId"`;
+    WITH tm AS (SELECT COALESCE(${clockDate(ctx) ?? null}::timestamptz, now()) AS "now"),
+    t AS (SELECT "id", "workspaceId", "agentId", "lastUsedAt" FROM "AgentToken" WHERE "tokenHash" = ${hashSecret(token)} AND "revokedAt" IS NULL),
+    used AS (
+      UPDATE "AgentToken" a SET "lastUsedAt" = tm."now" FROM t, tm
+      WHERE a."id" = t."id" AND a."revokedAt" IS NULL
+        AND (t."lastUsedAt" IS NULL OR t."lastUsedAt" <= tm."now" - ${LAST_USED_RESOLUTION_MS} * interval '1 millisecond')
+    )
+    SELECT "id" AS "tokenId", "workspaceId", "agentId" FROM t`;
   return rows[0] ?? null;
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, rid, seedAgent, seedGoal, seedMember, seedTodos, seedUser, seedWorkspace, type TestDatabase } from "../../testing/index.ts";
+import { createTestDatabase, manualClock, rid, seedAgent, seedGoal, seedMember, seedTodos, seedUser, seedWorkspace, type TestDatabase } from "../../testing/index.ts";
 import type { StateError } from "../../domain/errors.ts";
 import { claimNext } from "../todo/claim-next.ts";
 import { appendEvidence } from "../evidence/append-evidence.ts";
@@ -9,7 +9,7 @@ import { putBlob } from "../blob/put-blob.ts";
 import { getBlob } from "../blob/read-blob.ts";
 import { goalList } from "../../projections/goal-list.ts";
 import { addMember, listMembers, removeMember, setMemberRole } from "./members.ts";
-import { issueAgentToken, listAgentTokens, revokeAgentToken, verifyAgentToken } from "./agent-tokens.ts";
+import { issueAgentToken, LAST_USED_RESOLUTION_MS, listAgentTokens, revokeAgentToken, verifyAgentToken } from "./agent-tokens.ts";
 import { scopeToWorkspace } from "./scope.ts";
 
 let t: TestDatabase;
@@ -99,6 +99,25 @@ describe("agent tokens", () => {
     expect((await err(revokeAgentToken(t.db, { workspaceId: workspace.id, tokenId, issuedBy: operator.userId })))?.code).toBe("NOT_FOUND");
     await revokeAgentToken(t.db, { workspaceId: workspace.id, tokenId });
     expect(await verifyAgentToken(t.db, token)).toBeNull();
+  });
+
+  it("records its last use to the minute: a token at work moves lastUsedAt once a minute, not on every request", async () => {
+    const { workspace, admin } = await seedWorkspace(t.db);
+    const { token, tokenId } = await issueAgentToken(t.db, { workspaceId: workspace.id, name: "Busy", issuedBy: admin.id });
+    const clock = manualClock(new Date("2026-11-30T10:00:00Z"));
+    const lastUsed = async () => (await t.db.agentToken.findUniqueOrThrow({ where: { id: tokenId } })).lastUsedAt?.toISOString();
+    expect(await verifyAgentToken(t.db, token, { clock })).toMatchObject({ tokenId });
+    expect(await lastUsed()).toBe("2026-11-30T10:00:00.000Z");
+    clock.advance(LAST_USED_RESOLUTION_MS - 1);
+    expect(await verifyAgentToken(t.db, token, { clock })).toMatchObject({ tokenId });
+    expect(await lastUsed()).toBe("2026-11-30T10:00:00.000Z");
+    clock.advance(1);
+    expect(await verifyAgentToken(t.db, token, { clock })).toMatchObject({ tokenId });
+    expect(await lastUsed()).toBe("2026-11-30T10:01:00.000Z");
+    await revokeAgentToken(t.db, { workspaceId: workspace.id, tokenId });
+    clock.advance(5 * LAST_USED_RESOLUTION_MS);
+    expect(await verifyAgentToken(t.db, token, { clock })).toBeNull();
+    expect(await lastUsed()).toBe("2026-11-30T10:01:00.000Z");
   });
 
   it("binds to the agent it registers first: no second agent, no takeover by another token or workspace", async () => {
