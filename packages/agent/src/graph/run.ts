@@ -216,6 +216,8 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
   };
   let promptTokens = 0;
   let modelMs = 0;
+  /** The phone's own time carrying out the step's action (inside the perform phase): the action, not overhead. */
+  let actionMs = 0;
   let phases: Record<string, number> = {};
   /** The model's raw replies of the step being taken: the replay shows them, labelled as the model's words. */
   let replies: string[] = [];
@@ -311,8 +313,9 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
   const emit = (event: AgentEvent): void => {
     if (event.type !== "step") return ctx.onEvent?.(event);
     const total = Object.values(phases).reduce((a, b) => a + b, 0);
-    ctx.onEvent?.({ ...event, promptTokens, modelMs, overheadMs: total - modelMs, phases });
+    ctx.onEvent?.({ ...event, promptTokens, modelMs, actionMs, overheadMs: total - modelMs - actionMs, phases });
     phases = {};
+    actionMs = 0;
     replies = [];
     promptTokens = 0;
     modelMs = 0;
@@ -447,10 +450,17 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
       case "perform": {
         const a = e.action;
         if (a.type === "wait") {
+          const waiting = clock.monotonic();
           await clock.sleep(a.ms ?? 1000, ctx.signal).catch(() => undefined);
+          actionMs += clock.monotonic() - waiting;
           return { type: "performed", outcome: "waited" };
         }
-        const done = await retryDevice(ctx, describeAction(a), ctx.config.executeRetries, () => perform(ctx.ports.device, a, e.px, e.screen));
+        // The action's time is the attempt that carried it out (a failed attempt and the pause before a retry are not).
+        const done = await retryDevice(ctx, describeAction(a), ctx.config.executeRetries, async () => {
+          const attempt = clock.monotonic();
+          await perform(ctx.ports.device, a, e.px, e.screen);
+          actionMs += clock.monotonic() - attempt;
+        });
         guard(ctx);
         if (!done.ok) return { type: "perform_failed", lost: done.lost, message: done.message, attempts: done.attempts };
         // Settling is the device's: the frame it settled on (and the tree it read for its loading check) are the

@@ -226,7 +226,12 @@ export type AgentEvent =
   | { type: "node"; node: NodeName }
   /** A model call is still pending after elapsedMs (every config.modelProgressMs). */
   | { type: "model_progress"; role: ModelRole; elapsedMs: number; attempt: number }
-  | { type: "step"; stepIndex: number; todoId: string; action: string; outcome: string; promptTokens: number; overheadMs: number; modelMs: number; phases?: Record<string, number> }
+  /**
+   * An executor step's figures. `phases` (ms) add up to the step's wall time; `actionMs` is the part of `perform`
+   * the phone spent carrying out the action (input injection: a swipe lasts its gesture, a wait its pause), and
+   * `overheadMs` the runtime's own part: the step's time minus the model's and the action's (settling counts).
+   */
+  | { type: "step"; stepIndex: number; todoId: string; action: string; outcome: string; promptTokens: number; overheadMs: number; modelMs: number; actionMs?: number; phases?: Record<string, number> }
   | { type: "anomaly"; kind: string; message: string }
   | { type: "gate"; gateId: string; question: string }
   | { type: "gate_decision"; gateId: string; status: string }
