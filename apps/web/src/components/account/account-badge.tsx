@@ -8,8 +8,8 @@ import { useApi } from "../../lib/api.tsx";
 import { useSession } from "../../lib/session.tsx";
 import styles from "./account.module.css";
 
-/** Pages a signed-out person may open. */
-const OPEN_PAGES = ["/sign-in", "/setup", "/invite", "/share"];
+/** Pages a signed-out person may open (an exported run opens in any browser: the file never leaves it). */
+const OPEN_PAGES = ["/sign-in", "/setup", "/invite", "/share", "/runs/import"];
 
 export function AccountBadge() {
   const session = useSession();
