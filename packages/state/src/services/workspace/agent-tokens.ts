@@ -6,7 +6,7 @@ import { parseInput } from "../../domain/input.ts";
 import { pageOf, PageFields, type Page } from "../../domain/page.ts";
 import { pageQuery } from "../../projections/page-query.ts";
 import { Id, ShortText } from "../../domain/schemas.ts";
-import { actorOf, appendEvent, clockDate, inTx, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
+import { actorOf, appendEvent, clockDate, inTx, randomId, rawStatement, timeCte, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { hashSecret, newSecret } from "./secret-token.ts";
 
 export const AGENT_TOKEN_PREFIX = "plt_";
@@ -48,15 +48,18 @@ export const LAST_USED_RESOLUTION_MS = 60_000;
  */
 export async function verifyAgentToken(db: DbOrTx, token: string, ctx?: OperatorContext): Promise<VerifiedAgentToken | null> {
   if (!token.startsWith(AGENT_TOKEN_PREFIX) || token.length > 200) return null;
-  const rows = await db.$queryRaw<VerifiedAgentToken[]>`
-    WITH tm AS (SELECT COALESCE(${clockDate(ctx) ?? null}::timestamptz, now()) AS "now"),
-    t AS (SELECT "id", "workspaceId", "agentId", "lastUsedAt" FROM "AgentToken" WHERE "tokenHash" = ${hashSecret(token)} AND "revokedAt" IS NULL),
-    used AS (
-      UPDATE "AgentToken" a SET "lastUsedAt" = tm."now" FROM t, tm
-      WHERE a."id" = t."id" AND a."revokedAt" IS NULL
-        AND (t."lastUsedAt" IS NULL OR t."lastUsedAt" <= tm."now" - ${LAST_USED_RESOLUTION_MS} * interval '1 millisecond')
-    )
-    SELECT "id" AS "tokenId", "workspaceId", "agentId" FROM t`;
+  const rows = await rawStatement<VerifiedAgentToken>(
+    db,
+    `WITH ${timeCte("$1")},
+     t AS (SELECT "id", "workspaceId", "agentId", "lastUsedAt" FROM "AgentToken" WHERE "tokenHash" = $2 AND "revokedAt" IS NULL),
+     used AS (
+       UPDATE "AgentToken" a SET "lastUsedAt" = tm."now" FROM t, tm
+       WHERE a."id" = t."id" AND a."revokedAt" IS NULL
+         AND (t."lastUsedAt" IS NULL OR t."lastUsedAt" <= tm."now" - $3 * interval '1 millisecond')
+     )
+     SELECT "id" AS "tokenId", "workspaceId", "agentId" FROM t`,
+    [clockDate(ctx) ?? null, hashSecret(token), LAST_USED_RESOLUTION_MS],
+  );
   return rows[0] ?? null;
 }
 
