@@ -299,7 +299,7 @@ test("the demo phone is one click, and a tab in worker mode takes a teammate's n
   await expect(page.getByTestId("run-progress")).toContainText("taken in worker mode");
   const done = await admin.board.get.query({ goalId: goal.id });
   expect(done.lanes.find((l) => l.state === "done")!.cards.map((c) => c.title)).toEqual(["Note the time"]);
-  const runs = await admin.goal.runs.query({ goalId: goal.id });
+  const runs = (await admin.goal.runs.query({ goalId: goal.id })).items;
   expect(runs.map((r) => ({ status: r.status, agentId: r.agentId }))).toEqual([{ status: "completed", agentId }]);
   await attachScreenshot(page, testInfo, "devices-worker");
   await teammate.close();
@@ -330,7 +330,7 @@ test("pause stops the run before its next step; resume goes on from the board in
   goalResumed = true;
   await page.getByRole("button", { name: "Resume goal" }).click();
   await expect(page.getByTestId("run-outcome")).toHaveAttribute("data-status", "completed", { timeout: 60_000 });
-  const runs = await admin.goal.runs.query({ goalId: goal.id });
+  const runs = (await admin.goal.runs.query({ goalId: goal.id })).items;
   expect(runs.map((r) => r.status)).toEqual(["completed", "blocked"]);
   // Paused between steps the runtime ends with goal_paused; paused while a model call is in flight, the model proxy
   // refuses the call for the paused goal and the run ends as model_failed (its reason names the pause, as above).

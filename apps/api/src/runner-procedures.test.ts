@@ -67,11 +67,11 @@ describe("the runner's procedures", () => {
     const agent = await registerAgent(t.db, { id: `agent_runs_${Date.now()}`, workspaceId: a.ws, name: "tab", kind: "browser", capabilities: ["phone"] });
     await replanTodos(t.db, { goalId: goal.id, idempotencyKey: "plan", reason: "test", ops: [{ op: "add", todo: { id: `todo_${goal.id}`, title: "the thing", requiredCapabilities: ["phone"] } }] });
     const run = await startRun(t.db, { goalId: goal.id, agentId: agent.id });
-    expect(await a.viewer.goal.runs({ goalId: goal.id })).toEqual([expect.objectContaining({ id: run.id, status: "running", agentId: agent.id, steps: 0, leaseUntil: null })]);
+    expect((await a.viewer.goal.runs({ goalId: goal.id })).items).toEqual([expect.objectContaining({ id: run.id, status: "running", agentId: agent.id, steps: 0, leaseUntil: null })]);
 
     const claim = await claimNext(t.db, { goalId: goal.id, agentId: agent.id, ttlMs: 30_000 });
     expect(claim.claimed).toBe(true);
-    const [listed] = await a.viewer.goal.runs({ goalId: goal.id });
+    const [listed] = (await a.viewer.goal.runs({ goalId: goal.id })).items;
     expect(listed!.leaseUntil).toBeInstanceOf(Date);
     expect(listed!.leaseUntil!.getTime()).toBe(claim.claimed ? claim.lease.expiresAt.getTime() : 0);
 
@@ -80,7 +80,7 @@ describe("the runner's procedures", () => {
 
     // The board's workers: the agent, its phone, the todo it holds; another workspace does not see it.
     await t.db.agent.update({ where: { id: agent.id }, data: { meta: { device: { serial: "emulator-5554", model: "Pixel 8" } } } });
-    expect(await a.viewer.agent.list({})).toEqual([expect.objectContaining({ id: agent.id, kind: "browser", device: { serial: "emulator-5554", model: "Pixel 8" }, holding: 1 })]);
-    expect((await other.viewer.agent.list({})).map((x) => x.id)).not.toContain(agent.id);
+    expect((await a.viewer.agent.list({})).items).toEqual([expect.objectContaining({ id: agent.id, kind: "browser", device: { serial: "emulator-5554", model: "Pixel 8" }, holding: 1 })]);
+    expect((await other.viewer.agent.list({})).items.map((x) => x.id)).not.toContain(agent.id);
   });
 });

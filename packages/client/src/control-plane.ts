@@ -264,7 +264,7 @@ export function createControlPlane(client: ApiClient, opts: ControlPlaneOptions)
 
     // ── learning: skills, deeplink shortcuts, lessons ──
     async listSkills(filter) {
-      return (await call("skill.list", () => client.skill.list.query(filter))).map(skillOf);
+      return (await readAllPages((cursor) => call("skill.list", () => client.skill.list.query({ ...filter, cursor, limit: PAGE_LIMIT.max })))).map(skillOf);
     },
     async saveSkill(input) {
       return skillOf(await call("skill.save", () => client.skill.save.mutate(input)));
@@ -276,7 +276,7 @@ export function createControlPlane(client: ApiClient, opts: ControlPlaneOptions)
       await call("skill.recordUse", () => client.skill.recordUse.mutate(input));
     },
     async listShortcuts(filter) {
-      return (await call("shortcut.list", () => client.shortcut.list.query(filter))).map(shortcutOf);
+      return (await readAllPages((cursor) => call("shortcut.list", () => client.shortcut.list.query({ ...filter, cursor, limit: PAGE_LIMIT.max })))).map(shortcutOf);
     },
     async saveShortcuts(input) {
       return (await call("shortcut.save", () => client.shortcut.save.mutate(input))).map(shortcutOf);
@@ -285,7 +285,7 @@ export function createControlPlane(client: ApiClient, opts: ControlPlaneOptions)
       return shortcutOf(await call("shortcut.recordValidation", () => client.shortcut.recordValidation.mutate(input)));
     },
     async listLessons(filter) {
-      return (await call("lesson.list", () => client.lesson.list.query(filter))).map(lessonOf);
+      return (await readAllPages((cursor) => call("lesson.list", () => client.lesson.list.query({ ...filter, cursor, limit: PAGE_LIMIT.max })))).map(lessonOf);
     },
     async addLessons(input) {
       return (await call("lesson.add", () => client.lesson.add.mutate(input))).map(lessonOf);

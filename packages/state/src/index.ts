@@ -132,4 +132,6 @@ export { runDetail, RunDetailInput, type RunDetail } from "./projections/run-det
 export { runReplay, RunReplayInput, runSteps, RunStepsInput, runList, RunListInput, type RunListItem, type RunReplay, type ReplayStep, type ReplayScreen, type ReplayNote, type ReplayModelCall } from "./projections/run-replay.ts";
 export { evidenceByKey, EvidenceByKeyInput } from "./projections/evidence-by-key.ts";
 export { goalList, GoalListInput, type GoalListItem } from "./projections/goal-list.ts";
+export { agentList, AgentListInput, type AgentListItem } from "./projections/agent-list.ts";
+export { goalRuns, GoalRunsInput, type GoalRunItem } from "./projections/goal-runs.ts";
 export { suiteRunList, SuiteRunListInput, suiteRunDetail, SuiteRunDetailInput, suiteFigures, type SuiteRunListItem, type SuiteRunDetail, type SuiteFigures } from "./projections/suite-runs.ts";

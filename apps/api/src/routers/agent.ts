@@ -1,8 +1,6 @@
 import type { TRPCRouterRecord } from "@trpc/server";
-import { heartbeatAgent, HeartbeatAgentInput, registerAgent, RegisterAgentInput } from "@phoneloop/state";
-import { z } from "zod";
+import { agentList, AgentListInput, heartbeatAgent, HeartbeatAgentInput, PAGE_LIMIT, registerAgent, RegisterAgentInput } from "@phoneloop/state";
 import { allow } from "../trpc.ts";
-import { agentList } from "./agent-list.ts";
 
 export const agentRouter = {
   /** In the caller's workspace. With an agent token, the token is bound to this agent id on its first register; an
@@ -14,7 +12,9 @@ export const agentRouter = {
       { actor: ctx.caller.kind === "agent" ? input.id : ctx.actor },
     ),
   ),
-  /** The workspace's agents seen in the last day: heartbeat, kind, phone, todos held (the board's workers). */
-  list: allow("read", z.object({}).default({})).query(({ ctx }) => agentList(ctx.db, { workspaceId: ctx.workspaceId })),
+  /** A page of the workspace's agents seen in the last day: heartbeat, kind, phone, todos held (the board's workers). */
+  list: allow("read", AgentListInput.omit({ workspaceId: true, withinMs: true }).default({ limit: PAGE_LIMIT.default })).query(({ ctx, input }) =>
+    agentList(ctx.db, { ...input, workspaceId: ctx.workspaceId }),
+  ),
   heartbeat: allow("run", HeartbeatAgentInput).mutation(({ ctx, input }) => heartbeatAgent(ctx.db, input, { actor: ctx.actor })),
 } satisfies TRPCRouterRecord;

@@ -9,6 +9,8 @@ import {
   CreateGoalInput,
   GoalDetailInput,
   goalDetail,
+  goalRuns,
+  GoalRunsInput,
   GoalStatusChangeInput,
   pauseGoal,
   resumeGoal,
@@ -17,7 +19,6 @@ import {
   UpdateGoalInput,
 } from "@phoneloop/state";
 import { allow } from "../trpc.ts";
-import { goalRuns } from "./goal-runs.ts";
 
 /** The limits a goal may be created with: a window and at least one cap (money in micro-dollars). */
 const GoalQuotaInput = z
@@ -27,8 +28,8 @@ const GoalQuotaInput = z
 export const goalRouter = {
   /** One goal: objective, bounds, non-goals, status. */
   get: allow("read", GoalDetailInput).query(({ ctx, input }) => goalDetail(ctx.db, input)),
-  /** The goal's runs, newest first (20), with the lease a running run's agent holds: what a tab may resume. */
-  runs: allow("read", GoalDetailInput).query(({ ctx, input }) => goalRuns(ctx.db, input)),
+  /** A page of the goal's runs, newest first, with the lease a running run's agent holds: what a tab may resume. */
+  runs: allow("read", GoalRunsInput).query(({ ctx, input }) => goalRuns(ctx.db, input)),
   /**
    * In the caller's workspace; the caller is its creator. A `quota` caps the new goal from its first step (one
    * transaction with the goal): a cap on one's own new goal only restricts, so it needs no admin; changing it later does.

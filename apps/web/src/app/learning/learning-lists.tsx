@@ -2,7 +2,7 @@
 // What the agents learned in this workspace: skills distilled from runs (with their success counts; a person edits,
 // disables or deletes one), the deeplink shortcuts of each app version (validated or retired), and the lessons the
 // summarizer wrote (edited or deleted by a person), each with the run it came from.
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { useSession } from "../../lib/session.tsx";
@@ -26,15 +26,26 @@ export function LearningLists() {
 
 const problem = (e: { message: string } | null) => (e ? <p role="alert" className={styles.error}>{e.message}</p> : null);
 
+/** Each list comes in pages (100 each); "Show more" reads the next one. */
+const pages = { getNextPageParam: (page: { nextCursor: string | null }) => page.nextCursor };
+
+function ShowMore({ list, what }: { list: { hasNextPage: boolean; isFetchingNextPage: boolean; fetchNextPage: () => Promise<unknown> }; what: string }) {
+  return list.hasNextPage ? (
+    <button type="button" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
+      Show more {what}
+    </button>
+  ) : null;
+}
+
 function Skills({ canEdit }: { canEdit: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const list = useQuery(trpc.skill.list.queryOptions({}));
+  const list = useInfiniteQuery(trpc.skill.list.infiniteQueryOptions({}, pages));
   const refresh = () => queryClient.invalidateQueries(trpc.skill.list.pathFilter());
   const update = useMutation(trpc.skill.update.mutationOptions({ onSuccess: () => refresh() }));
   const remove = useMutation(trpc.skill.delete.mutationOptions({ onSuccess: () => refresh() }));
   const [editing, setEditing] = useState<string | null>(null);
-  const skills = list.data ?? [];
+  const skills = list.data?.pages.flatMap((p) => p.items) ?? [];
   return (
     <section className={styles.section} aria-labelledby="skills-heading">
       <h2 id="skills-heading">Skills</h2>
@@ -122,14 +133,15 @@ function Skills({ canEdit }: { canEdit: boolean }) {
           </tbody>
         </table>
       ) : null}
+      <ShowMore list={list} what="skills" />
     </section>
   );
 }
 
 function Shortcuts() {
   const trpc = useTRPC();
-  const list = useQuery(trpc.shortcut.list.queryOptions({}));
-  const shortcuts = list.data ?? [];
+  const list = useInfiniteQuery(trpc.shortcut.list.infiniteQueryOptions({}, pages));
+  const shortcuts = list.data?.pages.flatMap((p) => p.items) ?? [];
   return (
     <section className={styles.section} aria-labelledby="shortcuts-heading">
       <h2 id="shortcuts-heading">Shortcuts</h2>
@@ -165,6 +177,7 @@ function Shortcuts() {
           </tbody>
         </table>
       ) : null}
+      <ShowMore list={list} what="shortcuts" />
     </section>
   );
 }
@@ -172,12 +185,12 @@ function Shortcuts() {
 function Lessons({ canEdit }: { canEdit: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const list = useQuery(trpc.lesson.list.queryOptions({}));
+  const list = useInfiniteQuery(trpc.lesson.list.infiniteQueryOptions({}, pages));
   const refresh = () => queryClient.invalidateQueries(trpc.lesson.list.pathFilter());
   const update = useMutation(trpc.lesson.update.mutationOptions({ onSuccess: () => refresh() }));
   const remove = useMutation(trpc.lesson.delete.mutationOptions({ onSuccess: () => refresh() }));
   const [editing, setEditing] = useState<string | null>(null);
-  const lessons = list.data ?? [];
+  const lessons = list.data?.pages.flatMap((p) => p.items) ?? [];
   return (
     <section className={styles.section} aria-labelledby="lessons-heading">
       <h2 id="lessons-heading">Lessons</h2>
@@ -247,6 +260,7 @@ function Lessons({ canEdit }: { canEdit: boolean }) {
           </tbody>
         </table>
       ) : null}
+      <ShowMore list={list} what="lessons" />
     </section>
   );
 }

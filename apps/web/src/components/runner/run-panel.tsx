@@ -1,7 +1,7 @@
 "use client";
 // A goal's runner panel: start / pause / resume / cancel on the phone connected in this tab, the run's progress,
 // and the runs another tab left behind that this one may resume.
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQuery } from "@tanstack/react-query";
 import { Pause, Play, RotateCcw, Square } from "lucide-react";
 import Link from "next/link";
 import { toast } from "sonner";
@@ -22,7 +22,8 @@ export function RunPanel({ goalId }: { goalId: string }) {
   const phone = useConnectedPhone();
   const runner = useRunner();
   const goal = useQuery(trpc.goal.get.queryOptions({ goalId }));
-  const runs = useQuery(trpc.goal.runs.queryOptions({ goalId }));
+  // Newest first, in pages of 100; "Look at older runs" reads the next page.
+  const runs = useInfiniteQuery(trpc.goal.runs.infiniteQueryOptions({ goalId }, { getNextPageParam: (page) => page.nextCursor }));
   const mine = runner.progress && runner.progress.goalId === goalId ? runner.progress : null;
   const elsewhere = runner.busy && !mine;
   const status = goal.data?.status;
@@ -49,7 +50,7 @@ export function RunPanel({ goalId }: { goalId: string }) {
 
   if (!session.may("run")) return null;
 
-  const resumable = (runs.data ?? []).filter((r) => (r.status === "interrupted" || r.status === "running") && r.agentId !== runner.agentId);
+  const resumable = (runs.data?.pages.flatMap((p) => p.items) ?? []).filter((r) => (r.status === "interrupted" || r.status === "running") && r.agentId !== runner.agentId);
 
   return (
     <section className={styles.panel} aria-label="Run on a phone">
@@ -106,6 +107,11 @@ export function RunPanel({ goalId }: { goalId: string }) {
             ))}
           </ul>
         </div>
+      ) : null}
+      {runs.hasNextPage ? (
+        <button type="button" className={ui.button} disabled={runs.isFetchingNextPage} onClick={() => void runs.fetchNextPage()}>
+          Look at older runs to resume
+        </button>
       ) : null}
       <WorkerToggle />
     </section>

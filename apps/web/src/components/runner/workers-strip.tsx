@@ -1,10 +1,11 @@
 "use client";
 // The board's workers: every agent heard from lately — browser tabs standing by with their phone, headless
 // workers — with its last heartbeat, so a person sees who can take the next todo.
-import { useQuery } from "@tanstack/react-query";
+import { useInfiniteQuery } from "@tanstack/react-query";
 import { Monitor, Server } from "lucide-react";
 import { useEffect, useState } from "react";
 import { useTRPC } from "../../lib/trpc.ts";
+import ui from "../ui/ui.module.css";
 import { formatDuration } from "../time-left.tsx";
 import styles from "./runner.module.css";
 
@@ -13,15 +14,16 @@ const QUIET_MS = 60_000;
 
 export function WorkersStrip() {
   const trpc = useTRPC();
-  const agents = useQuery(trpc.agent.list.queryOptions({}));
+  // In pages of 100, newest registered first; "Show more workers" reads the next one.
+  const agents = useInfiniteQuery(trpc.agent.list.infiniteQueryOptions({}, { getNextPageParam: (page) => page.nextCursor }));
   const [now, setNow] = useState<number | null>(null);
   useEffect(() => {
     setNow(Date.now());
     const timer = setInterval(() => setNow(Date.now()), 5000);
     return () => clearInterval(timer);
   }, []);
-  const list = (agents.data ?? []).filter((a) => now !== null && now - new Date(a.heartbeatAt).getTime() < 15 * 60_000);
-  if (list.length === 0 || now === null) return null;
+  const list = (agents.data?.pages.flatMap((p) => p.items) ?? []).filter((a) => now !== null && now - new Date(a.heartbeatAt).getTime() < 15 * 60_000);
+  if ((list.length === 0 && !agents.hasNextPage) || now === null) return null;
   return (
     <section className={styles.workers} aria-label="Workers" data-testid="workers">
       <h2 className={styles.workersTitle}>Workers</h2>
@@ -37,6 +39,11 @@ export function WorkersStrip() {
           );
         })}
       </ul>
+      {agents.hasNextPage ? (
+        <button type="button" className={ui.button} disabled={agents.isFetchingNextPage} onClick={() => void agents.fetchNextPage()}>
+          Show more workers
+        </button>
+      ) : null}
     </section>
   );
 }

@@ -26,14 +26,14 @@ describe("skills", () => {
     await recordSkillUse(t.db, { workspaceId: ws, skillId: s1.id, ok: false });
     const s2 = await saveSkill(t.db, { workspaceId: ws, app: "com.loop", appVersion: "1.0", name: "search", goal: "Search Loop", body: { steps: [1, 2] }, runId: "run_b" });
     expect(s2).toMatchObject({ id: s1.id, version: 2, status: "candidate", runId: "run_b", successes: 1, failures: 1, body: { steps: [1, 2] } });
-    expect(await listSkills(t.db, { workspaceId: ws, status: "validated" })).toEqual([]);
+    expect((await listSkills(t.db, { workspaceId: ws, status: "validated" })).items).toEqual([]);
     await updateSkill(t.db, { workspaceId: ws, skillId: s1.id, status: "disabled" });
     expect((await saveSkill(t.db, { workspaceId: ws, app: "com.loop", appVersion: "1.0", name: "search", goal: "g", body: {}, runId: "run_c" })).status).toBe("disabled");
     const other = await seedWorkspace(t.db, "Other");
-    expect(await listSkills(t.db, { workspaceId: other.workspace.id })).toEqual([]);
+    expect((await listSkills(t.db, { workspaceId: other.workspace.id })).items).toEqual([]);
     expect((await err(deleteSkill(t.db, { workspaceId: other.workspace.id, skillId: s1.id })))?.code).toBe("NOT_FOUND");
     await deleteSkill(t.db, { workspaceId: ws, skillId: s1.id });
-    expect(await listSkills(t.db, { workspaceId: ws })).toEqual([]);
+    expect((await listSkills(t.db, { workspaceId: ws })).items).toEqual([]);
   });
 });
 
@@ -50,8 +50,8 @@ describe("shortcuts", () => {
     const retired = await recordShortcutValidation(t.db, { workspaceId: ws, shortcutId: home.id, ok: false, reason: "the feed did not appear" });
     expect(retired).toMatchObject({ status: "retired", reason: "the feed did not appear" });
     expect((await recordShortcutValidation(t.db, { workspaceId: ws, shortcutId: home.id, ok: true })).status).toBe("retired");
-    expect(await listShortcuts(t.db, { workspaceId: ws, status: "validated" })).toEqual([]);
-    expect(await listShortcuts(t.db, { workspaceId: ws, app: "com.loop", appVersion: "2.0" })).toEqual([]);
+    expect((await listShortcuts(t.db, { workspaceId: ws, status: "validated" })).items).toEqual([]);
+    expect((await listShortcuts(t.db, { workspaceId: ws, app: "com.loop", appVersion: "2.0" })).items).toEqual([]);
     expect((await err(saveShortcuts(t.db, { workspaceId: ws, app: "a", appVersion: "1", shortcuts: [{ uri: "no scheme", activity: "x" }] })))?.code).toBe("INVALID_INPUT");
   });
 });
@@ -65,11 +65,11 @@ describe("lessons", () => {
     const b = await addLessons(t.db, { workspaceId: ws, app: "com.loop", goal: "Search Loop again", runId: "run_2", lessons: [{ kind: "failed", text: "the update dialog hides the search field." }] });
     expect(b[0]).toMatchObject({ id: a[0]!.id, runId: "run_2" });
     await addLessons(t.db, { workspaceId: ws, app: "com.shop", goal: "Buy", runId: "run_3", lessons: [{ kind: "worked", text: "Search from the results page." }] });
-    expect((await listLessons(t.db, { workspaceId: ws, app: "com.loop" })).map((l) => l.text).sort()).toEqual(["Search from the results page.", "The update dialog hides the search field."]);
+    expect((await listLessons(t.db, { workspaceId: ws, app: "com.loop" })).items.map((l) => l.text).sort()).toEqual(["Search from the results page.", "The update dialog hides the search field."]);
     expect((await err(addLessons(t.db, { workspaceId: ws, app: "x", goal: "g", runId: "r", lessons: [1, 2, 3, 4].map((n) => ({ kind: "worked" as const, text: `lesson ${n}` })) })))?.code).toBe("INVALID_INPUT");
     expect((await err(updateLesson(t.db, { workspaceId: ws, lessonId: a[1]!.id, text: "THE UPDATE DIALOG HIDES THE SEARCH FIELD." })))?.code).toBe("CONFLICT");
     expect((await updateLesson(t.db, { workspaceId: ws, lessonId: a[1]!.id, text: "Open search from the feed's search bar." })).text).toBe("Open search from the feed's search bar.");
     await deleteLesson(t.db, { workspaceId: ws, lessonId: a[0]!.id });
-    expect(await listLessons(t.db, { workspaceId: ws, app: "com.loop" })).toHaveLength(1);
+    expect((await listLessons(t.db, { workspaceId: ws, app: "com.loop" })).items).toHaveLength(1);
   });
 });

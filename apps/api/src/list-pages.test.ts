@@ -1,0 +1,120 @@
+// The lists that answered plain arrays now answer pages `{ items, nextCursor }` like every other list: over HTTP, as a
+// member, a list longer than one page is read completely, each row once and in the list's order (rows sharing a
+// timestamp tie-broken by id), by following nextCursor; a limit over 500 is a 400 naming the field.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import superjson from "superjson";
+import { addLessons, registerAgent, saveShortcuts, saveSkill, startRun, createGoal, PAGE_LIMIT, type Page } from "@phoneloop/state";
+import { createTestDatabase, manualClock, type TestDatabase } from "@phoneloop/state/testing";
+import { createApiServer, type ApiServer } from "./api-server.ts";
+import { signUpMember } from "./auth/testing.ts";
+
+let t: TestDatabase;
+let api: ApiServer;
+let viewer: Record<string, string>;
+let ws: string;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
+  const admin = await signUpMember({ db: t.db, auth: api.auth }, { role: "admin" });
+  ws = admin.workspaceId;
+  viewer = (await signUpMember({ db: t.db, auth: api.auth }, { role: "viewer", workspaceId: ws })).headers;
+});
+afterAll(async () => {
+  await api?.close();
+  await t?.drop();
+});
+
+async function query(path: string, input: unknown): Promise<{ status: number; body: { result?: { data: unknown }; error?: { json: { message: string; data: { issues?: { path: string }[] } } } } }> {
+  const url = `${api.url}/trpc/${path}?input=${encodeURIComponent(JSON.stringify(superjson.serialize(input)))}`;
+  const res = await fetch(url, { headers: viewer });
+  return { status: res.status, body: (await res.json()) as never };
+}
+
+/** Every page of a list through the API, following nextCursor. */
+async function readAll<T>(path: string, input: Record<string, unknown>, limit: number): Promise<{ items: T[]; pages: number }> {
+  const items: T[] = [];
+  let pages = 0;
+  for (let cursor: string | undefined; ; ) {
+    const { status, body } = await query(path, { ...input, limit, ...(cursor ? { cursor } : {}) });
+    expect(status, JSON.stringify(body)).toBe(200);
+    const page = superjson.deserialize(body.result!.data as never) as Page<T>;
+    expect(page.items.length).toBeLessThanOrEqual(limit);
+    pages++;
+    items.push(...page.items);
+    if (page.nextCursor === null) return { items, pages };
+    cursor = page.nextCursor;
+  }
+}
+
+/** Newest first by `at`, ties by id: the order these lists promise. */
+const newestFirst = <T extends { id: string }>(rows: T[], at: (r: T) => Date) =>
+  [...rows].sort((a, b) => at(b).getTime() - at(a).getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((r) => r.id);
+
+describe("every list is a page", () => {
+  // Two rows per instant, so the id breaks ties.
+  const clock = manualClock(Date.now() - 600_000);
+  const tick = () => clock.advance(1000);
+
+  it("agent.list: the workspace's agents, newest registered first, across pages", async () => {
+    for (let k = 0; k < 7; k++) {
+      await registerAgent(t.db, { id: `agent_page_${k}_${ws}`, workspaceId: ws, name: `worker ${k}`, kind: "headless" }, { clock });
+      if (k % 2) tick();
+    }
+    const { items, pages } = await readAll<{ id: string }>("agent.list", {}, 3);
+    expect(pages).toBe(3);
+    const rows = await t.db.agent.findMany({ where: { workspaceId: ws }, select: { id: true, createdAt: true } });
+    expect(items.map((a) => a.id)).toEqual(newestFirst(rows, (r) => r.createdAt));
+    expect(rows).toHaveLength(7);
+  });
+
+  it("goal.runs: a goal's runs, newest first, across pages", async () => {
+    const goal = await createGoal(t.db, { workspaceId: ws, title: "Many runs", objective: "Run often" });
+    const agent = await registerAgent(t.db, { id: `agent_runs_${ws}`, workspaceId: ws, name: "runner", kind: "headless" });
+    for (let k = 0; k < 5; k++) {
+      await startRun(t.db, { goalId: goal.id, agentId: agent.id }, { clock });
+      if (k % 2) tick();
+    }
+    const { items, pages } = await readAll<{ id: string }>("goal.runs", { goalId: goal.id }, 2);
+    expect(pages).toBe(3);
+    const rows = await t.db.run.findMany({ where: { goalId: goal.id }, select: { id: true, startedAt: true } });
+    expect(items.map((r) => r.id)).toEqual(newestFirst(rows, (r) => r.startedAt));
+  });
+
+  it("skill.list and lesson.list: newest first across pages; shortcut.list by app, version and URI", async () => {
+    for (let k = 0; k < 5; k++) {
+      await saveSkill(t.db, { workspaceId: ws, app: "com.loop", appVersion: "1.0", name: `skill ${k}`, goal: "g", body: { k }, runId: `run_${k}` }, { clock });
+      if (k % 2) tick();
+    }
+    const skills = await readAll<{ id: string }>("skill.list", { app: "com.loop" }, 2);
+    expect(skills.pages).toBe(3);
+    const skillRows = await t.db.skill.findMany({ where: { workspaceId: ws }, select: { id: true, createdAt: true } });
+    expect(skills.items.map((s) => s.id)).toEqual(newestFirst(skillRows, (r) => r.createdAt));
+
+    for (let k = 0; k < 3; k++) {
+      await addLessons(t.db, { workspaceId: ws, app: "com.loop", goal: "g", runId: `run_${k}`, lessons: [0, 1].map((n) => ({ kind: "worked" as const, text: `lesson ${k}.${n}` })) }, { clock });
+      tick();
+    }
+    const lessons = await readAll<{ id: string }>("lesson.list", { app: "com.loop" }, 4);
+    expect(lessons.pages).toBe(2);
+    const lessonRows = await t.db.lesson.findMany({ where: { workspaceId: ws }, select: { id: true, createdAt: true } });
+    expect(lessonRows).toHaveLength(6);
+    expect(lessons.items.map((l) => l.id)).toEqual(newestFirst(lessonRows, (r) => r.createdAt));
+
+    await saveShortcuts(t.db, { workspaceId: ws, app: "com.shop", appVersion: "2.0", shortcuts: ["shop://e", "shop://a", "shop://c"].map((uri) => ({ uri, activity: "com.shop/.Main" })) });
+    await saveShortcuts(t.db, { workspaceId: ws, app: "com.loop", appVersion: "1.0", shortcuts: ["loop://b", "loop://a"].map((uri) => ({ uri, activity: "com.loop/.Main" })) });
+    const shortcuts = await readAll<{ app: string; uri: string }>("shortcut.list", {}, 2);
+    expect(shortcuts.pages).toBe(3);
+    expect(shortcuts.items.map((s) => s.uri)).toEqual(["loop://a", "loop://b", "shop://a", "shop://c", "shop://e"]);
+  });
+
+  it("a limit over 500 is a 400 naming the field, on each of them", async () => {
+    const goal = await createGoal(t.db, { workspaceId: ws, title: "Limits", objective: "Ask too much" });
+    for (const [path, input] of [["agent.list", {}], ["goal.runs", { goalId: goal.id }], ["skill.list", {}], ["shortcut.list", {}], ["lesson.list", {}]] as const) {
+      const { status, body } = await query(path, { ...input, limit: PAGE_LIMIT.max + 1 });
+      expect(status, path).toBe(400);
+      expect(body.error!.json.data.issues?.map((i) => i.path), path).toEqual(["limit"]);
+      expect(body.error!.json.message, path).toMatch(/limit/);
+    }
+  });
+});
