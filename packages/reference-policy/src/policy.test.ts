@@ -69,6 +69,26 @@ describe("reference policy", () => {
     expect(r).toMatchObject({ type: "click", element: "Later" });
   });
 
+  it("puts away a heads-up notification, a network error page and prompts in Chinese before its move, and does not count them as its move", () => {
+    const todo = 'Step 2 of 3: In Settings, tap "Network & internet"';
+    const under = `[9] "LinearLayout" "Network & internet" @[0,100,1000,160]`;
+    const cases: [string, string][] = [
+      [`[1] "TextView"(text) "Ana Lima" @[0,0,1000,40]\n[2] "Button" "Mark as read" @[0,60,300,90]\n[3] "Button" "Mute" @[300,60,600,90]`, "Mark as read"],
+      [`[1] "TextView"(text) "No connection" @[0,300,1000,340]\n[2] "Button" "Retry" @[300,500,700,560]`, "Retry"],
+      [`[1] "TextView"(text) "要允许“Settings”向您发送通知吗？" @[0,300,1000,340]\n[2] "Button" "允许" @[0,500,400,560]\n[3] "Button" "不允许" @[500,500,900,560]`, "不允许"],
+      [`[1] "Button" "标为已读" @[0,60,300,90]`, "标为已读"],
+      [`[1] "Button" "重试" @[300,500,700,560]`, "重试"],
+      [`[1] "Button" "以后再说" @[300,500,700,560]\n[2] "Button" "知道了" @[700,500,900,560]`, "以后再说"],
+    ];
+    for (const [over, label] of cases) {
+      const r = JSON.parse(answerRequest(executorBody("Turn off Wi-Fi.", todo, `${over}\n${under}`))) as Record<string, unknown>;
+      expect(r, label).toMatchObject({ type: "click", element: label });
+      // once put away, the move is still to be made
+      const next = JSON.parse(answerRequest(executorBody("Turn off Wi-Fi.", todo, under, `#4 click element ${JSON.stringify(label)} → ok`))) as Record<string, unknown>;
+      expect(next, label).toMatchObject({ type: "click", element: "9" });
+    }
+  });
+
   it("a todo that is not its own is reported infeasible, not guessed", () => {
     const r = JSON.parse(answerRequest(executorBody("Water the plants", "Water them", ""))) as Record<string, unknown>;
     expect(r).toMatchObject({ type: "status", status: "infeasible" });

@@ -11,8 +11,15 @@ import { matchTask, packageOf } from "./tasks.ts";
 export const REFERENCE_POLICY_MODEL = "reference-policy";
 export const REFERENCE_POLICY_LABEL = "Demo model — reference policy, not AI";
 
-/** Labels that dismiss a popup, update prompt or suggestion sheet without accepting it. */
-const DISMISS = ["Later", "Not now", "No thanks", "Don't allow", "Maybe later", "Skip", "Close", "Dismiss"];
+/**
+ * Labels that put away what came over the screen without accepting anything: a popup, update prompt or suggestion
+ * sheet, a permission prompt, a heads-up notification ("Mark as read"), a network error page ("Retry") — in English
+ * and as a phone in Chinese shows them.
+ */
+const DISMISS = [
+  ...["Later", "Not now", "No thanks", "Don't allow", "Maybe later", "Skip", "Close", "Dismiss", "Mark as read", "Retry"],
+  ...["以后再说", "稍后", "暂不", "不允许", "拒绝", "跳过", "标为已读", "重试"],
+];
 
 type Action = Record<string, unknown>;
 

@@ -88,6 +88,17 @@ describe("perturbations", () => {
     expect(has(e, "Network & internet")).toBe(true);
   });
 
+  it("zh: the perturbations' prompts are in Chinese", () => {
+    const e = phone(["permission", "zh"]);
+    e.launch("settings");
+    expect(has(e, "要允许“Settings”向您发送通知吗？")).toBe(true);
+    expect(has(e, "Don't allow")).toBe(false);
+    tapOn(e, "不允许");
+    expect(e.runtime.deviceInfo().popup).toBeNull();
+    const zh = perturbScenario(loadScenario("home"), ["popup", "notification", "network", "zh"], 1).apps[0]!.popups.filter((p) => p.id.startsWith("perturb_"));
+    expect(zh.flatMap((p) => p.buttons?.map((b) => b.text) ?? [])).toEqual(["以后再说", "知道了", "标为已读", "静音", "重试"]);
+  });
+
   it("slow, zh and rotate: loading skeletons, the Chinese locale and a landscape screen, combined", () => {
     const clock = new ManualClock();
     const e = phone(["slow", "zh", "rotate"], 5, clock);
@@ -108,7 +119,7 @@ describe("perturbations", () => {
     const clear = () => {
       for (let i = 0; i < 6 && (e.runtime.deviceInfo().popup || e.runtime.isLoading()); i++) {
         clock.advance(1500);
-        const label = ["Don't allow", "Not now", "Mark as read", "Retry"].find((t) => has(e, t));
+        const label = ["不允许", "以后再说", "标为已读", "重试"].find((t) => has(e, t));
         if (label) tapOn(e, label);
       }
       clock.advance(1500);

@@ -13,7 +13,7 @@ export const PERTURBATION_DESCRIPTIONS: Record<Perturbation, string> = {
   popup: "a surprise dialog (\"What's new\") after the 1st to 4th action in each app",
   permission: "the system's notification-permission prompt when an app first opens",
   slow: "every screen loads for 0.4 to 1.5 s behind a skeleton",
-  zh: "the phone runs in Chinese (zh-CN): status-bar clock, dates, numbers and currency",
+  zh: "the phone runs in Chinese (zh-CN): status-bar clock, dates, numbers and currency, and the other perturbations' prompts in Chinese",
   rotate: "the screen is turned to landscape (user_rotation 1 or 3)",
   notification: "a heads-up notification over the top of the screen after the 1st to 3rd action in each app",
   network: "a full-screen \"No connection\" page with Retry after the 2nd to 5th action in each app",
@@ -41,18 +41,53 @@ function pick(seed: number, key: string, lo: number, hi: number): number {
 
 const PERMISSION_CONTROLLER = "com.android.permissioncontroller";
 
+/** What the perturbations' dialogs say: a phone in Chinese (`zh`) shows its system prompts and banners in Chinese. */
+const WORDING = {
+  en: {
+    permissionTitle: (app: string) => `Allow ${app} to send you notifications?`,
+    allow: "Allow",
+    deny: "Don't allow",
+    popupTitle: (app: string) => `What's new in ${app}`,
+    popupMessage: "We've redesigned a few screens to make things easier to find.",
+    later: "Not now",
+    gotIt: "Got it",
+    notificationMessage: "Are we still on for tonight? Let me know when you can.",
+    markRead: "Mark as read",
+    mute: "Mute",
+    offlineTitle: "No connection",
+    offlineMessage: (app: string) => `${app} can't reach the internet right now. Check your connection and try again.`,
+    retry: "Retry",
+  },
+  zh: {
+    permissionTitle: (app: string) => `要允许“${app}”向您发送通知吗？`,
+    allow: "允许",
+    deny: "不允许",
+    popupTitle: (app: string) => `${app}新功能`,
+    popupMessage: "我们重新设计了几个页面，让您更容易找到所需内容。",
+    later: "以后再说",
+    gotIt: "知道了",
+    notificationMessage: "今晚还见面吗？方便时回复我。",
+    markRead: "标为已读",
+    mute: "静音",
+    offlineTitle: "无网络连接",
+    offlineMessage: (app: string) => `${app}暂时无法连接到互联网。请检查网络连接后重试。`,
+    retry: "重试",
+  },
+} as const;
+
 function popupsFor(app: App, kinds: readonly Perturbation[], seed: number): Popup[] {
   const out: Popup[] = [];
   const key = (k: string) => `${app.id}:${k}`;
+  const w = WORDING[kinds.includes("zh") ? "zh" : "en"];
   if (kinds.includes("permission")) {
     out.push({
       id: "perturb_permission",
       kind: "permission",
       style: "dialog",
-      title: `Allow ${app.label} to send you notifications?`,
+      title: w.permissionTitle(app.label),
       buttons: [
-        { id: "permission_allow_button", text: "Allow", onTap: [{ do: "log", event: "permission_granted", data: { permission: "POST_NOTIFICATIONS" } }, { do: "dismiss" }] },
-        { id: "permission_deny_button", text: "Don't allow", onTap: [{ do: "dismiss" }] },
+        { id: "permission_allow_button", text: w.allow, onTap: [{ do: "log", event: "permission_granted", data: { permission: "POST_NOTIFICATIONS" } }, { do: "dismiss" }] },
+        { id: "permission_deny_button", text: w.deny, onTap: [{ do: "dismiss" }] },
       ],
       trigger: { on: "appOpen", once: true },
       dismissOnBack: true,
@@ -64,11 +99,11 @@ function popupsFor(app: App, kinds: readonly Perturbation[], seed: number): Popu
       id: "perturb_popup",
       kind: "custom",
       style: "dialog",
-      title: `What's new in ${app.label}`,
-      message: "We've redesigned a few screens to make things easier to find.",
+      title: w.popupTitle(app.label),
+      message: w.popupMessage,
       buttons: [
-        { id: "perturb_popup_later", text: "Not now", onTap: [{ do: "dismiss" }] },
-        { id: "perturb_popup_ok", text: "Got it", onTap: [{ do: "dismiss" }] },
+        { id: "perturb_popup_later", text: w.later, onTap: [{ do: "dismiss" }] },
+        { id: "perturb_popup_ok", text: w.gotIt, onTap: [{ do: "dismiss" }] },
       ],
       trigger: { on: "actions", after: pick(seed, key("popup"), 1, 4), once: true },
       dismissOnBack: true,
@@ -80,10 +115,10 @@ function popupsFor(app: App, kinds: readonly Perturbation[], seed: number): Popu
       kind: "custom",
       style: "notification",
       title: "Ana Lima",
-      message: "Are we still on for tonight? Let me know when you can.",
+      message: w.notificationMessage,
       buttons: [
-        { id: "perturb_notification_read", text: "Mark as read", onTap: [{ do: "dismiss" }] },
-        { id: "perturb_notification_mute", text: "Mute", onTap: [{ do: "dismiss" }] },
+        { id: "perturb_notification_read", text: w.markRead, onTap: [{ do: "dismiss" }] },
+        { id: "perturb_notification_mute", text: w.mute, onTap: [{ do: "dismiss" }] },
       ],
       trigger: { on: "actions", after: pick(seed, key("notification"), 1, 3), once: true },
       dismissOnBack: false,
@@ -94,9 +129,9 @@ function popupsFor(app: App, kinds: readonly Perturbation[], seed: number): Popu
       id: "perturb_network",
       kind: "custom",
       style: "fullscreen",
-      title: "No connection",
-      message: `${app.label} can't reach the internet right now. Check your connection and try again.`,
-      buttons: [{ id: "perturb_network_retry", text: "Retry", onTap: [{ do: "dismiss" }, { do: "loading", ms: 600 }] }],
+      title: w.offlineTitle,
+      message: w.offlineMessage(app.label),
+      buttons: [{ id: "perturb_network_retry", text: w.retry, onTap: [{ do: "dismiss" }, { do: "loading", ms: 600 }] }],
       trigger: { on: "actions", after: pick(seed, key("network"), 2, 5), once: true },
       dismissOnBack: false,
     });
