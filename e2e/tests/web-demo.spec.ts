@@ -66,7 +66,7 @@ test("from a fresh database, one click on the home page runs the demo: its gates
     await review.click();
     const approve = page.getByRole("button", { name: "Approve…" });
     await expect(approve).toBeVisible({ timeout: 60_000 });
-    approved.push(await page.locator("main").innerText());
+    approved.push((await page.locator("main").innerText()).replace(/\s+/g, " "));
     if (approved.length === 1) {
       await expectAccessible(page, testInfo, "demo-gate");
       await attachScreenshot(page, testInfo, "demo-gate");
@@ -77,7 +77,7 @@ test("from a fresh database, one click on the home page runs the demo: its gates
     await expect(page.getByRole("dialog")).toHaveCount(0);
     await page.getByRole("navigation").getByRole("link", { name: "Attention" }).click();
   }
-  expect(approved.some((q) => /pay/i.test(q)), `gates seen: ${approved.length}`).toBe(true);
+  expect(approved.some((q) => /pay/i.test(q)), `gates seen:\n${approved.map((q) => q.slice(0, 400)).join("\n")}`).toBe(true);
   await expect(demo).toContainText(/The demo run ended: completed/);
 
   // The phone did what the task asks, as its own evaluator judges.
