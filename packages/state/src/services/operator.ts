@@ -51,12 +51,19 @@ export interface EventInput {
 
 /** The one Event row every operator appends (the trigger announces it on phoneloop_events). */
 export async function appendEvent(tx: Tx, e: EventInput, ctx?: OperatorContext): Promise<void> {
-  const at = atParam(ctx);
+  await appendEvents(tx, [e], ctx);
+}
+
+/** Several operators' Events in one statement, in this order (an operator that writes rows in a batch). */
+export async function appendEvents(tx: Tx, events: EventInput[], ctx?: OperatorContext): Promise<void> {
+  if (!events.length) return;
+  const params: unknown[] = [atParam(ctx)];
+  const values = events.map((e) => {
+    const at = params.push(e.workspaceId ?? null, e.goalId ?? null, e.operator, e.actor, e.subjectId, JSON.stringify(e.payload ?? {}));
+    return `($${at - 5}, $${at - 4}, $${at - 3}, $${at - 2}, $${at - 1}, $${at}::jsonb, COALESCE($1::timestamptz, now()))`;
+  });
   // No id is returned: the event's id is given at commit (see migration event_ids_at_commit), not here.
-  await tx.$executeRaw`
-    INSERT INTO "Event" ("workspaceId", "goalId", "operator", "actor", "subjectId", "payload", "createdAt")
-    VALUES (${e.workspaceId ?? null}, ${e.goalId ?? null}, ${e.operator}, ${e.actor}, ${e.subjectId}, ${JSON.stringify(e.payload ?? {})}::jsonb,
-            COALESCE(${at}::timestamptz, now()))`;
+  await tx.$executeRawUnsafe(`INSERT INTO "Event" ("workspaceId", "goalId", "operator", "actor", "subjectId", "payload", "createdAt") VALUES ${values.join(", ")}`, ...params);
 }
 
 export function actorOf(ctx: OperatorContext | undefined, fallback: string | undefined): string {

@@ -6,7 +6,7 @@ import { parseInput } from "../../domain/input.ts";
 import { HELD_STATES } from "../../domain/todo-transitions.ts";
 import { Count, Id, IdempotencyKey, JsonObject, Text } from "../../domain/schemas.ts";
 import { EVIDENCE_KINDS } from "../../domain/vocabulary.ts";
-import { actorOf, appendEvent, atParam, inTx, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
+import { actorOf, appendEvents, atParam, inTx, randomId, type DbOrTx, type OperatorContext, type Tx } from "../operator.ts";
 import { lockTodo, requireHolder } from "../todo/held.ts";
 
 
@@ -45,17 +45,7 @@ export async function appendEvidence(db: DbOrTx, raw: AppendEvidenceInput, ctx?:
       }
       await requireHolder(tx, todo, { agentId: i.agentId, leaseKey: i.leaseKey });
     }
-    const id = randomId("ev");
-    const at = atParam(ctx);
-    const inserted = await tx.$executeRaw`
-      INSERT INTO "Evidence" ("id", "goalId", "todoId", "runId", "stepIndex", "kind", "summary", "data", "blobSha256", "agentId", "idempotencyKey", "createdAt")
-      VALUES (${id}, ${i.goalId}, ${i.todoId ?? null}, ${i.runId ?? null}, ${i.stepIndex ?? null}, ${i.kind}::"EvidenceKind", ${i.summary},
-              ${JSON.stringify(i.data)}::jsonb, ${i.blobSha256 ?? null}, ${i.agentId ?? null}, ${i.idempotencyKey}, COALESCE(${at}::timestamptz, now()))
-      ON CONFLICT ("idempotencyKey") DO NOTHING`;
-    const evidence = await tx.evidence.findUniqueOrThrow({ where: { idempotencyKey: i.idempotencyKey } });
-    if (inserted === 0) return { evidence: sameGoal(evidence, i.goalId, i.idempotencyKey), created: false };
-    await appendEvent(tx, { operator: "evidence.append", actor: actorOf(ctx, i.agentId), subjectId: id, goalId: i.goalId, payload: { kind: i.kind, summary: i.summary, todoId: i.todoId ?? null, runId: i.runId ?? null } }, ctx);
-    return { evidence, created: true };
+    return (await insertEvidence(tx, [{ values: i, at: atParam(ctx) }], ctx))[0]!;
   }).catch(async (e: unknown) => {
     // A foreign-key failure names what the caller must fix.
     const msg = String((e as Error)?.message ?? "");
@@ -63,6 +53,51 @@ export async function appendEvidence(db: DbOrTx, raw: AppendEvidenceInput, ctx?:
     if (/Evidence_blobSha256_fkey/.test(msg)) throw new StateError("NOT_FOUND", `Blob ${i.blobSha256} was never put; put the blob first.`, { sha256: i.blobSha256 });
     throw e;
   });
+}
+
+/** Parsed evidence, and the instant it is stamped with (null: the transaction's now()). */
+export interface EvidenceRowInput {
+  values: z.output<typeof AppendEvidenceInput>;
+  at: Date | null;
+}
+
+/**
+ * Inserts evidence rows whose fence the caller checked, in one statement, and their Events in one more (in the
+ * rows' order). A key recorded before keeps its first row, answered with `created: false` (only to a writer of the
+ * same goal). The one place evidence rows are written: appendEvidence and a step record (run.recordStep) use it.
+ */
+export async function insertEvidence(tx: Tx, rows: EvidenceRowInput[], ctx?: OperatorContext): Promise<AppendEvidenceResult[]> {
+  if (!rows.length) return [];
+  const ids = rows.map(() => randomId("ev"));
+  const params: unknown[] = [];
+  const values = rows.map(({ values: i, at }, k) => {
+    const n = params.push(ids[k], i.goalId, i.todoId ?? null, i.runId ?? null, i.stepIndex ?? null, i.kind, i.summary, JSON.stringify(i.data), i.blobSha256 ?? null, i.agentId ?? null, i.idempotencyKey, at) - 12;
+    const $ = (o: number) => `$${n + o}`;
+    return `(${$(1)}, ${$(2)}, ${$(3)}, ${$(4)}, ${$(5)}::int, ${$(6)}::"EvidenceKind", ${$(7)}, ${$(8)}::jsonb, ${$(9)}, ${$(10)}, ${$(11)}, COALESCE(${$(12)}::timestamptz, now()))`;
+  });
+  const inserted = await tx.$queryRawUnsafe<Evidence[]>(
+    `INSERT INTO "Evidence" ("id", "goalId", "todoId", "runId", "stepIndex", "kind", "summary", "data", "blobSha256", "agentId", "idempotencyKey", "createdAt")
+     VALUES ${values.join(", ")} ON CONFLICT ("idempotencyKey") DO NOTHING RETURNING *`,
+    ...params,
+  );
+  const byId = new Map(inserted.map((e) => [e.id, e]));
+  const missing = rows.filter((_, k) => !byId.has(ids[k]!)).map((r) => r.values.idempotencyKey);
+  const earlier = missing.length ? new Map((await tx.evidence.findMany({ where: { idempotencyKey: { in: missing } } })).map((e) => [e.idempotencyKey, e])) : new Map<string, Evidence>();
+  const out = rows.map(({ values: i }, k): AppendEvidenceResult => {
+    const mine = byId.get(ids[k]!);
+    if (mine) return { evidence: mine, created: true };
+    const first = earlier.get(i.idempotencyKey) ?? inserted.find((e) => e.idempotencyKey === i.idempotencyKey);
+    if (!first) throw new Error(`evidence ${i.idempotencyKey} was neither inserted nor found`);
+    return { evidence: sameGoal(first, i.goalId, i.idempotencyKey), created: false };
+  });
+  await appendEvents(
+    tx,
+    out.flatMap(({ evidence: e, created }) =>
+      created ? [{ operator: "evidence.append", actor: actorOf(ctx, e.agentId ?? undefined), subjectId: e.id, goalId: e.goalId, payload: { kind: e.kind, summary: e.summary, todoId: e.todoId, runId: e.runId } }] : [],
+    ),
+    ctx,
+  );
+  return out;
 }
 
 /** A repeat returns the first row only to a writer of the same goal; another goal's row is never shown. */

@@ -41,11 +41,16 @@ export async function shouldRun(db: DbOrTx, raw: ShouldRunInput, ctx?: OperatorC
     if (todo.state === "blocked") return skip("todo_blocked", `The todo is blocked${todo.reason ? `: ${todo.reason}` : ""}.`);
     if (todo.state === "done" || todo.state === "superseded" || todo.state === "failed") return skip("todo_finished", `The todo is ${todo.state}.`);
   }
-  const exhausted = usage.find((u) => u.exhausted);
-  if (exhausted) return skip("exhausted", `Quota exhausted: ${describeRemaining(exhausted)}.`, exhausted.windowResetsInMs);
-  if (i.estimate) {
-    const tight = usage.find((u) => overLimit(u, i.estimate!).length > 0);
-    if (tight) return skip("throttled", `The next turn would not fit: ${describeRemaining(tight)}.`, tight.windowResetsInMs);
-  }
+  const over = quotaSkip(usage, i.estimate);
+  if (over) return skip(over.reason, over.message, over.retryAfterMs);
   return { decision: "run", usage };
+}
+
+/** What the quota alone says of the next turn: null when it fits, else exhausted, or throttled when the estimate would not fit. */
+export function quotaSkip(usage: PolicyUsage[], estimate?: { steps: number; tokens: number; microUsd: number }): { reason: "exhausted" | "throttled"; message: string; retryAfterMs: number | null } | null {
+  const exhausted = usage.find((u) => u.exhausted);
+  if (exhausted) return { reason: "exhausted", message: `Quota exhausted: ${describeRemaining(exhausted)}.`, retryAfterMs: exhausted.windowResetsInMs };
+  const tight = estimate ? usage.find((u) => overLimit(u, estimate).length > 0) : undefined;
+  if (tight) return { reason: "throttled", message: `The next turn would not fit: ${describeRemaining(tight)}.`, retryAfterMs: tight.windowResetsInMs };
+  return null;
 }

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import type { Step } from "../../generated/prisma/client.ts";
+import type { Run, Step } from "../../generated/prisma/client.ts";
 import { parseInput } from "../../domain/input.ts";
 import { Count, Id, Text, jsonValue } from "../../domain/schemas.ts";
-import { actorOf, clockDate, appendEvent, inTx, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
+import { actorOf, clockDate, appendEvent, inTx, randomId, type DbOrTx, type OperatorContext, type Tx } from "../operator.ts";
 import { lockRun, requireRunning } from "./run-guards.ts";
 
 export const AppendStepInput = z.object({
@@ -21,27 +21,33 @@ export type AppendStepInput = z.input<typeof AppendStepInput>;
 /** Appends step `index`; appending the same index again returns the first step (a resumed worker may repeat it). */
 export async function appendStep(db: DbOrTx, raw: AppendStepInput, ctx?: OperatorContext): Promise<{ step: Step; created: boolean }> {
   const i = parseInput(AppendStepInput, raw, "run.appendStep");
-  return inTx(db, async (tx) => {
-    const run = await lockRun(tx, i.runId);
-    const existing = await tx.step.findUnique({ where: { runId_index: { runId: i.runId, index: i.index } } });
-    if (existing) return { step: existing, created: false };
+  return inTx(db, async (tx) => appendStepTo(tx, await lockRun(tx, i.runId), i, ctx));
+}
+
+/**
+ * appendStep on a run the caller locked in this transaction (a step record). A running run takes the row in one
+ * statement (an index taken before is answered with its first row); a run that is not running, or is driven by
+ * another agent, still answers a step recorded before and refuses a new one.
+ */
+export async function appendStepTo(tx: Tx, run: Run, i: z.output<typeof AppendStepInput>, ctx?: OperatorContext): Promise<{ step: Step; created: boolean }> {
+  const first = () => tx.step.findUnique({ where: { runId_index: { runId: run.id, index: i.index } } });
+  try {
     requireRunning(run, i.agentId, "append a step to");
-    const at = clockDate(ctx);
-    const step = await tx.step.create({
-      data: {
-        id: randomId("step"),
-        runId: i.runId,
-        index: i.index,
-        node: i.node,
-        action: (i.action ?? undefined) as object | undefined,
-        observation: (i.observation ?? undefined) as object | undefined,
-        screenSha256: i.screenSha256 ?? null,
-        anomalies: i.anomalies,
-        tokens: i.tokens,
-        ...(at ? { createdAt: at } : {}),
-      },
-    });
-    await appendEvent(tx, { operator: "run.appendStep", actor: actorOf(ctx, i.agentId ?? run.agentId), subjectId: step.id, goalId: run.goalId, payload: { runId: run.id, index: i.index, node: i.node, anomalies: i.anomalies } }, ctx);
-    return { step, created: true };
-  });
+  } catch (e) {
+    const existing = await first();
+    if (existing) return { step: existing, created: false };
+    throw e;
+  }
+  const id = randomId("step");
+  // The client's clock as the row's time, as Prisma's default would stamp it (not the transaction's start).
+  const at = clockDate(ctx) ?? new Date();
+  const rows = await tx.$queryRaw<Step[]>`
+    INSERT INTO "Step" ("id", "runId", "index", "node", "action", "observation", "screenSha256", "anomalies", "tokens", "createdAt")
+    VALUES (${id}, ${run.id}, ${i.index}, ${i.node}, ${i.action == null ? null : JSON.stringify(i.action)}::jsonb, ${i.observation == null ? null : JSON.stringify(i.observation)}::jsonb,
+            ${i.screenSha256 ?? null}, ${i.anomalies}::text[], ${i.tokens}, ${at}::timestamptz)
+    ON CONFLICT ("runId", "index") DO NOTHING RETURNING *`;
+  const step = rows[0];
+  if (!step) return { step: (await first())!, created: false };
+  await appendEvent(tx, { operator: "run.appendStep", actor: actorOf(ctx, i.agentId ?? run.agentId), subjectId: step.id, goalId: run.goalId, payload: { runId: run.id, index: i.index, node: i.node, anomalies: i.anomalies } }, ctx);
+  return { step, created: true };
 }

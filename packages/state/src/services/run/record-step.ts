@@ -5,21 +5,20 @@
 // that was written and answers the same. One commit per step instead of one per row: every commit that appends an
 // Event takes the commit-time lock that gives event ids (migration event_ids_at_commit).
 import { z } from "zod";
-import { StateError } from "../../domain/errors.ts";
+import { isStateError, StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { BigCount, Count, Id, IdempotencyKey, JsonObject, JSON_CAPS, Text, jsonObject, jsonValue } from "../../domain/schemas.ts";
 import { HELD_STATES } from "../../domain/todo-transitions.ts";
 import { TURN_RESULT_KINDS, type TurnRouteDecision } from "../../domain/turn.ts";
 import { EVIDENCE_KINDS } from "../../domain/vocabulary.ts";
-import { appendEvidence } from "../evidence/append-evidence.ts";
-import { systemClock } from "../../domain/clock.ts";
-import { currentTime, inTx, type DbOrTx, type OperatorContext } from "../operator.ts";
+import { insertEvidence } from "../evidence/append-evidence.ts";
+import { atParam, inTx, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { lockTodo, requireHolder } from "../todo/held.ts";
 import { recordTurnResult, type RecordTurnResultResult } from "../turn/record-turn-result.ts";
 import { routeTurn } from "../turn/route-turn.ts";
-import { appendStep } from "./append-step.ts";
-import { lockRun } from "./run-guards.ts";
-import { saveCheckpoint } from "./save-checkpoint.ts";
+import { appendStepTo } from "./append-step.ts";
+import { lockRunOfStep } from "./run-guards.ts";
+import { saveCheckpointOf } from "./save-checkpoint.ts";
 
 const Sha256 = Text.regex(/^[0-9a-f]{64}$/, "a lowercase hex sha256");
 
@@ -85,36 +84,38 @@ export async function recordStep(db: DbOrTx, raw: RecordStepInput, ctx?: Operato
   const shas = [...new Set([...i.evidence.flatMap((e) => (e.blobSha256 ? [e.blobSha256] : [])), ...(i.step?.screenSha256 ? [i.step.screenSha256] : [])])];
   return inTx(db, async (tx) => {
     // The run first, then the todo (the order every operator that takes both follows).
-    const run = await lockRun(tx, i.runId);
+    const { run, workspaceId, now } = await lockRunOfStep(tx, i.runId, ctx);
     if (shas.length) {
-      const goal = await tx.goal.findUniqueOrThrow({ where: { id: run.goalId }, select: { workspaceId: true } });
-      const held = await tx.workspaceBlob.count({ where: { workspaceId: goal.workspaceId, sha256: { in: shas } } });
+      const held = await tx.workspaceBlob.count({ where: { workspaceId, sha256: { in: shas } } });
       if (held < shas.length) throw new StateError("NOT_FOUND", `A blob this step refers to was never put in this workspace; put it first (blob.put).`, { sha256: shas });
     }
     // The fence is checked once, under the todo's lock, which this transaction keeps: no other writer can take the
     // lease before its evidence is written (the turn result checks it again, as it always does). Evidence recorded
     // before (a retried record) is answered as it was, even after the lease ended.
     const keys = i.evidence.map((e) => e.idempotencyKey);
-    if (i.leaseKey && keys.length && (await tx.evidence.count({ where: { idempotencyKey: { in: keys } } })) < new Set(keys).size) {
+    if (i.leaseKey && keys.length) {
       const todo = await lockTodo(tx, i.todoId!, ctx);
-      if (!HELD_STATES.includes(todo.state)) {
-        throw new StateError("CONFLICT", `Todo ${todo.id} is ${todo.state}; nobody holds it, so a lease-fenced write is rejected.`, { todoId: todo.id, currentHolder: null });
+      try {
+        if (!HELD_STATES.includes(todo.state)) {
+          throw new StateError("CONFLICT", `Todo ${todo.id} is ${todo.state}; nobody holds it, so a lease-fenced write is rejected.`, { todoId: todo.id, currentHolder: null });
+        }
+        await requireHolder(tx, todo, { agentId: i.agentId, leaseKey: i.leaseKey });
+      } catch (e) {
+        if (!isStateError(e) || e.code !== "CONFLICT" || (await tx.evidence.count({ where: { idempotencyKey: { in: keys } } })) < new Set(keys).size) throw e;
       }
-      await requireHolder(tx, todo, { agentId: i.agentId, leaseKey: i.leaseKey });
     }
-    const evidence: RecordStepResult["evidence"] = [];
     // The rows of one transaction share its now(): each evidence row is stamped a millisecond after the one before,
-    // so lists ordered by time show them in the order the step recorded them.
-    const base = i.evidence.length > 1 ? (await currentTime(tx, ctx)).getTime() : 0;
-    // (Every row gets an explicit millisecond, the first too: now() has microseconds, which the column rounds.)
-    const stamped = (k: number): OperatorContext | undefined => (i.evidence.length > 1 ? { ...ctx, clock: { ...(ctx?.clock ?? systemClock), now: () => base + k } } : ctx);
-    for (const [k, e] of i.evidence.entries()) {
-      const r = await appendEvidence(tx, { ...e, goalId: run.goalId, runId: run.id, ...(i.todoId ? { todoId: i.todoId } : {}), agentId: i.agentId }, stamped(k));
-      evidence.push({ id: r.evidence.id, created: r.created });
-    }
-    const step = i.step ? await appendStep(tx, { ...i.step, runId: run.id, agentId: i.agentId }, ctx) : null;
+    // so lists ordered by time show them in the order the step recorded them. (Every row gets an explicit
+    // millisecond, the first too: now() has microseconds, which the column rounds.)
+    const base = now.getTime();
+    const stamped = i.evidence.map((e, k) => ({
+      values: { ...e, goalId: run.goalId, runId: run.id, ...(i.todoId ? { todoId: i.todoId } : {}), agentId: i.agentId },
+      at: i.evidence.length > 1 ? new Date(base + k) : atParam(ctx),
+    }));
+    const evidence: RecordStepResult["evidence"] = (await insertEvidence(tx, stamped, ctx)).map((r) => ({ id: r.evidence.id, created: r.created }));
+    const step = i.step ? await appendStepTo(tx, run, { ...i.step, runId: run.id, agentId: i.agentId }, ctx) : null;
     const turnResult = i.turnResult ? await recordTurnResult(tx, { ...i.turnResult, todoId: i.todoId!, agentId: i.agentId, leaseKey: i.leaseKey!, runId: run.id }, ctx) : null;
-    if (i.checkpoint) await saveCheckpoint(tx, { runId: run.id, agentId: i.agentId, checkpoint: i.checkpoint }, ctx);
+    if (i.checkpoint) await saveCheckpointOf(tx, run, { runId: run.id, agentId: i.agentId, checkpoint: i.checkpoint }, ctx);
     const route = i.route ? await routeTurn(tx, { todoId: i.todoId!, agentId: i.agentId }, ctx) : null;
     return { evidence, step: step ? { id: step.step.id, created: step.created } : null, turnResult, route };
   });

@@ -1,13 +1,23 @@
 // Shared by the run operators: lock a run, and require it running (and driven by the caller).
 import type { Run } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
-import { type Tx } from "../operator.ts";
+import { atParam, type OperatorContext, type Tx } from "../operator.ts";
 
 /** The run's row, locked for the rest of the transaction (one statement: the lock and the read). */
 export async function lockRun(tx: Tx, runId: string): Promise<Run> {
   const rows = await tx.$queryRaw<Run[]>`SELECT * FROM "Run" WHERE "id" = ${runId} FOR UPDATE`;
   if (!rows[0]) throw new StateError("NOT_FOUND", `Run ${runId} does not exist.`, { runId });
   return rows[0];
+}
+
+/** lockRun for a step record: with the run's workspace and the operator's time (clock or now()), in the same statement. */
+export async function lockRunOfStep(tx: Tx, runId: string, ctx?: OperatorContext): Promise<{ run: Run; workspaceId: string; now: Date }> {
+  const rows = await tx.$queryRaw<(Run & { workspaceId: string; now: Date })[]>`
+    SELECT r.*, g."workspaceId", COALESCE(${atParam(ctx)}::timestamptz, now()) AS "now"
+    FROM "Run" r JOIN "Goal" g ON g."id" = r."goalId" WHERE r."id" = ${runId} FOR UPDATE OF r`;
+  if (!rows[0]) throw new StateError("NOT_FOUND", `Run ${runId} does not exist.`, { runId });
+  const { workspaceId, now, ...run } = rows[0];
+  return { run, workspaceId, now };
 }
 
 /** `interrupted` passes too when the operator may act on a run whose worker died (resume it, or a person ends it). */

@@ -1,0 +1,120 @@
+// run.recordStep: one executor step's writes in one transaction — evidence (in one statement, stamped in order),
+// step row, checkpoint — each part idempotent, fenced by the lease, and answered as first recorded on a retry.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, rid, seedClaimed, seedWorkspace, type TestDatabase } from "../../testing/index.ts";
+import type { StateError } from "../../domain/errors.ts";
+import { putBlob } from "../blob/put-blob.ts";
+import { claimTodo } from "../todo/claim-todo.ts";
+import { finishRun } from "./finish-run.ts";
+import { recordStep, type RecordStepInput } from "./record-step.ts";
+import { startRun } from "./start-run.ts";
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(async () => {
+  await t.drop();
+});
+
+const err = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as StateError);
+
+/** A claimed todo, its run, and a screenshot the goal's workspace holds. */
+async function started() {
+  const { goal, todo, agent, claim } = await seedClaimed(t.db);
+  const run = await startRun(t.db, { goalId: goal.id, agentId: agent.id });
+  const blob = await putBlob(t.db, { bytes: Buffer.from(`screen ${rid("png")}`), mime: "text/plain", workspaceId: goal.workspaceId });
+  const record = (over: Partial<RecordStepInput> = {}): RecordStepInput => ({
+    runId: run.id,
+    agentId: agent.id,
+    todoId: todo.id,
+    leaseKey: claim.lease.leaseKey,
+    evidence: [
+      { idempotencyKey: `${run.id}:0:observation`, kind: "observation", stepIndex: 0, summary: "feed, 12 elements", data: { app: "com.example.social" }, blobSha256: blob.sha256 },
+      { idempotencyKey: `${run.id}:0:model`, kind: "model_call", stepIndex: 0, summary: "executor: 1200 tokens" },
+      { idempotencyKey: `${run.id}:0:action`, kind: "action", stepIndex: 0, summary: "tap the first post", data: { action: { type: "click", element: "3" } } },
+    ],
+    step: { index: 0, node: "executor", action: { type: "click", element: "3" }, observation: { outcome: "ok" }, screenSha256: blob.sha256, anomalies: [], tokens: 1200 },
+    checkpoint: { node: "executor", stepIndex: 1 },
+    ...over,
+  });
+  const events = async () => (await t.db.event.findMany({ where: { goalId: goal.id, operator: { in: ["evidence.append", "run.appendStep", "run.saveCheckpoint"] } }, select: { operator: true } })).map((e) => e.operator);
+  return { goal, todo, agent, claim, run, blob, record, events };
+}
+
+describe("run.recordStep", () => {
+  it("writes the step's evidence in order, its step row and the checkpoint; a retry answers the same and writes nothing", async () => {
+    const s = await started();
+    const first = await recordStep(t.db, s.record());
+    expect(first.evidence.map((e) => e.created)).toEqual([true, true, true]);
+    expect(new Set(first.evidence.map((e) => e.id)).size).toBe(3);
+    expect(first.step?.created).toBe(true);
+
+    const rows = await t.db.evidence.findMany({ where: { runId: s.run.id }, orderBy: { createdAt: "asc" } });
+    expect(rows.map((r) => r.id)).toEqual(first.evidence.map((e) => e.id));
+    expect(rows.map((r) => r.createdAt.getTime() - rows[0]!.createdAt.getTime())).toEqual([0, 1, 2]);
+    expect(rows[0]).toMatchObject({ kind: "observation", todoId: s.todo.id, agentId: s.agent.id, goalId: s.goal.id, blobSha256: s.blob.sha256, data: { app: "com.example.social" } });
+    expect(rows[2]!.data).toEqual({ action: { type: "click", element: "3" } });
+    expect(await t.db.step.findUniqueOrThrow({ where: { id: first.step!.id } })).toMatchObject({
+      index: 0,
+      action: { type: "click", element: "3" },
+      observation: { outcome: "ok" },
+      screenSha256: s.blob.sha256,
+      anomalies: [],
+      tokens: 1200,
+    });
+    expect((await t.db.run.findUniqueOrThrow({ where: { id: s.run.id } })).checkpoint).toEqual({ node: "executor", stepIndex: 1 });
+    expect((await s.events()).sort()).toEqual(["evidence.append", "evidence.append", "evidence.append", "run.appendStep", "run.saveCheckpoint"]);
+
+    const again = await recordStep(t.db, s.record({ checkpoint: undefined }));
+    expect(again.evidence).toEqual(first.evidence.map((e) => ({ ...e, created: false })));
+    expect(again.step).toEqual({ id: first.step!.id, created: false });
+    expect(await s.events()).toHaveLength(5);
+    expect(await t.db.evidence.count({ where: { runId: s.run.id } })).toBe(3);
+  });
+
+  it("one new row beside rows recorded before: only the new one is written", async () => {
+    const s = await started();
+    const first = await recordStep(t.db, s.record({ step: undefined, checkpoint: undefined }));
+    const more = s.record({ step: undefined, checkpoint: undefined });
+    more.evidence = [...more.evidence!, { idempotencyKey: `${s.run.id}:0:anomaly`, kind: "anomaly", stepIndex: 0, summary: "the screen did not change" }];
+    const out = await recordStep(t.db, more);
+    expect(out.evidence.slice(0, 3)).toEqual(first.evidence.map((e) => ({ ...e, created: false })));
+    expect(out.evidence[3]?.created).toBe(true);
+    expect((await s.events()).filter((o) => o === "evidence.append")).toHaveLength(4);
+  });
+
+  it("after the lease moved on, a retried record is answered as it was; new evidence under the old key is CONFLICT", async () => {
+    const s = await started();
+    const first = await recordStep(t.db, s.record());
+    const again = await claimTodo(t.db, { agentId: s.agent.id, todoId: s.todo.id }); // a restarted worker: a new epoch
+    if (!again.claimed) throw new Error(again.reason);
+    expect((await recordStep(t.db, s.record())).evidence).toEqual(first.evidence.map((e) => ({ ...e, created: false })));
+    const late = s.record({ evidence: [{ idempotencyKey: `${s.run.id}:1:observation`, kind: "observation", stepIndex: 1, summary: "late write of the old life" }], step: undefined, checkpoint: undefined });
+    expect((await err(recordStep(t.db, late)))?.code).toBe("CONFLICT");
+    expect(await t.db.evidence.count({ where: { runId: s.run.id } })).toBe(3);
+    const fresh = { ...late, leaseKey: again.lease.leaseKey };
+    expect((await recordStep(t.db, fresh)).evidence[0]?.created).toBe(true);
+  });
+
+  it("a screenshot this workspace never put is NOT_FOUND, and nothing is written", async () => {
+    const s = await started();
+    const other = await seedWorkspace(t.db);
+    const foreign = await putBlob(t.db, { bytes: Buffer.from(`other ${rid("png")}`), mime: "text/plain", workspaceId: other.workspace.id });
+    const r = s.record();
+    r.evidence![0]!.blobSha256 = foreign.sha256;
+    expect((await err(recordStep(t.db, r)))?.code).toBe("NOT_FOUND");
+    expect(await t.db.evidence.count({ where: { runId: s.run.id } })).toBe(0);
+    expect(await t.db.step.count({ where: { runId: s.run.id } })).toBe(0);
+  });
+
+  it("a finished run answers a step recorded before and refuses a new one", async () => {
+    const s = await started();
+    const first = await recordStep(t.db, s.record({ checkpoint: undefined }));
+    await finishRun(t.db, { runId: s.run.id, agentId: s.agent.id, status: "completed" });
+    const answered = await recordStep(t.db, { runId: s.run.id, agentId: s.agent.id, step: { index: 0, node: "executor" } });
+    expect(answered.step).toEqual({ id: first.step!.id, created: false });
+    expect((await err(recordStep(t.db, { runId: s.run.id, agentId: s.agent.id, step: { index: 1, node: "executor" } })))?.code).toBe("ILLEGAL_TRANSITION");
+    expect((await err(recordStep(t.db, { runId: s.run.id, agentId: s.agent.id, checkpoint: { node: "end" } })))?.code).toBe("ILLEGAL_TRANSITION");
+  });
+});
