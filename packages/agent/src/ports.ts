@@ -398,6 +398,12 @@ export interface StepRecordOutcome {
   route: { route: TurnRoute; reason: string } | null;
 }
 
+/**
+ * The code of a ControlPlane call that got no answer within its client's retries (the API or its database away, or
+ * too slow to answer): the runner suspends the run and resumes it from its checkpoint once the state core answers.
+ */
+export const API_UNREACHABLE = "API_UNREACHABLE";
+
 /** A write that lost to a newer lease or another holder: an explicit conflict, never a silent overwrite. */
 export class ControlPlaneConflict extends Error {
   readonly code = "CONFLICT";

@@ -13,7 +13,15 @@ export interface ApiClientInit {
   /** The web app's session cookie, or an agent token; a function is read on every request (a tab's token arrives
    * later). Default: none (only what anyone may call). */
   auth?: ClientAuth | (() => ClientAuth);
+  /**
+   * A query or mutation without an answer after this long (ms) is abandoned: the API, or the database behind it,
+   * is stuck, and the caller's retries (retry.ts) try again instead of waiting for good. Blob uploads too; not the event
+   * stream, which stays open. Default 30 000.
+   */
+  requestTimeoutMs?: number;
 }
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 /** The one place credentials go onto requests: every fetch of the client and its event stream goes through it. */
 export function authorizedFetch(auth: ClientAuth | (() => ClientAuth)): typeof fetch {
@@ -30,6 +38,11 @@ export function authorizedFetch(auth: ClientAuth | (() => ClientAuth)): typeof f
 export function createApiClient(init: ApiClientInit) {
   const url = `${trimUrl(init.apiUrl)}${TRPC_PATH}`;
   const authFetch = authorizedFetch(init.auth ?? { kind: "none" });
+  const timeoutMs = init.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const boundedFetch: typeof fetch = (input, reqInit) => {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    return authFetch(input, { ...reqInit, signal: reqInit?.signal ? AbortSignal.any([reqInit.signal, timeout]) : timeout });
+  };
   const client = createTRPCClient<AppRouter>({
     links: [
       splitLink({
@@ -41,11 +54,11 @@ export function createApiClient(init: ApiClientInit) {
           EventSource: EventSourcePonyfill,
           eventSourceOptions: () => ({ fetch: authFetch, withCredentials: true }),
         }),
-        false: httpBatchLink({ url, transformer: superjson, fetch: authFetch, maxURLLength: 8000 }),
+        false: httpBatchLink({ url, transformer: superjson, fetch: boundedFetch, maxURLLength: 8000 }),
       }),
     ],
   });
-  transports.set(client, { apiUrl: trimUrl(init.apiUrl), fetch: authFetch });
+  transports.set(client, { apiUrl: trimUrl(init.apiUrl), fetch: boundedFetch });
   return client;
 }
 

@@ -79,6 +79,28 @@ describe("packages/client errors", () => {
     expect((e as Error).message).toContain("npm start");
   });
 
+  it("an API that takes requests and never answers (its database frozen): each request times out on the client, is retried, then API_UNREACHABLE; a write whose repeat is not a no-op is not repeated", async () => {
+    const seen: string[] = [];
+    const stuck = createServer((req) => seen.push(req.url ?? "")); // takes every request, answers none
+    await new Promise<void>((ok) => stuck.listen(0, "127.0.0.1", ok));
+    const url = `http://127.0.0.1:${(stuck.address() as AddressInfo).port}`;
+    try {
+      const cp = createControlPlane(createApiClient({ apiUrl: url, requestTimeoutMs: 100 }), { apiUrl: url, retry: { maxMs: 600, baseMs: 20, capMs: 50 } });
+      const read = await cp.getGoal("goal_x").catch((x: unknown) => x);
+      expect(read).toMatchObject({ code: API_UNREACHABLE });
+      expect((read as Error).message).toMatch(new RegExp(`Cannot reach the PhoneLoop API at ${url} \\(ETIMEDOUT; \\d+ attempts`));
+      const reads = seen.filter((u) => u.includes("goal.get")).length;
+      expect(reads).toBeGreaterThan(1);
+      // goal.create twice would make two goals: a request that may have arrived is not sent again.
+      const create = await cp.createGoal({ objective: "Once" }).catch((x: unknown) => x);
+      expect(create).toMatchObject({ code: API_UNREACHABLE });
+      expect(seen.filter((u) => u.includes("goal.create"))).toHaveLength(1);
+    } finally {
+      stuck.closeAllConnections();
+      await new Promise((ok) => stuck.close(ok));
+    }
+  });
+
   it("without credentials the API answers UNAUTHORIZED, saying how to sign in or send an agent token", async () => {
     const cp = createControlPlane(createApiClient({ apiUrl: api.url }), { apiUrl: api.url });
     await expect(cp.createGoal({ objective: "x" })).rejects.toMatchObject({ code: "UNAUTHORIZED", message: expect.stringMatching(/PHONELOOP_AGENT_TOKEN/) });

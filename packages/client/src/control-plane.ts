@@ -8,7 +8,7 @@ import { uploadBlob } from "./blobs.ts";
 import { codeOf, toControlPlaneError } from "./errors.ts";
 import { subscribeEvents, type EventSubscription } from "./events.ts";
 import { readAllPages } from "./pages.ts";
-import { DEFAULT_RETRY, withRetry, type RetryPolicy } from "./retry.ts";
+import { DEFAULT_RETRY, withRetry, type RetryNotice, type RetryPolicy } from "./retry.ts";
 import { evidenceOf, goalOf, leaseOf, objectOf, runOf, todoOf } from "./rows.ts";
 
 export interface ControlPlaneOptions {
@@ -20,6 +20,8 @@ export interface ControlPlaneOptions {
   gatePollMaxMs?: number;
   /** How long and how often calls are retried when the API does not answer or answers 5xx (see retry.ts). */
   retry?: Partial<RetryPolicy>;
+  /** Told of each failed attempt that is tried again (a worker logs them: the API or its database is away). */
+  onRetry?: (n: RetryNotice) => void;
 }
 
 export function createControlPlane(client: ApiClient, opts: ControlPlaneOptions): ControlPlane {
@@ -31,7 +33,7 @@ export function createControlPlane(client: ApiClient, opts: ControlPlaneOptions)
   /** One procedure call, retried while the API is away (retry.ts); its failure as ControlPlaneError / ControlPlaneConflict naming the procedure. */
   const call = async <T>(procedure: string, f: () => Promise<T>): Promise<T> => {
     try {
-      return await withRetry(procedure, f, clock, retry);
+      return await withRetry(procedure, f, clock, retry, undefined, opts.onRetry);
     } catch (e) {
       throw toControlPlaneError(e, apiUrl, procedure);
     }

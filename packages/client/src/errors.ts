@@ -1,7 +1,7 @@
 // One error type for every failure the API reports: its state code (UPPER_SNAKE_CASE) and the API's own message,
 // which says what happened and what to do. A lost lease or a taken todo is the port's ControlPlaneConflict.
 import { TRPCClientError } from "@trpc/client";
-import { ControlPlaneConflict } from "@phoneloop/agent/ports";
+import { API_UNREACHABLE, ControlPlaneConflict } from "@phoneloop/agent/ports";
 
 export class ControlPlaneError extends Error {
   override readonly name = "ControlPlaneError";
@@ -14,7 +14,7 @@ export class ControlPlaneError extends Error {
   }
 }
 
-export const API_UNREACHABLE = "API_UNREACHABLE";
+export { API_UNREACHABLE };
 
 /** The request never got an answer: the API is down, the URL is wrong, or the network is. */
 export function apiUnreachable(apiUrl: string, cause: string): ControlPlaneError {
@@ -60,6 +60,8 @@ export function networkReason(e: unknown): string {
   for (let c: unknown = e, depth = 0; c && depth < 6; c = (c as { cause?: unknown }).cause, depth++) {
     const code = (c as { code?: unknown }).code;
     if (typeof code === "string" && /^E[A-Z]+$/.test(code)) return code;
+    // The client's own per-request timeout (api-client.ts): the API took the request and did not answer in time.
+    if ((c as { name?: unknown }).name === "TimeoutError") return "ETIMEDOUT";
     const errors = (c as { errors?: unknown[] }).errors;
     const inner = Array.isArray(errors) ? (errors[0] as { code?: unknown } | undefined)?.code : undefined;
     if (typeof inner === "string") return inner;

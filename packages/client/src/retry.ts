@@ -53,8 +53,16 @@ export interface RetryOutcome<T> {
   attempts: number;
 }
 
+/** A failed attempt that is tried again: which call, its attempt number, why it failed, the pause before the next. */
+export interface RetryNotice {
+  procedure: string;
+  attempt: number;
+  reason: string;
+  waitMs: number;
+}
+
 /** Runs `f` until it succeeds, fails in a way retrying cannot fix, or `maxMs` has passed; the last error is thrown with the attempt count. */
-export async function withRetry<T>(procedure: string, f: () => Promise<T>, clock: Clock, policy: RetryPolicy, signal?: AbortSignal): Promise<T> {
+export async function withRetry<T>(procedure: string, f: () => Promise<T>, clock: Clock, policy: RetryPolicy, signal?: AbortSignal, onRetry?: (n: RetryNotice) => void): Promise<T> {
   const started = clock.monotonic();
   for (let attempt = 1; ; attempt++) {
     try {
@@ -65,7 +73,9 @@ export async function withRetry<T>(procedure: string, f: () => Promise<T>, clock
         if (attempt > 1 && e instanceof Error) Object.assign(e, { attempts: attempt, retriedMs: Math.round(elapsed) });
         throw e;
       }
-      await clock.sleep(Math.min(backoffMs(attempt, policy), policy.maxMs - elapsed), signal).catch(() => undefined);
+      const waitMs = Math.min(backoffMs(attempt, policy), policy.maxMs - elapsed);
+      onRetry?.({ procedure, attempt, reason: networkReason(e), waitMs });
+      await clock.sleep(waitMs, signal).catch(() => undefined);
     }
   }
 }

@@ -4,6 +4,7 @@
 import { describeAction } from "../actions/schema.ts";
 import { workspacePolicyRules } from "../policy/rules.ts";
 import {
+  API_UNREACHABLE,
   ControlPlaneConflict,
   leaseRefOf,
   type AgentPorts,
@@ -100,12 +101,8 @@ export async function runAgent(ports: AgentPorts, opts: RunAgentOptions): Promis
   const run = previous ? await cp.resumeRun({ runId: previous.id, agentId }) : await cp.startRun({ goalId, agentId });
   const resumed = saved !== null;
   ctx.onEvent?.({ type: "run", runId: run.id, goalId, agentId, resumed: previous !== null });
-  let state: RunState = saved ?? initialState({ runId: run.id, goalId, agentId, goal: goalText!, preapproved: config.preapproved });
+  let state: RunState = saved ? restored(saved, agentId) : initialState({ runId: run.id, goalId, agentId, goal: goalText!, preapproved: config.preapproved });
   state.agentId = agentId;
-  // The previous worker's lease is not ours: the executor claims the todo again (a new epoch), so any late write of
-  // the old worker is an explicit CONFLICT.
-  if (resumed && state.node === "executor") state.executor.lease = null;
-  if (resumed && state.node === "planner" && state.held) state.held = null;
   // What earlier runs left for the goal's apps; learning never stops a run.
   if (!state.learned && config.learn) {
     state.learned = await prepareLearning(ctx, state.goal).catch((e: unknown) => {
@@ -121,37 +118,115 @@ export async function runAgent(ports: AgentPorts, opts: RunAgentOptions): Promis
   await checkpoint(state);
 
   let report: RunReport | null = null;
+  /** Suspensions since the last node that completed: a core that keeps failing the same node ends the run. */
+  let suspensions = 0;
   while (state.node !== "end") {
     guard(ctx);
-    ctx.onEvent?.({ type: "node", node: state.node });
-    await cp.heartbeatAgent(agentId);
-    switch (state.node) {
-      case "planner":
-        state = await runPlanner(ctx, state);
-        break;
-      case "executor": {
-        const { state: after, ret } = await runExecutor(ctx, state);
-        ctx.onEvent?.({ type: "executor_return", ret });
-        const { executor, node: _node, ...common } = after;
-        state = { ...common, node: "planner", lastReturn: ret, held: executor.lease ? { todoId: executor.todoId, lease: executor.lease } : null };
-        break;
-      }
-      case "summarizer":
-        // The summarizer finishes the run: its last write; a finished run takes no checkpoint.
-        report = await runSummarizer(ctx, state);
-        state = { ...state, node: "end" };
-        if (config.learn) {
-          await learnFromRun(ctx, state, report.lessons).catch((e: unknown) => {
-            ctx.onEvent?.({ type: "anomaly", kind: "learning_failed", message: `What this run teaches could not be recorded: ${e instanceof Error ? e.message : String(e)}` });
-          });
+    try {
+      ctx.onEvent?.({ type: "node", node: state.node });
+      await cp.heartbeatAgent(agentId);
+      switch (state.node) {
+        case "planner":
+          state = await runPlanner(ctx, state);
+          break;
+        case "executor": {
+          const { state: after, ret } = await runExecutor(ctx, state);
+          ctx.onEvent?.({ type: "executor_return", ret });
+          const { executor, node: _node, ...common } = after;
+          state = { ...common, node: "planner", lastReturn: ret, held: executor.lease ? { todoId: executor.todoId, lease: executor.lease } : null };
+          break;
         }
-        continue;
+        case "summarizer":
+          // The summarizer finishes the run: its last write; a finished run takes no checkpoint.
+          report = await runSummarizer(ctx, state);
+          state = { ...state, node: "end" };
+          if (config.learn) {
+            await learnFromRun(ctx, state, report.lessons).catch((e: unknown) => {
+              ctx.onEvent?.({ type: "anomaly", kind: "learning_failed", message: `What this run teaches could not be recorded: ${e instanceof Error ? e.message : String(e)}` });
+            });
+          }
+          continue;
+      }
+      await checkpoint(state);
+      suspensions = 0;
+    } catch (e) {
+      const cause = ctx.kill?.aborted || ctx.signal?.aborted ? null : suspensionOf(e, agentId);
+      if (!cause || ++suspensions > MAX_SUSPENSIONS) throw e;
+      state = await outlastSuspension(ctx, state, cause, e as Error);
     }
-    await checkpoint(state);
   }
   report ??= ((await cp.listEvidence({ goalId, runId: state.runId, kind: "summary" })).at(-1)?.data as RunReport | undefined) ?? null;
   ctx.onEvent?.({ type: "end", status: state.end.status, endReason: state.end.reason, reason: state.end.detail });
   return { runId: state.runId, goalId, agentId, status: state.end.status, endReason: state.end.reason, resumed, report: report! };
+}
+
+/** The worker's own lease and run state from a checkpoint: leases are claimed again (a new epoch fences any late write of the life that saved it). */
+function restored(saved: RunState, agentId: string): RunState {
+  const state = { ...saved, agentId };
+  if (state.node === "executor") state.executor = { ...state.executor, lease: null };
+  if (state.node === "planner" && state.held) state.held = null;
+  return state;
+}
+
+/**
+ * Why the state core stopped this run's worker without anyone else taking its work: it did not answer within the
+ * client's retries (the API or Postgres away or frozen), or this worker's own lease lapsed meanwhile (nobody else
+ * holds the todo). Anything else — another holder, a refused write — is not a suspension.
+ */
+export type SuspensionCause = "api_unreachable" | "lease_expired";
+
+function suspensionOf(e: unknown, agentId: string): SuspensionCause | null {
+  if ((e as { code?: unknown } | null)?.code === API_UNREACHABLE) return "api_unreachable";
+  if (e instanceof ControlPlaneConflict && e.details && "currentHolder" in e.details) {
+    const holder = e.details.currentHolder;
+    if (holder === null || holder === agentId) return "lease_expired";
+  }
+  return null;
+}
+
+/** Suspensions in a row, without a node completing between them, before the run stops (at its last checkpoint). */
+const MAX_SUSPENSIONS = 3;
+
+/**
+ * The run outlives a pause of the state core: wait until the core answers again (at most `suspendMaxMs`), resume
+ * the run as its restarted worker would — the same agent, from the last checkpoint, its todo claimed again under a
+ * new epoch, an action in flight recorded as interrupted and never repeated — and leave a typed evidence row
+ * saying what happened.
+ */
+async function outlastSuspension(ctx: RunContext, state: RunState, cause: SuspensionCause, error: Error): Promise<RunState> {
+  const { controlPlane: cp, clock } = ctx.ports;
+  const since = clock.monotonic();
+  const at = clock.now();
+  const what = cause === "api_unreachable" ? "the state core did not answer" : "this worker's lease lapsed while the state core did not answer";
+  ctx.onEvent?.({ type: "anomaly", kind: "suspended", message: `${what}: ${error.message.slice(0, 300)}; the run is suspended until the state core answers again` });
+  let pause = 250;
+  for (;;) {
+    guard(ctx);
+    try {
+      await cp.heartbeatAgent(state.agentId);
+      break;
+    } catch (e) {
+      if (suspensionOf(e, state.agentId) !== "api_unreachable" || clock.monotonic() - since >= ctx.config.suspendMaxMs) throw e;
+      await clock.sleep(pause, ctx.signal).catch(() => undefined);
+      pause = Math.min(pause * 2, 5_000);
+    }
+  }
+  // The reaper may have marked the run interrupted meanwhile: the same agent takes it back at once.
+  await cp.resumeRun({ runId: state.runId, agentId: state.agentId });
+  const saved = (await cp.getRun(state.runId))?.checkpoint;
+  if (!isRunState(saved)) throw error;
+  const next = restored(saved, state.agentId);
+  const suspendedMs = Math.round(clock.monotonic() - since);
+  const where = next.node === "executor" ? `step ${next.stepIndex + 1} of todo ${next.executor.todoId}` : `the ${next.node}`;
+  await cp.appendEvidence({
+    idempotencyKey: `${state.runId}:suspended:${at}`,
+    kind: "anomaly",
+    goalId: state.goalId,
+    runId: state.runId,
+    summary: `Suspended: ${what}. The worker waited ${(suspendedMs / 1000).toFixed(1)} s after its retries for it to answer again and resumed the run from its last checkpoint, at ${where}${next.node === "executor" ? ", claiming the todo again under a new lease" : ""}.`.slice(0, 500),
+    data: { fault: "suspended", cause, suspendedMs, node: next.node, ...(next.node === "executor" ? { todoId: next.executor.todoId } : {}), stepIndex: next.stepIndex, error: error.message.slice(0, 500) },
+  });
+  return next;
 }
 
 type RecordEffect = Extract<Effect, { type: "evidence" | "turn_result" | "step" }>;
@@ -344,7 +419,8 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
           try {
             lease = await cp.renewLease(leaseRefOf(lease), ctx.config.leaseTtlMs);
           } catch (err) {
-            if (err instanceof ControlPlaneConflict) return { type: "lease_lost", message: err.message };
+            // Our own lease lapsed (nobody else holds the todo): a suspension, the run loop takes it up again.
+            if (err instanceof ControlPlaneConflict && suspensionOf(err, state.agentId) === null) return { type: "lease_lost", message: err.message };
             throw err;
           }
         }

@@ -166,6 +166,11 @@ export type RunState = PlannerState | ExecutorRunState | SummarizerState | EndSt
 export interface AgentConfig {
   capabilities: string[];
   leaseTtlMs: number;
+  /**
+   * How long a suspended run waits for the state core to answer again (ms), after its client's own retries gave up;
+   * then the run stops at its last checkpoint (a later worker resumes it).
+   */
+  suspendMaxMs: number;
   maxStepsPerTodo: number;
   /** Per-run iteration cap: stops runaway loops. */
   maxStepsPerRun: number;
@@ -202,6 +207,7 @@ export interface AgentConfig {
 export const DEFAULT_CONFIG: AgentConfig = {
   capabilities: ["phone"],
   leaseTtlMs: 120_000,
+  suspendMaxMs: 15 * 60_000,
   maxStepsPerTodo: 50,
   maxStepsPerRun: 200,
   maxAttemptsPerTodo: 3,

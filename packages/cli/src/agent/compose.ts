@@ -3,7 +3,7 @@
 import { hostname } from "node:os";
 import { createModels, runAgent, systemClock, type AgentConfig, type AgentEvent, type Clock, type Device, type Models, type ModelsInit, type RunOutcome } from "@phoneloop/agent";
 import { nodeImages } from "@phoneloop/agent/node";
-import { checkApi, createApiClient, createControlPlane, newAgentId } from "@phoneloop/client";
+import { checkApi, createApiClient, createControlPlane, newAgentId, type RetryNotice } from "@phoneloop/client";
 import { connectDevice, type DeviceSpec } from "./device.ts";
 import { recordPhoneTaskScore, type PhoneControl, type TaskScore } from "./phone-task-score.ts";
 import { waitToResume, type ResumeWait } from "./resume.ts";
@@ -14,6 +14,8 @@ export interface HeadlessInit {
   agentId?: string;
   /** The agent token it acts with (the API records this agent as the actor). */
   agentToken: string;
+  /** An API request without an answer after this long (ms) is abandoned and retried (packages/client's default otherwise). */
+  requestTimeoutMs?: number;
   /** A connected phone, or where to connect one (closed again when the run ends). */
   device: Device | DeviceSpec;
   models: Models | ModelsInit;
@@ -29,6 +31,8 @@ export interface HeadlessInit {
   onEvent?: (e: AgentEvent) => void;
   /** A virtual phone's control API: its active task's evaluator score becomes the run's validation evidence. */
   phoneControl?: PhoneControl;
+  /** An API call failed in a way retrying may fix and is tried again (the API or its database is away or stuck). */
+  onRetry?: (n: RetryNotice) => void;
   /** Resuming a run another worker still holds: called each time it waits for that worker's lease to end. */
   onWait?: (w: ResumeWait) => void;
   clock?: Clock;
@@ -47,8 +51,8 @@ export async function runHeadless(init: HeadlessInit): Promise<RunOutcome & { ta
   const registration = { id: agentId, name: init.agentName ?? `headless@${hostname()}`, kind: "headless" as const, capabilities: init.config?.capabilities ?? ["phone"] };
   try {
     await checkApi(init.apiUrl);
-    const client = createApiClient({ apiUrl: init.apiUrl, auth: { kind: "token", token: init.agentToken } });
-    controlPlane = createControlPlane(client, { apiUrl: init.apiUrl, clock });
+    const client = createApiClient({ apiUrl: init.apiUrl, auth: { kind: "token", token: init.agentToken }, ...(init.requestTimeoutMs ? { requestTimeoutMs: init.requestTimeoutMs } : {}) });
+    controlPlane = createControlPlane(client, { apiUrl: init.apiUrl, clock, ...(init.onRetry ? { onRetry: init.onRetry } : {}) });
     if (init.runId) await waitToResume(controlPlane, { runId: init.runId, agent: registration, clock, ...(init.signal ? { signal: init.signal } : {}), ...(init.onWait ? { onWait: init.onWait } : {}) });
     device = await connecting;
   } catch (e) {

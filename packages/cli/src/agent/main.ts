@@ -43,8 +43,10 @@ export async function main(argv: string[], envSource: Record<string, string | un
       ...(args.goalId ? { goalId: args.goalId } : {}),
       ...(args.runId ? { runId: args.runId } : {}),
       ...(args.phoneControl ? { phoneControl: args.phoneControl } : {}),
-      config: { preapproved: args.allow, ...(args.maxSteps ? { maxStepsPerRun: args.maxSteps } : {}) },
+      config: { preapproved: args.allow, ...(args.maxSteps ? { maxStepsPerRun: args.maxSteps } : {}), ...(args.leaseTtlMs ? { leaseTtlMs: args.leaseTtlMs } : {}) },
+      ...(args.apiTimeoutMs ? { requestTimeoutMs: args.apiTimeoutMs } : {}),
       ...(io.signal ? { signal: io.signal } : {}),
+      onRetry: (r) => io.stderr(`… the API did not answer ${r.procedure} (${r.reason}); attempt ${r.attempt + 1} in ${r.waitMs} ms\n`),
       onWait: (w) => io.stderr(`waiting: run ${w.runId} is held by ${w.holder} until ${w.until} (its lease); resuming then\n`),
       onEvent: (e) => {
         if (e.type === "run") {

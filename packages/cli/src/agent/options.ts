@@ -29,6 +29,8 @@ export const AGENT_OPTIONS = {
   "executor-retries": { type: "string" },
   "summarizer-retries": { type: "string" },
   "max-steps": { type: "string" },
+  "lease-ttl-ms": { type: "string" },
+  "api-timeout-ms": { type: "string" },
   allow: { type: "string" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
@@ -37,6 +39,8 @@ export const AGENT_OPTIONS = {
 /** The longest model call a flag may allow, and the most retries: beyond them a run looks hung. */
 export const MAX_MODEL_TIMEOUT_MS = 600_000;
 export const MAX_MODEL_RETRIES = 20;
+/** The longest lease the state core grants. */
+export const MAX_LEASE_TTL_MS = 24 * 60 * 60 * 1000;
 
 export const AGENT_USAGE = `Usage: npm run agent -- --goal "<text>" --device <tcp:host:port | ws:url | adb-server[:serial]> [options]
   --goal <text>              the goal to create and work on
@@ -58,6 +62,9 @@ export const AGENT_USAGE = `Usage: npm run agent -- --goal "<text>" --device <tc
   --<role>-retries <n>       retries after a 5xx, 429 or timeout for that role (or MODEL_RETRIES; default 4);
                              the role's circuit breaker rests the endpoint after 5 failures in a row
   --max-steps <n>            per-run step cap (default 200)
+  --lease-ttl-ms <ms>        how long a claimed todo stays this worker's without a renewal (default 120000)
+  --api-timeout-ms <ms>      an API request without an answer after this long is abandoned and retried (default
+                             30000); if the API or its database stays away, the run is suspended and resumes after
   --allow <kind,...>         confirm-tier kinds allowed from the start (e.g. input_text); never high-risk ones
   --json                     print the final report as JSON`;
 
@@ -73,6 +80,8 @@ export interface AgentArgs {
   apiUrl: string;
   models: ModelsInit;
   maxSteps?: number;
+  leaseTtlMs?: number;
+  apiTimeoutMs?: number;
   allow: string[];
   json: boolean;
 }
@@ -93,6 +102,10 @@ export function parseAgentArgs(argv: string[], env: Env, readFile: (path: string
   const agentToken = readAgentToken(a, env, readFile);
   if (!agentToken) throw new UsageError(NO_AGENT_TOKEN);
   if (maxSteps === 0) throw new UsageError("--max-steps must be at least 1.");
+  const leaseTtlMs = a.durationMs("lease-ttl-ms");
+  if (leaseTtlMs !== undefined && (leaseTtlMs < 1000 || leaseTtlMs > MAX_LEASE_TTL_MS)) throw new UsageError(`--lease-ttl-ms must be from 1000 to ${MAX_LEASE_TTL_MS} (a day).`);
+  const apiTimeoutMs = a.durationMs("api-timeout-ms");
+  if (apiTimeoutMs !== undefined && (apiTimeoutMs < 100 || apiTimeoutMs > MAX_MODEL_TIMEOUT_MS)) throw new UsageError(`--api-timeout-ms must be from 100 to ${MAX_MODEL_TIMEOUT_MS} (10 minutes).`);
 
   const keyFile = a.string("api-key-file");
   let apiKey = env.OPENAI_API_KEY;
@@ -128,6 +141,8 @@ export function parseAgentArgs(argv: string[], env: Env, readFile: (path: string
       summarizer: role("summarizer", a.string("summarizer-model") ?? plannerModel, a.string("planner-base-url")),
     },
     ...(maxSteps ? { maxSteps } : {}),
+    ...(leaseTtlMs !== undefined ? { leaseTtlMs } : {}),
+    ...(apiTimeoutMs !== undefined ? { apiTimeoutMs } : {}),
     allow: a.list("allow"),
     json: a.flag("json"),
     ...(phoneControlUrl && env.PHONE_CONTROL_TOKEN ? { phoneControl: { url: phoneControlUrl, token: env.PHONE_CONTROL_TOKEN } } : {}),
