@@ -111,7 +111,7 @@ async function run() {
   return startRun(t.db, { goalId: g.id, agentId: A() });
 }
 const blob = () => putBlob(t.db, { bytes: randomBytes(16), mime: "image/png", workspaceId: w.ws });
-async function sharedBlob() {
+async function sharedRun() {
   const r = await run();
   const b = await blob();
   await appendEvidence(t.db, { goalId: r.goalId, runId: r.id, kind: "observation", summary: "screen", blobSha256: b.sha256, idempotencyKey: rid("ev") });
@@ -195,7 +195,6 @@ const fixtures: Record<string, Fixture> = {
     outsider: "null",
   },
   "evidence.append": { access: "run", input: async () => ({ goalId: (await goal()).id, kind: "observation", summary: "screen", idempotencyKey: rid("ev") }) },
-  "evidence.blob": { access: "read", input: async () => ({ sha256: (await blob()).sha256 }) },
   "quota.setPolicy": { access: "admin", input: async () => ({ scope: "goal", goalId: (await goal()).id, windowMs: 60_000, maxSteps: 10 }) },
   "quota.shouldRun": { access: "run", input: async () => ({ goalId: (await goal()).id, agentId: A() }) },
   "quota.spend": { access: "run", input: async () => ({ key: rid("sp"), goalId: (await goal()).id, agentId: A(), steps: 1 }) },
@@ -262,9 +261,8 @@ const fixtures: Record<string, Fixture> = {
   "share.revoke": { access: "share", input: async () => ({ shareId: (await createShare(t.db, { workspaceId: w.ws, runId: (await run()).id })).share.id }) },
   "share.list": { access: "share", input: async () => ({}), outsider: "ok" },
   "share.scan": { access: "share", input: async () => ({ runId: (await run()).id }) },
-  "share.steps": { access: "anyone", input: async () => ({ token: (await sharedBlob()).token }), outsider: "ok" },
-  "share.open": { access: "anyone", input: async () => ({ token: (await sharedBlob()).token }), outsider: "ok" },
-  "share.blob": { access: "anyone", input: async () => sharedBlob(), outsider: "ok" },
+  "share.steps": { access: "anyone", input: async () => ({ token: (await sharedRun()).token }), outsider: "ok" },
+  "share.open": { access: "anyone", input: async () => ({ token: (await sharedRun()).token }), outsider: "ok" },
 };
 
 function pick<T extends object, K extends keyof T>(o: T, ...keys: K[]): Pick<T, K> {
@@ -301,7 +299,7 @@ async function principalOf(name: CallerName): Promise<Principal> {
     case "anonymous":
       return { kind: "anonymous" };
     case "share": {
-      const share = await resolve({ [SHARE_HEADER]: (await sharedBlob()).token });
+      const share = await resolve({ [SHARE_HEADER]: (await sharedRun()).token });
       expect(share.kind).toBe("share");
       return share;
     }
@@ -318,7 +316,7 @@ async function principalOf(name: CallerName): Promise<Principal> {
 function expected(name: CallerName, meta: ProcedureMeta, fixture: Fixture): "ok" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "null" | "CONFLICT" {
   if (meta.access === "anyone") return "ok";
   if (name === "anonymous") return "UNAUTHORIZED";
-  if (name === "share") return meta.shareLink ? "NOT_FOUND" : "UNAUTHORIZED"; // a blob outside the shared run
+  if (name === "share") return "UNAUTHORIZED"; // a share link reads its run through share.* and GET /blobs only
   if (name === "outsider") {
     const o = fixture.outsider ?? "not_found";
     return o === "not_found" ? "NOT_FOUND" : o === "conflict" ? "CONFLICT" : o;

@@ -6,17 +6,19 @@
 //                      {sha256, size, mime, created}. Identical bytes are stored once.
 //   GET /blobs/<sha>   the bytes, streamed from the blob store in chunks (or a redirect to a presigned URL when the
 //                      S3 store is set to presign reads), with an immutable cache header and the sha256 as ETag.
-//                      A share link (?share=) reads only its run's blobs (screens with password fields boxed over).
+//                      A share link (?share=) reads only its run's blobs, streamed the same way; a screen with
+//                      password fields on it is the one exception: it is boxed over first (share/shared-replay.ts,
+//                      a few at a time, each in memory while it is).
 // Uploads always pass through the API, also with the S3 store: it computes the sha256 and checks (and re-encodes)
 // the image, which a presigned upload straight to the bucket would skip.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pipeline } from "node:stream/promises";
-import { findBlob, holds, MAX_BLOB_BYTES, openBlob, putBlob, type BlobInfo, type BlobStore, type Db } from "@phoneloop/state";
+import { findBlob, holds, MAX_BLOB_BYTES, openBlob, putBlob, type BlobInfo, type BlobScope, type BlobStore, type Db } from "@phoneloop/state";
 import { sendJson, toHeaders } from "./auth/http.ts";
 import { resolvePrincipal, SHARE_HEADER, type Principal, type PrincipalServices } from "./auth/principal.ts";
 import { BLOB_PATH, BLOB_SHARE_PARAM } from "./contract.ts";
 import { BLOB_MIMES, BlobEncodingError, encodeForStorage, isBlobMime } from "./blob-encoding.ts";
-import { sharedBlob } from "./share/shared-replay.ts";
+import { maskedBlob, passwordBoxesOn } from "./share/shared-replay.ts";
 
 export { BLOB_PATH, blobUrl } from "./contract.ts";
 
@@ -50,21 +52,24 @@ export async function handleBlob(req: IncomingMessage, res: ServerResponse, serv
   const etag = `"${sha256}"`;
   const notModified = () => res.writeHead(304, { etag, "cache-control": IMMUTABLE }).end();
 
-  if (principal.kind === "share") {
-    // A share reads only its run's blobs, as the link shows them (password fields boxed over): small, in memory.
-    const blob = await sharedBlob(services.db, principal, sha256);
-    if (!blob) return sendText(res, 404, `No blob ${sha256} in this shared run.`);
-    if (req.headers["if-none-match"] === etag) return void notModified();
-    res.writeHead(200, bodyHeaders(blob.mime, blob.bytes.byteLength, etag));
-    res.end(req.method === "HEAD" ? undefined : Buffer.from(blob.bytes.buffer, blob.bytes.byteOffset, blob.bytes.byteLength));
-    return;
-  }
-
-  const scope = { workspaceId: principal.workspaceId };
+  // A share reads only its run's blobs; a member or an agent its workspace's.
+  const scope: BlobScope = principal.kind === "share" ? { share: principal } : { workspaceId: principal.workspaceId };
+  const notHere = `No blob ${sha256} in this ${principal.kind === "share" ? "shared run" : "workspace"}.`;
   const info = await findBlob(services.db, sha256, scope);
-  if (!info) return sendText(res, 404, `No blob ${sha256} in this workspace.`);
+  if (!info) return sendText(res, 404, notHere);
   if (!info.storageKey) return sendExpired(res, info, opts.retentionDays);
   if (req.headers["if-none-match"] === etag) return void notModified();
+  if (principal.kind === "share") {
+    // As the link shows it: a screen with password fields on it has them boxed over (re-encoded, so its size is
+    // known only once done); any other blob of the run streams below.
+    const boxes = await passwordBoxesOn(services.db, principal, sha256);
+    if (boxes.length && req.method === "HEAD") return void res.writeHead(200, bodyHeaders(info.mime, null, etag)).end();
+    if (boxes.length) {
+      const masked = await maskedBlob(services.db, principal, sha256, boxes, opts.store);
+      if (!masked) return sendText(res, 404, notHere);
+      return void res.writeHead(200, bodyHeaders(masked.mime, masked.bytes.byteLength, etag)).end(masked.bytes);
+    }
+  }
   if (req.method === "HEAD") return void res.writeHead(200, bodyHeaders(info.mime, info.size, etag)).end();
   if (opts.presignedReadS && opts.store.presign) {
     const location = await opts.store.presign("get", info.storageKey, { expiresInS: opts.presignedReadS });
@@ -74,7 +79,7 @@ export async function handleBlob(req: IncomingMessage, res: ServerResponse, serv
   }
   const opened = await openBlob(services.db, sha256, scope, { store: opts.store });
   if (opened.status === "expired") return sendExpired(res, opened.info, opts.retentionDays);
-  if (opened.status === "missing") return sendText(res, 404, `No blob ${sha256} in this workspace.`);
+  if (opened.status === "missing") return sendText(res, 404, notHere);
   res.writeHead(200, bodyHeaders(info.mime, info.size, etag));
   try {
     await pipeline(opened.body, res);
@@ -84,8 +89,8 @@ export async function handleBlob(req: IncomingMessage, res: ServerResponse, serv
   }
 }
 
-function bodyHeaders(mime: string, size: number, etag: string): Record<string, string> {
-  return { "content-type": mime, "content-length": String(size), "cache-control": IMMUTABLE, etag, "x-content-type-options": "nosniff" };
+function bodyHeaders(mime: string, size: number | null, etag: string): Record<string, string> {
+  return { "content-type": mime, ...(size === null ? {} : { "content-length": String(size) }), "cache-control": IMMUTABLE, etag, "x-content-type-options": "nosniff" };
 }
 
 function sendExpired(res: ServerResponse, info: BlobInfo, retentionDays: number | null): void {

@@ -32,14 +32,18 @@ async function anonymous(path: string, json: unknown): Promise<{ status: number;
   return { status: res.status, data: body.result?.data.json };
 }
 
+/** A blob read with the link's token as the share parameter of GET /blobs (the only way to its bytes). */
+const sharedRead = (token: string, sha256: string) => fetch(`${api.url}/blobs/${sha256}?share=${encodeURIComponent(token)}`);
+
 /** A run with one step whose screen is a blob, and one evidence row with another blob. */
 async function recordedRun(goalId: string) {
   const run = await startRun(t.db, { goalId, agentId });
-  const screen = await putBlob(t.db, { bytes: randomBytes(32), mime: "image/png", workspaceId: ws });
+  const screenBytes = randomBytes(32);
+  const screen = await putBlob(t.db, { bytes: screenBytes, mime: "image/png", workspaceId: ws });
   const shot = await putBlob(t.db, { bytes: randomBytes(32), mime: "image/png", workspaceId: ws });
   await appendStep(t.db, { runId: run.id, agentId, index: 0, node: "executor", screenSha256: screen.sha256 });
   await appendEvidence(t.db, { goalId, runId: run.id, kind: "observation", summary: "the booking screen", blobSha256: shot.sha256, idempotencyKey: rid("ev") });
-  return { run, screen: screen.sha256, shot: shot.sha256 };
+  return { run, screen: screen.sha256, screenBytes, shot: shot.sha256 };
 }
 
 describe("shares", () => {
@@ -72,12 +76,16 @@ describe("shares", () => {
     expect(steps.items.map((s) => s.screen?.sha256)).toEqual([shared.screen]);
     expect(JSON.stringify([replay, steps])).not.toContain(other.run.id);
 
-    // Its run's blobs (a step's screen, an evidence's screenshot), and no other blob of the workspace.
-    for (const sha256 of [shared.screen, shared.shot]) expect((await anonymous("share.blob", { token, sha256 })).status).toBe(200);
-    for (const sha256 of [other.screen, other.shot]) expect((await anonymous("share.blob", { token, sha256 })).status).toBe(404);
-    // The same through the blob route, with the link's token as the share parameter.
-    expect((await fetch(`${api.url}/blobs/${shared.shot}?share=${encodeURIComponent(token)}`)).status).toBe(200);
-    expect((await fetch(`${api.url}/blobs/${other.shot}?share=${encodeURIComponent(token)}`)).status).toBe(404);
+    // Its run's blobs (a step's screen, an evidence's screenshot) through the blob route, and no other blob of the
+    // workspace; the bytes are the stored ones, as a member reads them.
+    for (const sha256 of [shared.screen, shared.shot]) expect((await sharedRead(token, sha256)).status).toBe(200);
+    for (const sha256 of [other.screen, other.shot]) expect((await sharedRead(token, sha256)).status).toBe(404);
+    const screen = await sharedRead(token, shared.screen);
+    expect(screen.headers.get("content-length")).toBe(String(shared.screenBytes.length));
+    expect(Buffer.from(await screen.arrayBuffer()).equals(shared.screenBytes)).toBe(true);
+    // No procedure answers a blob's bytes (base64 inside JSON): share.blob and evidence.blob are gone.
+    expect((await anonymous("share.blob", { token, sha256: shared.shot })).status).toBe(404);
+    expect((await anonymous("evidence.blob", { sha256: shared.shot })).status).toBe(404);
     // The link is no session: nothing else opens with it.
     const board = await fetch(`${api.url}/trpc/board.goals?input=${encodeURIComponent(JSON.stringify({ json: {} }))}`, { headers: { "x-phoneloop-share": token } });
     expect(board.status).toBe(401);
@@ -90,7 +98,7 @@ describe("shares", () => {
     expect((await anonymous("share.open", { token: revoked.token })).status).toBe(200);
     await revokeShare(t.db, { workspaceId: ws, shareId: revoked.share.id }, { actor: adminId });
     expect((await anonymous("share.open", { token: revoked.token })).status).toBe(404);
-    expect((await anonymous("share.blob", { token: revoked.token, sha256: shot })).status).toBe(404);
+    expect((await sharedRead(revoked.token, shot)).status).toBe(404);
 
     // Created an hour ago for ten minutes: expired now.
     const anHourAgo = { clock: manualClock(new Date(Date.now() - 3_600_000)), actor: adminId };

@@ -37,8 +37,6 @@ export type Context = ReturnType<typeof createTRPCContext>;
 export type Access = Permission | "anyone";
 export interface ProcedureMeta {
   access: Access;
-  /** A share link's holder may call it too (reads of the shared run's blobs). */
-  shareLink?: boolean;
 }
 
 const t = initTRPC
@@ -103,10 +101,7 @@ const permitted = t.middleware(({ ctx, meta, next }) => {
   const p = ctx.principal;
   if (access === "anyone") return next({ ctx: { caller: null as Caller | null } });
   if (p.kind === "anonymous") throw new TRPCError({ code: "UNAUTHORIZED", message: SIGN_IN });
-  if (p.kind === "share") {
-    if (meta.shareLink) return next({ ctx: { caller: p as Caller | null } });
-    throw new TRPCError({ code: "UNAUTHORIZED", message: `A share link opens only its run's replay. ${SIGN_IN}` });
-  }
+  if (p.kind === "share") throw new TRPCError({ code: "UNAUTHORIZED", message: `A share link opens only its run's replay. ${SIGN_IN}` });
   const holder = p.kind === "member" ? p.role : "agent";
   if (!holds(holder, access)) {
     const who = PERMISSION_HOLDERS[access].map((h) => (h === "agent" ? "an agent" : h)).join(", ");
@@ -165,9 +160,9 @@ const base = t.procedure.use(stateErrors).use(storable);
  * The only way to make a procedure: the permission it needs and its input. The handler's ctx carries `caller`
  * (the principal), `workspaceId` and `actor` (for OperatorContext) — never anything from the request body.
  */
-export function allow<S extends z.ZodType>(access: Permission, input: S, opts: { shareLink?: boolean } = {}) {
+export function allow<S extends z.ZodType>(access: Permission, input: S) {
   return base
-    .meta({ access, ...opts })
+    .meta({ access })
     .use(permitted)
     .input(input)
     .use(scoped)

@@ -1,9 +1,8 @@
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
 import { createShare, CreateShareInput, listShares, ListSharesInput, openShare, PAGE_LIMIT, PageFields, revokeShare, RevokeShareInput, RunReplayInput, Text, type Db } from "@phoneloop/state";
-import { scanRun, sharedBlob, sharedReplay, sharedSteps } from "../share/shared-replay.ts";
+import { scanRun, sharedReplay, sharedSteps } from "../share/shared-replay.ts";
 import { allow, allowAnyone } from "../trpc.ts";
-import { BlobInput } from "./evidence.ts";
 
 const ShareToken = Text.trim().min(1).max(200);
 const GONE = "This share link does not exist, was revoked or has expired; ask whoever sent it for a new one.";
@@ -34,10 +33,5 @@ export const shareRouter = {
     const { token, ...page } = input;
     return sharedSteps(ctx.db, await opened(ctx.db, token), page);
   }),
-  /** A blob of the shared run (a screen of its steps or evidence, password fields boxed over); any other blob is "not found". */
-  blob: allowAnyone(BlobInput.extend({ token: ShareToken })).query(async ({ ctx, input }) => {
-    const blob = await sharedBlob(ctx.db, await opened(ctx.db, input.token), input.sha256);
-    if (!blob) throw new TRPCError({ code: "NOT_FOUND", message: `The shared run shows no blob ${input.sha256}.` });
-    return { sha256: input.sha256, mime: blob.mime, base64: Buffer.from(blob.bytes).toString("base64") };
-  }),
+  // The run's screenshots are read with GET /blobs/<sha256>?share=<token>, streamed (blob-route.ts).
 } satisfies TRPCRouterRecord;

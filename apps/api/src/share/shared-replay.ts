@@ -1,8 +1,9 @@
 // A run as a share link shows it: the same replay a member sees (runReplay, runSteps), with the text typed into
 // password fields masked everywhere and those fields boxed over on its screenshots. Nothing else of the run (its
 // checkpoint, other runs, other blobs) is reachable through the link.
+import pLimit from "p-limit";
 import sharp from "sharp";
-import { getBlob, runReplay, runSteps, PAGE_LIMIT, type Db, type OpenedShare, type Page, type ReplayScreen, type ReplayStep, type RunReplay } from "@phoneloop/state";
+import { openBlob, runReplay, runSteps, PAGE_LIMIT, type BlobStore, type Db, type OpenedShare, type Page, type ReplayScreen, type ReplayStep, type RunReplay } from "@phoneloop/state";
 import { passwordBoxes, passwordTextsOf, redact } from "./redact.ts";
 import { scanReplay, type SecretFinding } from "./secret-scan.ts";
 
@@ -41,34 +42,41 @@ export async function sharedSteps(db: Db, share: OpenedShare, page: { cursor?: s
   return redact(steps, secrets);
 }
 
-/** Masked screenshots by sha256 (the masking is the same for every share of the run): the last few, in memory. */
-const masked = new Map<string, { mime: string; bytes: Uint8Array }>();
-const MASKED_KEPT = 64;
-
 /**
- * A blob of the shared run as the link shows it: a screenshot with password fields on it gets an opaque box over
- * each field's bounds (from the UI tree the observation recorded). Null when the blob is not the run's.
+ * Masked screenshots decoded and re-encoded at once, at most: each is in memory whole while it is (an image is
+ * decoded whole), so this bounds what share links can make the API hold. Every other blob a link reads streams from
+ * the blob store as a member's read does (blob-route.ts).
  */
-export async function sharedBlob(db: Db, share: OpenedShare, sha256: string): Promise<{ mime: string; bytes: Uint8Array } | null> {
-  const blob = await getBlob(db, sha256, { share });
-  if (!blob) return null;
-  const key = `${share.runId}:${sha256}`;
-  const hit = masked.get(key);
-  if (hit) return hit;
+const MASKING_AT_ONCE = 2;
+const masking = pLimit(MASKING_AT_ONCE);
+
+export type Box = [number, number, number, number];
+
+/** The boxes a share link draws over a screenshot of its run: every password field an observation of it recorded. */
+export async function passwordBoxesOn(db: Db, share: OpenedShare, sha256: string): Promise<Box[]> {
   const observations = await db.evidence.findMany({ where: { runId: share.runId, blobSha256: sha256, kind: "observation" }, select: { data: true } });
-  const boxes = observations.flatMap((o) => {
+  return observations.flatMap((o) => {
     const elements = (o.data as { elements?: unknown } | null)?.elements;
     return Array.isArray(elements) ? passwordBoxes(elements as ReplayScreen["elements"]) : [];
   });
-  if (!boxes.length) return blob;
-  const out = { mime: blob.mime, bytes: new Uint8Array(await boxOver(blob.bytes, blob.mime, boxes)) };
-  masked.set(key, out);
-  if (masked.size > MASKED_KEPT) masked.delete(masked.keys().next().value!);
-  return out;
+}
+
+/**
+ * A screenshot of the shared run with an opaque box over each password field (boxes from passwordBoxesOn): read from
+ * the store and re-encoded in its own format, a few at a time. Null when the bytes are gone (retention, collector).
+ */
+export async function maskedBlob(db: Db, share: OpenedShare, sha256: string, boxes: Box[], store: BlobStore): Promise<{ mime: string; bytes: Buffer } | null> {
+  return masking(async () => {
+    const opened = await openBlob(db, sha256, { share }, { store });
+    if (opened.status !== "ok") return null;
+    const chunks: Buffer[] = [];
+    for await (const chunk of opened.body) chunks.push(Buffer.from(chunk as Uint8Array));
+    return { mime: opened.info.mime, bytes: await boxOver(Buffer.concat(chunks), opened.info.mime, boxes) };
+  });
 }
 
 /** Opaque boxes drawn over an image, boxes in 0–1000 of its width and height; the image keeps its format. */
-async function boxOver(bytes: Uint8Array, mime: string, boxes: [number, number, number, number][]): Promise<Buffer> {
+async function boxOver(bytes: Uint8Array, mime: string, boxes: Box[]): Promise<Buffer> {
   const image = sharp(bytes);
   const { width = 0, height = 0 } = await image.metadata();
   const pad = 4;

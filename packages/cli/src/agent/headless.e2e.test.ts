@@ -8,7 +8,7 @@ import { FakePhone, act, box, startScriptedModelServer, type FakeScreen, type Sc
 import { createApiServer, type ApiServer } from "@phoneloop/api";
 import { agentTokenHeaders, signUpMember } from "@phoneloop/api/testing";
 import { createTestDatabase, type TestDatabase } from "@phoneloop/state/testing";
-import { createApiClient, createControlPlane, type ApiClient } from "@phoneloop/client";
+import { createApiClient, createControlPlane, readBlob, type ApiClient } from "@phoneloop/client";
 import { runHeadless } from "./compose.ts";
 
 let t: TestDatabase;
@@ -111,8 +111,9 @@ describe("headless run against the real API", () => {
     const shot = evidence.find((e) => e.id === open.evidenceIds[0])!;
     expect(shot.kind).toBe("observation");
     expect(shot.blobSha256).toMatch(/^[0-9a-f]{64}$/);
-    const blob = await reader.evidence.blob.query({ sha256: shot.blobSha256! });
-    expect(Buffer.from(blob.base64, "base64").length).toBeGreaterThan(1000);
+    const blob = await readBlob(reader, shot.blobSha256!);
+    expect(blob.mime).toBe(shot.blobMime);
+    expect((await new Response(blob.body).arrayBuffer()).byteLength).toBeGreaterThan(1000);
     expect(evidence.some((e) => e.kind === "summary" && e.runId === out.runId)).toBe(true);
     const run = await reader.run.get.query({ runId: out.runId });
     expect(run.status).toBe("completed");
