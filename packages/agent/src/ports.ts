@@ -88,7 +88,7 @@ export interface ModelResponse {
 
 /** CIRCUIT_OPEN: the role's endpoint failed too often in a row and rests (model/circuit-breaker.ts). */
 /** DEVICE_LOST: the phone disconnected while the executor waited for the model (the call is aborted). */
-export type ModelErrorCode = "RATE_LIMITED" | "SERVER_ERROR" | "TIMEOUT" | "BAD_REQUEST" | "AUTH" | "NETWORK" | "ABORTED" | "CIRCUIT_OPEN" | "DEVICE_LOST";
+export type ModelErrorCode = "RATE_LIMITED" | "SERVER_ERROR" | "TIMEOUT" | "BAD_REQUEST" | "AUTH" | "NETWORK" | "ABORTED" | "CIRCUIT_OPEN" | "DEVICE_LOST" | "SPEND_REFUSED";
 export interface ModelError extends AgentError {
   code: ModelErrorCode;
   status?: number;

@@ -441,6 +441,13 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       // A failing guard leaves the rules' decision standing.
       if (ex.turn?.guarding) return guardAnswered(ex.turn, null, `${obs.code}: ${obs.message}`);
       if (obs.code === "ABORTED") return exit("cancelled", "The run was cancelled by the user.");
+      // The core refused the spend (a person paused the goal while the model was asked, the quota ran out…): its
+      // route says why and the run ends with that reason; the step was not taken, so it is not recorded. Asked once
+      // per step: a core that routes on while refusing every call ends the run as a model failure.
+      if (obs.code === "SPEND_REFUSED" && ex.turn && ex.spendRefusedAt !== ex.turn.stepIndex) {
+        ex.spendRefusedAt = ex.turn.stepIndex;
+        return done(route());
+      }
       return exit("model_failed", `The executor model failed: ${obs.message}`);
 
     case "gate_opened": {

@@ -287,6 +287,35 @@ describe("pause, cancel and the report", () => {
     expect(phone.actions()).toHaveLength(3);
   });
 
+  it("a pause while the model is asked: the proxy's refusal (409) ends the run as paused, not as a model failure; resume takes the same step", async () => {
+    const phone = new FakePhone(ladder(), "p0");
+    // eslint-disable-next-line prefer-const -- read by the scripted reply before it is assigned
+    let cpRef: Harness["cp"] | undefined;
+    let goalId = "";
+    // The second call is the one in flight when the person pauses: the API's model proxy refuses it as the core says.
+    const refused = () => (cpRef!.pause(goalId), { status: 409, message: `Goal ${goalId} may not spend now: the goal is paused` });
+    h = await startHarness({ device: phone, executor: [tapRow(0), refused, tapRow(1), tapRow(2), act({ type: "status", status: "complete" })] });
+    cpRef = h.cp;
+    goalId = (await h.cp.createGoal({ objective: "Open items" })).id;
+    const first = await runAgent(h.ports, { goalId, agent: agent("worker") });
+    expect(first).toMatchObject({ status: "blocked", endReason: "goal_paused" });
+    expect(phone.actions()).toHaveLength(1);
+    expect(h.cp.stepsOf(first.runId).map((st) => st.index)).toEqual([0]);
+    h.cp.pause(goalId, false);
+    const second = await runAgent(h.ports, { goalId, agent: agent("worker") });
+    expect(second.status).toBe("completed");
+    expect(phone.actions()).toHaveLength(3);
+  });
+
+  it("a core that keeps refusing the spend while routing on ends the run as a model failure, asked once per step", async () => {
+    const phone = new FakePhone(ladder(), "p0");
+    const refusal = { status: 409, message: "Run is not running" };
+    h = await startHarness({ device: phone, executor: [tapRow(0), refusal, refusal, refusal] });
+    const out = await runAgent(h.ports, { goal: "Open items", agent: agent("worker") });
+    expect(out.endReason).toBe("model_failed");
+    expect(h.executorRequests()).toHaveLength(3);
+  });
+
   it("a cancel goes to the summarizer; the structured report is stored as evidence", async () => {
     const phone = new FakePhone(ladder(), "p0");
     const ac = new AbortController();

@@ -106,6 +106,8 @@ export interface ExecutorState {
   stepCount: number;
   lastApp: string;
   lastObservationKey?: string;
+  /** The step whose model call the state core refused (SPEND_REFUSED): the core's route was asked once for it. */
+  spendRefusedAt?: number;
   turn?: Turn;
 }
 

@@ -63,6 +63,9 @@ function modelError(e: unknown): ModelError {
     const status = e.status ?? 0;
     if (status === 429) return { code: "RATE_LIMITED", status, message: `The model endpoint is rate limiting (429); retrying later. It said: ${e.message}`, retryable: true };
     if (status >= 500) return { code: "SERVER_ERROR", status, message: `The model endpoint failed (${status}): ${e.message}`, retryable: true };
+    // The API's model proxy answers 409 when the state core refuses the spend (the goal paused, its quota exhausted,
+    // a gate waiting, the run no longer running): not the model's failure — the runtime asks the core what to do.
+    if (status === 409) return { code: "SPEND_REFUSED", status, message: `The state core refused this model call: ${e.message}` };
     if (status === 401 || status === 403) return { code: "AUTH", status, message: `The model endpoint refused the credentials (${status}); check the API key or session.` };
     return { code: "BAD_REQUEST", status, message: `The model endpoint rejected the request (${status}): ${e.message}` };
   }
