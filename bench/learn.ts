@@ -248,7 +248,7 @@ async function benchTask(task: string, n: number) {
           replies: [
             (r: RecordedRequest) => {
               const out = script.reply(r);
-              if (process.env.DEBUG_LEARN) console.log(`  ${task} ← ${"text" in out ? out.text : ""} | ${screenLines(r).map((l) => l.id || l.text).slice(0, 12).join(" · ")}`);
+              if (process.env.DEBUG_LEARN) console.log(`  ${task} ← ${"text" in out ? out.text : ""} | ${screenLines(r).map((l) => l.id || l.text).slice(0, 12).join(" · ")}${/SKILLS \(/.test(r.lastUserText) ? ` | skills: ${(fencedRegions(r.lastUserText).find((x) => /^- "/.test(x.trim())) ?? "").replace(/\n/g, " ").slice(0, 300)}` : ""}`);
               return out;
             },
           ],
@@ -259,6 +259,7 @@ async function benchTask(task: string, n: number) {
     const models = { executor: { baseURL: server.baseURL, model: "executor" }, planner: { baseURL: server.baseURL, model: "planner" }, summarizer: { baseURL: server.baseURL, model: "summarizer" } };
     const onEvent = (e: AgentEvent) => {
       if (e.type === "gate") approve(e.gateId);
+      if (process.env.DEBUG_LEARN && e.type === "anomaly") console.log(`  ${task} anomaly ${e.kind}: ${e.message}`);
     };
     const once = async (seed: number) => {
       script.nextRun();
@@ -267,7 +268,9 @@ async function benchTask(task: string, n: number) {
         const out = await runHeadless({ apiUrl, agentToken, agentId: `agent_bench_${n}`, device: p.device, models, goal: p.goal, agentName: "bench", config: { maxStepsPerTodo: 60, maxStepsPerRun: 80 }, onEvent });
         const steps = await db.step.count({ where: { runId: out.runId } });
         const answer = [out.report.conclusion, ...out.report.findings].join("\n");
-        return { steps, tokens: out.report.totals.inputTokens + out.report.totals.outputTokens, score: p.phone.engine.evaluate(task, { answer }).score, runId: out.runId };
+        const scored = p.phone.engine.evaluate(task, { answer });
+        if (process.env.DEBUG_LEARN) console.log(`  ${task} scored ${scored.score}: ${scored.reason}`);
+        return { steps, tokens: out.report.totals.inputTokens + out.report.totals.outputTokens, score: scored.score, runId: out.runId };
       } finally {
         await close(p);
       }

@@ -7,7 +7,7 @@ import { goalSimilarity, lessonsFor } from "../memory/lessons.ts";
 import { appManifest, appsOfGoal, launcherApps } from "../shortcuts/discover.ts";
 import { validateShortcuts } from "../shortcuts/validate.ts";
 import { readSkillBody, describeSelector, type SkillBody } from "../skills/contract.ts";
-import { distilSkill, recordedActions, skillName } from "../skills/distil.ts";
+import { appsOfSkill, distilSkill, recordedActions, skillName } from "../skills/distil.ts";
 import type { RunContext } from "./state.ts";
 
 /** How alike a skill's goal must be to this one for its app to count as one of the goal's apps. */
@@ -117,11 +117,24 @@ export async function learnFromRun(ctx: RunContext, run: RunRecords, lessons: { 
     if (t.status !== "done") continue;
     const used = learned.used.filter((u) => u.todoId === t.todoId);
     if (used.some((u) => u.ok)) continue; // the skill did it as it is
-    const { actions, last } = recordedActions(evidence.filter((e) => e.todoId === t.todoId));
-    const body = distilSkill(actions, last);
-    if (!body) continue;
-    const version = await versionOf(body.app);
-    if (!version) continue;
+    const mine = evidence.filter((e) => e.todoId === t.todoId);
+    const { actions, last } = recordedActions(mine);
+    // A todo whose result was information (its hand-off carries answers or outputs) read it on the screens it visited.
+    const read = mine.some((e) => e.kind === "handoff" && ((Array.isArray(e.data.answers) && e.data.answers.length > 0) || Object.keys((e.data.outputs as Record<string, unknown> | undefined) ?? {}).length > 0));
+    const distilled = distilSkill(actions, last, { keepVisits: read });
+    if (!distilled) continue;
+    // The skill belongs to the app it acts in most that is installed (the launcher of a path from home is not).
+    let owner: { app: string; version: string } | null = null;
+    for (const app of appsOfSkill(distilled)) {
+      const v = await versionOf(app);
+      if (v) {
+        owner = { app, version: v };
+        break;
+      }
+    }
+    if (!owner) continue;
+    const body = { ...distilled, app: owner.app };
+    const version = owner.version;
     // A skill that handed back and that the model then completed is repaired in place: same name, next version.
     const name = used.at(-1)?.name ?? skillName(t.title);
     await cp.saveSkill({ app: body.app, appVersion: version, name, goal: t.title.slice(0, 20_000), body: body as unknown as Record<string, unknown>, runId: run.runId });

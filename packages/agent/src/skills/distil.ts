@@ -79,13 +79,23 @@ function elementAt(s: RecordedScreen, px: { x: number; y: number }) {
   return under.reduce((a, b) => ((b.box[2] - b.box[0]) * (b.box[3] - b.box[1]) < (a.box[2] - a.box[0]) * (a.box[3] - a.box[1]) ? b : a));
 }
 
+export interface DistilOptions {
+  /**
+   * The todo's result was information (an answer, outputs read from the screen): a screen it opened and left again
+   * was where it read that, so such visits are its path, not detours (scrolling away and back still is one).
+   */
+  keepVisits?: boolean;
+}
+
 /** Drops detours: a run of navigation (back, scroll, or a tap that opened another screen) that ends on the screen it started from. */
-export function dropDetours(actions: RecordedAction[], last: RecordedScreen | null): RecordedAction[] {
+export function dropDetours(actions: RecordedAction[], last: RecordedScreen | null, opts: DistilOptions = {}): RecordedAction[] {
   const out = [...actions];
   const after = (i: number) => (i + 1 < out.length ? out[i + 1]!.before : last);
   const navigation = (i: number) => {
     const a = out[i]!;
-    if (a.action.type === "navigate_back" || a.action.type === "scroll") return true;
+    if (a.action.type === "scroll") return true;
+    if (opts.keepVisits) return false;
+    if (a.action.type === "navigate_back") return true;
     const next = after(i);
     return a.action.type === "click" && next !== null && `${next.app}/${next.activity}` !== `${a.before.app}/${a.before.activity}`;
   };
@@ -110,8 +120,8 @@ export function dropDetours(actions: RecordedAction[], last: RecordedScreen | nu
 const contractOf = (s: RecordedScreen, required: ElementSelector[]): ScreenContract => ({ app: s.app, ...(s.activity ? { activity: s.activity } : {}), required });
 
 /** Distils a skill body from a run's recorded actions; null when nothing replayable is left. */
-export function distilSkill(actions: RecordedAction[], last: RecordedScreen | null): SkillBody | null {
-  const path = dropDetours(actions, last);
+export function distilSkill(actions: RecordedAction[], last: RecordedScreen | null, opts: DistilOptions = {}): SkillBody | null {
+  const path = dropDetours(actions, last, opts);
   if (!path.length) return null;
   const steps: SkillStep[] = path.map((a) => {
     const needsTarget = a.px && (a.action.type === "click" || a.action.type === "long_press" || a.action.type === "double_tap" || a.action.type === "click_then_type");
@@ -122,14 +132,24 @@ export function distilSkill(actions: RecordedAction[], last: RecordedScreen | nu
   // The end screen's stable parts: elements by resource id (their texts may differ from one phone to the next).
   const ids = [...new Set(end.elements.map((e) => e.resourceId).filter(Boolean))].slice(0, 3);
   const post = contractOf(end, ids.map((id) => ({ resourceId: id, at: { x: 500, y: 500 } })));
+  const body: SkillBody = { format: 1, app: "", pre: steps[0]!.before, steps, post };
+  return { ...body, app: appsOfSkill(body)[0]! };
+}
+
+/**
+ * The apps a skill acts in, most used first (its end screen counts too; a tie goes to the app it ends in). It
+ * belongs to the first that is an installed app: a path from the home screen starts on the launcher, which is none.
+ */
+export function appsOfSkill(body: Pick<SkillBody, "steps" | "post">): string[] {
   const counts = new Map<string, number>();
-  for (const a of path) counts.set(a.before.app, (counts.get(a.before.app) ?? 0) + 1);
-  counts.set(end.app, (counts.get(end.app) ?? 0) + 1);
-  const app = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]![0];
-  return { format: 1, app, pre: steps[0]!.before, steps, post };
+  for (const s of body.steps) counts.set(s.before.app, (counts.get(s.before.app) ?? 0) + 1);
+  counts.set(body.post.app, (counts.get(body.post.app) ?? 0) + 1);
+  const order = [body.post.app, ...body.steps.map((s) => s.before.app).reverse()];
+  return [...counts.entries()].sort((a, b) => b[1] - a[1] || order.indexOf(a[0]) - order.indexOf(b[0])).map(([app]) => app);
 }
 
 /** A skill's name from what it does: the todo's words, lower case. */
 export function skillName(title: string): string {
-  return title.toLocaleLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim().slice(0, 120) || "skill";
+  // Cut, then trimmed: a name never ends in a space (the state core stores names trimmed; a use_skill names it as listed).
+  return title.toLocaleLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim().slice(0, 120).trim() || "skill";
 }

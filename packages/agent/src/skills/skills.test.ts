@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { checkContract, findElement, type ScreenState } from "./contract.ts";
-import { distilSkill, dropDetours, type RecordedAction, type RecordedScreen } from "./distil.ts";
+import { appsOfSkill, distilSkill, dropDetours, skillName, type RecordedAction, type RecordedScreen } from "./distil.ts";
 import { appsOfGoal, parseLauncherApps, parsePackageDump } from "../shortcuts/discover.ts";
 import type { ElementRef } from "../graph/observe.ts";
 
@@ -24,6 +24,20 @@ describe("element selectors", () => {
 });
 
 describe("distilling", () => {
+  it("a path from the home screen that goes home at the end: its steps, and the app it belongs to first (the launcher only after it)", () => {
+    const launcher: RecordedScreen = { app: "com.launcher", activity: "com.launcher.Home", width: 1001, height: 1001, elements: [{ text: "Lamp", resourceId: "", box: [0, 0, 1000, 90] }] };
+    const home = screen("com.lamp.Home", [["Controls", "com.lamp:id/open_controls"]]);
+    const controls = screen("com.lamp.Controls", [["Lamp", "com.lamp:id/lamp_switch"]]);
+    const body = distilSkill([click(launcher, 0), click(home, 0), click(controls, 0), { before: controls, action: { type: "navigate_home" }, px: null }], launcher)!;
+    expect(body.steps.map((s) => s.action.type)).toEqual(["click", "click", "click", "navigate_home"]);
+    expect(appsOfSkill(body)).toEqual(["com.lamp", "com.launcher"]);
+    expect(body.app).toBe("com.lamp");
+  });
+  it("a skill's name is the todo's words, cut to 120 characters and never ending in a space", () => {
+    const name = skillName(`${"a".repeat(119)} b and more`);
+    expect(name).toBe("a".repeat(119));
+    expect(skillName("Turn on the light — in Lamp!")).toBe("turn on the light in lamp");
+  });
   const home = screen("com.lamp.Home", [["Controls", "com.lamp:id/open_controls"], ["About", "com.lamp:id/open_about"]]);
   const about = screen("com.lamp.About", [["Lamp 1.0", ""]]);
   const controls = screen("com.lamp.Controls", [["Lamp", "com.lamp:id/lamp_switch"]]);
@@ -35,6 +49,13 @@ describe("distilling", () => {
     expect(body.steps.map((s) => s.target?.resourceId)).toEqual(["com.lamp:id/open_controls", "com.lamp:id/lamp_switch"]);
     expect(body.pre).toMatchObject({ app: "com.lamp", activity: "com.lamp.Home" });
     expect(body.post.required.map((r) => r.resourceId)).toEqual(["com.lamp:id/lamp_switch"]);
+  });
+  it("a todo that read something keeps the screens it opened and left (that is where it read), and still drops scrolling away and back", () => {
+    const scroll = (before: RecordedScreen, direction: "down" | "up"): RecordedAction => ({ before, action: { type: "scroll", direction }, px: null });
+    const actions: RecordedAction[] = [scroll(home, "down"), scroll(home, "up"), click(home, 1), { before: about, action: { type: "navigate_back" }, px: null }];
+    expect(dropDetours(actions, home)).toEqual([]);
+    const kept = dropDetours(actions, home, { keepVisits: true });
+    expect(kept.map((a) => `${a.action.type} ${a.before.activity}`)).toEqual(["click com.lamp.Home", "navigate_back com.lamp.About"]);
   });
   it("a toggle on one screen is not a detour (the screen's text did not change, but nothing navigated)", () => {
     expect(dropDetours([click(controls, 0)], controls)).toHaveLength(1);
