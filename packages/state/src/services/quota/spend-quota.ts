@@ -1,6 +1,7 @@
 // spend(key, amounts): idempotent on the key, never over the limit. The policy rows are locked FOR UPDATE, so
 // concurrent spends against one policy run one at a time: sum the window, check, insert.
 import { z } from "zod";
+import type { QuotaSpend } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { BigCount, Count, Id, IdempotencyKey } from "../../domain/schemas.ts";
@@ -68,10 +69,11 @@ export async function spendQuota(db: DbOrTx, raw: SpendQuotaInput, ctx?: Operato
         }
       }
       const id = randomId("qs");
-      await tx.$executeRaw`
+      const [spend] = await tx.$queryRaw<QuotaSpend[]>`
         INSERT INTO "QuotaSpend" ("id", "key", "goalId", "agentId", "todoId", "runId", "steps", "tokens", "microUsd", "createdAt")
-        VALUES (${id}, ${i.key}, ${i.goalId}, ${i.agentId}, ${i.todoId ?? null}, ${i.runId ?? null}, ${i.steps}, ${i.tokens}, ${BigInt(i.microUsd)}, COALESCE(${at}::timestamptz, now()))`;
-      const spend = await tx.quotaSpend.findUniqueOrThrow({ where: { id } });
+        VALUES (${id}, ${i.key}, ${i.goalId}, ${i.agentId}, ${i.todoId ?? null}, ${i.runId ?? null}, ${i.steps}, ${i.tokens}, ${BigInt(i.microUsd)}, COALESCE(${at}::timestamptz, now()))
+        RETURNING *`;
+      if (!spend) throw new Error(`quota spend ${id} was not inserted`);
       await appendEvent(tx, { operator: "quota.spend", actor: actorOf(ctx, i.agentId), subjectId: id, goalId: i.goalId, payload: { key: i.key, steps: i.steps, tokens: i.tokens, microUsd: i.microUsd, todoId: i.todoId ?? null, runId: i.runId ?? null } }, ctx);
       const after = usage.map((u) => ({ ...u, used: { steps: u.used.steps + i.steps, tokens: u.used.tokens + i.tokens, microUsd: u.used.microUsd + i.microUsd } }));
       return { spend: view(spend), duplicate: false, usage: after };

@@ -84,10 +84,9 @@ export async function recordStep(db: DbOrTx, raw: RecordStepInput, ctx?: Operato
   const shas = [...new Set([...i.evidence.flatMap((e) => (e.blobSha256 ? [e.blobSha256] : [])), ...(i.step?.screenSha256 ? [i.step.screenSha256] : [])])];
   return inTx(db, async (tx) => {
     // The run first, then the todo (the order every operator that takes both follows).
-    const { run, workspaceId, now } = await lockRunOfStep(tx, i.runId, ctx);
-    if (shas.length) {
-      const held = await tx.workspaceBlob.count({ where: { workspaceId, sha256: { in: shas } } });
-      if (held < shas.length) throw new StateError("NOT_FOUND", `A blob this step refers to was never put in this workspace; put it first (blob.put).`, { sha256: shas });
+    const { run, heldBlobs, now } = await lockRunOfStep(tx, i.runId, shas, ctx);
+    if (heldBlobs < shas.length) {
+      throw new StateError("NOT_FOUND", `A blob this step refers to was never put in this workspace; put it first (blob.put).`, { sha256: shas });
     }
     // The fence is checked once, under the todo's lock, which this transaction keeps: no other writer can take the
     // lease before its evidence is written (the turn result checks it again, as it always does). Evidence recorded

@@ -10,14 +10,18 @@ export async function lockRun(tx: Tx, runId: string): Promise<Run> {
   return rows[0];
 }
 
-/** lockRun for a step record: with the run's workspace and the operator's time (clock or now()), in the same statement. */
-export async function lockRunOfStep(tx: Tx, runId: string, ctx?: OperatorContext): Promise<{ run: Run; workspaceId: string; now: Date }> {
-  const rows = await tx.$queryRaw<(Run & { workspaceId: string; now: Date })[]>`
-    SELECT r.*, g."workspaceId", COALESCE(${atParam(ctx)}::timestamptz, now()) AS "now"
+/**
+ * lockRun for a step record, in the same statement: the operator's time (clock or now()) and how many of the
+ * blobs the step names its workspace holds.
+ */
+export async function lockRunOfStep(tx: Tx, runId: string, shas: string[], ctx?: OperatorContext): Promise<{ run: Run; heldBlobs: number; now: Date }> {
+  const rows = await tx.$queryRaw<(Run & { heldBlobs: number; now: Date })[]>`
+    SELECT r.*, COALESCE(${atParam(ctx)}::timestamptz, now()) AS "now",
+      (SELECT count(*)::int FROM "WorkspaceBlob" wb WHERE wb."workspaceId" = g."workspaceId" AND wb."sha256" = ANY(${shas}::text[])) AS "heldBlobs"
     FROM "Run" r JOIN "Goal" g ON g."id" = r."goalId" WHERE r."id" = ${runId} FOR UPDATE OF r`;
   if (!rows[0]) throw new StateError("NOT_FOUND", `Run ${runId} does not exist.`, { runId });
-  const { workspaceId, now, ...run } = rows[0];
-  return { run, workspaceId, now };
+  const { heldBlobs, now, ...run } = rows[0];
+  return { run, heldBlobs, now };
 }
 
 /** `interrupted` passes too when the operator may act on a run whose worker died (resume it, or a person ends it). */

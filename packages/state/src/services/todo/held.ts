@@ -151,7 +151,18 @@ export async function transitionAsHolder(
   opts: { actor: string; patch?: TodoPatch; operator?: string; payload?: Record<string, unknown>; requireActiveGoal?: boolean },
   ctx?: OperatorContext,
 ): Promise<TransitionResult> {
-  const todo = await lockTodo(tx, ref.todoId, ctx);
+  return transitionLockedAsHolder(tx, await lockTodo(tx, ref.todoId, ctx), ref, event, opts, ctx);
+}
+
+/** transitionAsHolder on a todo the caller locked in this transaction. */
+export async function transitionLockedAsHolder(
+  tx: Tx,
+  todo: LockedTodo,
+  ref: { todoId: string; agentId?: string | undefined; leaseKey?: string | undefined },
+  event: TodoEvent,
+  opts: { actor: string; patch?: TodoPatch; operator?: string; payload?: Record<string, unknown>; requireActiveGoal?: boolean },
+  ctx?: OperatorContext,
+): Promise<TransitionResult> {
   nextTodoState(todo.state, event, todo.id); // an illegal move fails before any other check
   const lease = HELD_STATES.includes(todo.state) ? await requireHolder(tx, todo, ref) : null;
   if (opts.requireActiveGoal && todo.goalStatus !== "active") {

@@ -12,7 +12,7 @@ import { BigCount, Count, Id, IdempotencyKey, JsonObject, Text } from "../../dom
 import { SPENDING_RESULTS, TURN_RESULT_KINDS, TURN_RESULT_TRANSITION, type TurnResultKind } from "../../domain/turn.ts";
 import { actorOf, appendEvent, clockDate, inTx, isUniqueViolation, randomId, type DbOrTx, type OperatorContext, type Tx } from "../operator.ts";
 import { spendQuota, type QuotaSpendView } from "../quota/spend-quota.ts";
-import { lockTodo, normalizeTodo, transitionAsHolder } from "../todo/held.ts";
+import { lockTodo, normalizeTodo, transitionAsHolder, transitionLockedAsHolder } from "../todo/held.ts";
 
 export const RecordTurnResultInput = z.object({
   /** One key per turn: a repeat returns the first outcome (duplicate: true) and changes nothing. */
@@ -53,11 +53,12 @@ export async function recordTurnResult(db: DbOrTx, raw: RecordTurnResultInput, c
   let written: { todo: Todo; transition: TurnTransition } | RecordTurnResultResult;
   try {
     written = await inTx(db, async (tx) => {
-      await lockTodo(tx, i.todoId, ctx); // serialises repeats of one key with each other
+      const locked = await lockTodo(tx, i.todoId, ctx); // serialises repeats of one key with each other
       const first = await duplicateOf(tx, i);
       if (first) return first;
-      const moved = await transitionAsHolder(
+      const moved = await transitionLockedAsHolder(
         tx,
+        locked,
         i,
         event,
         {
