@@ -2,7 +2,8 @@
 // phone over real ADB (TCP), its state written through the API (its own process) to a durable Postgres; the model is
 // a scripted OpenAI-compatible server. Twenty times, at a random step and a random moment within it, the worker is
 // SIGKILLed and started again with the same agent id and `--run-id`. Measured: kill → the first new step row in
-// Postgres (process start, reconnecting the phone, taking its own lease over, resuming from the checkpoint). Counted
+// Postgres (process start, reconnecting the phone, taking its own lease over, resuming from the checkpoint). The
+// first worker's start makes the launcher's bundle when the sources changed; restarts find it made. Counted
 // from the core's step rows and action evidence at the end: steps repeated (an index recorded or acted on twice)
 // and steps lost (an index missing from 0…last, or an action without its step).
 // Optional arguments: `--kills <n>` (default 20) and `--seed <n>` (the kill schedule; default 1).
@@ -98,11 +99,10 @@ interface Worker {
   exited: Promise<number | null>;
 }
 function startWorker(args: string[]): Worker {
-  // `npm run agent` is `tsx packages/cli/src/agent/main.ts`; tsx's own launcher would leave the agent's node process
-  // running when it is SIGKILLed, so the agent runs in one process: node with tsx's loader, as tsx runs it.
+  // `npm run agent`: node runs the worker's launcher, which runs its bundle in the same process (the one SIGKILLed).
   const proc = spawn(
     process.execPath,
-    ["--import", "tsx", "packages/cli/src/agent/main.ts", ...args, "--agent-id", AGENT_ID, "--device", device, "--api-url", apiUrl, "--base-url", models.baseURL, "--planner-model", "planner", "--executor-model", "executor", "--summarizer-model", "summarizer", "--max-steps", "100000"],
+    ["packages/cli/bin/agent.mjs", ...args, "--agent-id", AGENT_ID, "--device", device, "--api-url", apiUrl, "--base-url", models.baseURL, "--planner-model", "planner", "--executor-model", "executor", "--summarizer-model", "summarizer", "--max-steps", "100000"],
     { cwd: root, env: { ...process.env, ANDROID_USER_HOME: dir, OPENAI_API_KEY: "bench", PHONELOOP_AGENT_TOKEN: agentToken, PHONELOOP_API_URL: "", PHONELOOP_AGENT_ID: "" }, stdio: ["ignore", "pipe", "pipe"] },
   );
   let out = "";

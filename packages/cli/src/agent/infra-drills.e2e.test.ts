@@ -21,7 +21,6 @@ import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
 import { NodeCredentialStore } from "@phoneloop/device/node";
 
 const root = fileURLToPath(new URL("../../../../", import.meta.url));
-const tsx = `${root}node_modules/.bin/tsx`;
 
 let t: TestDatabase;
 let api: ApiServer;
@@ -52,9 +51,10 @@ function worker(models: ScriptedModelServer, ...args: string[]): { child: ChildP
 }
 
 function workerOn(on: { apiUrl: string; token: string }, models: ScriptedModelServer, ...args: string[]): { child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<number | null> } {
+  // As `npm run agent` starts it: node runs the launcher, which runs the worker's bundle in the same process.
   const child = spawn(
-    tsx,
-    ["packages/cli/src/agent/main.ts", ...args, "--device", `tcp:127.0.0.1:${phone.adbPort}`, "--api-url", on.apiUrl, "--base-url", models.baseURL, "--planner-model", "planner-model", "--executor-model", "executor-model", "--summarizer-model", "summarizer-model"],
+    process.execPath,
+    ["packages/cli/bin/agent.mjs", ...args, "--device", `tcp:127.0.0.1:${phone.adbPort}`, "--api-url", on.apiUrl, "--base-url", models.baseURL, "--planner-model", "planner-model", "--executor-model", "executor-model", "--summarizer-model", "summarizer-model"],
     {
       cwd: root,
       env: { ...process.env, ANDROID_USER_HOME: keys, OPENAI_API_KEY: "test-key", PHONELOOP_API_URL: "", PHONELOOP_AGENT_ID: "", PHONELOOP_AGENT_TOKEN: on.token },

@@ -76,7 +76,8 @@ export async function main(argv: string[], envSource: Record<string, string | un
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+/** The process: its arguments, environment and output; SIGINT cancels the run gracefully. (bin/agent.mjs runs this from its bundle.) */
+export function runProcess(): void {
   const ac = new AbortController();
   process.once("SIGINT", () => ac.abort(new Error("interrupted (SIGINT)")));
   main(process.argv.slice(2), process.env, { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s), signal: ac.signal }).then(
@@ -87,3 +88,5 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     },
   );
 }
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) runProcess();
