@@ -10,12 +10,13 @@ import {
   SuiteRunDetailInput,
   suiteRunList,
   SuiteRunListInput,
+  PAGE_LIMIT,
 } from "@phoneloop/state";
 import { allow } from "../trpc.ts";
 
 export const suiteRouter = {
   /** Suite runs, newest first, each with its figures (success rate and its Wilson interval, means, cost). */
-  list: allow("read", SuiteRunListInput.omit({ workspaceId: true })).query(({ ctx, input }) => suiteRunList(ctx.db, { ...input, workspaceId: ctx.workspaceId })),
+  list: allow("read", SuiteRunListInput.omit({ workspaceId: true }).default({ limit: PAGE_LIMIT.default })).query(({ ctx, input }) => suiteRunList(ctx.db, { ...input, workspaceId: ctx.workspaceId })),
   /** One suite run with every attempt (task, seed, score, steps, tokens, cost, the run to replay). */
   get: allow("read", SuiteRunDetailInput).query(({ ctx, input }) => suiteRunDetail(ctx.db, input)),
   /** The suite runner (an agent token, or an operator) begins a suite run in the caller's workspace. */
