@@ -1,0 +1,113 @@
+// The state core goes away mid-run (the API or Postgres down or frozen: every call fails the way the client reports
+// a call its own retries gave up on) for longer than the worker's lease. The run is suspended, not ended: once the
+// core answers again the same worker resumes it from its checkpoint, claims its todo again under a new epoch (the
+// old epoch's late write is a conflict), and no step is repeated or lost; the suspension is a typed evidence row.
+// The drill with a real frozen Postgres is packages/cli/src/agent/infra-drills.e2e.test.ts.
+import { afterEach, describe, expect, it } from "vitest";
+import { runAgent } from "./run.ts";
+import { FakePhone, box, type FakeScreen } from "../testing/fake-phone.ts";
+import { act } from "../testing/scripted-model-server.ts";
+import { startHarness, type Harness } from "../testing/harness.ts";
+import { API_UNREACHABLE, ControlPlaneConflict, leaseRefOf, type ControlPlane, type Device, type Lease } from "../ports.ts";
+
+const agent = { id: "worker-suspended", name: "worker", kind: "headless" as const, capabilities: ["phone"] };
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.stop();
+  h = undefined;
+});
+
+function ladder(): Record<string, FakeScreen> {
+  const screens: Record<string, FakeScreen> = {};
+  for (let i = 0; i < 8; i++)
+    screens[`p${i}`] = {
+      app: "com.example.notes",
+      background: ["#101", "#a11", "#1a1", "#11a", "#aa1", "#1aa", "#a1a", "#999"][i]!,
+      elements: Array.from({ length: 8 }, (_, j) => ({ id: `b${j}`, text: `Item ${j}`, bounds: box(50, 100 * j + 50, 950, 100 * j + 120), clickable: true, onTap: `p${Math.min(7, i + 1)}` })),
+    };
+  return screens;
+}
+const tapRow = (j: number) => act({ type: "click", x: 500, y: 100 * j + 85 });
+
+/** The core as the worker sees it: while `away`, every call fails as API_UNREACHABLE; it answers again after `failures` of them. */
+function outage(cp: ControlPlane, failures: number) {
+  const o = { away: false, failed: 0 };
+  const port = new Proxy(cp, {
+    get(target, prop, receiver) {
+      const v: unknown = Reflect.get(target, prop, receiver);
+      if (typeof v !== "function") return v;
+      return (...args: unknown[]) => {
+        if (o.away) {
+          if (++o.failed >= failures) o.away = false;
+          return Promise.reject(Object.assign(new Error("Cannot reach the PhoneLoop API at http://127.0.0.1:4000 (ETIMEDOUT; 9 attempts over 30.0 s)."), { code: API_UNREACHABLE }));
+        }
+        return (v as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return { port, o };
+}
+
+describe("the state core goes away longer than the lease", () => {
+  it("the run is suspended with a summary and the same worker resumes it: its todo claimed again under a new epoch, no step repeated or lost", async () => {
+    const phone = new FakePhone(ladder(), "p0");
+    let taps = 0;
+    let away: ReturnType<typeof outage> | undefined;
+    let oldLease: Lease | undefined;
+    // Right after the 3rd tap reaches the phone the core stops answering, and stays away past the lease.
+    const device: Device = Object.assign(Object.create(phone) as FakePhone, {
+      tap: async (p: { x: number; y: number }) => {
+        await phone.tap(p);
+        if (++taps === 3) {
+          oldLease = [...h!.cp.leases.values()][0];
+          away!.o.away = true;
+          h!.clock.advance(61_000);
+        }
+      },
+    });
+    h = await startHarness({ device, executor: [tapRow(0), tapRow(1), tapRow(2), tapRow(3), tapRow(4), act({ type: "status", status: "complete" })] });
+    away = outage(h.cp, 4);
+    const events: string[] = [];
+    const out = await runAgent({ ...h.ports, controlPlane: away.port }, { goal: "Open five items in order", agent, config: { leaseTtlMs: 60_000 }, onEvent: (e) => e.type === "anomaly" && events.push(e.kind) });
+    expect(out).toMatchObject({ status: "completed", agentId: agent.id });
+    expect(away.o.failed).toBe(4);
+    expect(events).toContain("suspended");
+
+    // Every row tapped once, in order: the tap the outage caught was recorded as interrupted, never repeated.
+    const tappedRows = phone.actions().filter((c) => c.op === "tap").map((c) => Math.floor(((c.args[0] as { y: number }).y / 2400) * 10));
+    expect(tappedRows).toEqual([0, 1, 2, 3, 4]);
+    expect(h.cp.stepsOf(out.runId).map((s) => s.index)).toEqual([0, 1, 2, 3, 4, 5]);
+
+    // The same agent holds the todo again under a new epoch; the old epoch's late write is a conflict.
+    expect(oldLease).toMatchObject({ ownerId: agent.id, epoch: 1 });
+    expect([...h.cp.leases.values()].map((l) => [l.ownerId, l.epoch])).toEqual([[agent.id, 2]]);
+    await expect(h.cp.appendEvidence({ idempotencyKey: "late-write", kind: "action", goalId: out.goalId, todoId: oldLease!.todoId, lease: leaseRefOf(oldLease!), summary: "late" })).rejects.toBeInstanceOf(ControlPlaneConflict);
+
+    // What the team reads: one suspension, why, and where the run went on from.
+    const suspended = [...h.cp.evidence.values()].filter((e) => e.kind === "anomaly" && (e.data as { fault?: string }).fault === "suspended");
+    expect(suspended).toHaveLength(1);
+    expect(suspended[0]!.data).toMatchObject({ fault: "suspended", cause: "api_unreachable", node: "executor", todoId: oldLease!.todoId, stepIndex: 2 });
+    expect(suspended[0]!.summary).toMatch(/^Suspended: the state core did not answer\. .* resumed the run from its last checkpoint, at step 3 of todo /);
+  });
+
+  it("a core that stays away past suspendMaxMs stops the run at its last checkpoint with API_UNREACHABLE (a later worker resumes it)", async () => {
+    const phone = new FakePhone(ladder(), "p0");
+    let taps = 0;
+    let away: ReturnType<typeof outage> | undefined;
+    const device: Device = Object.assign(Object.create(phone) as FakePhone, {
+      tap: async (p: { x: number; y: number }) => {
+        await phone.tap(p);
+        if (++taps === 2) away!.o.away = true;
+      },
+    });
+    h = await startHarness({ device, executor: [tapRow(0), tapRow(1), tapRow(2), act({ type: "status", status: "complete" })] });
+    away = outage(h.cp, Number.POSITIVE_INFINITY);
+    const run = runAgent({ ...h.ports, controlPlane: away.port }, { goal: "Open items", agent, config: { suspendMaxMs: 60_000 } });
+    await expect(run).rejects.toMatchObject({ code: API_UNREACHABLE });
+    // It waited with growing pauses until suspendMaxMs, then gave up: nothing was written meanwhile.
+    expect(h.clock.sleeps.filter((ms) => ms >= 250).length).toBeGreaterThan(3);
+    const runId = [...h.cp.runs.keys()][0]!;
+    expect(h.cp.runs.get(runId)!.status).toBe("running");
+    expect([...h.cp.evidence.values()].filter((e) => (e.data as { fault?: string }).fault === "suspended")).toEqual([]);
+  });
+});
