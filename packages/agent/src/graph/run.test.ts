@@ -5,6 +5,9 @@ import { runAgent } from "./run.ts";
 import { FakePhone, box, type FakeScreen } from "../testing/fake-phone.ts";
 import { act } from "../testing/scripted-model-server.ts";
 import { startHarness, type Harness } from "../testing/harness.ts";
+import { FakeClock } from "../testing/fake-clock.ts";
+import type { AgentEvent } from "./state.ts";
+import type { Direction, StableOptions, StableResult } from "@phoneloop/device";
 
 const agent = { name: "test-worker", kind: "headless" as const, capabilities: ["phone"] };
 let h: Harness | undefined;
@@ -47,5 +50,31 @@ describe("runner", () => {
     // Four observations of two screens (first, second, first, second): each screen is decoded once.
     expect(phone.log.filter((c) => c.op === "foreground").map((c) => c.screen)).toEqual(["first", "second", "first", "second"]);
     expect(decoded).toBe(2);
+  });
+
+  it("reports the phone's own time carrying out an action apart from the overhead: a swipe's gesture is the action, settling is overhead", async () => {
+    const clock = new FakeClock();
+    // A phone whose scroll gesture lasts 400 ms and whose screen settles 50 ms after an action (on the runtime's clock).
+    class TimedPhone extends FakePhone {
+      override async scroll(direction: Direction): Promise<void> {
+        clock.advance(400);
+        return super.scroll(direction);
+      }
+      override async waitForStable(opts?: StableOptions): Promise<StableResult> {
+        clock.advance(50);
+        return super.waitForStable(opts);
+      }
+    }
+    h = await startHarness({
+      device: new TimedPhone(pages(), "first"),
+      clock,
+      executor: [act({ type: "scroll", direction: "down" }), act({ type: "wait", ms: 700 }), act({ type: "status", status: "complete", summary: "scrolled" })],
+    });
+    const steps: Extract<AgentEvent, { type: "step" }>[] = [];
+    const out = await runAgent(h.ports, { goal: "Scroll once", agent, onEvent: (e) => void (e.type === "step" && e.promptTokens > 0 && steps.push(e)) });
+    expect(out.status).toBe("completed");
+    const [scroll, wait] = steps;
+    expect(scroll).toMatchObject({ actionMs: 400, overheadMs: 50, phases: expect.objectContaining({ perform: 450 }) });
+    expect(wait).toMatchObject({ actionMs: 700, overheadMs: 0, phases: expect.objectContaining({ perform: 700 }) });
   });
 });
