@@ -29,30 +29,35 @@ function ladder(): Record<string, FakeScreen> {
 }
 const tapRow = (j: number) => act({ type: "click", x: 500, y: 100 * j + 85 });
 
-/** The core as the worker sees it: while `away`, every call fails as API_UNREACHABLE; it answers again after `failures` of them. */
-function outage(cp: ControlPlane, failures: number) {
-  const o = { away: false, failed: 0 };
-  const port = new Proxy(cp, {
+interface Outage {
+  away: boolean;
+  failed: number;
+  /** It answers again after this many failed calls. */
+  failures: number;
+}
+
+/** The core as the worker sees it: while `o.away`, every call fails as API_UNREACHABLE. */
+function behind(cp: ControlPlane, o: Outage): ControlPlane {
+  return new Proxy(cp, {
     get(target, prop, receiver) {
       const v: unknown = Reflect.get(target, prop, receiver);
       if (typeof v !== "function") return v;
       return (...args: unknown[]) => {
         if (o.away) {
-          if (++o.failed >= failures) o.away = false;
+          if (++o.failed >= o.failures) o.away = false;
           return Promise.reject(Object.assign(new Error("Cannot reach the PhoneLoop API at http://127.0.0.1:4000 (ETIMEDOUT; 9 attempts over 30.0 s)."), { code: API_UNREACHABLE }));
         }
         return (v as (...a: unknown[]) => unknown).apply(target, args);
       };
     },
   });
-  return { port, o };
 }
 
 describe("the state core goes away longer than the lease", () => {
   it("the run is suspended with a summary and the same worker resumes it: its todo claimed again under a new epoch, no step repeated or lost", async () => {
     const phone = new FakePhone(ladder(), "p0");
     let taps = 0;
-    let away: ReturnType<typeof outage> | undefined;
+    const away: Outage = { away: false, failed: 0, failures: 4 };
     let oldLease: Lease | undefined;
     // Right after the 3rd tap reaches the phone the core stops answering, and stays away past the lease.
     const device: Device = Object.assign(Object.create(phone) as FakePhone, {
@@ -60,17 +65,16 @@ describe("the state core goes away longer than the lease", () => {
         await phone.tap(p);
         if (++taps === 3) {
           oldLease = [...h!.cp.leases.values()][0];
-          away!.o.away = true;
+          away.away = true;
           h!.clock.advance(61_000);
         }
       },
     });
     h = await startHarness({ device, executor: [tapRow(0), tapRow(1), tapRow(2), tapRow(3), tapRow(4), act({ type: "status", status: "complete" })] });
-    away = outage(h.cp, 4);
     const events: string[] = [];
-    const out = await runAgent({ ...h.ports, controlPlane: away.port }, { goal: "Open five items in order", agent, config: { leaseTtlMs: 60_000 }, onEvent: (e) => e.type === "anomaly" && events.push(e.kind) });
+    const out = await runAgent({ ...h.ports, controlPlane: behind(h.cp, away) }, { goal: "Open five items in order", agent, config: { leaseTtlMs: 60_000 }, onEvent: (e) => e.type === "anomaly" && events.push(e.kind) });
     expect(out).toMatchObject({ status: "completed", agentId: agent.id });
-    expect(away.o.failed).toBe(4);
+    expect(away.failed).toBe(4);
     expect(events).toContain("suspended");
 
     // Every row tapped once, in order: the tap the outage caught was recorded as interrupted, never repeated.
@@ -93,16 +97,15 @@ describe("the state core goes away longer than the lease", () => {
   it("a core that stays away past suspendMaxMs stops the run at its last checkpoint with API_UNREACHABLE (a later worker resumes it)", async () => {
     const phone = new FakePhone(ladder(), "p0");
     let taps = 0;
-    let away: ReturnType<typeof outage> | undefined;
+    const away: Outage = { away: false, failed: 0, failures: Number.POSITIVE_INFINITY };
     const device: Device = Object.assign(Object.create(phone) as FakePhone, {
       tap: async (p: { x: number; y: number }) => {
         await phone.tap(p);
-        if (++taps === 2) away!.o.away = true;
+        if (++taps === 2) away.away = true;
       },
     });
     h = await startHarness({ device, executor: [tapRow(0), tapRow(1), tapRow(2), act({ type: "status", status: "complete" })] });
-    away = outage(h.cp, Number.POSITIVE_INFINITY);
-    const run = runAgent({ ...h.ports, controlPlane: away.port }, { goal: "Open items", agent, config: { suspendMaxMs: 60_000 } });
+    const run = runAgent({ ...h.ports, controlPlane: behind(h.cp, away) }, { goal: "Open items", agent, config: { suspendMaxMs: 60_000 } });
     await expect(run).rejects.toMatchObject({ code: API_UNREACHABLE });
     // It waited with growing pauses until suspendMaxMs, then gave up: nothing was written meanwhile.
     expect(h.clock.sleeps.filter((ms) => ms >= 250).length).toBeGreaterThan(3);
