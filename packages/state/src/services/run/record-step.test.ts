@@ -1,7 +1,9 @@
 // run.recordStep: one executor step's writes in one transaction — evidence (in one statement, stamped in order),
 // step row, checkpoint — each part idempotent, fenced by the lease, and answered as first recorded on a retry.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, rid, seedClaimed, seedWorkspace, type TestDatabase } from "../../testing/index.ts";
+import { createTestDatabase, manualClock, rid, seedAgent, seedClaimed, seedGate, seedWorkspace, type TestDatabase } from "../../testing/index.ts";
+import { setQuotaPolicy } from "../quota/set-quota-policy.ts";
+import { spendQuota } from "../quota/spend-quota.ts";
 import type { StateError } from "../../domain/errors.ts";
 import { putBlob } from "../blob/put-blob.ts";
 import { claimTodo } from "../todo/claim-todo.ts";
@@ -116,5 +118,24 @@ describe("run.recordStep", () => {
     expect(answered.step).toEqual({ id: first.step!.id, created: false });
     expect((await err(recordStep(t.db, { runId: s.run.id, agentId: s.agent.id, step: { index: 1, node: "executor" } })))?.code).toBe("ILLEGAL_TRANSITION");
     expect((await err(recordStep(t.db, { runId: s.run.id, agentId: s.agent.id, checkpoint: { node: "end" } })))?.code).toBe("ILLEGAL_TRANSITION");
+  });
+
+  it("answers the route after its writes: ready; with the quota spent, blocked; an open gate first; past the lease, contract_error", async () => {
+    const s = await started();
+    const ask = (ctx?: Parameters<typeof recordStep>[2]) => recordStep(t.db, { runId: s.run.id, agentId: s.agent.id, todoId: s.todo.id, route: true }, ctx).then((r) => r.route);
+    expect(await ask()).toEqual({ route: "ready_for_host", reason: "held, unblocked, within quota" });
+    const stranger = await recordStep(t.db, { runId: s.run.id, agentId: (await seedAgent(t.db)).id, todoId: s.todo.id, route: true }).then((r) => r.route);
+    expect(stranger).toEqual({ route: "wait", reason: `the todo is held by ${s.agent.id}` });
+    await setQuotaPolicy(t.db, { scope: "goal", goalId: s.goal.id, windowMs: 60_000, maxSteps: 1 });
+    await spendQuota(t.db, { key: rid("spend"), goalId: s.goal.id, agentId: s.agent.id, steps: 1 });
+    expect(await ask()).toEqual({ route: "blocked", reason: "quota exhausted" });
+    await seedGate(t.db, s.goal.id, { todoId: s.todo.id });
+    expect(await ask()).toMatchObject({ route: "user_action_required" });
+    const other = await started();
+    const later = manualClock(new Date(other.claim.lease.expiresAt.getTime() + 1));
+    expect(await recordStep(t.db, { runId: other.run.id, agentId: other.agent.id, todoId: other.todo.id, route: true }, { clock: later }).then((r) => r.route)).toEqual({
+      route: "contract_error",
+      reason: "your lease expired; claim the todo again",
+    });
   });
 });

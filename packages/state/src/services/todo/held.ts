@@ -12,21 +12,9 @@ export interface LockedTodo extends Todo {
 }
 
 export async function lockTodo(tx: Tx, todoId: string, ctx?: OperatorContext): Promise<LockedTodo> {
-  return todoWithGoal(tx, todoId, ctx, true);
-}
-
-/** The todo with its goal's status and the operator's time, as lockTodo reads it, without the lock (a read-only operator). */
-export async function readTodo(db: DbOrTx, todoId: string, ctx?: OperatorContext): Promise<LockedTodo> {
-  return todoWithGoal(db, todoId, ctx, false);
-}
-
-async function todoWithGoal(db: DbOrTx, todoId: string, ctx: OperatorContext | undefined, lock: boolean): Promise<LockedTodo> {
-  const rows = await rawStatement<LockedTodo>(
-    db,
-    `SELECT t.*, g."status" AS "goalStatus", COALESCE($1::timestamptz, now()) AS "now"
-     FROM "Todo" t JOIN "Goal" g ON g."id" = t."goalId" WHERE t."id" = $2${lock ? " FOR UPDATE OF t" : ""}`,
-    [atParam(ctx), todoId],
-  );
+  const rows = await tx.$queryRaw<LockedTodo[]>`
+    SELECT t.*, g."status" AS "goalStatus", COALESCE(${atParam(ctx)}::timestamptz, now()) AS "now"
+    FROM "Todo" t JOIN "Goal" g ON g."id" = t."goalId" WHERE t."id" = ${todoId} FOR UPDATE OF t`;
   const row = rows[0];
   if (!row) throw new StateError("NOT_FOUND", `Todo ${todoId} does not exist.`, { todoId });
   return normalizeTodo(row);

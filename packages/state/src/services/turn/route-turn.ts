@@ -3,10 +3,11 @@ import { z } from "zod";
 import { parseInput } from "../../domain/input.ts";
 import { BigCount, Count, Id } from "../../domain/schemas.ts";
 import { decideTurnRoute, missingInputs, type TurnRouteDecision } from "../../domain/turn.ts";
-import { atParam, type DbOrTx, type OperatorContext } from "../operator.ts";
+import type { GoalStatus, Todo } from "../../generated/prisma/client.ts";
+import { StateError } from "../../domain/errors.ts";
+import { atParam, rawStatement, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { quotaSkip } from "../quota/should-run.ts";
 import { policyUsage } from "../quota/usage.ts";
-import { readTodo } from "../todo/held.ts";
 
 export const DEFAULT_MAX_ATTEMPTS = 5;
 
@@ -20,16 +21,22 @@ export type RouteTurnInput = z.input<typeof RouteTurnInput>;
 
 export async function routeTurn(db: DbOrTx, raw: RouteTurnInput, ctx?: OperatorContext): Promise<TurnRouteDecision> {
   const i = parseInput(RouteTurnInput, raw, "turn.route");
-  // The todo, its goal's status and the time in one statement; then what the route weighs (the quota only while
-  // the goal is active: a goal that is not routes to blocked first).
-  const todo = await readTodo(db, i.todoId, ctx);
-  const now = todo.now;
+  // The todo, its goal's status, the time, its active lease and the open gates that stop it, in one statement; then
+  // the quota (only while the goal is active: a goal that is not routes to blocked first).
+  const [todo] = await rawStatement<Todo & { goalStatus: GoalStatus; now: Date; leaseOwnerId: string | null; leaseExpiresAt: Date | null; openGates: number }>(
+    db,
+    `SELECT t.*, g."status" AS "goalStatus", tm."now", l."ownerId" AS "leaseOwnerId", l."expiresAt" AS "leaseExpiresAt",
+       (SELECT count(*)::int FROM "Gate" gt WHERE gt."goalId" = t."goalId" AND gt."status" = 'open' AND (gt."todoId" IS NULL OR gt."todoId" = t."id")) AS "openGates"
+     FROM "Todo" t JOIN "Goal" g ON g."id" = t."goalId" CROSS JOIN (SELECT COALESCE($1::timestamptz, now()) AS "now") tm
+     LEFT JOIN LATERAL (SELECT "ownerId", "expiresAt" FROM "Lease" WHERE "todoId" = t."id" AND "status" = 'active' LIMIT 1) l ON true
+     WHERE t."id" = $2`,
+    [atParam(ctx), i.todoId],
+  );
+  if (!todo) throw new StateError("NOT_FOUND", `Todo ${i.todoId} does not exist.`, { todoId: i.todoId });
   const own = { inputs: todo.inputs ?? [], values: (todo.values ?? {}) as Record<string, unknown> };
   // The goal's done todos are read only when the todo's own values lack an input (most todos declare none).
   const needsDone = missingInputs(own, {}).length > 0;
-  const [lease, openGates, usage, done] = await Promise.all([
-    db.lease.findFirst({ where: { todoId: todo.id, status: "active" } }),
-    db.gate.count({ where: { goalId: todo.goalId, status: "open", OR: [{ todoId: null }, { todoId: todo.id }] } }),
+  const [usage, done] = await Promise.all([
     todo.goalStatus === "active" ? policyUsage(db, { goalId: todo.goalId, agentId: i.agentId, at: atParam(ctx) }) : Promise.resolve([]),
     needsDone ? db.todo.findMany({ where: { goalId: todo.goalId, state: "done" }, orderBy: { position: "asc" }, select: { values: true } }) : Promise.resolve([]),
   ]);
@@ -38,9 +45,9 @@ export async function routeTurn(db: DbOrTx, raw: RouteTurnInput, ctx?: OperatorC
     goalStatus: todo.goalStatus,
     todo: { state: todo.state, attempts: todo.attempts, lastResult: todo.lastResult, ...own },
     doneValues: Object.assign({}, ...done.map((d) => (d.values ?? {}) as Record<string, unknown>)),
-    lease: lease ? { ownerId: lease.ownerId, expired: lease.expiresAt <= now } : null,
+    lease: todo.leaseOwnerId !== null && todo.leaseExpiresAt !== null ? { ownerId: todo.leaseOwnerId, expired: todo.leaseExpiresAt <= todo.now } : null,
     agentId: i.agentId,
-    openGates,
+    openGates: todo.openGates,
     quota: quota ? { decision: "skip", reason: quota.reason } : { decision: "run" },
     maxAttempts: i.maxAttempts,
   });
