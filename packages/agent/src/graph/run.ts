@@ -170,13 +170,17 @@ function restored(saved: RunState, agentId: string): RunState {
 
 /**
  * Why the state core stopped this run's worker without anyone else taking its work: it did not answer within the
- * client's retries (the API or Postgres away or frozen), or this worker's own lease lapsed meanwhile (nobody else
- * holds the todo). Anything else — another holder, a refused write — is not a suspension.
+ * client's retries (the API or Postgres away or frozen), this worker's own lease lapsed meanwhile (nobody else holds
+ * the todo), or the reaper marked the run interrupted meanwhile. Anything else — another holder, a refused write —
+ * is not a suspension.
  */
-export type SuspensionCause = "api_unreachable" | "lease_expired";
+export type SuspensionCause = "api_unreachable" | "lease_expired" | "run_interrupted";
 
 function suspensionOf(e: unknown, agentId: string): SuspensionCause | null {
-  if ((e as { code?: unknown } | null)?.code === API_UNREACHABLE) return "api_unreachable";
+  const { code, details } = (e ?? {}) as { code?: unknown; details?: Record<string, unknown> | null };
+  if (code === API_UNREACHABLE) return "api_unreachable";
+  // The API's reaper took this worker for dead while it could not write (its heartbeat stale, its lease lapsed).
+  if (code === "ILLEGAL_TRANSITION" && details?.status === "interrupted") return "run_interrupted";
   if (e instanceof ControlPlaneConflict && e.details && "currentHolder" in e.details) {
     const holder = e.details.currentHolder;
     if (holder === null || holder === agentId) return "lease_expired";
@@ -197,7 +201,11 @@ async function outlastSuspension(ctx: RunContext, state: RunState, cause: Suspen
   const { controlPlane: cp, clock } = ctx.ports;
   const since = clock.monotonic();
   const at = clock.now();
-  const what = cause === "api_unreachable" ? "the state core did not answer" : "this worker's lease lapsed while the state core did not answer";
+  const what = {
+    api_unreachable: "the state core did not answer",
+    lease_expired: "this worker's lease lapsed while the state core did not answer",
+    run_interrupted: "the run was marked interrupted (its worker silent, its lease lapsed) while the state core did not answer",
+  }[cause];
   ctx.onEvent?.({ type: "anomaly", kind: "suspended", message: `${what}: ${error.message.slice(0, 300)}; the run is suspended until the state core answers again` });
   let pause = 250;
   for (;;) {

@@ -113,4 +113,34 @@ describe("the state core goes away longer than the lease", () => {
     expect(h.cp.runs.get(runId)!.status).toBe("running");
     expect([...h.cp.evidence.values()].filter((e) => (e.data as { fault?: string }).fault === "suspended")).toEqual([]);
   });
+
+  it("a run the reaper marked interrupted while its worker could not write is taken back by the same worker, which goes on", async () => {
+    const phone = new FakePhone(ladder(), "p0");
+    h = await startHarness({ device: phone, executor: [tapRow(0), tapRow(1), tapRow(2), act({ type: "status", status: "complete" })] });
+    const cp = h.cp;
+    let refused = 0;
+    // The 3rd step record meets the core's answer for a run the reaper interrupted (what the API says then): the
+    // reaper interrupts a run only when its worker is silent and holds no unexpired lease, so the lease has lapsed.
+    const port = new Proxy(cp, {
+      get(target, prop, receiver) {
+        const v: unknown = Reflect.get(target, prop, receiver);
+        if (prop !== "recordStep" || typeof v !== "function") return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        return async (r: Parameters<ControlPlane["recordStep"]>[0]) => {
+          if (r.step?.index === 2 && refused++ === 0) {
+            h!.clock.advance(61_000);
+            throw Object.assign(new Error(`run.recordStep: Cannot record a step of run ${r.runId}: it is interrupted. A finished run only reads; start a new run.`), { code: "ILLEGAL_TRANSITION", details: { runId: r.runId, status: "interrupted", legal: [] } });
+          }
+          return cp.recordStep(r);
+        };
+      },
+    });
+    const out = await runAgent({ ...h.ports, controlPlane: port }, { goal: "Open three items", agent, config: { leaseTtlMs: 60_000 } });
+    expect(out.status).toBe("completed");
+    expect(refused).toBeGreaterThan(0);
+    expect(phone.actions().filter((c) => c.op === "tap")).toHaveLength(3);
+    expect(h.cp.stepsOf(out.runId).map((s) => s.index)).toEqual([0, 1, 2, 3]);
+    const suspended = [...h.cp.evidence.values()].filter((e) => (e.data as { fault?: string }).fault === "suspended");
+    expect(suspended.map((e) => (e.data as { cause: string }).cause)).toEqual(["run_interrupted"]);
+    expect(h.cp.runs.get(out.runId)!.startedBy).toEqual([agent.id, agent.id]);
+  });
 });
