@@ -219,6 +219,9 @@ async function outlastSuspension(ctx: RunContext, state: RunState, cause: Suspen
       pause = Math.min(pause * 2, 5_000);
     }
   }
+  // The summarizer's last write (finishing the run) may have landed before the core went away: then the run is over.
+  const now = await cp.getRun(state.runId);
+  if (state.node === "summarizer" && now && now.status !== "running" && now.status !== "interrupted") return { ...state, node: "end" };
   // The reaper may have marked the run interrupted meanwhile: the same agent takes it back at once.
   await cp.resumeRun({ runId: state.runId, agentId: state.agentId });
   const saved = (await cp.getRun(state.runId))?.checkpoint;

@@ -143,4 +143,26 @@ describe("the state core goes away longer than the lease", () => {
     expect(suspended.map((e) => (e.data as { cause: string }).cause)).toEqual(["run_interrupted"]);
     expect(h.cp.runs.get(out.runId)!.startedBy).toEqual([agent.id, agent.id]);
   });
+
+  it("the answer to finishing the run is lost (it landed): the run is over, not resumed", async () => {
+    const phone = new FakePhone(ladder(), "p0");
+    h = await startHarness({ device: phone, executor: [tapRow(0), act({ type: "status", status: "complete" })] });
+    const cp = h.cp;
+    let lost = 0;
+    const port = new Proxy(cp, {
+      get(target, prop, receiver) {
+        const v: unknown = Reflect.get(target, prop, receiver);
+        if (prop !== "finishRun" || typeof v !== "function") return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        return async (input: Parameters<ControlPlane["finishRun"]>[0]) => {
+          await cp.finishRun(input);
+          if (lost++ === 0) throw Object.assign(new Error("Cannot reach the PhoneLoop API at http://127.0.0.1:4000 (ETIMEDOUT)."), { code: API_UNREACHABLE });
+        };
+      },
+    });
+    const out = await runAgent({ ...h.ports, controlPlane: port }, { goal: "Open one item", agent });
+    expect(out).toMatchObject({ status: "completed", endReason: "all_done" });
+    expect(lost).toBe(1);
+    expect(h.cp.runs.get(out.runId)!.status).toBe("completed");
+    expect(h.cp.runs.get(out.runId)!.startedBy).toEqual([agent.id]);
+  });
 });
