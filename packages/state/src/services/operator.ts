@@ -21,6 +21,21 @@ export function inTx<T>(db: DbOrTx, fn: (tx: Tx) => Promise<T>): Promise<T> {
   return fn(db as Tx);
 }
 
+/**
+ * inTx, except that inside a caller's transaction it runs in that transaction itself, without a savepoint. For an
+ * operator a step record (run.recordStep) composes, whose checks all come before its writes and whose writes raise
+ * no SQL error (conflicts are ON CONFLICT DO NOTHING): a refusal leaves nothing of it written, and any other failure
+ * fails the caller's transaction as a whole.
+ */
+export function inTxJoining<T>(db: DbOrTx, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return "$connect" in db ? inTx(db, fn) : fn(db as Tx);
+}
+
+/** Whether `db` is a caller's open transaction (not a client): an operator then writes as part of it. */
+export function isOpenTx(db: DbOrTx): boolean {
+  return !("$connect" in db);
+}
+
 /** The clock's time as a Date, or undefined when the database's now() decides. */
 export function clockDate(ctx?: OperatorContext): Date | undefined {
   return ctx?.clock ? new Date(ctx.clock.now()) : undefined;

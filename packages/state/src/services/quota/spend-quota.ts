@@ -5,7 +5,7 @@ import type { QuotaSpend } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { BigCount, Count, Id, IdempotencyKey } from "../../domain/schemas.ts";
-import { actorOf, appendEvent, atParam, inTx, isUniqueViolation, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
+import { actorOf, appendEvent, atParam, inTxJoining, isUniqueViolation, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { describeRemaining, overLimit, policyUsage, type PolicyUsage } from "./usage.ts";
 
 export const SpendQuotaInput = z.object({
@@ -45,7 +45,7 @@ export async function spendQuota(db: DbOrTx, raw: SpendQuotaInput, ctx?: Operato
   const i = parseInput(SpendQuotaInput, raw, "quota.spend");
   const at = atParam(ctx);
   try {
-    return await inTx(db, async (tx) => {
+    return await inTxJoining(db, async (tx) => {
       const usage = await policyUsage(tx, { goalId: i.goalId, agentId: i.agentId, at, lock: true });
       // Checked after taking the lock: a concurrent spend of the same key has committed by now.
       const previous = await tx.quotaSpend.findUnique({ where: { key: i.key } });
@@ -72,8 +72,13 @@ export async function spendQuota(db: DbOrTx, raw: SpendQuotaInput, ctx?: Operato
       const [spend] = await tx.$queryRaw<QuotaSpend[]>`
         INSERT INTO "QuotaSpend" ("id", "key", "goalId", "agentId", "todoId", "runId", "steps", "tokens", "microUsd", "createdAt")
         VALUES (${id}, ${i.key}, ${i.goalId}, ${i.agentId}, ${i.todoId ?? null}, ${i.runId ?? null}, ${i.steps}, ${i.tokens}, ${BigInt(i.microUsd)}, COALESCE(${at}::timestamptz, now()))
-        RETURNING *`;
-      if (!spend) throw new Error(`quota spend ${id} was not inserted`);
+        ON CONFLICT ("key") DO NOTHING RETURNING *`;
+      if (!spend) {
+        // Spent meanwhile by a call that held no policy lock (no policy applies): that spend stands.
+        const previous = await tx.quotaSpend.findUniqueOrThrow({ where: { key: i.key } });
+        if (previous.goalId !== i.goalId) throw new StateError("CONFLICT", `Spend key ${i.key} was used for another goal; use a fresh key for each spend.`, { key: i.key });
+        return { spend: view(previous), duplicate: true, usage };
+      }
       await appendEvent(tx, { operator: "quota.spend", actor: actorOf(ctx, i.agentId), subjectId: id, goalId: i.goalId, payload: { key: i.key, steps: i.steps, tokens: i.tokens, microUsd: i.microUsd, todoId: i.todoId ?? null, runId: i.runId ?? null } }, ctx);
       const after = usage.map((u) => ({ ...u, used: { steps: u.used.steps + i.steps, tokens: u.used.tokens + i.tokens, microUsd: u.used.microUsd + i.microUsd } }));
       return { spend: view(spend), duplicate: false, usage: after };

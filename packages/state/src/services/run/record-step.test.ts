@@ -7,6 +7,7 @@ import { spendQuota } from "../quota/spend-quota.ts";
 import type { StateError } from "../../domain/errors.ts";
 import { putBlob } from "../blob/put-blob.ts";
 import { claimTodo } from "../todo/claim-todo.ts";
+import { startTodo } from "../todo/start-todo.ts";
 import { finishRun } from "./finish-run.ts";
 import { recordStep, type RecordStepInput } from "./record-step.ts";
 import { startRun } from "./start-run.ts";
@@ -137,5 +138,47 @@ describe("run.recordStep", () => {
       route: "contract_error",
       reason: "your lease expired; claim the todo again",
     });
+  });
+
+  it("records the turn result and its spend within the step's transaction: once; a spend the quota refuses ends quota_spend_failed, the rest stands", async () => {
+    const s = await started();
+    await startTodo(t.db, { todoId: s.todo.id, agentId: s.agent.id, leaseKey: s.claim.lease.leaseKey });
+    const turn = (n: number) => ({ idempotencyKey: `${s.run.id}:${n}:turn`, kind: "validated_progress" as const, summary: `step ${n} done`, spend: { key: `${s.run.id}:${n}:spend`, steps: 1, tokens: 1200 } });
+    const first = await recordStep(t.db, s.record({ turnResult: turn(0), route: true }));
+    expect(first.turnResult).toMatchObject({ kind: "validated_progress", duplicate: false, spend: { steps: 1, tokens: 1200 }, spendError: null });
+    expect(first.route?.route).toBe("ready_for_host");
+    const again = await recordStep(t.db, s.record({ turnResult: turn(0), route: true }));
+    expect(again.turnResult).toMatchObject({ kind: "validated_progress", duplicate: true });
+    expect(await t.db.quotaSpend.count({ where: { goalId: s.goal.id } })).toBe(1);
+    expect(await t.db.turn.count({ where: { todoId: s.todo.id } })).toBe(1);
+
+    await setQuotaPolicy(t.db, { scope: "goal", goalId: s.goal.id, windowMs: 60_000, maxSteps: 1 });
+    const next = s.record({
+      evidence: [{ idempotencyKey: `${s.run.id}:1:action`, kind: "action", stepIndex: 1, summary: "scroll down" }],
+      step: { index: 1, node: "executor" },
+      turnResult: turn(1),
+      route: true,
+    });
+    const refused = await recordStep(t.db, next);
+    expect(refused.turnResult).toMatchObject({ kind: "quota_spend_failed", spend: null, spendError: { code: "QUOTA_EXCEEDED" } });
+    expect(refused.turnResult?.transitions.map((x) => x.kind)).toEqual(["validated_progress", "quota_spend_failed"]);
+    expect(refused.route).toEqual({ route: "blocked", reason: "the todo is blocked" });
+    expect(await t.db.evidence.count({ where: { idempotencyKey: `${s.run.id}:1:action` } })).toBe(1);
+    expect(await t.db.step.count({ where: { runId: s.run.id } })).toBe(2);
+    expect(await t.db.quotaSpend.count({ where: { goalId: s.goal.id } })).toBe(1);
+    expect((await t.db.todo.findUniqueOrThrow({ where: { id: s.todo.id } })).state).toBe("blocked");
+  });
+
+  it("a turn key another todo recorded is CONFLICT, and the record writes nothing", async () => {
+    const s = await started();
+    const other = await started();
+    await startTodo(t.db, { todoId: s.todo.id, agentId: s.agent.id, leaseKey: s.claim.lease.leaseKey });
+    await startTodo(t.db, { todoId: other.todo.id, agentId: other.agent.id, leaseKey: other.claim.lease.leaseKey });
+    const key = rid("turn");
+    await recordStep(t.db, other.record({ turnResult: { idempotencyKey: key, kind: "validated_progress", summary: "theirs" } }));
+    const mine = s.record({ turnResult: { idempotencyKey: key, kind: "validated_progress", summary: "mine" } });
+    expect((await err(recordStep(t.db, mine)))?.code).toBe("CONFLICT");
+    expect(await t.db.evidence.count({ where: { runId: s.run.id } })).toBe(0);
+    expect((await t.db.todo.findUniqueOrThrow({ where: { id: s.todo.id } })).lastResult).toBeNull();
   });
 });

@@ -10,7 +10,7 @@ import { parseInput } from "../../domain/input.ts";
 import { canTransitionTodo } from "../../domain/todo-transitions.ts";
 import { BigCount, Count, Id, IdempotencyKey, JsonObject, Text } from "../../domain/schemas.ts";
 import { SPENDING_RESULTS, TURN_RESULT_KINDS, TURN_RESULT_TRANSITION, type TurnResultKind } from "../../domain/turn.ts";
-import { actorOf, appendEvent, clockDate, inTx, isUniqueViolation, randomId, type DbOrTx, type OperatorContext, type Tx } from "../operator.ts";
+import { actorOf, appendEvent, clockDate, inTx, inTxJoining, isOpenTx, isUniqueViolation, randomId, type DbOrTx, type OperatorContext, type Tx } from "../operator.ts";
 import { spendQuota, type QuotaSpendView } from "../quota/spend-quota.ts";
 import { lockTodo, normalizeTodo, transitionAsHolder, transitionLockedAsHolder } from "../todo/held.ts";
 
@@ -52,7 +52,7 @@ export async function recordTurnResult(db: DbOrTx, raw: RecordTurnResultInput, c
   const event = TURN_RESULT_TRANSITION[i.kind];
   let written: { todo: Todo; transition: TurnTransition } | RecordTurnResultResult;
   try {
-    written = await inTx(db, async (tx) => {
+    written = await inTxJoining(db, async (tx) => {
       const locked = await lockTodo(tx, i.todoId, ctx); // serialises repeats of one key with each other
       const first = await duplicateOf(tx, i);
       if (first) return first;
@@ -74,27 +74,22 @@ export async function recordTurnResult(db: DbOrTx, raw: RecordTurnResultInput, c
         ctx,
       );
       const transition = { kind: i.kind, from: moved.from, to: moved.to };
-      const at = clockDate(ctx);
-      await tx.turn.create({
-        data: {
-          id: randomId("turn"),
-          goalId: moved.todo.goalId,
-          todoId: i.todoId,
-          runId: i.runId ?? null,
-          agentId: i.agentId,
-          idempotencyKey: i.idempotencyKey,
-          kind: i.kind,
-          summary: i.summary,
-          values: (validated ? (i.values ?? {}) : {}) as Prisma.InputJsonObject,
-          transitions: [transition] as Prisma.InputJsonArray,
-          ...(at ? { createdAt: at } : {}),
-        },
-      });
+      // The client's clock as the row's time, as Prisma's default would stamp it. A key another todo's call recorded
+      // meanwhile is no SQL error here (that would end a step record's whole transaction): it is answered below.
+      const inserted = await tx.$executeRaw`
+        INSERT INTO "Turn" ("id", "goalId", "todoId", "runId", "agentId", "idempotencyKey", "kind", "summary", "values", "transitions", "createdAt")
+        VALUES (${randomId("turn")}, ${moved.todo.goalId}, ${i.todoId}, ${i.runId ?? null}, ${i.agentId}, ${i.idempotencyKey}, ${i.kind}::"TurnResultKind", ${i.summary},
+                ${JSON.stringify(validated ? (i.values ?? {}) : {})}::jsonb, ${JSON.stringify([transition])}::jsonb, ${clockDate(ctx) ?? new Date()}::timestamptz)
+        ON CONFLICT ("idempotencyKey") DO NOTHING`;
+      if (inserted === 0) throw new TurnKeyTaken();
       return { todo: moved.todo, transition };
     });
   } catch (e) {
-    // The same key recorded by a concurrent call on another todo's lock: its outcome stands.
-    const first = isUniqueViolation(e) ? await duplicateOf(db, i) : null;
+    // The same key recorded by a concurrent call on another todo's lock: its outcome stands. Inside a step record
+    // this call's transition is already written in the caller's transaction, which must then fail as a whole.
+    const taken = e instanceof TurnKeyTaken || isUniqueViolation(e);
+    if (taken && isOpenTx(db)) throw new StateError("CONFLICT", `Turn key ${i.idempotencyKey} was recorded by another call meanwhile; send the record again to read its outcome.`, { idempotencyKey: i.idempotencyKey });
+    const first = taken ? await duplicateOf(db, i) : null;
     if (!first) throw e;
     written = first;
   }
@@ -125,6 +120,13 @@ export async function recordTurnResult(db: DbOrTx, raw: RecordTurnResultInput, c
       return moved;
     });
     return { kind: "quota_spend_failed", todo: failed.todo, transitions, spend: null, spendError, duplicate: false };
+  }
+}
+
+/** The turn's key was recorded by another call between the check and the insert (its transaction rolls back). */
+class TurnKeyTaken extends Error {
+  constructor() {
+    super("turn key taken meanwhile");
   }
 }
 
