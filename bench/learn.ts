@@ -91,6 +91,7 @@ function follower(path: { steps: Step[]; answer?: string }) {
   let ptr = 0;
   let explored = 0;
   let typedWaiting = false;
+  let wheelLeft: number | null = null;
   let run = 0;
   /** The path step each device action of the first run served (popup dismissals included), detours left out. */
   const served: number[] = [];
@@ -107,6 +108,7 @@ function follower(path: { steps: Step[]; answer?: string }) {
       explored = 0;
       skillTried = false;
       typedWaiting = false;
+      wheelLeft = null;
     },
     reply(req: RecordedRequest): ScriptedReply {
       const text = req.lastUserText;
@@ -165,8 +167,15 @@ function follower(path: { steps: Step[]; answer?: string }) {
         const stepH = (y2 - y1) / 3;
         const x = Math.round((x1 + x2) / 2);
         const y = Math.round(y1 + stepH * 1.5);
-        ptr++;
-        return act({ type: "drag", from: { x, y }, to: { x, y: Math.round(y - stepH * s.wheel[1]) } }, here);
+        // A drag stays on the screen (0-1000): a long turn is made of drags of at most four rows.
+        wheelLeft ??= s.wheel[1];
+        const rows = Math.max(-4, Math.min(4, wheelLeft));
+        wheelLeft -= rows;
+        if (wheelLeft === 0) {
+          wheelLeft = null;
+          ptr++;
+        }
+        return act({ type: "drag", from: { x, y }, to: { x, y: Math.round(y - stepH * rows) } }, here);
       }
       const key = "tap" in s ? s.tap : s.type[0];
       const hit = findLine(lines, key);
@@ -269,7 +278,10 @@ async function benchTask(task: string, n: number) {
         const steps = await db.step.count({ where: { runId: out.runId } });
         const answer = [out.report.conclusion, ...out.report.findings].join("\n");
         const scored = p.phone.engine.evaluate(task, { answer });
-        if (process.env.DEBUG_LEARN) console.log(`  ${task} scored ${scored.score}: ${scored.reason}`);
+        if (process.env.DEBUG_LEARN) {
+          console.log(`  ${task} scored ${scored.score}: ${scored.reason}`);
+          for (const st of await db.step.findMany({ where: { runId: out.runId }, orderBy: { index: "asc" } })) console.log(`  ${task} step ${st.index}: ${JSON.stringify(st.action).slice(0, 160)} → ${JSON.stringify((st.observation as { outcome?: unknown } | null)?.outcome ?? null).slice(0, 300)}`);
+        }
         return { steps, tokens: out.report.totals.inputTokens + out.report.totals.outputTokens, score: scored.score, runId: out.runId };
       } finally {
         await close(p);

@@ -31,8 +31,8 @@ export interface SkillStep {
   before: ScreenContract;
 }
 
-export type SkillAction = Extract<Action, { type: "click" | "long_press" | "double_tap" | "input_text" | "click_then_type" | "keyboard_enter" | "navigate_back" | "navigate_home" | "scroll" | "open_app" | "open_deeplink" }>;
-export const SKILL_ACTION_TYPES: readonly SkillAction["type"][] = ["click", "long_press", "double_tap", "input_text", "click_then_type", "keyboard_enter", "navigate_back", "navigate_home", "scroll", "open_app", "open_deeplink"];
+export type SkillAction = Extract<Action, { type: "click" | "long_press" | "double_tap" | "drag" | "input_text" | "click_then_type" | "keyboard_enter" | "navigate_back" | "navigate_home" | "scroll" | "open_app" | "open_deeplink" }>;
+export const SKILL_ACTION_TYPES: readonly SkillAction["type"][] = ["click", "long_press", "double_tap", "drag", "input_text", "click_then_type", "keyboard_enter", "navigate_back", "navigate_home", "scroll", "open_app", "open_deeplink"];
 
 export interface SkillBody {
   format: 1;

@@ -33,6 +33,13 @@ describe("distilling", () => {
     expect(appsOfSkill(body)).toEqual(["com.lamp", "com.launcher"]);
     expect(body.app).toBe("com.lamp");
   });
+  it("a wheel turned by drags is part of the skill (its value is the work)", () => {
+    const picker = screen("com.lamp.Timer", [["10", "com.lamp:id/minutes"]]);
+    const drag = (before: RecordedScreen): RecordedAction => ({ before, action: { type: "drag", from: { x: 500, y: 40 }, to: { x: 500, y: 200 } }, px: null });
+    const body = distilSkill([drag(picker), drag(picker), click(picker, 0)], picker)!;
+    expect(body.steps.map((s) => s.action.type)).toEqual(["drag", "drag", "click"]);
+    expect(body.steps[0]!.action).toMatchObject({ from: { x: 500, y: 40 }, to: { x: 500, y: 200 } });
+  });
   it("a skill's name is the todo's words, cut to 120 characters and never ending in a space", () => {
     const name = skillName(`${"a".repeat(119)} b and more`);
     expect(name).toBe("a".repeat(119));
