@@ -26,6 +26,14 @@ describe("--device", () => {
 });
 
 describe("the headless agent's flags", () => {
+  it("--lease-ttl-ms and --api-timeout-ms, within their bounds", () => {
+    const base = ["--goal", "g", "--device", "tcp:5555"];
+    expect(parseAgentArgs([...base, "--lease-ttl-ms", "3000", "--api-timeout-ms", "1500"], env)).toMatchObject({ leaseTtlMs: 3000, apiTimeoutMs: 1500 });
+    expect(parseAgentArgs(base, env)).not.toHaveProperty("leaseTtlMs");
+    expect(() => parseAgentArgs([...base, "--lease-ttl-ms", "10"], env)).toThrow(/--lease-ttl-ms must be from 1000/);
+    expect(() => parseAgentArgs([...base, "--api-timeout-ms", "0"], env)).toThrow(/--api-timeout-ms must be from 100/);
+  });
+
   it("parses the run, the ids in the core's words and the models per role", () => {
     const a = parseAgentArgs(
       ["--goal", "search for cats", "--device", "tcp:127.0.0.1:5555", "--planner-model", "small", "--executor-model=vision", "--base-url", "http://127.0.0.1:9/v1", "--allow", "input_text, follow", "--max-steps", "30", "--agent-id", "worker-1", "--run-id", "run_1", "--goal-id", "goal_1"],
