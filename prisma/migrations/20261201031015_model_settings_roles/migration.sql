@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "ModelSettings" ADD COLUMN     "roles" JSONB NOT NULL DEFAULT '{}';
+
