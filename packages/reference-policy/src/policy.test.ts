@@ -89,6 +89,20 @@ describe("reference policy", () => {
     }
   });
 
+  it("closes the keyboard the todo before typed with, even when the keyboard shows no elements; a field the keyboard covers is found after back", () => {
+    const goal = taskGoal(packTasks().find((t) => t.id === "messages_send")!);
+    const plan = planFor(matchTask(goal)!, goal);
+    const n = plan.findIndex((t) => t.move?.do === "hide_keyboard");
+    expect(plan[n - 1]!.move?.do).toBe("type");
+    const compose = `[4] "EditText"(editable) "Yes" id="compose_message_text" @[0,500,800,560]`;
+    const hide = JSON.parse(answerRequest(executorBody(goal, plan[n]!.title, compose))) as Record<string, unknown>;
+    expect(hide).toMatchObject({ type: "navigate_back" });
+    expect(JSON.parse(answerRequest(executorBody(goal, plan[n]!.title, compose, "#9 navigate_back → ok")))).toMatchObject({ type: "status", status: "complete" });
+    // a todo that is not after a typing one does not press back
+    const first = JSON.parse(answerRequest(executorBody(goal, plan[0]!.title, compose))) as Record<string, unknown>;
+    expect(first).not.toMatchObject({ type: "navigate_back" });
+  });
+
   it("a todo that is not its own is reported infeasible, not guessed", () => {
     const r = JSON.parse(answerRequest(executorBody("Water the plants", "Water them", ""))) as Record<string, unknown>;
     expect(r).toMatchObject({ type: "status", status: "infeasible" });

@@ -135,6 +135,15 @@ const click = (e: ScreenElement, intent: string): Action => ({ type: "click", el
 const complete = (summary: string, outputs?: Record<string, string>): Action => ({ type: "status", status: "complete", summary, ...(outputs ? { outputs } : {}) });
 const infeasible = (summary: string): Action => ({ type: "status", status: "infeasible", summary });
 
+/**
+ * The todo before this one typed into a field: its keyboard is up (a tap on a popup's button leaves the field its
+ * focus). Seen this way because a keyboard need not show in the element list (an ADB keyboard has no elements).
+ */
+function afterTyping(req: ReadRequest): boolean {
+  const n = stepOf(req.todo);
+  return n !== null && n > 1 && plannedTodos(req.goal)[n - 2]?.move?.do === "type";
+}
+
 /** The keyboard is up when the IME's keys are on screen (the virtual phone draws them as elements). */
 function keyboardUp(req: ReadRequest): boolean {
   return req.elements.some((e) => /keyboard|inputmethod/i.test(e.id) || /keyboard/i.test(e.className));
@@ -162,10 +171,12 @@ function act(req: ReadRequest): Action {
     case "enter":
       return done.length ? complete("Submitted.") : { type: "keyboard_enter", intent: "submit" };
     case "hide_keyboard":
-      return done.length || !keyboardUp(req) ? complete("The keyboard is closed.") : { type: "navigate_back", intent: "close the keyboard" };
+      return done.length || !(keyboardUp(req) || afterTyping(req)) ? complete("The keyboard is closed.") : { type: "navigate_back", intent: "close the keyboard" };
     case "type": {
-      if (done.length) return complete(`Typed into ${move.field}.`);
+      if (done.some((a) => a.startsWith("click_then_type "))) return complete(`Typed into ${move.field}.`);
       const field = findTarget(els, { id: move.field });
+      // The keyboard of the field typed into before may cover this one (a landscape screen): back closes it, once.
+      if (!field && afterTyping(req) && !done.includes("navigate_back")) return { type: "navigate_back", intent: "close the keyboard, which may cover the field" };
       if (!field) return scrollOr(req, `No field ${move.field} on this screen.`);
       return { type: "click_then_type", element: String(field.index), text: fill(move.text, req.inputs), intent: `type into ${move.field}` };
     }
@@ -180,9 +191,9 @@ function act(req: ReadRequest): Action {
   }
 }
 
-function scrollOr(req: ReadRequest, why: string): Action {
+function scrollOr(req: ReadRequest, why: string, max = 6): Action {
   const scrolls = req.history.filter((l) => /^#\d+ scroll down/.test(l)).length;
-  if (scrolls < 6 && req.elements.some((e) => e.flags.includes("scrollable"))) return { type: "scroll", direction: "down", intent: "look further down" };
+  if (scrolls < max && req.elements.some((e) => e.flags.includes("scrollable"))) return { type: "scroll", direction: "down", intent: "look further down" };
   return infeasible(why);
 }
 
@@ -190,7 +201,8 @@ function tapMove(req: ReadRequest, done: string[], target: Target, scroll: boole
   if (done.length) return complete("Tapped.");
   const el = findTarget(req.elements, target);
   const name = "id" in target ? target.id : "text" in target ? target.text : `post ${target.post}`;
-  if (!el) return scroll || "post" in target ? scrollOr(req, `"${name}" is not on this screen.`) : infeasible(`"${name}" is not on this screen.`);
+  // Not in sight: further down a list, or (a few screens at most) below the fold of a landscape screen.
+  if (!el) return scrollOr(req, `"${name}" is not on this screen.`, scroll || "post" in target ? 6 : 3);
   return click(el, `tap "${name}"`);
 }
 
