@@ -60,6 +60,49 @@ describe("model settings: status and Test connection", () => {
     expect(models.requests.slice(seenBefore).map((q) => q.authorization)).toEqual([`Bearer ${KEY}`, `Bearer ${KEY}`]);
   });
 
+  it("tests a role with an endpoint of its own against that endpoint and its key; the others against the shared one", async () => {
+    const SUMMARIZER_KEY = "sk-summarizer-own-3a9d51";
+    const own = await startScriptedModelServer({
+      rules: [{ match: (r) => r.authorization !== `Bearer ${SUMMARIZER_KEY}`, replies: [{ status: 401, message: "wrong key" }], repeatLast: true }],
+      fallback: { text: "OK", promptTokens: 9, completionTokens: 1 },
+    });
+    try {
+      await as(admin).modelSettings.set.mutate({
+        baseUrl: models.baseURL,
+        apiKey: KEY,
+        models: { planner: "text-small", executor: "vision-small", summarizer: "summary-small" },
+        roles: { summarizer: { baseUrl: own.baseURL, apiKey: SUMMARIZER_KEY, microUsdPerInputToken: 0.5 } },
+      });
+      const got = await as(viewer).modelSettings.get.query({});
+      expect(got?.roles).toEqual({ summarizer: { baseUrl: own.baseURL, hasApiKey: true, microUsdPerInputToken: 0.5, microUsdPerOutputToken: null } });
+      const sharedBefore = models.requests.length;
+      const r = await as(admin).modelSettings.test.mutate({});
+      expect(r.roles.map((x) => [x.role, x.ok, x.model, x.ownEndpoint])).toEqual([
+        ["planner", true, "text-small", false],
+        ["executor", true, "vision-small", false],
+        ["summarizer", true, "summary-small", true],
+      ]);
+      expect(own.requests.map((q) => [q.model, q.authorization])).toEqual([["summary-small", `Bearer ${SUMMARIZER_KEY}`]]);
+      expect(models.requests.slice(sharedBefore).map((q) => q.model).sort()).toEqual(["text-small", "vision-small"]);
+
+      // A wrong key on the role's own endpoint fails that role alone, and the answer names neither key.
+      await as(admin).modelSettings.set.mutate({ baseUrl: models.baseURL, models: { planner: "text-small", executor: "vision-small", summarizer: "summary-small" }, roles: { summarizer: { baseUrl: own.baseURL, apiKey: "sk-wrong-key-000000" } } });
+      const wrong = await as(admin).modelSettings.test.mutate({});
+      expect(wrong.roles.map((x) => [x.role, x.ok])).toEqual([["planner", true], ["executor", true], ["summarizer", false]]);
+      expect(wrong.roles[2]!.message).toMatch(/401.*check the API key/);
+      for (const secret of [KEY, SUMMARIZER_KEY, "sk-wrong-key-000000"]) expect(JSON.stringify([got, r, wrong])).not.toContain(secret);
+
+      // Cleared back to the shared endpoint: the summarizer is tested there.
+      await as(admin).modelSettings.set.mutate({ baseUrl: models.baseURL, models: { planner: "text-small", executor: "vision-small", summarizer: "summary-small" }, roles: { summarizer: null } });
+      const ownBefore = own.requests.length;
+      const shared = await as(admin).modelSettings.test.mutate({});
+      expect(shared.roles.map((x) => [x.role, x.ok, x.ownEndpoint])).toEqual([["planner", true, false], ["executor", true, false], ["summarizer", true, false]]);
+      expect(own.requests.length).toBe(ownBefore);
+    } finally {
+      await own.stop();
+    }
+  });
+
   it("only an admin may test or save; everyone reads", async () => {
     await expect(as(viewer).modelSettings.test.mutate({})).rejects.toMatchObject({ data: { code: "FORBIDDEN" } });
     await expect(as(viewer).modelSettings.set.mutate({ baseUrl: models.baseURL, models: {} })).rejects.toMatchObject({ data: { code: "FORBIDDEN" } });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createOpenAIModel } from "@phoneloop/agent";
 import { startScriptedModelServer, type ScriptedModelServer } from "@phoneloop/agent/testing";
 import { evidenceList, finishRun, issueAgentToken, pauseGoal, registerAgent, setQuotaPolicy, startRun } from "@phoneloop/state";
@@ -155,6 +155,82 @@ describe("model proxy", () => {
     const noRun = await ask({ key: a.token });
     expect(noRun.ok).toBe(false);
     if (!noRun.ok) expect(noRun.error.message).toMatch(/no running run/);
+  });
+
+  it("sends each role with its own endpoint to that endpoint, with its key and model, metered at its prices; no key is ever answered or logged", async () => {
+    const PLANNER_KEY = "sk-planner-own-8e13b2c7";
+    const planner = await startScriptedModelServer({ fallback: { text: '{"todos":[]}', promptTokens: 500, completionTokens: 40 } });
+    const printed: string[] = [];
+    const capture = (chunk: unknown) => void printed.push(String(chunk));
+    const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => (capture(chunk), true));
+    const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => (capture(chunk), true));
+    try {
+      const a = await runningAgent({ settings: false });
+      await api.modelSettings.set(
+        a.workspace.id,
+        {
+          baseUrl: upstream.baseURL,
+          apiKey: UPSTREAM_KEY,
+          models: { planner: "planner-large", executor: "vision-large", summarizer: "text-small" },
+          microUsdPerInputToken: 2,
+          microUsdPerOutputToken: 10,
+          roles: { planner: { baseUrl: planner.baseURL, apiKey: PLANNER_KEY, microUsdPerInputToken: 7, microUsdPerOutputToken: 30 } },
+        },
+        a.admin.id,
+      );
+      const sharedBefore = upstream.requests.length;
+      const answers: string[] = [];
+      for (const role of ["planner", "executor"] as const) {
+        const r = await fetch(`${api.url}/model/${role}/v1/chat/completions`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${a.token}`, "x-phoneloop-run": a.run.id, "content-type": "application/json" },
+          body: JSON.stringify({ messages: [{ role: "user", content: `the ${role} asks` }] }),
+        });
+        expect(r.status).toBe(200);
+        answers.push(await r.text());
+      }
+      expect(planner.requests.map((q) => [q.authorization, q.model, q.lastUserText])).toEqual([[`Bearer ${PLANNER_KEY}`, "planner-large", "the planner asks"]]);
+      expect(upstream.requests.slice(sharedBefore).map((q) => [q.authorization, q.model, q.lastUserText])).toEqual([[`Bearer ${UPSTREAM_KEY}`, "vision-large", "the executor asks"]]);
+      const calls = (await evidenceList(t.db, { goalId: a.goal.id, kind: "model_call" })).items;
+      const byRole = Object.fromEntries(calls.map((c) => [(c.data as { role: string }).role, c.data]));
+      expect(byRole.planner).toMatchObject({ model: "planner-large", inputTokens: 500, outputTokens: 40, microUsd: 500 * 7 + 40 * 30 });
+      expect(byRole.executor).toMatchObject({ model: "vision-large", inputTokens: 1200, outputTokens: 30, microUsd: 1200 * 2 + 30 * 10 });
+      const spent = await t.db.quotaSpend.findMany({ where: { goalId: a.goal.id } });
+      expect(spent.map((x) => Number(x.microUsd)).sort((x, y) => x - y)).toEqual([2700, 4700]);
+
+      // The view names the role's own endpoint and says only that its key is set.
+      const view = await api.modelSettings.view(a.workspace.id);
+      expect(view?.roles).toEqual({ planner: { baseUrl: planner.baseURL, hasApiKey: true, microUsdPerInputToken: 7, microUsdPerOutputToken: 30 } });
+      // Saving again without the key keeps it; clearing the role sends the planner back to the shared endpoint.
+      await api.modelSettings.set(a.workspace.id, { baseUrl: upstream.baseURL, models: { planner: "planner-large", executor: "vision-large" }, roles: { planner: { baseUrl: planner.baseURL } } }, a.admin.id);
+      expect((await api.modelSettings.upstream(a.workspace.id))?.roles.planner).toMatchObject({ ownEndpoint: true, apiKey: PLANNER_KEY, microUsdPerInputToken: 0 });
+      await api.modelSettings.set(a.workspace.id, { baseUrl: upstream.baseURL, models: { planner: "planner-large", executor: "vision-large" }, roles: { planner: null } }, a.admin.id);
+      expect((await api.modelSettings.view(a.workspace.id))?.roles).toEqual({});
+      expect((await api.modelSettings.upstream(a.workspace.id))?.roles.planner).toMatchObject({ ownEndpoint: false, baseUrl: upstream.baseURL, apiKey: UPSTREAM_KEY });
+
+      const everything = [...answers, JSON.stringify(calls), JSON.stringify(view), ...printed].join("\n");
+      for (const key of [PLANNER_KEY, UPSTREAM_KEY]) expect(everything).not.toContain(key);
+    } finally {
+      out.mockRestore();
+      err.mockRestore();
+      await planner.stop();
+    }
+  });
+
+  it("never lends the shared key to a role's own URL, and refuses an endpoint that is not http(s)", async () => {
+    const other = await startScriptedModelServer({ fallback: { text: "{}", promptTokens: 1, completionTokens: 1 } });
+    try {
+      const a = await runningAgent({ settings: false });
+      await api.modelSettings.set(a.workspace.id, { baseUrl: upstream.baseURL, apiKey: UPSTREAM_KEY, models: { executor: "vision-large" }, roles: { executor: { baseUrl: other.baseURL } } }, a.admin.id);
+      const answer = await ask({ key: a.token, run: a.run.id });
+      expect(answer.ok).toBe(true);
+      expect(other.requests.map((q) => q.authorization)).toEqual([undefined]);
+      await expect(
+        api.modelSettings.set(a.workspace.id, { baseUrl: upstream.baseURL, models: {}, roles: { executor: { baseUrl: "file:///etc/passwd" } } }, a.admin.id),
+      ).rejects.toThrow(/http\(s\) URL/);
+    } finally {
+      await other.stop();
+    }
   });
 
   it("reports an upstream failure without its URL, key or query string", async () => {

@@ -1,13 +1,13 @@
 // The model proxy for runs in a browser tab: the tab's `openai` client points at `${api}/model/<role>/v1` with
 // its agent token as the key; the API checks that the agent has a running run whose goal may run now (pause,
-// quota), takes the endpoint, key and model from the workspace's model settings (the key never reaches a
-// browser), forwards, then spends the call's tokens and cost against the quota and records `model_call` evidence.
+// quota), takes the role's endpoint, key, model and prices from the workspace's model settings (a role's own
+// endpoint, else the shared one; no key ever reaches a browser), forwards, then spends the call's tokens and cost against the quota and records `model_call` evidence.
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { appendEvidence, isStateError, shouldRun, spendQuota, type Db } from "@phoneloop/state";
 import type { Principal } from "./auth/principal.ts";
 import { handleReferencePolicyRequest, referenceCompletion, REFERENCE_POLICY_LABEL, REFERENCE_POLICY_MODEL } from "@phoneloop/reference-policy";
-import { MODEL_ROLES, type ModelRole, type ModelSettingsStore, type ModelUpstream } from "./model-settings.ts";
+import { MODEL_ROLES, type ModelRole, type ModelSettingsStore, type RoleUpstream } from "./model-settings.ts";
 
 export { MODEL_ROLES, type ModelRole } from "./model-settings.ts";
 export const MODEL_PROXY_PATH = "/model";
@@ -96,17 +96,19 @@ export async function handleModelProxy(req: IncomingMessage, res: ServerResponse
   if (asked && !configured.includes(asked)) {
     return fail(res, 400, `The model "${asked}" is not in this workspace's model settings (${configured.join(", ") || "none set"}); leave the model out to use the ${role} role's, or ask an admin to add it.`, "MODEL_NOT_ALLOWED");
   }
-  const model = upstream.models[role] ?? asked;
+  // The role's own endpoint (URL, key, prices) where it has one, else the workspace's shared endpoint.
+  const target = upstream.roles[role];
+  const model = target.model ?? asked;
   if (!model) return fail(res, 400, `No model is set for the ${role} role in this workspace's model settings; an admin sets one.`, "MODEL_NOT_CONFIGURED");
 
   const started = performance.now();
   let answer: Response;
   try {
-    answer = await fetch(`${upstream.baseUrl.replace(/\/+$/, "")}/chat/completions`, {
+    answer = await fetch(chatCompletionsUrl(target), {
       method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${upstream.apiKey}` },
+      headers: endpointHeaders(target),
       body: JSON.stringify({ ...body, model }),
-      signal: AbortSignal.timeout(upstream.timeoutMs),
+      signal: AbortSignal.timeout(target.timeoutMs),
     });
   } catch (e) {
     const timedOut = (e as Error).name === "TimeoutError";
@@ -114,8 +116,8 @@ export async function handleModelProxy(req: IncomingMessage, res: ServerResponse
       res,
       timedOut ? 504 : 502,
       timedOut
-        ? `The model endpoint did not answer within ${upstream.timeoutMs} ms; try again, or ask an admin to raise the timeout.`
-        : `The model endpoint could not be reached (${scrub((e as Error).message, upstream)}); an admin can check the endpoint in the model settings.`,
+        ? `The ${role} role's model endpoint did not answer within ${target.timeoutMs} ms; try again, or ask an admin to raise the timeout.`
+        : `The ${role} role's model endpoint could not be reached (${scrub((e as Error).message, target)}); an admin can check the endpoint in the model settings.`,
       timedOut ? "UPSTREAM_TIMEOUT" : "UPSTREAM_UNREACHABLE",
     );
   }
@@ -123,7 +125,7 @@ export async function handleModelProxy(req: IncomingMessage, res: ServerResponse
   const latencyMs = Math.round(performance.now() - started);
   if (!answer.ok) {
     // The status goes back as it came (the client's retry logic applies); the text only with URLs and the key cut.
-    return fail(res, answer.status, `The model endpoint answered ${answer.status}: ${scrub(upstreamMessage(text), upstream)}`, "UPSTREAM_ERROR");
+    return fail(res, answer.status, `The ${role} role's model endpoint answered ${answer.status}: ${scrub(upstreamMessage(text), target)}`, "UPSTREAM_ERROR");
   }
   let usage = { inputTokens: 0, outputTokens: 0 };
   try {
@@ -132,7 +134,7 @@ export async function handleModelProxy(req: IncomingMessage, res: ServerResponse
   } catch {
     /* the client reports an unparseable answer itself */
   }
-  const microUsd = Math.round(usage.inputTokens * upstream.microUsdPerInputToken + usage.outputTokens * upstream.microUsdPerOutputToken);
+  const microUsd = Math.round(usage.inputTokens * target.microUsdPerInputToken + usage.outputTokens * target.microUsdPerOutputToken);
   await meterCall(meter, { model, usage, microUsd, latencyMs, demo: false });
   res.writeHead(200, { "content-type": "application/json", ...usageHeaders(usage, microUsd) }).end(text);
 }
@@ -205,8 +207,17 @@ function upstreamMessage(text: string): string {
   return text.slice(0, 200) || "(no message)";
 }
 
+/** The chat completions URL of a role's endpoint. */
+export const chatCompletionsUrl = (target: Pick<RoleUpstream, "baseUrl">) => `${target.baseUrl.replace(/\/+$/, "")}/chat/completions`;
+
+/** The headers of a call to a role's endpoint: its key as the bearer token (none when the endpoint has no key). */
+export const endpointHeaders = (target: Pick<RoleUpstream, "apiKey">): Record<string, string> => ({
+  "content-type": "application/json",
+  ...(target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {}),
+});
+
 /** Removes what must never leave the API: the key, the endpoint's URL, any URL or query string. */
-export function scrub(message: string, upstream: Pick<ModelUpstream, "apiKey" | "baseUrl">): string {
+export function scrub(message: string, upstream: Pick<RoleUpstream, "apiKey" | "baseUrl">): string {
   let out = message;
   for (const secret of [upstream.apiKey, upstream.baseUrl]) if (secret) out = out.split(secret).join("[redacted]");
   return out

@@ -1,26 +1,57 @@
-// Model settings per workspace, read by the model proxy and written by admins. The endpoint's API key is
-// encrypted at rest (AES-256-GCM under a key derived from PHONELOOP_SECRET_KEY) and is never returned: views say
-// only whether one is set. Raw SQL over the "ModelSettings" table (migration 20261130213000_model_settings).
+// Model settings per workspace, read by the model proxy and written by admins: a shared endpoint (URL, key,
+// prices), a model per role, and for any role an endpoint of its own (migration model_settings_roles) that
+// overrides what it names. Every API key is encrypted at rest (AES-256-GCM under a key derived from
+// PHONELOOP_SECRET_KEY) and is never returned: views say only whether one is set. Raw SQL over the "ModelSettings"
+// table (migration 20261130213000_model_settings).
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { z } from "zod";
-import type { Db } from "@phoneloop/state";
+import { Text, type Db } from "@phoneloop/state";
 import { deriveKey } from "./auth/secret-key.ts";
 
 export const MODEL_ROLES = ["planner", "executor", "summarizer"] as const;
 export type ModelRole = (typeof MODEL_ROLES)[number];
 
+const EndpointUrl = z
+  .url({ protocol: /^https?$/, error: "The model endpoint must be an http(s) URL, e.g. https://api.example.com/v1" })
+  .max(2000, "The model endpoint's URL is longer than 2000 characters.");
+const ApiKey = Text.min(1).max(4000);
+const ModelName = Text.trim().min(1).max(200);
+const Price = z.number().min(0).max(1_000_000_000);
+
+/**
+ * A role's own endpoint: what it names replaces the shared field; what it leaves out comes from the shared
+ * endpoint — except the key, which a role with its own URL never borrows (the shared key goes to the shared URL only).
+ */
+export const RoleEndpointInput = z.object({
+  baseUrl: EndpointUrl.optional(),
+  /** Omitted: keep the role's stored key; null: remove it. */
+  apiKey: ApiKey.nullable().optional(),
+  microUsdPerInputToken: Price.optional(),
+  microUsdPerOutputToken: Price.optional(),
+});
+
 export const ModelSettingsInput = z.object({
-  baseUrl: z.url({ protocol: /^https?$/, error: "The model endpoint must be an http(s) URL, e.g. https://api.example.com/v1" }),
+  baseUrl: EndpointUrl,
   /** Omitted on update: keep the key already stored. */
-  apiKey: z.string().min(1).max(4000).optional(),
-  models: z.object({ planner: z.string().min(1).max(200).optional(), executor: z.string().min(1).max(200).optional(), summarizer: z.string().min(1).max(200).optional() }),
-  microUsdPerInputToken: z.number().min(0).default(0),
-  microUsdPerOutputToken: z.number().min(0).default(0),
+  apiKey: ApiKey.optional(),
+  models: z.object({ planner: ModelName.optional(), executor: ModelName.optional(), summarizer: ModelName.optional() }),
+  microUsdPerInputToken: Price.default(0),
+  microUsdPerOutputToken: Price.default(0),
   timeoutMs: z.number().int().min(1000).max(600_000).default(120_000),
+  /** Per role: its own endpoint, or null to use the shared one again. Omitted (or a role left out): keep what is stored. */
+  roles: z.object({ planner: RoleEndpointInput.nullable().optional(), executor: RoleEndpointInput.nullable().optional(), summarizer: RoleEndpointInput.nullable().optional() }).optional(),
 });
 export type ModelSettingsInput = z.input<typeof ModelSettingsInput>;
 
-/** What an admin sees: everything but the key. */
+/** A role's own endpoint as people see it: null where the role uses the shared value; the key only as "set or not". */
+export interface RoleEndpointView {
+  baseUrl: string | null;
+  hasApiKey: boolean;
+  microUsdPerInputToken: number | null;
+  microUsdPerOutputToken: number | null;
+}
+
+/** What an admin sees: everything but the keys. */
 export interface ModelSettingsView {
   baseUrl: string;
   hasApiKey: boolean;
@@ -28,18 +59,40 @@ export interface ModelSettingsView {
   microUsdPerInputToken: number;
   microUsdPerOutputToken: number;
   timeoutMs: number;
+  /** Only the roles with an endpoint of their own. */
+  roles: Partial<Record<ModelRole, RoleEndpointView>>;
   updatedAt: Date;
 }
 
-/** What the model proxy uses (inside the API only). */
-export interface ModelUpstream extends Omit<ModelSettingsView, "hasApiKey" | "updatedAt"> {
+/** The endpoint one role's calls go to (inside the API only). */
+export interface RoleUpstream {
+  /** Whether the role names a URL or key of its own (false: it uses the shared endpoint). */
+  ownEndpoint: boolean;
+  baseUrl: string;
   apiKey: string;
+  model: string | null;
+  microUsdPerInputToken: number;
+  microUsdPerOutputToken: number;
+  timeoutMs: number;
+}
+
+/** What the model proxy uses (inside the API only): the shared endpoint and each role's resolved one. */
+export interface ModelUpstream extends Omit<ModelSettingsView, "hasApiKey" | "updatedAt" | "roles"> {
+  apiKey: string;
+  roles: Record<ModelRole, RoleUpstream>;
 }
 
 export interface ModelSettingsStore {
   view(workspaceId: string): Promise<ModelSettingsView | null>;
   upstream(workspaceId: string): Promise<ModelUpstream | null>;
   set(workspaceId: string, input: ModelSettingsInput, updatedBy: string): Promise<ModelSettingsView>;
+}
+
+interface StoredRole {
+  baseUrl?: string;
+  apiKeyEncrypted?: string;
+  microUsdPerInputToken?: number;
+  microUsdPerOutputToken?: number;
 }
 
 interface Row {
@@ -49,13 +102,14 @@ interface Row {
   microUsdPerInputToken: number;
   microUsdPerOutputToken: number;
   timeoutMs: number;
+  roles: Partial<Record<ModelRole, StoredRole>>;
   updatedAt: Date;
 }
 
 export function modelSettingsStore(db: Db, secretKey: string): ModelSettingsStore {
   const key = deriveKey(secretKey, "model-settings");
   const read = async (workspaceId: string) =>
-    (await db.$queryRaw<Row[]>`SELECT "baseUrl", "apiKeyEncrypted", "models", "microUsdPerInputToken", "microUsdPerOutputToken", "timeoutMs", "updatedAt" FROM "ModelSettings" WHERE "workspaceId" = ${workspaceId}`)[0] ?? null;
+    (await db.$queryRaw<Row[]>`SELECT "baseUrl", "apiKeyEncrypted", "models", "microUsdPerInputToken", "microUsdPerOutputToken", "timeoutMs", "roles", "updatedAt" FROM "ModelSettings" WHERE "workspaceId" = ${workspaceId}`)[0] ?? null;
   const toView = (r: Row): ModelSettingsView => ({
     baseUrl: r.baseUrl,
     hasApiKey: r.apiKeyEncrypted !== "",
@@ -63,8 +117,22 @@ export function modelSettingsStore(db: Db, secretKey: string): ModelSettingsStor
     microUsdPerInputToken: r.microUsdPerInputToken,
     microUsdPerOutputToken: r.microUsdPerOutputToken,
     timeoutMs: r.timeoutMs,
+    roles: Object.fromEntries(
+      MODEL_ROLES.flatMap((role) => {
+        const own = r.roles[role];
+        if (!own) return [];
+        const view: RoleEndpointView = {
+          baseUrl: own.baseUrl ?? null,
+          hasApiKey: !!own.apiKeyEncrypted,
+          microUsdPerInputToken: own.microUsdPerInputToken ?? null,
+          microUsdPerOutputToken: own.microUsdPerOutputToken ?? null,
+        };
+        return [[role, view]];
+      }),
+    ),
     updatedAt: r.updatedAt,
   });
+  const open = (sealed: string | undefined) => (sealed ? decrypt(key, sealed) : "");
   return {
     async view(workspaceId) {
       const row = await read(workspaceId);
@@ -73,21 +141,64 @@ export function modelSettingsStore(db: Db, secretKey: string): ModelSettingsStor
     async upstream(workspaceId) {
       const row = await read(workspaceId);
       if (!row) return null;
-      const { hasApiKey: _, updatedAt: __, ...rest } = toView(row);
-      return { ...rest, apiKey: row.apiKeyEncrypted ? decrypt(key, row.apiKeyEncrypted) : "" };
+      const sharedKey = open(row.apiKeyEncrypted);
+      const roles = Object.fromEntries(
+        MODEL_ROLES.map((role) => {
+          const own = row.roles[role] ?? {};
+          const resolved: RoleUpstream = {
+            ownEndpoint: !!(own.baseUrl || own.apiKeyEncrypted),
+            baseUrl: own.baseUrl ?? row.baseUrl,
+            apiKey: own.apiKeyEncrypted ? open(own.apiKeyEncrypted) : own.baseUrl ? "" : sharedKey,
+            model: row.models[role] ?? null,
+            microUsdPerInputToken: own.microUsdPerInputToken ?? row.microUsdPerInputToken,
+            microUsdPerOutputToken: own.microUsdPerOutputToken ?? row.microUsdPerOutputToken,
+            timeoutMs: row.timeoutMs,
+          };
+          return [role, resolved];
+        }),
+      ) as Record<ModelRole, RoleUpstream>;
+      return {
+        baseUrl: row.baseUrl,
+        apiKey: sharedKey,
+        models: row.models,
+        microUsdPerInputToken: row.microUsdPerInputToken,
+        microUsdPerOutputToken: row.microUsdPerOutputToken,
+        timeoutMs: row.timeoutMs,
+        roles,
+      };
     },
     async set(workspaceId, raw, updatedBy) {
       const i = ModelSettingsInput.parse(raw);
       const previous = await read(workspaceId);
       const apiKeyEncrypted = i.apiKey !== undefined ? encrypt(key, i.apiKey) : (previous?.apiKeyEncrypted ?? "");
       const models = JSON.stringify(i.models);
+      const stored: Partial<Record<ModelRole, StoredRole>> = { ...(previous?.roles ?? {}) };
+      for (const role of MODEL_ROLES) {
+        const given = i.roles?.[role];
+        if (given === undefined) continue;
+        if (given === null) {
+          delete stored[role];
+          continue;
+        }
+        const keptKey = given.apiKey === undefined ? stored[role]?.apiKeyEncrypted : undefined;
+        const own: StoredRole = {
+          ...(given.baseUrl !== undefined ? { baseUrl: given.baseUrl } : {}),
+          ...(given.apiKey ? { apiKeyEncrypted: encrypt(key, given.apiKey) } : keptKey ? { apiKeyEncrypted: keptKey } : {}),
+          ...(given.microUsdPerInputToken !== undefined ? { microUsdPerInputToken: given.microUsdPerInputToken } : {}),
+          ...(given.microUsdPerOutputToken !== undefined ? { microUsdPerOutputToken: given.microUsdPerOutputToken } : {}),
+        };
+        // A role that names nothing of its own uses the shared endpoint: nothing to store.
+        if (Object.keys(own).length === 0) delete stored[role];
+        else stored[role] = own;
+      }
+      const roles = JSON.stringify(stored);
       const rows = await db.$queryRaw<Row[]>`
-        INSERT INTO "ModelSettings" ("workspaceId", "baseUrl", "apiKeyEncrypted", "models", "microUsdPerInputToken", "microUsdPerOutputToken", "timeoutMs", "updatedBy", "updatedAt")
-        VALUES (${workspaceId}, ${i.baseUrl}, ${apiKeyEncrypted}, ${models}::jsonb, ${i.microUsdPerInputToken}, ${i.microUsdPerOutputToken}, ${i.timeoutMs}, ${updatedBy}, now())
+        INSERT INTO "ModelSettings" ("workspaceId", "baseUrl", "apiKeyEncrypted", "models", "microUsdPerInputToken", "microUsdPerOutputToken", "timeoutMs", "roles", "updatedBy", "updatedAt")
+        VALUES (${workspaceId}, ${i.baseUrl}, ${apiKeyEncrypted}, ${models}::jsonb, ${i.microUsdPerInputToken}, ${i.microUsdPerOutputToken}, ${i.timeoutMs}, ${roles}::jsonb, ${updatedBy}, now())
         ON CONFLICT ("workspaceId") DO UPDATE SET "baseUrl" = EXCLUDED."baseUrl", "apiKeyEncrypted" = EXCLUDED."apiKeyEncrypted", "models" = EXCLUDED."models",
           "microUsdPerInputToken" = EXCLUDED."microUsdPerInputToken", "microUsdPerOutputToken" = EXCLUDED."microUsdPerOutputToken",
-          "timeoutMs" = EXCLUDED."timeoutMs", "updatedBy" = EXCLUDED."updatedBy", "updatedAt" = now()
-        RETURNING "baseUrl", "apiKeyEncrypted", "models", "microUsdPerInputToken", "microUsdPerOutputToken", "timeoutMs", "updatedAt"`;
+          "timeoutMs" = EXCLUDED."timeoutMs", "roles" = EXCLUDED."roles", "updatedBy" = EXCLUDED."updatedBy", "updatedAt" = now()
+        RETURNING "baseUrl", "apiKeyEncrypted", "models", "microUsdPerInputToken", "microUsdPerOutputToken", "timeoutMs", "roles", "updatedAt"`;
       return toView(rows[0]!);
     },
   };
