@@ -6,7 +6,7 @@ import { parseInput } from "../../domain/input.ts";
 import { HELD_STATES } from "../../domain/todo-transitions.ts";
 import { Count, Id, IdempotencyKey, JsonObject, Text } from "../../domain/schemas.ts";
 import { EVIDENCE_KINDS } from "../../domain/vocabulary.ts";
-import { actorOf, appendEvents, atParam, inTx, randomId, type DbOrTx, type OperatorContext, type Tx } from "../operator.ts";
+import { actorOf, appendEvents, atParam, inTx, randomId, type DbOrTx, type EventInput, type OperatorContext, type Tx } from "../operator.ts";
 import { lockTodo, requireHolder } from "../todo/held.ts";
 
 
@@ -66,7 +66,7 @@ export interface EvidenceRowInput {
  * rows' order). A key recorded before keeps its first row, answered with `created: false` (only to a writer of the
  * same goal). The one place evidence rows are written: appendEvidence and a step record (run.recordStep) use it.
  */
-export async function insertEvidence(tx: Tx, rows: EvidenceRowInput[], ctx?: OperatorContext): Promise<AppendEvidenceResult[]> {
+export async function insertEvidence(tx: Tx, rows: EvidenceRowInput[], ctx?: OperatorContext, events?: EventInput[]): Promise<AppendEvidenceResult[]> {
   if (!rows.length) return [];
   const ids = rows.map(() => randomId("ev"));
   const params: unknown[] = [];
@@ -90,13 +90,11 @@ export async function insertEvidence(tx: Tx, rows: EvidenceRowInput[], ctx?: Ope
     if (!first) throw new Error(`evidence ${i.idempotencyKey} was neither inserted nor found`);
     return { evidence: sameGoal(first, i.goalId, i.idempotencyKey), created: false };
   });
-  await appendEvents(
-    tx,
-    out.flatMap(({ evidence: e, created }) =>
-      created ? [{ operator: "evidence.append", actor: actorOf(ctx, e.agentId ?? undefined), subjectId: e.id, goalId: e.goalId, payload: { kind: e.kind, summary: e.summary, todoId: e.todoId, runId: e.runId } }] : [],
-    ),
-    ctx,
+  const appended = out.flatMap(({ evidence: e, created }): EventInput[] =>
+    created ? [{ operator: "evidence.append", actor: actorOf(ctx, e.agentId ?? undefined), subjectId: e.id, goalId: e.goalId, payload: { kind: e.kind, summary: e.summary, todoId: e.todoId, runId: e.runId } }] : [],
   );
+  if (events) events.push(...appended);
+  else await appendEvents(tx, appended, ctx);
   return out;
 }
 

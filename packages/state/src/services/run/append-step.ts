@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Run, Step } from "../../generated/prisma/client.ts";
 import { parseInput } from "../../domain/input.ts";
 import { Count, Id, Text, jsonValue } from "../../domain/schemas.ts";
-import { actorOf, clockDate, appendEvent, inTx, randomId, type DbOrTx, type OperatorContext, type Tx } from "../operator.ts";
+import { actorOf, clockDate, appendEvent, inTx, randomId, type DbOrTx, type EventInput, type OperatorContext, type Tx } from "../operator.ts";
 import { lockRun, requireRunning } from "./run-guards.ts";
 
 export const AppendStepInput = z.object({
@@ -27,9 +27,9 @@ export async function appendStep(db: DbOrTx, raw: AppendStepInput, ctx?: Operato
 /**
  * appendStep on a run the caller locked in this transaction (a step record). A running run takes the row in one
  * statement (an index taken before is answered with its first row); a run that is not running, or is driven by
- * another agent, still answers a step recorded before and refuses a new one.
+ * another agent, still answers a step recorded before and refuses a new one. Its Event goes into `events` when given.
  */
-export async function appendStepTo(tx: Tx, run: Run, i: z.output<typeof AppendStepInput>, ctx?: OperatorContext): Promise<{ step: Step; created: boolean }> {
+export async function appendStepTo(tx: Tx, run: Run, i: z.output<typeof AppendStepInput>, ctx?: OperatorContext, events?: EventInput[]): Promise<{ step: Step; created: boolean }> {
   const first = () => tx.step.findUnique({ where: { runId_index: { runId: run.id, index: i.index } } });
   try {
     requireRunning(run, i.agentId, "append a step to");
@@ -48,6 +48,8 @@ export async function appendStepTo(tx: Tx, run: Run, i: z.output<typeof AppendSt
     ON CONFLICT ("runId", "index") DO NOTHING RETURNING *`;
   const step = rows[0];
   if (!step) return { step: (await first())!, created: false };
-  await appendEvent(tx, { operator: "run.appendStep", actor: actorOf(ctx, i.agentId ?? run.agentId), subjectId: step.id, goalId: run.goalId, payload: { runId: run.id, index: i.index, node: i.node, anomalies: i.anomalies } }, ctx);
+  const event: EventInput = { operator: "run.appendStep", actor: actorOf(ctx, i.agentId ?? run.agentId), subjectId: step.id, goalId: run.goalId, payload: { runId: run.id, index: i.index, node: i.node, anomalies: i.anomalies } };
+  if (events) events.push(event);
+  else await appendEvent(tx, event, ctx);
   return { step, created: true };
 }

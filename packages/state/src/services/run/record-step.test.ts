@@ -41,7 +41,7 @@ async function started() {
     checkpoint: { node: "executor", stepIndex: 1 },
     ...over,
   });
-  const events = async () => (await t.db.event.findMany({ where: { goalId: goal.id, operator: { in: ["evidence.append", "run.appendStep", "run.saveCheckpoint"] } }, select: { operator: true } })).map((e) => e.operator);
+  const events = async () => (await t.db.event.findMany({ where: { goalId: goal.id, operator: { in: ["evidence.append", "run.appendStep", "run.saveCheckpoint", "turn.result", "quota.spend"] } }, orderBy: { id: "asc" }, select: { operator: true } })).map((e) => e.operator);
   return { goal, todo, agent, claim, run, blob, record, events };
 }
 
@@ -67,7 +67,8 @@ describe("run.recordStep", () => {
       tokens: 1200,
     });
     expect((await t.db.run.findUniqueOrThrow({ where: { id: s.run.id } })).checkpoint).toEqual({ node: "executor", stepIndex: 1 });
-    expect((await s.events()).sort()).toEqual(["evidence.append", "evidence.append", "evidence.append", "run.appendStep", "run.saveCheckpoint"]);
+    // In the order of the record's parts.
+    expect(await s.events()).toEqual(["evidence.append", "evidence.append", "evidence.append", "run.appendStep", "run.saveCheckpoint"]);
 
     const again = await recordStep(t.db, s.record({ checkpoint: undefined }));
     expect(again.evidence).toEqual(first.evidence.map((e) => ({ ...e, created: false })));
@@ -147,6 +148,7 @@ describe("run.recordStep", () => {
     const first = await recordStep(t.db, s.record({ turnResult: turn(0), route: true }));
     expect(first.turnResult).toMatchObject({ kind: "validated_progress", duplicate: false, spend: { steps: 1, tokens: 1200 }, spendError: null });
     expect(first.route?.route).toBe("ready_for_host");
+    expect(await s.events()).toEqual(["evidence.append", "evidence.append", "evidence.append", "run.appendStep", "turn.result", "quota.spend", "run.saveCheckpoint"]);
     const again = await recordStep(t.db, s.record({ turnResult: turn(0), route: true }));
     expect(again.turnResult).toMatchObject({ kind: "validated_progress", duplicate: true });
     expect(await t.db.quotaSpend.count({ where: { goalId: s.goal.id } })).toBe(1);

@@ -12,7 +12,7 @@ import { HELD_STATES } from "../../domain/todo-transitions.ts";
 import { TURN_RESULT_KINDS, type TurnRouteDecision } from "../../domain/turn.ts";
 import { EVIDENCE_KINDS } from "../../domain/vocabulary.ts";
 import { insertEvidence } from "../evidence/append-evidence.ts";
-import { atParam, inTx, type DbOrTx, type OperatorContext } from "../operator.ts";
+import { appendEvents, atParam, inTx, type DbOrTx, type EventInput, type OperatorContext } from "../operator.ts";
 import { lockTodo, requireHolder } from "../todo/held.ts";
 import { recordTurnResult, type RecordTurnResultResult } from "../turn/record-turn-result.ts";
 import { routeTurn } from "../turn/route-turn.ts";
@@ -111,10 +111,14 @@ export async function recordStep(db: DbOrTx, raw: RecordStepInput, ctx?: Operato
       values: { ...e, goalId: run.goalId, runId: run.id, ...(i.todoId ? { todoId: i.todoId } : {}), agentId: i.agentId },
       at: i.evidence.length > 1 ? new Date(base + k) : atParam(ctx),
     }));
-    const evidence: RecordStepResult["evidence"] = (await insertEvidence(tx, stamped, ctx)).map((r) => ({ id: r.evidence.id, created: r.created }));
-    const step = i.step ? await appendStepTo(tx, run, { ...i.step, runId: run.id, agentId: i.agentId }, ctx) : null;
+    // The parts' Events go out together, in the parts' order (the turn result appends its own in between).
+    const events: EventInput[] = [];
+    const evidence: RecordStepResult["evidence"] = (await insertEvidence(tx, stamped, ctx, events)).map((r) => ({ id: r.evidence.id, created: r.created }));
+    const step = i.step ? await appendStepTo(tx, run, { ...i.step, runId: run.id, agentId: i.agentId }, ctx, events) : null;
+    if (i.turnResult) await appendEvents(tx, events.splice(0), ctx);
     const turnResult = i.turnResult ? await recordTurnResult(tx, { ...i.turnResult, todoId: i.todoId!, agentId: i.agentId, leaseKey: i.leaseKey!, runId: run.id }, ctx) : null;
-    if (i.checkpoint) await saveCheckpointOf(tx, run, { runId: run.id, agentId: i.agentId, checkpoint: i.checkpoint }, ctx);
+    if (i.checkpoint) await saveCheckpointOf(tx, run, { runId: run.id, agentId: i.agentId, checkpoint: i.checkpoint }, ctx, events);
+    await appendEvents(tx, events, ctx);
     const route = i.route ? await routeTurn(tx, { todoId: i.todoId!, agentId: i.agentId }, ctx) : null;
     return { evidence, step: step ? { id: step.step.id, created: step.created } : null, turnResult, route };
   });
