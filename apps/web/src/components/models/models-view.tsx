@@ -1,7 +1,9 @@
 "use client";
 // The models page: which models the planner, executor and summarizer call (through the API's model proxy, so keys
-// stay on the server), the demo model while none is configured, and for an admin the endpoint, key, model per role
-// and prices, with "Test connection". Everyone in the workspace reads it; only an admin changes it.
+// stay on the server) and at which endpoint — the shared one, or a role's own — the demo model while none is
+// configured, and for an admin the shared endpoint, key and prices, a model per role, each role's own endpoint, key
+// and prices (or none: the shared endpoint), with "Test connection". Everyone in the workspace reads it; only an
+// admin changes it.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { toast } from "sonner";
@@ -55,13 +57,16 @@ export function ModelsView() {
           </p>
         </section>
       ) : null}
-      <RoleTable models={s.models} demo={s.mode === "demo"} />
+      <RoleTable models={s.models} demo={s.mode === "demo"} current={settings.data ?? null} />
       {admin ? <ModelSettingsForm current={settings.data ?? null} /> : settings.data ? <ReadOnlySettings current={settings.data} /> : null}
     </div>
   );
 }
 
-function RoleTable({ models, demo }: { models: Partial<Record<Role, string>>; demo: boolean }) {
+/** Prices in US dollars per million tokens, which is the same number as micro-dollars per token. */
+const prices = (input: number, output: number) => `$${input} in, $${output} out per million tokens`;
+
+function RoleTable({ models, demo, current }: { models: Partial<Record<Role, string>>; demo: boolean; current: SettingsView | null }) {
   return (
     <section className={styles.card} aria-labelledby="roles-heading">
       <h2 id="roles-heading">Model per role</h2>
@@ -70,24 +75,52 @@ function RoleTable({ models, demo }: { models: Partial<Record<Role, string>>; de
           <tr>
             <th scope="col">Role</th>
             <th scope="col">Model</th>
+            <th scope="col">Endpoint</th>
+            <th scope="col">Key</th>
+            <th scope="col">Price</th>
             <th scope="col">What it does</th>
           </tr>
         </thead>
         <tbody>
-          {ROLES.map((r) => (
-            <tr key={r}>
-              <th scope="row">{r}</th>
-              <td>{demo ? "Demo model (reference policy, not AI)" : (models[r] ?? "not set: the model a runner asks for")}</td>
-              <td>{ROLE_NOTES[r]}</td>
-            </tr>
-          ))}
+          {ROLES.map((r) => {
+            const own = current?.roles[r];
+            return (
+              <tr key={r}>
+                <th scope="row">{r}</th>
+                <td>{demo ? "Demo model (reference policy, not AI)" : (models[r] ?? "not set: the model a runner asks for")}</td>
+                <td>{demo || !current ? "none" : own?.baseUrl ? <span className={styles.url}>{own.baseUrl}</span> : "the shared endpoint"}</td>
+                <td>{demo || !current ? "none" : own?.hasApiKey ? "its own, set" : own?.baseUrl ? "none" : current.hasApiKey ? "the shared key" : "none"}</td>
+                <td>
+                  {demo || !current
+                    ? "free"
+                    : prices(own?.microUsdPerInputToken ?? current.microUsdPerInputToken, own?.microUsdPerOutputToken ?? current.microUsdPerOutputToken)}
+                </td>
+                <td>{ROLE_NOTES[r]}</td>
+              </tr>
+            );
+          })}
         </tbody>
       </table>
     </section>
   );
 }
 
+interface RoleEndpointView {
+  baseUrl: string | null;
+  hasApiKey: boolean;
+  microUsdPerInputToken: number | null;
+  microUsdPerOutputToken: number | null;
+}
+
+interface RoleEndpointInput {
+  baseUrl?: string;
+  apiKey?: string;
+  microUsdPerInputToken?: number;
+  microUsdPerOutputToken?: number;
+}
+
 interface SettingsView {
+  roles: Partial<Record<Role, RoleEndpointView>>;
   baseUrl: string;
   hasApiKey: boolean;
   models: Partial<Record<Role, string>>;
@@ -100,7 +133,7 @@ interface SettingsView {
 function ReadOnlySettings({ current }: { current: SettingsView }) {
   return (
     <section className={styles.card} aria-labelledby="endpoint-heading">
-      <h2 id="endpoint-heading">Endpoint</h2>
+      <h2 id="endpoint-heading">Shared endpoint</h2>
       <dl>
         <dt>OpenAI-compatible base URL</dt>
         <dd>{current.baseUrl}</dd>
@@ -111,7 +144,7 @@ function ReadOnlySettings({ current }: { current: SettingsView }) {
           ${current.microUsdPerInputToken} per million input tokens, ${current.microUsdPerOutputToken} per million output tokens
         </dd>
       </dl>
-      <p className={styles.lead}>Only an admin changes the model settings.</p>
+      <p className={styles.lead}>A role with an endpoint of its own (in the table above) calls that instead. Only an admin changes the model settings.</p>
     </section>
   );
 }
@@ -145,7 +178,23 @@ function ModelSettingsForm({ current }: { current: SettingsView | null }) {
     const text = (name: string) => String(f.get(name) ?? "").trim();
     try {
       const models = Object.fromEntries(ROLES.flatMap((r) => (text(r) ? [[r, text(r)]] : [])));
+      // A role's own endpoint: what is left empty comes from the shared endpoint (its key stays when left empty);
+      // a role switched back to the shared endpoint is cleared.
+      const roles: Partial<Record<Role, RoleEndpointInput | null>> = {};
+      for (const r of ROLES) {
+        if (f.get(`${r}-own`) !== "on") {
+          if (current?.roles[r]) roles[r] = null;
+          continue;
+        }
+        roles[r] = {
+          ...(text(`${r}-url`) ? { baseUrl: text(`${r}-url`) } : {}),
+          ...(text(`${r}-key`) ? { apiKey: text(`${r}-key`) } : {}),
+          ...(text(`${r}-input`) ? { microUsdPerInputToken: price(f.get(`${r}-input`)) } : {}),
+          ...(text(`${r}-output`) ? { microUsdPerOutputToken: price(f.get(`${r}-output`)) } : {}),
+        };
+      }
       save.mutate({
+        roles,
         baseUrl: text("baseUrl"),
         ...(text("apiKey") ? { apiKey: text("apiKey") } : {}),
         models,
@@ -161,8 +210,11 @@ function ModelSettingsForm({ current }: { current: SettingsView | null }) {
   const error = formError ?? (save.error ? describeProblem(save.error, apiUrl).message : null);
   return (
     <section className={styles.card} aria-labelledby="endpoint-form-heading">
-      <h2 id="endpoint-form-heading">Endpoint</h2>
-      <p className={styles.lead}>Any OpenAI-compatible server: a provider, a gateway, or a model you host. Test the saved settings with one tiny request per role.</p>
+      <h2 id="endpoint-form-heading">Endpoints</h2>
+      <p className={styles.lead}>
+        Any OpenAI-compatible server: a provider, a gateway, or a model you host. Every role calls the shared endpoint unless it has one of its own. Test the saved settings with one tiny request per role, each at
+        its endpoint.
+      </p>
       <form className={styles.form} onSubmit={onSubmit} key={current ? String(current.updatedAt) : "new"} aria-describedby={error ? "models-error" : undefined}>
         <label className={styles.wide}>
           Base URL
@@ -187,6 +239,9 @@ function ModelSettingsForm({ current }: { current: SettingsView | null }) {
           Output price (USD per million tokens)
           <input name="outputPrice" type="number" min="0" step="any" inputMode="decimal" defaultValue={current?.microUsdPerOutputToken ?? 0} />
         </label>
+        {ROLES.map((r) => (
+          <RoleEndpointFields key={r} role={r} current={current?.roles[r] ?? null} />
+        ))}
         <div className={styles.actions}>
           <button type="submit" className={`${ui.button} ${ui.primary}`} disabled={save.isPending}>
             {save.isPending ? "Saving…" : "Save"}
@@ -214,6 +269,7 @@ function ModelSettingsForm({ current }: { current: SettingsView | null }) {
                 <th scope="col">Role</th>
                 <th scope="col">Result</th>
                 <th scope="col">Details</th>
+                <th scope="col">Endpoint</th>
               </tr>
             </thead>
             <tbody>
@@ -222,6 +278,7 @@ function ModelSettingsForm({ current }: { current: SettingsView | null }) {
                   <th scope="row">{r.role}</th>
                   <td className={r.ok ? styles.ok : styles.bad}>{r.ok ? "Connected" : "Failed"}</td>
                   <td>{r.message}</td>
+                  <td>{test.data.demo ? "none (demo model)" : r.ownEndpoint ? "its own" : "the shared endpoint"}</td>
                 </tr>
               ))}
             </tbody>
@@ -229,5 +286,44 @@ function ModelSettingsForm({ current }: { current: SettingsView | null }) {
         ) : null}
       </div>
     </section>
+  );
+}
+
+const title = (r: Role) => r[0]!.toUpperCase() + r.slice(1);
+
+/** One role's own endpoint in the form: off means the role calls the shared endpoint. */
+function RoleEndpointFields({ role, current }: { role: Role; current: RoleEndpointView | null }) {
+  const [own, setOwn] = useState(current !== null);
+  const name = title(role);
+  return (
+    <fieldset className={`${styles.wide} ${styles.roleEndpoint}`}>
+      <legend>{name} endpoint</legend>
+      <label className={styles.check}>
+        <input type="checkbox" name={`${role}-own`} checked={own} onChange={(e) => setOwn(e.currentTarget.checked)} />
+        The {role} calls an endpoint of its own
+      </label>
+      {own ? (
+        <div className={styles.roleFields}>
+          <label className={styles.wide}>
+            {name} endpoint URL
+            <input name={`${role}-url`} type="url" defaultValue={current?.baseUrl ?? ""} placeholder="empty: the shared endpoint's URL" />
+          </label>
+          <label className={styles.wide}>
+            {name} key {current?.hasApiKey ? <span className={styles.hint}>(set and kept on the server; leave empty to keep it)</span> : <span className={styles.hint}>(with a URL of its own, the shared key is never sent there)</span>}
+            <input name={`${role}-key`} type="password" autoComplete="off" placeholder={current?.hasApiKey ? "••••••••" : "sk-…"} />
+          </label>
+          <label>
+            {name} input price (USD per million tokens)
+            <input name={`${role}-input`} type="number" min="0" step="any" inputMode="decimal" defaultValue={current?.microUsdPerInputToken ?? ""} placeholder="empty: the shared price" />
+          </label>
+          <label>
+            {name} output price (USD per million tokens)
+            <input name={`${role}-output`} type="number" min="0" step="any" inputMode="decimal" defaultValue={current?.microUsdPerOutputToken ?? ""} placeholder="empty: the shared price" />
+          </label>
+        </div>
+      ) : (
+        <p className={styles.hint}>Uses the shared endpoint, key and prices. Turn this on to give the {role} its own; turn it off and save to clear them.</p>
+      )}
+    </fieldset>
   );
 }
