@@ -126,6 +126,21 @@ test("the models page names the demo model while no endpoint is set, and Test co
   await expect(results.getByRole("row", { name: /^executor Failed/ })).toContainText(/could not be reached|No answer/);
   await expect(results.getByRole("row", { name: /^planner Failed/ })).toContainText("No model is set for the planner role");
   expect(await page.content()).not.toContain("sk-demo-never-shown-9f3a");
+
+  // The planner gets an endpoint, key and prices of its own; the table names them, the key only as set.
+  await page.getByLabel("The planner calls an endpoint of its own").check();
+  await page.getByLabel("Planner endpoint URL").fill("http://127.0.0.1:7/v1");
+  await page.getByLabel(/^Planner key/).fill("sk-planner-never-shown-51c8");
+  await page.getByLabel("Planner input price (USD per million tokens)").fill("0.4");
+  await page.getByLabel("Planner model").fill("text-model");
+  await page.getByRole("button", { name: "Save" }).click();
+  const roleTable = page.getByRole("table").first();
+  await expect(roleTable.getByRole("row", { name: /^planner text-model/ })).toContainText("http://127.0.0.1:7/v1");
+  await expect(roleTable.getByRole("row", { name: /^planner/ })).toContainText("its own, set");
+  await expect(roleTable.getByRole("row", { name: /^executor/ })).toContainText("the shared endpoint");
+  await page.getByRole("button", { name: "Test connection" }).click();
+  await expect(results.getByRole("row", { name: /^planner Failed/ })).toContainText("its own");
+  expect(await page.content()).not.toContain("sk-planner-never-shown-51c8");
   await context.close();
 
   // A viewer reads the settings, without the form.
