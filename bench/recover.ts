@@ -8,19 +8,16 @@
 // and steps lost (an index missing from 0…last, or an action without its step).
 // Optional arguments: `--kills <n>` (default 20) and `--seed <n>` (the kill schedule; default 1).
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { rmSync } from "node:fs";
+import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { act, planOf, startScriptedModelServer } from "@phoneloop/agent/testing";
 import { NodeCredentialStore } from "@phoneloop/device/node";
-import { applyMigrations, createDb, issueAgentToken, startEmbeddedPostgres } from "@phoneloop/state";
-import { seedWorkspace } from "@phoneloop/state/testing";
+import { percentile, root, startBenchCore, startProcess } from "./support/stack.ts";
 
 const { values: flags } = parseArgs({ options: { kills: { type: "string", default: "20" }, seed: { type: "string", default: "1" } } });
 const KILLS = Number(flags.kills);
-const root = fileURLToPath(new URL("../", import.meta.url));
 const AGENT_ID = "bench-recover-worker";
 
 /** mulberry32: the kill schedule is reproducible from --seed. */
@@ -35,38 +32,10 @@ function prng(seed: number): () => number {
   };
 }
 const random = prng(Number(flags.seed));
-const percentile = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
-};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Starts a child process and resolves with the first match of `ready` in its output. */
-function startProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ proc: ChildProcess; match: RegExpExecArray }> {
-  const proc = spawn(process.execPath, ["--import", "tsx", ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const m = ready.exec(out);
-      if (m) resolve({ proc, match: m });
-    };
-    proc.stdout!.on("data", onData);
-    proc.stderr!.on("data", onData);
-    proc.once("exit", (code) => reject(new Error(`${args[0]} exited (${code}) before it was ready: ${out}`)));
-  });
-}
-
-const dir = mkdtempSync(join(tmpdir(), "phoneloop-bench-recover-"));
-const pg = await startEmbeddedPostgres({ dataDir: join(dir, "data"), ephemeral: true, fast: false });
-const databaseUrl = pg.urlFor("postgres");
-await applyMigrations(databaseUrl);
-const db = createDb(databaseUrl, { max: 2 });
-const { workspace, admin } = await seedWorkspace(db, "Bench team");
-const { token: agentToken } = await issueAgentToken(db, { workspaceId: workspace.id, issuedBy: admin.id, name: "bench recover" });
-
-const api = await startProcess(["apps/api/src/server.ts"], { DATABASE_URL: databaseUrl, API_PORT: "0", API_HOST: "127.0.0.1", PHONELOOP_SECRET_KEY: "bench-secret-key-not-for-production-0000" }, /on (http:\/\/127\.0\.0\.1:\d+)/);
-const apiUrl = api.match[1]!;
+const { dir, pg, db, api, apiUrl, issueToken } = await startBenchCore("recover");
+const agentToken = await issueToken("bench recover");
 // The worker's adbkey (ANDROID_USER_HOME) is one the phone already lists in adb_keys, as a phone that allowed it.
 new NodeCredentialStore({ path: join(dir, "adbkey") }).generateKey();
 const phone = await startProcess(
@@ -192,8 +161,8 @@ try {
   await db.$disconnect();
   await models.stop();
   phone.proc.kill("SIGTERM");
-  const apiExited = new Promise((r) => api.proc.once("exit", r));
-  api.proc.kill("SIGTERM");
+  const apiExited = new Promise((r) => api.once("exit", r));
+  api.kill("SIGTERM");
   await apiExited;
   await pg.stop();
   rmSync(dir, { recursive: true, force: true });
