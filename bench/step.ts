@@ -8,23 +8,19 @@
 // frames and its UI-tree read) is overhead, and so are sensing, the writes and the rest. Tokens = the executor
 // request as sent (o200k text tokens + OpenAI high-detail image tokens) for 1080×2400.
 // The phone and the API each run in their own process, as they do in production.
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { AdbDevice, MemoryCredentialStore } from "@phoneloop/device";
 import { adbPublicKeyLine, connectTcp } from "@phoneloop/device/node";
 import { createModels, countTextTokens, fencedRegions, runAgent, systemClock, type AgentEvent, type RunOutcome } from "@phoneloop/agent";
 import { nodeImages } from "@phoneloop/agent/node";
 import { MemoryControlPlane, startScriptedModelServer, planOf, type RecordedRequest, type ScriptedReply } from "@phoneloop/agent/testing";
 import { runHeadless } from "@phoneloop/cli";
-import { applyMigrations, createDb, issueAgentToken, resolveGate, startEmbeddedPostgres } from "@phoneloop/state";
-import { seedWorkspace } from "@phoneloop/state/testing";
+import { resolveGate } from "@phoneloop/state";
+import { percentile, startBenchCore, startProcess } from "./support/stack.ts";
 
 const STEPS = 200;
 const config = { maxStepsPerTodo: STEPS + 10, maxStepsPerRun: STEPS + 10 };
-const root = fileURLToPath(new URL("../", import.meta.url));
 const reply = (a: Record<string, unknown>): ScriptedReply => ({ text: JSON.stringify(a) });
 
 function indexOf(req: RecordedRequest, test: (line: string) => boolean): string | undefined {
@@ -52,40 +48,11 @@ function browsingModel() {
   };
 }
 
-const percentile = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
-};
-
-/** Starts a child process and resolves with the first match of `ready` in its output. */
-function startProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ proc: ChildProcess; match: RegExpExecArray }> {
-  const proc = spawn(process.execPath, ["--import", "tsx", ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const m = ready.exec(out);
-      if (m) resolve({ proc, match: m });
-    };
-    proc.stdout!.on("data", onData);
-    proc.stderr!.on("data", onData);
-    proc.once("exit", (code) => reject(new Error(`${args[0]} exited (${code}) before it was ready: ${out}`)));
-  });
-}
-
 // A durable Postgres (as in production), migrated, with a workspace whose admin issues the agent's token and
 // answers any gate the run opens (straight through the state core: the person's side is not what is measured).
-const dir = mkdtempSync(join(tmpdir(), "phoneloop-bench-step-"));
-const pg = await startEmbeddedPostgres({ dataDir: join(dir, "data"), ephemeral: true, fast: false });
-const databaseUrl = pg.urlFor("postgres");
-await applyMigrations(databaseUrl);
-const db = createDb(databaseUrl, { max: 2 });
-const { workspace, admin } = await seedWorkspace(db, "Bench team");
-const { token: agentToken } = await issueAgentToken(db, { workspaceId: workspace.id, issuedBy: admin.id, name: "bench" });
+const { dir, pg, db, admin, api, apiUrl, issueToken } = await startBenchCore("step");
+const agentToken = await issueToken("bench");
 const approve = (gateId: string) => void resolveGate(db, { gateId, userId: admin.id, decision: "approve", rationale: "benchmark" }).catch(() => undefined);
-
-const api = await startProcess(["apps/api/src/server.ts"], { DATABASE_URL: databaseUrl, API_PORT: "0", API_HOST: "127.0.0.1", PHONELOOP_SECRET_KEY: "bench-secret-key-not-for-production-0000" }, /on (http:\/\/127\.0\.0\.1:\d+)/);
-const apiUrl = api.match[1]!;
 // the phone already lists the bench's key in adb_keys (--adb-keys), as a phone that allowed this computer does
 const credentialStore = new MemoryCredentialStore("bench@phoneloop");
 const benchKey = await credentialStore.generateKey();
@@ -166,8 +133,8 @@ try {
   await db.$disconnect();
   await device.close().catch(() => undefined);
   phone.proc.kill("SIGTERM");
-  const apiExited = new Promise((r) => api.proc.once("exit", r));
-  api.proc.kill("SIGTERM");
+  const apiExited = new Promise((r) => api.once("exit", r));
+  api.kill("SIGTERM");
   await apiExited;
   await pg.stop();
   rmSync(dir, { recursive: true, force: true });
