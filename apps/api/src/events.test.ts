@@ -207,6 +207,28 @@ describe("event stream", () => {
     await expect.poll(async () => ((await (await fetch(`${a.url}/health`)).json()) as { ok: boolean }).ok).toBe(true);
   });
 
+  it("a stream without lastEventId starts after what was committed before it opened, even when the hub dispatches that later", async () => {
+    const goalId = `goal_now_${Date.now().toString(36)}`;
+    const client = clientOf(b.url);
+    await client.goal.create.mutate({ id: goalId, title: "From now on", objective: "Only what comes after" });
+    // Both hubs lose their LISTEN: the next commit reaches them only when they reconnect and catch up, which is
+    // after the subscription below has opened.
+    await t.db.$executeRaw`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+      WHERE application_name = ${EVENTS_APPLICATION_NAME} AND datname = current_database()`;
+    const before = await commitEvent("committed before the stream opened", goalId);
+    const onA = collect(a.url, { goalId });
+    await onA.ready;
+    const after = await commitEvent("committed after", goalId);
+    await onA.until(1);
+    // Let a late dispatch of the earlier event arrive, if it were going to.
+    await expect.poll(async () => ((await (await fetch(`${a.url}/health`)).json()) as { ok: boolean }).ok).toBe(true);
+    await commitEvent("a last one", goalId);
+    await onA.until(2);
+    onA.stop();
+    expect(onA.received.map((e) => e.id)).not.toContain(before);
+    expect(onA.received[0]).toMatchObject({ id: after, subjectId: "committed after" });
+  });
+
   it("reports health: database reachable, migrations applied, version", async () => {
     const res = await fetch(`${a.url}/health`);
     expect(res.status).toBe(200);

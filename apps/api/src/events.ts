@@ -44,6 +44,12 @@ export class EventHub {
     return readEventsAfter(this.pool, afterId, limit, goalId, workspaceId);
   }
 
+  /** The id of the newest committed event (0 when none): every event committed after this read has a larger id. */
+  async lastCommittedId(): Promise<bigint> {
+    const r = await this.pool.query<{ id: string }>(`SELECT coalesce(max(id), 0)::text AS id FROM "Event"`);
+    return BigInt(r.rows[0]!.id);
+  }
+
   /** Connects and LISTENs; resolves once notifications are being received. */
   async start(): Promise<void> {
     await this.connect();
@@ -182,7 +188,7 @@ const BACKLOG_PAGE = 500;
  * drops what the other already sent. Subscribes to the hub at once (not at the first read), so an SSE client that
  * has seen "connected" misses nothing after it.
  */
-export function openEventStream(init: StreamEventsInit): AsyncGenerator<StreamedEvent, void, undefined> {
+export async function openEventStream(init: StreamEventsInit): Promise<AsyncGenerator<StreamedEvent, void, undefined>> {
   const { hub, workspaceId, goalId, signal } = init;
   const matches = (e: StreamedEvent) => e.workspaceId === workspaceId && (goalId === undefined || e.goalId === goalId);
   const buffer: StreamedEvent[] = [];
@@ -203,9 +209,20 @@ export function openEventStream(init: StreamEventsInit): AsyncGenerator<Streamed
   // Also when the stream is dropped before its first read (a generator that never started runs no `finally`).
   signal?.addEventListener("abort", close, { once: true });
 
+  // A stream without lastEventId starts after the newest event committed now: the hub may still hand out events
+  // committed before this subscription (its LISTEN lags the commit), and those are not "from now on". Read before
+  // the stream is returned, so before tRPC sends "connected": what commits after the client sees it is delivered.
+  let start: bigint;
+  try {
+    start = init.lastEventId ? BigInt(init.lastEventId) : await hub.lastCommittedId();
+  } catch (e) {
+    close();
+    throw e;
+  }
+
   return (async function* () {
     try {
-      let cursor = init.lastEventId ? BigInt(init.lastEventId) : -1n;
+      let cursor = start;
       if (init.lastEventId) {
         // Whatever the hub dispatched before we subscribed was committed before this read, so the backlog
         // plus the buffer leave no gap.

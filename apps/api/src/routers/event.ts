@@ -13,9 +13,10 @@ export const EventStreamInput = z.object({
 
 export const eventRouter = {
   /** New events of the caller's workspace as they commit, from any API process on the same database (SSE). */
-  stream: allow("read", EventStreamInput).subscription(({ ctx, input, signal }) => {
-    // Opened here, before tRPC sends "connected": an event committed after the client sees it is delivered.
-    const events = openEventStream({ hub: ctx.events, workspaceId: ctx.workspaceId, goalId: input.goalId, lastEventId: input.lastEventId, signal });
+  stream: allow("read", EventStreamInput).subscription(async ({ ctx, input, signal }) => {
+    // Opened here, before tRPC sends "connected": an event committed after the client sees it is delivered, one
+    // committed before it is not.
+    const events = await openEventStream({ hub: ctx.events, workspaceId: ctx.workspaceId, goalId: input.goalId, lastEventId: input.lastEventId, signal });
     return (async function* () {
       for await (const event of events) yield tracked(event.id, event);
     })();
