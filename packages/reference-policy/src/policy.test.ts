@@ -89,18 +89,35 @@ describe("reference policy", () => {
     }
   });
 
-  it("closes the keyboard the todo before typed with, even when the keyboard shows no elements; a field the keyboard covers is found after back", () => {
+  it("closes the keyboard the todo before typed with when it may cover the next target, even when the keyboard shows no elements", () => {
     const goal = taskGoal(packTasks().find((t) => t.id === "messages_send")!);
     const plan = planFor(matchTask(goal)!, goal);
     const n = plan.findIndex((t) => t.move?.do === "hide_keyboard");
     expect(plan[n - 1]!.move?.do).toBe("type");
+    // the keyboard covers Send (a landscape screen): back closes it
     const compose = `[4] "EditText"(editable) "Yes" id="compose_message_text" @[0,500,800,560]`;
     const hide = JSON.parse(answerRequest(executorBody(goal, plan[n]!.title, compose))) as Record<string, unknown>;
     expect(hide).toMatchObject({ type: "navigate_back" });
+    // Send in sight: no back (the keyboard may be gone already, and back would leave the screen)
+    const withSend = `${compose}\n[5] "Button" "Send" id="send" @[820,500,1000,560]`;
+    expect(JSON.parse(answerRequest(executorBody(goal, plan[n]!.title, withSend)))).toMatchObject({ type: "status", status: "complete" });
     expect(JSON.parse(answerRequest(executorBody(goal, plan[n]!.title, compose, "#9 navigate_back → ok")))).toMatchObject({ type: "status", status: "complete" });
     // a todo that is not after a typing one does not press back
     const first = JSON.parse(answerRequest(executorBody(goal, plan[0]!.title, compose))) as Record<string, unknown>;
     expect(first).not.toMatchObject({ type: "navigate_back" });
+  });
+
+  it("types again, once, when a network error page's Retry reloaded the screen after the typing and the text is gone", () => {
+    const goal = taskGoal(packTasks().find((t) => t.id === "notes_create")!);
+    const plan = planFor(matchTask(goal)!, goal);
+    const todo = plan.find((t) => t.move?.do === "type")!;
+    const empty = `[3] "EditText"(editable) "" id="note_title" @[0,100,1000,160]`;
+    const typedThenRetry = `#5 click_then_type element "3" "Groceries" → ok\n#6 click element "Retry" → ok`;
+    expect(JSON.parse(answerRequest(executorBody(goal, todo.title, empty, typedThenRetry)))).toMatchObject({ type: "click_then_type", element: "3", text: "Groceries" });
+    const kept = `[3] "EditText"(editable) "Groceries" id="note_title" @[0,100,1000,160]`;
+    expect(JSON.parse(answerRequest(executorBody(goal, todo.title, kept, typedThenRetry)))).toMatchObject({ type: "status", status: "complete" });
+    // nothing was put away after the typing: done, whatever the field shows
+    expect(JSON.parse(answerRequest(executorBody(goal, todo.title, empty, `#5 click_then_type element "3" "Groceries" → ok`)))).toMatchObject({ type: "status", status: "complete" });
   });
 
   it("a todo that is not its own is reported infeasible, not guessed", () => {

@@ -144,6 +144,23 @@ function afterTyping(req: ReadRequest): boolean {
   return n !== null && n > 1 && plannedTodos(req.goal)[n - 2]?.move?.do === "type";
 }
 
+/**
+ * Whether what the next todo taps is on the screen. After typing, a keyboard that shows no elements is closed only
+ * when it may cover that target: back with no keyboard up (a popup's button took the field's focus) leaves the screen.
+ */
+function nextTargetInSight(req: ReadRequest): boolean {
+  const n = stepOf(req.todo);
+  const next = n === null ? undefined : plannedTodos(req.goal)[n]?.move;
+  return next?.do === "tap" && findTarget(req.elements, next.target) !== undefined;
+}
+
+/** Whether something over the screen was put away after this todo typed (its history, in order). */
+function dismissedAfterTyping(req: ReadRequest): boolean {
+  const lines = req.history.map((l) => /^#\d+ (.*?) → /.exec(l)?.[1] ?? "");
+  const at = lines.findIndex((a) => a.startsWith("click_then_type "));
+  return at >= 0 && lines.slice(at + 1).some((a) => DISMISS.some((d) => a === `click element ${JSON.stringify(d)}`));
+}
+
 /** The keyboard is up when the IME's keys are on screen (the virtual phone draws them as elements). */
 function keyboardUp(req: ReadRequest): boolean {
   return req.elements.some((e) => /keyboard|inputmethod/i.test(e.id) || /keyboard/i.test(e.className));
@@ -171,14 +188,18 @@ function act(req: ReadRequest): Action {
     case "enter":
       return done.length ? complete("Submitted.") : { type: "keyboard_enter", intent: "submit" };
     case "hide_keyboard":
-      return done.length || !(keyboardUp(req) || afterTyping(req)) ? complete("The keyboard is closed.") : { type: "navigate_back", intent: "close the keyboard" };
+      return done.length || !(keyboardUp(req) || (afterTyping(req) && !nextTargetInSight(req))) ? complete("The keyboard is closed.") : { type: "navigate_back", intent: "close the keyboard" };
     case "type": {
-      if (done.some((a) => a.startsWith("click_then_type "))) return complete(`Typed into ${move.field}.`);
       const field = findTarget(els, { id: move.field });
+      const typed = done.filter((a) => a.startsWith("click_then_type ")).length;
+      // A screen that reloaded after the typing (a network error page's Retry) may have lost the text: typed again, once.
+      const text = fill(move.text, req.inputs);
+      if (typed === 1 && field && !field.text.includes(text) && !/[•●*]/.test(field.text) && dismissedAfterTyping(req)) return { type: "click_then_type", element: String(field.index), text, intent: `type into ${move.field} again: the screen reloaded` };
+      if (typed) return complete(`Typed into ${move.field}.`);
       // The keyboard of the field typed into before may cover this one (a landscape screen): back closes it, once.
       if (!field && afterTyping(req) && !done.includes("navigate_back")) return { type: "navigate_back", intent: "close the keyboard, which may cover the field" };
       if (!field) return scrollOr(req, `No field ${move.field} on this screen.`);
-      return { type: "click_then_type", element: String(field.index), text: fill(move.text, req.inputs), intent: `type into ${move.field}` };
+      return { type: "click_then_type", element: String(field.index), text, intent: `type into ${move.field}` };
     }
     case "tap":
       return tapMove(req, done, move.target, move.scroll ?? false);
