@@ -99,6 +99,26 @@ describe("AdbDevice", () => {
     await expect(device.tap({ x: 0, y: 0 })).rejects.toBeInstanceOf(DeviceClosed);
   });
 
+  it("scrolls in the screen's turned coordinates: a landscape frame on a portrait phone swaps wm size's width and height", async () => {
+    const landscape = encode({ width: 240, height: 108, data: new Uint8Array(240 * 108).fill(90), channels: 1 });
+    let frame: Uint8Array = png(10);
+    const { adb, commands } = fakeAdb((c) => (c === "wm size" ? "Physical size: 1080x2400\n" : c === "screencap -p" ? frame : ""));
+    const device = new AdbDevice(adb);
+    const swipe = () => commands.filter((c) => c.startsWith("input swipe")).at(-1)!.split(" ").slice(2, 6).map(Number) as [number, number, number, number];
+    await device.screenshot();
+    await device.scroll("down");
+    const [, y1, , y2] = swipe();
+    expect(Math.max(y1, y2)).toBeGreaterThan(1080); // portrait: the finger travels down a 2400-high screen
+    frame = landscape;
+    await device.screenshot();
+    await device.scroll("down");
+    const [x1, ly1, x2, ly2] = swipe();
+    for (const y of [ly1, ly2]) expect(y).toBeLessThan(1080);
+    for (const x of [x1, x2]) expect(x).toBeLessThan(2400);
+    expect(ly1).toBeGreaterThan(ly2); // scrolling down moves the finger up
+    expect(commands.filter((c) => c === "wm size")).toHaveLength(1);
+  });
+
   it("turns screencap errors into an explained DeviceCommandFailed", async () => {
     const { adb } = fakeAdb(() => ({ stdout: "", stderr: "Capturing failed: secure layer", exitCode: 1 }));
     await expect(new AdbDevice(adb).screenshot()).rejects.toBeInstanceOf(DeviceCommandFailed);

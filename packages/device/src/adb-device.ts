@@ -237,6 +237,8 @@ export class AdbDevice implements Device {
   #lost: DeviceDisconnected | undefined;
   #closed = false;
   #screen: { width: number; height: number } | undefined;
+  /** The newest screenshot's size: the screen as it is turned now (`wm size` gives the natural, portrait size). */
+  #frame: { width: number; height: number } | undefined;
   #sdk: number | undefined;
   #resolveDisconnected!: (e: DeviceDisconnected) => void;
 
@@ -351,6 +353,17 @@ export class AdbDevice implements Device {
     return this.#screen;
   }
 
+  /**
+   * The screen size in the coordinates input events use now: `input swipe` takes them as the screen is turned, while
+   * `wm size` answers the natural size. A landscape newest frame on a portrait screen (or the reverse) swaps them.
+   */
+  async #turnedScreenSize(signal: AbortSignal): Promise<{ width: number; height: number }> {
+    const size = await this.#screenSize(signal);
+    const frame = this.#frame;
+    if (frame && frame.width !== frame.height && frame.width > frame.height !== size.width > size.height) return { width: size.height, height: size.width };
+    return size;
+  }
+
   async #sdkLevel(signal: AbortSignal): Promise<number> {
     this.#sdk ??= Number((await this.#run("getprop ro.build.version.sdk", signal)).trim()) || 0;
     return this.#sdk;
@@ -395,6 +408,7 @@ export class AdbDevice implements Device {
       }
       if (!pngComplete(png)) throw new DeviceDisconnected("the screenshot was cut off");
       const { width, height } = readPngHeader(png);
+      this.#frame = { width, height };
       return { png, width, height, capturedAt: this.#now() };
     });
   }
@@ -473,7 +487,7 @@ export class AdbDevice implements Device {
   scroll(direction: Direction, opts?: CallOptions): Promise<void> {
     if (!["up", "down", "left", "right"].includes(direction)) throw new RangeError(`scroll: unknown direction ${String(direction)}`);
     return this.#call("scroll", opts?.timeoutMs ?? this.timeouts.input, async (signal) => {
-      const { from, to } = scrollGesture(direction, await this.#screenSize(signal));
+      const { from, to } = scrollGesture(direction, await this.#turnedScreenSize(signal));
       await this.#run(`input swipe ${from.x} ${from.y} ${to.x} ${to.y} 400`, signal, /Exception|Error:/);
     });
   }
