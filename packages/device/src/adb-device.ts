@@ -592,8 +592,11 @@ export class AdbDevice implements Device {
     let loadingHash: string | undefined;
     let finished = false;
     // The next frame is captured while this one is compared; once the answer is known no further frame is taken.
+    /** When the newest capture was asked for: a screencap grabs the screen early and spends the rest encoding. */
+    let capturedFrom = start;
     const capture = (): Promise<Screenshot | undefined> => {
       if (finished) return Promise.resolve(undefined);
+      capturedFrom = this.#now();
       const p: Promise<Screenshot | undefined> = this.screenshot({ timeoutMs: budget() });
       p.catch(() => undefined); // awaited below, or dropped when the loop ends
       return p;
@@ -614,10 +617,12 @@ export class AdbDevice implements Device {
         const at = this.#now();
         // Every pair of frames compared is at least the interval apart, the first pair too: an app may answer a tap
         // a moment later (a delayed transition with no spinner), and two frames taken back to back would both show
-        // the screen before it.
+        // the screen before it. The interval runs from when the frame was asked for (the time its transfer took
+        // counts towards it), so a still screen settles in one interval plus one transfer, not two transfers.
         const more = elapsed() + intervalMs < timeoutMs;
         if (more) {
-          next = (intervalMs > 0 ? this.#sleep(intervalMs) : Promise.resolve()).then(capture);
+          const pause = Math.max(0, capturedFrom + intervalMs - this.#now());
+          next = (pause > 0 ? this.#sleep(pause) : Promise.resolve()).then(capture);
           next.catch(() => undefined);
         }
         let hash: string | undefined;
