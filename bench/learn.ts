@@ -6,22 +6,17 @@
 // the product requires before a skill is offered; the second run, on a third fresh phone, gets the skills,
 // shortcuts and lessons the first left. Steps = the runs' step rows; tokens = the models' input + output tokens.
 // Last line: first_steps=<mean> second_steps=<mean> step_ratio=<second/first> token_ratio=<second/first>.
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { rmSync } from "node:fs";
 import { AdbDevice, MemoryCredentialStore } from "@phoneloop/device";
 import { adbPublicKeyLine, connectTcp } from "@phoneloop/device/node";
 import { countTextTokens, fencedRegions, skillName, validateSkill, type AgentEvent } from "@phoneloop/agent";
 import { startScriptedModelServer, planOf, type RecordedRequest, type ScriptedReply } from "@phoneloop/agent/testing";
 import { runHeadless } from "@phoneloop/cli";
 import { createApiClient, createControlPlane } from "@phoneloop/client";
-import { applyMigrations, createDb, issueAgentToken, resolveGate, startEmbeddedPostgres } from "@phoneloop/state";
-import { seedWorkspace } from "@phoneloop/state/testing";
+import { resolveGate } from "@phoneloop/state";
 import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
+import { startBenchCore } from "./support/stack.ts";
 
-const root = fileURLToPath(new URL("../", import.meta.url));
 const reply = (a: Record<string, unknown>): ScriptedReply => ({ text: JSON.stringify(a) });
 const P = (app: string) => `com.phoneloop.${app}`;
 
@@ -186,31 +181,9 @@ function follower(path: { steps: Step[]; answer?: string }) {
   };
 }
 
-function startProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ proc: ChildProcess; match: RegExpExecArray }> {
-  const proc = spawn(process.execPath, ["--import", "tsx", ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const m = ready.exec(out);
-      if (m) resolve({ proc, match: m });
-    };
-    proc.stdout!.on("data", onData);
-    proc.stderr!.on("data", onData);
-    proc.once("exit", (code) => reject(new Error(`${args[0]} exited (${code}) before it was ready: ${out}`)));
-  });
-}
-
-const dir = mkdtempSync(join(tmpdir(), "phoneloop-bench-learn-"));
-const pg = await startEmbeddedPostgres({ dataDir: join(dir, "data"), ephemeral: true, fast: true });
-const databaseUrl = pg.urlFor("postgres");
-await applyMigrations(databaseUrl);
-const db = createDb(databaseUrl, { max: 2 });
-const { workspace, admin } = await seedWorkspace(db, "Bench team");
+const { dir, pg, db, workspace, admin, api, apiUrl, issueToken } = await startBenchCore("learn", { fast: true });
 // A person approves the gates the runs open (sending, paying): the person's side is not what is measured.
 const approve = (gateId: string) => void resolveGate(db, { gateId, userId: admin.id, decision: "approve", rationale: "benchmark" }).catch(() => undefined);
-const api = await startProcess(["apps/api/src/server.ts"], { DATABASE_URL: databaseUrl, API_PORT: "0", API_HOST: "127.0.0.1", PHONELOOP_SECRET_KEY: "bench-secret-key-not-for-production-0000" }, /on (http:\/\/127\.0\.0\.1:\d+)/);
-const apiUrl = api.match[1]!;
 const credentialStore = new MemoryCredentialStore("bench@phoneloop");
 const benchKey = await credentialStore.generateKey();
 const adbKeys = [adbPublicKeyLine(benchKey.buffer, benchKey.name ?? credentialStore.name)];
@@ -237,7 +210,7 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.le
 /** One task, twice: the first run, the validation replay of the skill it left, the second run. */
 async function benchTask(task: string, n: number) {
   // Each task's worker acts with its own agent token (a token is bound to the agent it first registers).
-  const { token: agentToken } = await issueAgentToken(db, { workspaceId: workspace.id, issuedBy: admin.id, name: `bench ${task}` });
+  const agentToken = await issueToken(`bench ${task}`);
   const controlPlane = createControlPlane(createApiClient({ apiUrl, auth: { kind: "token", token: agentToken } }), { apiUrl });
     const script = follower(PATHS[task]!);
     const lessons = JSON.stringify({
@@ -327,8 +300,8 @@ try {
   console.log(`first_steps=${f.toFixed(2)} second_steps=${s.toFixed(2)} step_ratio=${(s / f).toFixed(3)} token_ratio=${(st / ft).toFixed(3)}`);
 } finally {
   await db.$disconnect();
-  const apiExited = new Promise((r) => api.proc.once("exit", r));
-  api.proc.kill("SIGTERM");
+  const apiExited = new Promise((r) => api.once("exit", r));
+  api.kill("SIGTERM");
   await apiExited;
   await pg.stop();
   rmSync(dir, { recursive: true, force: true });
