@@ -2,6 +2,7 @@
 // their grace, screenshots of runs past BLOB_RETENTION_DAYS, the store's orphans a page at a time). Passes never
 // overlap; several API processes may collect at once (rows are taken with SKIP LOCKED).
 import { collectBlobs, type BlobStore, type CollectBlobsResult, type Db } from "@phoneloop/state";
+import { startPeriodicPass } from "./periodic-pass.ts";
 
 export interface BlobCollectorOptions {
   intervalMs: number;
@@ -22,9 +23,6 @@ export interface BlobCollector {
 export function startBlobCollector(db: Db, opts: BlobCollectorOptions): BlobCollector {
   const log = opts.onLog ?? (() => {});
   let sweepAfter: string | undefined;
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<unknown> = Promise.resolve();
-  let closed = false;
 
   const tick = async () => {
     const r = await collectBlobs(db, { graceMs: opts.graceMs, retentionDays: opts.retentionDays, ...(sweepAfter !== undefined ? { sweepAfter } : {}) }, { store: opts.store, actor: "blob-collector" });
@@ -34,26 +32,5 @@ export function startBlobCollector(db: Db, opts: BlobCollectorOptions): BlobColl
     }
     return r;
   };
-  const schedule = () => {
-    if (closed) return;
-    timer = setTimeout(() => {
-      running = tick()
-        .catch((e: unknown) => log(`blob collector: pass failed, retried in ${opts.intervalMs} ms (${e instanceof Error ? e.name : typeof e})`))
-        .finally(schedule);
-    }, opts.intervalMs);
-    timer.unref();
-  };
-  schedule();
-  return {
-    tick: () => {
-      const p = running.then(tick);
-      running = p.catch(() => undefined);
-      return p;
-    },
-    async close() {
-      closed = true;
-      if (timer) clearTimeout(timer);
-      await running.catch(() => undefined);
-    },
-  };
+  return startPeriodicPass("blob collector", opts.intervalMs, tick, log);
 }

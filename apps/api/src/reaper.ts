@@ -2,6 +2,7 @@
 // expiry (expireGates), so nothing stays `running` without a worker. Ticks never overlap; the work is the state
 // core's operators, so several API processes may reap at once (each run is re-checked under its row lock).
 import { expireGates, reapRuns, type Db, type OperatorContext } from "@phoneloop/state";
+import { startPeriodicPass } from "./periodic-pass.ts";
 
 export interface ReaperOptions {
   intervalMs: number;
@@ -21,9 +22,6 @@ export interface Reaper {
 export function startReaper(db: Db, opts: ReaperOptions): Reaper {
   const log = opts.onLog ?? (() => {});
   const ctx: OperatorContext = { actor: "reaper", ...opts.ctx };
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<unknown> = Promise.resolve();
-  let closed = false;
 
   const tick = async () => {
     const runs = await reapRuns(db, { agentStaleMs: opts.agentStaleMs }, ctx);
@@ -32,26 +30,5 @@ export function startReaper(db: Db, opts: ReaperOptions): Reaper {
     if (gates.gateIds.length) log(`reaper: expired gates ${gates.gateIds.join(", ")}`);
     return { interruptedRunIds: runs.map((r) => r.runId), expiredGateIds: gates.gateIds };
   };
-  const schedule = () => {
-    if (closed) return;
-    timer = setTimeout(() => {
-      running = tick()
-        .catch((e: unknown) => log(`reaper: pass failed, retried in ${opts.intervalMs} ms: ${e instanceof Error ? e.message : String(e)}`))
-        .finally(schedule);
-    }, opts.intervalMs);
-    timer.unref();
-  };
-  schedule();
-  return {
-    tick: () => {
-      const p = running.then(tick);
-      running = p.catch(() => undefined);
-      return p;
-    },
-    async close() {
-      closed = true;
-      if (timer) clearTimeout(timer);
-      await running.catch(() => undefined);
-    },
-  };
+  return startPeriodicPass("reaper", opts.intervalMs, tick, log);
 }
