@@ -33,7 +33,7 @@ export function ImportedReplayView() {
     }
   };
   return (
-    <div className={styles.page}>
+    <div className={uiStyles.page}>
       <section className={styles.section} aria-labelledby="import-title">
         <h1 id="import-title" style={{ fontSize: 20, marginBottom: 6 }}>
           Open an exported run

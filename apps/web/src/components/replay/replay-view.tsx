@@ -11,6 +11,7 @@ import { ReplayCharts } from "./replay-charts.tsx";
 import { actionOf, formatMicroUsd, formatMs, formatWhen, GRADE_MEANING, remindsModel, type ReplayNote, type ReplaySource, type ReplayStep } from "./replay-data.ts";
 import styles from "./replay.module.css";
 import { StatusPill } from "../ui/status-pill.tsx";
+import uiStyles from "../ui/ui.module.css";
 
 const SPEEDS = [1, 2, 4] as const;
 /** How long a step stays on screen when playing at 1×. */
@@ -104,18 +105,18 @@ export function ReplayView({ source, actions, review, live, origin }: ReplayView
   const g = header.run.grade as keyof typeof GRADE_MEANING | null;
 
   return (
-    <div className={styles.page} data-testid="replay" data-run-status={header.run.status}>
-      <header className={styles.head}>
+    <div className={uiStyles.page} data-testid="replay" data-run-status={header.run.status}>
+      <header className={uiStyles.pageHead}>
         <div>
           {origin ? <p className={styles.origin}>{origin}</p> : null}
           <h1>{header.goal.title}</h1>
-          <p className={styles.meta}>
+          <p className={uiStyles.meta}>
             <StatusPill status={header.run.status} />
             {header.run.endReason ? <> ({header.run.endReason.replace(/_/g, " ")})</> : null} · by {header.agent.name} ({header.agent.kind}) · started{" "}
             {formatWhen(header.run.startedAt)}
             {header.run.endedAt ? <> · ended {formatWhen(header.run.endedAt)}</> : null} {live}
           </p>
-          <p className={styles.meta}>
+          <p className={uiStyles.meta}>
             {header.stepCount} steps · {header.totals.modelCalls} model calls · {tokens.toLocaleString("en")} tokens · {formatMicroUsd(header.totals.microUsd)}
             {g ? (
               <>

@@ -16,8 +16,8 @@ export function RunList() {
   const runs = useInfiniteQuery(trpc.run.list.infiniteQueryOptions({ limit: 50 }, { getNextPageParam: (p) => p.nextCursor ?? undefined }));
   const items = runs.data?.pages.flatMap((p) => p.items) ?? [];
   return (
-    <div className={styles.page}>
-      <header className={styles.head}>
+    <div className={uiStyles.page}>
+      <header className={uiStyles.pageHead}>
         <h1>Runs</h1>
         <div className={styles.headActions}>
           <Link href="/runs/import" className={uiStyles.button}>

@@ -10,6 +10,7 @@ import { AttemptLink } from "./attempt-links.tsx";
 import { rateText, round1, scoreClass, usd, when } from "./suite-format.ts";
 import { byTask, type SuiteRunDetail } from "./suite-tasks.ts";
 import styles from "./suite.module.css";
+import uiStyles from "../ui/ui.module.css";
 
 export function SuiteCompare({ a, b }: { a: string; b: string }) {
   const { apiUrl } = useApi();
@@ -24,10 +25,10 @@ export function SuiteCompare({ a, b }: { a: string; b: string }) {
   const taskIds = [...new Set([...tasks[0].keys(), ...tasks[1].keys()])].sort();
   const name = (s: SuiteRunDetail, i: number) => `${i === 0 ? "A" : "B"}: ${s.modelProfile}`;
   return (
-    <div className={styles.page}>
-      <header className={styles.head}>
+    <div className={uiStyles.page}>
+      <header className={uiStyles.pageHead}>
         <div>
-          <p className={styles.meta}>
+          <p className={uiStyles.meta}>
             <Link href="/suites">Suites</Link>
           </p>
           <h1>Compare suite runs</h1>

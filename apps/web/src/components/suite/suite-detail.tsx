@@ -8,6 +8,7 @@ import { Problem } from "../problem.tsx";
 import { rateText, round1, scoreClass, seconds, usd, when } from "./suite-format.ts";
 import styles from "./suite.module.css";
 import { StatusPill } from "../ui/status-pill.tsx";
+import uiStyles from "../ui/ui.module.css";
 
 export function SuiteDetail({ suiteRunId }: { suiteRunId: string }) {
   const { apiUrl } = useApi();
@@ -17,16 +18,16 @@ export function SuiteDetail({ suiteRunId }: { suiteRunId: string }) {
   if (!q.data) return <p>Loading the suite run…</p>;
   const s = q.data;
   return (
-    <div className={styles.page}>
-      <header className={styles.head}>
+    <div className={uiStyles.page}>
+      <header className={uiStyles.pageHead}>
         <div>
-          <p className={styles.meta}>
+          <p className={uiStyles.meta}>
             <Link href="/suites">Suites</Link>
           </p>
           <h1>
             {s.modelProfile} · <code>{s.tasks}</code>
           </h1>
-          <p className={styles.meta}>
+          <p className={uiStyles.meta}>
             Started {when(s.startedAt)} · {s.seeds} seed{s.seeds === 1 ? "" : "s"} · perturbations: {s.perturbations.length ? s.perturbations.join(", ") : "none"} · tasks from {s.scenarios} ·{" "}
             <StatusPill status={s.status} />
           </p>

@@ -19,11 +19,11 @@ export function SuiteList() {
   const [picked, setPicked] = useState<string[]>([]);
   const toggle = (id: string) => setPicked((p) => (p.includes(id) ? p.filter((x) => x !== id) : [...p, id].slice(-2)));
   return (
-    <div className={styles.page}>
-      <header className={styles.head}>
+    <div className={uiStyles.page}>
+      <header className={uiStyles.pageHead}>
         <div>
           <h1>Suites</h1>
-          <p className={styles.meta}>
+          <p className={uiStyles.meta}>
             Task suites run with <code>npm run suite</code>: each attempt is one task under one seed, scored by the task&apos;s evaluator, with its replay.
           </p>
         </div>
