@@ -4,7 +4,7 @@
 // summarizer wrote (edited or deleted by a person), each with the run it came from.
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
+import { useState, type ReactNode } from "react";
 import { useSession } from "../../lib/session.tsx";
 import { useTRPC } from "../../lib/trpc.ts";
 import styles from "./learning.module.css";
@@ -29,6 +29,75 @@ const problem = (e: { message: string } | null) => (e ? <p role="alert" classNam
 /** Each list comes in pages (100 each); "Show more" reads the next one. */
 const pages = { getNextPageParam: (page: { nextCursor: string | null }) => page.nextCursor };
 
+interface PagedList<T> {
+  data?: { pages: { items: T[] }[] } | undefined;
+  error: { message: string } | null;
+  isSuccess: boolean;
+  hasNextPage: boolean;
+  isFetchingNextPage: boolean;
+  fetchNextPage: () => Promise<unknown>;
+}
+
+/** One learned kind as a section: its heading and what it is, the table of its rows a page at a time, or why it is empty. */
+function ListSection<T extends { id: string }>(props: {
+  id: string;
+  title: string;
+  lead: string;
+  empty: string;
+  columns: string[];
+  list: PagedList<T>;
+  /** A failed edit or delete, shown with the list's own errors. */
+  error?: { message: string } | null;
+  row: (item: T) => ReactNode;
+}) {
+  const { id, title, list } = props;
+  const items = list.data?.pages.flatMap((p) => p.items) ?? [];
+  return (
+    <section className={styles.section} aria-labelledby={`${id}-heading`}>
+      <h2 id={`${id}-heading`}>{title}</h2>
+      <p className={styles.lead}>{props.lead}</p>
+      {problem(list.error ?? props.error ?? null)}
+      {list.isSuccess && !items.length ? <p>{props.empty}</p> : null}
+      {items.length ? (
+        <table className={styles.table} aria-label={title}>
+          <thead>
+            <tr>
+              {props.columns.map((c) => (
+                <th scope="col" key={c}>
+                  {c}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>{items.map(props.row)}</tbody>
+        </table>
+      ) : null}
+      <ShowMore list={list} what={title.toLowerCase()} />
+    </section>
+  );
+}
+
+/** A row's text edited where it stands: its fields, Save and Cancel. */
+function EditInPlace({ pending, onSave, onCancel, children }: { pending: boolean; onSave: (form: FormData) => void; onCancel: () => void; children: ReactNode }) {
+  return (
+    <form
+      className={styles.edit}
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSave(new FormData(e.currentTarget));
+      }}
+    >
+      {children}
+      <button type="submit" disabled={pending}>
+        Save
+      </button>
+      <button type="button" onClick={onCancel}>
+        Cancel
+      </button>
+    </form>
+  );
+}
+
 function ShowMore({ list, what }: { list: { hasNextPage: boolean; isFetchingNextPage: boolean; fetchNextPage: () => Promise<unknown> }; what: string }) {
   return list.hasNextPage ? (
     <button type="button" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
@@ -45,140 +114,106 @@ function Skills({ canEdit }: { canEdit: boolean }) {
   const update = useMutation(trpc.skill.update.mutationOptions({ onSuccess: () => refresh() }));
   const remove = useMutation(trpc.skill.delete.mutationOptions({ onSuccess: () => refresh() }));
   const [editing, setEditing] = useState<string | null>(null);
-  const skills = list.data?.pages.flatMap((p) => p.items) ?? [];
   return (
-    <section className={styles.section} aria-labelledby="skills-heading">
-      <h2 id="skills-heading">Skills</h2>
-      <p className={styles.lead}>Paths a run took that a replay on a fresh phone confirmed. Only validated skills are offered to runs; a skill that hands back to the model is repaired from the run that finished the work.</p>
-      {problem(list.error ?? update.error ?? remove.error)}
-      {list.isSuccess && !skills.length ? <p>No skills yet: a run that finishes a todo leaves one.</p> : null}
-      {skills.length ? (
-        <table className={styles.table} aria-label="Skills">
-          <thead>
-            <tr>
-              <th scope="col">Skill</th>
-              <th scope="col">App</th>
-              <th scope="col">Status</th>
-              <th scope="col">Uses</th>
-              <th scope="col">From run</th>
-              {canEdit ? <th scope="col">Actions</th> : null}
-            </tr>
-          </thead>
-          <tbody>
-            {skills.map((s) => (
-              <tr key={s.id} data-skill-id={s.id}>
-                <td>
-                  {editing === s.id ? (
-                    <form
-                      className={styles.edit}
-                      onSubmit={(e) => {
-                        e.preventDefault();
-                        const f = new FormData(e.currentTarget);
-                        update.mutate({ skillId: s.id, name: String(f.get("name") ?? "").trim(), goal: String(f.get("goal") ?? "") }, { onSuccess: () => setEditing(null) });
-                      }}
-                    >
-                      <label>
-                        Name
-                        <input name="name" required defaultValue={s.name} />
-                      </label>
-                      <label>
-                        What it does
-                        <input name="goal" defaultValue={s.goal} />
-                      </label>
-                      <button type="submit" disabled={update.isPending}>Save</button>
-                      <button type="button" onClick={() => setEditing(null)}>Cancel</button>
-                    </form>
-                  ) : (
-                    <>
-                      <strong>{s.name}</strong> (version {s.version})
-                      <br />
-                      {s.goal}
-                    </>
-                  )}
-                </td>
-                <td>
-                  {s.app} {s.appVersion}
-                </td>
-                <td>{s.status}</td>
-                <td>
-                  {s.successes} succeeded, {s.failures} handed back
-                </td>
-                <td>
-                  <Link href={`/runs/${encodeURIComponent(s.runId)}`}>{s.runId}</Link>
-                </td>
-                {canEdit ? (
-                  <td>
-                    <div className={styles.actions}>
-                      <button type="button" onClick={() => setEditing(s.id)} aria-label={`Edit skill ${s.name}`}>
-                        Edit
-                      </button>
-                      <button type="button" disabled={update.isPending} onClick={() => update.mutate({ skillId: s.id, status: s.status === "disabled" ? "validated" : "disabled" })} aria-label={`${s.status === "disabled" ? "Enable" : "Disable"} skill ${s.name}`}>
-                        {s.status === "disabled" ? "Enable" : "Disable"}
-                      </button>
-                      <button
-                        type="button"
-                        disabled={remove.isPending}
-                        onClick={() => {
-                          if (window.confirm(`Delete the skill "${s.name}"? Runs will no longer be offered it.`)) remove.mutate({ skillId: s.id });
-                        }}
-                        aria-label={`Delete skill ${s.name}`}
-                      >
-                        Delete
-                      </button>
-                    </div>
-                  </td>
-                ) : null}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
-      <ShowMore list={list} what="skills" />
-    </section>
+    <ListSection
+      id="skills"
+      title="Skills"
+      lead="Paths a run took that a replay on a fresh phone confirmed. Only validated skills are offered to runs; a skill that hands back to the model is repaired from the run that finished the work."
+      empty="No skills yet: a run that finishes a todo leaves one."
+      columns={["Skill", "App", "Status", "Uses", "From run", ...(canEdit ? ["Actions"] : [])]}
+      list={list}
+      error={update.error ?? remove.error}
+      row={(s) => (
+        <tr key={s.id} data-skill-id={s.id}>
+          <td>
+            {editing === s.id ? (
+              <EditInPlace
+                pending={update.isPending}
+                onCancel={() => setEditing(null)}
+                onSave={(f) => update.mutate({ skillId: s.id, name: String(f.get("name") ?? "").trim(), goal: String(f.get("goal") ?? "") }, { onSuccess: () => setEditing(null) })}
+              >
+                <label>
+                  Name
+                  <input name="name" required defaultValue={s.name} />
+                </label>
+                <label>
+                  What it does
+                  <input name="goal" defaultValue={s.goal} />
+                </label>
+              </EditInPlace>
+            ) : (
+              <>
+                <strong>{s.name}</strong> (version {s.version})
+                <br />
+                {s.goal}
+              </>
+            )}
+          </td>
+          <td>
+            {s.app} {s.appVersion}
+          </td>
+          <td>{s.status}</td>
+          <td>
+            {s.successes} succeeded, {s.failures} handed back
+          </td>
+          <td>
+            <Link href={`/runs/${encodeURIComponent(s.runId)}`}>{s.runId}</Link>
+          </td>
+          {canEdit ? (
+            <td>
+              <div className={styles.actions}>
+                <button type="button" onClick={() => setEditing(s.id)} aria-label={`Edit skill ${s.name}`}>
+                  Edit
+                </button>
+                <button type="button" disabled={update.isPending} onClick={() => update.mutate({ skillId: s.id, status: s.status === "disabled" ? "validated" : "disabled" })} aria-label={`${s.status === "disabled" ? "Enable" : "Disable"} skill ${s.name}`}>
+                  {s.status === "disabled" ? "Enable" : "Disable"}
+                </button>
+                <button
+                  type="button"
+                  disabled={remove.isPending}
+                  onClick={() => {
+                    if (window.confirm(`Delete the skill "${s.name}"? Runs will no longer be offered it.`)) remove.mutate({ skillId: s.id });
+                  }}
+                  aria-label={`Delete skill ${s.name}`}
+                >
+                  Delete
+                </button>
+              </div>
+            </td>
+          ) : null}
+        </tr>
+      )}
+    />
   );
 }
 
 function Shortcuts() {
   const trpc = useTRPC();
   const list = useInfiniteQuery(trpc.shortcut.list.infiniteQueryOptions({}, pages));
-  const shortcuts = list.data?.pages.flatMap((p) => p.items) ?? [];
   return (
-    <section className={styles.section} aria-labelledby="shortcuts-heading">
-      <h2 id="shortcuts-heading">Shortcuts</h2>
-      <p className={styles.lead}>Deeplinks each app version declares. A run tries a new one on its phone: the planner is offered only validated ones; one failed try retires a shortcut.</p>
-      {problem(list.error)}
-      {list.isSuccess && !shortcuts.length ? <p>No shortcuts yet: a run in an app finds them in the phone&apos;s package manager.</p> : null}
-      {shortcuts.length ? (
-        <table className={styles.table} aria-label="Shortcuts">
-          <thead>
-            <tr>
-              <th scope="col">Deeplink</th>
-              <th scope="col">App</th>
-              <th scope="col">Opens</th>
-              <th scope="col">Status</th>
-            </tr>
-          </thead>
-          <tbody>
-            {shortcuts.map((s) => (
-              <tr key={s.id}>
-                <td>
-                  <code>{s.uri}</code>
-                </td>
-                <td>
-                  {s.app} {s.appVersion}
-                </td>
-                <td>{s.activity}</td>
-                <td>
-                  {s.status}
-                  {s.reason ? `: ${s.reason}` : ""}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
-      <ShowMore list={list} what="shortcuts" />
-    </section>
+    <ListSection
+      id="shortcuts"
+      title="Shortcuts"
+      lead="Deeplinks each app version declares. A run tries a new one on its phone: the planner is offered only validated ones; one failed try retires a shortcut."
+      empty="No shortcuts yet: a run in an app finds them in the phone's package manager."
+      columns={["Deeplink", "App", "Opens", "Status"]}
+      list={list}
+      row={(s) => (
+        <tr key={s.id}>
+          <td>
+            <code>{s.uri}</code>
+          </td>
+          <td>
+            {s.app} {s.appVersion}
+          </td>
+          <td>{s.activity}</td>
+          <td>
+            {s.status}
+            {s.reason ? `: ${s.reason}` : ""}
+          </td>
+        </tr>
+      )}
+    />
   );
 }
 
@@ -190,77 +225,56 @@ function Lessons({ canEdit }: { canEdit: boolean }) {
   const update = useMutation(trpc.lesson.update.mutationOptions({ onSuccess: () => refresh() }));
   const remove = useMutation(trpc.lesson.delete.mutationOptions({ onSuccess: () => refresh() }));
   const [editing, setEditing] = useState<string | null>(null);
-  const lessons = list.data?.pages.flatMap((p) => p.items) ?? [];
   return (
-    <section className={styles.section} aria-labelledby="lessons-heading">
-      <h2 id="lessons-heading">Lessons</h2>
-      <p className={styles.lead}>What a run learned about an app (at most three per run). The planner of a later run in the same app, on a similar goal, reads them.</p>
-      {problem(list.error ?? update.error ?? remove.error)}
-      {list.isSuccess && !lessons.length ? <p>No lessons yet: the summarizer writes them when a run ends.</p> : null}
-      {lessons.length ? (
-        <table className={styles.table} aria-label="Lessons">
-          <thead>
-            <tr>
-              <th scope="col">Lesson</th>
-              <th scope="col">App</th>
-              <th scope="col">From run</th>
-              {canEdit ? <th scope="col">Actions</th> : null}
-            </tr>
-          </thead>
-          <tbody>
-            {lessons.map((l) => (
-              <tr key={l.id} data-lesson-id={l.id}>
-                <td>
-                  {editing === l.id ? (
-                    <form
-                      className={styles.edit}
-                      onSubmit={(e) => {
-                        e.preventDefault();
-                        update.mutate({ lessonId: l.id, text: String(new FormData(e.currentTarget).get("text") ?? "") }, { onSuccess: () => setEditing(null) });
-                      }}
-                    >
-                      <label>
-                        Lesson
-                        <textarea name="text" required minLength={3} maxLength={1000} defaultValue={l.text} />
-                      </label>
-                      <button type="submit" disabled={update.isPending}>Save</button>
-                      <button type="button" onClick={() => setEditing(null)}>Cancel</button>
-                    </form>
-                  ) : (
-                    <>
-                      <strong>{l.kind === "failed" ? "What failed" : "What worked"}:</strong> {l.text}
-                    </>
-                  )}
-                </td>
-                <td>{l.app}</td>
-                <td>
-                  <Link href={`/runs/${encodeURIComponent(l.runId)}`}>{l.runId}</Link>
-                </td>
-                {canEdit ? (
-                  <td>
-                    <div className={styles.actions}>
-                      <button type="button" onClick={() => setEditing(l.id)} aria-label={`Edit lesson: ${l.text.slice(0, 40)}`}>
-                        Edit
-                      </button>
-                      <button
-                        type="button"
-                        disabled={remove.isPending}
-                        onClick={() => {
-                          if (window.confirm("Delete this lesson? Later runs will no longer read it.")) remove.mutate({ lessonId: l.id });
-                        }}
-                        aria-label={`Delete lesson: ${l.text.slice(0, 40)}`}
-                      >
-                        Delete
-                      </button>
-                    </div>
-                  </td>
-                ) : null}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
-      <ShowMore list={list} what="lessons" />
-    </section>
+    <ListSection
+      id="lessons"
+      title="Lessons"
+      lead="What a run learned about an app (at most three per run). The planner of a later run in the same app, on a similar goal, reads them."
+      empty="No lessons yet: the summarizer writes them when a run ends."
+      columns={["Lesson", "App", "From run", ...(canEdit ? ["Actions"] : [])]}
+      list={list}
+      error={update.error ?? remove.error}
+      row={(l) => (
+        <tr key={l.id} data-lesson-id={l.id}>
+          <td>
+            {editing === l.id ? (
+              <EditInPlace pending={update.isPending} onCancel={() => setEditing(null)} onSave={(f) => update.mutate({ lessonId: l.id, text: String(f.get("text") ?? "") }, { onSuccess: () => setEditing(null) })}>
+                <label>
+                  Lesson
+                  <textarea name="text" required minLength={3} maxLength={1000} defaultValue={l.text} />
+                </label>
+              </EditInPlace>
+            ) : (
+              <>
+                <strong>{l.kind === "failed" ? "What failed" : "What worked"}:</strong> {l.text}
+              </>
+            )}
+          </td>
+          <td>{l.app}</td>
+          <td>
+            <Link href={`/runs/${encodeURIComponent(l.runId)}`}>{l.runId}</Link>
+          </td>
+          {canEdit ? (
+            <td>
+              <div className={styles.actions}>
+                <button type="button" onClick={() => setEditing(l.id)} aria-label={`Edit lesson: ${l.text.slice(0, 40)}`}>
+                  Edit
+                </button>
+                <button
+                  type="button"
+                  disabled={remove.isPending}
+                  onClick={() => {
+                    if (window.confirm("Delete this lesson? Later runs will no longer read it.")) remove.mutate({ lessonId: l.id });
+                  }}
+                  aria-label={`Delete lesson: ${l.text.slice(0, 40)}`}
+                >
+                  Delete
+                </button>
+              </div>
+            </td>
+          ) : null}
+        </tr>
+      )}
+    />
   );
 }
