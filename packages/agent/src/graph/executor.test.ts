@@ -3,6 +3,7 @@
 // played by the test.
 import { describe, expect, it } from "vitest";
 import type { Lease, UiNode } from "../ports.ts";
+import { uiNode } from "../testing/fake-phone.ts";
 import { newExecutor, step, type Effect, type Observation } from "./executor.ts";
 import { DEFAULT_CONFIG, initialState, type ExecutorRunState, type Screen } from "./state.ts";
 
@@ -14,26 +15,7 @@ function runState(over: Partial<ExecutorRunState["executor"]> = {}): ExecutorRun
   return { ...common, node: "executor", executor: { ...newExecutor({ id: "t1", title: "Pay for the cart", outputs: [], appHint: "com.example.shop" }, lease(), {}), ...over } };
 }
 
-const node = (over: Partial<UiNode> & Pick<UiNode, "bounds">): UiNode => ({
-  index: 0,
-  text: "",
-  resourceId: "",
-  className: "android.view.View",
-  packageName: "com.example.shop",
-  contentDesc: "",
-  checkable: false,
-  checked: false,
-  clickable: false,
-  enabled: true,
-  focusable: false,
-  focused: false,
-  scrollable: false,
-  longClickable: false,
-  password: false,
-  selected: false,
-  children: [],
-  ...over,
-});
+const node = (over: Partial<UiNode> & Pick<UiNode, "bounds">): UiNode => uiNode({ packageName: "com.example.shop", ...over });
 const payButton = node({ index: 1, text: "Pay", className: "android.widget.Button", clickable: true, resourceId: "com.example.shop:id/pay", bounds: { left: 100, top: 2000, right: 980, bottom: 2200 } });
 const screen: Screen = {
   app: "com.example.shop/.Cart",

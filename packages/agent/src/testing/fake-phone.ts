@@ -118,26 +118,7 @@ export class FakePhone implements Device {
   async uiTree(): Promise<UiNode> {
     this.enter("uiTree", []);
     const s = this.screen;
-    const node = (over: Partial<UiNode> & { bounds: Bounds }, index: number): UiNode => ({
-      index,
-      text: "",
-      resourceId: "",
-      className: "android.view.View",
-      packageName: s.app,
-      contentDesc: "",
-      checkable: false,
-      checked: false,
-      clickable: false,
-      enabled: true,
-      focusable: false,
-      focused: false,
-      scrollable: false,
-      longClickable: false,
-      password: false,
-      selected: false,
-      children: [],
-      ...over,
-    });
+    const node = (over: Partial<UiNode> & { bounds: Bounds }, index: number): UiNode => uiNode({ index, packageName: s.app, ...over });
     return node(
       {
         bounds: { left: 0, top: 0, right: W, bottom: H },
@@ -223,6 +204,30 @@ export class FakePhone implements Device {
 }
 
 /** Bounds helper: a box in 0–1000 coordinates → device pixels of the 1080×2400 fake screen. */
+/** A UI-tree node with every field at its default (not clickable, enabled, no text), `over` on top. */
+export function uiNode(over: Partial<UiNode> & { bounds: Bounds }): UiNode {
+  return {
+    index: 0,
+    text: "",
+    resourceId: "",
+    className: "android.view.View",
+    packageName: "",
+    contentDesc: "",
+    checkable: false,
+    checked: false,
+    clickable: false,
+    enabled: true,
+    focusable: false,
+    focused: false,
+    scrollable: false,
+    longClickable: false,
+    password: false,
+    selected: false,
+    children: [],
+    ...over,
+  };
+}
+
 export function box(l: number, t: number, r: number, b: number): Bounds {
   return { left: Math.round((l * W) / 1000), top: Math.round((t * H) / 1000), right: Math.round((r * W) / 1000), bottom: Math.round((b * H) / 1000) };
 }
