@@ -1,31 +1,16 @@
 // Policy rules per workspace through the API: admins save versions, every member and agent of the workspace reads
 // the one in force, another workspace's rules stay invisible, and the shape is the agent's policy schema.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TRPCError } from "@trpc/server";
-import { createTestDatabase, seedMember, seedWorkspace, type TestDatabase } from "@phoneloop/state/testing";
+import { describe, expect, it } from "vitest";
+import { seedMember, seedWorkspace } from "@phoneloop/state/testing";
 import type { Principal } from "./auth/principal.ts";
-import { EventHub } from "./events.ts";
-import { appRouter } from "./root.ts";
-import { createCallerFactory, createTRPCContext } from "./trpc.ts";
+import { useCallers } from "./caller-testing.ts";
 
-let t: TestDatabase;
-let hub: EventHub;
-beforeAll(async () => {
-  t = await createTestDatabase();
-  hub = new EventHub({ databaseUrl: t.url });
-  await hub.start();
-});
-afterAll(async () => {
-  await hub?.close();
-  await t?.drop();
-});
-
-const as = (principal: Principal) => createCallerFactory(appRouter)(createTRPCContext({ services: { db: t.db, events: hub }, principal }));
-const failure = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => (e instanceof TRPCError ? e : Promise.reject(e)));
+const callers = useCallers();
+const { as, failure } = callers;
 
 async function team(name: string) {
-  const { workspace, admin } = await seedWorkspace(t.db, name);
-  const viewer = await seedMember(t.db, "viewer", workspace.id);
+  const { workspace, admin } = await seedWorkspace(callers.t().db, name);
+  const viewer = await seedMember(callers.t().db, "viewer", workspace.id);
   const member = (userId: string, role: "admin" | "viewer"): Principal => ({ kind: "member", userId, workspaceId: workspace.id, role, name: role, email: `${userId}@example.test` });
   return { ws: workspace.id, admin: as(member(admin.id, "admin")), viewer: as(member(viewer.userId, "viewer")), adminId: admin.id };
 }
@@ -37,7 +22,7 @@ describe("policy rules through the API", () => {
     const refused = await failure(a.viewer.policy.save({ rules: { words: { money: ["zahlen"] } } }));
     expect(refused?.code).toBe("FORBIDDEN");
     expect(refused?.message).toMatch(/"admin" permission.*your role here is viewer/);
-    expect(await t.db.policyRules.count({ where: { workspaceId: a.ws } })).toBe(0);
+    expect(await callers.t().db.policyRules.count({ where: { workspaceId: a.ws } })).toBe(0);
 
     expect(await a.admin.policy.save({ rules: { words: { money: ["zahlen"] } } })).toMatchObject({ version: 1, createdBy: a.adminId });
     expect(await a.admin.policy.save({ rules: { words: { money: ["zahlen"] }, alwaysAsk: [{ app: "com.acme.hr", label: "Approve leave" }] } })).toMatchObject({ version: 2 });

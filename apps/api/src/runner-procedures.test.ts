@@ -1,34 +1,19 @@
 // What the tab's runner asks of the API: the built-in tasks to start a goal from, a goal created with its quota in
 // one call, a goal's runs with the lease a running run's agent still holds (what another tab may resume), and the
 // workspace's agents with their heartbeat (the board's workers).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TRPCError } from "@trpc/server";
+import { describe, expect, it } from "vitest";
 import { claimNext, registerAgent, replanTodos, startRun } from "@phoneloop/state";
-import { createTestDatabase, seedMember, seedWorkspace, type TestDatabase } from "@phoneloop/state/testing";
+import { seedMember, seedWorkspace } from "@phoneloop/state/testing";
 import type { Principal } from "./auth/principal.ts";
-import { EventHub } from "./events.ts";
-import { appRouter } from "./root.ts";
-import { createCallerFactory, createTRPCContext } from "./trpc.ts";
+import { useCallers } from "./caller-testing.ts";
 
-let t: TestDatabase;
-let hub: EventHub;
-beforeAll(async () => {
-  t = await createTestDatabase();
-  hub = new EventHub({ databaseUrl: t.url });
-  await hub.start();
-});
-afterAll(async () => {
-  await hub?.close();
-  await t?.drop();
-});
-
-const as = (principal: Principal) => createCallerFactory(appRouter)(createTRPCContext({ services: { db: t.db, events: hub }, principal }));
-const failure = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => (e instanceof TRPCError ? e : Promise.reject(e)));
+const callers = useCallers();
+const { as, failure } = callers;
 
 async function team(name: string) {
-  const { workspace } = await seedWorkspace(t.db, name);
-  const operator = await seedMember(t.db, "operator", workspace.id);
-  const viewer = await seedMember(t.db, "viewer", workspace.id);
+  const { workspace } = await seedWorkspace(callers.t().db, name);
+  const operator = await seedMember(callers.t().db, "operator", workspace.id);
+  const viewer = await seedMember(callers.t().db, "viewer", workspace.id);
   const member = (userId: string, role: "operator" | "viewer"): Principal => ({ kind: "member", userId, workspaceId: workspace.id, role, name: role, email: `${userId}@example.test` });
   return { ws: workspace.id, operator: as(member(operator.userId, "operator")), viewer: as(member(viewer.userId, "viewer")), operatorId: operator.userId };
 }
@@ -50,26 +35,26 @@ describe("the runner's procedures", () => {
   it("goal.create with a quota: the goal and its cap in one call, by an operator; a bad cap creates nothing", async () => {
     const a = await team("Quota");
     const goal = await a.operator.goal.create({ title: "Wi-Fi off", objective: "Turn off Wi-Fi.", acceptance: ["Wi-Fi is off"], quota: { windowMs: 86_400_000, maxSteps: 12, maxMicroUsd: 500_000 } });
-    const policy = await t.db.quotaPolicy.findFirstOrThrow({ where: { goalId: goal.id } });
+    const policy = await callers.t().db.quotaPolicy.findFirstOrThrow({ where: { goalId: goal.id } });
     expect(policy).toMatchObject({ scope: "goal", maxSteps: 12, maxTokens: null, maxMicroUsd: 500_000n, windowMs: 86_400_000n });
 
-    const before = await t.db.goal.count({ where: { workspaceId: a.ws } });
+    const before = await callers.t().db.goal.count({ where: { workspaceId: a.ws } });
     const refused = await failure(a.operator.goal.create({ title: "No cap", objective: "x", quota: { windowMs: 1000 } }));
     expect(refused?.code).toBe("BAD_REQUEST");
     expect(refused?.message).toMatch(/quota caps steps, tokens or money/);
-    expect(await t.db.goal.count({ where: { workspaceId: a.ws } })).toBe(before);
+    expect(await callers.t().db.goal.count({ where: { workspaceId: a.ws } })).toBe(before);
     expect((await failure(a.viewer.goal.create({ title: "t", objective: "o", quota: { windowMs: 1000, maxSteps: 1 } })))?.code).toBe("FORBIDDEN");
   });
 
   it("goal.runs: newest first, with the lease a running run's agent holds on the goal's todo", async () => {
     const a = await team("Runs");
     const goal = await a.operator.goal.create({ title: "Two runs", objective: "Do a thing" });
-    const agent = await registerAgent(t.db, { id: `agent_runs_${Date.now()}`, workspaceId: a.ws, name: "tab", kind: "browser", capabilities: ["phone"] });
-    await replanTodos(t.db, { goalId: goal.id, idempotencyKey: "plan", reason: "test", ops: [{ op: "add", todo: { id: `todo_${goal.id}`, title: "the thing", requiredCapabilities: ["phone"] } }] });
-    const run = await startRun(t.db, { goalId: goal.id, agentId: agent.id });
+    const agent = await registerAgent(callers.t().db, { id: `agent_runs_${Date.now()}`, workspaceId: a.ws, name: "tab", kind: "browser", capabilities: ["phone"] });
+    await replanTodos(callers.t().db, { goalId: goal.id, idempotencyKey: "plan", reason: "test", ops: [{ op: "add", todo: { id: `todo_${goal.id}`, title: "the thing", requiredCapabilities: ["phone"] } }] });
+    const run = await startRun(callers.t().db, { goalId: goal.id, agentId: agent.id });
     expect((await a.viewer.goal.runs({ goalId: goal.id })).items).toEqual([expect.objectContaining({ id: run.id, status: "running", agentId: agent.id, steps: 0, leaseUntil: null })]);
 
-    const claim = await claimNext(t.db, { goalId: goal.id, agentId: agent.id, ttlMs: 30_000 });
+    const claim = await claimNext(callers.t().db, { goalId: goal.id, agentId: agent.id, ttlMs: 30_000 });
     expect(claim.claimed).toBe(true);
     const [listed] = (await a.viewer.goal.runs({ goalId: goal.id })).items;
     expect(listed!.leaseUntil).toBeInstanceOf(Date);
@@ -79,7 +64,7 @@ describe("the runner's procedures", () => {
     expect((await failure(other.viewer.goal.runs({ goalId: goal.id })))?.code).toBe("NOT_FOUND");
 
     // The board's workers: the agent, its phone, the todo it holds; another workspace does not see it.
-    await t.db.agent.update({ where: { id: agent.id }, data: { meta: { device: { serial: "emulator-5554", model: "Pixel 8" } } } });
+    await callers.t().db.agent.update({ where: { id: agent.id }, data: { meta: { device: { serial: "emulator-5554", model: "Pixel 8" } } } });
     expect((await a.viewer.agent.list({})).items).toEqual([expect.objectContaining({ id: agent.id, kind: "browser", device: { serial: "emulator-5554", model: "Pixel 8" }, holding: 1 })]);
     expect((await other.viewer.agent.list({})).items.map((x) => x.id)).not.toContain(agent.id);
   });
