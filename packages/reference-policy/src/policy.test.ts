@@ -63,6 +63,17 @@ describe("reference policy", () => {
     expect(then).toMatchObject({ type: "status", status: "complete" });
   });
 
+  it("taps the row that holds the words, not the list around it whose text holds every row's (a screen in landscape)", () => {
+    const screen = [
+      `[3] "ScrollView"(scrollable) "Use Bluetooth OFF Saved devices Pair new device" id=paired_list @[0,214,1000,883]`,
+      `[4] "LinearLayout" "Use Bluetooth OFF" @[0,214,1000,350]`,
+      `[5] "Switch" "OFF" id=bluetooth_switch @[925,244,983,321]`,
+    ].join("\n");
+    const todo = 'Step 3 of 4: In Connected devices, tap "Use Bluetooth"';
+    const r = JSON.parse(answerRequest(executorBody("Turn on Bluetooth.", todo, screen))) as Record<string, unknown>;
+    expect(r).toMatchObject({ type: "click", element: "4" });
+  });
+
   it("dismisses a popup in the way before its move", () => {
     const screen = [`[1] "TextView"(text) "Update available" @[0,0,100,30]`, `[2] "Button" "Later" id="update_later" @[500,500,600,550]`].join("\n");
     const r = JSON.parse(answerRequest(executorBody("Turn off Wi-Fi.", "Step 1 of 3: Open Settings", screen))) as Record<string, unknown>;

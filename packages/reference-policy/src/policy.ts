@@ -123,7 +123,12 @@ function findTarget(els: ScreenElement[], t: Target): ScreenElement | undefined 
   const want = t.text.normalize("NFKC").toLowerCase();
   const norm = (e: ScreenElement) => e.text.normalize("NFKC").toLowerCase();
   const clickable = (e: ScreenElement) => !e.flags.includes("text");
-  return els.find((e) => norm(e) === want && clickable(e)) ?? els.find((e) => norm(e) === want) ?? els.find((e) => norm(e).includes(want) && clickable(e)) ?? els.find((e) => norm(e).includes(want));
+  // Among elements that contain the words, the most specific: the shortest text, then the smallest box — a list
+  // container's text holds all its rows' words ("Use Bluetooth OFF Saved devices …"), the row holds only its own.
+  const area = (e: ScreenElement) => (e.box[2] - e.box[0]) * (e.box[3] - e.box[1]);
+  const mostSpecific = (xs: ScreenElement[]) => xs.sort((a, b) => norm(a).length - norm(b).length || area(a) - area(b))[0];
+  const containing = els.filter((e) => norm(e).includes(want));
+  return els.find((e) => norm(e) === want && clickable(e)) ?? els.find((e) => norm(e) === want) ?? mostSpecific(containing.filter(clickable)) ?? mostSpecific(containing);
 }
 
 /** Posts in a feed or result list: clickable rows whose text starts with an author and a handle. */
