@@ -98,6 +98,23 @@ function EditInPlace({ pending, onSave, onCancel, children }: { pending: boolean
   );
 }
 
+/** A row's actions cell: Edit, what else the row offers (`children`), Delete; each button names its row. */
+function RowActions({ label, onEdit, onDelete, deleting, children }: { label: string; onEdit: () => void; onDelete: () => void; deleting: boolean; children?: ReactNode }) {
+  return (
+    <td>
+      <div className={styles.actions}>
+        <button type="button" onClick={onEdit} aria-label={`Edit ${label}`}>
+          Edit
+        </button>
+        {children}
+        <button type="button" disabled={deleting} onClick={onDelete} aria-label={`Delete ${label}`}>
+          Delete
+        </button>
+      </div>
+    </td>
+  );
+}
+
 function ShowMore({ list, what }: { list: { hasNextPage: boolean; isFetchingNextPage: boolean; fetchNextPage: () => Promise<unknown> }; what: string }) {
   return list.hasNextPage ? (
     <button type="button" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
@@ -160,26 +177,18 @@ function Skills({ canEdit }: { canEdit: boolean }) {
             <Link href={`/runs/${encodeURIComponent(s.runId)}`}>{s.runId}</Link>
           </td>
           {canEdit ? (
-            <td>
-              <div className={styles.actions}>
-                <button type="button" onClick={() => setEditing(s.id)} aria-label={`Edit skill ${s.name}`}>
-                  Edit
-                </button>
-                <button type="button" disabled={update.isPending} onClick={() => update.mutate({ skillId: s.id, status: s.status === "disabled" ? "validated" : "disabled" })} aria-label={`${s.status === "disabled" ? "Enable" : "Disable"} skill ${s.name}`}>
-                  {s.status === "disabled" ? "Enable" : "Disable"}
-                </button>
-                <button
-                  type="button"
-                  disabled={remove.isPending}
-                  onClick={() => {
-                    if (window.confirm(`Delete the skill "${s.name}"? Runs will no longer be offered it.`)) remove.mutate({ skillId: s.id });
-                  }}
-                  aria-label={`Delete skill ${s.name}`}
-                >
-                  Delete
-                </button>
-              </div>
-            </td>
+            <RowActions
+              label={`skill ${s.name}`}
+              onEdit={() => setEditing(s.id)}
+              deleting={remove.isPending}
+              onDelete={() => {
+                if (window.confirm(`Delete the skill "${s.name}"? Runs will no longer be offered it.`)) remove.mutate({ skillId: s.id });
+              }}
+            >
+              <button type="button" disabled={update.isPending} onClick={() => update.mutate({ skillId: s.id, status: s.status === "disabled" ? "validated" : "disabled" })} aria-label={`${s.status === "disabled" ? "Enable" : "Disable"} skill ${s.name}`}>
+                {s.status === "disabled" ? "Enable" : "Disable"}
+              </button>
+            </RowActions>
           ) : null}
         </tr>
       )}
@@ -255,23 +264,14 @@ function Lessons({ canEdit }: { canEdit: boolean }) {
             <Link href={`/runs/${encodeURIComponent(l.runId)}`}>{l.runId}</Link>
           </td>
           {canEdit ? (
-            <td>
-              <div className={styles.actions}>
-                <button type="button" onClick={() => setEditing(l.id)} aria-label={`Edit lesson: ${l.text.slice(0, 40)}`}>
-                  Edit
-                </button>
-                <button
-                  type="button"
-                  disabled={remove.isPending}
-                  onClick={() => {
-                    if (window.confirm("Delete this lesson? Later runs will no longer read it.")) remove.mutate({ lessonId: l.id });
-                  }}
-                  aria-label={`Delete lesson: ${l.text.slice(0, 40)}`}
-                >
-                  Delete
-                </button>
-              </div>
-            </td>
+            <RowActions
+              label={`lesson: ${l.text.slice(0, 40)}`}
+              onEdit={() => setEditing(l.id)}
+              deleting={remove.isPending}
+              onDelete={() => {
+                if (window.confirm("Delete this lesson? Later runs will no longer read it.")) remove.mutate({ lessonId: l.id });
+              }}
+            />
           ) : null}
         </tr>
       )}
