@@ -5,19 +5,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import S3rver from "s3rver";
-import { createTestDatabase, type TestDatabase } from "../testing/index.ts";
+import { useTestDatabase } from "../testing/index.ts";
 import type { BlobStore } from "./blob-store.ts";
 import { newStorageKey } from "./blob-store.ts";
 import { postgresBlobStore } from "./postgres-blob-store.ts";
 import { s3BlobStore } from "./s3-blob-store.ts";
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let s3: S3rver;
 let s3Dir: string;
 let s3Url: string;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   s3Dir = mkdtempSync(join(tmpdir(), "phoneloop-s3-"));
   s3 = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory: s3Dir, configureBuckets: [{ name: "phoneloop", configs: [] }] });
   const { port } = await s3.run();
@@ -26,7 +25,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await s3?.close();
   rmSync(s3Dir, { recursive: true, force: true });
-  await t?.drop();
 });
 
 const stores: [string, () => BlobStore][] = [

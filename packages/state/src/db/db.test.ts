@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { applyMigrations } from "./migrate.ts";
-import { createTestDatabase, type TestDatabase } from "../testing/index.ts";
+import { useTestDatabase } from "../testing/index.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => {
-  await t.drop();
-});
+const t = useTestDatabase();
 
 describe("migrations", () => {
   it("are recorded in Prisma's own table and re-running applies nothing", async () => {

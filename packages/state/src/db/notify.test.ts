@@ -2,15 +2,14 @@
 // right after their commit.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { createTestDatabase, seedAgent, seedGoal, seedTodos, type TestDatabase } from "../testing/index.ts";
+import { useTestDatabase, seedAgent, seedGoal, seedTodos } from "../testing/index.ts";
 import { claimNext } from "../services/todo/claim-next.ts";
 import { completeTodo } from "../services/todo/complete-todo.ts";
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let listener: pg.Client;
 const heard: string[] = [];
 beforeAll(async () => {
-  t = await createTestDatabase();
   listener = new pg.Client({ connectionString: t.url });
   await listener.connect();
   listener.on("notification", (m) => m.payload && heard.push(m.payload));
@@ -18,7 +17,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await listener.end();
-  await t.drop();
 });
 
 async function until(ids: string[]): Promise<void> {

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Page } from "../domain/page.ts";
-import { createTestDatabase, manualClock, rid, seedGate, seedGoal, seedMember, seedTodos, seedWorkspace, type TestDatabase } from "../testing/index.ts";
+import { useTestDatabase, manualClock, rid, seedGate, seedGoal, seedMember, seedTodos, seedWorkspace } from "../testing/index.ts";
 import { attentionQueue } from "./attention-queue.ts";
 import { evidenceList } from "./evidence-list.ts";
 import { goalList } from "./goal-list.ts";
@@ -8,13 +8,7 @@ import { todoList } from "./todo-list.ts";
 import { appendEvidence } from "../services/evidence/append-evidence.ts";
 import { listMembers } from "../services/workspace/members.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => {
-  await t.drop();
-});
+const t = useTestDatabase();
 
 /** Every page of a list, following nextCursor; also returns how many pages it took. */
 async function allPages<T>(read: (cursor: string | undefined) => Promise<Page<T>>): Promise<{ items: T[]; pages: number }> {

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, manualClock, rid, seedAgent, seedGate, seedGoal, seedTodos, type TestDatabase } from "../testing/index.ts";
+import { describe, expect, it } from "vitest";
+import { useTestDatabase, manualClock, rid, seedAgent, seedGate, seedGoal, seedTodos } from "../testing/index.ts";
 import { board } from "./board.ts";
 import { attentionQueue } from "./attention-queue.ts";
 import { goalHistory } from "./goal-history.ts";
@@ -10,13 +10,7 @@ import { appendEvidence } from "../services/evidence/append-evidence.ts";
 import { setQuotaPolicy } from "../services/quota/set-quota-policy.ts";
 import { spendQuota } from "../services/quota/spend-quota.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => {
-  await t.drop();
-});
+const t = useTestDatabase();
 
 describe("projections", () => {
   it("board: lanes by state; cards carry owner, lease time left, open gate, latest evidence and quota used", async () => {

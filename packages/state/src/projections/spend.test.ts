@@ -1,7 +1,7 @@
 // Spend attributed to goal, todo and run: a turn's steps (turn.result with a run), a model call's tokens and money
 // (a spend with a run and no todo), read back on the board (goal, card, run) and in the run view.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, rid, seedClaimed, seedGoal, type TestDatabase } from "../testing/index.ts";
+import { describe, expect, it } from "vitest";
+import { useTestDatabase, rid, seedClaimed, seedGoal } from "../testing/index.ts";
 import { recordTurnResult } from "../services/turn/record-turn-result.ts";
 import { startTodo } from "../services/todo/start-todo.ts";
 import { startRun } from "../services/run/start-run.ts";
@@ -9,13 +9,7 @@ import { spendQuota } from "../services/quota/spend-quota.ts";
 import { board } from "./board.ts";
 import { runDetail } from "./run-detail.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => {
-  await t.drop();
-});
+const t = useTestDatabase();
 
 describe("spend per goal, todo and run", () => {
   it("a turn's steps count for its todo and run, a model call's tokens for its run, all of it for the goal", async () => {

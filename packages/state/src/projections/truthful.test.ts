@@ -1,7 +1,7 @@
 // What the board and the attention queue say after work and faults: each card's latest run and its status, the
 // goal's runs, and a goal whose todos are all done proposed for completion (completed only by a person's call).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, manualClock, seedAgent, seedGoal, seedTodos, type TestDatabase } from "../testing/index.ts";
+import { describe, expect, it } from "vitest";
+import { useTestDatabase, manualClock, seedAgent, seedGoal, seedTodos } from "../testing/index.ts";
 import { type StateError } from "../domain/errors.ts";
 import { claimNext } from "../services/todo/claim-next.ts";
 import { startTodo } from "../services/todo/start-todo.ts";
@@ -13,13 +13,7 @@ import { completeGoal } from "../services/goal/complete-goal.ts";
 import { attentionQueue } from "./attention-queue.ts";
 import { board } from "./board.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => {
-  await t.drop();
-});
+const t = useTestDatabase();
 
 describe("truthful projections", () => {
   it("cards carry their latest run and its status; the board lists the goal's runs; a done goal is proposed, then completed by a person", async () => {

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import S3rver from "s3rver";
-import { createTestDatabase, manualClock, rid, seedAgent, seedGoal, seedWorkspace, type TestDatabase } from "../../testing/index.ts";
+import { useTestDatabase, manualClock, rid, seedAgent, seedGoal, seedWorkspace, type UsedTestDatabase } from "../../testing/index.ts";
 import type { BlobStore } from "../../blobs/blob-store.ts";
 import { postgresBlobStore } from "../../blobs/postgres-blob-store.ts";
 import { s3BlobStore } from "../../blobs/s3-blob-store.ts";
@@ -36,7 +36,7 @@ afterAll(async () => {
   rmSync(s3Dir, { recursive: true, force: true });
 });
 
-const stores: [string, (t: TestDatabase) => BlobStore][] = [
+const stores: [string, (t: UsedTestDatabase) => BlobStore][] = [
   ["postgres", (t) => postgresBlobStore(t.db)],
   ["s3", () => s3BlobStore({ endpoint: s3Url, bucket: "gc", region: "us-east-1", accessKeyId: "S3RVER", secretAccessKey: "S3RVER", forcePathStyle: true })],
 ];
@@ -44,14 +44,10 @@ const stores: [string, (t: TestDatabase) => BlobStore][] = [
 const shot = (label: string) => new TextEncoder().encode(`frame ${label} ${rid("px")}`);
 
 describe.each(stores)("blobs over the %s store", (_kind, make) => {
-  let t: TestDatabase;
+  const t = useTestDatabase();
   let store: BlobStore;
-  beforeAll(async () => {
-    t = await createTestDatabase();
+  beforeAll(() => {
     store = make(t);
-  });
-  afterAll(async () => {
-    await t?.drop();
   });
 
   const keysOf = async (sha256: string) => {

@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, seedClaimed, seedGoal, seedWorkspaceId, type TestDatabase } from "../../testing/index.ts";
+import { describe, expect, it } from "vitest";
+import { useTestDatabase, seedClaimed, seedGoal, seedWorkspaceId } from "../../testing/index.ts";
 import { type StateError } from "../../domain/errors.ts";
 import { appendEvidence } from "./append-evidence.ts";
 import { EVIDENCE_KINDS } from "../../domain/vocabulary.ts";
 import { putBlob } from "../blob/put-blob.ts";
 import { getBlob } from "../blob/read-blob.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => {
-  await t.drop();
-});
+const t = useTestDatabase();
 
 describe("evidence", () => {
   it("append is idempotent: a repeat (even concurrent) returns the first row and appends no second Event", async () => {

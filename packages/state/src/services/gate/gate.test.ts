@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, manualClock, seedGate, seedGoal, seedMember, seedWorkspace, type TestDatabase } from "../../testing/index.ts";
+import { describe, expect, it } from "vitest";
+import { useTestDatabase, manualClock, seedGate, seedGoal, seedMember, seedWorkspace } from "../../testing/index.ts";
 import { type StateError } from "../../domain/errors.ts";
 import { resolveGate } from "./resolve-gate.ts";
 import { expireGate } from "./expire-gate.ts";
 import { openGate } from "./open-gate.ts";
 import { appendEvidence } from "../evidence/append-evidence.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => {
-  await t.drop();
-});
+const t = useTestDatabase();
 
 describe("gates", () => {
   it("two users resolve one gate at the same moment: exactly one decision, the other gets CONFLICT", async () => {

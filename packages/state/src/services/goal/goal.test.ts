@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, seedClaimed, seedGoal, type TestDatabase } from "../../testing/index.ts";
+import { describe, expect, it } from "vitest";
+import { useTestDatabase, seedClaimed, seedGoal } from "../../testing/index.ts";
 import { GOAL_STATUSES, GOAL_TRANSITIONS, type GoalEvent } from "../../domain/goal-transitions.ts";
 import { type StateError } from "../../domain/errors.ts";
 import { updateGoal } from "./update-goal.ts";
@@ -10,13 +10,7 @@ import { createGoal } from "./create-goal.ts";
 import { startTodo } from "../todo/start-todo.ts";
 import { transitionGoal } from "./transition-goal.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => {
-  await t.drop();
-});
+const t = useTestDatabase();
 
 const err = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as StateError);
 

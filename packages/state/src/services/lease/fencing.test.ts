@@ -1,19 +1,13 @@
 // The holder's one-statement write path is fenced by the todo's version: when a lease moves (transfer, reclaim)
 // at the same moment as the old holder writes, the write lands before the move or not at all.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, seedAgent, seedClaimed, type TestDatabase } from "../../testing/index.ts";
+import { describe, expect, it } from "vitest";
+import { useTestDatabase, seedAgent, seedClaimed } from "../../testing/index.ts";
 import { transferLease } from "./transfer-lease.ts";
 import { startTodo } from "../todo/start-todo.ts";
 import { writebackTodo } from "../todo/writeback-todo.ts";
 import { cancelGoal } from "../goal/cancel-goal.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase({ poolSize: 20 });
-});
-afterAll(async () => {
-  await t.drop();
-});
+const t = useTestDatabase({ poolSize: 20 });
 
 describe("lease fencing under races", () => {
   it("no write of the old holder is accepted after a concurrent transfer commits", async () => {

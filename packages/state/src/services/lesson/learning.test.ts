@@ -1,18 +1,12 @@
 // Skills, shortcuts and lessons in the state core: repair in place, one failed validation retires, lessons deduplicated per app.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, seedWorkspace, type TestDatabase } from "../../testing/index.ts";
+import { describe, expect, it } from "vitest";
+import { useTestDatabase, seedWorkspace } from "../../testing/index.ts";
 import type { StateError } from "../../domain/errors.ts";
 import { deleteSkill, listSkills, recordSkillUse, saveSkill, updateSkill } from "../skill/skills.ts";
 import { listShortcuts, recordShortcutValidation, saveShortcuts } from "../shortcut/shortcuts.ts";
 import { addLessons, deleteLesson, listLessons, updateLesson } from "./lessons.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => {
-  await t.drop();
-});
+const t = useTestDatabase();
 const err = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as StateError);
 
 describe("skills", () => {

@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, manualClock, rid, seedAgent, seedGate, seedGoal, seedTodos, type TestDatabase } from "../../testing/index.ts";
+import { describe, expect, it } from "vitest";
+import { useTestDatabase, manualClock, rid, seedAgent, seedGate, seedGoal, seedTodos } from "../../testing/index.ts";
 import { StateError } from "../../domain/errors.ts";
 import { setQuotaPolicy } from "./set-quota-policy.ts";
 import { spendQuota } from "./spend-quota.ts";
 import { shouldRun } from "./should-run.ts";
 import { pauseGoal } from "../goal/pause-goal.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase({ poolSize: 60 });
-});
-afterAll(async () => {
-  await t.drop();
-});
+const t = useTestDatabase({ poolSize: 60 });
 
 const settle = (ps: Promise<unknown>[]) => Promise.allSettled(ps);
 

@@ -1,7 +1,7 @@
 // run.recordStep: one executor step's writes in one transaction — evidence (in one statement, stamped in order),
 // step row, checkpoint — each part idempotent, fenced by the lease, and answered as first recorded on a retry.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, manualClock, rid, seedAgent, seedClaimed, seedGate, seedWorkspace, type TestDatabase } from "../../testing/index.ts";
+import { describe, expect, it } from "vitest";
+import { useTestDatabase, manualClock, rid, seedAgent, seedClaimed, seedGate, seedWorkspace } from "../../testing/index.ts";
 import { setQuotaPolicy } from "../quota/set-quota-policy.ts";
 import { spendQuota } from "../quota/spend-quota.ts";
 import type { StateError } from "../../domain/errors.ts";
@@ -12,13 +12,7 @@ import { finishRun } from "./finish-run.ts";
 import { recordStep, type RecordStepInput } from "./record-step.ts";
 import { startRun } from "./start-run.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => {
-  await t.drop();
-});
+const t = useTestDatabase();
 
 const err = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as StateError);
 

@@ -1,7 +1,7 @@
 // Recovery without waiting: a restarted worker takes its own lease over at once, another worker waits for a live
 // holder, and the reaper interrupts runs whose worker died (and expires gates past their expiry).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, manualClock, seedAgent, seedGate, seedGoal, seedTodos, type TestDatabase } from "../../testing/index.ts";
+import { describe, expect, it } from "vitest";
+import { createTestDatabase, useTestDatabase, manualClock, seedAgent, seedGate, seedGoal, seedTodos } from "../../testing/index.ts";
 import { type StateError } from "../../domain/errors.ts";
 import { claimNext } from "../todo/claim-next.ts";
 import { claimTodo } from "../todo/claim-todo.ts";
@@ -16,13 +16,7 @@ import { resumeRun } from "./resume-run.ts";
 import { saveCheckpoint } from "./save-checkpoint.ts";
 import { startRun } from "./start-run.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => {
-  await t.drop();
-});
+const t = useTestDatabase();
 
 const err = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as StateError);
 

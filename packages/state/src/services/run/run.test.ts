@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, seedAgent, seedGoal, seedWorkspaceId, type TestDatabase } from "../../testing/index.ts";
+import { describe, expect, it } from "vitest";
+import { useTestDatabase, seedAgent, seedGoal, seedWorkspaceId } from "../../testing/index.ts";
 import { type StateError } from "../../domain/errors.ts";
 import { appendStep } from "./append-step.ts";
 import { finishRun } from "./finish-run.ts";
@@ -9,13 +9,7 @@ import { startRun } from "./start-run.ts";
 import { heartbeatAgent } from "../agent/heartbeat-agent.ts";
 import { registerAgent } from "../agent/register-agent.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => {
-  await t.drop();
-});
+const t = useTestDatabase();
 
 describe("agents", () => {
   it("register is an upsert; heartbeat needs a registered agent", async () => {

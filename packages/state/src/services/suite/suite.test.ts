@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, seedAgent, seedGoal, seedWorkspace, type TestDatabase } from "../../testing/index.ts";
+import { describe, expect, it } from "vitest";
+import { useTestDatabase, seedAgent, seedGoal, seedWorkspace } from "../../testing/index.ts";
 import type { StateError } from "../../domain/errors.ts";
 import { wilsonInterval } from "../../domain/suite.ts";
 import { suiteRunDetail, suiteRunList } from "../../projections/suite-runs.ts";
@@ -9,13 +9,7 @@ import { finishSuiteRun } from "./finish-suite-run.ts";
 import { recordSuiteAttempt } from "./record-suite-attempt.ts";
 import { startSuiteRun } from "./start-suite-run.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => {
-  await t.drop();
-});
+const t = useTestDatabase();
 
 const err = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as StateError);
 const figures = { steps: 4, inputTokens: 1200, outputTokens: 80, costMicroUsd: 340, durationMs: 5000 };

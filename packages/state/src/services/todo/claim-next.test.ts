@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, manualClock, rid, seedAgent, seedGate, seedGoal, seedMember, seedTodos, type TestDatabase } from "../../testing/index.ts";
+import { describe, expect, it } from "vitest";
+import { createTestDatabase, useTestDatabase, manualClock, rid, seedAgent, seedGate, seedGoal, seedMember, seedTodos } from "../../testing/index.ts";
 import { poolOf } from "../../db/client.ts";
 import { type StateError } from "../../domain/errors.ts";
 import { claimNext } from "./claim-next.ts";
@@ -10,13 +10,7 @@ import { pauseGoal } from "../goal/pause-goal.ts";
 import { resumeGoal } from "../goal/resume-goal.ts";
 import { resolveGate } from "../gate/resolve-gate.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase({ poolSize: 40 });
-});
-afterAll(async () => {
-  await t.drop();
-});
+const t = useTestDatabase({ poolSize: 40 });
 
 const err = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as StateError);
 

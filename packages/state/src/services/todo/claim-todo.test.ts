@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, manualClock, seedAgent, seedClaimed, seedGoal, seedTodos, type TestDatabase } from "../../testing/index.ts";
+import { describe, expect, it } from "vitest";
+import { useTestDatabase, manualClock, seedAgent, seedClaimed, seedGoal, seedTodos } from "../../testing/index.ts";
 import { type StateError } from "../../domain/errors.ts";
 import { claimTodo } from "./claim-todo.ts";
 import { completeTodo } from "./complete-todo.ts";
@@ -7,13 +7,7 @@ import { startTodo } from "./start-todo.ts";
 import { writebackTodo } from "./writeback-todo.ts";
 import { pauseGoal } from "../goal/pause-goal.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase({ poolSize: 40 });
-});
-afterAll(async () => {
-  await t.drop();
-});
+const t = useTestDatabase({ poolSize: 40 });
 
 const err = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as StateError);
 

@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, rid, seedAgent, seedGoal, seedTodos, type TestDatabase } from "../../testing/index.ts";
+import { describe, expect, it } from "vitest";
+import { useTestDatabase, rid, seedAgent, seedGoal, seedTodos } from "../../testing/index.ts";
 import { type StateError } from "../../domain/errors.ts";
 import { replanTodos, type ReplanTodosInput } from "./replan-todos.ts";
 import { claimTodo } from "./claim-todo.ts";
 import { completeTodo } from "./complete-todo.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => {
-  await t.drop();
-});
+const t = useTestDatabase();
 
 const err = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as StateError);
 const replan = (goalId: string, ops: ReplanTodosInput["ops"], idempotencyKey = rid("replan")) => replanTodos(t.db, { goalId, idempotencyKey, reason: "the plan changed", ops });

@@ -1,8 +1,8 @@
 // Every todo transition, written out here by hand from docs/concepts.md (not read from the product's table, so a
 // wrong entry there fails a row): the pure table, then each move through its operator on real Postgres, and every
 // illegal move rejected with ILLEGAL_TRANSITION naming the current state and the legal next steps.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, manualClock, seedAgent, seedGoal, seedTodos, type TestDatabase } from "../../testing/index.ts";
+import { describe, expect, it } from "vitest";
+import { useTestDatabase, manualClock, seedAgent, seedGoal, seedTodos } from "../../testing/index.ts";
 import { TODO_EVENTS, TODO_STATES, nextTodoState, type TodoEvent, type TodoState } from "../../domain/todo-transitions.ts";
 import { StateError } from "../../domain/errors.ts";
 import type { Agent, Todo } from "../../generated/prisma/client.ts";
@@ -18,13 +18,7 @@ import { writebackTodo } from "./writeback-todo.ts";
 import { releaseLease } from "../lease/release-lease.ts";
 import { replanTodos } from "./replan-todos.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => {
-  await t.drop();
-});
+const t = useTestDatabase();
 
 const clock = manualClock(new Date("2026-11-29T12:00:00Z"));
 const ctx = { clock };

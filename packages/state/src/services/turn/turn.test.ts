@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, manualClock, rid, seedAgent, seedClaimed, seedGate, seedGoal, seedTodos, type TestDatabase } from "../../testing/index.ts";
+import { describe, expect, it } from "vitest";
+import { useTestDatabase, manualClock, rid, seedAgent, seedClaimed, seedGate, seedGoal, seedTodos } from "../../testing/index.ts";
 import { TURN_RESULT_KINDS, TURN_RESULT_TRANSITION, type TURN_ROUTES, decideTurnRoute, type TurnResultKind, type TurnSnapshot } from "../../domain/turn.ts";
 import type { TodoEvent, TodoState } from "../../domain/todo-transitions.ts";
 import { type StateError } from "../../domain/errors.ts";
@@ -9,13 +9,7 @@ import { startTodo } from "../todo/start-todo.ts";
 import { setQuotaPolicy } from "../quota/set-quota-policy.ts";
 import { claimTodo } from "../todo/claim-todo.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => {
-  await t.drop();
-});
+const t = useTestDatabase();
 
 async function running(ctx?: { clock: ReturnType<typeof manualClock> }) {
   const s = await seedClaimed(t.db, ctx);

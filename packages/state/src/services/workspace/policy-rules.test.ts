@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, seedWorkspace, type TestDatabase } from "../../testing/index.ts";
+import { describe, expect, it } from "vitest";
+import { useTestDatabase, seedWorkspace } from "../../testing/index.ts";
 import type { StateError } from "../../domain/errors.ts";
 import { currentPolicyRules, savePolicyRules } from "./policy-rules.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => {
-  await t.drop();
-});
+const t = useTestDatabase();
 
 const err = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as StateError);
 

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, manualClock, rid, seedAgent, seedGoal, seedMember, seedTodos, seedUser, seedWorkspace, type TestDatabase } from "../../testing/index.ts";
+import { describe, expect, it } from "vitest";
+import { useTestDatabase, manualClock, rid, seedAgent, seedGoal, seedMember, seedTodos, seedUser, seedWorkspace } from "../../testing/index.ts";
 import type { StateError } from "../../domain/errors.ts";
 import { claimNext } from "../todo/claim-next.ts";
 import { appendEvidence } from "../evidence/append-evidence.ts";
@@ -12,13 +12,7 @@ import { addMember, listMembers, removeMember, setMemberRole } from "./members.t
 import { issueAgentToken, LAST_USED_RESOLUTION_MS, listAgentTokens, revokeAgentToken, verifyAgentToken } from "./agent-tokens.ts";
 import { scopeToWorkspace } from "./scope.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => {
-  await t.drop();
-});
+const t = useTestDatabase();
 
 const err = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as StateError);
 
