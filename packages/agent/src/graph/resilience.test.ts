@@ -1,47 +1,26 @@
 // Acceptance: killing the worker mid-run (resume from checkpoint, no step repeated, no evidence lost), device
 // lost (connection-lost summary, no retries after it), quota exhausted (no further model calls, todo waits).
 // Plus model endpoint faults: 429/500 retried, malformed output repaired or fed back once, no JSON schema support.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runAgent } from "./run.ts";
 import { WorkerKilled } from "./state.ts";
-import { FakePhone, box, type FakeScreen } from "../testing/fake-phone.ts";
 import { act } from "../testing/scripted-model-server.ts";
-import { planOf, startHarness, type Harness } from "../testing/harness.ts";
-import { ControlPlaneConflict, leaseRefOf, type Device } from "../ports.ts";
+import { planOf, type Harness } from "../testing/harness.ts";
+import { ladderPhone, onEachTap, tapRow, tappedRows, useHarness } from "./ladder-testing.ts";
+import { ControlPlaneConflict, leaseRefOf } from "../ports.ts";
 
 const agent = (name: string) => ({ name, kind: "headless" as const, capabilities: ["phone"] });
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.stop();
-  h = undefined;
-});
-
-/** Ten buttons in a column on distinct screens: every tap is distinguishable in the device log. */
-function ladder(): Record<string, FakeScreen> {
-  const screens: Record<string, FakeScreen> = {};
-  for (let i = 0; i < 8; i++)
-    screens[`p${i}`] = {
-      app: "com.example.notes",
-      background: ["#101", "#a11", "#1a1", "#11a", "#aa1", "#1aa", "#a1a", "#999"][i]!,
-      elements: Array.from({ length: 8 }, (_, j) => ({ id: `b${j}`, text: `Item ${j}`, bounds: box(50, 100 * j + 50, 950, 100 * j + 120), clickable: true, onTap: `p${Math.min(7, i + 1)}` })),
-    };
-  return screens;
-}
-const tapRow = (j: number) => act({ type: "click", x: 500, y: 100 * j + 85 });
+const harness = useHarness();
 
 describe("worker killed mid-run", () => {
   it("another worker resumes from the last checkpoint: no step repeated, no evidence lost", async () => {
-    const phone = new FakePhone(ladder(), "p0");
+    const phone = ladderPhone();
     const kill = new AbortController();
-    let taps = 0;
     // Worker A dies right after its 3rd tap reached the phone, before it could record the step.
-    const dyingDevice: Device = Object.assign(Object.create(phone) as FakePhone, {
-      tap: async (p: { x: number; y: number }) => {
-        await phone.tap(p);
-        if (++taps === 3) kill.abort();
-      },
+    const dyingDevice = onEachTap(phone, (n) => {
+      if (n === 3) kill.abort();
     });
-    h = await startHarness({ device: dyingDevice, executor: [tapRow(0), tapRow(1), tapRow(2), tapRow(3), tapRow(4), act({ type: "status", status: "complete" })] });
+    const h = await harness({ device: dyingDevice, executor: [tapRow(0), tapRow(1), tapRow(2), tapRow(3), tapRow(4), act({ type: "status", status: "complete" })] });
     const runA = runAgent(h.ports, { goal: "Open five items in order", agent: agent("worker-a"), kill: kill.signal, config: { leaseTtlMs: 60_000 } });
     await expect(runA).rejects.toBeInstanceOf(WorkerKilled);
     const runId = [...h.cp.runs.keys()][0]!;
@@ -58,8 +37,7 @@ describe("worker killed mid-run", () => {
     expect(out.status).toBe("completed");
 
     // Every row tapped exactly once, in order: the interrupted 3rd tap was not repeated.
-    const tappedRows = phone.actions().filter((c) => c.op === "tap").map((c) => Math.floor(((c.args[0] as { y: number }).y / 2400) * 10));
-    expect(tappedRows).toEqual([0, 1, 2, 3, 4]);
+    expect(tappedRows(phone)).toEqual([0, 1, 2, 3, 4]);
     const steps = h.cp.stepsOf(runId);
     expect(steps.map((s) => s.index)).toEqual([0, 1, 2, 3, 4, 5]);
     expect(steps[2]!.observation.outcome).toMatch(/interrupted/);
@@ -80,10 +58,10 @@ describe("worker killed mid-run", () => {
 
 describe("device lost", () => {
   it("ends the run with the connection-lost summary and makes no device call after it", async () => {
-    const phone = new FakePhone(ladder(), "p0");
+    const phone = ladderPhone();
     // Three steps' worth of commands succeed, then the cable is pulled.
     phone.disconnectAfter = 11;
-    h = await startHarness({ device: phone, executor: Array.from({ length: 8 }, (_, i) => tapRow(i)) });
+    const h = await harness({ device: phone, executor: Array.from({ length: 8 }, (_, i) => tapRow(i)) });
     const out = await runAgent(h.ports, { goal: "Open every item", agent: agent("worker") });
     expect(out).toMatchObject({ status: "failed", endReason: "device_lost" });
     const attemptedAfterLoss = (phone as unknown as { calls: number }).calls - phone.disconnectAfter;
@@ -101,8 +79,8 @@ describe("device lost", () => {
 
 describe("quota exhausted", () => {
   it("makes no further model calls; the todo goes back to the pool and the run ends blocked with the reason", async () => {
-    const phone = new FakePhone(ladder(), "p0");
-    h = await startHarness({ device: phone, executor: Array.from({ length: 10 }, (_, i) => tapRow(i % 8)) });
+    const phone = ladderPhone();
+    const h = await harness({ device: phone, executor: Array.from({ length: 10 }, (_, i) => tapRow(i % 8)) });
     const goal = await h.cp.createGoal({ objective: "Open every item" });
     h.cp.setQuota(goal.id, { steps: 3 });
     const out = await runAgent(h.ports, { goalId: goal.id, agent: agent("worker") });
@@ -119,8 +97,8 @@ describe("quota exhausted", () => {
   });
 
   it("spends only after the step was written back, once per key", async () => {
-    const phone = new FakePhone(ladder(), "p0");
-    h = await startHarness({ device: phone, executor: [tapRow(0), act({ type: "status", status: "complete" })] });
+    const phone = ladderPhone();
+    const h = await harness({ device: phone, executor: [tapRow(0), act({ type: "status", status: "complete" })] });
     const out = await runAgent(h.ports, { goal: "Open an item", agent: agent("worker") });
     const spent = h.cp.spent.get(out.goalId)!;
     expect(spent.steps).toBe(2);
@@ -137,8 +115,8 @@ describe("quota exhausted", () => {
 
 describe("model endpoint faults", () => {
   it("retries 429 and 500 with backoff on the injected clock", async () => {
-    const phone = new FakePhone(ladder(), "p0");
-    h = await startHarness({ device: phone, executor: [{ status: 429 }, { status: 500 }, tapRow(0), act({ type: "status", status: "complete" })] });
+    const phone = ladderPhone();
+    const h = await harness({ device: phone, executor: [{ status: 429 }, { status: 500 }, tapRow(0), act({ type: "status", status: "complete" })] });
     const out = await runAgent(h.ports, { goal: "Open an item", agent: agent("worker") });
     expect(out.status).toBe("completed");
     expect(phone.actions()).toHaveLength(1);
@@ -146,8 +124,8 @@ describe("model endpoint faults", () => {
   });
 
   it("three 500s then success: the run continues, and each fault is a typed anomaly evidence row", async () => {
-    const phone = new FakePhone(ladder(), "p0");
-    h = await startHarness({ device: phone, executor: [{ status: 500 }, { status: 500 }, { status: 500 }, tapRow(0), act({ type: "status", status: "complete" })] });
+    const phone = ladderPhone();
+    const h = await harness({ device: phone, executor: [{ status: 500 }, { status: 500 }, { status: 500 }, tapRow(0), act({ type: "status", status: "complete" })] });
     const out = await runAgent(h.ports, { goal: "Open an item", agent: agent("worker") });
     expect(out.status).toBe("completed");
     expect(phone.actions()).toHaveLength(1);
@@ -157,9 +135,9 @@ describe("model endpoint faults", () => {
   });
 
   it("a long model call reports progress while it is pending", async () => {
-    const phone = new FakePhone(ladder(), "p0");
+    const phone = ladderPhone();
     // The reply waits 300 ms on the server; progress is due every 100 ms (both timers in this process, so in order).
-    h = await startHarness({ device: phone, executor: [act({ type: "status", status: "complete" }, { delayMs: 300 })] });
+    const h = await harness({ device: phone, executor: [act({ type: "status", status: "complete" }, { delayMs: 300 })] });
     const progress: { role: string; elapsedMs: number }[] = [];
     const out = await runAgent(h.ports, { goal: "Open an item", agent: agent("worker"), config: { modelProgressMs: 100 }, onEvent: (e) => void (e.type === "model_progress" && progress.push(e)) });
     expect(out.status).toBe("completed");
@@ -168,8 +146,8 @@ describe("model endpoint faults", () => {
   });
 
   it("gives up after the retries; the todo goes back to the pool and the run ends blocked", async () => {
-    const phone = new FakePhone(ladder(), "p0");
-    h = await startHarness({ device: phone, executor: [{ status: 500 }, { status: 500 }, { status: 500 }] });
+    const phone = ladderPhone();
+    const h = await harness({ device: phone, executor: [{ status: 500 }, { status: 500 }, { status: 500 }] });
     const out = await runAgent(h.ports, { goal: "Open an item", agent: agent("worker") });
     expect(out).toMatchObject({ status: "blocked", endReason: "model_failed" });
     expect([...h.cp.todos.values()][0]!.state).toBe("pending");
@@ -177,8 +155,8 @@ describe("model endpoint faults", () => {
   });
 
   it("repairs malformed output; an unreadable reply is fed back once as a typed error, then the step fails", async () => {
-    const phone = new FakePhone(ladder(), "p0");
-    h = await startHarness({
+    const phone = ladderPhone();
+    const h = await harness({
       device: phone,
       executor: [
         { text: "Sure! ```json\n｛\"type\"：\"click\"，\"x\"：500，\"y\"：85｝\n``` that opens item 0" },
@@ -198,8 +176,8 @@ describe("model endpoint faults", () => {
   });
 
   it("falls back from JSON-schema output when the endpoint rejects response_format", async () => {
-    const phone = new FakePhone(ladder(), "p0");
-    h = await startHarness({ device: phone, rejectResponseFormat: true, executor: [tapRow(0), act({ type: "status", status: "complete" })] });
+    const phone = ladderPhone();
+    const h = await harness({ device: phone, rejectResponseFormat: true, executor: [tapRow(0), act({ type: "status", status: "complete" })] });
     const out = await runAgent(h.ports, { goal: "Open an item", agent: agent("worker") });
     expect(out.status).toBe("completed");
     const withFormat = h.server.requests.filter((r) => r.responseFormat);
@@ -209,8 +187,8 @@ describe("model endpoint faults", () => {
   });
 
   it("sends JSON-schema structured output where supported", async () => {
-    const phone = new FakePhone(ladder(), "p0");
-    h = await startHarness({ device: phone, executor: [act({ type: "status", status: "complete" })] });
+    const phone = ladderPhone();
+    const h = await harness({ device: phone, executor: [act({ type: "status", status: "complete" })] });
     await runAgent(h.ports, { goal: "Open an item", agent: agent("worker") });
     const rf = h.executorRequests()[0]!.responseFormat as { type: string; json_schema: { name: string } };
     expect(rf.type).toBe("json_schema");
@@ -220,8 +198,8 @@ describe("model endpoint faults", () => {
 
 describe("blackboard and host todos", () => {
   it("carries declared outputs to the next todo's inputs; the host answers what needs no screen", async () => {
-    const phone = new FakePhone(ladder(), "p0");
-    h = await startHarness({
+    const phone = ladderPhone();
+    const h = await harness({
       device: phone,
       executor: [act({ type: "status", status: "complete", outputs: { first_item: "Item 0" } }), act({ type: "answer", text: "Item 1 opened", outputs: { second_item: "Item 1" } })],
       planner: [
@@ -242,8 +220,8 @@ describe("blackboard and host todos", () => {
   });
 
   it("a missing output fails closed: the todo is not accepted, retried with the reason, then blocked", async () => {
-    const phone = new FakePhone(ladder(), "p0");
-    h = await startHarness({
+    const phone = ladderPhone();
+    const h = await harness({
       device: phone,
       executor: [act({ type: "status", status: "complete" }), act({ type: "status", status: "complete" }), act({ type: "status", status: "complete" })],
       planner: [planOf([{ id: "read", title: "Read the price", outputs: ["price"] }, { id: "use", title: "Use the price", inputs: ["price"] }])],
@@ -258,8 +236,8 @@ describe("blackboard and host todos", () => {
   });
 
   it("a missing input fails closed before any model call on that todo", async () => {
-    const phone = new FakePhone(ladder(), "p0");
-    h = await startHarness({ device: phone, executor: [], planner: [planOf([{ id: "use", title: "Pay the invoice amount", inputs: ["amount"] }])] });
+    const phone = ladderPhone();
+    const h = await harness({ device: phone, executor: [], planner: [planOf([{ id: "use", title: "Pay the invoice amount", inputs: ["amount"] }])] });
     const out = await runAgent(h.ports, { goal: "Pay the invoice", agent: agent("worker") });
     expect(out.status).toBe("blocked");
     expect(out.report.blocked[0]).toMatch(/needs amount, which no earlier todo produced/);
@@ -269,11 +247,11 @@ describe("blackboard and host todos", () => {
 
 describe("pause, cancel and the report", () => {
   it("a pause stops before the next step; the todo waits with the reason and the run resumes later", async () => {
-    const phone = new FakePhone(ladder(), "p0");
+    const phone = ladderPhone();
     // eslint-disable-next-line prefer-const -- read by the scripted reply before it is assigned
     let cpRef: Harness["cp"] | undefined;
     let goalId = "";
-    h = await startHarness({ device: phone, executor: [tapRow(0), () => (cpRef!.pause(goalId), { text: JSON.stringify({ type: "click", x: 500, y: 185 }) }), tapRow(2), act({ type: "status", status: "complete" })] });
+    const h = await harness({ device: phone, executor: [tapRow(0), () => (cpRef!.pause(goalId), { text: JSON.stringify({ type: "click", x: 500, y: 185 }) }), tapRow(2), act({ type: "status", status: "complete" })] });
     cpRef = h.cp;
     goalId = (await h.cp.createGoal({ objective: "Open items" })).id;
     const first = await runAgent(h.ports, { goalId, agent: agent("worker") });
@@ -288,13 +266,13 @@ describe("pause, cancel and the report", () => {
   });
 
   it("a pause while the model is asked: the proxy's refusal (409) ends the run as paused, not as a model failure; resume takes the same step", async () => {
-    const phone = new FakePhone(ladder(), "p0");
+    const phone = ladderPhone();
     // eslint-disable-next-line prefer-const -- read by the scripted reply before it is assigned
     let cpRef: Harness["cp"] | undefined;
     let goalId = "";
     // The second call is the one in flight when the person pauses: the API's model proxy refuses it as the core says.
     const refused = () => (cpRef!.pause(goalId), { status: 409, message: `Goal ${goalId} may not spend now: the goal is paused` });
-    h = await startHarness({ device: phone, executor: [tapRow(0), refused, tapRow(1), tapRow(2), act({ type: "status", status: "complete" })] });
+    const h = await harness({ device: phone, executor: [tapRow(0), refused, tapRow(1), tapRow(2), act({ type: "status", status: "complete" })] });
     cpRef = h.cp;
     goalId = (await h.cp.createGoal({ objective: "Open items" })).id;
     const first = await runAgent(h.ports, { goalId, agent: agent("worker") });
@@ -308,18 +286,18 @@ describe("pause, cancel and the report", () => {
   });
 
   it("a core that keeps refusing the spend while routing on ends the run as a model failure, asked once per step", async () => {
-    const phone = new FakePhone(ladder(), "p0");
+    const phone = ladderPhone();
     const refusal = { status: 409, message: "Run is not running" };
-    h = await startHarness({ device: phone, executor: [tapRow(0), refusal, refusal, refusal] });
+    const h = await harness({ device: phone, executor: [tapRow(0), refusal, refusal, refusal] });
     const out = await runAgent(h.ports, { goal: "Open items", agent: agent("worker") });
     expect(out.endReason).toBe("model_failed");
     expect(h.executorRequests()).toHaveLength(3);
   });
 
   it("a cancel goes to the summarizer; the structured report is stored as evidence", async () => {
-    const phone = new FakePhone(ladder(), "p0");
+    const phone = ladderPhone();
     const ac = new AbortController();
-    h = await startHarness({ device: phone, executor: [tapRow(0), () => (ac.abort(), { text: JSON.stringify({ type: "click", x: 500, y: 185 }) }), tapRow(2)] });
+    const h = await harness({ device: phone, executor: [tapRow(0), () => (ac.abort(), { text: JSON.stringify({ type: "click", x: 500, y: 185 }) }), tapRow(2)] });
     const out = await runAgent(h.ports, { goal: "Open items", agent: agent("worker"), signal: ac.signal });
     expect(out.status).toBe("cancelled");
     const summary = h.cp.evidenceList({ kind: "summary" });

@@ -3,31 +3,14 @@
 // core answers again the same worker resumes it from its checkpoint, claims its todo again under a new epoch (the
 // old epoch's late write is a conflict), and no step is repeated or lost; the suspension is a typed evidence row.
 // The drill with a real frozen Postgres is packages/cli/src/agent/infra-drills.e2e.test.ts.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runAgent } from "./run.ts";
-import { FakePhone, box, type FakeScreen } from "../testing/fake-phone.ts";
 import { act } from "../testing/scripted-model-server.ts";
-import { startHarness, type Harness } from "../testing/harness.ts";
-import { API_UNREACHABLE, ControlPlaneConflict, leaseRefOf, type ControlPlane, type Device, type Lease } from "../ports.ts";
+import { ladderPhone, onEachTap, tapRow, tappedRows, useHarness } from "./ladder-testing.ts";
+import { API_UNREACHABLE, ControlPlaneConflict, leaseRefOf, type ControlPlane, type Lease } from "../ports.ts";
 
 const agent = { id: "worker-suspended", name: "worker", kind: "headless" as const, capabilities: ["phone"] };
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.stop();
-  h = undefined;
-});
-
-function ladder(): Record<string, FakeScreen> {
-  const screens: Record<string, FakeScreen> = {};
-  for (let i = 0; i < 8; i++)
-    screens[`p${i}`] = {
-      app: "com.example.notes",
-      background: ["#101", "#a11", "#1a1", "#11a", "#aa1", "#1aa", "#a1a", "#999"][i]!,
-      elements: Array.from({ length: 8 }, (_, j) => ({ id: `b${j}`, text: `Item ${j}`, bounds: box(50, 100 * j + 50, 950, 100 * j + 120), clickable: true, onTap: `p${Math.min(7, i + 1)}` })),
-    };
-  return screens;
-}
-const tapRow = (j: number) => act({ type: "click", x: 500, y: 100 * j + 85 });
+const harness = useHarness();
 
 interface Outage {
   away: boolean;
@@ -55,22 +38,18 @@ function behind(cp: ControlPlane, o: Outage): ControlPlane {
 
 describe("the state core goes away longer than the lease", () => {
   it("the run is suspended with a summary and the same worker resumes it: its todo claimed again under a new epoch, no step repeated or lost", async () => {
-    const phone = new FakePhone(ladder(), "p0");
-    let taps = 0;
+    const phone = ladderPhone();
     const away: Outage = { away: false, failed: 0, failures: 4 };
     let oldLease: Lease | undefined;
     // Right after the 3rd tap reaches the phone the core stops answering, and stays away past the lease.
-    const device: Device = Object.assign(Object.create(phone) as FakePhone, {
-      tap: async (p: { x: number; y: number }) => {
-        await phone.tap(p);
-        if (++taps === 3) {
-          oldLease = [...h!.cp.leases.values()][0];
-          away.away = true;
-          h!.clock.advance(61_000);
-        }
-      },
+    const device = onEachTap(phone, (n) => {
+      if (n === 3) {
+        oldLease = [...h.cp.leases.values()][0];
+        away.away = true;
+        h.clock.advance(61_000);
+      }
     });
-    h = await startHarness({ device, executor: [tapRow(0), tapRow(1), tapRow(2), tapRow(3), tapRow(4), act({ type: "status", status: "complete" })] });
+    const h = await harness({ device, executor: [tapRow(0), tapRow(1), tapRow(2), tapRow(3), tapRow(4), act({ type: "status", status: "complete" })] });
     const events: string[] = [];
     const out = await runAgent({ ...h.ports, controlPlane: behind(h.cp, away) }, { goal: "Open five items in order", agent, config: { leaseTtlMs: 60_000 }, onEvent: (e) => e.type === "anomaly" && events.push(e.kind) });
     expect(out).toMatchObject({ status: "completed", agentId: agent.id });
@@ -78,8 +57,7 @@ describe("the state core goes away longer than the lease", () => {
     expect(events).toContain("suspended");
 
     // Every row tapped once, in order: the tap the outage caught was recorded as interrupted, never repeated.
-    const tappedRows = phone.actions().filter((c) => c.op === "tap").map((c) => Math.floor(((c.args[0] as { y: number }).y / 2400) * 10));
-    expect(tappedRows).toEqual([0, 1, 2, 3, 4]);
+    expect(tappedRows(phone)).toEqual([0, 1, 2, 3, 4]);
     expect(h.cp.stepsOf(out.runId).map((s) => s.index)).toEqual([0, 1, 2, 3, 4, 5]);
 
     // The same agent holds the todo again under a new epoch; the old epoch's late write is a conflict.
@@ -95,16 +73,12 @@ describe("the state core goes away longer than the lease", () => {
   });
 
   it("a core that stays away past suspendMaxMs stops the run at its last checkpoint with API_UNREACHABLE (a later worker resumes it)", async () => {
-    const phone = new FakePhone(ladder(), "p0");
-    let taps = 0;
+    const phone = ladderPhone();
     const away: Outage = { away: false, failed: 0, failures: Number.POSITIVE_INFINITY };
-    const device: Device = Object.assign(Object.create(phone) as FakePhone, {
-      tap: async (p: { x: number; y: number }) => {
-        await phone.tap(p);
-        if (++taps === 2) away.away = true;
-      },
+    const device = onEachTap(phone, (n) => {
+      if (n === 2) away.away = true;
     });
-    h = await startHarness({ device, executor: [tapRow(0), tapRow(1), tapRow(2), act({ type: "status", status: "complete" })] });
+    const h = await harness({ device, executor: [tapRow(0), tapRow(1), tapRow(2), act({ type: "status", status: "complete" })] });
     const run = runAgent({ ...h.ports, controlPlane: behind(h.cp, away) }, { goal: "Open items", agent, config: { suspendMaxMs: 60_000 } });
     await expect(run).rejects.toMatchObject({ code: API_UNREACHABLE });
     // It waited with growing pauses until suspendMaxMs, then gave up: nothing was written meanwhile.
@@ -115,8 +89,8 @@ describe("the state core goes away longer than the lease", () => {
   });
 
   it("a run the reaper marked interrupted while its worker could not write is taken back by the same worker, which goes on", async () => {
-    const phone = new FakePhone(ladder(), "p0");
-    h = await startHarness({ device: phone, executor: [tapRow(0), tapRow(1), tapRow(2), act({ type: "status", status: "complete" })] });
+    const phone = ladderPhone();
+    const h = await harness({ device: phone, executor: [tapRow(0), tapRow(1), tapRow(2), act({ type: "status", status: "complete" })] });
     const cp = h.cp;
     let refused = 0;
     // The 3rd step record meets the core's answer for a run the reaper interrupted (what the API says then): the
@@ -127,7 +101,7 @@ describe("the state core goes away longer than the lease", () => {
         if (prop !== "recordStep" || typeof v !== "function") return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
         return async (r: Parameters<ControlPlane["recordStep"]>[0]) => {
           if (r.step?.index === 2 && refused++ === 0) {
-            h!.clock.advance(61_000);
+            h.clock.advance(61_000);
             throw Object.assign(new Error(`run.recordStep: Cannot record a step of run ${r.runId}: it is interrupted. A finished run only reads; start a new run.`), { code: "ILLEGAL_TRANSITION", details: { runId: r.runId, status: "interrupted", legal: [] } });
           }
           return cp.recordStep(r);
@@ -145,8 +119,8 @@ describe("the state core goes away longer than the lease", () => {
   });
 
   it("the answer to finishing the run is lost (it landed): the run is over, not resumed", async () => {
-    const phone = new FakePhone(ladder(), "p0");
-    h = await startHarness({ device: phone, executor: [tapRow(0), act({ type: "status", status: "complete" })] });
+    const phone = ladderPhone();
+    const h = await harness({ device: phone, executor: [tapRow(0), act({ type: "status", status: "complete" })] });
     const cp = h.cp;
     let lost = 0;
     const port = new Proxy(cp, {
