@@ -14,6 +14,10 @@ export default defineConfig({
   fullyParallel: false,
   workers: 2,
   use: {
+    // An action or a navigation waits for its element at most a minute, so a test that waits on something gone
+    // fails there, naming it, instead of hanging until its whole timeout.
+    actionTimeout: 60_000,
+    navigationTimeout: 60_000,
     baseURL: `http://127.0.0.1:${port}`,
     browserName: "chromium",
     launchOptions: {
