@@ -1,19 +1,16 @@
 // Acceptance: repetition over (action, target, screen) (flagged at the 5th, reminder on the next request; taps
 // that move the screen or a counter are progress), cycles of 2 and 3, frozen screen, oscillation, and the scroll
 // budget (9 scrolls among the last 12 actions, waits not counted) → the executor exits and the planner replans.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runAgent } from "./run.ts";
 import { FakePhone, box, type FakeScreen } from "../testing/fake-phone.ts";
 import { act, type ScriptEntry } from "../testing/scripted-model-server.ts";
-import { planOf, startHarness, type Harness } from "../testing/harness.ts";
+import { planOf } from "../testing/harness.ts";
+import { useHarness } from "../testing/use-harness.ts";
 
 const GOAL = "Find the settings page of the notes app";
 const agent = { name: "test-worker", kind: "headless" as const, capabilities: ["phone"] };
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.stop();
-  h = undefined;
-});
+const harness = useHarness();
 
 const COLORS = ["#111", "#a22", "#2a2", "#22a", "#aa2", "#2aa", "#a2a", "#777", "#fff"];
 /** Screens s0..s8, each different; a tap on the big button moves to the next one. */
@@ -38,7 +35,7 @@ describe("post-execute anomaly detection", () => {
   it("five taps that each change the screen are progress: no repetition, no frozen screen", async () => {
     const phone = new FakePhone(chain(), "s0");
     const taps: ScriptEntry[] = Array.from({ length: 6 }, () => act({ type: "click", x: 500, y: 180, intent: "next page" }));
-    h = await startHarness({ device: phone, executor: [...taps, act({ type: "status", status: "complete" })] });
+    const h = await harness({ device: phone, executor: [...taps, act({ type: "status", status: "complete" })] });
     const out = await runAgent(h.ports, { goal: GOAL, agent });
     expect(out.status).toBe("completed");
     const reqs = h.executorRequests();
@@ -51,7 +48,7 @@ describe("post-execute anomaly detection", () => {
     const dead: Record<string, FakeScreen> = { a: { app: "com.example.notes", background: "#345", elements: [{ id: "sync", text: "Sync", bounds: box(0, 0, 1000, 1000), clickable: true }] } };
     const phone = new FakePhone(dead, "a");
     const taps: ScriptEntry[] = Array.from({ length: 6 }, () => act({ type: "click", x: 500, y: 500, intent: "sync" }));
-    h = await startHarness({ device: phone, executor: [...taps, act({ type: "status", status: "complete" })] });
+    const h = await harness({ device: phone, executor: [...taps, act({ type: "status", status: "complete" })] });
     await runAgent(h.ports, { goal: GOAL, agent });
     const reqs = h.executorRequests();
     const sixth = reqs[5]!.lastUserText;
@@ -74,7 +71,7 @@ describe("post-execute anomaly detection", () => {
     };
     const phone = new FakePhone(screens, "cart");
     const taps: ScriptEntry[] = Array.from({ length: 6 }, () => act({ type: "click", x: 870, y: 450, intent: "one more" }));
-    h = await startHarness({ device: phone, executor: [...taps, act({ type: "status", status: "complete" })] });
+    const h = await harness({ device: phone, executor: [...taps, act({ type: "status", status: "complete" })] });
     await runAgent(h.ports, { goal: "Order seven", agent });
     expect(qty).toBe(7);
     expect(h.cp.evidenceList({ kind: "anomaly" })).toEqual([]);
@@ -85,7 +82,7 @@ describe("post-execute anomaly detection", () => {
     const still: Record<string, FakeScreen> = { a: { app: "com.example.notes", background: "#345", elements: [{ id: "f", text: "Title", bounds: box(0, 0, 1000, 200), editable: true }] } };
     const phone = new FakePhone(still, "a");
     const script = [act({ type: "navigate_back" }), act({ type: "keyboard_enter" }), act({ type: "navigate_back" }), act({ type: "keyboard_enter" }), act({ type: "status", status: "complete" })];
-    h = await startHarness({ device: phone, executor: script });
+    const h = await harness({ device: phone, executor: script });
     await runAgent(h.ports, { goal: GOAL, agent });
     const reqs = h.executorRequests();
     expect(reqs[4]!.lastUserText).toMatch(/alternate navigate_back \/ keyboard_enter/);
@@ -101,7 +98,7 @@ describe("post-execute anomaly detection", () => {
     };
     const phone = new FakePhone(screens, "a");
     const round = [act({ type: "click", x: 500, y: 150 }), act({ type: "click", x: 500, y: 500 }), act({ type: "click", x: 500, y: 850 })];
-    h = await startHarness({ device: phone, executor: [...round, ...round, act({ type: "status", status: "complete" })] });
+    const h = await harness({ device: phone, executor: [...round, ...round, act({ type: "status", status: "complete" })] });
     await runAgent(h.ports, { goal: GOAL, agent });
     const reqs = h.executorRequests();
     for (let i = 0; i < 6; i++) expect(hasReminder(reqs[i]!.lastUserText), `request ${i + 1}`).toBe(false);
@@ -113,7 +110,7 @@ describe("post-execute anomaly detection", () => {
     const feed: Record<string, FakeScreen> = { feed: { app: "com.example.notes", background: "#eee", elements: [{ id: "list", text: "Notes", bounds: box(0, 100, 1000, 1000) }] } };
     const phone = new FakePhone(feed, "feed");
     const interleaved = Array.from({ length: 9 }, () => [act({ type: "scroll", direction: "down" }), act({ type: "wait", ms: 100 })]).flat();
-    h = await startHarness({
+    const h = await harness({
       device: phone,
       executor: [...interleaved.slice(0, -1), act({ type: "status", status: "complete", summary: "opened settings from the menu" })],
       planner: [
@@ -132,7 +129,7 @@ describe("post-execute anomaly detection", () => {
     const dead: Record<string, FakeScreen> = { a: { app: "com.example.notes", background: "#345", elements: [{ id: "dead", text: "Sync", bounds: box(0, 0, 1000, 1000), clickable: true }] } };
     const phone = new FakePhone(dead, "a");
     const script = [act({ type: "click", x: 100, y: 100 }), act({ type: "click", x: 600, y: 600 }), act({ type: "status", status: "complete" })];
-    h = await startHarness({ device: phone, executor: script });
+    const h = await harness({ device: phone, executor: script });
     await runAgent(h.ports, { goal: GOAL, agent });
     const reqs = h.executorRequests();
     expect(hasReminder(reqs[1]!.lastUserText)).toBe(false);
@@ -143,7 +140,7 @@ describe("post-execute anomaly detection", () => {
   it("does not call a screen frozen after wait or scroll", async () => {
     const dead: Record<string, FakeScreen> = { a: { app: "com.example.notes", background: "#345", elements: [{ id: "list", text: "List", bounds: box(0, 0, 1000, 1000) }] } };
     const phone = new FakePhone(dead, "a");
-    h = await startHarness({ device: phone, executor: [act({ type: "wait", ms: 500 }), act({ type: "wait", ms: 500 }), act({ type: "status", status: "complete" })] });
+    const h = await harness({ device: phone, executor: [act({ type: "wait", ms: 500 }), act({ type: "wait", ms: 500 }), act({ type: "status", status: "complete" })] });
     await runAgent(h.ports, { goal: GOAL, agent });
     expect(h.cp.evidenceList({ kind: "anomaly" }).map((a) => a.data?.kind)).not.toContain("frozen_screen");
   });
@@ -155,7 +152,7 @@ describe("post-execute anomaly detection", () => {
     };
     const phone = new FakePhone(screens, "a");
     const script = [act({ type: "click", x: 500, y: 100 }), act({ type: "click", x: 500, y: 800 }), act({ type: "click", x: 500, y: 100 }), act({ type: "status", status: "complete" })];
-    h = await startHarness({ device: phone, executor: script });
+    const h = await harness({ device: phone, executor: script });
     await runAgent(h.ports, { goal: GOAL, agent });
     const reqs = h.executorRequests();
     expect(reqs[3]!.lastUserText).toMatch(/alternates between the same two pages/);
@@ -166,7 +163,7 @@ describe("post-execute anomaly detection", () => {
     const feed: Record<string, FakeScreen> = { feed: { app: "com.example.notes", background: "#eee", elements: [{ id: "list", text: "Notes", bounds: box(0, 100, 1000, 1000) }] } };
     const phone = new FakePhone(feed, "feed");
     const scrolls = Array.from({ length: 9 }, () => act({ type: "scroll", direction: "down" }));
-    h = await startHarness({
+    const h = await harness({
       device: phone,
       executor: [...scrolls, act({ type: "status", status: "complete", summary: "opened settings from the menu" })],
       planner: [

@@ -1,9 +1,7 @@
 // For the runtime's resilience tests (a worker killed or cut off from the state core, model endpoint faults): the
-// ladder phone, on which every tap shows in the device log as its row, and a harness per test, stopped after it.
-import { afterEach } from "vitest";
+// ladder phone, on which every tap shows in the device log as its row.
 import type { Device } from "../ports.ts";
 import { FakePhone, box, type FakeScreen } from "../testing/fake-phone.ts";
-import { startHarness, type Harness, type HarnessInit } from "../testing/harness.ts";
 import { act, type ScriptedReply } from "../testing/scripted-model-server.ts";
 
 /** Eight screens of eight rows ("Item 0" … "Item 7") on distinct backgrounds; a tap on a row moves one screen on. */
@@ -34,17 +32,4 @@ export function onEachTap(phone: FakePhone, afterTap: (n: number) => void): Devi
       afterTap(++taps);
     },
   });
-}
-
-/** Starts a harness for the running test; an afterEach this call registers stops it. */
-export function useHarness(): (init: HarnessInit) => Promise<Harness> {
-  let live: Harness | undefined;
-  afterEach(async () => {
-    await live?.stop();
-    live = undefined;
-  });
-  return async (init) => {
-    live = await startHarness(init);
-    return live;
-  };
 }

@@ -6,7 +6,8 @@ import { runAgent } from "./run.ts";
 import { WorkerKilled } from "./state.ts";
 import { act } from "../testing/scripted-model-server.ts";
 import { planOf, type Harness } from "../testing/harness.ts";
-import { ladderPhone, onEachTap, tapRow, tappedRows, useHarness } from "./ladder-testing.ts";
+import { ladderPhone, onEachTap, tapRow, tappedRows } from "./ladder-testing.ts";
+import { useHarness } from "../testing/use-harness.ts";
 import { ControlPlaneConflict, leaseRefOf } from "../ports.ts";
 
 const agent = (name: string) => ({ name, kind: "headless" as const, capabilities: ["phone"] });

@@ -1,20 +1,16 @@
 // The runner's device reads: after an action the observation is what the device settled on (its frame and the
 // UI tree it read for the loading check), so a step spends one tree read and no second screenshot.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runAgent } from "./run.ts";
 import { FakePhone, box, type FakeScreen } from "../testing/fake-phone.ts";
 import { act } from "../testing/scripted-model-server.ts";
-import { startHarness, type Harness } from "../testing/harness.ts";
+import { useHarness } from "../testing/use-harness.ts";
 import { FakeClock } from "../testing/fake-clock.ts";
 import type { AgentEvent } from "./state.ts";
 import type { Direction, StableOptions, StableResult } from "@phoneloop/device";
 
 const agent = { name: "test-worker", kind: "headless" as const, capabilities: ["phone"] };
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.stop();
-  h = undefined;
-});
+const harness = useHarness();
 
 const pages = (): Record<string, FakeScreen> => ({
   first: { app: "com.example.pages", background: "#fafafa", elements: [{ id: "next", text: "Next page", bounds: box(100, 800, 900, 900), clickable: true, onTap: "second" }] },
@@ -24,7 +20,7 @@ const pages = (): Record<string, FakeScreen> => ({
 describe("runner", () => {
   it("observes after an action with the frame and tree the device settled on: no second screenshot, no second tree dump", async () => {
     const phone = new FakePhone(pages(), "first");
-    h = await startHarness({
+    const h = await harness({
       device: phone,
       executor: [act({ type: "click", element: "1" }), act({ type: "click", element: "1" }), act({ type: "click", element: "1" }), act({ type: "status", status: "complete", summary: "paged" })],
     });
@@ -39,7 +35,7 @@ describe("runner", () => {
 
   it("prepares a screen seen again for the model once: a frame with the same bytes is not decoded again", async () => {
     const phone = new FakePhone(pages(), "first");
-    h = await startHarness({
+    const h = await harness({
       device: phone,
       executor: [act({ type: "click", element: "1" }), act({ type: "click", element: "1" }), act({ type: "click", element: "1" }), act({ type: "status", status: "complete", summary: "paged" })],
     });
@@ -65,7 +61,7 @@ describe("runner", () => {
         return super.waitForStable(opts);
       }
     }
-    h = await startHarness({
+    const h = await harness({
       device: new TimedPhone(pages(), "first"),
       clock,
       executor: [act({ type: "scroll", direction: "down" }), act({ type: "wait", ms: 700 }), act({ type: "status", status: "complete", summary: "scrolled" })],

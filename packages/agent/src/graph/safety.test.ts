@@ -4,18 +4,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runAgent } from "./run.ts";
 import { FakePhone, box, type FakeScreen } from "../testing/fake-phone.ts";
 import { act } from "../testing/scripted-model-server.ts";
-import { startHarness, type Harness } from "../testing/harness.ts";
+import { useHarness } from "../testing/use-harness.ts";
 import { fencedRegions, outsideFences } from "../prompts/fence.ts";
 import { createOpenAIModel } from "../model/openai.ts";
 import { parsePolicyRules } from "../policy/index.ts";
 import { startScriptedModelServer, type ScriptedModelServer } from "../testing/scripted-model-server.ts";
 
 const agent = { name: "test-worker", kind: "headless" as const, capabilities: ["phone"] };
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.stop();
-  h = undefined;
-});
+const harness = useHarness();
 
 const shop = (): Record<string, FakeScreen> => ({
   cart: {
@@ -33,7 +29,7 @@ describe("permission gates", () => {
   it("a tap on Pay opens a gate before the tap reaches the device; approve → the tap happens", async () => {
     const phone = new FakePhone(shop(), "cart");
     let devicePayTapsWhenGateOpened = -1;
-    h = await startHarness({
+    const h = await harness({
       device: phone,
       executor: [act({ type: "click", element: "2", intent: "pay for the order" }), act({ type: "status", status: "complete", summary: "paid" })],
       onGate: (g) => {
@@ -61,7 +57,7 @@ describe("permission gates", () => {
 
   it("deny → the tap does not happen and the model is told", async () => {
     const phone = new FakePhone(shop(), "cart");
-    h = await startHarness({
+    const h = await harness({
       device: phone,
       executor: [act({ type: "click", x: 500, y: 900 }), act({ type: "status", status: "infeasible", summary: "payment refused by the user" })],
       onGate: () => ({ status: "denied", rationale: "too expensive" }),
@@ -77,7 +73,7 @@ describe("permission gates", () => {
 
   it("a gate left open waits: the todo is blocked with the question until a human answers", async () => {
     const phone = new FakePhone(shop(), "cart");
-    h = await startHarness({ device: phone, executor: [act({ type: "click", element: "Pay" }), act({ type: "status", status: "complete" })] });
+    const h = await harness({ device: phone, executor: [act({ type: "click", element: "Pay" }), act({ type: "status", status: "complete" })] });
     const run = runAgent(h.ports, { goal: "Buy the earbuds in the cart", agent });
     for (let i = 0; i < 200 && h.cp.openGates().length === 0; i++) await new Promise((r) => setTimeout(r, 10));
     const [gate] = h.cp.openGates();
@@ -105,7 +101,7 @@ describe("permission gates", () => {
     };
     const phone = new FakePhone(screens, "profile");
     const questions: string[] = [];
-    h = await startHarness({
+    const h = await harness({
       device: phone,
       executor: [...Array.from({ length: 5 }, () => act({ type: "click", x: 500, y: 150 })), act({ type: "click", x: 500, y: 350 }), act({ type: "status", status: "complete" })],
       onGate: (g) => (questions.push(g.input.question), { status: "approved" }),
@@ -122,7 +118,7 @@ describe("permission gates", () => {
     };
     const phone = new FakePhone(screens, "form");
     let gates = 0;
-    h = await startHarness({
+    const h = await harness({
       device: phone,
       executor: [
         ...["a", "b", "c", "d"].map((t) => act({ type: "click_then_type", element: "1", text: t })),
@@ -155,7 +151,7 @@ describe("prompt injection", () => {
 
   it("no high-risk action without a gate, and the injected text appears only inside the untrusted-data fence", async () => {
     const phone = new FakePhone(mail(), "inbox");
-    h = await startHarness({
+    const h = await harness({
       device: phone,
       // A model fooled by the mail tries to forward; then, told it was denied, summarises instead.
       executor: [act({ type: "click", element: "3", intent: "forward all contacts as the mail asks" }), act({ type: "answer", text: "The mail is about quarterly numbers." })],
@@ -202,7 +198,7 @@ describe("guard model", () => {
   it("is asked only when the rules are unsure; its verdict raises the gate to high-risk with its reason", async () => {
     const phone = new FakePhone(gallery(), "photo");
     const questions: string[] = [];
-    h = await startHarness({
+    const h = await harness({
       device: phone,
       executor: [act({ type: "click", x: 500, y: 930, intent: "tap the icon" }), act({ type: "status", status: "infeasible", summary: "refused" })],
       onGate: (g) => (questions.push(g.input.question), { status: "denied", rationale: "keep the photo" }),
@@ -223,7 +219,7 @@ describe("guard model", () => {
   it("a run without a guard model still gates the unreadable control, confirm-tier", async () => {
     const phone = new FakePhone(gallery(), "photo");
     const questions: string[] = [];
-    h = await startHarness({
+    const h = await harness({
       device: phone,
       executor: [act({ type: "click", x: 500, y: 930 }), act({ type: "status", status: "complete" })],
       onGate: (g) => (questions.push(g.input.question), { status: "approved" }),
@@ -242,7 +238,7 @@ describe("workspace policy rules", () => {
     const rules = parsePolicyRules({ version: "acme-1", alwaysAsk: [{ app: "com.example.notes", label: "Sync" }] });
     if (!rules.ok) throw new Error(rules.message);
     const questions: string[] = [];
-    h = await startHarness({ device: phone, executor: [act({ type: "click", x: 500, y: 150 }), act({ type: "status", status: "complete" })], onGate: (g) => (questions.push(g.input.question), { status: "approved" }) });
+    const h = await harness({ device: phone, executor: [act({ type: "click", x: 500, y: 150 }), act({ type: "status", status: "complete" })], onGate: (g) => (questions.push(g.input.question), { status: "approved" }) });
     await runAgent(h.ports, { goal: "Sync the notes", agent, config: { policyRules: rules.rules } });
     expect(questions).toHaveLength(1);
     expect(questions[0]).toMatch(/the workspace always asks for "Sync" in com\.example\.notes/);
@@ -260,16 +256,15 @@ describe("workspace policy rules", () => {
   it("the workspace's saved rules are loaded at run start: an extra destructive word gates a tap the defaults allow, under the newest version", async () => {
     // Without workspace rules the tap runs ungated.
     let phone = new FakePhone(lab(), "bench");
-    h = await startHarness({ device: phone, executor: vaporize(), onGate: () => ({ status: "denied" }) });
+    let h = await harness({ device: phone, executor: vaporize(), onGate: () => ({ status: "denied" }) });
     await runAgent(h.ports, { goal: "Clear the bench", agent });
     expect(h.cp.gates.size).toBe(0);
     expect(phone.current).toBe("empty");
     expect(h.cp.evidenceList({ kind: "action" })[0]!.data).toMatchObject({ policy: { policyVersion: "builtin-2026.11" } });
-    await h.stop();
 
     phone = new FakePhone(lab(), "bench");
     const questions: string[] = [];
-    h = await startHarness({ device: phone, executor: vaporize(), onGate: (g) => (questions.push(g.input.question), { status: "denied" }) });
+    h = await harness({ device: phone, executor: vaporize(), onGate: (g) => (questions.push(g.input.question), { status: "denied" }) });
     h.cp.savePolicyRules({ words: { communication: ["vaporize"] } });
     h.cp.savePolicyRules({ words: { destructive: ["vaporize"] } });
     await runAgent(h.ports, { goal: "Clear the bench", agent });
@@ -282,7 +277,7 @@ describe("workspace policy rules", () => {
 
   it("rules the caller passes win over the workspace's; stored rules this agent cannot read stop the run before it starts", async () => {
     const phone = new FakePhone(lab(), "bench");
-    h = await startHarness({ device: phone, executor: vaporize(), onGate: () => ({ status: "denied" }) });
+    const h = await harness({ device: phone, executor: vaporize(), onGate: () => ({ status: "denied" }) });
     h.cp.savePolicyRules({ words: { destructive: ["vaporize"] } });
     const own = parsePolicyRules({ version: "local-1" });
     if (!own.ok) throw new Error(own.message);

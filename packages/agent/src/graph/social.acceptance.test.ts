@@ -8,7 +8,8 @@ import { adbPublicKeyLine, connectTcp } from "@phoneloop/device/node";
 import { runAgent } from "./run.ts";
 import { WorkerKilled } from "./state.ts";
 import type { Device } from "../ports.ts";
-import { startHarness, planOf, type Harness } from "../testing/harness.ts";
+import { planOf } from "../testing/harness.ts";
+import { useHarness } from "../testing/use-harness.ts";
 import { FakeClock } from "../testing/fake-clock.ts";
 import type { RecordedRequest, ScriptedReply } from "../testing/scripted-model-server.ts";
 import { fencedRegions } from "../prompts/fence.ts";
@@ -64,7 +65,8 @@ describe("social search task on the virtual phone", () => {
   const clock = new FakeClock();
   let phone: VirtualPhone;
   let device: AdbDevice;
-  let h: Harness | undefined;
+  // Each test's harness stops in its afterEach, before the phone this describe block shares is stopped.
+  const harness = useHarness();
   beforeAll(async () => {
     // the phone already lists the agent's key in adb_keys, as a phone that allowed this computer does
     const credentialStore = new MemoryCredentialStore();
@@ -73,7 +75,6 @@ describe("social search task on the virtual phone", () => {
     device = new AdbDevice(await connectTcp({ host: "127.0.0.1", port: phone.adbPort, credentialStore }));
   });
   afterAll(async () => {
-    await h?.stop();
     await device?.close();
     await phone?.stop();
   });
@@ -82,7 +83,7 @@ describe("social search task on the virtual phone", () => {
     const { task, goal } = phone.engine.startTask("social_collect_views");
     const executor = socialExecutor(String((task.params as Record<string, unknown>).query));
     let gates = 0;
-    h = await startHarness({
+    const h = await harness({
       clock,
       device,
       executor: Array.from({ length: 60 }, () => executor),
@@ -117,10 +118,9 @@ describe("social search task on the virtual phone", () => {
   });
 
   it("a worker killed mid-run is resumed by another from the last checkpoint: no step repeated, no evidence lost, score 1", async () => {
-    await h?.stop();
     const { task, goal } = phone.engine.startTask("social_collect_views");
     const executor = socialExecutor(String((task.params as Record<string, unknown>).query));
-    h = await startHarness({
+    const h = await harness({
       clock,
       device,
       executor: Array.from({ length: 60 }, () => executor),

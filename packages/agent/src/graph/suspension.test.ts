@@ -6,7 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { runAgent } from "./run.ts";
 import { act } from "../testing/scripted-model-server.ts";
-import { ladderPhone, onEachTap, tapRow, tappedRows, useHarness } from "./ladder-testing.ts";
+import { ladderPhone, onEachTap, tapRow, tappedRows } from "./ladder-testing.ts";
+import { useHarness } from "../testing/use-harness.ts";
 import { API_UNREACHABLE, ControlPlaneConflict, leaseRefOf, type ControlPlane, type Lease } from "../ports.ts";
 
 const agent = { id: "worker-suspended", name: "worker", kind: "headless" as const, capabilities: ["phone"] };

@@ -5,7 +5,8 @@ import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
 import { AdbDevice, MemoryCredentialStore } from "@phoneloop/device";
 import { adbPublicKeyLine, connectTcp } from "@phoneloop/device/node";
 import { runAgent } from "./run.ts";
-import { startHarness, planOf, type Harness } from "../testing/harness.ts";
+import { planOf } from "../testing/harness.ts";
+import { useHarness } from "../testing/use-harness.ts";
 import type { RecordedRequest, ScriptedReply } from "../testing/scripted-model-server.ts";
 import { fencedRegions, outsideFences } from "../prompts/fence.ts";
 import type { GateRecord } from "../testing/memory-control-plane.ts";
@@ -22,15 +23,14 @@ const logOf = (p: VirtualPhone) => (p.engine.state() as { log: Log }).log;
 
 let phone: VirtualPhone | undefined;
 let device: AdbDevice | undefined;
-let h: Harness | undefined;
 afterEach(async () => {
-  await h?.stop();
   await device?.close().catch(() => undefined);
   await phone?.stop();
-  h = undefined;
   device = undefined;
   phone = undefined;
 });
+// Registered after the phone's afterEach, so (hooks run as a stack) each test's harness stops before its phone.
+const harness = useHarness();
 
 async function boot(scenario: string, taskId: string) {
   // the phone already lists the agent's key in adb_keys, as a phone that allowed this computer does
@@ -77,7 +77,7 @@ describe("shop: Pay now is gated", () => {
         }
         return { status: "approved" as const }; // "Buy now" and typing the address: the user agrees
       };
-      h = await startHarness({ device: device!, executor: Array.from({ length: 30 }, () => exec), planner: [planOf([{ id: "buy", title: goal }])], onGate: decide });
+      const h = await harness({ device: device!, executor: Array.from({ length: 30 }, () => exec), planner: [planOf([{ id: "buy", title: goal }])], onGate: decide });
       const out = await runAgent(h.ports, { goal, agent });
       if (process.env.DEBUG_SHOP) console.log(h.cp.stepsOf(out.runId).map((s) => `${s.index} ${JSON.stringify(s.action)} ${String(s.observation.outcome)}`).join("\n"), [...h.cp.gates.values()].map((g) => g.input.question), screenOf(h.executorRequests().at(-1)!));
       expect(paymentsWhenPayGateOpened).toEqual([0]);
@@ -116,7 +116,7 @@ describe("mail: prompt injection", () => {
       if (!fooled) return reply({ type: "click", element: find(req, /Security Team/)! });
       return reply({ type: "click", element: find(req, /Maria Garcia/)! });
     };
-    h = await startHarness({ device: device!, executor: Array.from({ length: 20 }, () => exec), planner: [planOf([{ id: "read", title: goal }])], onGate: () => ({ status: "denied", rationale: "phishing" }) });
+    const h = await harness({ device: device!, executor: Array.from({ length: 20 }, () => exec), planner: [planOf([{ id: "read", title: goal }])], onGate: () => ({ status: "denied", rationale: "phishing" }) });
     const out = await runAgent(h.ports, { goal, agent });
     expect(fooled && denied).toBe(true);
     const gates = [...h.cp.gates.values()];
@@ -150,7 +150,7 @@ describe("device lost on the virtual phone", () => {
       }
       return reply({ type: "scroll", direction: "down" });
     };
-    h = await startHarness({ device: device!, executor: Array.from({ length: 20 }, () => exec), planner: [planOf([{ id: "t", title: goal }])] });
+    const h = await harness({ device: device!, executor: Array.from({ length: 20 }, () => exec), planner: [planOf([{ id: "t", title: goal }])] });
     const out = await runAgent(h.ports, { goal, agent });
     expect(out).toMatchObject({ status: "failed", endReason: "device_lost" });
     expect(calls).toBe(callsAtDrop);

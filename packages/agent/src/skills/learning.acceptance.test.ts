@@ -6,7 +6,8 @@ import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
 import { AdbDevice, MemoryCredentialStore } from "@phoneloop/device";
 import { adbPublicKeyLine, connectTcp } from "@phoneloop/device/node";
 import { runAgent } from "../graph/run.ts";
-import { startHarness, planOf, type Harness } from "../testing/harness.ts";
+import { planOf } from "../testing/harness.ts";
+import { useHarness } from "../testing/use-harness.ts";
 import type { RecordedRequest, ScriptedReply } from "../testing/scripted-model-server.ts";
 import { fencedRegions } from "../prompts/fence.ts";
 import { validateSkill } from "./validate.ts";
@@ -74,13 +75,12 @@ function scenario(variant: Variant) {
 
 const phones: VirtualPhone[] = [];
 const devices: AdbDevice[] = [];
-let h: Harness | undefined;
 afterEach(async () => {
-  await h?.stop();
   for (const d of devices.splice(0)) await d.close().catch(() => undefined);
   for (const p of phones.splice(0)) await p.stop();
-  h = undefined;
 });
+// Registered after the phones' afterEach, so (hooks run as a stack) each test's harnesses stop before its phones.
+const harness = useHarness();
 
 async function phone(variant: Variant, seed: number, task = "lamp_on") {
   const credentialStore = new MemoryCredentialStore();
@@ -132,7 +132,7 @@ const planner = (req: RecordedRequest): ScriptedReply => {
 };
 
 async function learningHarness(device: AdbDevice, executor: (req: RecordedRequest) => ScriptedReply, lessons: { kind: string; text: string }[] = []) {
-  return startHarness({
+  return harness({
     device,
     executor: Array.from({ length: 200 }, () => executor),
     planner: Array.from({ length: 50 }, () => planner),
@@ -143,7 +143,7 @@ async function learningHarness(device: AdbDevice, executor: (req: RecordedReques
 describe("skills", () => {
   it("distilled from one run, it solves the task on a fresh phone under another seed; a moved element hands back to the model and the repaired skill passes", { timeout: 120_000 }, async () => {
     const a = await phone("plain", 1);
-    h = await learningHarness(a.device, lampExecutor());
+    const h = await learningHarness(a.device, lampExecutor());
     const first = await runAgent(h.ports, { goal: a.goal, agent });
     expect(first.status).toBe("completed");
     expect(a.score()).toBe(1);
@@ -172,7 +172,6 @@ describe("skills", () => {
     const d = await phone("moved", 4);
     const moved = await learningHarness(d.device, lampExecutor());
     const third = await runAgent({ ...h.ports, device: d.device, models: moved.ports.models }, { goal: d.goal, agent });
-    await moved.stop();
     expect(third.status).toBe("completed");
     expect(d.score()).toBe(1);
     const fallback = h.cp.stepsOf(third.runId).find((s) => /use_skill/.test(JSON.stringify(s.action)));
@@ -198,11 +197,10 @@ describe("shortcuts and lessons", () => {
       return reply({ type: "navigate_home" });
     };
     const a = await phone("plain", 1);
-    h = await learningHarness(a.device, homeward);
+    let h = await learningHarness(a.device, homeward);
     await runAgent(h.ports, { goal: a.goal, agent });
     expect((await h.cp.listShortcuts({ app: "com.example.lamp", appVersion: "1.0 (1)" })).map((s) => s.status)).toEqual(["validated", "validated"]);
     expect(a.phone.engine.state().focusedWindow).toMatch(/launcher/i);
-    await h.stop();
 
     // Ends on Lamp's About screen; the deeplinks opened About and Controls on top of it.
     let onAbout = false;
@@ -224,7 +222,7 @@ describe("shortcuts and lessons", () => {
 
   it("a broken deeplink is retired after one failed validation and never offered; lessons reach the same app's next run, not another app's", { timeout: 120_000 }, async () => {
     const a = await phone("broken_link", 1);
-    h = await learningHarness(a.device, lampExecutor(), [{ kind: "failed", text: "About is a detour: the switch is under Controls." }]);
+    const h = await learningHarness(a.device, lampExecutor(), [{ kind: "failed", text: "About is a detour: the switch is under Controls." }]);
     await runAgent(h.ports, { goal: a.goal, agent });
     const shortcuts = await h.cp.listShortcuts({ app: "com.example.lamp", appVersion: "1.0 (1)" });
     expect(shortcuts.map((s) => [s.uri, s.status])).toEqual([
@@ -250,7 +248,6 @@ describe("shortcuts and lessons", () => {
     const radio = await learningHarness(r.device, radioExec);
     await runAgent({ ...h.ports, device: r.device, models: radio.ports.models }, { goal: r.goal, agent });
     const radioPlan = radio.plannerRequests()[0]!.lastUserText;
-    await radio.stop();
     expect(h.plannerRequests().length).toBe(radioBefore);
     expect(radioPlan).not.toMatch(/About is a detour|LESSONS/);
   });
