@@ -2,29 +2,29 @@
 // file (vitest hooks registered by the call), a caller per principal, and a way to read a procedure's TRPCError.
 import { afterAll, beforeAll } from "vitest";
 import { TRPCError } from "@trpc/server";
-import { createTestDatabase, type TestDatabase } from "@phoneloop/state/testing";
+import { useTestDatabase } from "@phoneloop/state/testing";
 import type { Principal } from "./auth/principal.ts";
 import { EventHub } from "./events.ts";
 import { appRouter } from "./root.ts";
 import { createCallerFactory, createTRPCContext } from "./trpc.ts";
 
 export function useCallers() {
-  const live: { t?: TestDatabase; hub?: EventHub } = {};
+  // Registered first, so its database exists before the hub starts and is dropped after the hub closes.
+  const database = useTestDatabase();
+  let hub: EventHub | undefined;
   beforeAll(async () => {
-    live.t = await createTestDatabase();
-    live.hub = new EventHub({ databaseUrl: live.t.url });
-    await live.hub.start();
+    hub = new EventHub({ databaseUrl: database.url });
+    await hub.start();
   });
   afterAll(async () => {
-    await live.hub?.close();
-    await live.t?.drop();
+    await hub?.close();
+    hub = undefined;
   });
-  const t = () => live.t!;
   return {
-    /** The test database (after beforeAll). */
-    t,
+    /** The test database (inside tests and hooks). */
+    t: () => database,
     /** The app router's caller acting as `principal`. */
-    as: (principal: Principal) => createCallerFactory(appRouter)(createTRPCContext({ services: { db: t().db, events: live.hub! }, principal })),
+    as: (principal: Principal) => createCallerFactory(appRouter)(createTRPCContext({ services: { db: database.db, events: hub! }, principal })),
     /** The TRPCError a call ends with, or null when it succeeds. */
     failure: (p: Promise<unknown>) => p.then(() => null, (e: unknown) => (e instanceof TRPCError ? e : Promise.reject(e))),
   };
