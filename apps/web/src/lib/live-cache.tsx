@@ -5,6 +5,7 @@ import { useQueryClient, type QueryClient } from "@tanstack/react-query";
 import { subscribeEvents, type StreamedEvent } from "@phoneloop/client";
 import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
 import { useApi } from "./api.tsx";
+import { isLive, runGoals, touches } from "./live-scope.ts";
 
 export type StreamState = "connecting" | "live" | "reconnecting";
 
@@ -38,9 +39,6 @@ export function LiveCacheProvider({ children }: { children: ReactNode }) {
   return <StreamContext.Provider value={stream}>{children}</StreamContext.Provider>;
 }
 
-/** Procedures whose answers an event can change; everything else (health, one blob) is immutable or local. */
-const LIVE_ROUTERS = new Set(["board", "gate", "todo", "evidence", "goal", "run", "quota", "agent", "lease", "turn", "suite"]);
-
 function coalescingRefresh(queryClient: QueryClient): (event: StreamedEvent | null) => void {
   let inFlight = false;
   let again = false;
@@ -57,7 +55,8 @@ function coalescingRefresh(queryClient: QueryClient): (event: StreamedEvent | nu
         again = false;
         const goals = pendingGoals;
         pendingGoals = new Set();
-        await queryClient.invalidateQueries({ predicate: (q) => isLive(q.queryKey) && touches(q.queryKey, goals) });
+        const runGoal = runGoals(queryClient);
+        await queryClient.invalidateQueries({ predicate: (q) => isLive(q.queryKey) && touches(q.queryKey, goals, runGoal) });
       } while (again);
     } finally {
       inFlight = false;
@@ -68,17 +67,4 @@ function coalescingRefresh(queryClient: QueryClient): (event: StreamedEvent | nu
     else if (pendingGoals !== "all") pendingGoals.add(event.goalId);
     void run();
   };
-}
-
-/** A query scoped to one goal is refreshed only by that goal's events; unscoped ones by every event. */
-function touches(key: readonly unknown[], goals: Set<string> | "all"): boolean {
-  if (goals === "all") return true;
-  const input = (key[1] as { input?: { goalId?: unknown } } | undefined)?.input;
-  return typeof input?.goalId !== "string" || goals.has(input.goalId);
-}
-
-// tRPC query keys start with the procedure path, e.g. [["board", "get"], { input, type }].
-function isLive(key: readonly unknown[]): boolean {
-  const path = key[0];
-  return Array.isArray(path) && typeof path[0] === "string" && LIVE_ROUTERS.has(path[0]);
 }
