@@ -1,13 +1,19 @@
 // Cursor pagination, one shape for every list: `{ items, nextCursor }` in a stable order (each list orders by
 // columns ending in its unique id). Pass nextCursor back as `cursor` for the next page; null means the last page.
+// A cursor is opaque: it holds the last row's values of the order's columns (projections/page-query.ts), so the next
+// page goes on after them even when that row has since been deleted.
 import { z } from "zod";
 import { Text } from "./schemas.ts";
 
 /** Rows per page when `limit` is left out, and the most a caller may ask for. */
 export const PAGE_LIMIT = { default: 100, max: 500 } as const;
 
-/** A cursor is what the previous page's nextCursor said (an opaque string; a list documents its shape). */
-export const Cursor = Text.min(1).max(200);
+/**
+ * A cursor is what the previous page's nextCursor said (an opaque string). The longest a list makes: shortcuts'
+ * app (500) + app version (500) + URI (2,000) + id (200) characters, each at most 6 bytes of JSON (\u001f), in
+ * base64url (4/3): under 26,000 characters.
+ */
+export const Cursor = Text.min(1).max(32_768);
 
 /** The paging fields every list input carries. */
 export const PageFields = {

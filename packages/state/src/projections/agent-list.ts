@@ -5,9 +5,9 @@ import { parseInput } from "../domain/input.ts";
 import { pageOf, PageFields, type Page } from "../domain/page.ts";
 import { Id } from "../domain/schemas.ts";
 import type { DbOrTx } from "../services/operator.ts";
-import { pageQuery } from "./page-query.ts";
+import { cursorOf, keysetPage, pageOrder } from "./page-query.ts";
 
-/** A page of the agents seen in the last `withinMs` (default a day), newest registered first; the cursor is the last agent's id. */
+/** A page of the agents seen in the last `withinMs` (default a day), newest registered first; the cursor is opaque. */
 export const AgentListInput = z.object({ workspaceId: Id, withinMs: z.number().int().min(1).max(366 * 24 * 3600 * 1000).optional(), ...PageFields });
 export type AgentListInput = z.input<typeof AgentListInput>;
 
@@ -23,21 +23,18 @@ export interface AgentListItem {
   holding: number;
 }
 
+// Not by heartbeat: every heartbeat would move an agent, and a reader paging on would skip or repeat it.
+const AGENT_ORDER = pageOrder(["createdAt", "desc", Date], ["id", "asc", String]);
+
 export async function agentList(db: DbOrTx, raw: AgentListInput): Promise<Page<AgentListItem>> {
   const i = parseInput(AgentListInput, raw, "agent.list");
   const since = new Date(Date.now() - (i.withinMs ?? 86_400_000));
   const agents = await db.agent.findMany({
-    where: { workspaceId: i.workspaceId, heartbeatAt: { gte: since } },
-    // Not by heartbeat: every heartbeat would move an agent, and a reader paging on would skip or repeat it.
-    orderBy: [{ createdAt: "desc" }, { id: "asc" }],
-    ...pageQuery(i),
-    select: { id: true, name: true, kind: true, capabilities: true, meta: true, heartbeatAt: true, _count: { select: { leases: { where: { status: "active", expiresAt: { gt: new Date() } } } } } },
+    ...keysetPage(AGENT_ORDER, i, { workspaceId: i.workspaceId, heartbeatAt: { gte: since } }),
+    select: { id: true, createdAt: true, name: true, kind: true, capabilities: true, meta: true, heartbeatAt: true, _count: { select: { leases: { where: { status: "active", expiresAt: { gt: new Date() } } } } } },
   });
-  return pageOf(
-    agents.map(({ meta, _count, ...a }) => ({ ...a, device: deviceOf(meta), holding: _count.leases })),
-    i.limit,
-    (a) => a.id,
-  );
+  const page = pageOf(agents, i.limit, cursorOf(AGENT_ORDER));
+  return { items: page.items.map(({ meta, _count, createdAt: _c, ...a }) => ({ ...a, device: deviceOf(meta), holding: _count.leases })), nextCursor: page.nextCursor };
 }
 
 function deviceOf(meta: unknown): AgentListItem["device"] {

@@ -5,9 +5,9 @@ import { pageOf, PageFields, type Page } from "../domain/page.ts";
 import { Id } from "../domain/schemas.ts";
 import { EVIDENCE_KINDS } from "../domain/vocabulary.ts";
 import type { DbOrTx } from "../services/operator.ts";
-import { pageQuery } from "./page-query.ts";
+import { cursorOf, keysetPage, pageOrder } from "./page-query.ts";
 
-/** A page of evidence, oldest first; the cursor is the last row's id. */
+/** A page of evidence, oldest first; the cursor is opaque. */
 export const EvidenceListInput = z.object({
   goalId: Id,
   runId: Id.optional(),
@@ -33,13 +33,13 @@ export interface EvidenceView {
   createdAt: Date;
 }
 
+const EVIDENCE_ORDER = pageOrder(["createdAt", "asc", Date], ["id", "asc", String]);
+
 export async function evidenceList(db: DbOrTx, raw: EvidenceListInput): Promise<Page<EvidenceView>> {
   const i = parseInput(EvidenceListInput, raw, "evidenceList");
   const rows = await db.evidence.findMany({
-    where: { goalId: i.goalId, runId: i.runId, todoId: i.todoId, kind: i.kind },
-    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-    ...pageQuery(i),
+    ...keysetPage(EVIDENCE_ORDER, i, { goalId: i.goalId, runId: i.runId, todoId: i.todoId, kind: i.kind }),
     include: { blob: { select: { mime: true } } },
   });
-  return pageOf(rows.map(({ blob, ...e }) => ({ ...e, blobMime: blob?.mime ?? null })), i.limit, (e) => e.id);
+  return pageOf(rows.map(({ blob, ...e }) => ({ ...e, blobMime: blob?.mime ?? null })), i.limit, cursorOf(EVIDENCE_ORDER));
 }

@@ -6,9 +6,9 @@ import type { GoalStatus } from "../domain/goal-transitions.ts";
 import { pageOf, PageFields, type Page } from "../domain/page.ts";
 import { Id } from "../domain/schemas.ts";
 import type { DbOrTx } from "../services/operator.ts";
-import { pageQuery } from "./page-query.ts";
+import { cursorOf, keysetPage, pageOrder } from "./page-query.ts";
 
-/** A page of goals, newest first; the cursor is the last goal's id. */
+/** A page of goals, newest first; the cursor is opaque. */
 export const GoalListInput = z.object({ workspaceId: Id, ...PageFields });
 export type GoalListInput = z.input<typeof GoalListInput>;
 
@@ -21,17 +21,17 @@ export interface GoalListItem {
   todos: Partial<Record<TodoState, number>>;
 }
 
+const GOAL_ORDER = pageOrder(["createdAt", "desc", Date], ["id", "asc", String]);
+
 export async function goalList(db: DbOrTx, raw: GoalListInput): Promise<Page<GoalListItem>> {
   const i = parseInput(GoalListInput, raw, "goalList");
   const { items: goals, nextCursor } = pageOf(
     await db.goal.findMany({
-      where: { workspaceId: i.workspaceId },
-      orderBy: [{ createdAt: "desc" }, { id: "asc" }],
-      ...pageQuery(i),
+      ...keysetPage(GOAL_ORDER, i, { workspaceId: i.workspaceId }),
       select: { id: true, title: true, status: true, createdAt: true, updatedAt: true },
     }),
     i.limit,
-    (g) => g.id,
+    cursorOf(GOAL_ORDER),
   );
   const counts = await db.todo.groupBy({
     by: ["goalId", "state"],

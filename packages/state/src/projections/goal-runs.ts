@@ -5,9 +5,9 @@ import { parseInput } from "../domain/input.ts";
 import { pageOf, PageFields, type Page } from "../domain/page.ts";
 import { Id } from "../domain/schemas.ts";
 import type { DbOrTx } from "../services/operator.ts";
-import { pageQuery } from "./page-query.ts";
+import { cursorOf, keysetPage, pageOrder } from "./page-query.ts";
 
-/** A page of a goal's runs, newest first; the cursor is the last run's id. */
+/** A page of a goal's runs, newest first; the cursor is opaque. */
 export const GoalRunsInput = z.object({ goalId: Id, ...PageFields });
 export type GoalRunsInput = z.input<typeof GoalRunsInput>;
 
@@ -25,17 +25,17 @@ export interface GoalRunItem {
   leaseUntil: Date | null;
 }
 
+const RUN_ORDER = pageOrder(["startedAt", "desc", Date], ["id", "asc", String]);
+
 export async function goalRuns(db: DbOrTx, raw: GoalRunsInput): Promise<Page<GoalRunItem>> {
   const i = parseInput(GoalRunsInput, raw, "goal.runs");
   const { items: runs, nextCursor } = pageOf(
     await db.run.findMany({
-      where: { goalId: i.goalId },
-      orderBy: [{ startedAt: "desc" }, { id: "asc" }],
-      ...pageQuery(i),
+      ...keysetPage(RUN_ORDER, i, { goalId: i.goalId }),
       select: { id: true, status: true, agentId: true, endReason: true, summary: true, startedAt: true, endedAt: true, _count: { select: { steps: true } } },
     }),
     i.limit,
-    (r) => r.id,
+    cursorOf(RUN_ORDER),
   );
   const running = [...new Set(runs.filter((r) => r.status === "running").map((r) => r.agentId))];
   const leases = running.length

@@ -7,6 +7,7 @@ import { goalList } from "./goal-list.ts";
 import { todoList } from "./todo-list.ts";
 import { appendEvidence } from "../services/evidence/append-evidence.ts";
 import { listMembers } from "../services/workspace/members.ts";
+import { issueAgentToken, listAgentTokens, revokeAgentToken } from "../services/workspace/agent-tokens.ts";
 
 const t = useTestDatabase();
 
@@ -39,7 +40,7 @@ describe("cursor pagination", () => {
     await seedTodos(t.db, big.id, 101);
     const first = await todoList(t.db, { goalId: big.id });
     expect(first.items).toHaveLength(100);
-    expect(first.nextCursor).toBe(first.items[99]!.id);
+    expect(first.nextCursor).toEqual(expect.any(String));
     expect((await todoList(t.db, { goalId: big.id, cursor: first.nextCursor! })).items).toHaveLength(1);
   });
 
@@ -74,5 +75,62 @@ describe("cursor pagination", () => {
     expect(members.pages).toBe(2);
     expect(members.items).toHaveLength(4);
     expect(new Set(members.items.map((m) => m.id)).size).toBe(4);
+  });
+
+  it("a page goes on after its cursor's row though that row was deleted: newest-first tokens, none lost, none repeated", async () => {
+    const clock = manualClock(new Date("2026-11-30T06:00:00Z"));
+    const { workspace, admin } = await seedWorkspace(t.db);
+    for (let k = 0; k < 8; k++) {
+      await issueAgentToken(t.db, { workspaceId: workspace.id, name: `token ${k}`, issuedBy: admin.id }, { clock });
+      if (k % 3 === 2) clock.advance(1000); // some tokens share a createdAt: the id breaks the tie
+    }
+    const whole = (await listAgentTokens(t.db, { workspaceId: workspace.id })).items.map((x) => x.id);
+    expect(whole).toHaveLength(8);
+
+    const first = await listAgentTokens(t.db, { workspaceId: workspace.id, limit: 3 });
+    expect(first.items.map((x) => x.id)).toEqual(whole.slice(0, 3));
+    const gone = first.items[2]!.id;
+    await revokeAgentToken(t.db, { workspaceId: workspace.id, tokenId: gone });
+    await t.db.agentToken.delete({ where: { id: gone } });
+
+    const rest = await allPages((cursor) => listAgentTokens(t.db, { workspaceId: workspace.id, cursor: cursor ?? first.nextCursor!, limit: 3 }));
+    expect(rest.items.map((x) => x.id)).toEqual(whole.slice(3));
+  });
+
+  it("oldest-first todos (plan position, then time, then id) go on after a deleted cursor row, and after the next one deleted too", async () => {
+    const goal = await seedGoal(t.db);
+    const todos = await seedTodos(t.db, goal.id, 9);
+    const first = await todoList(t.db, { goalId: goal.id, limit: 3 });
+    expect(first.items.map((x) => x.id)).toEqual(todos.slice(0, 3).map((x) => x.id));
+    await t.db.todo.delete({ where: { id: todos[2]!.id } });
+    const second = await todoList(t.db, { goalId: goal.id, cursor: first.nextCursor!, limit: 3 });
+    expect(second.items.map((x) => x.id)).toEqual(todos.slice(3, 6).map((x) => x.id));
+    await t.db.todo.deleteMany({ where: { id: { in: [todos[5]!.id, todos[6]!.id] } } });
+    const third = await todoList(t.db, { goalId: goal.id, cursor: second.nextCursor!, limit: 3 });
+    expect(third.items.map((x) => x.id)).toEqual(todos.slice(7).map((x) => x.id));
+    expect(third.nextCursor).toBeNull();
+  });
+
+  it("a cursor the list did not make is a 400-class error naming the cursor, never a server error", async () => {
+    const goal = await seedGoal(t.db);
+    await seedTodos(t.db, goal.id, 3);
+    const todoCursor = (await todoList(t.db, { goalId: goal.id, limit: 1 })).nextCursor!;
+    const encoded = (values: unknown[]) => Buffer.from(JSON.stringify(values)).toString("base64url");
+    const bad = [
+      "not a cursor",
+      goal.id, // an id, as cursors once were
+      todoCursor, // another list's cursor (three columns, not two)
+      encoded(["2026-11-30T06:00:00.000Z", 5]), // an id that is no string
+      encoded(["yesterday", "goal_1"]), // a time that is no timestamp
+      encoded([{}, "goal_1"]),
+    ];
+    for (const cursor of bad) {
+      await expect(goalList(t.db, { workspaceId: goal.workspaceId, cursor })).rejects.toMatchObject({
+        code: "INVALID_INPUT",
+        message: expect.stringMatching(/^cursor: .*pass back a nextCursor/),
+      });
+    }
+    await expect(todoList(t.db, { goalId: goal.id, cursor: encoded([1.5, "2026-11-30T06:00:00.000Z", "todo_1"]) })).rejects.toMatchObject({ code: "INVALID_INPUT" });
+    expect((await todoList(t.db, { goalId: goal.id, cursor: todoCursor })).items).toHaveLength(2);
   });
 });

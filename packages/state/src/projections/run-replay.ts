@@ -9,12 +9,12 @@ import { parseInput } from "../domain/input.ts";
 import { pageOf, PageFields, type Page } from "../domain/page.ts";
 import { Id } from "../domain/schemas.ts";
 import type { DbOrTx } from "../services/operator.ts";
-import { pageQuery } from "./page-query.ts";
+import { cursorOf, keysetPage, pageOrder } from "./page-query.ts";
 
 export const RunReplayInput = z.object({ runId: Id });
 export type RunReplayInput = z.input<typeof RunReplayInput>;
 
-/** A page of a run's steps in order; the cursor is the last step's id. */
+/** A page of a run's steps in order; the cursor is opaque. */
 export const RunStepsInput = z.object({ runId: Id, ...PageFields });
 export type RunStepsInput = z.input<typeof RunStepsInput>;
 
@@ -107,7 +107,7 @@ export interface RunReplay {
 
 const TIMELINE_CAP = 1000;
 
-/** A page of a workspace's runs, newest first (optionally one goal's); the cursor is the last run's id. */
+/** A page of a workspace's runs, newest first (optionally one goal's); the cursor is opaque. */
 export const RunListInput = z.object({ workspaceId: Id, goalId: Id.optional(), ...PageFields });
 export type RunListInput = z.input<typeof RunListInput>;
 
@@ -124,23 +124,23 @@ export interface RunListItem {
   stepCount: number;
 }
 
+const RUN_ORDER = pageOrder(["startedAt", "desc", Date], ["id", "asc", String]);
+
 export async function runList(db: DbOrTx, raw: RunListInput): Promise<Page<RunListItem>> {
   const i = parseInput(RunListInput, raw, "runList");
   const rows = await db.run.findMany({
-    where: { goal: { workspaceId: i.workspaceId }, ...(i.goalId ? { goalId: i.goalId } : {}) },
-    orderBy: [{ startedAt: "desc" }, { id: "asc" }],
+    ...keysetPage(RUN_ORDER, i, { goal: { workspaceId: i.workspaceId }, ...(i.goalId ? { goalId: i.goalId } : {}) }),
     select: {
       id: true, goalId: true, status: true, endReason: true, startedAt: true, endedAt: true, grade: true,
       goal: { select: { title: true } },
       agent: { select: { name: true } },
       _count: { select: { steps: true } },
     },
-    ...pageQuery(i),
   });
   return pageOf(
     rows.map(({ goal, agent, _count, ...r }) => ({ ...r, goalTitle: goal.title, agentName: agent.name, stepCount: _count.steps })),
     i.limit,
-    (r) => r.id,
+    cursorOf(RUN_ORDER),
   );
 }
 
@@ -183,12 +183,14 @@ export async function runReplay(db: DbOrTx, raw: RunReplayInput): Promise<RunRep
   };
 }
 
+const STEP_ORDER = pageOrder(["index", "asc", Number], ["id", "asc", String]);
+
 export async function runSteps(db: DbOrTx, raw: RunStepsInput): Promise<Page<ReplayStep>> {
   const i = parseInput(RunStepsInput, raw, "runSteps");
   const exists = await db.run.count({ where: { id: i.runId } });
   if (!exists) throw new StateError("NOT_FOUND", `Run ${i.runId} does not exist.`, { runId: i.runId });
-  const rows = await db.step.findMany({ where: { runId: i.runId }, orderBy: [{ index: "asc" }, { id: "asc" }], ...pageQuery(i) });
-  const page = pageOf(rows, i.limit, (s) => s.id);
+  const rows = await db.step.findMany(keysetPage(STEP_ORDER, i, { runId: i.runId }));
+  const page = pageOf(rows, i.limit, cursorOf(STEP_ORDER));
   if (!page.items.length) return { items: [], nextCursor: page.nextCursor };
   const from = page.items[0]!.index;
   const to = page.items[page.items.length - 1]!.index;

@@ -7,7 +7,7 @@ import { Id } from "../domain/schemas.ts";
 import { isSuccessfulAttempt, wilsonInterval, type RateInterval } from "../domain/suite.ts";
 import type { DbOrTx } from "../services/operator.ts";
 import { suiteAttemptViewOf, suiteRunViewOf, type SuiteAttemptView, type SuiteRunView } from "../services/suite/suite-run-view.ts";
-import { pageQuery } from "./page-query.ts";
+import { cursorOf, keysetPage, pageOrder } from "./page-query.ts";
 
 export interface SuiteFigures {
   attempts: number;
@@ -46,13 +46,15 @@ export type SuiteRunListInput = z.input<typeof SuiteRunListInput>;
 
 export type SuiteRunListItem = SuiteRunView & { figures: SuiteFigures };
 
-/** A page of suite runs, newest first; the cursor is the last one's id. */
+/** A page of suite runs, newest first; the cursor is opaque. */
+const SUITE_RUN_ORDER = pageOrder(["startedAt", "desc", Date], ["id", "asc", String]);
+
 export async function suiteRunList(db: DbOrTx, raw: SuiteRunListInput): Promise<Page<SuiteRunListItem>> {
   const i = parseInput(SuiteRunListInput, raw, "suite.list");
   const { items, nextCursor } = pageOf(
-    await db.suiteRun.findMany({ where: { workspaceId: i.workspaceId }, orderBy: [{ startedAt: "desc" }, { id: "asc" }], ...pageQuery(i) }),
+    await db.suiteRun.findMany(keysetPage(SUITE_RUN_ORDER, i, { workspaceId: i.workspaceId })),
     i.limit,
-    (r) => r.id,
+    cursorOf(SUITE_RUN_ORDER),
   );
   const attempts = await db.suiteAttempt.findMany({
     where: { suiteRunId: { in: items.map((r) => r.id) } },

@@ -7,9 +7,9 @@ import { parseInput } from "../domain/input.ts";
 import { pageOf, PageFields, type Page } from "../domain/page.ts";
 import { Id } from "../domain/schemas.ts";
 import type { DbOrTx } from "../services/operator.ts";
-import { pageQuery } from "./page-query.ts";
+import { cursorOf, keysetPage, pageOrder } from "./page-query.ts";
 
-/** A page of todos in plan order; the cursor is the last todo's id. */
+/** A page of todos in plan order; the cursor is opaque. */
 export const TodoListInput = z.object({ goalId: Id, ...PageFields });
 export type TodoListInput = z.input<typeof TodoListInput>;
 
@@ -19,14 +19,16 @@ export type TodoListItem = Todo & {
   openGate: { id: string; question: string } | null;
 };
 
+const TODO_ORDER = pageOrder(["position", "asc", Number], ["createdAt", "asc", Date], ["id", "asc", String]);
+
 export async function todoList(db: DbOrTx, raw: TodoListInput): Promise<Page<TodoListItem>> {
   const i = parseInput(TodoListInput, raw, "todoList");
   const goal = await db.goal.findUnique({ where: { id: i.goalId }, select: { id: true } });
   if (!goal) throw new StateError("NOT_FOUND", `Goal ${i.goalId} does not exist.`, { goalId: i.goalId });
   const page = pageOf(
-    await db.todo.findMany({ where: { goalId: goal.id }, orderBy: [{ position: "asc" }, { createdAt: "asc" }, { id: "asc" }], ...pageQuery(i) }),
+    await db.todo.findMany(keysetPage(TODO_ORDER, i, { goalId: goal.id })),
     i.limit,
-    (t) => t.id,
+    cursorOf(TODO_ORDER),
   );
   const ids = page.items.map((t) => t.id);
   const [leases, gates] = await Promise.all([

@@ -6,7 +6,7 @@ import { parseInput } from "../../domain/input.ts";
 import { LESSON_KINDS, MAX_LESSONS_PER_RUN, type LessonKind } from "../../domain/learning.ts";
 import { pageOf, PageFields, type Page } from "../../domain/page.ts";
 import { Id, LongText, ShortText, Text } from "../../domain/schemas.ts";
-import { pageQuery } from "../../projections/page-query.ts";
+import { cursorOf, keysetPage, pageOrder } from "../../projections/page-query.ts";
 import { actorOf, appendEvent, currentTime, inTx, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
 
 const LessonText = Text.transform((s) => s.replace(/\s+/g, " ").trim()).pipe(z.string().min(3).max(1000));
@@ -20,7 +20,7 @@ export const AddLessonsInput = z.object({
 });
 export type AddLessonsInput = z.input<typeof AddLessonsInput>;
 
-/** A page of lessons, newest first (by when each was first learned); the cursor is the last lesson's id. */
+/** A page of lessons, newest first (by when each was first learned); the cursor is opaque. */
 export const ListLessonsInput = z.object({ workspaceId: Id, app: ShortText.optional(), ...PageFields });
 export type ListLessonsInput = z.input<typeof ListLessonsInput>;
 
@@ -67,11 +67,13 @@ export async function addLessons(db: DbOrTx, raw: AddLessonsInput, ctx?: Operato
 }
 
 /** A page of the workspace's lessons, newest first, for one app when given. */
+const LESSON_ORDER = pageOrder(["createdAt", "desc", Date], ["id", "asc", String]);
+
 export async function listLessons(db: DbOrTx, raw: ListLessonsInput): Promise<Page<LessonView>> {
   const i = parseInput(ListLessonsInput, raw, "lesson.list");
   // createdAt, not updatedAt: a refreshed lesson keeps its place, so a reader paging on never skips or repeats one.
-  const rows = await db.lesson.findMany({ where: { workspaceId: i.workspaceId, ...(i.app ? { app: i.app } : {}) }, orderBy: [{ createdAt: "desc" }, { id: "asc" }], ...pageQuery(i) });
-  return pageOf(rows.map(viewOf), i.limit, (l) => l.id);
+  const rows = await db.lesson.findMany(keysetPage(LESSON_ORDER, i, { workspaceId: i.workspaceId, ...(i.app ? { app: i.app } : {}) }));
+  return pageOf(rows.map(viewOf), i.limit, cursorOf(LESSON_ORDER));
 }
 
 /** A person rewrites a lesson (or its kind). */

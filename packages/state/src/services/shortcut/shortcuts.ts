@@ -7,7 +7,7 @@ import { parseInput } from "../../domain/input.ts";
 import { SHORTCUT_STATUSES, type ShortcutStatus } from "../../domain/learning.ts";
 import { pageOf, PageFields, type Page } from "../../domain/page.ts";
 import { Id, ShortText, Text } from "../../domain/schemas.ts";
-import { pageQuery } from "../../projections/page-query.ts";
+import { cursorOf, keysetPage, pageOrder } from "../../projections/page-query.ts";
 import { actorOf, appendEvent, currentTime, inTx, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
 
 const Uri = Text.trim().min(3).max(2000).regex(/^[a-z][a-z0-9+.-]*:/i, "must be a URI with a scheme (scheme:…)");
@@ -20,7 +20,7 @@ export const SaveShortcutsInput = z.object({
 });
 export type SaveShortcutsInput = z.input<typeof SaveShortcutsInput>;
 
-/** A page of shortcuts by app, app version and URI; the cursor is the last shortcut's id. */
+/** A page of shortcuts by app, app version and URI; the cursor is opaque. */
 export const ListShortcutsInput = z.object({ workspaceId: Id, app: ShortText.optional(), appVersion: ShortText.optional(), status: z.enum(SHORTCUT_STATUSES).optional(), ...PageFields });
 export type ListShortcutsInput = z.input<typeof ListShortcutsInput>;
 
@@ -60,14 +60,14 @@ export async function saveShortcuts(db: DbOrTx, raw: SaveShortcutsInput, ctx?: O
 }
 
 /** A page of the workspace's shortcuts, narrowed to an app, an app version and a status when given. */
+const SHORTCUT_ORDER = pageOrder(["app", "asc", String], ["appVersion", "asc", String], ["uri", "asc", String], ["id", "asc", String]);
+
 export async function listShortcuts(db: DbOrTx, raw: ListShortcutsInput): Promise<Page<ShortcutView>> {
   const i = parseInput(ListShortcutsInput, raw, "shortcut.list");
-  const rows = await db.shortcut.findMany({
-    where: { workspaceId: i.workspaceId, ...(i.app ? { app: i.app } : {}), ...(i.appVersion ? { appVersion: i.appVersion } : {}), ...(i.status ? { status: i.status } : {}) },
-    orderBy: [{ app: "asc" }, { appVersion: "asc" }, { uri: "asc" }, { id: "asc" }],
-    ...pageQuery(i),
-  });
-  return pageOf(rows.map(viewOf), i.limit, (s) => s.id);
+  const rows = await db.shortcut.findMany(
+    keysetPage(SHORTCUT_ORDER, i, { workspaceId: i.workspaceId, ...(i.app ? { app: i.app } : {}), ...(i.appVersion ? { appVersion: i.appVersion } : {}), ...(i.status ? { status: i.status } : {}) }),
+  );
+  return pageOf(rows.map(viewOf), i.limit, cursorOf(SHORTCUT_ORDER));
 }
 
 /** One validation on a phone: ok validates (a retired shortcut stays retired); a failure retires it with its reason. */

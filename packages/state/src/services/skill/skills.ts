@@ -7,7 +7,7 @@ import { parseInput } from "../../domain/input.ts";
 import { SKILL_STATUSES, type SkillStatus } from "../../domain/learning.ts";
 import { pageOf, PageFields, type Page } from "../../domain/page.ts";
 import { Id, jsonObject, LongText, ShortText } from "../../domain/schemas.ts";
-import { pageQuery } from "../../projections/page-query.ts";
+import { cursorOf, keysetPage, pageOrder } from "../../projections/page-query.ts";
 import type { Prisma } from "../../generated/prisma/client.ts";
 import { actorOf, appendEvent, currentTime, inTx, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
 
@@ -22,7 +22,7 @@ export const SaveSkillInput = z.object({
 });
 export type SaveSkillInput = z.input<typeof SaveSkillInput>;
 
-/** A page of skills, newest first (by when each was first saved); the cursor is the last skill's id. */
+/** A page of skills, newest first (by when each was first saved); the cursor is opaque. */
 export const ListSkillsInput = z.object({ workspaceId: Id, app: ShortText.optional(), appVersion: ShortText.optional(), status: z.enum(SKILL_STATUSES).optional(), ...PageFields });
 export type ListSkillsInput = z.input<typeof ListSkillsInput>;
 
@@ -80,15 +80,15 @@ export async function saveSkill(db: DbOrTx, raw: SaveSkillInput, ctx?: OperatorC
 }
 
 /** A page of the workspace's skills, newest first; narrowed to an app, an app version and a status when given. */
+// createdAt, not updatedAt: a repaired or used skill keeps its place, so a reader paging on never skips one.
+const SKILL_ORDER = pageOrder(["createdAt", "desc", Date], ["id", "asc", String]);
+
 export async function listSkills(db: DbOrTx, raw: ListSkillsInput): Promise<Page<SkillView>> {
   const i = parseInput(ListSkillsInput, raw, "skill.list");
-  const rows = await db.skill.findMany({
-    where: { workspaceId: i.workspaceId, ...(i.app ? { app: i.app } : {}), ...(i.appVersion ? { appVersion: i.appVersion } : {}), ...(i.status ? { status: i.status } : {}) },
-    // createdAt, not updatedAt: a repaired or used skill keeps its place, so a reader paging on never skips one.
-    orderBy: [{ createdAt: "desc" }, { id: "asc" }],
-    ...pageQuery(i),
-  });
-  return pageOf(rows.map(viewOf), i.limit, (s) => s.id);
+  const rows = await db.skill.findMany(
+    keysetPage(SKILL_ORDER, i, { workspaceId: i.workspaceId, ...(i.app ? { app: i.app } : {}), ...(i.appVersion ? { appVersion: i.appVersion } : {}), ...(i.status ? { status: i.status } : {}) }),
+  );
+  return pageOf(rows.map(viewOf), i.limit, cursorOf(SKILL_ORDER));
 }
 
 async function held(tx: DbOrTx, workspaceId: string, skillId: string) {

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { pageOf, PageFields, type Page } from "../../domain/page.ts";
-import { pageQuery } from "../../projections/page-query.ts";
+import { cursorOf, keysetPage, pageOrder } from "../../projections/page-query.ts";
 import { Id, ShortText } from "../../domain/schemas.ts";
 import { actorOf, appendEvent, clockDate, inTx, randomId, rawStatement, timeCte, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { hashSecret, newSecret } from "./secret-token.ts";
@@ -87,19 +87,17 @@ export interface AgentTokenView {
   revokedAt: Date | null;
 }
 
-/** A page of tokens, newest first; the cursor is the last token's id. */
+/** A page of tokens, newest first (ties by id); the cursor is opaque. */
 export const ListAgentTokensInput = z.object({ workspaceId: Id, issuedBy: Id.optional(), ...PageFields });
 export type ListAgentTokensInput = z.input<typeof ListAgentTokensInput>;
+
+const TOKEN_ORDER = pageOrder(["createdAt", "desc", Date], ["id", "asc", String]);
 
 /** Newest first; never the token or its hash. */
 export async function listAgentTokens(db: DbOrTx, raw: ListAgentTokensInput): Promise<Page<AgentTokenView>> {
   const i = parseInput(ListAgentTokensInput, raw, "agentToken.list");
-  const rows = await db.agentToken.findMany({
-    where: { workspaceId: i.workspaceId, ...(i.issuedBy ? { issuedBy: i.issuedBy } : {}) },
-    orderBy: [{ createdAt: "desc" }, { id: "asc" }],
-    ...pageQuery(i),
-  });
-  return pageOf(rows.map(viewOf), i.limit, (t) => t.id);
+  const rows = await db.agentToken.findMany(keysetPage(TOKEN_ORDER, i, { workspaceId: i.workspaceId, ...(i.issuedBy ? { issuedBy: i.issuedBy } : {}) }));
+  return pageOf(rows.map(viewOf), i.limit, cursorOf(TOKEN_ORDER));
 }
 
 function viewOf(r: { id: string; name: string; agentId: string | null; issuedBy: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null }): AgentTokenView {

@@ -4,7 +4,7 @@ import type { Membership } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { pageOf, PageFields, type Page } from "../../domain/page.ts";
-import { pageQuery } from "../../projections/page-query.ts";
+import { cursorOf, keysetPage, pageOrder } from "../../projections/page-query.ts";
 import { Id, RoleSchema } from "../../domain/schemas.ts";
 import { actorOf, appendEvent, inTx, isUniqueViolation, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
 
@@ -56,14 +56,16 @@ export async function removeMember(db: DbOrTx, raw: RemoveMemberInput, ctx?: Ope
   });
 }
 
-/** A page of members, oldest first; the cursor is the last membership's id. */
+/** A page of members, oldest first; the cursor is opaque. */
 export const ListMembersInput = z.object({ workspaceId: Id, ...PageFields });
 export type ListMembersInput = z.input<typeof ListMembersInput>;
 
+const MEMBER_ORDER = pageOrder(["createdAt", "asc", Date], ["id", "asc", String]);
+
 export async function listMembers(db: DbOrTx, raw: ListMembersInput): Promise<Page<Membership>> {
   const i = parseInput(ListMembersInput, raw, "member.list");
-  const rows = await db.membership.findMany({ where: { workspaceId: i.workspaceId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], ...pageQuery(i) });
-  return pageOf(rows, i.limit, (m) => m.id);
+  const rows = await db.membership.findMany(keysetPage(MEMBER_ORDER, i, { workspaceId: i.workspaceId }));
+  return pageOf(rows, i.limit, cursorOf(MEMBER_ORDER));
 }
 
 /** The workspaces a person belongs to, oldest first (the sign-in path picks the first unless told otherwise). */

@@ -5,7 +5,7 @@ import type { Share } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { pageOf, PageFields, type Page } from "../../domain/page.ts";
-import { pageQuery } from "../../projections/page-query.ts";
+import { cursorOf, keysetPage, pageOrder } from "../../projections/page-query.ts";
 import { Id } from "../../domain/schemas.ts";
 import { actorOf, appendEvent, currentTime, inTx, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { hashSecret, newSecret } from "./secret-token.ts";
@@ -61,14 +61,16 @@ export async function revokeShare(db: DbOrTx, raw: RevokeShareInput, ctx?: Opera
   });
 }
 
-/** A page of shares, newest first; the cursor is the last share's id. */
+/** A page of shares, newest first; the cursor is opaque. */
 export const ListSharesInput = z.object({ workspaceId: Id, runId: Id.optional(), ...PageFields });
 export type ListSharesInput = z.input<typeof ListSharesInput>;
 
+const SHARE_ORDER = pageOrder(["createdAt", "desc", Date], ["id", "asc", String]);
+
 export async function listShares(db: DbOrTx, raw: ListSharesInput): Promise<Page<ShareView>> {
   const i = parseInput(ListSharesInput, raw, "share.list");
-  const rows = await db.share.findMany({ where: { workspaceId: i.workspaceId, ...(i.runId ? { runId: i.runId } : {}) }, orderBy: [{ createdAt: "desc" }, { id: "asc" }], ...pageQuery(i) });
-  return pageOf(rows.map(withoutHash), i.limit, (s) => s.id);
+  const rows = await db.share.findMany(keysetPage(SHARE_ORDER, i, { workspaceId: i.workspaceId, ...(i.runId ? { runId: i.runId } : {}) }));
+  return pageOf(rows.map(withoutHash), i.limit, cursorOf(SHARE_ORDER));
 }
 
 export interface OpenedShare {
