@@ -103,6 +103,27 @@ describe("model settings: status and Test connection", () => {
     }
   });
 
+  it("a stored key stays while the form leaves it out and goes with null: the shared key and a role's own", async () => {
+    const base = { baseUrl: models.baseURL, models: { planner: "text-small", executor: "vision-small", summarizer: "summary-small" } };
+    await as(admin).modelSettings.set.mutate({ ...base, apiKey: KEY, roles: { planner: { baseUrl: "http://127.0.0.1:7/v1", apiKey: "sk-planner-own-77" } } });
+    await as(admin).modelSettings.set.mutate({ ...base, roles: { planner: { baseUrl: "http://127.0.0.1:7/v1" } } });
+    expect(await as(viewer).modelSettings.get.query({})).toMatchObject({ hasApiKey: true, roles: { planner: { hasApiKey: true } } });
+
+    await as(admin).modelSettings.set.mutate({ ...base, roles: { planner: { baseUrl: "http://127.0.0.1:7/v1", apiKey: null } } });
+    expect(await as(viewer).modelSettings.get.query({})).toMatchObject({ hasApiKey: true, roles: { planner: { hasApiKey: false } } });
+
+    await as(admin).modelSettings.set.mutate({ ...base, apiKey: null, roles: { planner: null } });
+    const cleared = await as(viewer).modelSettings.get.query({});
+    expect(cleared).toMatchObject({ hasApiKey: false, roles: {} });
+    // The shared endpoint is now called without a key.
+    const before = models.requests.length;
+    const r = await as(admin).modelSettings.test.mutate({});
+    expect(r.roles.every((x) => x.ok)).toBe(true);
+    expect(models.requests.slice(before).map((q) => q.authorization ?? null)).not.toContain(`Bearer ${KEY}`);
+
+    await as(admin).modelSettings.set.mutate({ ...base, apiKey: KEY });
+  });
+
   it("only an admin may test or save; everyone reads", async () => {
     await expect(as(viewer).modelSettings.test.mutate({})).rejects.toMatchObject({ data: { code: "FORBIDDEN" } });
     await expect(as(viewer).modelSettings.set.mutate({ baseUrl: models.baseURL, models: {} })).rejects.toMatchObject({ data: { code: "FORBIDDEN" } });

@@ -32,8 +32,8 @@ export const RoleEndpointInput = z.object({
 
 export const ModelSettingsInput = z.object({
   baseUrl: EndpointUrl,
-  /** Omitted on update: keep the key already stored. */
-  apiKey: ApiKey.optional(),
+  /** Omitted on update: keep the key already stored; null: remove it (an endpoint that takes no key). */
+  apiKey: ApiKey.nullable().optional(),
   models: z.object({ planner: ModelName.optional(), executor: ModelName.optional(), summarizer: ModelName.optional() }),
   microUsdPerInputToken: Price.default(0),
   microUsdPerOutputToken: Price.default(0),
@@ -170,7 +170,7 @@ export function modelSettingsStore(db: Db, secretKey: string): ModelSettingsStor
     async set(workspaceId, raw, updatedBy) {
       const i = ModelSettingsInput.parse(raw);
       const previous = await read(workspaceId);
-      const apiKeyEncrypted = i.apiKey !== undefined ? encrypt(key, i.apiKey) : (previous?.apiKeyEncrypted ?? "");
+      const apiKeyEncrypted = i.apiKey === null ? "" : i.apiKey !== undefined ? encrypt(key, i.apiKey) : (previous?.apiKeyEncrypted ?? "");
       const models = JSON.stringify(i.models);
       const stored: Partial<Record<ModelRole, StoredRole>> = { ...(previous?.roles ?? {}) };
       for (const role of MODEL_ROLES) {

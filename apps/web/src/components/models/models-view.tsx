@@ -4,6 +4,7 @@
 // configured, and for an admin the shared endpoint, key and prices, a model per role, each role's own endpoint, key
 // and prices (or none: the shared endpoint), with "Test connection". Everyone in the workspace reads it; only an
 // admin changes it.
+import type { RouterInputs } from "@phoneloop/client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { toast } from "sonner";
@@ -112,12 +113,8 @@ interface RoleEndpointView {
   microUsdPerOutputToken: number | null;
 }
 
-interface RoleEndpointInput {
-  baseUrl?: string;
-  apiKey?: string;
-  microUsdPerInputToken?: number;
-  microUsdPerOutputToken?: number;
-}
+/** What the API takes for a role's own endpoint (the key: omitted keeps it, null removes it). */
+type RoleEndpointInput = NonNullable<NonNullable<RouterInputs["modelSettings"]["set"]["roles"]>[Role]>;
 
 interface SettingsView {
   roles: Partial<Record<Role, RoleEndpointView>>;
@@ -188,7 +185,7 @@ function ModelSettingsForm({ current }: { current: SettingsView | null }) {
         }
         roles[r] = {
           ...(text(`${r}-url`) ? { baseUrl: text(`${r}-url`) } : {}),
-          ...(text(`${r}-key`) ? { apiKey: text(`${r}-key`) } : {}),
+          ...(text(`${r}-key`) ? { apiKey: text(`${r}-key`) } : f.get(`${r}-key-remove`) === "on" ? { apiKey: null } : {}),
           ...(text(`${r}-input`) ? { microUsdPerInputToken: price(f.get(`${r}-input`)) } : {}),
           ...(text(`${r}-output`) ? { microUsdPerOutputToken: price(f.get(`${r}-output`)) } : {}),
         };
@@ -196,7 +193,7 @@ function ModelSettingsForm({ current }: { current: SettingsView | null }) {
       save.mutate({
         roles,
         baseUrl: text("baseUrl"),
-        ...(text("apiKey") ? { apiKey: text("apiKey") } : {}),
+        ...(text("apiKey") ? { apiKey: text("apiKey") } : f.get("apiKey-remove") === "on" ? { apiKey: null } : {}),
         models,
         microUsdPerInputToken: price(f.get("inputPrice")),
         microUsdPerOutputToken: price(f.get("outputPrice")),
@@ -224,6 +221,12 @@ function ModelSettingsForm({ current }: { current: SettingsView | null }) {
           API key {current?.hasApiKey ? <span className={styles.hint}>(set and kept on the server; leave empty to keep it)</span> : null}
           <input name="apiKey" type="password" autoComplete="off" placeholder={current?.hasApiKey ? "••••••••" : "sk-…"} />
         </label>
+        {current?.hasApiKey ? (
+          <label className={`${styles.check} ${styles.wide}`}>
+            <input type="checkbox" name="apiKey-remove" />
+            Remove the stored key (for an endpoint that takes none)
+          </label>
+        ) : null}
         {ROLES.map((r) => (
           <label key={r}>
             {r[0]!.toUpperCase() + r.slice(1)} model
@@ -312,6 +315,12 @@ function RoleEndpointFields({ role, current }: { role: Role; current: RoleEndpoi
             {name} key {current?.hasApiKey ? <span className={styles.hint}>(set and kept on the server; leave empty to keep it)</span> : <span className={styles.hint}>(with a URL of its own, the shared key is never sent there)</span>}
             <input name={`${role}-key`} type="password" autoComplete="off" placeholder={current?.hasApiKey ? "••••••••" : "sk-…"} />
           </label>
+          {current?.hasApiKey ? (
+            <label className={`${styles.check} ${styles.wide}`}>
+              <input type="checkbox" name={`${role}-key-remove`} />
+              Remove the {role}&apos;s stored key
+            </label>
+          ) : null}
           <label>
             {name} input price (USD per million tokens)
             <input name={`${role}-input`} type="number" min="0" step="any" inputMode="decimal" defaultValue={current?.microUsdPerInputToken ?? ""} placeholder="empty: the shared price" />
