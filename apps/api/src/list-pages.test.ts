@@ -117,4 +117,22 @@ describe("every list is a page", () => {
       expect(body.error!.json.message, path).toMatch(/limit/);
     }
   });
+
+  it("a cursor the list did not make is a 400 naming the cursor, on each of them; the longest shortcut cursor is taken back", async () => {
+    const goal = await createGoal(t.db, { workspaceId: ws, title: "Cursors", objective: "Page on" });
+    for (const [path, input] of [["agent.list", {}], ["goal.runs", { goalId: goal.id }], ["skill.list", {}], ["shortcut.list", {}], ["lesson.list", {}]] as const) {
+      for (const cursor of [goal.id, Buffer.from(JSON.stringify([1, 2, 3, 4, 5])).toString("base64url")]) {
+        const { status, body } = await query(path, { ...input, cursor });
+        expect(status, path).toBe(400);
+        expect(body.error!.json.data.issues?.map((i) => i.path), path).toEqual(["cursor"]);
+        expect(body.error!.json.message, path).toMatch(/^cursor: .*pass back a nextCursor/);
+      }
+    }
+
+    const [app, appVersion] = ["a".repeat(500), "v".repeat(500)];
+    const uris = ["x", "y", "z"].map((c) => `long:${c.repeat(1995)}`);
+    await saveShortcuts(t.db, { workspaceId: ws, app, appVersion, shortcuts: uris.map((uri) => ({ uri, activity: "com.long/.Main" })) });
+    const long = await readAll<{ uri: string }>("shortcut.list", { app, appVersion }, 1);
+    expect(long.items.map((s) => s.uri)).toEqual(uris);
+  });
 });
