@@ -144,6 +144,14 @@ test("the models page names the demo model while no endpoint is set, and Test co
   await page.getByRole("button", { name: "Test connection" }).click();
   await expect(results.getByRole("row", { name: /^planner Failed/ })).toContainText("its own");
   expect(await page.content()).not.toContain("sk-planner-never-shown-51c8");
+
+  // The planner's key alone is removed; the shared key stays.
+  await expect(page.getByLabel(/^Planner key/)).toHaveValue("");
+  await page.getByLabel("Remove the planner's stored key").check();
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(roleTable.getByRole("row", { name: /^planner/ })).not.toContainText("its own, set");
+  await expect(roleTable.getByRole("row", { name: /^planner/ })).toContainText("http://127.0.0.1:7/v1");
+  await expect(roleTable.getByRole("row", { name: /^executor/ })).toContainText("the shared key");
   await context.close();
 
   // A viewer reads the settings, without the form.

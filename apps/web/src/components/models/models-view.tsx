@@ -158,11 +158,14 @@ function ModelSettingsForm({ current }: { current: SettingsView | null }) {
   const queryClient = useQueryClient();
   const { apiUrl } = useApi();
   const [formError, setFormError] = useState<string | null>(null);
+  // Each save shows the form afresh from what was saved: typed keys are cleared (never kept in the page), boxes unticked.
+  const [saves, setSaves] = useState(0);
   const save = useMutation(
     trpc.modelSettings.set.mutationOptions({
       onSuccess: async () => {
         toast.success("Model settings saved");
         await Promise.all([queryClient.invalidateQueries(trpc.modelSettings.get.pathFilter()), queryClient.invalidateQueries(trpc.modelSettings.status.pathFilter())]);
+        setSaves((n) => n + 1);
       },
     }),
   );
@@ -212,7 +215,7 @@ function ModelSettingsForm({ current }: { current: SettingsView | null }) {
         Any OpenAI-compatible server: a provider, a gateway, or a model you host. Every role calls the shared endpoint unless it has one of its own. Test the saved settings with one tiny request per role, each at
         its endpoint.
       </p>
-      <form className={styles.form} onSubmit={onSubmit} key={current ? String(current.updatedAt) : "new"} aria-describedby={error ? "models-error" : undefined}>
+      <form className={styles.form} onSubmit={onSubmit} key={`${saves}:${current ? String(current.updatedAt) : "new"}`} aria-describedby={error ? "models-error" : undefined}>
         <label className={styles.wide}>
           Base URL
           <input name="baseUrl" type="url" required defaultValue={current?.baseUrl ?? ""} placeholder="https://api.example.com/v1" />
