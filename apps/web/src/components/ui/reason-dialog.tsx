@@ -43,7 +43,9 @@ export function ReasonDialog(props: ReasonDialogProps) {
     <Dialog.Root open={props.open} onOpenChange={props.onOpenChange}>
       <Dialog.Portal>
         <Dialog.Overlay className={styles.overlay} />
-        <Dialog.Content className={styles.dialog}>
+        {/* Only "Keep as is" or Escape closes it: a click or focus elsewhere (a toast, a live update) never throws
+            away what the person typed. */}
+        <Dialog.Content className={styles.dialog} onInteractOutside={(e) => e.preventDefault()}>
           <Dialog.Title>{props.title}</Dialog.Title>
           <Dialog.Description className={styles.dialogText}>{props.description}</Dialog.Description>
           <form
