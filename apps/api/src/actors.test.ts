@@ -4,14 +4,14 @@
 // only as its own agent and cannot take over another's id; a revoked token is anonymous.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueAgentToken, registerAgent, revokeAgentToken, type Role } from "@phoneloop/state";
-import { createTestDatabase, rid, seedGate, seedGoal, seedMember, seedTodos, seedWorkspace, type TestDatabase } from "@phoneloop/state/testing";
+import { rid, seedGate, seedGoal, seedMember, seedTodos, seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
 import { createApiServer, type ApiServer } from "./api-server.ts";
 import type { Principal } from "./auth/principal.ts";
 import { EventHub } from "./events.ts";
 import { appRouter } from "./root.ts";
 import { createCallerFactory, createTRPCContext } from "./trpc.ts";
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let api: ApiServer;
 let hub: EventHub;
 let ws: string;
@@ -20,7 +20,6 @@ let token: string;
 let agentId: string;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   hub = new EventHub({ databaseUrl: t.url });
   await hub.start();
@@ -35,7 +34,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await hub?.close();
   await api?.close();
-  await t?.drop();
 });
 
 /** A tRPC call over HTTP with the agent token and whatever else the attacker adds. */

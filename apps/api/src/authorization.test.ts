@@ -27,7 +27,7 @@ import {
   verifyAgentToken,
   type Role,
 } from "@phoneloop/state";
-import { createTestDatabase, manualClock, rid, seedGate, seedGoal, seedMember, seedTodos, type TestDatabase } from "@phoneloop/state/testing";
+import { manualClock, rid, seedGate, seedGoal, seedMember, seedTodos, useTestDatabase } from "@phoneloop/state/testing";
 import { createApiServer, type ApiServer } from "./api-server.ts";
 import { sessionReader } from "./auth/auth.ts";
 import { resolvePrincipal, SHARE_HEADER, type Principal } from "./auth/principal.ts";
@@ -36,7 +36,7 @@ import { EventHub } from "./events.ts";
 import { appRouter } from "./root.ts";
 import { createCallerFactory, createTRPCContext, type ProcedureMeta } from "./trpc.ts";
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let api: ApiServer;
 let hub: EventHub;
 let w: World;
@@ -50,7 +50,6 @@ interface World {
 }
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   hub = new EventHub({ databaseUrl: t.url });
   await hub.start();
   api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
@@ -79,7 +78,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await hub?.close();
   await api?.close();
-  await t?.drop();
 });
 
 // ——— fresh rows of the workspace, made through the operators (as the system) ———

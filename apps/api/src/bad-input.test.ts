@@ -4,19 +4,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import superjson from "superjson";
 import type { z } from "zod";
 import { addTodos, createGoal, registerAgent, startRun } from "@phoneloop/state";
-import { createTestDatabase, type TestDatabase } from "@phoneloop/state/testing";
+import { useTestDatabase } from "@phoneloop/state/testing";
 import { createApiServer, type ApiServer } from "./api-server.ts";
 import { signUpMember } from "./auth/testing.ts";
 import { appRouter } from "./root.ts";
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let api: ApiServer;
 let cookie: string;
 /** Real ids for fields of these names, so an input gets past the schema to the database. */
 const known: Record<string, string> = {};
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   const admin = await signUpMember({ db: t.db, auth: api.auth }, { role: "admin" });
   cookie = admin.headers.cookie!;
@@ -28,7 +27,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await api?.close();
-  await t?.drop();
 });
 
 type Call = { path: string; type: "query" | "mutation"; input: unknown };

@@ -8,14 +8,14 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendEvidence, createShare, issueAgentToken, MAX_BLOB_BYTES, putBlob, registerAgent, startRun } from "@phoneloop/state";
-import { createTestDatabase, rid, seedGoal, seedWorkspace, type TestDatabase } from "@phoneloop/state/testing";
+import { rid, seedGoal, seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
 
 const READERS = 10;
 const MiB = 1024 * 1024;
 /** Generous: a third of one copy per reader, far below what buffering would take. */
 const BOUND = 64 * MiB;
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let child: ChildProcess;
 let apiUrl: string;
 
@@ -25,7 +25,6 @@ function rssOf(pid: number): number {
 }
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   const server = fileURLToPath(new URL("./server.ts", import.meta.url));
   child = spawn(process.execPath, ["--import", "tsx", server], {
     env: { ...process.env, DATABASE_URL: t.url, API_PORT: "0", API_HOST: "127.0.0.1", PHONELOOP_SECRET_KEY: randomBytes(32).toString("base64"), BLOB_STORE: "postgres" },
@@ -50,7 +49,6 @@ afterAll(async () => {
     child.kill("SIGTERM");
     await exited;
   }
-  await t?.drop();
 });
 
 /** Reads the blob through the API, hashing the stream as it comes (nothing kept here). */

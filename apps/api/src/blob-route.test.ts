@@ -6,20 +6,18 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendEvidence, collectBlobs, createShare, issueAgentToken, putBlob, registerAgent, revokeShare, startRun, MAX_BLOB_BYTES } from "@phoneloop/state";
 import { createApiClient, createControlPlane, uploadBlob } from "@phoneloop/client";
-import { createTestDatabase, rid, seedGoal, seedWorkspace, type TestDatabase } from "@phoneloop/state/testing";
+import { rid, seedGoal, seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
 import { createApiServer, type ApiServer } from "./api-server.ts";
 import { agentTokenHeaders, signUpMember } from "./auth/testing.ts";
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let api: ApiServer;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
 });
 afterAll(async () => {
   await api.close();
-  await t.drop();
 });
 
 describe("GET /blobs/<sha256>", () => {

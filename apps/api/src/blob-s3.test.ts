@@ -7,20 +7,19 @@ import { join } from "node:path";
 import sharp from "sharp";
 import S3rver from "s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@phoneloop/state/testing";
+import { useTestDatabase } from "@phoneloop/state/testing";
 import { createApiServer, type ApiServer } from "./api-server.ts";
 import { agentTokenHeaders, signUpMember } from "./auth/testing.ts";
 import { blobsFromEnv } from "./blob-config.ts";
 import { parseEnv } from "./env.ts";
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let s3: S3rver;
 let s3Dir: string;
 let s3Url: string;
 const servers: ApiServer[] = [];
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   s3Dir = mkdtempSync(join(tmpdir(), "phoneloop-s3-"));
   s3 = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory: s3Dir, configureBuckets: [{ name: "screens", configs: [] }] });
   s3Url = `http://127.0.0.1:${(await s3.run()).port}`;
@@ -29,7 +28,6 @@ afterAll(async () => {
   for (const s of servers) await s.close();
   await s3?.close();
   rmSync(s3Dir, { recursive: true, force: true });
-  await t?.drop();
 });
 
 const envOf = (over: Record<string, string>) =>

@@ -4,11 +4,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TRPCClientError } from "@trpc/client";
 import { issueAgentToken } from "@phoneloop/state";
-import { createTestDatabase, rid, seedGoal as seedAnyGoal, seedTodos, seedWorkspace, type TestDatabase } from "@phoneloop/state/testing";
+import { rid, seedGoal as seedAnyGoal, seedTodos, seedWorkspace, useTestDatabase, type TestDatabase } from "@phoneloop/state/testing";
 import { createApiClient } from "@phoneloop/client";
 import { createApiServer, type ApiServer } from "./api-server.ts";
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let api: ApiServer;
 let client: ReturnType<typeof createApiClient>;
 let workspaceId: string;
@@ -16,7 +16,6 @@ let agent: { id: string };
 const seedGoal = (db: TestDatabase["db"]) => seedAnyGoal(db, { workspaceId });
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   const { workspace, admin } = await seedWorkspace(t.db);
   workspaceId = workspace.id;
@@ -26,7 +25,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await api?.close();
-  await t?.drop();
 });
 
 async function failure(p: Promise<unknown>): Promise<{ status: number; message: string; stateCode: string | null }> {

@@ -5,21 +5,20 @@ import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import { StateError, StateErrorCode } from "@phoneloop/state";
 import { z } from "zod";
 import { claimTodo, issueAgentToken, registerAgent } from "@phoneloop/state";
-import { createTestDatabase, rid, seedGate, seedGoal as seedAnyGoal, seedTodos, type TestDatabase } from "@phoneloop/state/testing";
+import { rid, seedGate, seedGoal as seedAnyGoal, seedTodos, useTestDatabase, type TestDatabase } from "@phoneloop/state/testing";
 import { signUpMember, type SignedUpMember } from "./auth/testing.ts";
 import { createApiServer, type ApiServer } from "./api-server.ts";
 import { STATE_TO_TRPC_CODE } from "./errors.ts";
 import { createApiClient } from "@phoneloop/client";
 import { allowAnyone, createCallerFactory, createTRPCContext, createTRPCRouter } from "./trpc.ts";
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let api: ApiServer;
 let admin: SignedUpMember;
 let agentToken: string;
 let agentId: string;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   admin = await signUpMember({ db: t.db, auth: api.auth }, { role: "admin" });
   agentToken = (await issueAgentToken(t.db, { workspaceId: admin.workspaceId, name: "Worker", issuedBy: admin.userId })).token;
@@ -33,7 +32,6 @@ const agentClient = () => createApiClient({ apiUrl: api.url, auth: { kind: "toke
 const member = (role: SignedUpMember["role"]) => signUpMember({ db: t.db, auth: api.auth }, { role, workspaceId: admin.workspaceId });
 afterAll(async () => {
   await api?.close();
-  await t?.drop();
 });
 
 async function failure(p: Promise<unknown>): Promise<{ status: number; code: string; message: string; data: Record<string, unknown> }> {

@@ -1,19 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@phoneloop/state/testing";
+import { useTestDatabase } from "@phoneloop/state/testing";
 import { createApiServer, type ApiServer } from "./api-server.ts";
 import { EVENTS_APPLICATION_NAME, type StreamedEvent } from "./events.ts";
 import { createApiClient } from "@phoneloop/client";
 import pg from "pg";
 import { agentTokenHeaders, signUpMember } from "./auth/testing.ts";
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let a: ApiServer;
 let b: ApiServer;
 let workspaceId: string;
 let token: string;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   a = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   b = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   const admin = await signUpMember({ db: t.db, auth: a.auth }, { role: "admin" });
@@ -26,7 +25,6 @@ const clientOf = (apiUrl: string) => createApiClient({ apiUrl, auth: { kind: "to
 afterAll(async () => {
   await a?.close();
   await b?.close();
-  await t?.drop();
 });
 
 // Stands in for any operator's commit: the same row, the same trigger, from outside either API process.

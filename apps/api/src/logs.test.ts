@@ -4,14 +4,14 @@ import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import superjson from "superjson";
 import { issueAgentToken } from "@phoneloop/state";
-import { createTestDatabase, rid, seedGoal, type TestDatabase } from "@phoneloop/state/testing";
+import { rid, seedGoal, useTestDatabase } from "@phoneloop/state/testing";
 import { signUpMember, type SignedUpMember } from "./auth/testing.ts";
 import { createApiServer, type ApiServer } from "./api-server.ts";
 import { createApiLogger, errorFields } from "./logger.ts";
 
 const SECRET = "sk-live-7f3a9c1e5b2d4f6a8c0e1f2a3b4c5d6e";
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let api: ApiServer;
 let admin: SignedUpMember;
 let agentToken: string;
@@ -24,14 +24,12 @@ const sink = new Writable({
 });
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1", logger: createApiLogger({ destination: sink }) });
   admin = await signUpMember({ db: t.db, auth: api.auth }, { role: "admin" });
   agentToken = (await issueAgentToken(t.db, { workspaceId: admin.workspaceId, name: "Worker", issuedBy: admin.userId })).token;
 });
 afterAll(async () => {
   await api?.close();
-  await t?.drop();
 });
 
 type Line = { level: number; msg: string; reqId?: string; runId?: string; procedure?: string; status?: number; code?: string; fields?: string[] };

@@ -3,19 +3,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedModelServer, type ScriptedModelServer } from "@phoneloop/agent/testing";
 import { createApiClient } from "@phoneloop/client";
-import { createTestDatabase, type TestDatabase } from "@phoneloop/state/testing";
+import { useTestDatabase } from "@phoneloop/state/testing";
 import { createApiServer, type ApiServer } from "./api-server.ts";
 import { signUpMember, type SignedUpMember } from "./auth/testing.ts";
 
 const KEY = "sk-connection-test-7d2e19";
-let t: TestDatabase;
+const t = useTestDatabase();
 let api: ApiServer;
 let models: ScriptedModelServer;
 let admin: SignedUpMember;
 let viewer: SignedUpMember;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   models = await startScriptedModelServer({
     rules: [{ match: (r) => r.model === "revoked", replies: [{ status: 401, message: `invalid key ${KEY}` }], repeatLast: true }],
     fallback: { text: "OK", promptTokens: 12, completionTokens: 1 },
@@ -27,7 +26,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await api.close();
   await models.stop();
-  await t.drop();
 });
 
 const as = (m: SignedUpMember) => createApiClient({ apiUrl: api.url, auth: { kind: "cookie", cookie: m.headers.cookie! } });

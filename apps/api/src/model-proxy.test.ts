@@ -2,24 +2,22 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createOpenAIModel } from "@phoneloop/agent";
 import { startScriptedModelServer, type ScriptedModelServer } from "@phoneloop/agent/testing";
 import { evidenceList, finishRun, issueAgentToken, pauseGoal, registerAgent, setQuotaPolicy, startRun } from "@phoneloop/state";
-import { createTestDatabase, rid, seedGoal, seedWorkspace, type TestDatabase } from "@phoneloop/state/testing";
+import { rid, seedGoal, seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
 import { createApiServer, type ApiServer } from "./api-server.ts";
 import { signUpMember } from "./auth/testing.ts";
 
 const UPSTREAM_KEY = "sk-upstream-secret-4f1c9a";
-let t: TestDatabase;
+const t = useTestDatabase();
 let upstream: ScriptedModelServer;
 let api: ApiServer;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   upstream = await startScriptedModelServer({ fallback: { text: '{"type":"wait"}', promptTokens: 1200, completionTokens: 30 } });
   api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
 });
 afterAll(async () => {
   await api.close();
   await upstream.stop();
-  await t.drop();
 });
 
 /** A workspace with model settings, an agent registered with its own token, and a running run on a goal. */

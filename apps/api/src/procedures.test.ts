@@ -4,23 +4,21 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnyProcedure } from "@trpc/server";
 import type { z } from "zod";
-import { createTestDatabase, type TestDatabase } from "@phoneloop/state/testing";
+import { useTestDatabase } from "@phoneloop/state/testing";
 import { createApiServer, type ApiServer } from "./api-server.ts";
 import { appRouter } from "./root.ts";
 import { signUpMember } from "./auth/testing.ts";
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let api: ApiServer;
 let signedIn: Record<string, string>;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   signedIn = (await signUpMember({ db: t.db, auth: api.auth }, { role: "admin" })).headers;
 });
 afterAll(async () => {
   await api?.close();
-  await t?.drop();
 });
 
 const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, AnyProcedure>).map(([path, proc]) => ({

@@ -1,17 +1,11 @@
 // The API's reaper over a real database: a run whose worker went silent becomes interrupted and shows in the
 // attention queue with its resume action; an overdue gate expires; a live worker's run is left alone.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { attentionQueue, claimNext, heartbeatAgent, openGate, startRun } from "@phoneloop/state";
-import { createTestDatabase, manualClock, seedAgent, seedGoal, seedTodos, type TestDatabase } from "@phoneloop/state/testing";
+import { manualClock, seedAgent, seedGoal, seedTodos, useTestDatabase } from "@phoneloop/state/testing";
 import { startReaper } from "./reaper.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => {
-  await t?.drop();
-});
+const t = useTestDatabase();
 
 describe("reaper", () => {
   it("interrupts dead workers' runs, expires overdue gates, leaves live ones running", async () => {

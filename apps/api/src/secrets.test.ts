@@ -7,20 +7,19 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueAgentToken, registerAgent, startRun } from "@phoneloop/state";
-import { createTestDatabase, rid, seedGoal, seedWorkspace, type TestDatabase } from "@phoneloop/state/testing";
+import { rid, seedGoal, seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
 import { createApiServer, type ApiServer } from "./api-server.ts";
 
 const MODEL_KEY = "sk-leakcheck-5d0b1e7f2a9c";
 const SECRET_KEY = "secret-leakcheck-8c2f0e44b19d73a6d0";
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let api: ApiServer;
 let echoing: Server;
 let echoUrl: string;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1", secretKey: SECRET_KEY });
   // An endpoint that, like real ones, repeats the key it was sent in its error, with a link carrying a query.
   echoing = createServer((req, res) => {
@@ -34,7 +33,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await api.close();
   await new Promise((ok) => echoing.close(ok));
-  await t.drop();
 });
 
 function assertClean(what: string, body: string): void {

@@ -3,17 +3,16 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendEvidence, appendStep, createShare, putBlob, registerAgent, revokeShare, startRun } from "@phoneloop/state";
-import { createTestDatabase, manualClock, rid, seedGoal, seedWorkspace, type TestDatabase } from "@phoneloop/state/testing";
+import { manualClock, rid, seedGoal, seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
 import { createApiServer, type ApiServer } from "./api-server.ts";
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let api: ApiServer;
 let ws: string;
 let adminId: string;
 let agentId: string;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   const seeded = await seedWorkspace(t.db);
   ws = seeded.workspace.id;
@@ -22,7 +21,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await api?.close();
-  await t?.drop();
 });
 
 /** A query over HTTP by someone holding only the link (no session, no token). */

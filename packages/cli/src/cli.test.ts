@@ -4,12 +4,12 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueAgentToken, registerAgent, setQuotaPolicy } from "@phoneloop/state";
-import { createTestDatabase, rid, seedGate, seedGoal as seedAnyGoal, seedTodos, seedWorkspace, type TestDatabase } from "@phoneloop/state/testing";
+import { rid, seedGate, seedGoal as seedAnyGoal, seedTodos, seedWorkspace, useTestDatabase, type TestDatabase } from "@phoneloop/state/testing";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const tsx = `${root}node_modules/.bin/tsx`;
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let apiProcess: ChildProcess;
 let apiUrl: string;
 let workspaceId: string;
@@ -27,7 +27,6 @@ async function seedAgentWithToken(): Promise<{ id: string; token: string }> {
 }
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   const { workspace, admin } = await seedWorkspace(t.db);
   workspaceId = workspace.id;
   adminId = admin.id;
@@ -56,7 +55,6 @@ afterAll(async () => {
     apiProcess.kill("SIGTERM");
     await exited;
   }
-  await t?.drop();
 });
 
 interface CliRun {

@@ -7,22 +7,20 @@ import { TRPCClientError } from "@trpc/client";
 import { createApiServer, type ApiServer } from "@phoneloop/api";
 import { agentTokenHeaders, signUpMember, type SignedUpMember } from "@phoneloop/api/testing";
 import { appendEvidence, createShare, registerAgent, startRun, createGoal } from "@phoneloop/state";
-import { createTestDatabase, type TestDatabase } from "@phoneloop/state/testing";
+import { useTestDatabase } from "@phoneloop/state/testing";
 import { createApiClient } from "./api-client.ts";
 import { readBlob, uploadBlob } from "./blobs.ts";
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let api: ApiServer;
 let admin: SignedUpMember;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   admin = await signUpMember({ db: t.db, auth: api.auth }, { role: "admin" });
 });
 afterAll(async () => {
   await api?.close();
-  await t?.drop();
 });
 
 const bytesOf = async (read: { body: ReadableStream<Uint8Array> }) => new Uint8Array(await new Response(read.body).arrayBuffer());

@@ -7,13 +7,13 @@ import { ControlPlaneConflict } from "@phoneloop/agent/ports";
 import { describeControlPlaneContract } from "@phoneloop/agent/testing/contract";
 import { createApiServer, type ApiServer } from "@phoneloop/api";
 import { agentTokenHeaders, signUpMember, type SignedUpMember } from "@phoneloop/api/testing";
-import { createTestDatabase, type TestDatabase } from "@phoneloop/state/testing";
+import { useTestDatabase } from "@phoneloop/state/testing";
 import { createApiClient } from "./api-client.ts";
 import { createControlPlane } from "./control-plane.ts";
 import { API_UNREACHABLE, ControlPlaneError } from "./errors.ts";
 import { subscribeEvents, type StreamedEvent } from "./events.ts";
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let api: ApiServer;
 let admin: SignedUpMember;
 /** A client signed in as the workspace's admin (a Node caller passes the session cookie it got). */
@@ -22,13 +22,11 @@ const asAdmin = () => createApiClient({ apiUrl: api.url, auth: { kind: "cookie",
 const asAgent = async () => createApiClient({ apiUrl: api.url, auth: { kind: "token", token: (await agentTokenHeaders(t.db, { workspaceId: admin.workspaceId, issuedBy: admin.userId })).token } });
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   admin = await signUpMember({ db: t.db, auth: api.auth }, { role: "admin", name: "Olive" });
 });
 afterAll(async () => {
   await api?.close();
-  await t?.drop();
 });
 
 describeControlPlaneContract("packages/client over the API and Postgres", async () => {

@@ -6,25 +6,23 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock, type Clock } from "@phoneloop/agent/ports";
 import { createApiServer, type ApiServer } from "@phoneloop/api";
 import { issueAgentToken } from "@phoneloop/state";
-import { createTestDatabase, seedWorkspace, type TestDatabase } from "@phoneloop/state/testing";
+import { seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
 import { createApiClient } from "./api-client.ts";
 import { createControlPlane } from "./control-plane.ts";
 import { API_UNREACHABLE, ControlPlaneError } from "./errors.ts";
 import { backoffMs, transienceOf } from "./retry.ts";
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let api: ApiServer;
 let token: string;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   const { workspace, admin } = await seedWorkspace(t.db);
   token = (await issueAgentToken(t.db, { workspaceId: workspace.id, issuedBy: admin.id, name: "retry test" })).token;
 });
 afterAll(async () => {
   await api?.close();
-  await t?.drop();
 });
 
 /** The real clock, with every backoff counted, and a promise for the first one (the call has failed once). */

@@ -11,12 +11,12 @@ import { agentTokenHeaders, signUpMember, type SignedUpMember } from "@phoneloop
 import { createApiClient, createControlPlane } from "@phoneloop/client";
 import { AdbDevice, MemoryCredentialStore } from "@phoneloop/device";
 import { adbPublicKeyLine, connectTcp } from "@phoneloop/device/node";
-import { createTestDatabase, type TestDatabase } from "@phoneloop/state/testing";
+import { useTestDatabase } from "@phoneloop/state/testing";
 import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
 import { runAgent } from "@phoneloop/agent";
 import { packTasks, REFERENCE_POLICY_LABEL, REFERENCE_POLICY_MODEL } from "@phoneloop/reference-policy";
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let api: ApiServer;
 let phone: VirtualPhone;
 let device: AdbDevice;
@@ -24,7 +24,6 @@ let admin: SignedUpMember;
 let approver: SignedUpMember;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   admin = await signUpMember({ db: t.db, auth: api.auth }, { role: "admin", name: "Ada" });
   approver = await signUpMember({ db: t.db, auth: api.auth }, { role: "approver", workspaceId: admin.workspaceId, name: "Ravi" });
@@ -37,7 +36,6 @@ afterAll(async () => {
   await device?.close().catch(() => undefined);
   await phone?.stop();
   await api?.close();
-  await t?.drop();
 });
 
 /** The client's ControlPlane, with a person approving each gate through the API as soon as it opens. */

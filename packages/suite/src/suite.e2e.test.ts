@@ -1,18 +1,12 @@
 // The suite end to end, as `npm run suite` runs it: the reference policy over pack tasks and seeds, each attempt on
 // its own virtual phone process, through the real runtime, the API (its own process) and Postgres; the table and the
 // last line printed, and the suite run with its attempts — each linking its run — stored in the state core.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, seedWorkspace, type TestDatabase } from "@phoneloop/state/testing";
+import { describe, expect, it } from "vitest";
+import { seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
 import { suiteRunDetail } from "@phoneloop/state";
 import { main } from "./main.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => {
-  await t?.drop();
-});
+const t = useTestDatabase();
 
 async function suite(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = "";

@@ -5,12 +5,12 @@ import sharp from "sharp";
 import superjson from "superjson";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendEvidence, appendStep, createGoal, putBlob, registerAgent, startRun, type Page, type ReplayStep, type RunReplay } from "@phoneloop/state";
-import { createTestDatabase, rid, type TestDatabase } from "@phoneloop/state/testing";
+import { rid, useTestDatabase } from "@phoneloop/state/testing";
 import { createApiServer, type ApiServer } from "../api-server.ts";
 import { signUpMember } from "../auth/testing.ts";
 import { scanText } from "./secret-scan.ts";
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let api: ApiServer;
 let cookies: Record<"admin" | "approver" | "viewer", string>;
 let runId: string;
@@ -28,7 +28,6 @@ async function call<T>(path: string, input: unknown, cookie?: string, mutation =
 }
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   const admin = await signUpMember({ db: t.db, auth: api.auth }, { role: "admin", name: "Ada Admin" });
   const ws = admin.workspaceId;
@@ -65,7 +64,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await api?.close();
-  await t?.drop();
 });
 
 describe("secret scan", () => {

@@ -7,11 +7,11 @@ import { nodeImages } from "@phoneloop/agent/node";
 import { FakePhone, act, box, startScriptedModelServer, type FakeScreen, type ScriptEntry, type ScriptedModelServer } from "@phoneloop/agent/testing";
 import { createApiServer, type ApiServer } from "@phoneloop/api";
 import { agentTokenHeaders, signUpMember } from "@phoneloop/api/testing";
-import { createTestDatabase, type TestDatabase } from "@phoneloop/state/testing";
+import { useTestDatabase } from "@phoneloop/state/testing";
 import { createApiClient, createControlPlane, readBlob, type ApiClient } from "@phoneloop/client";
 import { runHeadless } from "./compose.ts";
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let api: ApiServer;
 let member: ApiClient;
 let reader: ApiClient;
@@ -20,7 +20,6 @@ let newToken: () => Promise<string>;
 const servers: ScriptedModelServer[] = [];
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   const admin = await signUpMember({ db: t.db, auth: api.auth }, { role: "admin", name: "Olive Owner" });
   member = createApiClient({ apiUrl: api.url, auth: { kind: "cookie", cookie: admin.headers.cookie! } });
@@ -30,7 +29,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const s of servers) await s.stop();
   await api?.close();
-  await t?.drop();
 });
 
 const planOf = (todos: { id: string; title: string }[]): ScriptEntry => ({

@@ -16,13 +16,13 @@ import { act, startScriptedModelServer, type ScriptedModelServer } from "@phonel
 import { createApiServer, type ApiServer } from "@phoneloop/api";
 import { createApiClient, readAllPages } from "@phoneloop/client";
 import { applyMigrations, createDb, issueAgentToken, startEmbeddedPostgres } from "@phoneloop/state";
-import { createTestDatabase, seedWorkspace, type TestDatabase } from "@phoneloop/state/testing";
+import { seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
 import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
 import { NodeCredentialStore } from "@phoneloop/device/node";
 
 const root = fileURLToPath(new URL("../../../../", import.meta.url));
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let api: ApiServer;
 let phone: VirtualPhone;
 let keys: string;
@@ -31,7 +31,6 @@ let token: string;
 const startApi = (port = 0) => createApiServer({ db: t.db, databaseUrl: t.url, port, host: "127.0.0.1" });
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   api = await startApi();
   const { workspace, admin } = await seedWorkspace(t.db);
   token = (await issueAgentToken(t.db, { workspaceId: workspace.id, name: "drilled worker", issuedBy: admin.id })).token;
@@ -42,7 +41,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await phone?.stop();
   await api?.close();
-  await t?.drop();
   if (keys) rmSync(keys, { recursive: true, force: true });
 });
 

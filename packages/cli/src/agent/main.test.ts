@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { act, startScriptedModelServer, type ScriptedModelServer } from "@phoneloop/agent/testing";
 import { createApiServer, type ApiServer } from "@phoneloop/api";
 import { issueAgentToken } from "@phoneloop/state";
-import { createTestDatabase, seedWorkspace, type TestDatabase } from "@phoneloop/state/testing";
+import { seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
 import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
 import { createApiClient } from "@phoneloop/client";
 import { NodeCredentialStore } from "@phoneloop/device/node";
@@ -20,7 +20,7 @@ import { NodeCredentialStore } from "@phoneloop/device/node";
 const root = fileURLToPath(new URL("../../../../", import.meta.url));
 const tsx = `${root}node_modules/.bin/tsx`;
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let api: ApiServer;
 let phone: VirtualPhone;
 let models: ScriptedModelServer;
@@ -28,7 +28,6 @@ let keys: string;
 let token: string;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   const { workspace, admin } = await seedWorkspace(t.db);
   token = (await issueAgentToken(t.db, { workspaceId: workspace.id, name: "worker", issuedBy: admin.id })).token;
@@ -48,7 +47,6 @@ afterAll(async () => {
   await models?.stop();
   await phone?.stop();
   await api?.close();
-  await t?.drop();
   if (keys) rmSync(keys, { recursive: true, force: true });
 });
 

@@ -13,13 +13,13 @@ import { act, startScriptedModelServer, type ScriptedModelServer } from "@phonel
 import { createApiServer, type ApiServer } from "@phoneloop/api";
 import { createApiClient, readAllPages } from "@phoneloop/client";
 import { issueAgentToken, setQuotaPolicy } from "@phoneloop/state";
-import { createTestDatabase, seedGoal, seedWorkspace, type TestDatabase } from "@phoneloop/state/testing";
+import { seedGoal, seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
 import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
 import { NodeCredentialStore } from "@phoneloop/device/node";
 
 const root = fileURLToPath(new URL("../../../../", import.meta.url));
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let api: ApiServer;
 let phone: VirtualPhone;
 let models: ScriptedModelServer;
@@ -29,7 +29,6 @@ let token: string;
 let newToken: () => Promise<string>;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   const { workspace, admin } = await seedWorkspace(t.db);
   newToken = async () => (await issueAgentToken(t.db, { workspaceId: workspace.id, name: "recovering worker", issuedBy: admin.id })).token;
@@ -51,7 +50,6 @@ afterAll(async () => {
   await models?.stop();
   await phone?.stop();
   await api?.close();
-  await t?.drop();
   if (keys) rmSync(keys, { recursive: true, force: true });
 });
 
