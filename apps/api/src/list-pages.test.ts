@@ -4,17 +4,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import superjson from "superjson";
 import { addLessons, registerAgent, saveShortcuts, saveSkill, startRun, createGoal, PAGE_LIMIT, type Page } from "@phoneloop/state";
-import { createTestDatabase, manualClock, type TestDatabase } from "@phoneloop/state/testing";
+import { manualClock, useTestDatabase } from "@phoneloop/state/testing";
 import { createApiServer, type ApiServer } from "./api-server.ts";
 import { signUpMember } from "./auth/testing.ts";
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let api: ApiServer;
 let viewer: Record<string, string>;
 let ws: string;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   const admin = await signUpMember({ db: t.db, auth: api.auth }, { role: "admin" });
   ws = admin.workspaceId;
@@ -22,7 +21,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await api?.close();
-  await t?.drop();
 });
 
 async function query(path: string, input: unknown): Promise<{ status: number; body: { result?: { data: unknown }; error?: { json: { message: string; data: { issues?: { path: string }[] } } } } }> {
