@@ -8,8 +8,10 @@ import type { StateError } from "../../domain/errors.ts";
 import { putBlob } from "../blob/put-blob.ts";
 import { claimTodo } from "../todo/claim-todo.ts";
 import { startTodo } from "../todo/start-todo.ts";
+import { releaseLease } from "../lease/release-lease.ts";
 import { finishRun } from "./finish-run.ts";
 import { recordStep, type RecordStepInput } from "./record-step.ts";
+import { resumeRun } from "./resume-run.ts";
 import { startRun } from "./start-run.ts";
 
 const t = useTestDatabase();
@@ -163,6 +165,35 @@ describe("run.recordStep", () => {
     expect(await t.db.step.count({ where: { runId: s.run.id } })).toBe(2);
     expect(await t.db.quotaSpend.count({ where: { goalId: s.goal.id } })).toBe(1);
     expect((await t.db.todo.findUniqueOrThrow({ where: { id: s.todo.id } })).state).toBe("blocked");
+  });
+
+  it("a run resumed by another agent re-sends its predecessor's last step record: answered as recorded, nothing repeated or spent twice", async () => {
+    const s = await started();
+    await startTodo(t.db, { todoId: s.todo.id, agentId: s.agent.id, leaseKey: s.claim.lease.leaseKey });
+    const turn = { idempotencyKey: `${s.run.id}:0:turn`, kind: "validated_progress" as const, summary: "step 0 done", spend: { key: `${s.run.id}:0:spend`, steps: 1, tokens: 1200 } };
+    // The first worker's step record (its post-step checkpoint would ride on the next write-ahead: never sent).
+    const first = await recordStep(t.db, s.record({ turnResult: turn, checkpoint: undefined, route: true }));
+    expect(first.turnResult).toMatchObject({ duplicate: false });
+    // Its tab closes; its lease ends; another agent (a second tab) resumes the run and claims the todo.
+    await releaseLease(t.db, { todoId: s.todo.id, agentId: s.agent.id, leaseKey: s.claim.lease.leaseKey, reason: "tab closed" });
+    const next = await seedAgent(t.db, { workspaceId: s.goal.workspaceId });
+    await resumeRun(t.db, { runId: s.run.id, agentId: next.id });
+    const claim = await claimTodo(t.db, { agentId: next.id, todoId: s.todo.id });
+    if (!claim.claimed) throw new Error(claim.reason);
+    await startTodo(t.db, { todoId: s.todo.id, agentId: next.id, leaseKey: claim.lease.leaseKey });
+    // From the checkpoint before, it finds step 0 in flight and records it again under the run's keys.
+    const again = await recordStep(t.db, s.record({ agentId: next.id, leaseKey: claim.lease.leaseKey, evidence: [], turnResult: turn, route: true }));
+    expect(again.turnResult).toMatchObject({ kind: "validated_progress", duplicate: true });
+    expect(again.step?.created).toBe(false);
+    expect(again.route?.route).toBe("ready_for_host");
+    expect(await t.db.turn.count({ where: { todoId: s.todo.id } })).toBe(1);
+    expect(await t.db.quotaSpend.count({ where: { goalId: s.goal.id } })).toBe(1);
+
+    // The run's key stays the run's: another run's agent using it is CONFLICT.
+    const other = await started();
+    await startTodo(t.db, { todoId: other.todo.id, agentId: other.agent.id, leaseKey: other.claim.lease.leaseKey });
+    const stolen = other.record({ evidence: [], turnResult: { ...turn, summary: "not mine" } });
+    expect((await err(recordStep(t.db, stolen)))?.code).toBe("CONFLICT");
   });
 
   it("a turn key another todo recorded is CONFLICT, and the record writes nothing", async () => {

@@ -130,11 +130,17 @@ class TurnKeyTaken extends Error {
   }
 }
 
-/** The first outcome recorded under this key, or null; CONFLICT when the key was used for another todo or agent. */
+/**
+ * The first outcome recorded under this key, or null; CONFLICT when the key was used for another todo, or by
+ * another agent outside this run. Within one run the key is the run's, whichever agent drives it: a run resumed by
+ * another worker or tab re-sends the record of the step its predecessor wrote last (the post-step checkpoint is
+ * folded into the next write-ahead one), and is answered as it was recorded.
+ */
 async function duplicateOf(db: DbOrTx | Tx, i: z.output<typeof RecordTurnResultInput>): Promise<RecordTurnResultResult | null> {
   const turn = await db.turn.findUnique({ where: { idempotencyKey: i.idempotencyKey }, include: { todo: true } });
   if (!turn) return null;
-  if (turn.todoId !== i.todoId || turn.agentId !== i.agentId) {
+  const sameRun = i.runId !== undefined && turn.runId === i.runId;
+  if (turn.todoId !== i.todoId || (turn.agentId !== i.agentId && !sameRun)) {
     throw new StateError(
       "CONFLICT",
       `Idempotency key ${i.idempotencyKey} already recorded a turn of ${turn.agentId} on todo ${turn.todoId}; use a fresh key for each turn.`,
