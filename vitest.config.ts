@@ -3,6 +3,6 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    projects: ["packages/*", "apps/api", "apps/web"],
+    projects: ["packages/*", "apps/api", "apps/web", { test: { name: "scripts", include: ["scripts/**/*.test.ts"] } }],
   },
 });

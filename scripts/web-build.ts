@@ -7,8 +7,12 @@ import { join, relative } from "node:path";
 
 /** What the web bundle is made of: the web app, the workspace packages it compiles in, and the locked dependencies. */
 const SOURCE_ROOTS = ["apps/web", "apps/api/src", "packages", "package-lock.json", "tsconfig.base.json"];
-const SKIP_DIRS = new Set(["node_modules", ".next", ".turbo", "dist", "generated", "test-results", "fixtures"]);
-const SKIP_FILE = /(\.test\.tsx?|\.tsbuildinfo|\.log)$/;
+// What tools write is not a source: a hidden folder (.next, a check's .next-keycheck, .turbo, .data, a build lock),
+// build and test output, and next-env.d.ts, which every `next build` rewrites naming its own output folder. Were it
+// hashed, a build would change the hash it is stored under, and the next start or test worker would build again —
+// replacing the scripts a running `next start` serves, so a page opened then fails to load them.
+const SKIP_DIRS = new Set(["node_modules", "dist", "generated", "test-results", "fixtures", "scratch", "coverage"]);
+const SKIP_FILE = /(\.test\.tsx?|\.tsbuildinfo|\.log|^next-env\.d\.ts)$/;
 
 export const SOURCE_HASH_FILE = ".next/source-hash";
 
@@ -20,7 +24,7 @@ export function webSourceHash(root: string): string {
     for (const e of entries) {
       const child = join(path, e.name);
       if (e.isDirectory()) {
-        if (!SKIP_DIRS.has(e.name)) visit(child);
+        if (!SKIP_DIRS.has(e.name) && !e.name.startsWith(".")) visit(child);
       } else if (e.isFile() && !SKIP_FILE.test(e.name)) {
         hash.update(relative(root, child)).update("\0").update(readFileSync(child)).update("\0");
       }
