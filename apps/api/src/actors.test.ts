@@ -5,14 +5,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueAgentToken, registerAgent, revokeAgentToken, type Role } from "@phoneloop/state";
 import { rid, seedGate, seedGoal, seedMember, seedTodos, seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
-import { createApiServer, type ApiServer } from "./api-server.ts";
+import { useApiServer } from "./use-api-server.ts";
 import type { Principal } from "./auth/principal.ts";
 import { EventHub } from "./events.ts";
 import { appRouter } from "./root.ts";
 import { createCallerFactory, createTRPCContext } from "./trpc.ts";
 
 const t = useTestDatabase();
-let api: ApiServer;
+const api = useApiServer(t);
 let hub: EventHub;
 let ws: string;
 let adminId: string;
@@ -20,7 +20,6 @@ let token: string;
 let agentId: string;
 
 beforeAll(async () => {
-  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   hub = new EventHub({ databaseUrl: t.url });
   await hub.start();
   const seeded = await seedWorkspace(t.db, "Team");
@@ -33,7 +32,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await hub?.close();
-  await api?.close();
 });
 
 /** A tRPC call over HTTP with the agent token and whatever else the attacker adds. */

@@ -28,7 +28,7 @@ import {
   type Role,
 } from "@phoneloop/state";
 import { manualClock, rid, seedGate, seedGoal, seedMember, seedTodos, useTestDatabase } from "@phoneloop/state/testing";
-import { createApiServer, type ApiServer } from "./api-server.ts";
+import { useApiServer } from "./use-api-server.ts";
 import { sessionReader } from "./auth/auth.ts";
 import { resolvePrincipal, SHARE_HEADER, type Principal } from "./auth/principal.ts";
 import { signUpMember } from "./auth/testing.ts";
@@ -37,7 +37,7 @@ import { appRouter } from "./root.ts";
 import { createCallerFactory, createTRPCContext, type ProcedureMeta } from "./trpc.ts";
 
 const t = useTestDatabase();
-let api: ApiServer;
+const api = useApiServer(t);
 let hub: EventHub;
 let w: World;
 let resolve: (headers: Record<string, string>) => Promise<Principal>;
@@ -52,7 +52,6 @@ interface World {
 beforeAll(async () => {
   hub = new EventHub({ databaseUrl: t.url });
   await hub.start();
-  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   const services = { db: t.db, auth: api.auth };
   resolve = (headers) => resolvePrincipal({ db: t.db, auth: sessionReader(api.auth) }, new Headers(headers));
   const admin = await signUpMember(services, { role: "admin" });
@@ -77,7 +76,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await hub?.close();
-  await api?.close();
 });
 
 // ——— fresh rows of the workspace, made through the operators (as the system) ———

@@ -1,22 +1,21 @@
 // Bad input is a 4xx naming the field, never a 5xx: every procedure of the router (listed from the router itself)
 // gets an otherwise valid input with one bad value in one place, over HTTP, as the admin of a seeded workspace.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import superjson from "superjson";
 import type { z } from "zod";
 import { addTodos, createGoal, registerAgent, startRun } from "@phoneloop/state";
 import { useTestDatabase } from "@phoneloop/state/testing";
-import { createApiServer, type ApiServer } from "./api-server.ts";
+import { useApiServer } from "./use-api-server.ts";
 import { signUpMember } from "./auth/testing.ts";
 import { appRouter } from "./root.ts";
 
 const t = useTestDatabase();
-let api: ApiServer;
+const api = useApiServer(t);
 let cookie: string;
 /** Real ids for fields of these names, so an input gets past the schema to the database. */
 const known: Record<string, string> = {};
 
 beforeAll(async () => {
-  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   const admin = await signUpMember({ db: t.db, auth: api.auth }, { role: "admin" });
   cookie = admin.headers.cookie!;
   const goal = await createGoal(t.db, { title: "Fuzzed", objective: "Take bad input", workspaceId: admin.workspaceId });
@@ -24,9 +23,6 @@ beforeAll(async () => {
   const agent = await registerAgent(t.db, { id: "agent_fuzz", name: "Fuzz", kind: "headless", workspaceId: admin.workspaceId });
   const run = await startRun(t.db, { goalId: goal.id, todoId: todo!.id, agentId: agent.id });
   Object.assign(known, { goalId: goal.id, todoId: todo!.id, agentId: agent.id, runId: run.id, workspaceId: admin.workspaceId, userId: admin.userId });
-});
-afterAll(async () => {
-  await api?.close();
 });
 
 type Call = { path: string; type: "query" | "mutation"; input: unknown };

@@ -3,22 +3,15 @@
 // POST /blobs: raw image bytes in, sha256 out; PNG screenshots are stored as WebP, identical frames once.
 import { createHash } from "node:crypto";
 import sharp from "sharp";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { appendEvidence, collectBlobs, createShare, issueAgentToken, putBlob, registerAgent, revokeShare, startRun, MAX_BLOB_BYTES } from "@phoneloop/state";
 import { createApiClient, createControlPlane, uploadBlob } from "@phoneloop/client";
 import { rid, seedGoal, seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
-import { createApiServer, type ApiServer } from "./api-server.ts";
+import { useApiServer } from "./use-api-server.ts";
 import { agentTokenHeaders, signUpMember } from "./auth/testing.ts";
 
 const t = useTestDatabase();
-let api: ApiServer;
-
-beforeAll(async () => {
-  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
-});
-afterAll(async () => {
-  await api.close();
-});
+const api = useApiServer(t);
 
 describe("GET /blobs/<sha256>", () => {
   it("serves the workspace's blob to its member, cacheable for good, and 304 on a repeat with its ETag", async () => {

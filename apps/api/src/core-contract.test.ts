@@ -1,30 +1,26 @@
 // The procedures the agent runtime calls, over real HTTP against real Postgres: the next todo in one call,
 // replan ops, turn results, gates and run ends — each idempotent on its key where a client may retry it. The
 // client acts as the runtime does: with an agent token, as the agent that token registered.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { TRPCClientError } from "@trpc/client";
 import { issueAgentToken } from "@phoneloop/state";
 import { rid, seedGoal as seedAnyGoal, seedTodos, seedWorkspace, useTestDatabase, type TestDatabase } from "@phoneloop/state/testing";
 import { createApiClient } from "@phoneloop/client";
-import { createApiServer, type ApiServer } from "./api-server.ts";
+import { useApiServer } from "./use-api-server.ts";
 
 const t = useTestDatabase();
-let api: ApiServer;
+const api = useApiServer(t);
 let client: ReturnType<typeof createApiClient>;
 let workspaceId: string;
 let agent: { id: string };
 const seedGoal = (db: TestDatabase["db"]) => seedAnyGoal(db, { workspaceId });
 
 beforeAll(async () => {
-  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   const { workspace, admin } = await seedWorkspace(t.db);
   workspaceId = workspace.id;
   const { token } = await issueAgentToken(t.db, { workspaceId, name: "Runtime", issuedBy: admin.id });
   client = createApiClient({ apiUrl: api.url, auth: { kind: "token", token } });
   agent = await client.agent.register.mutate({ id: rid("agent"), name: "Pixel", kind: "headless", capabilities: ["android"] });
-});
-afterAll(async () => {
-  await api?.close();
 });
 
 async function failure(p: Promise<unknown>): Promise<{ status: number; message: string; stateCode: string | null }> {

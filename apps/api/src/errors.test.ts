@@ -1,5 +1,5 @@
 // State errors reach HTTP callers with the matching status and the state's own, actionable message.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { TRPCClientError } from "@trpc/client";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import { StateError, StateErrorCode } from "@phoneloop/state";
@@ -7,19 +7,18 @@ import { z } from "zod";
 import { claimTodo, issueAgentToken, registerAgent } from "@phoneloop/state";
 import { rid, seedGate, seedGoal as seedAnyGoal, seedTodos, useTestDatabase, type TestDatabase } from "@phoneloop/state/testing";
 import { signUpMember, type SignedUpMember } from "./auth/testing.ts";
-import { createApiServer, type ApiServer } from "./api-server.ts";
+import { useApiServer } from "./use-api-server.ts";
 import { STATE_TO_TRPC_CODE } from "./errors.ts";
 import { createApiClient } from "@phoneloop/client";
 import { allowAnyone, createCallerFactory, createTRPCContext, createTRPCRouter } from "./trpc.ts";
 
 const t = useTestDatabase();
-let api: ApiServer;
+const api = useApiServer(t);
 let admin: SignedUpMember;
 let agentToken: string;
 let agentId: string;
 
 beforeAll(async () => {
-  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   admin = await signUpMember({ db: t.db, auth: api.auth }, { role: "admin" });
   agentToken = (await issueAgentToken(t.db, { workspaceId: admin.workspaceId, name: "Worker", issuedBy: admin.userId })).token;
   agentId = (await agentClient().agent.register.mutate({ id: rid("agent"), name: "Worker", kind: "headless", capabilities: ["android"] })).id;
@@ -30,9 +29,6 @@ const seedGoal = (db: TestDatabase["db"]) => seedAnyGoal(db, { workspaceId: admi
 const as = (m: SignedUpMember) => createApiClient({ apiUrl: api.url, auth: { kind: "cookie", cookie: m.headers.cookie! } });
 const agentClient = () => createApiClient({ apiUrl: api.url, auth: { kind: "token", token: agentToken } });
 const member = (role: SignedUpMember["role"]) => signUpMember({ db: t.db, auth: api.auth }, { role, workspaceId: admin.workspaceId });
-afterAll(async () => {
-  await api?.close();
-});
 
 async function failure(p: Promise<unknown>): Promise<{ status: number; code: string; message: string; data: Record<string, unknown> }> {
   try {

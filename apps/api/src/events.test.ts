@@ -1,20 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "@phoneloop/state/testing";
-import { createApiServer, type ApiServer } from "./api-server.ts";
+import { useApiServer } from "./use-api-server.ts";
 import { EVENTS_APPLICATION_NAME, type StreamedEvent } from "./events.ts";
 import { createApiClient } from "@phoneloop/client";
 import pg from "pg";
 import { agentTokenHeaders, signUpMember } from "./auth/testing.ts";
 
 const t = useTestDatabase();
-let a: ApiServer;
-let b: ApiServer;
+const a = useApiServer(t);
+const b = useApiServer(t);
 let workspaceId: string;
 let token: string;
 
 beforeAll(async () => {
-  a = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
-  b = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   const admin = await signUpMember({ db: t.db, auth: a.auth }, { role: "admin" });
   workspaceId = admin.workspaceId;
   token = (await agentTokenHeaders(t.db, { workspaceId, issuedBy: admin.userId })).token;
@@ -22,10 +20,6 @@ beforeAll(async () => {
 
 /** A client acting as the workspace's agent. */
 const clientOf = (apiUrl: string) => createApiClient({ apiUrl, auth: { kind: "token", token } });
-afterAll(async () => {
-  await a?.close();
-  await b?.close();
-});
 
 // Stands in for any operator's commit: the same row, the same trigger, from outside either API process.
 async function commitEvent(subjectId: string, goalId: string | null = null): Promise<string> {

@@ -1,26 +1,22 @@
 // The lists that answered plain arrays now answer pages `{ items, nextCursor }` like every other list: over HTTP, as a
 // member, a list longer than one page is read completely, each row once and in the list's order (rows sharing a
 // timestamp tie-broken by id), by following nextCursor; a limit over 500 is a 400 naming the field.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import superjson from "superjson";
 import { addLessons, registerAgent, saveShortcuts, saveSkill, startRun, createGoal, PAGE_LIMIT, type Page } from "@phoneloop/state";
 import { manualClock, useTestDatabase } from "@phoneloop/state/testing";
-import { createApiServer, type ApiServer } from "./api-server.ts";
+import { useApiServer } from "./use-api-server.ts";
 import { signUpMember } from "./auth/testing.ts";
 
 const t = useTestDatabase();
-let api: ApiServer;
+const api = useApiServer(t);
 let viewer: Record<string, string>;
 let ws: string;
 
 beforeAll(async () => {
-  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   const admin = await signUpMember({ db: t.db, auth: api.auth }, { role: "admin" });
   ws = admin.workspaceId;
   viewer = (await signUpMember({ db: t.db, auth: api.auth }, { role: "viewer", workspaceId: ws })).headers;
-});
-afterAll(async () => {
-  await api?.close();
 });
 
 async function query(path: string, input: unknown): Promise<{ status: number; body: { result?: { data: unknown }; error?: { json: { message: string; data: { issues?: { path: string }[] } } } } }> {

@@ -1,20 +1,16 @@
 // The API's log: one JSON line per failed request, with its request id (the x-request-id it answered) and run id,
 // and never an input value, a token or a cookie.
 import { Writable } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import superjson from "superjson";
 import { issueAgentToken } from "@phoneloop/state";
 import { rid, seedGoal, useTestDatabase } from "@phoneloop/state/testing";
 import { signUpMember, type SignedUpMember } from "./auth/testing.ts";
-import { createApiServer, type ApiServer } from "./api-server.ts";
+import { useApiServer } from "./use-api-server.ts";
 import { createApiLogger, errorFields } from "./logger.ts";
 
 const SECRET = "sk-live-7f3a9c1e5b2d4f6a8c0e1f2a3b4c5d6e";
 
-const t = useTestDatabase();
-let api: ApiServer;
-let admin: SignedUpMember;
-let agentToken: string;
 const lines: string[] = [];
 const sink = new Writable({
   write(chunk: Buffer, _enc, done) {
@@ -22,14 +18,14 @@ const sink = new Writable({
     done();
   },
 });
+const t = useTestDatabase();
+const api = useApiServer(t, { logger: createApiLogger({ destination: sink }) });
+let admin: SignedUpMember;
+let agentToken: string;
 
 beforeAll(async () => {
-  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1", logger: createApiLogger({ destination: sink }) });
   admin = await signUpMember({ db: t.db, auth: api.auth }, { role: "admin" });
   agentToken = (await issueAgentToken(t.db, { workspaceId: admin.workspaceId, name: "Worker", issuedBy: admin.userId })).token;
-});
-afterAll(async () => {
-  await api?.close();
 });
 
 type Line = { level: number; msg: string; reqId?: string; runId?: string; procedure?: string; status?: number; code?: string; fields?: string[] };

@@ -4,12 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedModelServer, type ScriptedModelServer } from "@phoneloop/agent/testing";
 import { createApiClient } from "@phoneloop/client";
 import { useTestDatabase } from "@phoneloop/state/testing";
-import { createApiServer, type ApiServer } from "./api-server.ts";
+import { useApiServer } from "./use-api-server.ts";
 import { signUpMember, type SignedUpMember } from "./auth/testing.ts";
 
 const KEY = "sk-connection-test-7d2e19";
 const t = useTestDatabase();
-let api: ApiServer;
+const api = useApiServer(t);
 let models: ScriptedModelServer;
 let admin: SignedUpMember;
 let viewer: SignedUpMember;
@@ -19,12 +19,10 @@ beforeAll(async () => {
     rules: [{ match: (r) => r.model === "revoked", replies: [{ status: 401, message: `invalid key ${KEY}` }], repeatLast: true }],
     fallback: { text: "OK", promptTokens: 12, completionTokens: 1 },
   });
-  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   admin = await signUpMember({ db: t.db, auth: api.auth }, { role: "admin" });
   viewer = await signUpMember({ db: t.db, auth: api.auth }, { role: "viewer", workspaceId: admin.workspaceId });
 });
 afterAll(async () => {
-  await api.close();
   await models.stop();
 });
 

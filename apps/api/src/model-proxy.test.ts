@@ -3,20 +3,18 @@ import { createOpenAIModel } from "@phoneloop/agent";
 import { startScriptedModelServer, type ScriptedModelServer } from "@phoneloop/agent/testing";
 import { evidenceList, finishRun, issueAgentToken, pauseGoal, registerAgent, setQuotaPolicy, startRun } from "@phoneloop/state";
 import { rid, seedGoal, seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
-import { createApiServer, type ApiServer } from "./api-server.ts";
+import { useApiServer } from "./use-api-server.ts";
 import { signUpMember } from "./auth/testing.ts";
 
 const UPSTREAM_KEY = "sk-upstream-secret-4f1c9a";
 const t = useTestDatabase();
+const api = useApiServer(t);
 let upstream: ScriptedModelServer;
-let api: ApiServer;
 
 beforeAll(async () => {
   upstream = await startScriptedModelServer({ fallback: { text: '{"type":"wait"}', promptTokens: 1200, completionTokens: 30 } });
-  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
 });
 afterAll(async () => {
-  await api.close();
   await upstream.stop();
 });
 

@@ -1,24 +1,20 @@
 // Every procedure of the router, found by walking it (so a new one cannot be missed), is sent malformed input
 // over real HTTP by a signed-in admin (who holds every permission, so the input is what gets judged): each answer
 // is a 4xx naming the offending field, never a 5xx.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { AnyProcedure } from "@trpc/server";
 import type { z } from "zod";
 import { useTestDatabase } from "@phoneloop/state/testing";
-import { createApiServer, type ApiServer } from "./api-server.ts";
+import { useApiServer } from "./use-api-server.ts";
 import { appRouter } from "./root.ts";
 import { signUpMember } from "./auth/testing.ts";
 
 const t = useTestDatabase();
-let api: ApiServer;
+const api = useApiServer(t);
 let signedIn: Record<string, string>;
 
 beforeAll(async () => {
-  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   signedIn = (await signUpMember({ db: t.db, auth: api.auth }, { role: "admin" })).headers;
-});
-afterAll(async () => {
-  await api?.close();
 });
 
 const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, AnyProcedure>).map(([path, proc]) => ({

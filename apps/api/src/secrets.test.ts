@@ -8,19 +8,18 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueAgentToken, registerAgent, startRun } from "@phoneloop/state";
 import { rid, seedGoal, seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
-import { createApiServer, type ApiServer } from "./api-server.ts";
+import { useApiServer } from "./use-api-server.ts";
 
 const MODEL_KEY = "sk-leakcheck-5d0b1e7f2a9c";
 const SECRET_KEY = "secret-leakcheck-8c2f0e44b19d73a6d0";
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 
 const t = useTestDatabase();
-let api: ApiServer;
+const api = useApiServer(t, { secretKey: SECRET_KEY });
 let echoing: Server;
 let echoUrl: string;
 
 beforeAll(async () => {
-  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1", secretKey: SECRET_KEY });
   // An endpoint that, like real ones, repeats the key it was sent in its error, with a link carrying a query.
   echoing = createServer((req, res) => {
     res.writeHead(401, { "content-type": "application/json" }).end(
@@ -31,7 +30,6 @@ beforeAll(async () => {
   echoUrl = `http://127.0.0.1:${(echoing.address() as AddressInfo).port}/v1`;
 });
 afterAll(async () => {
-  await api.close();
   await new Promise((ok) => echoing.close(ok));
 });
 

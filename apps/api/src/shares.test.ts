@@ -1,26 +1,22 @@
 // Share links over real HTTP: the token carries 256 random bits and only its hash is stored; a revoked or expired
 // link is "not found"; a link opens only its own run (steps and evidence) and only that run's blobs.
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { appendEvidence, appendStep, createShare, putBlob, registerAgent, revokeShare, startRun } from "@phoneloop/state";
 import { manualClock, rid, seedGoal, seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
-import { createApiServer, type ApiServer } from "./api-server.ts";
+import { useApiServer } from "./use-api-server.ts";
 
 const t = useTestDatabase();
-let api: ApiServer;
+const api = useApiServer(t);
 let ws: string;
 let adminId: string;
 let agentId: string;
 
 beforeAll(async () => {
-  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   const seeded = await seedWorkspace(t.db);
   ws = seeded.workspace.id;
   adminId = seeded.admin.id;
   agentId = (await registerAgent(t.db, { id: rid("agent"), name: "Worker", kind: "headless", workspaceId: ws })).id;
-});
-afterAll(async () => {
-  await api?.close();
 });
 
 /** A query over HTTP by someone holding only the link (no session, no token). */

@@ -2,25 +2,20 @@
 // with the client's credentials, or with a share link's token for a blob its run shows; anything else is NOT_FOUND.
 import { randomBytes } from "node:crypto";
 import { crc32, deflateSync } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { TRPCClientError } from "@trpc/client";
-import { createApiServer, type ApiServer } from "@phoneloop/api";
-import { agentTokenHeaders, signUpMember, type SignedUpMember } from "@phoneloop/api/testing";
+import { agentTokenHeaders, type SignedUpMember, signUpMember, useApiServer } from "@phoneloop/api/testing";
 import { appendEvidence, createShare, registerAgent, startRun, createGoal } from "@phoneloop/state";
 import { useTestDatabase } from "@phoneloop/state/testing";
 import { createApiClient } from "./api-client.ts";
 import { readBlob, uploadBlob } from "./blobs.ts";
 
 const t = useTestDatabase();
-let api: ApiServer;
+const api = useApiServer(t);
 let admin: SignedUpMember;
 
 beforeAll(async () => {
-  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   admin = await signUpMember({ db: t.db, auth: api.auth }, { role: "admin" });
-});
-afterAll(async () => {
-  await api?.close();
 });
 
 const bytesOf = async (read: { body: ReadableStream<Uint8Array> }) => new Uint8Array(await new Response(read.body).arrayBuffer());

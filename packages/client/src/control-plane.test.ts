@@ -2,11 +2,10 @@
 // template): the whole port contract, then what only this implementation does (errors, the unreachable API).
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneConflict } from "@phoneloop/agent/ports";
 import { describeControlPlaneContract } from "@phoneloop/agent/testing/contract";
-import { createApiServer, type ApiServer } from "@phoneloop/api";
-import { agentTokenHeaders, signUpMember, type SignedUpMember } from "@phoneloop/api/testing";
+import { agentTokenHeaders, type SignedUpMember, signUpMember, useApiServer } from "@phoneloop/api/testing";
 import { useTestDatabase } from "@phoneloop/state/testing";
 import { createApiClient } from "./api-client.ts";
 import { createControlPlane } from "./control-plane.ts";
@@ -14,7 +13,7 @@ import { API_UNREACHABLE, ControlPlaneError } from "./errors.ts";
 import { subscribeEvents, type StreamedEvent } from "./events.ts";
 
 const t = useTestDatabase();
-let api: ApiServer;
+const api = useApiServer(t);
 let admin: SignedUpMember;
 /** A client signed in as the workspace's admin (a Node caller passes the session cookie it got). */
 const asAdmin = () => createApiClient({ apiUrl: api.url, auth: { kind: "cookie", cookie: admin.headers.cookie! } });
@@ -22,11 +21,7 @@ const asAdmin = () => createApiClient({ apiUrl: api.url, auth: { kind: "cookie",
 const asAgent = async () => createApiClient({ apiUrl: api.url, auth: { kind: "token", token: (await agentTokenHeaders(t.db, { workspaceId: admin.workspaceId, issuedBy: admin.userId })).token } });
 
 beforeAll(async () => {
-  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   admin = await signUpMember({ db: t.db, auth: api.auth }, { role: "admin", name: "Olive" });
-});
-afterAll(async () => {
-  await api?.close();
 });
 
 describeControlPlaneContract("packages/client over the API and Postgres", async () => {

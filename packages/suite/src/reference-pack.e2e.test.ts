@@ -6,8 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createModels, systemClock, type ControlPlane } from "@phoneloop/agent";
 import { nodeImages } from "@phoneloop/agent/node";
-import { createApiServer, type ApiServer } from "@phoneloop/api";
-import { agentTokenHeaders, signUpMember, type SignedUpMember } from "@phoneloop/api/testing";
+import { agentTokenHeaders, type SignedUpMember, signUpMember, useApiServer } from "@phoneloop/api/testing";
 import { createApiClient, createControlPlane } from "@phoneloop/client";
 import { AdbDevice, MemoryCredentialStore } from "@phoneloop/device";
 import { adbPublicKeyLine, connectTcp } from "@phoneloop/device/node";
@@ -17,14 +16,13 @@ import { runAgent } from "@phoneloop/agent";
 import { packTasks, REFERENCE_POLICY_LABEL, REFERENCE_POLICY_MODEL } from "@phoneloop/reference-policy";
 
 const t = useTestDatabase();
-let api: ApiServer;
+const api = useApiServer(t);
 let phone: VirtualPhone;
 let device: AdbDevice;
 let admin: SignedUpMember;
 let approver: SignedUpMember;
 
 beforeAll(async () => {
-  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   admin = await signUpMember({ db: t.db, auth: api.auth }, { role: "admin", name: "Ada" });
   approver = await signUpMember({ db: t.db, auth: api.auth }, { role: "approver", workspaceId: admin.workspaceId, name: "Ravi" });
   const credentialStore = new MemoryCredentialStore();
@@ -35,7 +33,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await device?.close().catch(() => undefined);
   await phone?.stop();
-  await api?.close();
 });
 
 /** The client's ControlPlane, with a person approving each gate through the API as soon as it opens. */

@@ -1,21 +1,14 @@
 import { request } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { useTestDatabase } from "@phoneloop/state/testing";
-import { createApiServer, type ApiServer } from "../api-server.ts";
+import { useApiServer } from "../use-api-server.ts";
 import { SIGN_IN_ATTEMPTS_PER_MINUTE } from "./auth.ts";
 import { issueInvite, issueSetupToken } from "./one-time-links.ts";
 import { signUpMember } from "./testing.ts";
 
 const WEB = "http://127.0.0.1:3000";
 const t = useTestDatabase();
-let api: ApiServer;
-
-beforeAll(async () => {
-  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1", webOrigins: [WEB] });
-});
-afterAll(async () => {
-  await api.close();
-});
+const api = useApiServer(t, { webOrigins: [WEB] });
 
 interface Answer {
   status: number;

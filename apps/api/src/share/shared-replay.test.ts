@@ -3,15 +3,15 @@
 // password field masked everywhere, the field boxed over on the screenshot — until it is revoked.
 import sharp from "sharp";
 import superjson from "superjson";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { appendEvidence, appendStep, createGoal, putBlob, registerAgent, startRun, type Page, type ReplayStep, type RunReplay } from "@phoneloop/state";
 import { rid, useTestDatabase } from "@phoneloop/state/testing";
-import { createApiServer, type ApiServer } from "../api-server.ts";
+import { useApiServer } from "../use-api-server.ts";
 import { signUpMember } from "../auth/testing.ts";
 import { scanText } from "./secret-scan.ts";
 
 const t = useTestDatabase();
-let api: ApiServer;
+const api = useApiServer(t);
 let cookies: Record<"admin" | "approver" | "viewer", string>;
 let runId: string;
 let screenSha: string;
@@ -28,7 +28,6 @@ async function call<T>(path: string, input: unknown, cookie?: string, mutation =
 }
 
 beforeAll(async () => {
-  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   const admin = await signUpMember({ db: t.db, auth: api.auth }, { role: "admin", name: "Ada Admin" });
   const ws = admin.workspaceId;
   const approver = await signUpMember({ db: t.db, auth: api.auth }, { role: "approver", workspaceId: ws, name: "Rita Reviewer" });
@@ -61,9 +60,6 @@ beforeAll(async () => {
     });
   }
   await appendEvidence(t.db, { goalId: goal.id, runId, kind: "summary", summary: "done", data: { conclusion: "Logged in." }, idempotencyKey: `${runId}:summary` });
-});
-afterAll(async () => {
-  await api?.close();
 });
 
 describe("secret scan", () => {

@@ -5,14 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneConflict, WorkerKilled, createModels, runAgent, systemClock, type ControlPlane, type Device, type Lease, type Models } from "@phoneloop/agent";
 import { nodeImages } from "@phoneloop/agent/node";
 import { FakePhone, act, box, startScriptedModelServer, type FakeScreen, type ScriptEntry, type ScriptedModelServer } from "@phoneloop/agent/testing";
-import { createApiServer, type ApiServer } from "@phoneloop/api";
-import { agentTokenHeaders, signUpMember } from "@phoneloop/api/testing";
+import { agentTokenHeaders, signUpMember, useApiServer } from "@phoneloop/api/testing";
 import { useTestDatabase } from "@phoneloop/state/testing";
 import { createApiClient, createControlPlane, readBlob, type ApiClient } from "@phoneloop/client";
 import { runHeadless } from "./compose.ts";
 
 const t = useTestDatabase();
-let api: ApiServer;
+const api = useApiServer(t);
 let member: ApiClient;
 let reader: ApiClient;
 /** Issues an agent token of the test's workspace (what an operator gives a worker). */
@@ -20,7 +19,6 @@ let newToken: () => Promise<string>;
 const servers: ScriptedModelServer[] = [];
 
 beforeAll(async () => {
-  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   const admin = await signUpMember({ db: t.db, auth: api.auth }, { role: "admin", name: "Olive Owner" });
   member = createApiClient({ apiUrl: api.url, auth: { kind: "cookie", cookie: admin.headers.cookie! } });
   newToken = async () => (await agentTokenHeaders(t.db, { workspaceId: admin.workspaceId, issuedBy: admin.userId })).token;
@@ -28,7 +26,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const s of servers) await s.stop();
-  await api?.close();
 });
 
 const planOf = (todos: { id: string; title: string }[]): ScriptEntry => ({

@@ -10,10 +10,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { act, startScriptedModelServer, type ScriptedModelServer } from "@phoneloop/agent/testing";
-import { createApiServer, type ApiServer } from "@phoneloop/api";
 import { issueAgentToken } from "@phoneloop/state";
 import { seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
 import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
+import { useApiServer } from "@phoneloop/api/testing";
 import { createApiClient } from "@phoneloop/client";
 import { NodeCredentialStore } from "@phoneloop/device/node";
 
@@ -21,14 +21,13 @@ const root = fileURLToPath(new URL("../../../../", import.meta.url));
 const tsx = `${root}node_modules/.bin/tsx`;
 
 const t = useTestDatabase();
-let api: ApiServer;
+const api = useApiServer(t);
 let phone: VirtualPhone;
 let models: ScriptedModelServer;
 let keys: string;
 let token: string;
 
 beforeAll(async () => {
-  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   const { workspace, admin } = await seedWorkspace(t.db);
   token = (await issueAgentToken(t.db, { workspaceId: workspace.id, name: "worker", issuedBy: admin.id })).token;
   keys = mkdtempSync(join(tmpdir(), "phoneloop-adbkey-"));
@@ -46,7 +45,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await models?.stop();
   await phone?.stop();
-  await api?.close();
   if (keys) rmSync(keys, { recursive: true, force: true });
 });
 

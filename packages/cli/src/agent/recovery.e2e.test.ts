@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { act, startScriptedModelServer, type ScriptedModelServer } from "@phoneloop/agent/testing";
-import { createApiServer, type ApiServer } from "@phoneloop/api";
+import { useApiServer } from "@phoneloop/api/testing";
 import { createApiClient, readAllPages } from "@phoneloop/client";
 import { issueAgentToken, setQuotaPolicy } from "@phoneloop/state";
 import { seedGoal, seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
@@ -20,7 +20,7 @@ import { NodeCredentialStore } from "@phoneloop/device/node";
 const root = fileURLToPath(new URL("../../../../", import.meta.url));
 
 const t = useTestDatabase();
-let api: ApiServer;
+const api = useApiServer(t);
 let phone: VirtualPhone;
 let models: ScriptedModelServer;
 let keys: string;
@@ -29,7 +29,6 @@ let token: string;
 let newToken: () => Promise<string>;
 
 beforeAll(async () => {
-  api = await createApiServer({ db: t.db, databaseUrl: t.url, port: 0, host: "127.0.0.1" });
   const { workspace, admin } = await seedWorkspace(t.db);
   newToken = async () => (await issueAgentToken(t.db, { workspaceId: workspace.id, name: "recovering worker", issuedBy: admin.id })).token;
   token = await newToken();
@@ -49,7 +48,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await models?.stop();
   await phone?.stop();
-  await api?.close();
   if (keys) rmSync(keys, { recursive: true, force: true });
 });
 
