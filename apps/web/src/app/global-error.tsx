@@ -1,6 +1,6 @@
 "use client";
 // What the browser shows when the shell itself (the root layout) throws: it replaces the whole document, so it
-// brings its own <html> and no stylesheet of the app.
+// brings its own <html>; the app's global stylesheet (fonts, colours) is not loaded there, so it sets its own.
 import { useEffect } from "react";
 import { PageFailure } from "../components/page-failure.tsx";
 
