@@ -67,7 +67,8 @@ test("from a fresh database, one click on the home page runs the demo: its gates
     seen.add(href!);
     expect(seen.size, "the demo task has three gates; a run that keeps opening new ones is stuck").toBeLessThan(8);
     await demo.locator(`a[href="${href}"]`).click();
-    const approve = page.getByRole("button", { name: "Approve…" });
+    // The home page lists open gates with Approve… buttons of their own: use the gate page's, once it has opened.
+    const approve = page.getByTestId("gate-review").getByRole("button", { name: "Approve…" });
     await expect(approve).toBeVisible({ timeout: 60_000 });
     approved.push((await page.locator("main").innerText()).replace(/\s+/g, " "));
     if (approved.length === 1) {
