@@ -5,25 +5,35 @@ import globals from "globals";
 
 const ours = (...names) => names.map((n) => `@phoneloop/${n}`);
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
-// `allow` lists subpaths that stay importable although their package is forbidden.
-const forbid = (files, names, message, ignores = [], allow = []) => ({
-  files,
-  ignores,
-  rules: {
-    "no-restricted-imports": [
-      "error",
-      {
-        // A regex, not gitignore-style groups: a negated subpath cannot re-include what its excluded parent covers.
-        patterns: names.map((group) => {
-          const kept = allow.filter((a) => a.startsWith(`${group}/`)).map((a) => `(?!${escape(a.slice(group.length))}$)`);
-          return { regex: `^${escape(group)}${kept.join("")}(/.*)?$`, message };
-        }),
-      },
-    ],
-  },
-});
+// `allow` lists subpaths that stay importable although their package is forbidden; `typesOnly` lists packages
+// (with their `allow`ed subpaths) or module paths (`regex`) whose types may be imported but not their code.
+const forbid = (files, names, message, ignores = [], allow = [], typesOnly = []) => {
+  const pattern = (group, rest) => {
+    const kept = allow.filter((a) => a.startsWith(`${group}/`)).map((a) => `(?!${escape(a.slice(group.length))}$)`);
+    return { regex: `^${escape(group)}${kept.join("")}(/.*)?$`, ...rest };
+  };
+  return {
+    files,
+    ignores,
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          // A regex, not gitignore-style groups: a negated subpath cannot re-include what its excluded parent covers.
+          patterns: [
+            ...names.map((group) => pattern(group, { message })),
+            ...typesOnly.map(({ name, regex, why }) => (regex ? { regex, message: why, allowTypeImports: true } : pattern(name, { message: why, allowTypeImports: true }))),
+          ],
+        },
+      ],
+    },
+  };
+};
 // The state core's pure vocabulary and rules (no Prisma, no pg): shared by the runtime and the browser.
 const STATE_DOMAIN = "@phoneloop/state/domain";
+// What a page needs of the device package before a phone connects: the errors it shows, whether WebUSB exists.
+const DEVICE_ERRORS = "@phoneloop/device/errors";
+const DEVICE_BEFORE_CONNECT = "@phoneloop/device/webusb-support";
 // Header names and the router's type: all a client may know of the API.
 const API_CONTRACT = "@phoneloop/api/contract";
 
@@ -96,6 +106,20 @@ export default tseslint.config(
   ),
   forbid(
     ["apps/web/**"],
+    [...ours("state", "api", "cli", "virtual-phone"), "@prisma", "pg"],
+    "apps/web talks to the API through packages/client; it never imports the state core, Prisma or server code.",
+    ["apps/web/src/lib/runner.ts"],
+    [API_CONTRACT, STATE_DOMAIN, DEVICE_BEFORE_CONNECT, DEVICE_ERRORS],
+    [
+      // The phone and runtime code is the largest part of the app's scripts: every page would load it.
+      { name: "@phoneloop/device", why: "Pages load the ADB stack only when a phone connects: `await import(\"@phoneloop/device\")` (its errors and the WebUSB check have their own subpaths)." },
+      { name: "@phoneloop/agent", why: "Pages load the agent runtime only when the tab runs: through lib/runner.ts, imported with `await import()`." },
+      { regex: "/lib/runner(\\.ts)?$", why: "lib/runner.ts carries the agent runtime: import it with `await import()` where the tab runs, so other pages do not load it." },
+    ],
+  ),
+  // lib/runner.ts is the tab's composition root for runs (itself loaded on demand): it may import the runtime.
+  forbid(
+    ["apps/web/src/lib/runner.ts"],
     [...ours("state", "api", "cli", "virtual-phone"), "@prisma", "pg"],
     "apps/web talks to the API through packages/client; it never imports the state core, Prisma or server code.",
     [],

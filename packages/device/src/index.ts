@@ -10,7 +10,8 @@ export { phashPng, phashGray, phashCells, hammingDistance, PHASH_SIZE } from "./
 export { decodePngGray, decodePngThumbnail, readPngHeader, isPng, sameBytes, PngDecodeError } from "./png.ts";
 export type { ConnectStatus } from "./connections/handshake.ts";
 export { handshake } from "./connections/handshake.ts";
-export { connectWebUsb, pickWebUsbPhone, listGrantedPhones, isWebUsbSupported } from "./connections/webusb.ts";
+export { connectWebUsb, pickWebUsbPhone, listGrantedPhones } from "./connections/webusb.ts";
+export { isWebUsbSupported } from "./connections/webusb-support.ts";
 export type { WebUsbConnectOptions } from "./connections/webusb.ts";
 export { connectWebSocket, AdbDaemonWebSocketDevice } from "./connections/websocket.ts";
 export type { WebSocketConnectOptions, WebSocketDeviceOptions, WebSocketLike, WebSocketConstructor } from "./connections/websocket.ts";

@@ -6,6 +6,7 @@ import { AdbDaemonWebUsbDevice, AdbDaemonWebUsbDeviceManager } from "@yume-chan/
 import { DeviceBusyError, NoDeviceSelected, NoWebUsbSupport, toUsbConnectError, type DeviceError } from "../errors.ts";
 import { BrowserCredentialStore } from "../credentials/browser.ts";
 import { handshake, type ConnectStatus } from "./handshake.ts";
+import { webUsb } from "./webusb-support.ts";
 
 export interface WebUsbConnectOptions {
   /** Default navigator.usb. */
@@ -22,13 +23,6 @@ export interface WebUsbConnectOptions {
   authorizationTimeoutMs?: number;
 }
 
-export function webUsb(): USB | undefined {
-  return typeof navigator !== "undefined" ? (navigator as Navigator & { usb?: USB }).usb : undefined;
-}
-
-export function isWebUsbSupported(usb: USB | undefined = webUsb()): boolean {
-  return usb !== undefined;
-}
 
 function mapUsbError(e: unknown): DeviceError {
   if (e instanceof AdbDaemonWebUsbDevice.DeviceBusyError) return new DeviceBusyError({ cause: e });

@@ -2,18 +2,11 @@
 // The tab's one connected phone (React context): the devices page connects it — a phone over WebUSB (the browser's
 // picker, or one granted before, which reconnects without a prompt) or the demo phone over WebSocket — and the
 // runner drives it. A phone is held by one tab at a time; a second connection is refused by the phone itself.
-import {
-  AdbDevice,
-  BrowserCredentialStore,
-  connectWebSocket,
-  connectWebUsb,
-  isDeviceError,
-  isWebUsbSupported,
-  listGrantedPhones,
-  type ConnectStatus,
-  type Device,
-  type DeviceInfo,
-} from "@phoneloop/device";
+// Only types, the errors and the WebUSB check load with every page; the ADB stack (@phoneloop/device) loads when a
+// phone is connected or looked up, so a page that shows no phone does not wait for it.
+import type { AdbDevice, ConnectStatus, Device, DeviceInfo } from "@phoneloop/device";
+import { isDeviceError } from "@phoneloop/device/errors";
+import { isWebUsbSupported } from "@phoneloop/device/webusb-support";
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 
 export type PhoneConnection = "usb" | "demo";
@@ -75,6 +68,7 @@ export function PhoneProvider({ demoPhoneUrl, children }: { demoPhoneUrl?: strin
   const refreshGranted = useCallback(async () => {
     if (!isWebUsbSupported()) return;
     try {
+      const { listGrantedPhones } = await import("@phoneloop/device");
       setGranted((await listGrantedPhones()).map((d) => ({ serial: d.serial, name: d.name || d.serial })));
     } catch {
       setGranted([]);
@@ -122,6 +116,7 @@ export function PhoneProvider({ demoPhoneUrl, children }: { demoPhoneUrl?: strin
       demoPhoneUrl: demoPhoneUrl ?? null,
       connectUsb: (serial) =>
         connectWith("usb", async (onStatus) => {
+          const { AdbDevice, BrowserCredentialStore, connectWebUsb } = await import("@phoneloop/device");
           const adb = await connectWebUsb({ credentialStore: new BrowserCredentialStore(), authorizationTimeoutMs: AUTHORIZATION_TIMEOUT_MS, onStatus, ...(serial ? { serial } : {}) });
           void refreshGranted();
           return new AdbDevice(adb);
@@ -129,6 +124,7 @@ export function PhoneProvider({ demoPhoneUrl, children }: { demoPhoneUrl?: strin
       connectDemo: () =>
         connectWith("demo", async (onStatus) => {
           if (!demoPhoneUrl) throw new Error("this installation runs no demo phone (start PhoneLoop with `npm start`, which runs one)");
+          const { AdbDevice, BrowserCredentialStore, connectWebSocket } = await import("@phoneloop/device");
           const adb = await connectWebSocket({ url: demoPhoneUrl, serial: "demo-phone", credentialStore: new BrowserCredentialStore(), authorizationTimeoutMs: AUTHORIZATION_TIMEOUT_MS, onStatus });
           return new AdbDevice(adb);
         }),

@@ -22,7 +22,8 @@ export function ActionOverlay({ src, observation, action }: { src: string; obser
   const typed = action && (action.type === "input_text" || action.type === "click_then_type") ? action.text : undefined;
   return (
     <figure className={styles.shot} style={{ aspectRatio: `${width} / ${height}` }} data-testid="gate-screenshot">
-      <img src={src} alt={action ? `The phone's screen before: ${describePending(action, observation.elements)}` : "The phone's screen when the gate opened"} />
+      {/* elementtiming: the browser times the screenshot's first paint (Element Timing); the replay benchmark reads it. */}
+      <img elementtiming="phone-screenshot" src={src} alt={action ? `The phone's screen before: ${describePending(action, observation.elements)}` : "The phone's screen when the gate opened"} />
       {action ? (
         <svg viewBox="0 0 1000 1000" preserveAspectRatio="none" aria-hidden data-action={action.type}>
           <defs>

@@ -6,8 +6,14 @@ import { subscribeEvents, type EventSubscription } from "@phoneloop/client";
 import type { AgentEvent } from "@phoneloop/agent";
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { useApi } from "../../lib/api.tsx";
-import { runInTab, tabAgent, tabRegistration, type TabAgent } from "../../lib/runner.ts";
+import type { TabAgent } from "../../lib/runner.ts";
 import { useConnectedPhone, usePhone } from "../device/phone-store.tsx";
+
+/**
+ * The agent runtime and its wiring (lib/runner.ts), loaded when the tab first runs or stands by: most pages never
+ * run anything, and the runtime is the largest part of the app's scripts.
+ */
+const loadRunner = () => import("../../lib/runner.ts");
 
 /** The runtime's per-run step cap: "step n of the budget". */
 export const RUN_STEP_BUDGET = 200;
@@ -117,6 +123,7 @@ export function RunnerProvider({ children }: { children: ReactNode }) {
       });
       let agent: TabAgent | null = null;
       try {
+        const { runInTab, tabAgent } = await loadRunner();
         agent = await tabAgent(client, apiUrl);
         setAgentId(agent.agentId);
         const cp = agent.controlPlane;
@@ -218,6 +225,7 @@ export function RunnerProvider({ children }: { children: ReactNode }) {
       }
     };
     void (async () => {
+      const { tabAgent, tabRegistration } = await loadRunner();
       agent = await tabAgent(client, apiUrl);
       if (closed) return;
       setAgentId(agent.agentId);
