@@ -3,7 +3,7 @@
 // workspace's rule (the opener's `answerRoles` is ignored); a viewer's forged answer is refused; an agent token acts
 // only as its own agent and cannot take over another's id; a revoked token is anonymous.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { issueAgentToken, registerAgent, revokeAgentToken, type Role } from "@phoneloop/state";
+import { issueAgentToken, registerAgent, revokeAgentToken, TAB_TOKEN_IDLE_MS, type Role } from "@phoneloop/state";
 import { rid, seedGate, seedGoal, seedMember, seedTodos, seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
 import { useApiServer } from "./use-api-server.ts";
 import type { Principal } from "./auth/principal.ts";
@@ -127,5 +127,25 @@ describe("the actor is the caller", () => {
     await revokeAgentToken(t.db, { workspaceId: ws, tokenId: minted.tokenId });
     expect((await trpc("goal.create", { title: "x", objective: "y" }, {}, minted.token)).status).toBe(401);
     expect((await trpc("goal.create", { title: "x", objective: "y" }, {}, "plt_not-a-token")).status).toBe(401);
+  });
+
+  it("a tab's token expires once unused for its idle timeout (401 from then on); a worker's token lasts until revoked", async () => {
+    const operator = as(await member("operator"));
+    const tab = await operator.agentToken.mintForTab({ name: "Browser tab" });
+    const worker = await operator.agentToken.issue({ name: "Lab worker" });
+    expect(tab.idleTimeoutMs).toBe(TAB_TOKEN_IDLE_MS);
+    expect(worker.idleTimeoutMs).toBeNull();
+    const listed = (await operator.agentToken.list({})).items;
+    const expiresAt = listed.find((x) => x.id === tab.tokenId)!.expiresAt!;
+    expect(Math.abs(expiresAt.getTime() - (Date.now() + TAB_TOKEN_IDLE_MS))).toBeLessThan(60_000);
+    expect(listed.find((x) => x.id === worker.tokenId)!.expiresAt).toBeNull();
+    const read = (bearer: string) => fetch(`${api.url}/trpc/board.goals?input=${encodeURIComponent(JSON.stringify({ json: {} }))}`, { headers: { authorization: `Bearer ${bearer}` } });
+    expect((await read(tab.token)).status).toBe(200);
+    // The tab closed and nothing used its token for the idle timeout (both made and last used that long ago).
+    const past = new Date(Date.now() - TAB_TOKEN_IDLE_MS - 1_000);
+    await t.db.agentToken.updateMany({ where: { id: { in: [tab.tokenId, worker.tokenId] } }, data: { createdAt: past, lastUsedAt: past } });
+    expect((await read(tab.token)).status).toBe(401);
+    expect((await trpc("goal.create", { title: "x", objective: "y" }, {}, tab.token)).status).toBe(401);
+    expect((await read(worker.token)).status).toBe(200);
   });
 });

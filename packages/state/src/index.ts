@@ -88,6 +88,7 @@ export {
 } from "./services/workspace/members.ts";
 export {
   AGENT_TOKEN_PREFIX,
+  TAB_TOKEN_IDLE_MS,
   issueAgentToken,
   IssueAgentTokenInput,
   verifyAgentToken,

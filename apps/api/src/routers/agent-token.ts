@@ -1,6 +1,6 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { issueAgentToken, listAgentTokens, PAGE_LIMIT, PageFields, revokeAgentToken, Text } from "@phoneloop/state";
+import { issueAgentToken, listAgentTokens, PAGE_LIMIT, PageFields, revokeAgentToken, TAB_TOKEN_IDLE_MS, Text } from "@phoneloop/state";
 import { allow } from "../trpc.ts";
 
 const Name = Text.trim().min(1).max(200);
@@ -8,9 +8,12 @@ const TokenRef = z.object({ tokenId: Text.trim().min(1).max(200) });
 const PageInput = z.object(PageFields).default({ limit: PAGE_LIMIT.default });
 
 export const agentTokenRouter = {
-  /** A token for the browser tab the person is using, issued from their session: the tab's runner acts with it. */
+  /**
+   * A token for the browser tab the person is using, issued from their session: the tab's runner acts with it. The
+   * tab keeps it in memory only, so it expires after TAB_TOKEN_IDLE_MS unused (a closed tab's token lapses by itself).
+   */
   mintForTab: allow("operate", z.object({ name: Name.default("Browser tab") }).default({ name: "Browser tab" })).mutation(({ ctx, input }) =>
-    issueAgentToken(ctx.db, { workspaceId: ctx.workspaceId, name: input.name, issuedBy: ctx.actor }, { actor: ctx.actor }),
+    issueAgentToken(ctx.db, { workspaceId: ctx.workspaceId, name: input.name, issuedBy: ctx.actor, idleTimeoutMs: TAB_TOKEN_IDLE_MS }, { actor: ctx.actor }),
   ),
   /** A token for a headless agent or worker; shown once — give it to the agent as PHONELOOP_AGENT_TOKEN. */
   issue: allow("operate", z.object({ name: Name })).mutation(({ ctx, input }) =>

@@ -34,26 +34,39 @@ export interface TabAgent {
   token: string;
 }
 
-const agents = new Map<string, Promise<TabAgent>>();
+/** A tab's agent as cached: `fresh()` says whether its token is still safely inside its idle timeout. */
+const agents = new Map<string, Promise<TabAgent & { fresh(): boolean }>>();
+
+/** A token this close to its idle timeout is replaced rather than used (a run's first calls must not outlive it). */
+const TOKEN_RENEW_MARGIN_MS = 30 * 60_000;
 
 /**
- * The tab's agent for this API, minted once (`agentToken.mintForTab` from the person's session) and kept in memory
- * only: a reloaded or closed tab is a new agent, and its old token can be revoked on the team page.
+ * The tab's agent for this API, minted (`agentToken.mintForTab` from the person's session) and kept in memory only:
+ * a reloaded or closed tab is a new agent, and its old token expires unused (or is revoked on the team page). A tab
+ * left idle past the token's idle timeout mints a new agent when it next runs.
  */
-export function tabAgent(session: ApiClient, apiUrl: string): Promise<TabAgent> {
+export async function tabAgent(session: ApiClient, apiUrl: string): Promise<TabAgent> {
   const key = trimUrl(apiUrl);
-  let agent = agents.get(key);
-  if (!agent) {
-    agent = (async () => {
-      const agentId = newAgentId();
-      const name = `Browser tab ${agentId.slice(-6)}`;
-      const { token } = await session.agentToken.mintForTab.mutate({ name });
-      const client = createApiClient({ apiUrl: key, auth: { kind: "token", token } });
-      return { agentId, name, client, controlPlane: createControlPlane(client, { apiUrl: key }), token };
-    })();
-    agent.catch(() => agents.delete(key));
-    agents.set(key, agent);
-  }
+  const cached = agents.get(key);
+  if (cached && (await cached.then((a) => a.fresh(), () => false))) return cached;
+  const agent = (async () => {
+    const agentId = newAgentId();
+    const name = `Browser tab ${agentId.slice(-6)}`;
+    const { token, idleTimeoutMs } = await session.agentToken.mintForTab.mutate({ name });
+    let usedAt = Date.now();
+    // Every request with the token renews it on the API; the tab notes when it last sent one.
+    const client = createApiClient({
+      apiUrl: key,
+      auth: () => {
+        usedAt = Date.now();
+        return { kind: "token", token };
+      },
+    });
+    const fresh = () => idleTimeoutMs === null || Date.now() - usedAt < idleTimeoutMs - TOKEN_RENEW_MARGIN_MS;
+    return { agentId, name, client, controlPlane: createControlPlane(client, { apiUrl: key }), token, fresh };
+  })();
+  agent.catch(() => agents.get(key) === agent && agents.delete(key));
+  agents.set(key, agent);
   return agent;
 }
 

@@ -53,7 +53,10 @@ function AgentTokens({ all }: { all: boolean }) {
   return (
     <section className={styles.card} aria-labelledby="tokens-heading">
       <h1 id="tokens-heading">Agent tokens</h1>
-      <p className={styles.lead}>A headless agent acts with one: give it as PHONELOOP_AGENT_TOKEN (or in a file for --agent-token-file).</p>
+      <p className={styles.lead}>
+        A headless agent acts with one: give it as PHONELOOP_AGENT_TOKEN (or in a file for --agent-token-file); it lasts until revoked. A browser tab that runs gets
+        its own, which expires after 12 hours unused.
+      </p>
       <form
         className={styles.form}
         onSubmit={(e) => {
@@ -82,10 +85,16 @@ function AgentTokens({ all }: { all: boolean }) {
             <strong>{t.name}</strong> · {t.agentId ?? "not registered yet"} · made {when(t.createdAt)} · last used {when(t.lastUsedAt)}
             {t.revokedAt ? (
               <> · revoked {when(t.revokedAt)}</>
+            ) : t.expiresAt && new Date(t.expiresAt) <= new Date() ? (
+              <> · expired {when(t.expiresAt)} (unused since its tab closed)</>
             ) : (
-              <button type="button" style={{ marginLeft: 8 }} disabled={revoke.isPending} onClick={() => revoke.mutate({ tokenId: t.id })}>
-                Revoke
-              </button>
+              <>
+                {t.expiresAt ? <> · expires {when(t.expiresAt)} unless used</> : null}
+
+                <button type="button" style={{ marginLeft: 8 }} disabled={revoke.isPending} onClick={() => revoke.mutate({ tokenId: t.id })}>
+                  Revoke
+                </button>
+              </>
             )}
           </li>
         ))}

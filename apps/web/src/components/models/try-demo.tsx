@@ -129,18 +129,25 @@ export function TryDemo() {
 }
 
 function DemoProgress({ progress: p, goalId }: { progress: NonNullable<ReturnType<typeof useRunner>["progress"]>; goalId: string }) {
+  const trpc = useTRPC();
   const ended = p.phase === "ended" || p.phase === "failed";
+  // The gate as the API has it: once answered (on its page, or by a teammate) it is no longer offered for review,
+  // even in the moment before the run reports that it read the answer.
+  const gate = useQuery({ ...trpc.gate.get.queryOptions({ gateId: p.gate?.gateId ?? "" }), enabled: p.gate !== null });
+  const waiting = p.gate !== null && (gate.data?.id !== p.gate.gateId || gate.data.status === "open");
   return (
     <div aria-live="polite" className={styles.lead}>
       <p>
         {ended
           ? `The demo run ended: ${p.outcome ? `${p.outcome.status} (${p.outcome.reason || p.outcome.endReason})` : (p.error ?? "see its replay")}.`
-          : p.gate
+          : waiting
             ? "The run waits at a gate: a person must approve the payment."
-            : `Running — step ${p.step}${p.todo ? `: ${p.todo.title}` : ""}`}
+            : p.gate
+              ? "The gate is answered; the run goes on."
+              : `Running — step ${p.step}${p.todo ? `: ${p.todo.title}` : ""}`}
       </p>
       <div className={styles.actions}>
-        {p.gate ? (
+        {p.gate && waiting ? (
           <Link className={`${ui.button} ${ui.primary}`} href={`/gates/${encodeURIComponent(p.gate.gateId)}`}>
             Review the gate
           </Link>

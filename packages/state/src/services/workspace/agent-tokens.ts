@@ -11,23 +11,35 @@ import { hashSecret, newSecret } from "./secret-token.ts";
 
 export const AGENT_TOKEN_PREFIX = "plt_";
 
+/**
+ * How long a browser tab's token may go unused before it expires. A tab keeps its token in memory only, so a closed
+ * tab's token is never used again; a tab at work (a run, stand-by heartbeats) uses it every few seconds.
+ */
+export const TAB_TOKEN_IDLE_MS = 12 * 60 * 60_000;
+
+/** How fresh a token's `lastUsedAt` is kept: the list shows its last use to the minute. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
 export const IssueAgentTokenInput = z.object({
   workspaceId: Id,
   name: ShortText,
   /** Who issued it (the member's userId). */
   issuedBy: Id,
+  /** The token expires once unused this long; without it, it lasts until revoked. */
+  idleTimeoutMs: z.number().int().min(LAST_USED_RESOLUTION_MS * 2).max(30 * 24 * 60 * 60_000).optional(),
 });
 export type IssueAgentTokenInput = z.input<typeof IssueAgentTokenInput>;
 
-export async function issueAgentToken(db: DbOrTx, raw: IssueAgentTokenInput, ctx?: OperatorContext): Promise<{ token: string; tokenId: string }> {
+/** `idleTimeoutMs`: as issued (null: the token lasts until revoked); the holder renews or replaces it in time. */
+export async function issueAgentToken(db: DbOrTx, raw: IssueAgentTokenInput, ctx?: OperatorContext): Promise<{ token: string; tokenId: string; idleTimeoutMs: number | null }> {
   const i = parseInput(IssueAgentTokenInput, raw, "agentToken.issue");
   const { token, hash } = newSecret(AGENT_TOKEN_PREFIX);
   return inTx(db, async (tx) => {
     const row = await tx.agentToken.create({
-      data: { id: randomId("tok"), workspaceId: i.workspaceId, name: i.name, tokenHash: hash, issuedBy: i.issuedBy, ...(ctx?.clock ? { createdAt: clockDate(ctx) } : {}) },
+      data: { id: randomId("tok"), workspaceId: i.workspaceId, name: i.name, tokenHash: hash, issuedBy: i.issuedBy, idleTimeoutMs: i.idleTimeoutMs ?? null, ...(ctx?.clock ? { createdAt: clockDate(ctx) } : {}) },
     });
     await appendEvent(tx, { operator: "agentToken.issue", actor: actorOf(ctx, i.issuedBy), subjectId: row.id, workspaceId: i.workspaceId, payload: { name: i.name } }, ctx);
-    return { token, tokenId: row.id };
+    return { token, tokenId: row.id, idleTimeoutMs: row.idleTimeoutMs };
   });
 }
 
@@ -38,11 +50,8 @@ export interface VerifiedAgentToken {
   agentId: string | null;
 }
 
-/** How fresh a token's `lastUsedAt` is kept: the list shows its last use to the minute. */
-export const LAST_USED_RESOLUTION_MS = 60_000;
-
 /**
- * The token's principal fields, or null when it is unknown or revoked. Records the use to the minute: one statement
+ * The token's principal fields, or null when it is unknown, revoked or expired (unused for its idle timeout). Records the use to the minute: one statement
  * that reads the token and moves `lastUsedAt` only when it is older than LAST_USED_RESOLUTION_MS, so the requests
  * of an agent at work (several per step) do not each write and flush a row.
  */
@@ -51,7 +60,11 @@ export async function verifyAgentToken(db: DbOrTx, token: string, ctx?: Operator
   const rows = await rawStatement<VerifiedAgentToken>(
     db,
     `WITH ${timeCte("$1")},
-     t AS (SELECT "id", "workspaceId", "agentId", "lastUsedAt" FROM "AgentToken" WHERE "tokenHash" = $2 AND "revokedAt" IS NULL),
+     t AS (
+       SELECT a."id", a."workspaceId", a."agentId", a."lastUsedAt" FROM "AgentToken" a, tm
+       WHERE a."tokenHash" = $2 AND a."revokedAt" IS NULL
+         AND (a."idleTimeoutMs" IS NULL OR COALESCE(a."lastUsedAt", a."createdAt") > tm."now" - a."idleTimeoutMs" * interval '1 millisecond')
+     ),
      used AS (
        UPDATE "AgentToken" a SET "lastUsedAt" = tm."now" FROM t, tm
        WHERE a."id" = t."id" AND a."revokedAt" IS NULL
@@ -85,6 +98,8 @@ export interface AgentTokenView {
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  /** When it expires unless used before (a tab's token); null: it lasts until revoked. */
+  expiresAt: Date | null;
 }
 
 /** A page of tokens, newest first (ties by id); the cursor is opaque. */
@@ -100,6 +115,7 @@ export async function listAgentTokens(db: DbOrTx, raw: ListAgentTokensInput): Pr
   return pageOf(rows.map(viewOf), i.limit, cursorOf(TOKEN_ORDER));
 }
 
-function viewOf(r: { id: string; name: string; agentId: string | null; issuedBy: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null }): AgentTokenView {
-  return { id: r.id, name: r.name, agentId: r.agentId, issuedBy: r.issuedBy, createdAt: r.createdAt, lastUsedAt: r.lastUsedAt, revokedAt: r.revokedAt };
+function viewOf(r: { id: string; name: string; agentId: string | null; issuedBy: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null; idleTimeoutMs: number | null }): AgentTokenView {
+  const expiresAt = r.idleTimeoutMs === null ? null : new Date((r.lastUsedAt ?? r.createdAt).getTime() + r.idleTimeoutMs);
+  return { id: r.id, name: r.name, agentId: r.agentId, issuedBy: r.issuedBy, createdAt: r.createdAt, lastUsedAt: r.lastUsedAt, revokedAt: r.revokedAt, expiresAt };
 }

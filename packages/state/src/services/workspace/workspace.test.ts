@@ -9,7 +9,7 @@ import { putBlob } from "../blob/put-blob.ts";
 import { getBlob } from "../blob/read-blob.ts";
 import { goalList } from "../../projections/goal-list.ts";
 import { addMember, listMembers, removeMember, setMemberRole } from "./members.ts";
-import { issueAgentToken, LAST_USED_RESOLUTION_MS, listAgentTokens, revokeAgentToken, verifyAgentToken } from "./agent-tokens.ts";
+import { issueAgentToken, LAST_USED_RESOLUTION_MS, listAgentTokens, revokeAgentToken, TAB_TOKEN_IDLE_MS, verifyAgentToken } from "./agent-tokens.ts";
 import { scopeToWorkspace } from "./scope.ts";
 
 const t = useTestDatabase();
@@ -112,6 +112,36 @@ describe("agent tokens", () => {
     clock.advance(5 * LAST_USED_RESOLUTION_MS);
     expect(await verifyAgentToken(t.db, token, { clock })).toBeNull();
     expect(await lastUsed()).toBe("2026-11-30T10:01:00.000Z");
+  });
+
+  it("a token with an idle timeout (a tab's) stays valid while used and expires once unused that long; one without lasts", async () => {
+    const { workspace, admin } = await seedWorkspace(t.db);
+    const clock = manualClock(new Date("2026-11-30T10:00:00Z"));
+    const tab = await issueAgentToken(t.db, { workspaceId: workspace.id, name: "Browser tab", issuedBy: admin.id, idleTimeoutMs: TAB_TOKEN_IDLE_MS }, { clock });
+    const worker = await issueAgentToken(t.db, { workspaceId: workspace.id, name: "Worker", issuedBy: admin.id }, { clock });
+    const view = async (tokenId: string) => (await listAgentTokens(t.db, { workspaceId: workspace.id })).items.find((x) => x.id === tokenId)!;
+    expect((await view(tab.tokenId)).expiresAt?.toISOString()).toBe(new Date(Date.parse("2026-11-30T10:00:00Z") + TAB_TOKEN_IDLE_MS).toISOString());
+    expect((await view(worker.tokenId)).expiresAt).toBeNull();
+    // Used every 11 hours for three days: each use moves the expiry on.
+    for (let i = 0; i < 7; i++) {
+      clock.advance(11 * 60 * 60_000);
+      expect(await verifyAgentToken(t.db, tab.token, { clock })).toMatchObject({ tokenId: tab.tokenId });
+    }
+    expect((await view(tab.tokenId)).expiresAt?.getTime()).toBe(clock.now() + TAB_TOKEN_IDLE_MS);
+    // Unused for its timeout (the tab was closed): refused from then on, and the list says when it expired.
+    clock.advance(TAB_TOKEN_IDLE_MS - LAST_USED_RESOLUTION_MS);
+    expect(await verifyAgentToken(t.db, tab.token, { clock })).toMatchObject({ tokenId: tab.tokenId });
+    clock.advance(TAB_TOKEN_IDLE_MS);
+    expect(await verifyAgentToken(t.db, tab.token, { clock })).toBeNull();
+    clock.advance(TAB_TOKEN_IDLE_MS + 1);
+    expect(await verifyAgentToken(t.db, tab.token, { clock })).toBeNull();
+    expect((await view(tab.tokenId)).expiresAt!.getTime()).toBeLessThan(clock.now());
+    // A worker's token has no idle timeout: a month unused, it still works.
+    expect(await verifyAgentToken(t.db, worker.token, { clock })).toMatchObject({ tokenId: worker.tokenId });
+    // The timeout is bounded: not shorter than two minutes of last-use resolution, not longer than 30 days.
+    for (const idleTimeoutMs of [0, LAST_USED_RESOLUTION_MS, 31 * 24 * 60 * 60_000, 1.5 * 60 * 60_000 + 0.5]) {
+      expect((await err(issueAgentToken(t.db, { workspaceId: workspace.id, name: "Bad", issuedBy: admin.id, idleTimeoutMs })))?.code).toBe("INVALID_INPUT");
+    }
   });
 
   it("binds to the agent it registers first: no second agent, no takeover by another token or workspace", async () => {

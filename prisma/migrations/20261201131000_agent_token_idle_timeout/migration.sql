@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "AgentToken" ADD COLUMN     "idleTimeoutMs" INTEGER;
