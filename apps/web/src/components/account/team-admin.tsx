@@ -86,7 +86,7 @@ function AgentTokens({ all }: { all: boolean }) {
             {t.revokedAt ? (
               <> · revoked {when(t.revokedAt)}</>
             ) : t.expiresAt && new Date(t.expiresAt) <= new Date() ? (
-              <> · expired {when(t.expiresAt)} (unused since its tab closed)</>
+              <> · expired {when(t.expiresAt)} after going unused</>
             ) : (
               <>
                 {t.expiresAt ? <> · expires {when(t.expiresAt)} unless used</> : null}
