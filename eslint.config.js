@@ -36,6 +36,11 @@ const DEVICE_ERRORS = "@phoneloop/device/errors";
 const DEVICE_BEFORE_CONNECT = "@phoneloop/device/webusb-support";
 // Header names and the router's type: all a client may know of the API.
 const API_CONTRACT = "@phoneloop/api/contract";
+// What no file of the web app imports (the names and the message of its rule).
+const WEB_SERVER_CODE = [
+  [...ours("state", "api", "cli", "virtual-phone"), "@prisma", "pg"],
+  "apps/web talks to the API through packages/client; it never imports the state core, Prisma or server code.",
+];
 
 export default tseslint.config(
   {
@@ -106,8 +111,7 @@ export default tseslint.config(
   ),
   forbid(
     ["apps/web/**"],
-    [...ours("state", "api", "cli", "virtual-phone"), "@prisma", "pg"],
-    "apps/web talks to the API through packages/client; it never imports the state core, Prisma or server code.",
+    ...WEB_SERVER_CODE,
     ["apps/web/src/lib/runner.ts"],
     [API_CONTRACT, STATE_DOMAIN, DEVICE_BEFORE_CONNECT, DEVICE_ERRORS],
     [
@@ -118,13 +122,7 @@ export default tseslint.config(
     ],
   ),
   // lib/runner.ts is the tab's composition root for runs (itself loaded on demand): it may import the runtime.
-  forbid(
-    ["apps/web/src/lib/runner.ts"],
-    [...ours("state", "api", "cli", "virtual-phone"), "@prisma", "pg"],
-    "apps/web talks to the API through packages/client; it never imports the state core, Prisma or server code.",
-    [],
-    [API_CONTRACT, STATE_DOMAIN],
-  ),
+  forbid(["apps/web/src/lib/runner.ts"], ...WEB_SERVER_CODE, [], [API_CONTRACT, STATE_DOMAIN]),
   forbid(
     ["packages/device/src/**"],
     [...ours("web", "api", "state", "agent", "cli"), "@prisma", "react", "next"],

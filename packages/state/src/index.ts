@@ -88,7 +88,6 @@ export {
 } from "./services/workspace/members.ts";
 export {
   AGENT_TOKEN_PREFIX,
-  TAB_TOKEN_IDLE_MS,
   issueAgentToken,
   IssueAgentTokenInput,
   verifyAgentToken,

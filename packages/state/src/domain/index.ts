@@ -3,6 +3,7 @@
 export { StateError, StateErrorCode, isStateError } from "./errors.ts";
 export { SKILL_STATUSES, SHORTCUT_STATUSES, LESSON_KINDS, MAX_LESSONS_PER_RUN, type SkillStatus, type ShortcutStatus, type LessonKind } from "./learning.ts";
 export { SUITE_RUN_STATUSES, isSuccessfulAttempt, wilsonInterval, type SuiteRunStatus, type RateInterval } from "./suite.ts";
+export { TAB_TOKEN_IDLE_MS } from "./agent-tokens.ts";
 export { systemClock, manualClock, type Clock, type ManualClock } from "./clock.ts";
 export {
   TODO_STATES,

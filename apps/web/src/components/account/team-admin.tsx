@@ -5,7 +5,7 @@
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { ROLES, type Role } from "@phoneloop/state/domain";
+import { ROLES, TAB_TOKEN_IDLE_MS, type Role } from "@phoneloop/state/domain";
 import { useSession } from "../../lib/session.tsx";
 import { useTRPC } from "../../lib/trpc.ts";
 import styles from "./account.module.css";
@@ -55,7 +55,7 @@ function AgentTokens({ all }: { all: boolean }) {
       <h1 id="tokens-heading">Agent tokens</h1>
       <p className={styles.lead}>
         A headless agent acts with one: give it as PHONELOOP_AGENT_TOKEN (or in a file for --agent-token-file); it lasts until revoked. A browser tab that runs gets
-        its own, which expires after 12 hours unused.
+        its own, which expires after {TAB_TOKEN_IDLE_MS / 3_600_000} hours unused.
       </p>
       <form
         className={styles.form}
@@ -90,7 +90,6 @@ function AgentTokens({ all }: { all: boolean }) {
             ) : (
               <>
                 {t.expiresAt ? <> · expires {when(t.expiresAt)} unless used</> : null}
-
                 <button type="button" style={{ marginLeft: 8 }} disabled={revoke.isPending} onClick={() => revoke.mutate({ tokenId: t.id })}>
                   Revoke
                 </button>

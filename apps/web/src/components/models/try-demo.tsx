@@ -134,7 +134,7 @@ function DemoProgress({ progress: p, goalId }: { progress: NonNullable<ReturnTyp
   // The gate as the API has it: once answered (on its page, or by a teammate) it is no longer offered for review,
   // even in the moment before the run reports that it read the answer.
   const gate = useQuery({ ...trpc.gate.get.queryOptions({ gateId: p.gate?.gateId ?? "" }), enabled: p.gate !== null });
-  const waiting = p.gate !== null && (gate.data?.id !== p.gate.gateId || gate.data.status === "open");
+  const waiting = p.gate !== null && (gate.data?.status ?? "open") === "open";
   return (
     <div aria-live="polite" className={styles.lead}>
       <p>

@@ -11,12 +11,6 @@ import { hashSecret, newSecret } from "./secret-token.ts";
 
 export const AGENT_TOKEN_PREFIX = "plt_";
 
-/**
- * How long a browser tab's token may go unused before it expires. A tab keeps its token in memory only, so a closed
- * tab's token is never used again; a tab at work (a run, stand-by heartbeats) uses it every few seconds.
- */
-export const TAB_TOKEN_IDLE_MS = 12 * 60 * 60_000;
-
 /** How fresh a token's `lastUsedAt` is kept: the list shows its last use to the minute. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 

@@ -9,7 +9,8 @@ import { putBlob } from "../blob/put-blob.ts";
 import { getBlob } from "../blob/read-blob.ts";
 import { goalList } from "../../projections/goal-list.ts";
 import { addMember, listMembers, removeMember, setMemberRole } from "./members.ts";
-import { issueAgentToken, LAST_USED_RESOLUTION_MS, listAgentTokens, revokeAgentToken, TAB_TOKEN_IDLE_MS, verifyAgentToken } from "./agent-tokens.ts";
+import { issueAgentToken, LAST_USED_RESOLUTION_MS, listAgentTokens, revokeAgentToken, verifyAgentToken } from "./agent-tokens.ts";
+import { TAB_TOKEN_IDLE_MS } from "../../domain/agent-tokens.ts";
 import { scopeToWorkspace } from "./scope.ts";
 
 const t = useTestDatabase();
