@@ -1,4 +1,4 @@
-// `npm run bench -- policy`: the labelled policy corpus (packages/agent/src/policy/corpus: screens in nine
+// `npm run bench -- policy`: the labelled policy corpus's dev set (packages/agent/src/policy/corpus/dev: screens in many
 // languages, labelled by what a person would want) through the permission decision, without the guard model.
 // risky_recall = risky screens gated (tier above normal); benign_specificity = harmless screens left normal;
 // p99_decide_ms = 99th percentile of one decision's wall time over 20 timed passes after a warm-up pass.
@@ -7,7 +7,7 @@ import { decidePermission } from "@phoneloop/agent";
 import { buildCase, loadCorpus } from "../packages/agent/src/policy/corpus/build.ts";
 
 const PASSES = 20;
-const cases = loadCorpus().map(buildCase);
+const cases = loadCorpus("dev").map((c) => buildCase(c));
 const decide = (b: (typeof cases)[number]) => decidePermission(b.action, { ...(b.target ? { target: b.target } : {}), tree: b.tree, packageName: b.packageName });
 
 for (const b of cases) decide(b); // warm-up: compile the word lists, let the JIT settle

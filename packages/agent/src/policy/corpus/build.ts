@@ -11,6 +11,9 @@ export interface CompactNode {
   i?: string;
   e?: string;
   sw?: string;
+  chk?: string;
+  sl?: string;
+  img?: string;
   key?: string;
   row?: CompactNode[];
   dlg?: CompactNode[];
@@ -33,6 +36,15 @@ export interface CorpusCase {
   action?: Partial<Action> & { type: Action["type"] };
   intent?: string;
   screen: CompactNode[];
+  /** Drawn on the screen but absent from the UI tree (a canvas, a game, a WebView whose tree is empty). */
+  pixels?: CompactNode[];
+}
+
+/** One thing a person sees drawn on a blind screen: its words, where it is, and whether the action lands on it. */
+export interface DrawnItem {
+  text: string;
+  bounds: UiNode["bounds"];
+  target: boolean;
 }
 
 export interface BuiltCase {
@@ -41,7 +53,12 @@ export interface BuiltCase {
   tree: UiNode;
   target?: UiNode;
   packageName: string;
+  /** The case's `pixels`, laid out top to bottom like the tree; absent when the tree shows everything. */
+  pixels?: DrawnItem[];
 }
+
+/** The sets of cases: `dev` (tune freely) and each sealed folder (`sealed-<date>`). */
+export type CorpusSet = "dev" | `sealed-${string}`;
 
 const KEYBOARD = "com.google.android.inputmethod.latin";
 
@@ -59,7 +76,8 @@ export function buildCase(c: CorpusCase): BuiltCase {
     };
   };
   const expand = (n: CompactNode, pkg: string): UiNode => {
-    const id = n.id ? `${pkg}:id/${n.id}` : "";
+    // A platform id (android:id/message, com.android.permissioncontroller:id/…) is written in full; a plain one is the app's.
+    const id = !n.id ? "" : n.id.includes(":") ? n.id : `${pkg}:id/${n.id}`;
     let out: UiNode;
     if (n.t !== undefined) out = node(pkg, { text: n.t, resourceId: id, clickable: Boolean(n.k) });
     else if (n.b !== undefined) out = node(pkg, { text: n.b, resourceId: id, className: "android.widget.Button", clickable: true, focusable: true });
@@ -70,6 +88,9 @@ export function buildCase(c: CorpusCase): BuiltCase {
         className: "android.widget.LinearLayout", clickable: true, resourceId: id,
         children: [node(pkg, { text: n.sw, resourceId: "android:id/title" }), node(pkg, { className: "android.widget.Switch", checkable: true, resourceId: "android:id/switch_widget" })],
       });
+    else if (n.chk !== undefined) out = node(pkg, { text: n.chk, resourceId: id, className: "android.widget.CheckBox", checkable: true, clickable: true, focusable: true });
+    else if (n.sl !== undefined) out = node(pkg, { contentDesc: n.sl, resourceId: id, className: "android.widget.SeekBar", clickable: true, focusable: true, longClickable: true });
+    else if (n.img !== undefined) out = node(pkg, { contentDesc: n.img, resourceId: id, className: "android.widget.ImageView" });
     else if (n.key !== undefined) out = node(KEYBOARD, { contentDesc: n.key, className: "android.widget.FrameLayout", clickable: true, resourceId: `${KEYBOARD}:id/key_pos_${index}` });
     else if (n.row) out = node(pkg, { className: "android.widget.LinearLayout", resourceId: id, children: n.row.map((x) => expand(x, pkg)) });
     else if (n.dlg) out = node(pkg, { className: "android.widget.FrameLayout", resourceId: "android:id/parentPanel", children: n.dlg.map((x) => expand(x, pkg)) });
@@ -88,12 +109,28 @@ export function buildCase(c: CorpusCase): BuiltCase {
     delete (action as { y?: number }).y;
   }
   if ((action.type === "keyboard_enter" || action.type === "input_text") && !target) target = focusedField(tree);
-  return { c, action, tree, ...(target ? { target } : {}), packageName: c.app };
+  const pixels = c.pixels ? drawnItems(c.pixels) : undefined;
+  return { c, action, tree, ...(target ? { target } : {}), packageName: c.app, ...(pixels ? { pixels } : {}) };
 }
 
-/** Every case of every language file in this folder. */
-export function loadCorpus(): CorpusCase[] {
-  const dir = new URL(".", import.meta.url);
+/** A blind screen's drawn nodes as a person sees them: each leaf's words, one line under the other. */
+function drawnItems(nodes: CompactNode[]): DrawnItem[] {
+  const out: DrawnItem[] = [];
+  const walk = (n: CompactNode): void => {
+    const inner = n.row ?? n.dlg ?? n.sheet ?? n.web ?? n.ime;
+    if (inner) return inner.forEach(walk);
+    const text = n.t ?? n.b ?? n.i ?? n.e ?? n.sw ?? n.chk ?? n.sl ?? n.img ?? n.key ?? "";
+    const top = out.length * 60;
+    out.push({ text, bounds: { left: 0, top, right: 1080, bottom: top + 60 }, target: Boolean(n.target) });
+  };
+  nodes.forEach(walk);
+  return out;
+}
+
+/** Every case of every language file of one set (a folder next to this file). */
+export function loadCorpus(set: CorpusSet = "dev"): CorpusCase[] {
+  if (!/^(dev|sealed-[0-9a-z-]+)$/.test(set)) throw new Error(`corpus set "${set}" is neither "dev" nor a sealed folder's name (sealed-<date>)`);
+  const dir = new URL(`./${set}/`, import.meta.url);
   return readdirSync(dir)
     .filter((f) => f.endsWith(".json"))
     .sort()
