@@ -56,6 +56,8 @@ export { s3BlobStore, type S3BlobStoreConfig } from "./blobs/s3-blob-store.ts";
 
 export { setQuotaPolicy, SetQuotaPolicyInput, type QuotaPolicyView } from "./services/quota/set-quota-policy.ts";
 export { spendQuota, SpendQuotaInput, type SpendQuotaResult, type QuotaSpendView } from "./services/quota/spend-quota.ts";
+export { reserveQuota, ReserveQuotaInput, type ReserveQuotaResult, type QuotaReservationView } from "./services/quota/reserve-quota.ts";
+export { settleQuota, SettleQuotaInput, type SettleQuotaResult } from "./services/quota/settle-quota.ts";
 export { shouldRun, ShouldRunInput, type ShouldRunResult } from "./services/quota/should-run.ts";
 export type { PolicyUsage, Amounts } from "./services/quota/usage.ts";
 

@@ -4,6 +4,8 @@ import { StateError } from "../../domain/errors.ts";
 import { setQuotaPolicy } from "./set-quota-policy.ts";
 import { spendQuota } from "./spend-quota.ts";
 import { shouldRun } from "./should-run.ts";
+import { reserveQuota } from "./reserve-quota.ts";
+import { settleQuota } from "./settle-quota.ts";
 import { pauseGoal } from "../goal/pause-goal.ts";
 
 const t = useTestDatabase({ poolSize: 60 });
@@ -67,6 +69,78 @@ describe("quota spend", () => {
     clock.advance(30_001);
     const ok = await spendQuota(t.db, { key: rid("s"), goalId: goal.id, agentId: agent.id, tokens: 400 }, ctx);
     expect(ok.duplicate).toBe(false);
+  });
+});
+
+describe("quota reservation", () => {
+  const call = (goalId: string, agentId: string, more: Partial<Parameters<typeof reserveQuota>[1]> = {}) => ({ key: rid("model"), goalId, agentId, inputTokens: 30, ttlMs: 60_000, ...more });
+
+  it("caps the reply by what is left and refuses a call whose prompt and one reply token do not fit, naming the quota", async () => {
+    const goal = await seedGoal(t.db);
+    const agent = await seedAgent(t.db);
+    await setQuotaPolicy(t.db, { scope: "goal", goalId: goal.id, windowMs: 3_600_000, maxTokens: 100 });
+    const first = await reserveQuota(t.db, call(goal.id, agent.id, { maxOutputTokens: 250 }));
+    expect(first.reservation).toMatchObject({ tokens: 100, maxOutputTokens: 70 });
+    const e = await reserveQuota(t.db, call(goal.id, agent.id, { inputTokens: 1 })).catch((x: StateError) => x);
+    expect((e as StateError).code).toBe("QUOTA_EXCEEDED");
+    expect((e as StateError).message).toContain("0 of 100 tokens left in the goal");
+    expect((e as StateError).message).toContain("100 tokens held by model calls in flight");
+    expect((e as StateError).message).toContain("quota.setPolicy");
+    // Settled at its real usage, the difference is free again.
+    const settled = await settleQuota(t.db, { key: first.reservation.key, spent: { tokens: 45 } });
+    expect(settled).toMatchObject({ spend: { tokens: 45 }, released: { tokens: 55 }, duplicate: false });
+    expect((await settleQuota(t.db, { key: first.reservation.key, spent: { tokens: 45 } })).duplicate).toBe(true);
+    const next = await reserveQuota(t.db, call(goal.id, agent.id));
+    expect(next.reservation).toMatchObject({ tokens: 55, maxOutputTokens: 25 });
+    expect(await t.db.event.count({ where: { goalId: goal.id, operator: { in: ["quota.reserve", "quota.settle"] } } })).toBe(3);
+  });
+
+  it("caps by money at the role's prices", async () => {
+    const goal = await seedGoal(t.db);
+    const agent = await seedAgent(t.db);
+    await setQuotaPolicy(t.db, { scope: "agent", agentId: agent.id, windowMs: 3_600_000, maxMicroUsd: 1_000 });
+    const r = await reserveQuota(t.db, call(goal.id, agent.id, { inputTokens: 40, maxOutputTokens: 250, microUsdPerInputToken: 2, microUsdPerOutputToken: 10 }));
+    expect(r.reservation).toMatchObject({ maxOutputTokens: 92, microUsd: 40 * 2 + 92 * 10 });
+    const e = await reserveQuota(t.db, call(goal.id, agent.id, { inputTokens: 1, microUsdPerInputToken: 2, microUsdPerOutputToken: 10 })).catch((x: StateError) => x);
+    expect((e as StateError).code).toBe("QUOTA_EXCEEDED");
+    expect((e as StateError).details.over).toEqual(["microUsd"]);
+  });
+
+  it("twenty concurrent reservations on room for two hold exactly two", async () => {
+    const goal = await seedGoal(t.db);
+    const agent = await seedAgent(t.db);
+    await setQuotaPolicy(t.db, { scope: "goal", goalId: goal.id, windowMs: 3_600_000, maxTokens: 100 });
+    const results = await settle(Array.from({ length: 20 }, () => reserveQuota(t.db, call(goal.id, agent.id, { maxOutputTokens: 20 }))));
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(2);
+    for (const r of results) if (r.status === "rejected") expect((r.reason as StateError).code).toBe("QUOTA_EXCEEDED");
+    const held = await t.db.quotaReservation.aggregate({ where: { goalId: goal.id }, _sum: { tokens: true } });
+    expect(held._sum.tokens).toBe(100);
+  });
+
+  it("a released reservation frees its room; one nobody settles stops counting when it expires", async () => {
+    const clock = manualClock(new Date("2026-11-29T08:00:00Z"));
+    const ctx = { clock };
+    const goal = await seedGoal(t.db, {}, ctx);
+    const agent = await seedAgent(t.db, {}, ctx);
+    await setQuotaPolicy(t.db, { scope: "goal", goalId: goal.id, windowMs: 3_600_000, maxTokens: 100 }, ctx);
+    const failed = await reserveQuota(t.db, call(goal.id, agent.id), ctx);
+    expect((await settleQuota(t.db, { key: failed.reservation.key }, ctx)).released).toEqual({ tokens: 100, microUsd: 0 });
+    const orphan = await reserveQuota(t.db, call(goal.id, agent.id), ctx);
+    expect(orphan.reservation.tokens).toBe(100);
+    expect(await shouldRun(t.db, { goalId: goal.id, agentId: agent.id }, ctx)).toMatchObject({ decision: "skip", reason: "exhausted" });
+    clock.advance(60_001);
+    expect(await shouldRun(t.db, { goalId: goal.id, agentId: agent.id }, ctx)).toMatchObject({ decision: "run" });
+    expect((await reserveQuota(t.db, call(goal.id, agent.id), ctx)).reservation.tokens).toBe(100);
+  });
+
+  it("a direct spend counts the calls in flight", async () => {
+    const goal = await seedGoal(t.db);
+    const agent = await seedAgent(t.db);
+    await setQuotaPolicy(t.db, { scope: "goal", goalId: goal.id, windowMs: 3_600_000, maxTokens: 100 });
+    await reserveQuota(t.db, call(goal.id, agent.id, { maxOutputTokens: 50 }));
+    const e = await spendQuota(t.db, { key: rid("s"), goalId: goal.id, agentId: agent.id, tokens: 21 }).catch((x: StateError) => x);
+    expect((e as StateError).code).toBe("QUOTA_EXCEEDED");
+    expect((await spendQuota(t.db, { key: rid("s"), goalId: goal.id, agentId: agent.id, tokens: 20 })).duplicate).toBe(false);
   });
 });
 

@@ -52,7 +52,7 @@ export async function spendQuota(db: DbOrTx, raw: SpendQuotaInput, ctx?: Operato
       if (previous && previous.goalId !== i.goalId) {
         throw new StateError("CONFLICT", `Spend key ${i.key} was used for another goal; use a fresh key for each spend.`, { key: i.key });
       }
-      if (previous) return { spend: view(previous), duplicate: true, usage };
+      if (previous) return { spend: spendView(previous), duplicate: true, usage };
       if (i.runId) {
         const run = await tx.run.findUnique({ where: { id: i.runId }, select: { goalId: true } });
         if (!run || run.goalId !== i.goalId) throw new StateError("NOT_FOUND", `Run ${i.runId} is not a run of goal ${i.goalId}; spend in the run that did the work.`, { runId: i.runId, goalId: i.goalId });
@@ -77,11 +77,11 @@ export async function spendQuota(db: DbOrTx, raw: SpendQuotaInput, ctx?: Operato
         // Spent meanwhile by a call that held no policy lock (no policy applies): that spend stands.
         const previous = await tx.quotaSpend.findUniqueOrThrow({ where: { key: i.key } });
         if (previous.goalId !== i.goalId) throw new StateError("CONFLICT", `Spend key ${i.key} was used for another goal; use a fresh key for each spend.`, { key: i.key });
-        return { spend: view(previous), duplicate: true, usage };
+        return { spend: spendView(previous), duplicate: true, usage };
       }
       await appendEvent(tx, { operator: "quota.spend", actor: actorOf(ctx, i.agentId), subjectId: id, goalId: i.goalId, payload: { key: i.key, steps: i.steps, tokens: i.tokens, microUsd: i.microUsd, todoId: i.todoId ?? null, runId: i.runId ?? null } }, ctx);
       const after = usage.map((u) => ({ ...u, used: { steps: u.used.steps + i.steps, tokens: u.used.tokens + i.tokens, microUsd: u.used.microUsd + i.microUsd } }));
-      return { spend: view(spend), duplicate: false, usage: after };
+      return { spend: spendView(spend), duplicate: false, usage: after };
     });
   } catch (e) {
     // No policy to lock, and a concurrent spend of the same key won: that one stands.
@@ -90,13 +90,14 @@ export async function spendQuota(db: DbOrTx, raw: SpendQuotaInput, ctx?: Operato
       if (previous && previous.goalId !== i.goalId) {
         throw new StateError("CONFLICT", `Spend key ${i.key} was used for another goal; use a fresh key for each spend.`, { key: i.key });
       }
-      if (previous) return { spend: view(previous), duplicate: true, usage: await policyUsage(db, { goalId: i.goalId, agentId: i.agentId, at }) };
+      if (previous) return { spend: spendView(previous), duplicate: true, usage: await policyUsage(db, { goalId: i.goalId, agentId: i.agentId, at }) };
     }
     if (/QuotaSpend_goalId_fkey/.test(String((e as Error)?.message))) throw new StateError("NOT_FOUND", `Goal ${i.goalId} does not exist.`, { goalId: i.goalId });
     throw e;
   }
 }
 
-function view(s: { id: string; key: string; goalId: string; agentId: string; todoId: string | null; runId: string | null; steps: number; tokens: number; microUsd: bigint; createdAt: Date }): QuotaSpendView {
+/** A spend row as operators answer it (money as a number). */
+export function spendView(s: { id: string; key: string; goalId: string; agentId: string; todoId: string | null; runId: string | null; steps: number; tokens: number; microUsd: bigint; createdAt: Date }): QuotaSpendView {
   return { ...s, microUsd: Number(s.microUsd) };
 }

@@ -1,5 +1,5 @@
-// How much of each policy's rolling window is used. Shared by spend (under the policy lock), should-run and
-// the projections.
+// How much of each policy's rolling window is used, and held by model calls in flight (reservations). Shared by
+// spend and reserve (under the policy lock), should-run and the projections.
 import type { QuotaScope } from "../../generated/prisma/client.ts";
 import type { DbOrTx } from "../operator.ts";
 
@@ -15,7 +15,10 @@ export interface PolicyUsage {
   subjectId: string;
   windowMs: number;
   limits: { steps: number | null; tokens: number | null; microUsd: number | null };
+  /** Spent in the window (settled spends). */
   used: Amounts;
+  /** Held by model calls in flight (live reservations); what is left counts them as used. */
+  reserved: { tokens: number; microUsd: number };
   /** null where the dimension has no limit. */
   remaining: { steps: number | null; tokens: number | null; microUsd: number | null };
   exhausted: boolean;
@@ -37,6 +40,8 @@ interface Row {
   tokens: bigint;
   microUsd: bigint | string;
   oldest: Date | null;
+  reservedTokens: bigint;
+  reservedMicroUsd: bigint;
   now: Date;
 }
 
@@ -56,16 +61,25 @@ export async function policyUsage(
   const rows = await db.$queryRaw<Row[]>`
     WITH tm AS (SELECT COALESCE(${q.at}::timestamptz, now()) AS "now")
     SELECT p."id", p."scope", p."goalId", p."agentId", p."windowMs"::float8 AS "windowMs", p."maxSteps", p."maxTokens", p."maxMicroUsd", tm."now",
-      COALESCE(sum(s."steps"), 0)::bigint AS "steps", COALESCE(sum(s."tokens"), 0)::bigint AS "tokens",
-      COALESCE(sum(s."microUsd"), 0)::bigint AS "microUsd", min(s."createdAt") AS "oldest"
+      s."steps", s."tokens", s."microUsd", s."oldest", r."tokens" AS "reservedTokens", r."microUsd" AS "reservedMicroUsd"
     FROM "QuotaPolicy" p CROSS JOIN tm
-    LEFT JOIN "QuotaSpend" s ON
-      ((p."scope" = 'goal' AND s."goalId" = p."goalId") OR (p."scope" = 'agent' AND s."agentId" = p."agentId"))
-      -- No upper bound: a spend committed by a transaction that started after ours is stamped later than our now(),
-      -- and it still counts.
-      AND s."createdAt" > tm."now" - p."windowMs" * interval '1 millisecond'
+    CROSS JOIN LATERAL (
+      SELECT COALESCE(sum(x."steps"), 0)::bigint AS "steps", COALESCE(sum(x."tokens"), 0)::bigint AS "tokens",
+        COALESCE(sum(x."microUsd"), 0)::bigint AS "microUsd", min(x."createdAt") AS "oldest"
+      FROM "QuotaSpend" x
+      WHERE ((p."scope" = 'goal' AND x."goalId" = p."goalId") OR (p."scope" = 'agent' AND x."agentId" = p."agentId"))
+        -- No upper bound: a spend committed by a transaction that started after ours is stamped later than our now(),
+        -- and it still counts.
+        AND x."createdAt" > tm."now" - p."windowMs" * interval '1 millisecond'
+    ) s
+    -- Calls in flight hold their worst case until they are settled or their reservation expires.
+    CROSS JOIN LATERAL (
+      SELECT COALESCE(sum(x."tokens"), 0)::bigint AS "tokens", COALESCE(sum(x."microUsd"), 0)::bigint AS "microUsd"
+      FROM "QuotaReservation" x
+      WHERE ((p."scope" = 'goal' AND x."goalId" = p."goalId") OR (p."scope" = 'agent' AND x."agentId" = p."agentId"))
+        AND x."expiresAt" > tm."now"
+    ) r
     WHERE (p."scope" = 'goal' AND p."goalId" = ${goalId}) OR (p."scope" = 'agent' AND p."agentId" = ${agentId})
-    GROUP BY p."id", tm."now"
     ORDER BY p."id"`;
   return rows.map(toUsage);
 }
@@ -73,8 +87,9 @@ export async function policyUsage(
 function toUsage(r: Row): PolicyUsage {
   const used = { steps: Number(r.steps), tokens: Number(r.tokens), microUsd: Number(r.microUsd) };
   const limits = { steps: r.maxSteps, tokens: r.maxTokens, microUsd: r.maxMicroUsd === null ? null : Number(r.maxMicroUsd) };
+  const reserved = { tokens: Number(r.reservedTokens), microUsd: Number(r.reservedMicroUsd) };
   const rem = (limit: number | null, u: number) => (limit === null ? null : Math.max(0, limit - u));
-  const remaining = { steps: rem(limits.steps, used.steps), tokens: rem(limits.tokens, used.tokens), microUsd: rem(limits.microUsd, used.microUsd) };
+  const remaining = { steps: rem(limits.steps, used.steps), tokens: rem(limits.tokens, used.tokens + reserved.tokens), microUsd: rem(limits.microUsd, used.microUsd + reserved.microUsd) };
   const exhausted = Object.values(remaining).some((v) => v === 0);
   const resets = r.oldest ? Math.max(0, r.oldest.getTime() + r.windowMs - r.now.getTime()) : null;
   return {
@@ -84,6 +99,7 @@ function toUsage(r: Row): PolicyUsage {
     windowMs: r.windowMs,
     limits,
     used,
+    reserved,
     remaining,
     exhausted,
     oldestSpendAt: r.oldest,
@@ -103,5 +119,6 @@ export function describeRemaining(u: PolicyUsage): string {
   const parts = (["steps", "tokens", "microUsd"] as const)
     .filter((k) => u.limits[k] !== null)
     .map((k) => `${u.remaining[k]} of ${u.limits[k]} ${k === "microUsd" ? "micro-dollars" : k}`);
-  return `${parts.join(", ")} left in the ${u.scope} ${u.subjectId} window of ${Math.round(u.windowMs / 1000)}s`;
+  const held = (["tokens", "microUsd"] as const).filter((k) => u.limits[k] !== null && u.reserved[k] > 0).map((k) => `${u.reserved[k]} ${k === "microUsd" ? "micro-dollars" : k}`);
+  return `${parts.join(", ")} left in the ${u.scope} ${u.subjectId} window of ${Math.round(u.windowMs / 1000)}s${held.length ? ` (${held.join(", ")} held by model calls in flight)` : ""}`;
 }
