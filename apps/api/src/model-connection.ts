@@ -2,8 +2,8 @@
 // else the shared one), key and model, so an admin learns at once whether runs will reach their models. What comes back never carries the key
 // or the endpoint's URL (the proxy's `scrub`).
 import { referenceCompletion, REFERENCE_POLICY_MODEL } from "@phoneloop/reference-policy";
-import { MODEL_ROLES, type ModelRole, type ModelUpstream, type RoleUpstream } from "./model-settings.ts";
-import { chatCompletionsUrl, endpointHeaders, scrub } from "./model-proxy.ts";
+import { endpointUrl, MODEL_ROLES, type ModelRole, type ModelUpstream, type RoleUpstream } from "./model-settings.ts";
+import { endpointHeaders, scrub } from "./model-proxy.ts";
 
 export interface RoleConnection {
   role: ModelRole;
@@ -38,7 +38,7 @@ async function probe(upstream: RoleUpstream, role: ModelRole): Promise<RoleConne
   if (!model) return { role, ok: false, model: null, ownEndpoint, latencyMs: null, message: `No model is set for the ${role} role: enter one and save.` };
   const started = performance.now();
   try {
-    const answer = await fetch(chatCompletionsUrl(upstream), {
+    const answer = await fetch(endpointUrl(upstream.baseUrl, "chat/completions"), {
       method: "POST",
       headers: endpointHeaders(upstream),
       body: JSON.stringify({ model, messages: PROBE, max_tokens: 5, temperature: 0 }),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createOpenAIModel } from "@phoneloop/agent";
-import { startScriptedModelServer, type ScriptedModelServer } from "@phoneloop/agent/testing";
+import { countRequestTokens, createOpenAIModel } from "@phoneloop/agent";
+import { startScriptedModelServer, type RecordedRequest, type ScriptedModelServer } from "@phoneloop/agent/testing";
 import { evidenceList, finishRun, issueAgentToken, pauseGoal, registerAgent, setQuotaPolicy, startRun } from "@phoneloop/state";
 import { rid, seedGoal, seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
 import { useApiServer } from "./use-api-server.ts";
@@ -229,8 +229,9 @@ describe("model proxy", () => {
     }
   });
 
-  it("reports an upstream failure without its URL, key or query string", async () => {
-    const a = await runningAgent({ baseUrl: `http://127.0.0.1:9/v1?api_key=${UPSTREAM_KEY}` });
+  it("reports an upstream failure without its URL or key", async () => {
+    // (A base URL with a query is refused on save: model-endpoint-url.test.ts.)
+    const a = await runningAgent({ baseUrl: "http://127.0.0.1:9/v1" });
     const r = await fetch(`${api.url}/model/executor/v1/chat/completions`, {
       method: "POST",
       headers: { authorization: `Bearer ${a.token}`, "x-phoneloop-run": a.run.id, "content-type": "application/json" },
@@ -244,3 +245,99 @@ describe("model proxy", () => {
     expect(text).toMatch(/could not be reached/);
   });
 });
+
+describe("model proxy quota: the call's worst case is reserved before it goes out", () => {
+  // A prompt of 63 tokens as the proxy and the endpoint count it: with its reply of 227 tokens, a call of 290.
+  const PROMPT = "Look at the screen and answer with the next action for the todo. ".repeat(4).trim();
+  const promptTokens = countRequestTokens([{ role: "user", content: PROMPT }]).total;
+  const REPLY_TOKENS = 290 - promptTokens;
+  /** An endpoint like a provider's: it counts the prompt, and its reply stops at the request's max_tokens. */
+  const honest = (req: RecordedRequest) => ({
+    text: '{"type":"wait"}',
+    promptTokens: countRequestTokens(req.messages.map((m) => ({ role: m.role as "user", content: String(m.content) }))).total,
+    completionTokens: Math.min(REPLY_TOKENS, typeof req.body.max_tokens === "number" ? req.body.max_tokens : REPLY_TOKENS),
+  });
+  let provider: ScriptedModelServer;
+  beforeAll(async () => {
+    provider = await startScriptedModelServer({ fallback: honest });
+  });
+  afterAll(async () => {
+    await provider.stop();
+  });
+
+  async function capped(limits: { maxTokens?: number; maxMicroUsd?: number }) {
+    const a = await runningAgent({ baseUrl: provider.baseURL });
+    await setQuotaPolicy(t.db, { scope: "goal", goalId: a.goal.id, windowMs: 3_600_000, ...limits });
+    return a;
+  }
+  const chat = async (a: { token: string; run: { id: string } }, maxTokens = REPLY_TOKENS) => {
+    const r = await fetch(`${api.url}/model/executor/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${a.token}`, "x-phoneloop-run": a.run.id, "content-type": "application/json" },
+      body: JSON.stringify({ messages: [{ role: "user", content: PROMPT }], max_tokens: maxTokens }),
+    });
+    return { status: r.status, body: (await r.json()) as { error?: { message: string; code: string }; usage?: { prompt_tokens: number; completion_tokens: number } } };
+  };
+  const recorded = async (goalId: string) => {
+    const spends = await t.db.quotaSpend.findMany({ where: { goalId } });
+    return { tokens: spends.reduce((n, s) => n + s.tokens, 0), microUsd: spends.reduce((n, s) => n + Number(s.microUsd), 0) };
+  };
+
+  it("a cap of 100 tokens and ten calls of 290: the first goes out with the reply budget that fits, the rest are 409 naming the quota", async () => {
+    expect(promptTokens).toBe(63);
+    const a = await capped({ maxTokens: 100 });
+    const before = provider.requests.length;
+    const answers = [];
+    for (let n = 0; n < 10; n++) answers.push(await chat(a));
+    expect(answers.map((r) => r.status)).toEqual([200, ...Array(9).fill(409)]);
+    expect(provider.requests.slice(before).map((q) => q.body.max_tokens)).toEqual([100 - promptTokens]);
+    expect(answers[0]!.body.usage).toEqual({ prompt_tokens: promptTokens, completion_tokens: 100 - promptTokens, total_tokens: 100 });
+    const refused = answers[1]!.body.error!;
+    expect(refused.code).toBe("QUOTA_EXCEEDED");
+    expect(refused.message).toContain(`goal quota of ${a.goal.id}`);
+    expect(refused.message).toContain("0 of 100 tokens left");
+    expect(refused.message).toContain("an admin can raise the quota");
+    expect(await recorded(a.goal.id)).toEqual({ tokens: 100, microUsd: promptTokens * 2 + (100 - promptTokens) * 10 });
+    expect(await t.db.quotaReservation.count({ where: { goalId: a.goal.id } })).toBe(0);
+  });
+
+  it("a cap of 1,000 µ$: the reply budget is what the money leaves at the role's prices; the calls after it are 409", async () => {
+    const a = await capped({ maxMicroUsd: 1_000 });
+    const before = provider.requests.length;
+    const answers = [];
+    for (let n = 0; n < 4; n++) answers.push(await chat(a));
+    expect(answers.map((r) => r.status)).toEqual([200, 409, 409, 409]);
+    const budget = Math.floor((1_000 - promptTokens * 2) / 10);
+    expect(provider.requests.slice(before).map((q) => q.body.max_tokens)).toEqual([budget]);
+    expect(answers[1]!.body.error!.message).toMatch(/micro-dollars left/);
+    const spent = await recorded(a.goal.id);
+    expect(spent.microUsd).toBe(promptTokens * 2 + budget * 10);
+    expect(spent.microUsd).toBeLessThanOrEqual(1_000);
+  });
+
+  it("twenty concurrent calls: none on a cap of 1 token, at most one on a cap of one call's worst case", async () => {
+    const one = await capped({ maxTokens: 1 });
+    const tiny = await Promise.all(Array.from({ length: 20 }, () => chat(one, 40)));
+    expect(tiny.filter((r) => r.status === 200)).toHaveLength(0);
+    expect(await recorded(one.goal.id)).toEqual({ tokens: 0, microUsd: 0 });
+
+    const cap = promptTokens + 40;
+    const a = await capped({ maxTokens: cap });
+    const answers = await Promise.all(Array.from({ length: 20 }, () => chat(a, 40)));
+    expect(answers.filter((r) => r.status === 200).length).toBeLessThanOrEqual(1);
+    expect(answers.filter((r) => r.status === 409).length).toBeGreaterThanOrEqual(19);
+    expect((await recorded(a.goal.id)).tokens).toBeLessThanOrEqual(cap);
+  });
+
+  it("an upstream failure releases the reservation: the next call has the whole room, the one after is 409", async () => {
+    const cap = promptTokens + 40;
+    const a = await capped({ maxTokens: cap });
+    provider.push({ status: 500, message: "the provider fell over" });
+    expect((await chat(a, 40)).status).toBe(500);
+    expect(await t.db.quotaReservation.count({ where: { goalId: a.goal.id } })).toBe(0);
+    expect((await chat(a, 40)).status).toBe(200);
+    expect((await chat(a, 40)).status).toBe(409);
+    expect(await recorded(a.goal.id)).toMatchObject({ tokens: cap });
+  });
+});
+

@@ -11,9 +11,66 @@ import { deriveKey } from "./auth/secret-key.ts";
 export const MODEL_ROLES = ["planner", "executor", "summarizer"] as const;
 export type ModelRole = (typeof MODEL_ROLES)[number];
 
+/**
+ * An endpoint is stored as origin + path: a credential in its URL (`user:password@`, `?api-key=…`) would be shown to
+ * everyone who reads the settings, so it is refused, naming the encrypted key field; any other query or fragment is
+ * refused too (an OpenAI-compatible base URL has none, and the paths built on it are the URL API's).
+ */
 const EndpointUrl = z
   .url({ protocol: /^https?$/, error: "The model endpoint must be an http(s) URL, e.g. https://api.example.com/v1" })
-  .max(2000, "The model endpoint's URL is longer than 2000 characters.");
+  .max(2000, "The model endpoint's URL is longer than 2000 characters.")
+  .superRefine((url, ctx) => {
+    const problem = endpointUrlProblem(url);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  })
+  .transform(storedEndpointUrl);
+
+/** Query parameters that carry a credential in a URL (compared lowercased, `-` and `_` alike). */
+const CREDENTIAL_PARAMS = new Set(["apikey", "api-key", "key", "token", "access-token", "auth", "authorization", "password", "secret", "sig", "signature", "code"]);
+const isCredentialParam = (name: string) => CREDENTIAL_PARAMS.has(name.toLowerCase().replace(/_/g, "-"));
+const KEY_FIELD = "put the key in the API key field (it is stored encrypted and never shown)";
+
+/** Why a URL cannot be stored as a model endpoint, or null. */
+export function endpointUrlProblem(text: string): string | null {
+  const url = new URL(text);
+  if (url.username || url.password) return `The endpoint URL carries a user name or password (user:password@): ${KEY_FIELD}, and save the URL without it.`;
+  const params = [...url.searchParams.keys()];
+  const credential = params.find(isCredentialParam);
+  if (credential) return `The endpoint URL carries a credential in its query (${credential}=…): ${KEY_FIELD}, and save the URL without the query.`;
+  if (url.search || url.hash) return `The endpoint URL must be an origin and a path, e.g. https://api.example.com/v1, without a query (?…) or fragment (#…).`;
+  return null;
+}
+
+/** What is stored of an endpoint URL: its origin and path, without a trailing slash. */
+export function storedEndpointUrl(text: string): string {
+  const url = new URL(text);
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+}
+
+/**
+ * The URL of a path under an endpoint (e.g. "chat/completions"), built with the URL API: whatever a base URL
+ * holds besides its origin and path never lands in the path or the query of the call.
+ */
+export function endpointUrl(baseUrl: string, path: string): string {
+  const url = new URL(storedEndpointUrl(baseUrl));
+  url.pathname = `${url.pathname.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
+  return url.href;
+}
+
+/**
+ * A URL stored before endpoints were origin + path, cleaned: what it should have been, and the one secret it held
+ * (a password, or a single credential parameter's value) — which becomes the encrypted key when none is set.
+ */
+function cleanedEndpointUrl(text: string): { url: string; secret: string | null } | null {
+  if (!URL.canParse(text)) return null;
+  const url = new URL(text);
+  if (!url.username && !url.password && !url.search && !url.hash && storedEndpointUrl(text) === text) return null;
+  const secrets = [
+    ...(url.password ? [decodeURIComponent(url.password)] : url.username ? [decodeURIComponent(url.username)] : []),
+    ...[...url.searchParams.entries()].filter(([name, value]) => isCredentialParam(name) && value).map(([, value]) => value),
+  ];
+  return { url: storedEndpointUrl(text), secret: secrets.length === 1 ? secrets[0]! : null };
+}
 const ApiKey = Text.min(1).max(4000);
 const ModelName = Text.trim().min(1).max(200);
 const Price = z.number().min(0).max(1_000_000_000);
@@ -108,8 +165,32 @@ interface Row {
 
 export function modelSettingsStore(db: Db, secretKey: string): ModelSettingsStore {
   const key = deriveKey(secretKey, "model-settings");
-  const read = async (workspaceId: string) =>
-    (await db.$queryRaw<Row[]>`SELECT "baseUrl", "apiKeyEncrypted", "models", "microUsdPerInputToken", "microUsdPerOutputToken", "timeoutMs", "roles", "updatedAt" FROM "ModelSettings" WHERE "workspaceId" = ${workspaceId}`)[0] ?? null;
+  const read = async (workspaceId: string): Promise<Row | null> => {
+    const row = (await db.$queryRaw<Row[]>`SELECT "baseUrl", "apiKeyEncrypted", "models", "microUsdPerInputToken", "microUsdPerOutputToken", "timeoutMs", "roles", "updatedAt" FROM "ModelSettings" WHERE "workspaceId" = ${workspaceId}`)[0] ?? null;
+    return row ? cleanOnRead(workspaceId, row) : null;
+  };
+  /**
+   * A row saved before endpoints were stored as origin + path may hold a credential in a URL: it is rewritten once,
+   * on its first read — the URL as origin + path, and its one secret as the encrypted key where no key is set
+   * (the URL with a query never reached the endpoint right, and fetch refuses one with user:password@).
+   */
+  const cleanOnRead = async (workspaceId: string, row: Row): Promise<Row> => {
+    const shared = cleanedEndpointUrl(row.baseUrl);
+    const roles: Partial<Record<ModelRole, StoredRole>> = { ...row.roles };
+    let dirty = !!shared;
+    for (const role of MODEL_ROLES) {
+      const own = roles[role];
+      const cleaned = own?.baseUrl ? cleanedEndpointUrl(own.baseUrl) : null;
+      if (!own || !cleaned) continue;
+      dirty = true;
+      roles[role] = { ...own, baseUrl: cleaned.url, ...(!own.apiKeyEncrypted && cleaned.secret ? { apiKeyEncrypted: encrypt(key, cleaned.secret) } : {}) };
+    }
+    if (!dirty) return row;
+    const baseUrl = shared?.url ?? row.baseUrl;
+    const apiKeyEncrypted = !row.apiKeyEncrypted && shared?.secret ? encrypt(key, shared.secret) : row.apiKeyEncrypted;
+    await db.$executeRaw`UPDATE "ModelSettings" SET "baseUrl" = ${baseUrl}, "apiKeyEncrypted" = ${apiKeyEncrypted}, "roles" = ${JSON.stringify(roles)}::jsonb WHERE "workspaceId" = ${workspaceId} AND "updatedAt" = ${row.updatedAt}`;
+    return { ...row, baseUrl, apiKeyEncrypted, roles };
+  };
   const toView = (r: Row): ModelSettingsView => ({
     baseUrl: r.baseUrl,
     hasApiKey: r.apiKeyEncrypted !== "",

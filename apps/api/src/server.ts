@@ -7,6 +7,7 @@ import { hasAccounts, issueSetupToken } from "./auth/one-time-links.ts";
 import { parseEnv } from "./env.ts";
 import { API_VERSION } from "./health.ts";
 import { createApiLogger } from "./logger.ts";
+import { endpointUrlProblem } from "./model-settings.ts";
 
 /** start.ts repeats the line with "/setup?token=" at the end of its output. */
 const SETUP_LINK_LABEL = "Create the first admin (one-time setup link):";
@@ -18,6 +19,8 @@ async function main(): Promise<void> {
   const log = (line: string) => logger.info(line);
   const migrated = await applyMigrations(env.DATABASE_URL);
   if (migrated.applied.length > 0) log(`applied migrations: ${migrated.applied.join(", ")}`);
+  const seedUrlProblem = env.MODEL_BASE_URL ? endpointUrlProblem(env.MODEL_BASE_URL) : null;
+  if (seedUrlProblem) throw new Error(`MODEL_BASE_URL: ${seedUrlProblem.replace("the API key field", "MODEL_API_KEY")}`);
   const db = createDb(env.DATABASE_URL);
   const server = await createApiServer({
     db,
