@@ -329,11 +329,17 @@ describe("model proxy quota: the call's worst case is reserved before it goes ou
     expect((await recorded(a.goal.id)).tokens).toBeLessThanOrEqual(cap);
   });
 
-  it("an upstream failure releases the reservation: the next call has the whole room, the one after is 409", async () => {
+  it("a call in flight holds its worst case; its upstream failing releases it: the next call has the whole room, the one after is 409", async () => {
     const cap = promptTokens + 40;
     const a = await capped({ maxTokens: cap });
-    provider.push({ status: 500, message: "the provider fell over" });
-    expect((await chat(a, 40)).status).toBe(500);
+    provider.push({ status: 500, message: "the provider fell over", delayMs: 300 });
+    const before = provider.requests.length;
+    const failing = chat(a, 40);
+    while (provider.requests.length === before) await new Promise((r) => setTimeout(r, 10));
+    const meanwhile = await chat(a, 40);
+    expect(meanwhile.status).toBe(409);
+    expect(meanwhile.body.error!.message).toContain(`${cap} tokens held by model calls in flight`);
+    expect((await failing).status).toBe(500);
     expect(await t.db.quotaReservation.count({ where: { goalId: a.goal.id } })).toBe(0);
     expect((await chat(a, 40)).status).toBe(200);
     expect((await chat(a, 40)).status).toBe(409);

@@ -1,13 +1,18 @@
 // The model proxy for runs in a browser tab: the tab's `openai` client points at `${api}/model/<role>/v1` with
 // its agent token as the key; the API checks that the agent has a running run whose goal may run now (pause,
-// quota), takes the role's endpoint, key, model and prices from the workspace's model settings (a role's own
-// endpoint, else the shared one; no key ever reaches a browser), forwards, then spends the call's tokens and cost against the quota and records `model_call` evidence.
+// gates), takes the role's endpoint, key, model and prices from the workspace's model settings (a role's own
+// endpoint, else the shared one; no key ever reaches a browser), and asks the state core to reserve the call's
+// worst case (its prompt's tokens counted before the call, its reply budget capped by what the quota leaves, at the
+// role's prices): a call the core will not reserve is a 409 naming the quota, and is never forwarded. The call goes
+// out with that reply budget; its real usage is settled after it answers (the rest of the reservation is free
+// again; a failed call releases all of it) and recorded as `model_call` evidence.
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { appendEvidence, isStateError, shouldRun, spendQuota, type Db } from "@phoneloop/state";
+import { appendEvidence, isStateError, reserveQuota, settleQuota, shouldRun, type Db, type QuotaReservationView, type ReserveQuotaInput } from "@phoneloop/state";
 import type { Principal } from "./auth/principal.ts";
 import { handleReferencePolicyRequest, referenceCompletion, REFERENCE_POLICY_LABEL, REFERENCE_POLICY_MODEL } from "@phoneloop/reference-policy";
 import { MODEL_ROLES, type ModelRole, type ModelSettingsStore, type RoleUpstream } from "./model-settings.ts";
+import { countPromptTokens } from "./prompt-tokens.ts";
 
 export { MODEL_ROLES, type ModelRole } from "./model-settings.ts";
 export const MODEL_PROXY_PATH = "/model";
@@ -24,6 +29,8 @@ export interface ModelProxyDeps {
 }
 
 const MAX_BODY_BYTES = 24 * 1024 * 1024;
+/** A reservation outlives the call's timeout by this much; then it expires (its API process died mid-call). */
+const RESERVATION_GRACE_MS = 60_000;
 
 export async function handleModelProxy(req: IncomingMessage, res: ServerResponse, deps: ModelProxyDeps): Promise<void> {
   const { db } = deps;
@@ -65,8 +72,9 @@ export async function handleModelProxy(req: IncomingMessage, res: ServerResponse
   if (run.status !== "running") return fail(res, 409, `Run ${runId} is ${run.status}; start or resume a run before calling the model.`, "RUN_NOT_RUNNING");
 
   const verdict = await shouldRun(db, { goalId: run.goalId, agentId: principal.agentId, ...(run.todoId ? { todoId: run.todoId } : {}) });
-  // Throttled may pass soon (429, retryable); paused, exhausted or waiting on a gate will not (409).
-  if (verdict.decision === "skip") {
+  // Throttled may pass soon (429, retryable); paused or waiting on a gate will not (409). The quota is the
+  // reservation's to decide (below): it refuses with what is left and what to do.
+  if (verdict.decision === "skip" && verdict.reason !== "exhausted") {
     return fail(res, verdict.reason === "throttled" ? 429 : 409, `Goal ${run.goalId} may not spend now: ${verdict.message}`, verdict.reason.toUpperCase());
   }
 
@@ -80,14 +88,24 @@ export async function handleModelProxy(req: IncomingMessage, res: ServerResponse
   }
   if (body.stream) return fail(res, 400, "The model proxy does not stream; send the request with stream: false.", "INVALID_INPUT");
 
-  const meter = { db, runId: run.id, goalId: run.goalId, todoId: run.todoId, agentId: principal.agentId, stepIndex, role };
+  const meter = { db, runId: run.id, goalId: run.goalId, todoId: run.todoId, agentId: principal.agentId, stepIndex, role, callId: randomUUID() };
+  const spendKey = `model:${meter.callId}`;
+  const owner = { key: spendKey, goalId: run.goalId, agentId: principal.agentId, runId: run.id, ...(run.todoId ? { todoId: run.todoId } : {}) };
   if (!upstream) {
     // No endpoint configured (a fresh install): the demo model answers — the reference policy, which is no AI and
-    // says so in every report, metered and recorded like any model call (at no cost).
+    // says so in every report, metered and recorded like any model call (at no cost). Its usage is known before it
+    // answers: that is what it reserves, and a reservation refused (or too small for its reply) is a 409.
     const completion = referenceCompletion(body);
     const u = completion.usage as { prompt_tokens: number; completion_tokens: number };
     const usage = { inputTokens: u.prompt_tokens, outputTokens: u.completion_tokens };
-    await meterCall(meter, { model: REFERENCE_POLICY_MODEL, usage, microUsd: 0, latencyMs: 0, demo: true });
+    const held = await reserve(res, db, { ...owner, inputTokens: usage.inputTokens, maxOutputTokens: Math.max(1, usage.outputTokens), ttlMs: RESERVATION_GRACE_MS });
+    if (!held) return;
+    if (held.maxOutputTokens !== null && held.maxOutputTokens < usage.outputTokens) {
+      await settleQuota(db, { key: spendKey });
+      return fail(res, 409, `The quota refuses this model call: its reply needs ${usage.outputTokens} tokens and the quota leaves room for ${held.maxOutputTokens}; an admin can raise the quota (quota.setPolicy).`, "QUOTA_EXCEEDED");
+    }
+    await settleQuota(db, { key: spendKey, spent: { tokens: usage.inputTokens + usage.outputTokens, microUsd: 0 } });
+    await recordCall(meter, { model: REFERENCE_POLICY_MODEL, usage, microUsd: 0, latencyMs: 0, demo: true });
     return void res.writeHead(200, { "content-type": "application/json", ...usageHeaders(usage, 0) }).end(JSON.stringify(completion));
   }
 
@@ -101,16 +119,40 @@ export async function handleModelProxy(req: IncomingMessage, res: ServerResponse
   const model = target.model ?? asked;
   if (!model) return fail(res, 400, `No model is set for the ${role} role in this workspace's model settings; an admin sets one.`, "MODEL_NOT_CONFIGURED");
 
+  // The worst case is reserved before the call: its prompt as counted here, its reply budget as asked (max_tokens or
+  // max_completion_tokens), capped by what the quota leaves. A call the core will not reserve is never forwarded.
+  const budgets = [body.max_tokens, body.max_completion_tokens].filter((v): v is number => typeof v === "number" && Number.isInteger(v) && v >= 1);
+  const reservation = await reserve(res, db, {
+    ...owner,
+    inputTokens: await countPromptTokens(body),
+    ...(budgets.length ? { maxOutputTokens: Math.min(...budgets) } : {}),
+    microUsdPerInputToken: target.microUsdPerInputToken,
+    microUsdPerOutputToken: target.microUsdPerOutputToken,
+    ttlMs: target.timeoutMs + RESERVATION_GRACE_MS,
+  });
+  if (!reservation) return;
+  // The call goes out with the reserved reply budget, in the field the request used (max_tokens when it named none).
+  const budget = reservation.maxOutputTokens;
+  const forwarded: Record<string, unknown> = { ...body, model };
+  if (budget !== null) {
+    if (body.max_completion_tokens !== undefined) forwarded.max_completion_tokens = budget;
+    if (body.max_tokens !== undefined || body.max_completion_tokens === undefined) forwarded.max_tokens = budget;
+  }
+
   const started = performance.now();
   let answer: Response;
+  let text: string;
   try {
     answer = await fetch(chatCompletionsUrl(target), {
       method: "POST",
       headers: endpointHeaders(target),
-      body: JSON.stringify({ ...body, model }),
+      body: JSON.stringify(forwarded),
       signal: AbortSignal.timeout(target.timeoutMs),
     });
+    text = await answer.text();
   } catch (e) {
+    // Nothing answered, nothing spent: the reservation is released.
+    await settleQuota(db, { key: spendKey });
     const timedOut = (e as Error).name === "TimeoutError";
     return fail(
       res,
@@ -121,21 +163,19 @@ export async function handleModelProxy(req: IncomingMessage, res: ServerResponse
       timedOut ? "UPSTREAM_TIMEOUT" : "UPSTREAM_UNREACHABLE",
     );
   }
-  const text = await answer.text();
   const latencyMs = Math.round(performance.now() - started);
   if (!answer.ok) {
+    // The endpoint refused or failed the call: it is not charged, and the reservation is released.
+    await settleQuota(db, { key: spendKey });
     // The status goes back as it came (the client's retry logic applies); the text only with URLs and the key cut.
     return fail(res, answer.status, `The ${role} role's model endpoint answered ${answer.status}: ${scrub(upstreamMessage(text), target)}`, "UPSTREAM_ERROR");
   }
-  let usage = { inputTokens: 0, outputTokens: 0 };
-  try {
-    const u = (JSON.parse(text) as { usage?: { prompt_tokens?: number; completion_tokens?: number } }).usage;
-    usage = { inputTokens: u?.prompt_tokens ?? 0, outputTokens: u?.completion_tokens ?? 0 };
-  } catch {
-    /* the client reports an unparseable answer itself */
-  }
-  const microUsd = Math.round(usage.inputTokens * target.microUsdPerInputToken + usage.outputTokens * target.microUsdPerOutputToken);
-  await meterCall(meter, { model, usage, microUsd, latencyMs, demo: false });
+  const reported = reportedUsage(text);
+  // An answer without usage is spent at its worst case: what was reserved.
+  const usage = reported ?? { inputTokens: reservation.tokens - (budget ?? 0), outputTokens: budget ?? 0 };
+  const microUsd = reported ? Math.round(usage.inputTokens * target.microUsdPerInputToken + usage.outputTokens * target.microUsdPerOutputToken) : reservation.microUsd;
+  await settleQuota(db, { key: spendKey, spent: { tokens: usage.inputTokens + usage.outputTokens, microUsd } });
+  await recordCall(meter, { model, usage, microUsd, latencyMs, demo: false, reserved: { tokens: reservation.tokens, microUsd: reservation.microUsd, maxOutputTokens: budget }, ...(reported ? {} : { usageMissing: true }) });
   res.writeHead(200, { "content-type": "application/json", ...usageHeaders(usage, microUsd) }).end(text);
 }
 
@@ -145,6 +185,30 @@ const usageHeaders = (usage: { inputTokens: number; outputTokens: number }, micr
   "x-phoneloop-micro-usd": String(microUsd),
 });
 
+/** The core's reservation of a call's worst case, or null once a refusal is answered: 409 naming the quota. */
+async function reserve(res: ServerResponse, db: Db, input: ReserveQuotaInput): Promise<QuotaReservationView | null> {
+  try {
+    return (await reserveQuota(db, input)).reservation;
+  } catch (e) {
+    if (!isStateError(e) || e.code !== "QUOTA_EXCEEDED") throw e;
+    fail(res, 409, `The quota refuses this model call: ${e.message}`, e.code);
+    return null;
+  }
+}
+
+/** The usage an endpoint's answer reports, or null when it reports none (or is not JSON). */
+function reportedUsage(text: string): { inputTokens: number; outputTokens: number } | null {
+  try {
+    const u = (JSON.parse(text) as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } }).usage;
+    const n = (v: unknown) => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : null);
+    const inputTokens = n(u?.prompt_tokens);
+    const outputTokens = n(u?.completion_tokens);
+    return inputTokens === null && outputTokens === null ? null : { inputTokens: inputTokens ?? 0, outputTokens: outputTokens ?? 0 };
+  } catch {
+    return null; // the client reports an unparseable answer itself
+  }
+}
+
 interface Meter {
   db: Db;
   runId: string;
@@ -153,18 +217,23 @@ interface Meter {
   agentId: string;
   stepIndex: number | undefined;
   role: ModelRole;
+  callId: string;
 }
 
-/** Spends a made call's tokens and cost against the quota and records its `model_call` evidence. */
-async function meterCall(m: Meter, call: { model: string; usage: { inputTokens: number; outputTokens: number }; microUsd: number; latencyMs: number; demo: boolean }): Promise<void> {
+interface MadeCall {
+  model: string;
+  usage: { inputTokens: number; outputTokens: number };
+  microUsd: number;
+  latencyMs: number;
+  demo: boolean;
+  /** What the call's reservation held (an upstream call), and the reply budget it went out with. */
+  reserved?: { tokens: number; microUsd: number; maxOutputTokens: number | null };
+  usageMissing?: boolean;
+}
+
+/** Records a made call (spent already: settled, or the demo model's spend) as `model_call` evidence. */
+async function recordCall(m: Meter, call: MadeCall): Promise<void> {
   const { usage, microUsd } = call;
-  const callId = randomUUID();
-  // The call is made and paid for: it is spent even past the limit, which then stops the next call.
-  let overQuota = false;
-  await spendQuota(m.db, { key: `model:${callId}`, goalId: m.goalId, agentId: m.agentId, runId: m.runId, ...(m.todoId ? { todoId: m.todoId } : {}), tokens: usage.inputTokens + usage.outputTokens, microUsd }).catch((e: unknown) => {
-    if (isStateError(e) && e.code === "QUOTA_EXCEEDED") overQuota = true;
-    else throw e;
-  });
   await appendEvidence(
     m.db,
     {
@@ -175,8 +244,18 @@ async function meterCall(m: Meter, call: { model: string; usage: { inputTokens: 
       agentId: m.agentId,
       kind: "model_call",
       summary: `${m.role} call to ${call.demo ? `${call.model} (${REFERENCE_POLICY_LABEL})` : call.model}: ${usage.inputTokens} in, ${usage.outputTokens} out, ${microUsd} µ$`,
-      data: { role: m.role, model: call.model, ...usage, microUsd, latencyMs: call.latencyMs, via: "api", overQuota, ...(call.demo ? { demo: true } : {}) },
-      idempotencyKey: `model:${callId}`,
+      data: {
+        role: m.role,
+        model: call.model,
+        ...usage,
+        microUsd,
+        latencyMs: call.latencyMs,
+        via: "api",
+        ...(call.reserved ? { reserved: call.reserved } : {}),
+        ...(call.usageMissing ? { usageMissing: true } : {}),
+        ...(call.demo ? { demo: true } : {}),
+      },
+      idempotencyKey: `model:${m.callId}`,
     },
     { actor: m.agentId },
   );
