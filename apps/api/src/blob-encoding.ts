@@ -1,45 +1,113 @@
-// What an uploaded screenshot is stored as. A replay screenshot need not be pixel-exact: a PNG upload is stored as
-// WebP (a fraction of the size), unless the uploader asks for the exact pixels (`?exact=1`, e.g. a screen a
-// detector must compare bit for bit later). JPEG and WebP are stored as sent. Every upload is decoded once (sharp),
-// so what is stored is an image of the type it claims, of a bounded size, with its metadata (EXIF, GPS) dropped.
+// What an uploaded screenshot is stored as. Every upload is decoded whole (sharp), so what is stored is an image of
+// the type it claims that decodes to its last row (a truncated JPEG or PNG is refused), of a bounded size, with no
+// metadata: EXIF (GPS, camera, dates), XMP, ICC profiles and text chunks never reach the blob store.
+//   - A PNG is stored as WebP (a fraction of the size; replays need not be pixel-exact) unless the uploader asks for
+//     its exact pixels (`?exact=1`, e.g. a screen a detector compares bit for bit later): then it is stored as the
+//     PNG it is with only the chunks that make its pixels kept (pixelChunksOfPng).
+//   - A JPEG or WebP is re-encoded as itself (`?exact=1` is refused for them: their pixels cannot be kept exactly).
 // The encoding is deterministic: the same frame uploaded twice is the same bytes, stored once under one sha256.
-import sharp from "sharp";
+//
+// Decoding is bounded three ways, so uploads cannot stall the API for others: by the pixels the header declares
+// (read before anything is decoded: over MAX_BLOB_PIXELS is a 413), by time (DECODE_TIMEOUT_S), and by how many
+// decode at once API-wide (DECODES_AT_ONCE, each on one of sharp's threads, off the event loop: one core stays for
+// it and the libuv pool keeps free threads for everything else). blob-route.ts adds the per-caller limit.
+import { availableParallelism } from "node:os";
+import pLimit from "p-limit";
+import sharp, { type Metadata } from "sharp";
 
 /** The image types a blob may be: the ones a browser shows and the agent produces (no SVG: it could run script). */
 export const BLOB_MIMES = ["image/png", "image/jpeg", "image/webp"] as const;
 export type BlobMime = (typeof BLOB_MIMES)[number];
 
-/** Decoding stops past this many pixels (a 16 MiB PNG may decompress to gigabytes). */
-export const MAX_BLOB_PIXELS = 40_000_000;
+/** The pixels an upload may declare: 4096 × 4096 (a phone's screenshot is under 5 million). */
+export const MAX_BLOB_PIXELS = 4096 * 4096;
+/** A decode and re-encode that takes longer than this is abandoned (a screenshot takes well under a second). */
+export const DECODE_TIMEOUT_S = 10;
+/** Images decoded at once in this process: one per core but one, which stays for the event loop. */
+export const DECODES_AT_ONCE = Math.max(1, availableParallelism() - 1);
 /** WebP quality for screenshots stored from PNG: text stays legible, a 1080×2400 screen is ~100 KB. */
 export const SCREENSHOT_WEBP_QUALITY = 80;
+/** JPEG quality of a re-encoded JPEG upload (close to what the model saw). */
+export const SCREENSHOT_JPEG_QUALITY = 90;
 
 const FORMAT_OF: Record<BlobMime, string> = { "image/png": "png", "image/jpeg": "jpeg", "image/webp": "webp" };
 
+// Each image on one thread: DECODES_AT_ONCE images use that many threads, not all of them each.
+sharp.concurrency(1);
+const decoding = pLimit(DECODES_AT_ONCE);
+
 export class BlobEncodingError extends Error {
   override readonly name = "BlobEncodingError";
+  /** 400: not the image it claims, or not whole; 413: more pixels, or more decoding time, than a blob may take. */
+  constructor(
+    message: string,
+    readonly status: 400 | 413 = 400,
+  ) {
+    super(message);
+  }
 }
 
 export function isBlobMime(mime: string): mime is BlobMime {
   return (BLOB_MIMES as readonly string[]).includes(mime);
 }
 
-/** The bytes to store for an upload of `mime`, and their type. Throws BlobEncodingError when they are not that image. */
+/** The bytes to store for an upload of `mime`, and their type. Throws BlobEncodingError when they may not be stored. */
 export async function encodeForStorage(bytes: Buffer, mime: BlobMime, opts: { exact: boolean }): Promise<{ bytes: Buffer; mime: BlobMime }> {
-  const image = sharp(bytes, { limitInputPixels: MAX_BLOB_PIXELS, failOn: "error" });
-  let format: string | undefined;
+  let header: Metadata;
   try {
-    format = (await image.metadata()).format;
+    // The header only: nothing is decoded yet.
+    header = await sharp(bytes).metadata();
   } catch {
-    throw new BlobEncodingError(`The body is not a readable ${mime} image (or it has more than ${MAX_BLOB_PIXELS} pixels).`);
+    throw new BlobEncodingError(`The body is not a readable ${mime} image; send the screenshot's bytes as they were saved.`);
   }
-  if (format !== FORMAT_OF[mime]) {
-    throw new BlobEncodingError(`The body is ${format ? `a ${format} image` : "no image"}, not ${mime} as its Content-Type says; send the matching Content-Type.`);
+  if (header.format !== FORMAT_OF[mime]) {
+    throw new BlobEncodingError(`The body is ${header.format ? `a ${header.format} image` : "no image"}, not ${mime} as its Content-Type says; send the matching Content-Type.`);
   }
-  if (mime !== "image/png" || opts.exact) return { bytes, mime };
-  try {
-    return { bytes: await image.webp({ quality: SCREENSHOT_WEBP_QUALITY }).toBuffer(), mime: "image/webp" };
-  } catch {
-    throw new BlobEncodingError(`The PNG could not be decoded (or it has more than ${MAX_BLOB_PIXELS} pixels).`);
+  const pixels = (header.width ?? 0) * (header.height ?? 0) * Math.max(1, header.pages ?? 1);
+  if (pixels > MAX_BLOB_PIXELS) {
+    throw new BlobEncodingError(`The image declares ${header.width}×${header.height}${(header.pages ?? 1) > 1 ? ` × ${header.pages} frames` : ""} pixels, more than a blob may have (${MAX_BLOB_PIXELS.toLocaleString("en")}, 4096×4096): scale the screenshot down.`, 413);
   }
+  if (opts.exact && mime !== "image/png") {
+    throw new BlobEncodingError(`?exact=1 keeps a PNG's pixels; a ${FORMAT_OF[mime].toUpperCase()} is re-encoded and cannot be kept exact. Send a PNG, or upload without ?exact=1.`);
+  }
+  return decoding(async () => {
+    const image = sharp(bytes, { limitInputPixels: MAX_BLOB_PIXELS, failOn: "truncated" }).timeout({ seconds: DECODE_TIMEOUT_S });
+    try {
+      if (opts.exact) {
+        // Decoded whole to prove it is whole; what is stored is its own pixels, without its metadata chunks.
+        await image.raw().toBuffer();
+        return { bytes: pixelChunksOfPng(bytes), mime };
+      }
+      if (mime === "image/jpeg") return { bytes: await image.jpeg({ quality: SCREENSHOT_JPEG_QUALITY }).toBuffer(), mime };
+      return { bytes: await image.webp({ quality: SCREENSHOT_WEBP_QUALITY }).toBuffer(), mime: "image/webp" };
+    } catch (e) {
+      if (/timeout/i.test((e as Error).message)) {
+        throw new BlobEncodingError(`The image took more than ${DECODE_TIMEOUT_S} s to decode; send a smaller screenshot.`, 413);
+      }
+      throw new BlobEncodingError(`The ${FORMAT_OF[mime].toUpperCase()} does not decode whole (it is truncated or damaged: ${(e as Error).message.split("\n")[0]}); upload the complete file.`);
+    }
+  });
 }
+
+/**
+ * The chunks of a PNG that make its pixels: IHDR, PLTE, tRNS, IDAT and IEND, byte for byte; every other chunk
+ * (tEXt, zTXt, iTXt, eXIf, iCCP, tIME, …: metadata) is left out, and nothing after IEND is kept.
+ * Hand-written, because sharp writes a PNG only by compressing its pixels afresh, which would change the bytes
+ * an `exact` uploader sent for a clean PNG; the chunk layout (length, type, data, CRC) is all there is to read.
+ * Called on a PNG sharp has just decoded whole, so the layout is known to be sound.
+ */
+export function pixelChunksOfPng(png: Buffer): Buffer {
+  const SIGNATURE = 8;
+  const kept: Buffer[] = [png.subarray(0, SIGNATURE)];
+  for (let at = SIGNATURE; at + 12 <= png.length; ) {
+    const length = png.readUInt32BE(at);
+    const type = png.toString("latin1", at + 4, at + 8);
+    const end = at + 12 + length;
+    if (end > png.length) break;
+    if (PIXEL_CHUNKS.has(type)) kept.push(png.subarray(at, end));
+    if (type === "IEND") break;
+    at = end;
+  }
+  return Buffer.concat(kept);
+}
+const PIXEL_CHUNKS = new Set(["IHDR", "PLTE", "tRNS", "IDAT", "IEND"]);

@@ -98,11 +98,18 @@ describe("POST /blobs", () => {
     expect(await again.json()).toMatchObject({ sha256: stored.sha256, created: false });
     expect(await t.db.blob.count({ where: { sha256: stored.sha256 } })).toBe(1);
 
+    // ?exact=1: a PNG with the same pixels (blob-encoding.test.ts: without its metadata).
     const exact = (await (await upload(png, "image/png", "?exact=1")).json()) as { sha256: string; mime: string };
-    expect(exact).toMatchObject({ sha256: sha256Of(png), mime: "image/png" });
-    // JPEG and WebP are stored as sent.
+    expect(exact.mime).toBe("image/png");
+    const exactBytes = new Uint8Array(await (await fetch(`${api.url}/blobs/${exact.sha256}`, { headers: admin.headers })).arrayBuffer());
+    expect(sha256Of(exactBytes)).toBe(exact.sha256);
+    expect(await sharp(exactBytes).raw().toBuffer()).toEqual(await sharp(png).raw().toBuffer());
+    // A JPEG is stored re-encoded as a JPEG.
     const jpeg = await sharp(png).jpeg({ quality: 70 }).toBuffer();
-    expect(await (await upload(jpeg, "image/jpeg")).json()).toMatchObject({ sha256: sha256Of(jpeg), mime: "image/jpeg" });
+    const storedJpeg = (await (await upload(jpeg, "image/jpeg")).json()) as { sha256: string; mime: string };
+    expect(storedJpeg.mime).toBe("image/jpeg");
+    const readJpeg = new Uint8Array(await (await fetch(`${api.url}/blobs/${storedJpeg.sha256}`, { headers: admin.headers })).arrayBuffer());
+    expect(await sharp(readJpeg).metadata()).toMatchObject({ format: "jpeg", width: 360, height: 800 });
   });
 
   it("refuses what is not an upload of an image by someone who may run: 401, 403, 415, 400, 413 — each saying what to do", async () => {

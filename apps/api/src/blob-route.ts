@@ -1,9 +1,10 @@
 // Blobs over plain HTTP, never base64 inside JSON:
 //   POST /blobs        the raw bytes of a screenshot (Content-Type image/png, image/jpeg or image/webp; at most
 //                      MAX_BLOB_BYTES), by a caller holding the "run" permission (an agent token, an operator's or
-//                      admin's session). The API computes the sha256, stores the bytes (blob-encoding.ts: a PNG
-//                      becomes WebP unless `?exact=1`), records the caller's workspace as an owner, and answers
-//                      {sha256, size, mime, created}. Identical bytes are stored once.
+//                      admin's session), UPLOADS_PER_CALLER at once. The API computes the sha256, stores the image
+//                      re-encoded without metadata (blob-encoding.ts: a PNG becomes WebP unless `?exact=1`; over
+//                      its pixel budget is a 413, one that does not decode whole a 400), records the caller's
+//                      workspace as an owner, and answers {sha256, size, mime, created}. Identical bytes are stored once.
 //   GET /blobs/<sha>   the bytes, streamed from the blob store in chunks (or a redirect to a presigned URL when the
 //                      S3 store is set to presign reads), with an immutable cache header and the sha256 as ETag.
 //                      A share link (?share=) reads only its run's blobs, streamed the same way; a screen with
@@ -121,19 +122,50 @@ async function handleUpload(req: IncomingMessage, res: ServerResponse, url: URL,
   const tooLarge = () => refuse(413, "PAYLOAD_TOO_LARGE", `A blob is at most ${MAX_BLOB_BYTES} bytes (16 MiB); scale the screenshot down or send it as JPEG or WebP.`);
   const declared = Number(req.headers["content-length"] ?? "0");
   if (declared > MAX_BLOB_BYTES) return tooLarge();
-  const body = await readCapped(req, MAX_BLOB_BYTES);
-  if (body === null) return tooLarge();
-  if (body.length === 0) return refuse(400, "INVALID_INPUT", "The body is empty: send the image's bytes as the request body.");
-  let stored;
-  try {
-    stored = await encodeForStorage(body, mime, { exact: url.searchParams.get("exact") === "1" });
-  } catch (e) {
-    if (e instanceof BlobEncodingError) return refuse(400, "INVALID_INPUT", e.message);
-    throw e;
-  }
   const actor = principal.kind === "member" ? principal.userId : (principal.agentId ?? `token:${principal.tokenId}`);
-  const put = await putBlob(services.db, { bytes: stored.bytes, mime: stored.mime, workspaceId: principal.workspaceId }, { actor, store });
-  sendJson(res, put.created ? 201 : 200, { sha256: put.sha256, size: put.size, mime: stored.mime, created: put.created });
+  // Each caller (a person, or an agent token) stores a few screenshots at once; more are refused before their bodies are read.
+  const caller = principal.kind === "member" ? `member:${principal.userId}` : `token:${principal.tokenId}`;
+  const release = takeUploadSlot(caller);
+  if (!release) {
+    res.setHeader("retry-after", String(UPLOAD_RETRY_AFTER_S));
+    return refuse(429, "TOO_MANY_REQUESTS", `You are storing ${UPLOADS_PER_CALLER} screenshots at once already; send the next when one is stored (retry after ${UPLOAD_RETRY_AFTER_S} s).`);
+  }
+  try {
+    const body = await readCapped(req, MAX_BLOB_BYTES);
+    if (body === null) return tooLarge();
+    if (body.length === 0) return refuse(400, "INVALID_INPUT", "The body is empty: send the image's bytes as the request body.");
+    let stored;
+    try {
+      stored = await encodeForStorage(body, mime, { exact: url.searchParams.get("exact") === "1" });
+    } catch (e) {
+      if (e instanceof BlobEncodingError) return refuse(e.status, e.status === 413 ? "PAYLOAD_TOO_LARGE" : "INVALID_INPUT", e.message);
+      throw e;
+    }
+    const put = await putBlob(services.db, { bytes: stored.bytes, mime: stored.mime, workspaceId: principal.workspaceId }, { actor, store });
+    sendJson(res, put.created ? 201 : 200, { sha256: put.sha256, size: put.size, mime: stored.mime, created: put.created });
+  } finally {
+    release();
+  }
+}
+
+/** Uploads one caller may have in progress (reading, decoding, storing) at once; the next is a 429. */
+export const UPLOADS_PER_CALLER = 2;
+const UPLOAD_RETRY_AFTER_S = 1;
+const uploadsInProgress = new Map<string, number>();
+
+/** A slot for one upload of this caller (its release), or null when they have UPLOADS_PER_CALLER in progress. */
+function takeUploadSlot(caller: string): (() => void) | null {
+  const n = uploadsInProgress.get(caller) ?? 0;
+  if (n >= UPLOADS_PER_CALLER) return null;
+  uploadsInProgress.set(caller, n + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const left = (uploadsInProgress.get(caller) ?? 1) - 1;
+    if (left > 0) uploadsInProgress.set(caller, left);
+    else uploadsInProgress.delete(caller);
+  };
 }
 
 /** The request body, or null once it passes `cap` bytes (then reading stops; the answer closes the connection). */
