@@ -97,6 +97,19 @@ describe("quota exhausted", () => {
     expect(h.cp.spent.get(goal.id)!.steps).toBe(3);
   });
 
+  it("a step whose spend the core refuses (a direct endpoint's tokens past the cap) ends the run with the quota as the reason", async () => {
+    const phone = ladderPhone();
+    const h = await harness({ device: phone, executor: Array.from({ length: 10 }, (_, i) => tapRow(i % 8)) });
+    const goal = await h.cp.createGoal({ objective: "Open every item" });
+    // Room left (1 token), so the step is routed and its model called; its spend of the call's tokens does not fit.
+    h.cp.setQuota(goal.id, { tokens: 1 });
+    const out = await runAgent(h.ports, { goalId: goal.id, agent: agent("worker") });
+    expect(out).toMatchObject({ status: "blocked", endReason: "exhausted" });
+    expect(h.executorRequests()).toHaveLength(1);
+    expect(out.report.blocked.join(" ")).toMatch(/quota refused the last step's spend/i);
+    expect([...h.cp.todos.values()][0]).toMatchObject({ state: "blocked", lastResult: "quota_spend_failed" });
+  });
+
   it("spends only after the step was written back, once per key", async () => {
     const phone = ladderPhone();
     const h = await harness({ device: phone, executor: [tapRow(0), act({ type: "status", status: "complete" })] });

@@ -509,6 +509,7 @@ export class MemoryControlPlane implements ControlPlane {
     if (gate) return skip("gate_waiting", `Gate ${gate.id} waits for an answer: ${gate.input.question}`);
     if (input.todoId) {
       const t = this.todo(input.todoId);
+      if (t.state === "blocked" && t.lastResult === "quota_spend_failed") return skip("exhausted", `The quota refused the last step's spend: ${t.reason ?? "no room left"}`);
       if (t.state === "blocked") return skip("todo_blocked", `The todo is blocked${t.reason ? `: ${t.reason}` : ""}.`);
       if (t.state === "done" || t.state === "superseded" || t.state === "failed") return skip("todo_finished", `The todo is ${t.state}.`);
     }

@@ -36,8 +36,11 @@ export async function shouldRun(db: DbOrTx, raw: ShouldRunInput, ctx?: OperatorC
   const gate = gates[0];
   if (gate) return skip("gate_waiting", `Gate ${gate.id} waits for ${gate.answerRoles.join(" or ")}: ${gate.question}`);
   if (i.todoId) {
-    const todo = await db.todo.findUnique({ where: { id: i.todoId }, select: { state: true, reason: true } });
+    const todo = await db.todo.findUnique({ where: { id: i.todoId }, select: { state: true, reason: true, lastResult: true } });
     if (!todo) throw new StateError("NOT_FOUND", `Todo ${i.todoId} does not exist.`, { todoId: i.todoId });
+    // A step whose spend the quota refused (a direct endpoint's usage, spent with its step record) blocked the todo:
+    // the quota is why the run stops, whatever is left in the window.
+    if (todo.state === "blocked" && todo.lastResult === "quota_spend_failed") return skip("exhausted", `The quota refused the last step's spend: ${todo.reason ?? "no room left"}`);
     if (todo.state === "blocked") return skip("todo_blocked", `The todo is blocked${todo.reason ? `: ${todo.reason}` : ""}.`);
     if (todo.state === "done" || todo.state === "superseded" || todo.state === "failed") return skip("todo_finished", `The todo is ${todo.state}.`);
   }

@@ -4,6 +4,8 @@ import { describe, expect, it } from "vitest";
 import { useTestDatabase, manualClock, rid, seedAgent, seedClaimed, seedGate, seedWorkspace } from "../../testing/index.ts";
 import { setQuotaPolicy } from "../quota/set-quota-policy.ts";
 import { spendQuota } from "../quota/spend-quota.ts";
+import { reserveQuota } from "../quota/reserve-quota.ts";
+import { shouldRun } from "../quota/should-run.ts";
 import type { StateError } from "../../domain/errors.ts";
 import { putBlob } from "../blob/put-blob.ts";
 import { claimTodo } from "../todo/claim-todo.ts";
@@ -165,6 +167,22 @@ describe("run.recordStep", () => {
     expect(await t.db.step.count({ where: { runId: s.run.id } })).toBe(2);
     expect(await t.db.quotaSpend.count({ where: { goalId: s.goal.id } })).toBe(1);
     expect((await t.db.todo.findUniqueOrThrow({ where: { id: s.todo.id } })).state).toBe("blocked");
+    // The run stops for the quota: should-run names the refused spend (the one way a run learns why it stops).
+    const verdict = await shouldRun(t.db, { goalId: s.goal.id, agentId: s.agent.id, todoId: s.todo.id });
+    expect(verdict).toMatchObject({ decision: "skip", reason: "exhausted" });
+    if (verdict.decision === "skip") expect(verdict.message).toMatch(/quota refused the last step's spend: Spending 1 steps would exceed the goal quota/);
+  });
+
+  it("a step's spend (a direct endpoint's usage) counts the model calls in flight: a reservation leaves it no room, and it is refused", async () => {
+    const s = await started();
+    await startTodo(t.db, { todoId: s.todo.id, agentId: s.agent.id, leaseKey: s.claim.lease.leaseKey });
+    await setQuotaPolicy(t.db, { scope: "goal", goalId: s.goal.id, windowMs: 60_000, maxTokens: 2000 });
+    await reserveQuota(t.db, { key: rid("model"), goalId: s.goal.id, agentId: s.agent.id, inputTokens: 500, maxOutputTokens: 500, ttlMs: 60_000 });
+    const turnResult = { idempotencyKey: `${s.run.id}:0:turn`, kind: "validated_progress" as const, summary: "step 0 done", spend: { key: `${s.run.id}:0:spend`, steps: 1, tokens: 1200 } };
+    const r = await recordStep(t.db, s.record({ turnResult, route: true }));
+    expect(r.turnResult).toMatchObject({ kind: "quota_spend_failed", spendError: { code: "QUOTA_EXCEEDED" } });
+    expect(r.turnResult?.spendError?.message).toContain("1000 tokens held by model calls in flight");
+    expect(await shouldRun(t.db, { goalId: s.goal.id, agentId: s.agent.id, todoId: s.todo.id })).toMatchObject({ decision: "skip", reason: "exhausted" });
   });
 
   it("a run resumed by another agent re-sends its predecessor's last step record: answered as recorded, nothing repeated or spent twice", async () => {
