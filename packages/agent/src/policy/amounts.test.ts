@@ -77,6 +77,24 @@ describe("amounts as each locale writes them", () => {
       }
   });
 
+  it.each([
+    ["1万円", 10000, "JPY"],
+    ["1.5万元", 15000, "CNY"],
+    ["3천원", 3000, "KRW"],
+    ["₹1.5 lakh", 150000, "INR"],
+    ["২ লাখ টাকা", 200000, "BDT"],
+    ["۱۲۰ هزار تومان", 120000, "IRR"],
+    ["Rp 50rb", 50000, "IDR"],
+    ["Rp 1,5 juta", 1500000, "IDR"],
+    ["50k đ", 50000, "VND"],
+    ["2 млн ₽", 2000000, "RUB"],
+  ] as const)("a multiplier word: %s", (text, value, currency) => {
+    const a = one(text);
+    expect(a.value).toBeCloseTo(value, 0);
+    expect(a.currency).toBe(currency);
+    expect(a.raw).toBe(text);
+  });
+
   it("learns the written names from CLDR", () => {
     expect(one("3 российских рубля").currency).toBe("RUB");
     expect(one("2 대한민국 원").currency).toBe("KRW");

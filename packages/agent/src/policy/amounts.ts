@@ -150,7 +150,8 @@ function build(): Tables {
   const token = `(?:(?<!\\p{L})(?:${worded.join("|")})(?!\\p{L})|${signs.join("|")})`;
   const number = "[-−]?\\d+(?:[.,'’٬٫\\u00A0\\u202F\\u2009 ]\\d+)*";
   const gap = "[ \\u00A0\\u202F\\u2009]?";
-  const re = new RegExp(`(?<![\\d.,])(?:(?<pre>${token})${gap}[-−]?(?<n1>${number})|(?<n2>${number})${gap}(?<post>${token}))(?![\\d])`, "gu");
+  const mult = (name: string) => `(?:(?<${name}k>[kK])(?![\\p{L}\\d])|${gap}(?<${name}>${MULTIPLIER_RE}))?`;
+  const re = new RegExp(`(?<![\\d.,])(?:(?<pre>${token})${gap}[-−]?(?<n1>${number})${mult("m1")}|(?<n2>${number})${mult("m2")}${gap}(?<post>${token}))(?![\\d])`, "dgu");
   return { re, codes };
 }
 
@@ -158,6 +159,20 @@ function build(): Tables {
 export function prepareAmounts(): void {
   tables ??= build();
 }
+
+/** Words for thousands, ten-thousands, lakhs… written between a number and its currency ("1万円", "5 lakh"). */
+const MULTIPLIERS: Record<string, number> = {
+  万: 1e4, 萬: 1e4, 亿: 1e8, 億: 1e8, 千: 1e3, 만: 1e4, 천: 1e3, 억: 1e8, k: 1e3,
+  هزار: 1e3, میلیون: 1e6, میلیارد: 1e9, ألف: 1e3, آلاف: 1e3, مليون: 1e6, lakh: 1e5, lakhs: 1e5, lac: 1e5, crore: 1e7, crores: 1e7, cr: 1e7, लाख: 1e5, करोड़: 1e7, লাখ: 1e5, কোটি: 1e7,
+  "тыс.": 1e3, тыс: 1e3, млн: 1e6, "млн.": 1e6, млрд: 1e9, "тис.": 1e3, тис: 1e3, million: 1e6, millions: 1e6, "mio.": 1e6, mio: 1e6, "mrd.": 1e9, mln: 1e6, "tys.": 1e3, tys: 1e3,
+  juta: 1e6, jt: 1e6, ribu: 1e3, rb: 1e3, triệu: 1e6, nghìn: 1e3, ngàn: 1e3, ล้าน: 1e6, พัน: 1e3, bin: 1e3, milyon: 1e6, mil: 1e3, "mil.": 1e3, bn: 1e9,
+};
+const MULTIPLIER_RE = (() => {
+  const words = Object.keys(MULTIPLIERS).filter((w) => w !== "k").sort((a, b) => b.length - a.length);
+  const latin = words.filter((w) => /^[\p{Script=Latin}\p{Script=Cyrillic}.]+$/u.test(w)).map(escapeRe);
+  const other = words.filter((w) => !/^[\p{Script=Latin}\p{Script=Cyrillic}.]+$/u.test(w)).map(escapeRe);
+  return `(?:(?:${latin.join("|")})(?![\\p{L}])|${other.join("|")})`;
+})();
 
 const GROUP_SPACE = /[ \u00A0\u202F\u2009'’٬]/;
 
@@ -223,19 +238,25 @@ export function findAmounts(text: string, options: AmountOptions = {}): Amount[]
   t.re.lastIndex = 0;
   for (let m = t.re.exec(s); m; m = t.re.exec(s)) {
     const g = m.groups!;
+    const at = m.indices!.groups!;
     const tokenAfter = g.post !== undefined;
     const written = (tokenAfter ? g.n2 : g.n1)!;
     const token = (tokenAfter ? g.post : g.pre)!;
     const num = bestNumber(written, tokenAfter);
     if (!num) continue;
-    let start = m.index;
-    let end = m.index + m[0].length;
-    if (tokenAfter) start += written.length - num.text.length;
-    else end -= written.length - num.text.length;
+    const [numStart, numEnd] = (tokenAfter ? at.n2 : at.n1)!;
+    // "1万円", "₹1.5 lakh", "Rp 50rb", "۱۲۰ هزار تومان": a multiplier word between the number and the currency, or
+    // after a currency-first amount (only when the whole number was read).
+    const multWord = tokenAfter ? (g.m2 ?? g.m2k) : num.text === written ? (g.m1 ?? g.m1k) : undefined;
+    const multEnd = tokenAfter ? null : multWord ? (at.m1 ?? at.m1k)![1] : null;
+    let start = tokenAfter ? numEnd - num.text.length : m.index;
+    const end = tokenAfter ? m.index + m[0].length : (multEnd ?? numStart + num.text.length);
     // "-$5" and "$-5" are both minus five.
     const signBefore = !tokenAfter && start > 0 && /[-−]/.test(s[start - 1]!) && (start === 1 || /\s/.test(s[start - 2]!));
     if (signBefore) start -= 1;
-    const signed = signBefore || (!tokenAfter && /[-−]/.test(m[0].slice(token.length, m[0].length - written.length))) ? -Math.abs(num.value) : num.value;
+    const factor = multWord ? (MULTIPLIERS[multWord.toLowerCase()] ?? 1) : 1;
+    const value = num.value * factor;
+    const signed = signBefore || (!tokenAfter && /[-−]/.test(s.slice(at.pre![1], numStart))) ? -Math.abs(value) : value;
     const currency = pickCurrency(t.codes.get(token) ?? [], options.lang);
     out.push({ value: signed, ...(currency ? { currency } : {}), raw: text.slice(from[start]!, to[end - 1]!).trim() });
   }
