@@ -17,6 +17,7 @@ describe("tel: links", () => {
     "tel:+34 806 123 456",
     "tel:899123456",
     "tel:+81 990 123 456",
+    "tel:0570-064-555",
     "tel:112",
     "tel:7726",
   ])("%s is high risk", (uri) => {
@@ -94,6 +95,9 @@ describe("payments", () => {
     "https://tikkie.me/pay/abc",
     "https://qr.nspk.ru/AS1000",
     "https://me.momo.vn/alice",
+    "sadad://pay?billId=1234567890123&payId=45000123",
+    "someshopapp://checkout?order=1",
+    "unknownwallet://send?to=x&amount=20",
   ])("%s is money (high risk)", (uri) => {
     expect(judged(uri)).toMatchObject({ tier: "high_risk", category: "money" });
   });
@@ -165,7 +169,7 @@ describe("settings actions", () => {
 });
 
 describe("what only opens a page", () => {
-  it.each(["https://en.wikipedia.org/wiki/Phone", "http://example.org/help", "geo:37.422,-122.084?q=cafe", "google.navigation:q=Berlin", "https://maps.google.com/?q=Tokyo", "youtube://watch?v=x", "package:com.whatsapp", "https://github.com/pay-attention/docs"])("%s is normal", (uri) => {
+  it.each(["https://en.wikipedia.org/wiki/Phone", "http://example.org/help", "geo:37.422,-122.084?q=cafe", "google.navigation:q=Berlin", "https://maps.google.com/?q=Tokyo", "youtube://watch?v=x", "package:com.whatsapp", "https://github.com/pay-attention/docs", "https://en.wikipedia.org/wiki/Payment", "https://help.example.org/payment/methods"])("%s is normal", (uri) => {
     expect(judged(uri).tier).toBe("normal");
   });
 
@@ -176,5 +180,7 @@ describe("what only opens a page", () => {
 
   it("a checkout path on an unknown site asks first", () => {
     expect(judged("https://shop.example.org/checkout?cart=1")).toMatchObject({ tier: "confirm", category: "money" });
+    expect(judged("https://shop.example.org/pay/ord_8812")).toMatchObject({ tier: "confirm", category: "money" });
+    expect(judged("https://pay.example.org/i/123")).toMatchObject({ tier: "confirm", category: "money" });
   });
 });

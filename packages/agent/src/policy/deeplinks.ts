@@ -55,7 +55,7 @@ const PAYMENT_SCHEMES = new Set([
   "linepay", "kakaopay", "supertoss", "toss", "payco", "naverpay", "paypay", "merpay", "rakutenpay", "aupay", "dbarai",
   "swish", "vipps", "mobilepay", "blik", "ideal", "bizum", "mbway", "pix", "picpay", "mercadopago", "nubank", "pagseguro",
   "sberpay", "sbp", "sberbankonline", "tinkoffbank", "tinkoff", "yoomoney", "qiwi", "privat24", "monobank",
-  "bkash", "nagad", "jazzcash", "easypaisa", "mpesa", "revolut", "monzo", "wise", "n26", "lydia", "paylib", "satispay", "twint", "payconiq",
+  "sadad", "bkash", "nagad", "jazzcash", "easypaisa", "mpesa", "revolut", "monzo", "wise", "n26", "lydia", "paylib", "satispay", "twint", "payconiq",
   "stcpay", "urpay", "tabby", "tamara", "mada", "grabpay", "boost", "touchngo", "tng", "mae", "maybank2u",
 ]);
 
@@ -176,8 +176,8 @@ const INFO_ACTIONS = /^android\.settings\.(?:settings|wifi_settings|wireless_set
 // ---- numbers ------------------------------------------------------------------------------------------------------
 
 /** Premium-rate and revenue-share ranges, by E.164 digits (after "+") and by national dialling (with its 0). */
-const PREMIUM_E164 = /^(?:1(?:900|976)\d{7}|44(?:9\d{9}|87\d{8}|70\d{8}|118\d{3})|49(?:900|137|138|118)\d{3,8}|33(?:8[1-9]\d{7}|3\d{3})|34(?:80[3-7]|90[5-7])\d{6}|39(?:89[2-9]|144|166)\d{4,7}|31(?:900|906|909)\d{4,7}|32(?:90\d)\d{5}|41(?:90[0-6])\d{6}|43(?:9[0-3]\d)\d{4,9}|48(?:70\d)\d{6}|46(?:939|944|99\d)\d{4,7}|7809\d{7}|90(?:900|888)\d{7}|55(?:0?900)\d{7}|911900\d{6,7}|61(?:19\d{2})\d{4,6}|81990\d{6}|8260\d{7,8}|52900\d{7}|62809\d{5,8}|661900\d{6}|631900\d{6,7}|60(?:600)\d{5,6}|972(?:19\d{2})\d{3,6}|380(?:900)\d{6}|40(?:90\d)\d{6}|351(?:60[78])\d{6}|353(?:15\d{2})\d{5,6}|27(?:86[2-9])\d{6}|966(?:700)\d{6}|971(?:900)\d{5,7}|20(?:900|909)\d{5,7})$/;
-const PREMIUM_NATIONAL = /^(?:1?(?:900|976)\d{7}|0(?:900|906|909)\d{4,8}|01(?:37|38)\d{4,8}|0118\d{2,3}|118\d{2,3}|089\d{7}|0?89[2-9]\d{4,7}|80[3-7]\d{6}|90[5-7]\d{6}|0990\d{6}|060\d{7,8}|8809\d{7}|1900\d{6,7}|0809\d{5,8}|70\d{7})$/;
+const PREMIUM_E164 = /^(?:1(?:900|976)\d{7}|44(?:9\d{9}|87\d{8}|70\d{8}|118\d{3})|49(?:900|137|138|118)\d{3,8}|33(?:8[1-9]\d{7}|3\d{3})|34(?:80[3-7]|90[5-7])\d{6}|39(?:89[2-9]|144|166)\d{4,7}|31(?:900|906|909)\d{4,7}|32(?:90\d)\d{5}|41(?:90[0-6])\d{6}|43(?:9[0-3]\d)\d{4,9}|48(?:70\d)\d{6}|46(?:939|944|99\d)\d{4,7}|7809\d{7}|90(?:900|888)\d{7}|55(?:0?900)\d{7}|911900\d{6,7}|61(?:19\d{2})\d{4,6}|81(?:990|570)\d{6}|8260\d{7,8}|52900\d{7}|62809\d{5,8}|661900\d{6}|631900\d{6,7}|60(?:600)\d{5,6}|972(?:19\d{2})\d{3,6}|380(?:900)\d{6}|40(?:90\d)\d{6}|351(?:60[78])\d{6}|353(?:15\d{2})\d{5,6}|27(?:86[2-9])\d{6}|966(?:700)\d{6}|971(?:900)\d{5,7}|20(?:900|909)\d{5,7})$/;
+const PREMIUM_NATIONAL = /^(?:1?(?:900|976)\d{7}|0(?:900|906|909)\d{4,8}|01(?:37|38)\d{4,8}|0118\d{2,3}|118\d{2,3}|089\d{7}|0?89[2-9]\d{4,7}|80[3-7]\d{6}|90[5-7]\d{6}|0(?:990|570)\d{6}|060\d{7,8}|8809\d{7}|1900\d{6,7}|0809\d{5,8}|70\d{7})$/;
 /** Emergency numbers of the 24 markets and the common ones (a call is not undone). */
 const EMERGENCY = new Set(["112", "911", "999", "000", "110", "119", "120", "122", "100", "101", "102", "103", "104", "108", "15", "17", "18", "190", "191", "192", "193", "197", "199", "995", "997", "998", "1669", "113", "114", "115", "116", "155", "156", "158", "901", "902", "911"]);
 
@@ -360,11 +360,15 @@ export function judgeUri(uri: string, depth = 0): LinkJudgement {
       return { tier: "confirm", category: "install", evidence: `the link ${q(u)} opens an app's store listing (${store}), an install away`, scheme };
     }
     for (const [h, p] of MESSAGE_HOSTS) if (h.test(host) && p.test(path)) return { tier: "high_risk", category: "communication", evidence: `the link ${q(u)} prepares a message or post with text to send`, scheme };
-    if (/(?:^|[/.])(?:checkout|payment|pay)(?:[/?.]|$)/i.test(path) || /^(?:checkout|pay|payment)\./i.test(host))
+    // A checkout step or a payment by its id on a site the policy does not list; a page about payments is none.
+    if (/\/checkouts?(?:[/?#]|$)/i.test(path) || /\/pay\/[^/?#]+/i.test(path) || /^(?:checkout|pay|payment)\./i.test(host))
       return { tier: "confirm", category: "money", evidence: `the link ${q(u)} opens a checkout or payment page`, scheme };
     return { tier: "normal", evidence: `the link opens the web page ${host}`, scheme };
   }
   if (VIEW_SCHEMES.has(scheme)) return { tier: "normal", evidence: `the link opens ${scheme === "geo" || scheme.includes("map") ? "a place on a map" : `a page in ${scheme}`}`, scheme };
+  // An app link shaped like a payment: its first step is pay/checkout/transfer, or it carries an amount.
+  if (/^\/\/(?:[\w.-]*\/)?(?:pay|payment|payments|checkout|transfer|remit)\b/i.test(rest) || /[?&](?:amount|am|amt|value|sum)=\d/i.test(rest))
+    return { tier: "high_risk", category: "money", evidence: `the link ${q(u)} opens a payment in the app behind ${scheme}: (a pay step or an amount)`, scheme };
   if (scheme === "javascript" || scheme === "data") return { tier: "confirm", category: "unknown_app", evidence: `the link ${q(u)} runs or opens inline content`, scheme };
   return { tier: "confirm", category: "unknown_app", evidence: `the link ${q(u)} opens an app by its scheme ${scheme}: the policy does not know what it does there`, scheme };
 }
