@@ -103,6 +103,7 @@ describe("national identity numbers, each scheme with its check digits", () => {
     ["0499370899", "IR.melli", "کد ملی"],
     ["079203000123", "VN.cccd", "Số CCCD"],
     ["536904399", "US.ssn", "SSN"],
+    ["046 454 286", "CA.sin", "Social Insurance Number"],
     ["3175091203900001", "ID.nik", "NIK (sesuai KTP)"],
   ])("%s is %s beside %s", (text, scheme, hint) => {
     expect(classifySecret(text, { hint })).toMatchObject({ kind: "national_id", scheme });

@@ -99,7 +99,7 @@ const FIELD_WORDS = {
     "password|newpassword|passwort|kennwort|mot de passe|contraseña|senha|пароль|şifre|parola|mật khẩu|kata sandi|รหัสผ่าน|hasło|wachtwoord|lösenord|كلمة المرور|كلمة السر|पासवर्ड|পাসওয়ার্ড|رمز عبور|گذرواژه|סיסמה|סיסמא|kata laluan|密码|密碼|パスワード|비밀번호|패스워드",
   passport: "passport|passport number|护照|護照|パスポート|여권|reisepass|passnummer|passeport|pasaporte|passaporte|заграничный паспорт|загранпаспорт|passaporto|pasaport|hộ chiếu|paspor|หนังสือเดินทาง|paszport|paspoort|jvm|جواز السفر|جواز سفر|पासपोर्ट|পাসপোর্ট|گذرنامه|پاسپورت|דרכון|закордонний паспорт|pasport",
   identity:
-    "ssn|social security|national id|national identity|identity number|id number|id no|id card|nric|mykad|ic number|aadhaar|aadhar|pan|pan number|tax id|taxpayer id|nino|national insurance|" +
+    "ssn|social security|social insurance|numéro d'assurance sociale|national id|national identity|identity number|id number|id no|id card|nric|mykad|ic number|aadhaar|aadhar|pan|pan number|tax id|taxpayer id|nino|national insurance|" +
     "身份证|身份證|居民身份证|证件号码|證件號碼|マイナンバー|個人番号|주민등록번호|주민번호|외국인등록번호|" +
     "personalausweis|ausweisnummer|steuer-id|steueridentifikationsnummer|identifikationsnummer|" +
     "numéro de sécurité sociale|sécurité sociale|nir|carte d'identité|numéro fiscal|" +
@@ -237,7 +237,7 @@ const COMPACT: Record<string, RegExp> = {
   "KR.rrn": /^\d{13}$/, "IT.codicefiscale": /^[A-Z0-9]{16}$/, "ES.dni": /^\d{8}[A-Z]$/, "ES.nie": /^[XYZ]\d{7}[A-Z]$/, "PL.pesel": /^\d{11}$/, "TR.tckimlik": /^[1-9]\d{10}$/,
   "SE.personnummer": /^(?:\d{2})?\d{10}$/, "MY.nric": /^\d{12}$/, "TH.idnr": /^\d{13}$/, "FR.nir": /^[0-9AB]{13,15}$/, "DE.idnr": /^[1-9]\d{10}$/, "GB.nino": /^[A-Z]{2}\d{6}[A-D]?$/,
   "MX.curp": /^[A-Z]{4}\d{6}[A-Z]{6}[A-Z0-9]\d$/, "ZA.idnr": /^\d{13}$/, "PK.cnic": /^\d{13}$/, "TW.natid": /^[A-Z][12]\d{8}$/, "HK.hkid": /^[A-Z]{1,2}\d{6}[0-9A]$/,
-  "RU.inn": /^\d{10}(?:\d{2})?$/, "UA.rntrc": /^\d{10}$/, "NL.bsn": /^\d{8,9}$/, "IL.idnr": /^\d{5,9}$/, "AR.dni": /^\d{7,8}$/,
+  "RU.inn": /^\d{10}(?:\d{2})?$/, "CA.sin": /^\d{9}$/, "UA.rntrc": /^\d{10}$/, "NL.bsn": /^\d{8,9}$/, "IL.idnr": /^\d{5,9}$/, "AR.dni": /^\d{7,8}$/,
 };
 const viaLib = (country: string, key: string, name: string, byShape: boolean, shape?: RegExp, words?: string): Scheme => {
   const v = lib(country, key);
@@ -329,6 +329,7 @@ function identitySchemes(): Scheme[] {
     viaLib("NL", "bsn", "Dutch BSN", false, undefined, "bsn|burgerservicenummer"),
     viaLib("IL", "idnr", "Israeli Teudat Zehut number", false, undefined, "תעודת זהות|ת.ז|מספר זהות|teudat zehut"),
     viaLib("AR", "dni", "Argentinian DNI", false, undefined, "dni"),
+    viaLib("CA", "sin", "Canadian social insurance number", false, undefined, "social insurance|sin|nas|numéro d'assurance sociale"),
     handWritten("ID.nik", "Indonesian NIK", false, nik, "nik|ktp|nomor induk kependudukan"),
     handWritten("SG.nric", "Singapore NRIC/FIN", true, nric),
     handWritten("JP.mynumber", "Japanese My Number", false, myNumber, "マイナンバー|個人番号|my number"),
