@@ -4,6 +4,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
+import { TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
+import superjson from "superjson";
 import { postgresBlobStore, useBlobStore, type BlobStore, type Db } from "@phoneloop/state";
 import { createAuth, type Auth } from "./auth/auth.ts";
 import { handleBlob } from "./blob-route.ts";
@@ -14,6 +16,7 @@ import { newSecret } from "./auth/secret-key.ts";
 import { sessionReader } from "./auth/auth.ts";
 import { EventHub } from "./events.ts";
 import { checkHealth } from "./health.ts";
+import { callsIn, withRequestBudget } from "./input-guard.ts";
 import { applyCors, LOOPBACK_HOSTS, refusal, type HygieneRules } from "./http-hygiene.ts";
 import type { DemoPhoneControl } from "./demo-phone.ts";
 import { handleModelProxy, handleReferencePolicyRoute, METER_HEADERS, MODEL_PROXY_PATH, REFERENCE_POLICY_PATH } from "./model-proxy.ts";
@@ -55,6 +58,8 @@ export interface ApiServerInit {
    * that many seconds), the retention, and the collector's timer (server.ts turns it on).
    */
   blobs?: { store?: BlobStore; presignedReadS?: number | null; retentionDays?: number | null; collector?: Pick<BlobCollectorOptions, "intervalMs" | "graceMs"> | null };
+  /** A request not answered within this is answered 503 (REQUEST_TIMEOUT_MS; see timeBudgetOf). Default 30 s. */
+  requestTimeoutMs?: number;
 }
 
 export interface ApiServer {
@@ -82,10 +87,53 @@ const ALLOWED_HEADERS = [
   ...["arch", "lang", "os", "package-version", "retry-count", "runtime", "runtime-version", "timeout"].map((h) => `x-stainless-${h}`),
 ].join(", ");
 
+/** How long the API works on one request before it answers 503 (the client's own timeout is the same 30 s). */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** The model proxy's budget: the longest a role's endpoint may take (its timeout is at most 600 s), and a margin. */
+const MODEL_PROXY_TIMEOUT_MS = 610_000;
+
+/**
+ * Every request's time budget, by route: ordinary requests the server's (requestTimeoutMs), a blob's transfer of
+ * up to 16 MiB four times that, a model call its endpoint's longest timeout; an event stream none (it stays open
+ * by design, and ends with its subscriber or the server).
+ */
+function timeBudgetOf(req: IncomingMessage, path: string, requestTimeoutMs: number): number | null {
+  if ((req.headers.accept ?? "").includes("text/event-stream")) return null;
+  if (path.startsWith(`${MODEL_PROXY_PATH}/`)) return MODEL_PROXY_TIMEOUT_MS;
+  if (path === BLOB_PATH || path.startsWith(`${BLOB_PATH}/`)) return 4 * requestTimeoutMs;
+  return requestTimeoutMs;
+}
+
+/** Requests answered 503 for their time budget: what their handler does after that is neither sent nor logged. */
+const timedOut = new WeakSet<IncomingMessage>();
+
+/** Answers 503 when the request is still unanswered after `budgetMs` (in tRPC's error shape on its routes). */
+function armTimeBudget(req: IncomingMessage, res: ServerResponse, path: string, budgetMs: number, log: ApiLogger): void {
+  const timer = setTimeout(() => {
+    timedOut.add(req);
+    log.warn({ reqId: requestIdOf(req), path, budgetMs }, "request timed out");
+    if (res.headersSent) return void res.destroy();
+    const message = `The API did not finish this request within ${budgetMs / 1000} s (it is busy, or its database is slow); what it started may still complete: check before repeating a change.`;
+    res.setHeader("connection", "close");
+    res.setHeader("retry-after", "1");
+    if (path.startsWith(`${TRPC_PATH}/`)) {
+      const envelope = { error: superjson.serialize({ message, code: TRPC_ERROR_CODES_BY_KEY.SERVICE_UNAVAILABLE, data: { code: "SERVICE_UNAVAILABLE", httpStatus: 503, path: null } }) };
+      const batched = new URL(req.url ?? "/", "http://api").searchParams.get("batch") === "1";
+      const calls = callsIn(path.slice(TRPC_PATH.length + 1));
+      sendJson(res, 503, batched ? Array.from({ length: calls }, () => envelope) : envelope);
+    } else {
+      sendJson(res, 503, { error: { code: "TIMEOUT", message } });
+    }
+  }, budgetMs);
+  res.once("close", () => clearTimeout(timer));
+}
+
 export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
   const log = init.logger ?? silentLogger;
+  const requestTimeoutMs = init.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   /** One line for a route's unexpected failure (the route answered 500). */
   const routeFailed = (route: string, req: IncomingMessage, e: unknown) => {
+    if (timedOut.has(req)) return;
     const runId = runIdOf(req, undefined);
     log.error({ reqId: requestIdOf(req), ...(runId ? { runId } : {}), route, status: 500, err: errorFields(e) }, "route failed");
   };
@@ -114,6 +162,7 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
     maxBodySize: 24 * 1024 * 1024,
     createContext: async ({ req }) => createTRPCContext({ services, principal: await resolvePrincipal(services, toHeaders(req)) }),
     onError({ error, path, type, req, input }) {
+      if (timedOut.has(req)) return;
       logProcedureFailure(log, { error, path, type, req, input });
     },
   });
@@ -131,6 +180,8 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
       return;
     }
     const path = (req.url ?? "/").split("?")[0] ?? "/";
+    const budgetMs = timeBudgetOf(req, path, requestTimeoutMs);
+    if (budgetMs !== null) armTimeBudget(req, res, path, budgetMs, log);
     if (path === HEALTH_PATH && req.method === "GET") {
       void sendHealth(res, init.db, events);
       return;
@@ -159,7 +210,8 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
       return;
     }
     if (path === TRPC_PATH || path.startsWith(`${TRPC_PATH}/`)) {
-      trpc(req, res);
+      // The request's work budget (input-guard.ts): how many calls it batches, and the items their inputs hold.
+      withRequestBudget(callsIn(path.slice(TRPC_PATH.length + 1)), () => trpc(req, res));
       return;
     }
     sendJson(res, 404, { error: `No route ${path}. The API serves GET /health, tRPC at ${TRPC_PATH}, blobs at ${BLOB_PATH}/<sha256>, accounts at /api/auth and /api/account, the model proxy at ${MODEL_PROXY_PATH}/<role>/v1 and the reference policy at ${REFERENCE_POLICY_PATH}/v1.` });

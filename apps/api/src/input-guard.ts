@@ -2,6 +2,12 @@
 // siblings in a batch: a batch's inputs are decoded item by item (one undecodable item fails alone), and every
 // string and key in an input — JSON fields included — is checked with the state core's one rule (isStorableText).
 // The procedures' schemas check the same, field by field; this also covers inputs no schema walks into.
+//
+// It is also where a request's work is budgeted, so one request cannot stall the API for others: a batch holds at
+// most MAX_BATCH_CALLS calls, and all the inputs of one request at most MAX_REQUEST_ITEMS items (each call counts
+// one, each array element at any depth one more: a heartbeat is a few, a todo.add of 1,000 todos over a thousand).
+// Past either, the calls are 413 before any procedure runs (api-server.ts opens the request's budget).
+import { AsyncLocalStorage } from "node:async_hooks";
 import { TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { isStorableText } from "@phoneloop/state";
@@ -57,10 +63,61 @@ export function unstorableIssue(v: unknown, path: (string | number)[] = [], dept
   return undefined;
 }
 
-/** The tRPC middleware body: reads the raw input and answers 400 with the issue (the error formatter names it). */
+/** Calls one tRPC request may batch (the PhoneLoop client sends at most this many in one). */
+export const MAX_BATCH_CALLS = 50;
+/** Items all the inputs of one request may hold together: a call counts one, each array element in it one more. */
+export const MAX_REQUEST_ITEMS = 2_000;
+
+interface RequestBudget {
+  calls: number;
+  items: number;
+}
+const requestBudget = new AsyncLocalStorage<RequestBudget>();
+
+/** Runs a tRPC request's handling with its budget: `calls` is how many calls its URL names. */
+export function withRequestBudget<T>(calls: number, handle: () => T): T {
+  return requestBudget.run({ calls, items: 0 }, handle);
+}
+
+/** How many calls a tRPC URL path names (`/trpc/a,b,c` → 3). */
+export function callsIn(procedurePath: string): number {
+  return procedurePath.split(",").length;
+}
+
+/** Array elements in an input, at any depth (stops counting once past the budget). */
+function itemsIn(v: unknown, limit: number): number {
+  let n = 0;
+  const walk = (x: unknown, depth: number) => {
+    if (n > limit || depth > MAX_DEPTH || x === null || typeof x !== "object") return;
+    if (Array.isArray(x)) {
+      n += x.length;
+      for (const item of x) walk(item, depth + 1);
+    } else if (!(x instanceof Date) && !(x instanceof UndecodableInput)) {
+      for (const item of Object.values(x)) walk(item, depth + 1);
+    }
+  };
+  walk(v, 0);
+  return n;
+}
+
+/**
+ * The tRPC middleware body: a call past its request's budget is 413; an input no column could hold is 400 with
+ * the issue (the error formatter names it).
+ */
 export async function refuseUnstorableInput(getRawInput: () => Promise<unknown>): Promise<void> {
-  const issue = unstorableIssue(await getRawInput());
+  const budget = requestBudget.getStore();
+  if (budget && budget.calls > MAX_BATCH_CALLS) {
+    throw new TRPCError({ code: "PAYLOAD_TOO_LARGE", message: `A request batches at most ${MAX_BATCH_CALLS} calls; this one has ${budget.calls}. Send them in several requests (the PhoneLoop client does).` });
+  }
+  const raw = await getRawInput();
+  const issue = unstorableIssue(raw);
   if (issue) throw new TRPCError({ code: "BAD_REQUEST", message: `${issue.path}: ${issue.message}`, cause: new StorableInputError([issue]) });
+  if (budget) {
+    budget.items += 1 + itemsIn(raw, MAX_REQUEST_ITEMS);
+    if (budget.items > MAX_REQUEST_ITEMS) {
+      throw new TRPCError({ code: "PAYLOAD_TOO_LARGE", message: `The inputs of one request hold at most ${MAX_REQUEST_ITEMS.toLocaleString("en")} items in all (each call one, each array element one more), and this call passes that: send the work in several requests.` });
+    }
+  }
 }
 
 class StorableInputError extends Error {
