@@ -32,7 +32,36 @@ import { wordlist as chineseTraditional } from "@scure/bip39/wordlists/tradition
 import { validateMnemonic } from "@scure/bip39";
 import cardValidator from "card-validator";
 import { electronicFormatIBAN, isValidIBAN } from "ibantools";
-import { stdnum, type Validator } from "stdnum";
+import * as arDni from "stdnum/lib/cjs/ar/dni.js";
+import * as brCnpj from "stdnum/lib/cjs/br/cnpj.js";
+import * as brCpf from "stdnum/lib/cjs/br/cpf.js";
+import * as caSin from "stdnum/lib/cjs/ca/sin.js";
+import * as cnRic from "stdnum/lib/cjs/cn/ric.js";
+import * as deIdnr from "stdnum/lib/cjs/de/idnr.js";
+import * as esDni from "stdnum/lib/cjs/es/dni.js";
+import * as esNie from "stdnum/lib/cjs/es/nie.js";
+import * as frNir from "stdnum/lib/cjs/fr/nir.js";
+import * as gbNino from "stdnum/lib/cjs/gb/nino.js";
+import * as hkHkid from "stdnum/lib/cjs/hk/hkid.js";
+import * as ilIdnr from "stdnum/lib/cjs/il/idnr.js";
+import * as inAadhaar from "stdnum/lib/cjs/in/aadhaar.js";
+import * as inPan from "stdnum/lib/cjs/in/pan.js";
+import * as itCodicefiscale from "stdnum/lib/cjs/it/codicefiscale.js";
+import * as krRrn from "stdnum/lib/cjs/kr/rrn.js";
+import * as mxCurp from "stdnum/lib/cjs/mx/curp.js";
+import * as myNric from "stdnum/lib/cjs/my/nric.js";
+import * as nlBsn from "stdnum/lib/cjs/nl/bsn.js";
+import * as pkCnic from "stdnum/lib/cjs/pk/cnic.js";
+import * as plPesel from "stdnum/lib/cjs/pl/pesel.js";
+import * as ruInn from "stdnum/lib/cjs/ru/inn.js";
+import * as sePersonnummer from "stdnum/lib/cjs/se/personnummer.js";
+import * as thIdnr from "stdnum/lib/cjs/th/idnr.js";
+import * as trTckimlik from "stdnum/lib/cjs/tr/tckimlik.js";
+import * as twNatid from "stdnum/lib/cjs/tw/natid.js";
+import * as uaRntrc from "stdnum/lib/cjs/ua/rntrc.js";
+import * as usSsn from "stdnum/lib/cjs/us/ssn.js";
+import * as zaIdnr from "stdnum/lib/cjs/za/idnr.js";
+import type { Validator } from "stdnum";
 import { normaliseDigits } from "./amounts.ts";
 import { normalise } from "./normalise.ts";
 
@@ -225,9 +254,14 @@ interface Scheme {
   words?: string;
 }
 
-const lib = (country: string, key: string): Validator => {
-  const v = stdnum[country]?.[key];
-  if (!v) throw new Error(`stdnum has no ${country}.${key}`);
+// Each validator is imported on its own (not the package's index of every country), so a bundle carries only these.
+const LIBRARY: Record<string, Pick<Validator, "validate">> = {
+  "AR.dni": arDni, "BR.cnpj": brCnpj, "BR.cpf": brCpf, "CA.sin": caSin, "CN.ric": cnRic, "DE.idnr": deIdnr, "ES.dni": esDni, "ES.nie": esNie, "FR.nir": frNir, "GB.nino": gbNino, "HK.hkid": hkHkid, "IL.idnr": ilIdnr, "IN.aadhaar": inAadhaar, "IN.pan": inPan, "IT.codicefiscale": itCodicefiscale, "KR.rrn": krRrn, "MX.curp": mxCurp, "MY.nric": myNric, "NL.bsn": nlBsn, "PK.cnic": pkCnic, "PL.pesel": plPesel, "RU.inn": ruInn, "SE.personnummer": sePersonnummer, "TH.idnr": thIdnr, "TR.tckimlik": trTckimlik, "TW.natid": twNatid, "UA.rntrc": uaRntrc, "US.ssn": usSsn, "ZA.idnr": zaIdnr,
+};
+const lib = (country: string, key: string): Pick<Validator, "validate"> => {
+  const m = LIBRARY[`${country}.${key}`] as (Pick<Validator, "validate"> & { default?: Pick<Validator, "validate"> }) | undefined;
+  const v = m?.validate ? m : m?.default;
+  if (!v?.validate) throw new Error(`stdnum has no ${country}.${key}`);
   return v;
 };
 /** Each library scheme's characters and length, checked first: the library builds an error (with its stack) for every
