@@ -1,3 +1,4 @@
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { countRequestTokens, createOpenAIModel } from "@phoneloop/agent";
 import { startScriptedModelServer, type RecordedRequest, type ScriptedModelServer } from "@phoneloop/agent/testing";
@@ -327,6 +328,23 @@ describe("model proxy quota: the call's worst case is reserved before it goes ou
     expect(answers.filter((r) => r.status === 200).length).toBeLessThanOrEqual(1);
     expect(answers.filter((r) => r.status === 409).length).toBeGreaterThanOrEqual(19);
     expect((await recorded(a.goal.id)).tokens).toBeLessThanOrEqual(cap);
+  });
+
+  it("counts a prompt's images by their declared size: a short text with a 2000×2000 screenshot does not fit 500 tokens", async () => {
+    const a = await capped({ maxTokens: 500 });
+    const png = await sharp({ create: { width: 2000, height: 2000, channels: 3, background: { r: 40, g: 90, b: 200 } } }).png().toBuffer();
+    const send = (detail: "high" | "low") =>
+      fetch(`${api.url}/model/executor/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${a.token}`, "x-phoneloop-run": a.run.id, "content-type": "application/json" },
+        body: JSON.stringify({ messages: [{ role: "user", content: [{ type: "text", text: "What next?" }, { type: "image_url", image_url: { url: `data:image/png;base64,${png.toString("base64")}`, detail } }] }], max_tokens: 40 }),
+      });
+    const high = await send("high");
+    expect(high.status).toBe(409);
+    // 2000×2000 fits 2048², its short side scaled to 768: 2×2 tiles of 512, 85 + 4 × 170 tokens.
+    expect(((await high.json()) as { error: { message: string } }).error.message).toMatch(/needs at least 7\d\d tokens/);
+    // At detail "low" an image is a flat 85 tokens: the call fits.
+    expect((await send("low")).status).toBe(200);
   });
 
   it("a call in flight holds its worst case; its upstream failing releases it: the next call has the whole room, the one after is 409", async () => {

@@ -3,7 +3,10 @@
 // chat format's overhead as countRequestTokens counts it, images by OpenAI's rule (countImageTokens: tiles after
 // fitting, or a flat 85 at detail "low") from the size their header declares — read by sharp without decoding any
 // pixel. An image whose size cannot be read (a remote URL, a header sharp does not know) counts as the largest the
-// rule allows; tools and the response format count as their JSON text.
+// rule allows; tools and the response format count as their JSON text. A long text (a body may be 24 MiB) is
+// counted in slices cut at whitespace, the event loop free between them, so one large prompt does not hold up the
+// API's other requests while it is counted.
+import { setImmediate as yieldToOthers } from "node:timers/promises";
 import sharp from "sharp";
 import { countImageTokens, countRequestTokens, countTextTokens, type ChatMessage } from "@phoneloop/agent";
 
@@ -15,6 +18,9 @@ interface Part {
   text?: unknown;
   image_url?: { url?: unknown; detail?: unknown } | string;
 }
+
+/** Texts longer than this are counted a slice at a time. */
+const SLICE_CHARS = 16_384;
 
 export async function countPromptTokens(body: Record<string, unknown>): Promise<number> {
   const messages = Array.isArray(body.messages) ? (body.messages as Record<string, unknown>[]) : [];
@@ -32,10 +38,32 @@ export async function countPromptTokens(body: Record<string, unknown>): Promise<
         else if (p?.type === "image_url" || p?.image_url !== undefined) images += await imageTokens(p.image_url);
       }
     for (const k of ["name", "tool_calls", "function_call", "tool_call_id"] as const) if (m?.[k] !== undefined) texts.push(typeof m[k] === "string" ? m[k] : JSON.stringify(m[k]));
-    textOnly.push({ role: role as ChatMessage["role"], content: texts.join("\n") });
+    const text = texts.join("\n");
+    // The chat format's overhead is counted with the message; a long text's own tokens slice by slice.
+    if (text.length <= SLICE_CHARS) textOnly.push({ role: role as ChatMessage["role"], content: text });
+    else {
+      textOnly.push({ role: role as ChatMessage["role"], content: "" });
+      extra += await countLongText(text);
+    }
   }
-  for (const k of ["tools", "functions", "response_format"] as const) if (body[k] !== undefined) extra += countTextTokens(JSON.stringify(body[k]));
+  for (const k of ["tools", "functions", "response_format"] as const) if (body[k] !== undefined) extra += await countLongText(JSON.stringify(body[k]) ?? "");
   return countRequestTokens(textOnly).total + images + extra;
+}
+
+async function countLongText(text: string): Promise<number> {
+  if (text.length <= SLICE_CHARS) return countTextTokens(text);
+  let n = 0;
+  for (let at = 0; at < text.length; ) {
+    let end = Math.min(text.length, at + SLICE_CHARS);
+    if (end < text.length) {
+      const space = text.lastIndexOf(" ", end);
+      if (space > at) end = space;
+    }
+    n += countTextTokens(text.slice(at, end));
+    at = end;
+    await yieldToOthers();
+  }
+  return n;
 }
 
 async function imageTokens(ref: Part["image_url"]): Promise<number> {
