@@ -66,6 +66,8 @@ export async function reserveQuota(db: DbOrTx, raw: ReserveQuotaInput, ctx?: Ope
       const inputMicroUsd = i.inputTokens * i.microUsdPerInputToken;
       let output = i.maxOutputTokens ?? Infinity;
       for (const u of usage) {
+        // A window with no step left is exhausted: its goal runs no more turns, so no more model calls either.
+        if (u.remaining.steps === 0) throw refusal(u, i, "steps");
         const tokensLeft = u.remaining.tokens;
         const microLeft = u.remaining.microUsd;
         const fitsTokens = tokensLeft === null ? Infinity : tokensLeft - i.inputTokens;
@@ -102,8 +104,13 @@ export async function reserveQuota(db: DbOrTx, raw: ReserveQuotaInput, ctx?: Ope
 }
 
 /** QUOTA_EXCEEDED naming the quota: which limit, what is left (and held by calls in flight), what to do. */
-function refusal(u: PolicyUsage, i: z.output<typeof ReserveQuotaInput>, over: "tokens" | "microUsd"): StateError {
-  const least = over === "tokens" ? `${i.inputTokens + 1} tokens (its prompt of ${i.inputTokens} and one reply token)` : `${Math.ceil(i.inputTokens * i.microUsdPerInputToken + i.microUsdPerOutputToken)} micro-dollars (its prompt of ${i.inputTokens} tokens and one reply token)`;
+function refusal(u: PolicyUsage, i: z.output<typeof ReserveQuotaInput>, over: "steps" | "tokens" | "microUsd"): StateError {
+  const least =
+    over === "steps"
+      ? "a step left in the window"
+      : over === "tokens"
+        ? `${i.inputTokens + 1} tokens (its prompt of ${i.inputTokens} and one reply token)`
+        : `${Math.ceil(i.inputTokens * i.microUsdPerInputToken + i.microUsdPerOutputToken)} micro-dollars (its prompt of ${i.inputTokens} tokens and one reply token)`;
   const when = u.windowResetsInMs !== null ? ` Room frees up in ${Math.ceil(u.windowResetsInMs / 1000)}s;` : "";
   return new StateError(
     "QUOTA_EXCEEDED",
