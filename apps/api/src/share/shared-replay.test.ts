@@ -15,6 +15,7 @@ const api = useApiServer(t);
 let cookies: Record<"admin" | "approver" | "viewer", string>;
 let runId: string;
 let screenSha: string;
+let approverId: string;
 const PASSWORD = "hunter22";
 
 async function call<T>(path: string, input: unknown, cookie?: string, mutation = false): Promise<{ status: number; data: T; message?: string }> {
@@ -33,6 +34,7 @@ beforeAll(async () => {
   const approver = await signUpMember({ db: t.db, auth: api.auth }, { role: "approver", workspaceId: ws, name: "Rita Reviewer" });
   const viewer = await signUpMember({ db: t.db, auth: api.auth }, { role: "viewer", workspaceId: ws });
   cookies = { admin: admin.headers.cookie!, approver: approver.headers.cookie!, viewer: viewer.headers.cookie! };
+  approverId = approver.userId;
 
   const goal = await createGoal(t.db, { workspaceId: ws, title: "Log in", objective: `Log in with username agent_tester and password ${PASSWORD}.` });
   const agent = await registerAgent(t.db, { id: rid("agent"), name: "Pixel tab", kind: "browser", workspaceId: ws });
@@ -118,6 +120,19 @@ describe("sharing a run", () => {
     expect(scan.data.maskedScreens).toBe(3);
     expect(JSON.stringify(scan.data)).not.toContain(PASSWORD);
     expect((await call("share.scan", { runId }, cookies.viewer)).status).toBe(403);
+  });
+
+  it("the link shows the grade and when it was given, not who gave it nor the reviewer's note", async () => {
+    const NOTE = "Rita: the login asked for Ada's second factor";
+    expect((await call("run.grade", { runId, grade: "C", note: NOTE }, cookies.approver, true)).status).toBe(200);
+    const created = await call<{ token: string }>("share.create", { runId }, cookies.admin, true);
+    const open = await call<RunReplay>("share.open", { token: created.data.token });
+    expect(open.data.run).toMatchObject({ grade: "C", gradedBy: null, gradeNote: null });
+    expect(open.data.run.gradedAt).toBeInstanceOf(Date);
+    const shown = JSON.stringify(open.data);
+    for (const identity of ["Rita Reviewer", approverId, NOTE]) expect(shown).not.toContain(identity);
+    // A member sees who graded, and the note.
+    expect((await call<RunReplay>("run.replay", { runId }, cookies.admin)).data.run).toMatchObject({ gradeNote: NOTE, gradedBy: { id: approverId, name: "Rita Reviewer" } });
   });
 
   it("the link shows every step with the password masked in text and boxed over on the screen; revoked, it is 404", async () => {

@@ -1,6 +1,6 @@
 // A run as a share link shows it: the same replay a member sees (runReplay, runSteps), with the text typed into
-// password fields masked everywhere and those fields boxed over on its screenshots. Nothing else of the run (its
-// checkpoint, other runs, other blobs) is reachable through the link.
+// password fields masked everywhere and those fields boxed over on its screenshots, and its grade without who gave
+// it. Nothing else of the run (its checkpoint, other runs, other blobs) is reachable through the link.
 import pLimit from "p-limit";
 import sharp from "sharp";
 import { openBlob, runReplay, runSteps, PAGE_LIMIT, type BlobStore, type Db, type OpenedShare, type Page, type ReplayScreen, type ReplayStep, type RunReplay } from "@phoneloop/state";
@@ -32,9 +32,14 @@ async function secretsOf(db: Db, runId: string): Promise<Set<string>> {
   return passwordTextsOf(await allSteps(db, runId));
 }
 
+/**
+ * The replay's header as the link shows it. The grade stays (the verdict and when it was given); who gave it does
+ * not, and neither does the grade's note: a reviewer's own words, which may name people — what the run itself
+ * reported (the summarizer's report, the timeline) is the run's review text, and stays, masked as the rest.
+ */
 export async function sharedReplay(db: Db, share: OpenedShare): Promise<RunReplay> {
   const [replay, secrets] = await Promise.all([runReplay(db, { runId: share.runId }), secretsOf(db, share.runId)]);
-  return redact(replay, secrets);
+  return redact({ ...replay, run: { ...replay.run, gradedBy: null, gradeNote: null } }, secrets);
 }
 
 export async function sharedSteps(db: Db, share: OpenedShare, page: { cursor?: string; limit?: number }): Promise<Page<ReplayStep>> {
