@@ -284,7 +284,11 @@ const max = (a: LinkJudgement, b: LinkJudgement | null): LinkJudgement => (b && 
 // ---- the judgement ------------------------------------------------------------------------------------------------
 
 /** What opening the URI does, as a tier with its evidence. */
-export function judgeUri(uri: string, depth = 0): LinkJudgement {
+export function judgeUri(uri: string): LinkJudgement {
+  return judge(uri, 0);
+}
+
+function judge(uri: string, depth: number): LinkJudgement {
   const u = uri.trim();
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(u)?.[1]?.toLowerCase() ?? "";
 
@@ -303,7 +307,7 @@ export function judgeUri(uri: string, depth = 0): LinkJudgement {
     const intent = parseIntentUri(u);
     if (!intent) return { tier: "confirm", category: "unknown_app", evidence: `the intent link ${q(u)} cannot be read`, scheme };
     let verdict: LinkJudgement = { tier: "normal", evidence: `the intent opens ${intent.package ?? (intent.scheme || "an app")}`, scheme };
-    if (intent.scheme && depth < 3) verdict = max(verdict, tagged(judgeUri(`${intent.scheme}:${intent.rest}`, depth + 1), "the intent's inner link"));
+    if (intent.scheme && depth < 3) verdict = max(verdict, tagged(judge(`${intent.scheme}:${intent.rest}`, depth + 1), "the intent's inner link"));
     if (intent.action) verdict = max(verdict, judgeAction(intent.action, "the intent"));
     if (intent.type && /vnd\.android\.package-archive/i.test(intent.type)) verdict = max(verdict, { tier: "high_risk", category: "install", evidence: "the intent opens an APK (application/vnd.android.package-archive)", scheme });
     const pkg = intent.package ?? intent.component?.split("/")[0];
@@ -312,7 +316,7 @@ export function judgeUri(uri: string, depth = 0): LinkJudgement {
       if (kind && MONEY_KINDS.has(kind)) verdict = max(verdict, { tier: "confirm", category: "money", evidence: `the intent opens a link inside the ${kind} app ${pkg}`, scheme });
     }
     const fallback = intent.extras["browser_fallback_url"];
-    if (fallback && depth < 3) verdict = max(verdict, tagged(judgeUri(fallback, depth + 1), "the intent's browser fallback"));
+    if (fallback && depth < 3) verdict = max(verdict, tagged(judge(fallback, depth + 1), "the intent's browser fallback"));
     const text = intent.extras["sms_body"] ?? intent.extras["android.intent.extra.TEXT"] ?? intent.extras["android.intent.extra.text"];
     if (text) verdict = max(verdict, { tier: "high_risk", category: "communication", evidence: `the intent carries text to send (${q(text, 40)})`, scheme });
     if (verdict.tier === "normal" && !intent.scheme && !intent.action && !pkg) return { tier: "confirm", category: "unknown_app", evidence: `the intent ${q(u)} names no app or action the policy knows`, scheme };
