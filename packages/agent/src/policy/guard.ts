@@ -1,6 +1,7 @@
-// The optional guard model: a cheap text model asked only when the rules were unsure. It returns a structured
-// verdict with its reason and can raise the tier, never lower it; without a guard, or when it fails, the rules'
-// decision stands.
+// The optional guard model: a cheap text model asked when the rules were unsure and about every commit-shaped
+// action (a dialog's positive button, a flow's primary button, a slide control, Enter that submits) the rules left
+// normal (the decision's `unsure`). It returns a structured verdict with its reason and can raise the tier, never
+// lower it; without a guard, or when it fails, the rules' decision stands.
 import { z } from "zod";
 import type { Action } from "../actions/schema.ts";
 import { describeAction } from "../actions/schema.ts";
@@ -41,7 +42,9 @@ export function guardMessages(action: Action, ctx: PermissionContext, d: Permiss
         `ACTION (written by the agent's model):\n${fenceUntrusted("model-action", describeAction(action))}`,
         action.intent ? `THE MODEL'S OWN STATED INTENT (its words, unverified):\n${fenceUntrusted("model-intent", action.intent)}` : "",
         `SCREEN:\n${fenceUntrusted("screen", screen.join("\n"))}`,
-        `The rules decided ${d.tier} (${d.kind}) but were unsure: ${d.evidence.join("; ")}`,
+        d.commitShaped && d.tier === "normal"
+          ? `The rules found nothing risky (${d.evidence.join("; ")}), but the action commits what this screen shows: say whether it spends, deletes, sends, reveals, grants or installs.`
+          : `The rules decided ${d.tier} (${d.kind}) but were unsure: ${d.evidence.join("; ")}`,
         "Your verdict (one JSON object):",
       ]
         .filter(Boolean)

@@ -8,3 +8,5 @@ export { APP_CATEGORIES, appCategory, type AppCategory, type AppCategoryRule } f
 export { normalise } from "./normalise.ts";
 export { isCardNumber, identityNumberKind } from "./sensitive.ts";
 export { labelOf, idWords, paneOf, pathTo, focusedField, findAmount } from "./screen.ts";
+export { PLATFORM_WORDS, type PlatformWords } from "./platform-words.ts";
+export type { OcrReading } from "./blind.ts";

@@ -24,11 +24,15 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 export class WordSet {
   private readonly latin: RegExp | null;
   private readonly latinAnchored: RegExp | null;
+  private readonly latinEnd: RegExp | null;
   private readonly cjk: RegExp | null;
+  private readonly cjkEnd: RegExp | null;
   private readonly whole = new Set<string>();
 
   constructor(entries: { text: string; compound?: boolean }[]) {
-    const latin: string[] = [];
+    // Each pattern with the length of the words it stands for: the alternation tries longer entries first, so
+    // "Neka ändå" is found whole before "neka" (a compound head or stem does not count towards the length).
+    const latinEntries: { re: string; len: number }[] = [];
     const cjk: string[] = [];
     for (const e of entries) {
       let t = e.text.trim();
@@ -51,15 +55,16 @@ export class WordSet {
         continue;
       }
       // Compounds: "verlauf" also ends "Zahlungsverlauf"; only for longer single words, so short ones stay exact.
-      const head = e.compound && !w.includes(" ") && w.length >= 4 ? "\\p{L}*" : "";
-      latin.push(`${head}${escapeRe(w)}${stem ? "\\p{L}*" : ""}`);
+      const head = e.compound && !w.includes(" ") && w.length >= 4 ? "[\\p{L}\\p{M}]*" : "";
+      latinEntries.push({ re: `${head}${escapeRe(w)}${stem ? "[\\p{L}\\p{M}]*" : ""}`, len: w.length });
     }
-    const byLength = (a: string, b: string) => b.length - a.length;
-    latin.sort(byLength);
-    cjk.sort(byLength);
+    const latin = latinEntries.sort((a, b) => b.len - a.len).map((e) => e.re);
+    cjk.sort((a, b) => b.length - a.length);
     this.latin = latin.length ? new RegExp(`(?<=^| )(?:${latin.join("|")})(?= |$)`, "u") : null;
     this.latinAnchored = latin.length ? new RegExp(`^(?:${latin.join("|")})(?= |$)`, "u") : null;
+    this.latinEnd = latin.length ? new RegExp(`(?<=^| )(?:${latin.join("|")})$`, "u") : null;
     this.cjk = cjk.length ? new RegExp(cjk.join("|"), "u") : null;
+    this.cjkEnd = cjk.length ? new RegExp(`(?:${cjk.join("|")})$`, "u") : null;
   }
 
   /** The first entry found anywhere in the text, or null. */
@@ -80,6 +85,11 @@ export class WordSet {
   atStart(p: Prepared): boolean {
     if (this.latinAnchored?.test(p.words)) return true;
     return this.cjk?.exec(p.compact)?.index === 0;
+  }
+
+  /** Whether the label ends with an entry (a verb where languages that put the verb last put it: "Sepete geri dön"). */
+  atEnd(p: Prepared): boolean {
+    return Boolean(this.latinEnd?.test(p.words) || this.cjkEnd?.test(p.compact));
   }
 
   /** Whether the whole label is one of the entries (Cancel, Not now). */

@@ -63,8 +63,9 @@ describe("the surroundings decide what a confirming control does", () => {
     expect(decidePermission(click, { target: ok, tree: screen([dialog([node({ className: "android.widget.ImageView", clickable: false }), ok])]) })).toMatchObject({ tier: "confirm", ruleId: "pane.unreadable" });
     const web = node({ className: "android.webkit.WebView" });
     expect(decidePermission(click, { target: web, tree: screen([text("Checkout"), web]) })).toMatchObject({ tier: "high_risk", kind: "money", ruleId: "webview.checkout" });
+    // A web page the tree cannot see into, with no reading of the screenshot: asked, confirm-tier.
     const web2 = node({ className: "android.webkit.WebView" });
-    expect(decidePermission(click, { target: web2, tree: screen([text("Top stories"), web2]) })).toMatchObject({ tier: "normal", unsure: true });
+    expect(decidePermission(click, { target: web2, tree: screen([text("Top stories"), web2]) })).toMatchObject({ tier: "confirm", ruleId: "blind.unread", unsure: true });
   });
 
   it("icon-only controls: a send arrow beside a filled message field is communication; an unknown icon is confirm-tier and unsure", () => {
@@ -93,9 +94,9 @@ describe("typed text and links", () => {
     expect(typing("4111 1111 1111 1112").tier).toBe("normal");
     expect(typing("hunter2", node({ className: "android.widget.EditText", password: true }))).toMatchObject({ ruleId: "typed.password" });
     const code = node({ className: "android.widget.EditText", focused: true });
-    expect(typing("482913", code, screen([text("Enter the code we sent to you"), code]))).toMatchObject({ ruleId: "typed.code" });
+    expect(typing("482913", code, screen([text("Enter the code we sent to you"), code]))).toMatchObject({ tier: "high_risk", kind: "credentials", ruleId: "typed.otp" });
     expect(typing("482913", field).tier).toBe("normal");
-    expect(typing("11010519491231002X")).toMatchObject({ ruleId: "typed.identity" });
+    expect(typing("11010519491231002X")).toMatchObject({ kind: "credentials", ruleId: "typed.national_id" });
     expect(typing("running shoes").tier).toBe("normal");
     expect(isCardNumber("3782 822463 10005")).toBe(true);
     expect(identityNumberKind("529.982.247-25")).toBe("Brazilian CPF");
@@ -109,13 +110,14 @@ describe("typed text and links", () => {
     expect(decidePermission({ type: "input_text", text: "+49 30 1234567" }, { target: field("") })).toMatchObject({ tier: "confirm", kind: "personal_data" });
     expect(decidePermission(click, { target: node({ text: "Add to calendar" }) })).toMatchObject({ tier: "confirm", kind: "calendar" });
     expect(decidePermission({ type: "open_deeplink", uri: "myapp://x/7f3a" }, {})).toMatchObject({ tier: "confirm", kind: "deeplink", unsure: true });
-    expect(decidePermission({ type: "open_deeplink", uri: "market://details?id=com.example" }, {}).tier).toBe("normal");
+    // A store listing is an install away (deeplinks.ts): asked, confirm-tier.
+    expect(decidePermission({ type: "open_deeplink", uri: "market://details?id=com.example" }, {})).toMatchObject({ tier: "confirm", kind: "install" });
   });
 
   it("payment deeplinks are money; a web page about payments is not", () => {
     expect(decidePermission({ type: "open_deeplink", uri: "upi://pay?pa=m@bank&am=499" }, {})).toMatchObject({ tier: "high_risk", kind: "money" });
     expect(decidePermission({ type: "open_deeplink", uri: "shop://checkout/pay" }, {})).toMatchObject({ tier: "high_risk", kind: "money" });
-    expect(decidePermission({ type: "open_deeplink", uri: "https://en.wikipedia.org/wiki/Payment" }, {}).tier).toBe("normal");
+    expect(decidePermission({ type: "open_deeplink", uri: "https://example.org/news/payments-explained" }, {}).tier).toBe("normal");
   });
 });
 

@@ -1,6 +1,7 @@
 // What a person sees around the control an action lands on: its label, the dialog or screen it sits in (title,
 // message, the other buttons), the amounts shown there and the fields on it. Pure functions over the UI tree.
 import type { UiNode } from "../ports.ts";
+import { findAmounts } from "./amounts.ts";
 import { isKeyboardPackage } from "./apps.ts";
 
 /** Texts longer than this are content (a post, a mail), not the name of what a control does. */
@@ -11,6 +12,10 @@ const MAX_PANE_TEXT = 200;
 const DIALOG = /parentPanel|dialog|alert|bottom_?sheet|design_bottom_sheet|popup|modal|contentPanel|buttonPanel/i;
 export const isEditable = (n: UiNode): boolean => /EditText|TextField|AutoComplete|SearchView/i.test(n.className);
 export const isWebView = (n: UiNode): boolean => /WebView/i.test(n.className);
+/** A button with a text label (an icon-only button, a toggle or a check box is not one). */
+export const isButtonLike = (n: UiNode): boolean => /Button/i.test(n.className) && !/Radio|Toggle|Compound|CheckBox|Switch|ImageButton/i.test(n.className);
+/** Slide-to-confirm and hold-to-confirm controls (a seek bar, a slider, a swipe button). */
+export const isSlideControl = (n: UiNode): boolean => /SeekBar|Slider|Swipe|SlideToConfirm|HoldButton/i.test(n.className) || /(^| )(slide|swipe|hold)( |$)/.test(idWords(n.resourceId));
 
 /** The chain from the root to `target` (inclusive), or [target] when it is not in the tree. */
 export function pathTo(tree: UiNode | null | undefined, target: UiNode): UiNode[] {
@@ -59,6 +64,10 @@ export interface Pane {
   dialog: boolean;
   /** Editable fields in the pane. */
   fields: UiNode[];
+  /** The pane's buttons in reading order, the target among them. */
+  buttons: UiNode[];
+  /** The dialog or sheet (or the screen's root). */
+  container: UiNode;
 }
 
 /** The dialog or sheet the target sits in, else the whole screen. */
@@ -75,17 +84,23 @@ export function paneOf(path: UiNode[]): Pane {
   const texts: Pane["texts"] = [];
   const fields: UiNode[] = [];
   const walk = (n: UiNode, control: boolean) => {
-    if (n === target || isKeyboardPackage(n.packageName)) return;
+    if (isKeyboardPackage(n.packageName)) return;
+    if (n === target) {
+      if (isButtonLike(n) || isSlideControl(n)) buttons.push(n);
+      return;
+    }
     if (isEditable(n)) {
       fields.push(n);
       return;
     }
     const isControl = control || n.clickable || /Button/i.test(n.className);
+    if (!control && (isButtonLike(n) || isSlideControl(n))) buttons.push(n);
     for (const t of [n.text, n.contentDesc]) if (t && t.trim() && t.length <= MAX_PANE_TEXT) texts.push({ text: t.trim(), control: isControl });
     for (const c of n.children) walk(c, isControl);
   };
+  const buttons: UiNode[] = [];
   if (container !== target) walk(container, false);
-  return { texts, dialog, fields };
+  return { texts, dialog, fields, buttons, container };
 }
 
 /** The focused field (or none), for typing and Enter. */
@@ -105,12 +120,8 @@ export function hasText(n: UiNode): boolean {
   return n.children.some(hasText);
 }
 
-// An amount with its currency: "$20", "¥99", "20,00 €", "39,800원", "R$ 50,00", "US$4.99", "1 500 ₽", "20,000円".
-const AMOUNT =
-  /(?:[$€£¥₩₽₹₺₫₪฿]|(?<![\p{L}])(?:usd|eur|gbp|jpy|cny|rmb|krw|rub|inr|brl|chf|r\$|us\$)(?![\p{L}]))\s?\d(?:[\d.,\u00A0\u202F]*\d)?|\d(?:[\d.,\u00A0\u202F ]*\d)?\s?(?:[$€£¥₩₽₹]|元|円|원|руб|р\.|(?<![\p{L}])(?:usd|eur|gbp|rub|rmb|cny|krw|jpy|inr|brl|chf)(?![\p{L}]))/iu;
-
-/** The first amount with a currency in the text (NFKC first: "￥" and full-width digits count). */
+/** The first amount with a currency in the text, as written ("20,00 €", "٥٠٠ ر.س", "￥399"), or null: the
+ * locale-aware reading of amounts.ts (every locale's symbols, codes, separators and digits, from Intl). */
 export function findAmount(text: string): string | null {
-  const m = AMOUNT.exec(text.normalize("NFKC"));
-  return m ? m[0].trim() : null;
+  return findAmounts(text)[0]?.raw ?? null;
 }

@@ -1,6 +1,8 @@
-// The lexicon compiled into word sets, once for the built-in lists and once per workspace's extra words.
+// The lexicon (the team's words) and Android's own control words (platform-words.ts) compiled into word sets, once
+// for the built-in lists and once per workspace's extra words.
 import { CATEGORIES, LEXICON, type Category, type LanguageWords } from "./lexicon.ts";
-import { splitList, WordSet, type Prepared } from "./match.ts";
+import { prepare, splitList, WordSet, type Prepared } from "./match.ts";
+import { PLATFORM_WORDS, type PlatformWords } from "./platform-words.ts";
 
 type ListName = Exclude<keyof LanguageWords, "verbs" | "nouns" | "compounds">;
 
@@ -8,26 +10,58 @@ export interface CompiledWords {
   verbs: Map<Category, WordSet>;
   nouns: Map<Category, WordSet>;
   lists: Record<ListName, WordSet>;
+  /** Dismissals of the languages that put the verb last (Turkish, Japanese, Korean, Hindi, Bengali, Persian),
+   * found at the end of a label ("Sepete geri dön", "カートに戻る"). */
+  dismissTail: WordSet;
 }
 
+const VERB_LAST = ["tr", "ja", "ko", "hi", "bn", "fa"];
+const COMMIT: Category[] = ["money", "destructive", "communication", "credentials", "permission", "install"];
+
 const LIST_NAMES: ListName[] = [
-  "composeSubmit", "navigation", "ownership", "dismiss", "negation", "confirming", "benignObjects",
+  "composeSubmit", "navigation", "ownership", "dismiss", "negation", "keep", "staging", "confirming", "benignObjects",
   "searchField", "composeField", "otpField", "identityField", "cardField", "enterKeys", "securitySettings", "personalField",
 ];
 
-function entries(pick: (w: LanguageWords) => string | undefined): { text: string; compound?: boolean }[] {
-  return Object.values(LEXICON).flatMap((w) => splitList(pick(w)).map((text) => ({ text, ...(w.compounds ? { compound: true } : {}) })));
+type Entry = { text: string; compound?: boolean };
+
+function entries(pick: (w: LanguageWords) => string | undefined, compounds = true): Entry[] {
+  return Object.values(LEXICON).flatMap((w) => splitList(pick(w)).map((text) => ({ text, ...(compounds && w.compounds ? { compound: true } : {}) })));
 }
+
+/** Lists of whole short words that never end a compound ("mina" is no ending of "elimina"). */
+const WHOLE_WORD_LISTS: ReadonlySet<ListName> = new Set(["ownership", "dismiss", "negation", "keep", "confirming", "enterKeys"]);
+
+/** Android's own words for a role, every language. */
+function platform(role: keyof PlatformWords): Entry[] {
+  return Object.values(PLATFORM_WORDS).flatMap((w) => splitList(w[role]).map((text) => ({ text })));
+}
+
+const PLATFORM_VERBS: Partial<Record<Category, keyof PlatformWords>> = { permission: "permission", install: "install", destructive: "destructive", communication: "communication" };
+const PLATFORM_LISTS: Partial<Record<ListName, keyof PlatformWords>> = { dismiss: "dismiss", confirming: "confirming", navigation: "navigation" };
 
 function compile(extra: Partial<Record<Category, string[]>>): CompiledWords {
   const verbs = new Map<Category, WordSet>();
   const nouns = new Map<Category, WordSet>();
   for (const c of CATEGORIES) {
-    verbs.set(c, new WordSet([...entries((w) => w.verbs[c]), ...(extra[c] ?? []).map((text) => ({ text }))]));
+    const own = PLATFORM_VERBS[c];
+    verbs.set(c, new WordSet([...entries((w) => w.verbs[c]), ...(own ? platform(own) : []), ...(extra[c] ?? []).map((text) => ({ text }))]));
     nouns.set(c, new WordSet(entries((w) => w.nouns?.[c])));
   }
-  const lists = Object.fromEntries(LIST_NAMES.map((n) => [n, new WordSet(entries((w) => w[n]))])) as Record<ListName, WordSet>;
-  return { verbs, nouns, lists };
+  const lists = Object.fromEntries(
+    LIST_NAMES.map((n) => {
+      const own = PLATFORM_LISTS[n];
+      return [n, new WordSet([...entries((w) => w[n], !WHOLE_WORD_LISTS.has(n)), ...(own ? platform(own) : [])])];
+    }),
+  ) as Record<ListName, WordSet>;
+  // A dismissal that is also a committing verb ("बंद करें": close, and turn off) counts only as the whole label.
+  const commits = (text: string) => COMMIT.some((c) => verbs.get(c)!.isWhole(prepare(text)));
+  const dismissTail = new WordSet(
+    VERB_LAST.flatMap((l) => [...splitList(LEXICON[l]?.dismiss), ...splitList(PLATFORM_WORDS[l]?.dismiss)])
+      .filter((text) => !commits(text))
+      .map((text) => ({ text })),
+  );
+  return { verbs, nouns, lists, dismissTail };
 }
 
 const builtin = compile({});

@@ -1,0 +1,53 @@
+// Enter on the keyboard (or the keyboard's own Enter key) submits the focused field: a search searches, a message
+// field sends, and so does any field whose keyboard shows a Send key (the IME action the app asked for).
+import type { UiNode } from "../ports.ts";
+import { isKeyboardPackage } from "./apps.ts";
+import { prepare, type Prepared } from "./match.ts";
+import { idWords, labelOf } from "./screen.ts";
+import { q, type Scene, type Verdict } from "./verdict.ts";
+
+function fieldWords(f: UiNode): Prepared {
+  return prepare(`${f.text} ${f.contentDesc} ${idWords(f.resourceId)}`);
+}
+
+/** The keyboard's Enter key as it is labelled on the screen ("Send", "Search", "Go", "Done"), if it shows one. */
+export function imeEnterKey(s: Scene): string | null {
+  let found: string | null = null;
+  const walk = (n: UiNode, inKeyboard: boolean): void => {
+    if (found) return;
+    const k = inKeyboard || isKeyboardPackage(n.packageName);
+    if (k && n.clickable) {
+      const label = labelOf(n);
+      if (label && s.w.lists.enterKeys.isWhole(prepare(label))) found = label;
+    }
+    for (const c of n.children) walk(c, k);
+  };
+  if (s.tree) walk(s.tree, false);
+  return found;
+}
+
+export function judgeEnter(s: Scene, v: Verdict, field: UiNode | undefined, via: string): void {
+  if (!field) {
+    v.normal("enter.no-field", `${via} with no focused field`);
+    v.doubt("no focused field: what Enter submits cannot be read");
+    return;
+  }
+  const key = imeEnterKey(s);
+  const keySends = key !== null && s.w.verbs.get("communication")!.find(prepare(key)) !== null;
+  const fp = fieldWords(field);
+  if (!keySends && s.w.lists.searchField.find(fp)) {
+    v.normal("enter.search", `${via} runs a search`);
+    return;
+  }
+  v.commitShaped = true;
+  if (keySends) {
+    v.raise("high_risk", "communication", "enter.ime-send", `${via} in a field whose keyboard Enter key says ${q(key!)}: it sends ${q(field.text || idWords(field.resourceId))}`);
+    return;
+  }
+  if (s.w.lists.composeField.find(fp) || s.appCat === "messaging" || s.appCat === "social" || s.appCat === "email") {
+    v.raise("high_risk", "communication", "enter.compose", `${via} in the message field ${q(field.text || idWords(field.resourceId))} sends it`);
+    return;
+  }
+  v.normal("enter.field", `${via} in a field that is neither a search nor a message`);
+  v.doubt("what Enter submits in this field cannot be read");
+}

@@ -1,0 +1,251 @@
+// The words Android itself shows on the controls of its own dialogs, in the 24 languages the policy reads, taken
+// verbatim from the Android Open Source Project's translated string resources (Apache License 2.0):
+//   - PermissionController (the runtime permission prompt): ok, cancel, back, grant_dialog_button_allow,
+//     grant_dialog_button_allow_always, grant_dialog_button_allow_foreground, grant_dialog_button_allow_one_time,
+//     grant_dialog_button_deny, grant_dialog_button_deny_anyway, grant_dialog_button_dismiss,
+//     deny_permission_deny_and_dont_ask_again, incident_report_dialog_allow_label / _deny_label,
+//     review_button_continue, ongoing_usage_dialog_ok, app_disable_dlg_positive, grant_dialog_button_more_info,
+//     settings;
+//   - PackageInstaller, as it was before it became PermissionController: install, done, launch,
+//     uninstall_application_title, never_ask_again;
+//   - Contacts: deleteConfirmation_positive_button, cancel_confirmation_dialog_cancel_editing_button (discard),
+//     splitConfirmation_positive_button (unlink), removePhoto, send_to_selection, call_other,
+//     menu_sendMessageOption, menu_sendEmailOption, yes_button, non_phone_close, dismiss_sync_alert.
+// Resource folders: values-<code> with zh-rCN for zh, pt-rBR for pt, in for id, iw for he. A translation that is
+// the same word as a dismissal or a neutral confirmation of that language (Hindi renders "Discard" as "Not now",
+// Bengali as "Cancel", Ukrainian as "Відхилити", which also means "Reject"), or that negates ("Не сохранять", the
+// Russian "Discard"), is left out of the committing lists. The team's own words for the same languages (money,
+// "not now", "later", navigation…) are in lexicon.ts, marked as the team's.
+
+/** Roles a platform string plays: backing out, a neutral confirmation, a commit of one category, or only looking. */
+export interface PlatformWords {
+  /** Backs out: cancel, back, deny, close, don't ask again. */
+  dismiss: string;
+  /** Neutral confirmations whose risk is what their dialog says: OK, Continue, Got it, Done, Yes. */
+  confirming: string;
+  permission: string;
+  install: string;
+  destructive: string;
+  communication: string;
+  /** Opens a place to look at: more info, settings, open. */
+  navigation: string;
+}
+
+export const PLATFORM_WORDS: Record<string, PlatformWords> = {
+  en: {
+    dismiss: "Cancel|Back|Deny|Deny anyway|Dismiss|Deny and don’t ask again|Don't ask again|Close",
+    confirming: "OK|Continue|Got it|Done|Yes",
+    permission: "Allow|Allow all the time|While using the app|Only this time",
+    install: "Install",
+    destructive: "Delete|Uninstall app|Discard|Unlink|Disable app|Remove photo",
+    communication: "Send|Call|Send message|Send email",
+    navigation: "More info|Settings|Open",
+  },
+  zh: {
+    dismiss: "取消|返回|拒绝|仍然拒绝|关闭|拒绝，不要再询问|不再询问",
+    confirming: "确定|继续|知道了|完成|是",
+    permission: "允许|始终允许|仅在使用该应用时允许|仅限这一次",
+    install: "安装",
+    destructive: "删除|卸载应用|舍弃|取消关联|停用应用|移除照片",
+    communication: "发送|拨打电话|发送信息|发送电子邮件",
+    navigation: "更多信息|设置|打开",
+  },
+  ja: {
+    dismiss: "キャンセル|戻る|許可しない|閉じる|許可しない（今後表示しない）|今後表示しない",
+    confirming: "OK|次へ|完了|はい",
+    permission: "許可|常に許可|アプリの使用時のみ|今回のみ",
+    install: "インストール",
+    destructive: "削除|アプリをアンインストール|破棄|リンク解除|アプリを無効にする|写真を削除",
+    communication: "送信|発信|メッセージを送信|メールを送信",
+    navigation: "詳細|設定|開く",
+  },
+  ko: {
+    dismiss: "취소|뒤로|거부|닫기|거부 및 다시 묻지 않음|다시 묻지 않음|해제",
+    confirming: "확인|계속|완료|예",
+    permission: "허용|항상 허용|앱 사용 중에만 허용|이번만 허용",
+    install: "설치",
+    destructive: "삭제|앱 제거|연결 해제|앱 사용 중지|사진 삭제",
+    communication: "보내기|전화걸기|메시지 보내기|이메일 보내기",
+    navigation: "추가 정보|설정|열기",
+  },
+  de: {
+    dismiss: "Abbrechen|Zurück|Ablehnen|Trotzdem ablehnen|Schließen|Ablehnen und nicht mehr fragen|Nicht mehr fragen",
+    confirming: "Ok|Weiter|Fertig|Ja",
+    permission: "Zulassen|Immer zulassen|Bei Nutzung der App|Nur dieses Mal",
+    install: "Installieren",
+    destructive: "Löschen|App deinstallieren|Verwerfen|Verknüpfung aufheben|App deaktivieren|Foto entfernen",
+    communication: "Senden|Anruf|Nachricht senden|E-Mail senden",
+    navigation: "Weitere Infos|Einstellungen|Öffnen",
+  },
+  fr: {
+    dismiss: "Annuler|Retour|Refuser|Confirmer refus|Fermer|Refuser et ne plus demander|Ne plus demander|Ignorer",
+    confirming: "OK|Continuer|Oui",
+    permission: "Autoriser|Toujours autoriser|Lorsque vous utilisez l'application|Uniquement cette fois-ci",
+    install: "Installer",
+    destructive: "Supprimer|Désinstaller l'application|Dissocier|Désactiver l'application|Supprimer la photo",
+    communication: "Envoyer|Appeler|Envoyer un message|Envoyer un e-mail",
+    navigation: "Plus d'infos|Paramètres|Ouvrir",
+  },
+  es: {
+    dismiss: "Cancelar|Atrás|Denegar|Cerrar|Denegar y no volver a preguntar|No volver a preguntar",
+    confirming: "Aceptar|Continuar|Listo|Sí",
+    permission: "Permitir|Permitir siempre|Mientras se usa la aplicación|Solo esta vez",
+    install: "Instalar",
+    destructive: "Eliminar|Desinstalar aplicación|Descartar|Desvincular|Inhabilitar aplicación|Eliminar foto",
+    communication: "Enviar|Llamar|Enviar mensaje|Enviar correo electrónico",
+    navigation: "Más información|Ajustes|Abrir",
+  },
+  pt: {
+    dismiss: "Cancelar|Voltar|Negar|Negar mesmo assim|Dispensar|Negar e não perguntar de novo|Não perguntar novamente|Fechar",
+    confirming: "OK|Continuar|Ok|Concluído|Sim",
+    permission: "Permitir|Permitir o tempo todo|Durante o uso do app|Apenas esta vez",
+    install: "Instalar",
+    destructive: "Excluir|Desinstalar app|Descartar|Desvincular|Desativar app|Remover foto",
+    communication: "Enviar|Chamar|Enviar mensagem|Enviar e-mail",
+    navigation: "Mais inform.|Configurações|Abrir",
+  },
+  ru: {
+    dismiss: "Отмена|Назад|Запретить|Закрыть|Запретить и больше не спрашивать|Больше не спрашивать|Скрыть",
+    confirming: "ОК|Продолжить|Готово|Да",
+    permission: "Разрешить|Разрешить в любом режиме|При использовании приложения|Только в этот раз",
+    install: "Установить",
+    destructive: "Удалить|Удаление приложения|Разделить|Отключить приложение|Удалить фото",
+    communication: "Отправить|Вызов|Отправить SMS|Отправить письмо",
+    navigation: "Подробнее|Настройки|Открыть",
+  },
+  it: {
+    dismiss: "Annulla|Indietro|Rifiuta|Rifiuta comunque|Ignora|Rifiuta e non chiedermelo più|Non chiedermelo più|Chiudi",
+    confirming: "OK|Continua|Fine|Sì",
+    permission: "Consenti|Consenti sempre|Mentre usi l'app|Solo questa volta",
+    install: "Installa",
+    destructive: "Elimina|Disinstalla applicazione|Scollega|Disattiva app|Rimuovi foto",
+    communication: "Invia|Chiama|Invia messaggio|Invia email",
+    navigation: "Altre info|Impostazioni|Apri",
+  },
+  tr: {
+    dismiss: "İptal|Geri|Reddet|Yine de reddet|Kapat|Reddet ve bir daha sorma|Tekrar sorma|Kapatır",
+    confirming: "Tamam|Devam|Anladım|Bitti|Evet",
+    permission: "İzin ver|Her zaman izin ver|Uygulamayı kullanırken|Yalnız bu sefer",
+    install: "Yükle",
+    destructive: "Sil|Uygulamayı kaldır|Yok say|Bağlantıyı Kaldır|Uygulamayı devre dışı bırak|Fotoğrafı kaldır",
+    communication: "Gönder|Ara|Mesaj gönder|E-posta gönder",
+    navigation: "Daha fazla bilgi|Ayarlar|Aç",
+  },
+  vi: {
+    dismiss: "Hủy|Quay lại|Từ chối|Vẫn từ chối|Đóng|Từ chối và không hỏi lại|Không hỏi lại|Loại bỏ",
+    confirming: "OK|Tiếp tục|Đã hiểu|Xong|Có",
+    permission: "Cho phép|Luôn cho phép|Trong khi dùng ứng dụng|Chỉ lần này",
+    install: "Cài đặt",
+    destructive: "Xóa|Gỡ cài đặt ứng dụng|Hủy liên kết|Vô hiệu hóa ứng dụng|Xóa ảnh",
+    communication: "Gửi|Gọi|Gửi tin nhắn|Gửi email",
+    navigation: "Thông tin khác|Cài đặt|Mở",
+  },
+  id: {
+    dismiss: "Batal|Kembali|Tolak|Tetap tolak|Tutup|Tolak dan jangan tanya lagi|Jangan tanya lagi",
+    confirming: "Ya|Lanjutkan|Oke|Selesai",
+    permission: "Izinkan|Izinkan sepanjang waktu|Saat aplikasinya digunakan|Hanya kali ini",
+    install: "Instal",
+    destructive: "Hapus|Uninstal apl|Buang|Batalkan tautan|Nonaktifkan aplikasi|Hapus foto",
+    communication: "Kirim|Telepon|Kirim pesan|Kirim email",
+    navigation: "Info lengkap|Setelan|Buka",
+  },
+  th: {
+    dismiss: "ยกเลิก|กลับ|ปฏิเสธ|ยืนยันการปฏิเสธ|ปิด|ปฏิเสธและไม่ต้องถามอีก|ไม่ต้องถามอีก",
+    confirming: "ตกลง|ต่อไป|รับทราบ|เสร็จสิ้น|ใช่",
+    permission: "อนุญาต|อนุญาตตลอด|ขณะใช้แอป|เฉพาะครั้งนี้",
+    install: "ติดตั้ง",
+    destructive: "ลบ|ถอนการติดตั้งแอปพลิเคชัน|ทิ้ง|ยกเลิกการลิงก์|ปิดใช้แอป|นำรูปภาพออก",
+    communication: "ส่ง|โทร|ส่งข้อความ|ส่งอีเมล",
+    navigation: "ข้อมูลเพิ่มเติม|การตั้งค่า|เปิด",
+  },
+  pl: {
+    dismiss: "Anuluj|Wstecz|Odmów|Odmów mimo to|Odrzuć|Odmów i nie pytaj ponownie|Nie pytaj ponownie|Zamknij",
+    confirming: "OK|Dalej|Gotowe|Tak",
+    permission: "Zezwól|Zawsze zezwalaj|Podczas korzystania z aplikacji|Tylko tym razem",
+    install: "Instaluj",
+    destructive: "Usuń|Odinstaluj aplikację|Rozłącz|Wyłącz aplikację|Usuń zdjęcie",
+    communication: "Wyślij|Zadzwoń|Wyślij wiadomość|Wyślij e-maila",
+    navigation: "Więcej|Ustawienia|Otwórz",
+  },
+  nl: {
+    dismiss: "Annuleren|Terug|Weigeren|Toch weigeren|Sluiten|Weigeren en niet meer vragen|Niet meer vragen",
+    confirming: "OK|Doorgaan|Gereed|Ja",
+    permission: "Toestaan|Altijd toestaan|Tijdens gebruik van de app|Alleen deze keer",
+    install: "Installeren",
+    destructive: "Verwijderen|App verwijderen|Weggooien|Loskoppelen|App uitschakelen|Foto verwijderen",
+    communication: "Verzenden|Bellen|Bericht verzenden|E-mail verzenden",
+    navigation: "Meer informatie|Instellingen|Openen",
+  },
+  sv: {
+    dismiss: "Avbryt|Tillbaka|Neka|Neka ändå|Stäng|Neka och fråga inte igen|Fråga inte igen|Avvisa",
+    confirming: "OK|Fortsätt|Färdig|Ja",
+    permission: "Tillåt|Tillåt alltid|När du använder appen|Bara den här gången",
+    install: "Installera",
+    destructive: "Ta bort|Avinstallera appen|Ignorera|Ta bort länk|Inaktivera app|Ta bort foto",
+    communication: "Skicka|Ring|Skicka meddelande|Skicka e-post",
+    navigation: "Mer info|Inställningar|Öppna",
+  },
+  ar: {
+    dismiss: "إلغاء|رجوع|رفض|الرفض على أي حال|رفض وعدم طرح السؤال مرةً أخرى|عدم السؤال مرة أخرى|إغلاق|تجاهل",
+    confirming: "حسنًا|متابعة|تم|نعم",
+    permission: "سماح|السماح طوال الوقت|أثناء استخدام التطبيق|هذه المرَّة فقط",
+    install: "تثبيت",
+    destructive: "حذف|إلغاء تثبيت التطبيق|إلغاء الربط|إيقاف التطبيق|إزالة الصورة",
+    communication: "إرسال|اتصال|إرسال رسالة|إرسال رسالة إلكترونية",
+    navigation: "معلومات أكثر|الإعدادات|فتح",
+  },
+  hi: {
+    dismiss: "रद्द करें|वापस जाएं|अनुमति न दें|फिर भी अनुमति न दें|खारिज करें|अनुमति न दें और दोबारा न पूछें|फिर से न पूछें|बंद करें",
+    confirming: "ठीक है|जारी रखें|हो गया|हां",
+    permission: "अनुमति दें|हमेशा मंज़ूरी दें|ऐप्लिकेशन इस्तेमाल करते समय|सिर्फ़ इस बार अनुमति दें",
+    install: "इंस्‍टॉल करें",
+    destructive: "मिटाएं|ऐप्स अनइंस्‍टॉल करें|अनलिंक करें|ऐप्लिकेशन बंद करें|फ़ोटो निकालें",
+    communication: "भेजें|कॉल करें|मैसेज भेजें|ईमेल भेजें",
+    navigation: "ज़्यादा जानकारी|सेटिंग|खोलें",
+  },
+  bn: {
+    dismiss: "বাতিল করুন|ফিরুন|না বলুন|তবুও না বলুন|না বলুন, আবার জিজ্ঞেস না করার জন্য চিহ্নিত করুন|অনুমতি দেবেন না|আর জিজ্ঞাসা করবেন না|বন্ধ|খারিজ করুন",
+    confirming: "ঠিক আছে|চালিয়ে যান|বুঝেছি|সম্পন্ন হয়েছে|হ্যাঁ",
+    permission: "হ্যাঁ বলুন|সর্বদা অনুমতি দিন|অ্যাপ ব্যবহার করার সময়|শুধুমাত্র এই সময়ে|অনুমতি দিন",
+    install: "ইনস্টল করুন",
+    destructive: "মুছুন|অ্যাপ্লিকেশানটিকে আনইনস্টল করুন|লিঙ্কমুক্ত করুন|অ্যাপ বন্ধ করুন|ফটো সরান",
+    communication: "পাঠান|কল করুন|মেসেজ পাঠান|ইমেল পাঠান",
+    navigation: "আরও তথ্য|সেটিংস|খুলুন",
+  },
+  fa: {
+    dismiss: "لغو|برگشت|مجاز نبودن|اصلاً مجاز نیست|رد کردن|مجاز نیست و دیگر سؤال نشود|دوباره سؤال نشود|بستن|نپذیرفتن",
+    confirming: "تأیید|ادامه|متوجه شدم|تمام|بله",
+    permission: "مجاز|همیشه مجاز بودن|هنگام استفاده از برنامه|فقط این بار",
+    install: "نصب",
+    destructive: "حذف|حذف نصب برنامه|صرف‌نظر کردن|لغو پیوند|غیرفعال کردن برنامه|حذف عکس",
+    communication: "ارسال|تماس|ارسال پیام|ارسال ایمیل",
+    navigation: "اطلاعات بیشتر|تنظیمات|باز کردن",
+  },
+  he: {
+    dismiss: "ביטול|חזרה|אני לא מרשה|לדחות בכל מקרה|סגירה|דחה ואל תשאל שוב|ראיתי פעם אחת, זה מספיק",
+    confirming: "אישור|המשך|הבנתי|סיום|כן",
+    permission: "יש אישור|מותר, כל הזמן|בעת שימוש באפליקציה|רק הפעם|כן, זה בסדר",
+    install: "התקן",
+    destructive: "מחק|הסר את התקנת האפליקציה|בטל קישור|השבתת האפליקציה|הסרת תמונה",
+    communication: "שליחה|חייג|שלח הודעה|שלח אימייל",
+    navigation: "מידע נוסף|הגדרות|פתח",
+  },
+  uk: {
+    dismiss: "Скасувати|Назад|Заборонити|Закрити|Відмовити й більше не запитувати|Не запитувати знову",
+    confirming: "OK|Продовжити|ОК|Готово|Так",
+    permission: "Дозволити|Завжди дозволяти|Під час використання додатка|Лише цього разу",
+    install: "Установити",
+    destructive: "Видалити|Видалити програму|Розділити|Вимкнути додаток|Видалити фото",
+    communication: "Надіслати|Набрати|Надіслати повідомлення|Надіслати електронний лист",
+    navigation: "Докладніше|Налаштування|Відкрити",
+  },
+  ms: {
+    dismiss: "Batal|Kembali|Tolak|Tolak juga|Tolak dan jangan tanya lagi|Jangan tanya lagi|Tutup|Ketepikan",
+    confirming: "OK|Teruskan|Selesai|Ya",
+    permission: "Benarkan|Benarkan sepanjang masa|Semasa menggunakan apl|Kali ini sahaja",
+    install: "Pasang",
+    destructive: "Padam|Nyahpasang aplikasi|Buang|Nyahpaut|Lumpuhkan apl|Alih keluar foto",
+    communication: "Hantar|Panggil|Hantar mesej|Hantar e-mel",
+    navigation: "Lagi maklumat|Tetapan|Buka",
+  },
+};

@@ -1,0 +1,169 @@
+// The committing control found by structure, dismissal recognised positively in every language, each language's
+// commit words, Enter that sends, the blind-screen rule and when the guard model is asked.
+import { describe, expect, it } from "vitest";
+import type { Action } from "../actions/schema.ts";
+import type { UiNode } from "../ports.ts";
+import { decidePermission, needsGate, type PermissionContext } from "./index.ts";
+import { LEXICON } from "./lexicon.ts";
+import { splitList } from "./match.ts";
+import { PLATFORM_WORDS } from "./platform-words.ts";
+
+const node = (over: Partial<UiNode>): UiNode => ({
+  index: 0, text: "", resourceId: "", className: "android.widget.Button", packageName: "com.x", contentDesc: "",
+  checkable: false, checked: false, clickable: true, enabled: true, focusable: false, focused: false, scrollable: false,
+  longClickable: false, password: false, selected: false, bounds: { left: 0, top: 0, right: 100, bottom: 100 }, children: [], ...over,
+});
+const text = (t: string, id = "") => node({ text: t, resourceId: id, className: "android.widget.TextView", clickable: false });
+const button = (t: string, id = "") => node({ text: t, resourceId: id });
+const screen = (children: UiNode[], pkg = "com.x") => node({ className: "android.widget.FrameLayout", clickable: false, packageName: pkg, bounds: { left: 0, top: 0, right: 1080, bottom: 2400 }, children });
+const dialog = (children: UiNode[]) => node({ className: "android.widget.FrameLayout", clickable: false, resourceId: "android:id/parentPanel", children });
+const click: Action = { type: "click", x: 500, y: 500 };
+const gated = (ctx: PermissionContext, action: Action = click) => {
+  const d = decidePermission(action, ctx);
+  return d.tier === "high_risk" || needsGate(d, { streak: {} });
+};
+
+const LANGS = ["en", "zh", "ja", "ko", "de", "fr", "es", "pt", "ru", "it", "tr", "vi", "id", "th", "pl", "nl", "sv", "ar", "hi", "bn", "fa", "he", "uk", "ms"];
+
+describe("the committing control is found without reading its words", () => {
+  it("a platform dialog's positive button inherits what the message says; its negative button backs out, whatever they are called", () => {
+    const yes = button("Zorp", "android:id/button1");
+    const no = button("Blip", "android:id/button2");
+    const tree = screen([dialog([text("Delete 3 photos?", "android:id/alertTitle"), no, yes])]);
+    expect(decidePermission(click, { target: yes, tree })).toMatchObject({ tier: "high_risk", kind: "destructive", ruleId: "pane.inherit", commitShaped: true });
+    expect(decidePermission(click, { target: no, tree })).toMatchObject({ tier: "normal", ruleId: "target.dismiss" });
+  });
+
+  it("the permission prompt's allow button grants, by its id", () => {
+    const allow = button("Qwerty", "com.android.permissioncontroller:id/permission_allow_button");
+    const tree = screen([dialog([text("Let Foo see your contacts?"), allow])], "com.example.foo");
+    expect(decidePermission(click, { target: allow, tree, packageName: "com.example.foo" })).toMatchObject({ tier: "high_risk", commitShaped: true });
+  });
+
+  it("the last button of a flow screen inherits an amount shown anywhere on it; a button another one follows does not", () => {
+    const foot = button("Weiter zum Glück");
+    const early = button("Glorp");
+    const tree = screen([text("Summe"), text("20,00 €"), early, foot]);
+    expect(decidePermission(click, { target: foot, tree })).toMatchObject({ tier: "high_risk", kind: "money", ruleId: "pane.amount", commitShaped: true });
+    expect(decidePermission(click, { target: early, tree })).toMatchObject({ tier: "normal", commitShaped: false });
+  });
+
+  it("a dialog's message commits in any script: Arabic-Indic amounts, Hindi verbs", () => {
+    const ok = button("حسنًا", "android:id/button1");
+    expect(decidePermission(click, { target: ok, tree: screen([dialog([text("سيتم خصم ٥٠٠ ر.س من حسابك"), ok])]) })).toMatchObject({ tier: "high_risk", kind: "money" });
+    const go = button("जारी रखें");
+    expect(decidePermission(click, { target: go, tree: screen([dialog([text("क्या आप यह खाता हटाएं?"), button("रद्द करें"), go])]) })).toMatchObject({ tier: "high_risk", kind: "destructive" });
+  });
+
+  it("a slide or hold control commits the amount on its screen", () => {
+    const slide = node({ className: "android.widget.SeekBar", contentDesc: "Giữ để xác nhận", longClickable: true });
+    expect(decidePermission({ type: "long_press", x: 500, y: 500 }, { target: slide, tree: screen([text("Số tiền 2.000.000₫"), slide]) })).toMatchObject({ tier: "high_risk", kind: "money", commitShaped: true });
+  });
+
+  it("Enter in a field whose keyboard Enter key says Send sends it, whatever the field is called", () => {
+    const field = node({ className: "android.widget.EditText", text: "see you at 8", focused: true });
+    const send = node({ className: "android.widget.FrameLayout", contentDesc: "Send", packageName: "com.google.android.inputmethod.latin" });
+    const ime = node({ className: "android.widget.FrameLayout", packageName: "com.google.android.inputmethod.latin", children: [send] });
+    expect(decidePermission({ type: "keyboard_enter" }, { target: field, tree: screen([field, ime]) })).toMatchObject({ tier: "high_risk", kind: "communication", ruleId: "enter.ime-send" });
+    const plain = node({ className: "android.widget.EditText", text: "see you at 8", focused: true });
+    expect(decidePermission({ type: "keyboard_enter" }, { target: plain, tree: screen([plain]) }).ruleId).toBe("enter.field");
+  });
+
+  it("staging and read-only navigation at the foot of a priced screen stay normal", () => {
+    for (const label of ["Add to cart", "In den Warenkorb", "加入购物车", "Order history", "Zahlungsverlauf"]) {
+      const foot = button(label);
+      expect(decidePermission(click, { target: foot, tree: screen([text("Kopfhörer 59,99 €"), foot]) }).tier, label).toBe("normal");
+    }
+  });
+});
+
+describe("dismissal is recognised positively, in every language", () => {
+  const riskyDialog = (label: string) => {
+    const target = button(label);
+    return { target, tree: screen([dialog([text("Pay $20.00 to Anna?"), target, button("Pay")])]) };
+  };
+
+  it("covers the 24 languages in Android's own strings and the team's words", () => {
+    for (const l of LANGS) {
+      expect(PLATFORM_WORDS[l], l).toBeDefined();
+      expect(LEXICON[l], l).toBeDefined();
+    }
+  });
+
+  it.each(LANGS)("%s: each dismissal in the riskiest dialog is normal", (lang) => {
+    const words = [...splitList(PLATFORM_WORDS[lang]!.dismiss), ...splitList(LEXICON[lang]!.dismiss)];
+    expect(words.length).toBeGreaterThan(3);
+    for (const w of words) expect(decidePermission(click, riskyDialog(w)), `${lang} ${w}`).toMatchObject({ tier: "normal", ruleId: "target.dismiss" });
+  });
+
+  it("a label that keeps what the dialog would end, a verb-last dismissal and a close glyph back out too", () => {
+    for (const label of ["Behåll Premium", "Keep subscription", "Sepete geri dön", "カートに戻る", "×"])
+      expect(decidePermission(click, riskyDialog(label)).tier, label).toBe("normal");
+  });
+});
+
+describe("each language's commit words", () => {
+  it.each(LANGS)("%s: Android's permission, install, destructive and sending words and the team's money words gate", (lang) => {
+    const p = PLATFORM_WORDS[lang]!;
+    const cases: [string, string][] = [
+      ...splitList(p.permission).map((w) => [w, "permission"] as [string, string]),
+      ...splitList(p.install).map((w) => [w, "install"] as [string, string]),
+      ...splitList(p.destructive).map((w) => [w, "destructive"] as [string, string]),
+      ...splitList(p.communication).map((w) => [w, "communication"] as [string, string]),
+      ...splitList(LEXICON[lang]!.verbs.money).slice(0, 3).map((w) => [w.replace(/^\^/, ""), "money"] as [string, string]),
+    ];
+    for (const [w, kind] of cases) {
+      // Install words are read in an app store ("Cài đặt" is also Vietnamese for Settings).
+      const pkg = kind === "install" ? "com.android.vending" : "com.x";
+      const target = button(w);
+      const d = decidePermission(click, { target, tree: screen([text("·"), target], pkg), packageName: pkg });
+      expect(d.tier, `${lang} ${w}`).toBe("high_risk");
+      expect(d.kind, `${lang} ${w}`).toBe(kind);
+    }
+  });
+});
+
+describe("blind screens", () => {
+  const web = () => node({ className: "android.webkit.WebView", bounds: { left: 0, top: 200, right: 1080, bottom: 2400 } });
+  const item = (t: string, top: number) => ({ text: t, bounds: { left: 100, top, right: 980, bottom: top + 80 } });
+  const page = { items: [item("Bestellung prüfen", 300), item("Gesamt 49,90 €", 400), item("Bestellhistorie", 500), item("Abbrechen", 600), item("Weiter", 700)] };
+
+  it("without a reading, any tap where the tree is blind is asked (confirm at least), also on a secure black screen", () => {
+    const w = web();
+    expect(decidePermission(click, { target: w, tree: screen([w]), ocr: null })).toMatchObject({ tier: "confirm", ruleId: "blind.unread" });
+    expect(gated({ target: w, tree: screen([w]), ocr: null })).toBe(true);
+    expect(gated({ tree: null, ocr: null })).toBe(true);
+  });
+
+  it("with a reading, the item under the tap point is the target and the rest is read like tree text", () => {
+    const at = (y: number): PermissionContext => {
+      const w = web();
+      return { target: w, tree: screen([w]), ocr: page, point: { x: 500, y } };
+    };
+    expect(decidePermission(click, at(740))).toMatchObject({ tier: "high_risk", kind: "money", targetLabel: "Weiter" });
+    expect(decidePermission(click, at(640))).toMatchObject({ tier: "normal", ruleId: "target.dismiss" });
+    expect(decidePermission(click, at(540))).toMatchObject({ tier: "normal", ruleId: "target.navigation" });
+    // No point given: the action's 0–1000 point on the screen's root (740 of 2400 px is 308 of 1000).
+    const w = web();
+    expect(decidePermission({ type: "click", x: 500, y: 308 }, { target: w, tree: screen([w]), ocr: page })).toMatchObject({ tier: "high_risk", kind: "money" });
+  });
+
+  it("a tree with words is read as it is, whatever OCR says", () => {
+    const ok = button("Later");
+    expect(decidePermission(click, { target: ok, tree: screen([text("Pay $5?"), ok]), ocr: { items: [item("Pay now", 0)] } }).tier).toBe("normal");
+  });
+});
+
+describe("the guard model is asked about commit-shaped actions the rules leave normal", () => {
+  it("a positive button on a harmless dialog is normal, commit-shaped, and asks the guard; a plain tile does not", () => {
+    const ok = button("OK", "android:id/button1");
+    expect(decidePermission(click, { target: ok, tree: screen([dialog([text("Note saved"), ok])]) })).toMatchObject({ tier: "normal", commitShaped: true, unsure: true });
+    const tile = node({ text: "Summer photos", className: "android.widget.TextView" });
+    expect(decidePermission(click, { target: tile, tree: screen([tile, button("Share")]) })).toMatchObject({ tier: "normal", commitShaped: false, unsure: false });
+  });
+
+  it("a commit-shaped action the rules already gate is not sent to the guard for that reason", () => {
+    const pay = button("Pay", "android:id/button1");
+    expect(decidePermission(click, { target: pay, tree: screen([dialog([text("Pay $5?"), pay])]) })).toMatchObject({ tier: "high_risk", commitShaped: true, unsure: false });
+  });
+});

@@ -1,0 +1,65 @@
+// Which control commits, found from the screen's structure before any word of its label is read: the positive
+// button of a platform dialog or of the permission prompt (their ids), the last button of a dialog or bottom sheet
+// that does not back out (Android lays the positive button last and right-most), the primary button at the foot
+// of a flow screen (the last button in reading order), and slide or hold controls. Dismissal is recognised
+// positively: the negative button's ids, or a label that backs out in any of the languages (word lists).
+import type { UiNode } from "../ports.ts";
+import { prepare } from "./match.ts";
+import { idWords, isButtonLike, isEditable, isSlideControl, labelOf, type Pane } from "./screen.ts";
+import { COMMIT_CATEGORIES } from "./verdict.ts";
+import type { CompiledWords } from "./wordsets.ts";
+
+export type ControlRole = { role: "commit" | "dismiss" | "other"; why: string; grants?: true };
+
+/** Ids Android gives the buttons of its own dialogs and of the permission prompt. */
+const POSITIVE_IDS = /^(android:id\/button1|com\.(google\.)?android\.permissioncontroller:id\/permission_allow\w*|com\.(google\.)?android\.packageinstaller:id\/(ok_button|permission_allow\w*)|android:id\/(ok|accept))$/i;
+const NEGATIVE_IDS = /^(android:id\/button2|com\.(google\.)?android\.permissioncontroller:id\/(permission_deny\w*|permission_no_upgrade\w*)|com\.(google\.)?android\.packageinstaller:id\/(cancel_button|permission_deny\w*))$/i;
+/** The allow buttons of the runtime permission prompt: what they commit is a grant. */
+const GRANT_IDS = /^com\.(google\.)?android\.(permissioncontroller|packageinstaller):id\/permission_allow\w*$/i;
+/** Words of an app's own ids for the two roles ("btn_positive", "confirm_button", "negativeButton"). */
+const POSITIVE_ID_WORDS = /(^| )(positive|confirm|submit|primary|proceed|accept|agree|continue|ok)( |$)/;
+const NEGATIVE_ID_WORDS = /(^| )(negative|cancel|dismiss|close|deny|decline|reject|not now|later|skip|back)( |$)/;
+
+/** Close and back glyphs drawn as a label. */
+const DISMISS_GLYPHS = /^[×✕✖⨯╳←‹⟵⬅<]$|^[xX]$/u;
+
+/** Whether the label backs out: a whole dismissal ("Not now", "Abbrechen", "ยกเลิก"), a negated verb ("Don't
+ * allow"), a label that keeps what the dialog would end ("Keep subscription"), a dismissal where verb-last
+ * languages put it ("Sepete geri dön"), or a close glyph. */
+export function isDismissLabel(w: CompiledWords, label: string): boolean {
+  const p = prepare(label);
+  if (w.lists.dismiss.isWhole(p) || w.lists.negation.atStart(p) || w.lists.keep.atStart(p) || DISMISS_GLYPHS.test(label.trim())) return true;
+  // "ऐप्लिकेशन बंद करें" ends like "बंद करें" (close) but is itself a commit ("disable app").
+  return w.dismissTail.atEnd(p) && !COMMIT_CATEGORIES.some((c) => w.verbs.get(c)!.isWhole(p));
+}
+
+/** What role the control plays on its screen, from ids, position and dismissal words. */
+export function controlRole(w: CompiledWords, target: UiNode, label: string, pane: Pane, screenButtons: UiNode[]): ControlRole {
+  const id = target.resourceId;
+  const idw = idWords(id);
+  if (isSlideControl(target)) return { role: "commit", why: "a slide or hold control confirms" };
+  if (isDismissLabel(w, label)) return { role: "dismiss", why: `${JSON.stringify(label)} backs out` };
+  if (NEGATIVE_IDS.test(id)) return { role: "dismiss", why: `the dialog's negative button (${id})` };
+  if (GRANT_IDS.test(id)) return { role: "commit", why: `the permission prompt's allow button (${id})`, grants: true };
+  if (POSITIVE_IDS.test(id)) return { role: "commit", why: `the dialog's positive button (${id})` };
+  if (idw && NEGATIVE_ID_WORDS.test(idw) && !POSITIVE_ID_WORDS.test(idw)) return { role: "dismiss", why: `its id ${JSON.stringify(idw)} names a negative button` };
+  if (idw && POSITIVE_ID_WORDS.test(idw)) return { role: "commit", why: `its id ${JSON.stringify(idw)} names a positive button` };
+  if (!isButtonLike(target)) return { role: "other", why: "not a button" };
+  const buttons = pane.dialog ? pane.buttons : screenButtons;
+  const at = buttons.indexOf(target);
+  const after = buttons.slice(at + 1).filter((b) => !isDismissLabel(w, labelOf(b)) && !NEGATIVE_IDS.test(b.resourceId));
+  if (at >= 0 && after.length === 0) return { role: "commit", why: pane.dialog ? "the last button of its dialog that does not back out (the positive one)" : "the primary button at the foot of the screen" };
+  return { role: "other", why: "another button follows it" };
+}
+
+/** Buttons of a subtree in reading order (the tree's order: Android lists a row's right-most child last). */
+export function buttonsOf(root: UiNode | null | undefined, skip: (n: UiNode) => boolean = () => false): UiNode[] {
+  const out: UiNode[] = [];
+  const walk = (n: UiNode) => {
+    if (isEditable(n) || skip(n)) return;
+    if (isButtonLike(n) || isSlideControl(n)) out.push(n);
+    else for (const c of n.children) walk(c);
+  };
+  if (root) walk(root);
+  return out;
+}

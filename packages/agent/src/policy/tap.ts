@@ -1,0 +1,239 @@
+// A tap (click, double tap, long press) judged as a person would: first what the control is on its screen (a
+// dismissal, a place to look at, the committing control of a dialog or flow — structure.ts), then what its own
+// words commit, then what a committing control commits from the whole screen around it (the dialog's title and
+// message, amounts anywhere, the app). On a blind screen the words OCR read stand in for the tree's.
+import type { UiNode } from "../ports.ts";
+import { isKeyboardPackage } from "./apps.ts";
+import { isBlindTarget, isBlindTree, tapPoint, treeWithReading, type OcrReading } from "./blind.ts";
+import { judgeEnter } from "./keyboard.ts";
+import { prepare, type Prepared } from "./match.ts";
+import { normalise } from "./normalise.ts";
+import { findAmount, focusedField, idWords, isEditable, labelOf, MAX_CONTROL_LABEL, paneOf, pathTo, type Pane } from "./screen.ts";
+import { buttonsOf, controlRole, isDismissLabel } from "./structure.ts";
+import { CATEGORY_TIER, COMMIT_CATEGORIES, q, type Scene, type Verdict } from "./verdict.ts";
+import { findNoun, findVerb } from "./wordsets.ts";
+
+/** A tap on the screen: the target as sensed, or on a blind screen what is drawn under the point. */
+export function judgeTapAction(s: Scene, v: Verdict, target: UiNode | undefined, ocr: OcrReading | null | undefined, point: { x: number; y: number } | undefined): string {
+  const blind = s.tree === null || (s.tree !== undefined && isBlindTree(s.tree)) || isBlindTarget(target) || (s.tree === undefined && ocr !== undefined && !target);
+  if (!blind) {
+    if (target) return judgeTap(s, v, target);
+    if (s.tree) v.normal("target.none", "the point is on no element of the screen");
+    else {
+      v.normal("target.no-tree", "the screen has no UI tree");
+      v.doubt("the screen has no UI tree, so what the tap lands on cannot be read");
+    }
+    return "";
+  }
+  if (ocr && ocr.items.length) {
+    const read = treeWithReading(s.tree, ocr, tapPoint(point, s.action as { x?: number; y?: number }, s.tree, ocr), s.app);
+    s.tree = read.tree;
+    v.note("the UI tree is blind here; its words were read from the screenshot");
+    if (read.target) return judgeTap(s, v, read.target);
+    judgeUnlabelled(s, v, paneOf([read.tree]));
+    return "";
+  }
+  judgeBlindUnread(s, v, target ? paneOf(pathTo(s.tree, target)) : s.tree ? paneOf([s.tree]) : null);
+  return "";
+}
+
+export function judgeTap(s: Scene, v: Verdict, target: UiNode): string {
+  const { w } = s;
+  const path = pathTo(s.tree, target);
+  const label = labelOf(target);
+  if (path.some((n) => isKeyboardPackage(n.packageName))) {
+    // The keyboard's own keys type; only its Enter/Send key submits the focused field.
+    if (w.lists.enterKeys.isWhole(prepare(label))) judgeEnter(s, v, focusedField(s.tree), `the keyboard key ${q(label)}`);
+    else v.normal("keyboard.key", `${q(label || "key")} is a key of the on-screen keyboard`);
+    return label;
+  }
+  if (isEditable(target) && s.action.type === "click") {
+    v.normal("target.field", "a tap on a text field focuses it; what is typed is judged when it is typed");
+    return label;
+  }
+  const pane = paneOf(path);
+  const readable = label || idWords(target.resourceId);
+  if (!readable) {
+    judgeUnlabelled(s, v, pane);
+    return readable;
+  }
+  if (readable.length > MAX_CONTROL_LABEL) {
+    v.normal("target.content", `the tap opens content (${q(readable, 40)}), it does not name an action`);
+    return readable;
+  }
+  const p = prepare(readable);
+  const role = controlRole(w, target, readable, pane, pane.dialog ? pane.buttons : buttonsOf(s.tree));
+  const verb = findVerb(w, p);
+  // A dismissal by its words always backs out; a negative button by its id only when its words commit nothing.
+  if (role.role === "dismiss" && (isDismissLabel(w, readable) || !(verb && COMMIT_CATEGORIES.includes(verb.category)))) {
+    v.normal("target.dismiss", `${q(readable)} backs out (${role.why})`);
+    return readable;
+  }
+  const amount = findAmount(readable);
+  if (!amount && (w.lists.ownership.atStart(p) || navigationFirst(s, p, verb !== null))) {
+    v.normal("target.navigation", `${q(readable)} opens a place to look at`);
+    return readable;
+  }
+  if (!verb && w.lists.staging.find(p)) {
+    v.normal("target.staging", `${q(readable)} only puts it aside (a basket, a list); paying is its own later step`);
+    return readable;
+  }
+  if (verb) {
+    if (verb.category === "destructive" && w.lists.benignObjects.find(p)) v.normal("target.benign-object", `${q(readable)} only removes a view setting`);
+    else v.raise(CATEGORY_TIER[verb.category], verb.category, "target.label", `the control ${q(readable)} says ${q(verb.word)} (${verb.category})`);
+  }
+  const submit = w.lists.composeSubmit.find(p);
+  const filled = filledCompose(s, pane);
+  if (submit && filled) v.raise("high_risk", "communication", "target.compose-submit", `${q(readable)} submits the filled field ${q(filled.text)}`);
+  const confirming = w.lists.confirming.find(p) !== null;
+  const noun = findNoun(w, p);
+  if (noun && (confirming || normalise(readable) === noun.word))
+    v.raise(CATEGORY_TIER[noun.category], noun.category, "target.label", `the control ${q(readable)} confirms ${q(noun.word)} (${noun.category})`);
+  // A price on a button commits it ("Tip $5"); a price inside a product tile only describes what the tile opens.
+  if (amount && (/Button/i.test(target.className) || (target.children.length === 0 && readable.length <= 32)))
+    v.raise("high_risk", "money", "target.amount", `the control ${q(readable)} carries the amount ${amount}`);
+  if (role.grants) v.raise("high_risk", "permission", "structure.grant", `${q(readable)} is ${role.why}`);
+  const commits = role.role === "commit" || w.lists.confirming.isWhole(p) || (pane.dialog && !isSwitch(target));
+  if (commits) {
+    v.commitShaped = true;
+    commitRisk(s, v, pane, readable, role.role === "commit" ? role.why : "it confirms what its screen says");
+  }
+  if (isSwitch(target)) judgeSwitch(s, v, pane, readable);
+  if (s.appCat === "permission" && v.tier === "normal") v.raise("high_risk", "permission", "app.permission", `${q(readable)} answers a permission request`);
+  if (v.tier === "normal") {
+    if (v.ruleId === "action.harmless") v.normal(commits ? "target.commit-plain" : "target.plain", commits ? `${q(readable)} commits a screen that names no risk (${role.why})` : `${q(readable)} names no committing action`);
+    doubtIfRiskyPane(s, v, pane, readable);
+  }
+  return readable;
+}
+
+/** The label names a place to look at ("Payment history", "How to pay", "支付记录") rather than an act: a
+ * navigation word without a committing verb, or one that governs the verb — before it in languages that put the
+ * head first ("How to pay"), after it in Chinese, Japanese and Korean ("付款记录"; "删除记录" deletes). */
+function navigationFirst(s: Scene, p: Prepared, hasVerb: boolean): boolean {
+  const nav = s.w.lists.navigation.position(p);
+  if (!nav) return false;
+  if (!hasVerb) return true;
+  let verb: { at: number; end: number; cjk: boolean } | null = null;
+  for (const c of COMMIT_CATEGORIES) {
+    const at = s.w.verbs.get(c)!.position(p);
+    if (at && (!verb || at.at < verb.at)) verb = at;
+  }
+  if (!verb) return true;
+  // In an app store the install word wins ("Cài đặt" is both Install and Settings in Vietnamese).
+  if (s.appCat === "store" && s.w.verbs.get("install")!.position(p)) return false;
+  // Chinese, Japanese and Korean write the place after what it is about ("付款记录"): the place word wins, as
+  // it always did. Thai, written without spaces too, puts the verb first like the languages with spaces.
+  if (nav.cjk && verb.cjk && !THAI.test(p.compact)) return true;
+  return nav.at < verb.at || (nav.at === verb.at && nav.end >= verb.end);
+}
+
+const THAI = /[\u0e00-\u0e7f]/;
+
+/** What a committing control commits, read from its dialog (title, message) or its screen (amounts anywhere) and
+ * the app: it inherits that risk whatever its own label says. */
+function commitRisk(s: Scene, v: Verdict, pane: Pane, label: string, why: string): void {
+  const { w } = s;
+  let amountSeen: { amount: string; text: string } | null = null;
+  for (const { text, control } of pane.texts) {
+    const p = prepare(text);
+    if (w.lists.navigation.find(p) && !findAmount(text)) continue;
+    const amount = findAmount(text);
+    if (amount && !amountSeen) amountSeen = { amount, text };
+    // Another control's words say what this screen does only when it is not a way out ("Keep subscription").
+    if (control) continue;
+    const verb = findVerb(w, p, COMMIT_CATEGORIES);
+    const noun = verb ? null : findNoun(w, p);
+    const hit = verb ?? (noun && w.lists.confirming.find(p) ? noun : null);
+    if (hit) {
+      // "20,00 € an Anna senden?": a message that moves money is a payment.
+      const category = amount && hit.category === "communication" ? "money" : hit.category;
+      v.raise(CATEGORY_TIER[category], category, "pane.inherit", `${q(label)} confirms ${q(text)} (${q(hit.word)}, ${category}; ${why})`);
+      return;
+    }
+  }
+  // A dialog or sheet that names nothing commits what the screen behind it shows ("Confirm?" over a basket total).
+  if (!amountSeen && pane.dialog && s.tree && !pane.texts.some((t) => !t.control)) amountSeen = screenAmount(s.tree, pane.container);
+  if (amountSeen) {
+    v.raise("high_risk", "money", "pane.amount", `${q(label)} confirms a screen showing ${amountSeen.amount} (${q(amountSeen.text)}; ${why})`);
+    return;
+  }
+  if (s.appCat === "money") {
+    v.raise("high_risk", "money", "app.money-confirm", `${q(label)} confirms a step in the payments app ${s.app}`);
+    return;
+  }
+  if (pane.dialog && !pane.texts.some((t) => !t.control))
+    v.raise("confirm", "unknown_control", "pane.unreadable", `${q(label)} confirms a dialog whose text cannot be read`);
+}
+
+function screenAmount(tree: UiNode, skip: UiNode): { amount: string; text: string } | null {
+  const stack = [tree];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (n === skip || isKeyboardPackage(n.packageName)) continue;
+    for (const t of [n.text, n.contentDesc]) {
+      const amount = t ? findAmount(t) : null;
+      if (amount) return { amount, text: t };
+    }
+    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
+  }
+  return null;
+}
+
+const isSwitch = (n: UiNode): boolean => n.checkable || /Switch|Toggle|CheckBox/i.test(n.className) || n.children.some(isSwitch);
+
+/** A switch on a settings screen that hands control of the phone to an app (accessibility, device admin…). */
+function judgeSwitch(s: Scene, v: Verdict, pane: Pane, label: string): void {
+  for (const { text } of [{ text: label }, ...pane.texts]) {
+    const area = s.w.lists.securitySettings.find(prepare(text));
+    if (area) {
+      v.raise("high_risk", "permission", "switch.security", `the switch ${q(label)} sits in the security setting ${q(area)}`);
+      return;
+    }
+  }
+}
+
+export function filledCompose(s: Scene, pane: Pane): UiNode | undefined {
+  return pane.fields.find((f) => f.text.trim() && !f.password && !s.w.lists.searchField.find(prepare(`${f.text} ${idWords(f.resourceId)} ${f.contentDesc}`)));
+}
+
+function judgeUnlabelled(s: Scene, v: Verdict, pane: Pane): void {
+  const filled = filledCompose(s, pane);
+  if (filled) v.raise("high_risk", "communication", "icon.beside-compose", `an unlabelled control beside the filled message field ${q(filled.text)} (a send button)`);
+  else if (s.appCat === "money") v.raise("high_risk", "money", "icon.unlabelled-money", `an unlabelled control in the payments app ${s.app}`);
+  else {
+    v.raise("confirm", "unknown_control", "icon.unlabelled", "the control has no label, description or meaningful id: what it does cannot be read");
+    v.doubt("an unlabelled control");
+  }
+}
+
+/** A tap on a blind screen with no reading of what is drawn there: a person could not tell what it does, so it is
+ * asked (money when the screen or app is a checkout). */
+function judgeBlindUnread(s: Scene, v: Verdict, pane: Pane | null): void {
+  for (const { text } of pane?.texts ?? []) {
+    const p = prepare(text);
+    const amount = findAmount(text);
+    const word = s.w.verbs.get("money")!.find(p) ?? s.w.nouns.get("money")!.find(p);
+    if (amount || word) {
+      v.raise("high_risk", "money", "webview.checkout", `a screen the UI tree cannot see into, on a checkout-like screen (${q(text)})`);
+      return;
+    }
+  }
+  if (s.appCat === "money") {
+    v.raise("high_risk", "money", "webview.checkout", `a screen the UI tree cannot see into, in the payments app ${s.app}`);
+    return;
+  }
+  v.raise("confirm", "unknown_control", "blind.unread", "the tap lands where the UI tree is blind (a web page, canvas or secure window) and no reading of the screenshot was had");
+  v.doubt("the tap lands where nothing can be read");
+}
+
+function doubtIfRiskyPane(s: Scene, v: Verdict, pane: Pane, label: string): void {
+  for (const { text } of pane.texts) {
+    const amount = findAmount(text);
+    const verb = amount ? null : findVerb(s.w, prepare(text), COMMIT_CATEGORIES);
+    if (amount || verb) {
+      v.doubt(`${q(label)} sits on a screen that mentions ${amount ?? verb!.word}`);
+      return;
+    }
+  }
+}
