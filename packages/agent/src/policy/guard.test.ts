@@ -43,6 +43,20 @@ describe("guard model", () => {
     expect(req.text).toContain("say normal");
   });
 
+  it("is asked about a commit-shaped action the rules leave normal, told why, and may raise it", async () => {
+    const go = node({ className: "android.widget.Button", resourceId: "android:id/button1", text: "Continue", packageName: "com.example.news" });
+    const panel = node({ className: "android.widget.FrameLayout", clickable: false, resourceId: "android:id/parentPanel", children: [node({ className: "android.widget.TextView", clickable: false, text: "Unlock every story with Plus" }), go] });
+    const screen = node({ className: "android.widget.FrameLayout", clickable: false, children: [panel] });
+    const tap: Action = { type: "click", x: 500, y: 500 };
+    const c = { target: go, tree: screen, packageName: "com.example.news" };
+    const rules = decidePermission(tap, c);
+    expect(rules).toMatchObject({ tier: "normal", commitShaped: true, unsure: true });
+    const guard = await guardSaying({ text: '{"tier":"high_risk","category":"money","reason":"Continuing starts a paid Plus subscription."}' });
+    const out = await consultGuard(guard, tap, c, rules);
+    expect(out.decision).toMatchObject({ tier: "high_risk", kind: "money", ruleId: "guard.raise" });
+    expect(server!.requests[0]!.text).toContain("commits what this screen shows");
+  });
+
   it("can never lower: a 'normal' verdict keeps the rules' tier and is noted", async () => {
     const rules = decidePermission(click, ctx);
     const guard = await guardSaying({ text: '{"tier":"normal","reason":"Looks harmless."}' });
