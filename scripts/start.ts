@@ -1,14 +1,18 @@
 // The product on embedded defaults: Postgres (embedded in .data/postgres unless DATABASE_URL is set), migrations,
 // the API, the web app and a virtual phone. Prints the URL; Ctrl-C stops everything.
+// Its output holds no secret that outlives its use (start-output.ts).
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { setupTokenValid } from "../apps/api/src/auth/one-time-links.ts";
+import { createDb } from "../packages/state/src/db/client.ts";
 import { applyMigrations, redact } from "../packages/state/src/db/migrate.ts";
 import { startEmbeddedPostgres, type RunningPostgres } from "../packages/state/src/db/embedded-postgres.ts";
 import { provisionProductDatabase } from "../packages/state/src/db/provision.ts";
 import { readOrCreateSecret } from "../packages/state/src/db/secret-file.ts";
 import { DEFAULT_PORTS } from "../packages/virtual-phone/src/default-ports.ts";
 import { demoPhoneArgs } from "./demo-phone.ts";
+import { accountsNote, maskControlToken } from "./start-output.ts";
 import { ensureWebBuild } from "./web-build.ts";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -58,8 +62,7 @@ function launch(name: string, args: string[], env: Record<string, string>): void
   // Own process group, so stopping reaches npx's grandchildren (tsx, next) too.
   const child = spawn("npx", args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
   const prefix = (chunk: Buffer) =>
-    chunk
-      .toString()
+    maskControlToken(chunk.toString(), phoneControl.token)
       .split("\n")
       .filter((l) => l.trim())
       .map((l) => `[${name}] ${l}`)
@@ -89,6 +92,7 @@ function readPhoneControl(text: string): void {
   phoneControl.token ??= /Control token\s+(\S+)/.exec(text)?.[1];
   if (phoneControl.url && phoneControl.token) phoneControlKnown();
 }
+
 if (existsSync(join(root, "packages/virtual-phone/src/cli.ts"))) {
   launch("phone", ["tsx", ...demoPhoneArgs({ root, ports: phonePorts, webPort })], {});
   await Promise.race([phoneControlRead, new Promise((r) => setTimeout(r, 30_000))]);
@@ -113,7 +117,19 @@ launch("web", ["next", dev ? "dev" : "start", "apps/web", "-p", String(webPort),
 await waitFor(`${apiUrl}/health`, "API");
 await waitFor(`http://${host}:${webPort}/`, "web app");
 console.log(`\nPhoneLoop is running: http://${host}:${webPort}  (API ${apiUrl}; virtual phone: adb connect ${host}:${phonePorts.adb})\nPress Ctrl-C to stop.`);
-if (setupLink) console.log(`\nFirst start: open this one-time link to create your admin account and team:\n  ${setupLink}\n`);
+console.log(accountsNote({ setupLink, linkOpens: await setupLinkOpens(setupLink), webUrl: `http://${host}:${webPort}` }));
+
+/** Whether the setup link the API printed still opens setup (nobody used it while the web app started). */
+async function setupLinkOpens(link: string | undefined): Promise<boolean> {
+  const token = link && URL.canParse(link) ? new URL(link).searchParams.get("token") : null;
+  if (!token || !databaseUrl) return false;
+  const db = createDb(databaseUrl, { max: 1 });
+  try {
+    return await setupTokenValid(db, token);
+  } finally {
+    await db.$disconnect();
+  }
+}
 
 async function stop(code: number): Promise<void> {
   if (stopping) return;
