@@ -10,7 +10,7 @@ import { signUpMember, type SignedUpMember } from "./auth/testing.ts";
 import { useApiServer } from "./use-api-server.ts";
 import { STATE_TO_TRPC_CODE } from "./errors.ts";
 import { createApiClient } from "@phoneloop/client";
-import { allowAnyone, createCallerFactory, createTRPCContext, createTRPCRouter } from "./trpc.ts";
+import { anyoneProcedure, createCallerFactory, createTRPCContext, createTRPCRouter } from "./trpc.ts";
 
 const t = useTestDatabase();
 const api = useApiServer(t);
@@ -42,9 +42,12 @@ async function failure(p: Promise<unknown>): Promise<{ status: number; code: str
 }
 
 describe("state error codes", () => {
+  // At a path whose permissions-table row is "anyone" (share.open), so the anonymous caller reaches the handler.
   const router = createTRPCRouter({
-    fail: allowAnyone(z.enum(StateErrorCode)).query(({ input }) => {
-      throw new StateError(input, `refused with ${input}`, { why: "test" });
+    share: createTRPCRouter({
+      open: anyoneProcedure(z.enum(StateErrorCode)).query(({ input }) => {
+        throw new StateError(input, `refused with ${input}`, { why: "test" });
+      }),
     }),
   });
   const caller = createCallerFactory(router)(createTRPCContext({ services: { db: undefined as never, events: undefined as never }, principal: { kind: "anonymous" } }));
@@ -59,7 +62,7 @@ describe("state error codes", () => {
   };
   for (const code of Object.values(StateErrorCode)) {
     it(`${code} → ${STATE_TO_TRPC_CODE[code]} (${expected[code]}), message kept`, async () => {
-      const error = await caller.fail(code).then(
+      const error = await caller.share.open(code).then(
         () => undefined,
         (e: unknown) => e as Parameters<typeof getHTTPStatusCodeFromError>[0] & { message: string; cause: unknown },
       );

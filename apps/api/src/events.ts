@@ -176,7 +176,16 @@ export interface StreamEventsInit {
   workspaceId: string;
   goalId?: string | undefined;
   signal?: AbortSignal | undefined;
+  /**
+   * Decides the caller again, from current membership and tokens; an error it answers ends the stream with that
+   * error. Run on every event of the workspace that changes someone's access (ACCESS_OPERATORS), before any later
+   * event is delivered, so access that ended delivers nothing committed after it.
+   */
+  recheck?: () => Promise<Error | null>;
 }
+
+/** The events after which an open stream decides its caller again: membership and agent tokens. */
+export const ACCESS_OPERATORS: ReadonlySet<string> = new Set(["member.remove", "member.setRole", "agentToken.revoke", "agentToken.reassign"]);
 
 /** Cap on undelivered events per subscriber: past it the stream ends and the client resumes from its cursor. */
 const MAX_BUFFERED = 5_000;
@@ -195,7 +204,29 @@ export async function openEventStream(init: StreamEventsInit): Promise<AsyncGene
   let wake: (() => void) | undefined;
   let overflowed = false;
   let closed = false;
+  // The caller's re-decision after an access event: pending while it runs, its refusal ends the stream.
+  let checking: Promise<void> | undefined;
+  let refused: Error | undefined;
+  const recheck = init.recheck;
   const unsubscribe = hub.subscribe((e) => {
+    if (recheck && e.workspaceId === workspaceId && ACCESS_OPERATORS.has(e.operator)) {
+      const previous = checking ?? Promise.resolve();
+      const current: Promise<void> = previous
+        .then(() => recheck())
+        .then(
+          (error) => {
+            refused ??= error ?? undefined;
+          },
+          (error: unknown) => {
+            refused ??= error instanceof Error ? error : new Error(String(error));
+          },
+        )
+        .finally(() => {
+          if (checking === current) checking = undefined;
+          wake?.();
+        });
+      checking = current;
+    }
     if (!matches(e)) return;
     if (buffer.length >= MAX_BUFFERED) overflowed = true;
     else buffer.push(e);
@@ -236,6 +267,8 @@ export async function openEventStream(init: StreamEventsInit): Promise<AsyncGene
         }
       }
       while (!closed && !overflowed) {
+        if (checking) await checking;
+        if (refused) throw refused;
         const next = buffer.shift();
         if (next) {
           const id = BigInt(next.id);
@@ -245,6 +278,7 @@ export async function openEventStream(init: StreamEventsInit): Promise<AsyncGene
           }
           continue;
         }
+        if (checking || refused) continue;
         await new Promise<void>((resolve) => (wake = resolve));
         wake = undefined;
       }

@@ -27,7 +27,7 @@ describe("policy rules through the API", () => {
     expect(await a.admin.policy.save({ rules: { words: { money: ["zahlen"] } } })).toMatchObject({ version: 1, createdBy: a.adminId });
     expect(await a.admin.policy.save({ rules: { words: { money: ["zahlen"] }, alwaysAsk: [{ app: "com.acme.hr", label: "Approve leave" }] } })).toMatchObject({ version: 2 });
     expect(await a.viewer.policy.get({})).toMatchObject({ version: 2, rules: { alwaysAsk: [{ app: "com.acme.hr", label: "Approve leave" }] } });
-    const agent = as({ kind: "agent", agentId: null, tokenId: "tok_1", workspaceId: a.ws });
+    const agent = as({ kind: "agent", agentId: null, tokenId: "tok_1", workspaceId: a.ws, issuedBy: a.adminId, issuerRole: "admin", tab: false });
     expect((await agent.policy.get({}))?.version).toBe(2);
     expect((await failure(agent.policy.save({ rules: {} })))?.code).toBe("FORBIDDEN");
   });

@@ -1,17 +1,19 @@
 // context → initTRPC → procedures, in that order. The context does not depend on the transport: the HTTP handler
 // resolves the caller (resolvePrincipal) and tests build it with a principal directly.
 //
-// One authorization point: every procedure is made with `allow(permission, input)`, which declares the permission
-// it needs; the middleware here answers 401 to an anonymous caller, 403 to one whose role lacks the permission and
-// 404 when the input names a row of another workspace. Handlers never re-check, and never read who acts from input.
+// One authorization point: every procedure is made with `procedure(input)`; who may call it is its row in the one
+// permissions table (permissions.ts), which the middleware here reads by the procedure's path: 401 to an anonymous
+// caller, 403 to one whose role (or agent token) lacks it, 404 when the input names a row of another workspace.
+// Handlers never re-check, and never read who acts from input.
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import type { z } from "zod";
-import { holds, isStateError, PERMISSION_HOLDERS, scopeToWorkspace, type Db, type Permission } from "@phoneloop/state";
+import { isStateError, scopeToWorkspace, type Db } from "@phoneloop/state";
 import { describeIssues, inputIssues, toTRPCError, type InputIssue } from "./errors.ts";
 import type { EventHub } from "./events.ts";
 import { itemwiseInputTransformer, refuseUnstorableInput } from "./input-guard.ts";
 import type { Principal } from "./auth/principal.ts";
+import { refusal, SIGN_IN } from "./permissions.ts";
 import { newSecret } from "./auth/secret-key.ts";
 import { modelSettingsStore, type ModelSettingsStore } from "./model-settings.ts";
 import type { DemoPhoneControl } from "./demo-phone.ts";
@@ -33,15 +35,8 @@ export function createTRPCContext(opts: { services: ApiServices; principal: Prin
 }
 export type Context = ReturnType<typeof createTRPCContext>;
 
-/** What a procedure declares: a permission, or "anyone" for the few a share link or a signed-out person may call. */
-export type Access = Permission | "anyone";
-export interface ProcedureMeta {
-  access: Access;
-}
-
 const t = initTRPC
   .context<Context>()
-  .meta<ProcedureMeta>()
   .create({
     // superjson both ways; inputs decoded item by item, so one undecodable batch item fails alone.
     transformer: { input: itemwiseInputTransformer, output: superjson },
@@ -84,31 +79,14 @@ const stateErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
-type Caller =
-  | { kind: "member"; userId: string; workspaceId: string; role: string }
-  | { kind: "agent"; agentId: string | null; tokenId: string; workspaceId: string }
-  | { kind: "share"; shareId: string; runId: string; workspaceId: string };
+type Caller = Exclude<Principal, { kind: "anonymous" }>;
 
-const SIGN_IN =
-  "Sign in first (the web app), or send an agent token as `Authorization: Bearer plt_…` " +
-  "(the headless agent reads it from PHONELOOP_AGENT_TOKEN or --agent-token-file).";
-
-/** 401 / 403 before the input is even read: who calls, and whether their role holds the permission. */
-const permitted = t.middleware(({ ctx, meta, next }) => {
-  const access = meta?.access;
-  // A procedure made without allow() has no declared permission: refuse it rather than guess.
-  if (!access) throw new TRPCError({ code: "FORBIDDEN", message: "This procedure declares no permission; the API refuses it." });
+/** 401 / 403 before the input is even read: the permissions table's row for this procedure, against who calls now. */
+const permitted = t.middleware(({ ctx, path, next }) => {
+  const refused = refusal(ctx.principal, path);
+  if (refused) throw new TRPCError(refused);
   const p = ctx.principal;
-  if (access === "anyone") return next({ ctx: { caller: null as Caller | null } });
-  if (p.kind === "anonymous") throw new TRPCError({ code: "UNAUTHORIZED", message: SIGN_IN });
-  if (p.kind === "share") throw new TRPCError({ code: "UNAUTHORIZED", message: `A share link opens only its run's replay. ${SIGN_IN}` });
-  const holder = p.kind === "member" ? p.role : "agent";
-  if (!holds(holder, access)) {
-    const who = PERMISSION_HOLDERS[access].map((h) => (h === "agent" ? "an agent" : h)).join(", ");
-    const you = p.kind === "member" ? `your role here is ${p.role}` : "an agent token cannot do this";
-    throw new TRPCError({ code: "FORBIDDEN", message: `This needs the "${access}" permission (${who}); ${you}. Ask an admin if you need it.` });
-  }
-  return next({ ctx: { caller: p as Caller | null } });
+  return next({ ctx: { caller: (p.kind === "anonymous" ? null : p) as Caller | null } });
 });
 
 /** Fields that name the agent acting: an agent token acts only as the agent it registered. */
@@ -157,12 +135,12 @@ const storable = t.middleware(async ({ getRawInput, next }) => {
 const base = t.procedure.use(stateErrors).use(storable);
 
 /**
- * The only way to make a procedure: the permission it needs and its input. The handler's ctx carries `caller`
- * (the principal), `workspaceId` and `actor` (for OperatorContext) — never anything from the request body.
+ * The only way to make a procedure: its input. Who may call it is its row in the permissions table
+ * (permissions.ts), read here by path. The handler's ctx carries `caller` (the principal), `workspaceId` and
+ * `actor` (for OperatorContext) — never anything from the request body.
  */
-export function allow<S extends z.ZodType>(access: Permission, input: S) {
+export function procedure<S extends z.ZodType>(input: S) {
   return base
-    .meta({ access })
     .use(permitted)
     .input(input)
     .use(scoped)
@@ -172,7 +150,7 @@ export function allow<S extends z.ZodType>(access: Permission, input: S) {
     });
 }
 
-/** For the few procedures a signed-out person may call (a share link's token is their input). */
-export function allowAnyone<S extends z.ZodType>(input: S) {
-  return base.meta({ access: "anyone" }).use(permitted).input(input);
+/** For the few procedures whose row is "anyone": a share link's token is their input, a signed-out person calls them. */
+export function anyoneProcedure<S extends z.ZodType>(input: S) {
+  return base.use(permitted).input(input);
 }

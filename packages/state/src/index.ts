@@ -93,8 +93,13 @@ export {
   issueAgentToken,
   IssueAgentTokenInput,
   verifyAgentToken,
+  agentTokenStanding,
   revokeAgentToken,
   RevokeAgentTokenInput,
+  reassignAgentToken,
+  ReassignAgentTokenInput,
+  REVOKED_REASONS,
+  type RevokedReason,
   listAgentTokens,
   ListAgentTokensInput,
   type VerifiedAgentToken,
@@ -114,7 +119,7 @@ export {
 } from "./services/workspace/shares.ts";
 export { savePolicyRules, SavePolicyRulesInput, currentPolicyRules, CurrentPolicyRulesInput, type PolicyRulesView } from "./services/workspace/policy-rules.ts";
 export { scopeToWorkspace, SCOPED_FIELDS, type ScopedField } from "./services/workspace/scope.ts";
-export { saveSkill, SaveSkillInput, listSkills, ListSkillsInput, updateSkill, UpdateSkillInput, recordSkillUse, RecordSkillUseInput, deleteSkill, SkillRefInput, type SkillView } from "./services/skill/skills.ts";
+export { saveSkill, SaveSkillInput, listSkills, ListSkillsInput, updateSkill, UpdateSkillInput, recordSkillUse, RecordSkillUseInput, recordSkillValidation, deleteSkill, SkillRefInput, type SkillView } from "./services/skill/skills.ts";
 export { saveShortcuts, SaveShortcutsInput, listShortcuts, ListShortcutsInput, recordShortcutValidation, RecordShortcutValidationInput, type ShortcutView } from "./services/shortcut/shortcuts.ts";
 export { addLessons, AddLessonsInput, listLessons, ListLessonsInput, updateLesson, UpdateLessonInput, deleteLesson, LessonRefInput, type LessonView } from "./services/lesson/lessons.ts";
 export { startSuiteRun, StartSuiteRunInput } from "./services/suite/start-suite-run.ts";

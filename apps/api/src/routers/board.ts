@@ -10,19 +10,19 @@ import {
   GoalListInput,
   PAGE_LIMIT,
 } from "@phoneloop/state";
-import { allow } from "../trpc.ts";
+import { procedure } from "../trpc.ts";
 
 export const boardRouter = {
   /** A goal's board: lanes by todo state, one card per todo. */
-  get: allow("read", BoardInput).query(({ ctx, input }) => board(ctx.db, input)),
+  get: procedure(BoardInput).query(({ ctx, input }) => board(ctx.db, input)),
   /** Who must act next, across the workspace's goals or for one. */
-  attention: allow("read", AttentionQueueInput.omit({ workspaceId: true })).query(({ ctx, input }) =>
+  attention: procedure(AttentionQueueInput.omit({ workspaceId: true })).query(({ ctx, input }) =>
     attentionQueue(ctx.db, { ...input, workspaceId: ctx.workspaceId }),
   ),
   /** A goal's events in id order, paged (the cursor is an event id). */
-  history: allow("read", GoalHistoryInput).query(({ ctx, input }) => goalHistory(ctx.db, input)),
+  history: procedure(GoalHistoryInput).query(({ ctx, input }) => goalHistory(ctx.db, input)),
   /** The workspace's goals, newest first, with their todo counts per state: the way into a board. */
-  goals: allow("read", GoalListInput.omit({ workspaceId: true }).default({ limit: PAGE_LIMIT.default })).query(({ ctx, input }) =>
+  goals: procedure(GoalListInput.omit({ workspaceId: true }).default({ limit: PAGE_LIMIT.default })).query(({ ctx, input }) =>
     goalList(ctx.db, { ...input, workspaceId: ctx.workspaceId }),
   ),
 } satisfies TRPCRouterRecord;

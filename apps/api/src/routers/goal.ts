@@ -18,7 +18,7 @@ import {
   updateGoal,
   UpdateGoalInput,
 } from "@phoneloop/state";
-import { allow } from "../trpc.ts";
+import { procedure } from "../trpc.ts";
 
 /** The limits a goal may be created with: a window and at least one cap (money in micro-dollars). */
 const GoalQuotaInput = z
@@ -27,14 +27,14 @@ const GoalQuotaInput = z
 
 export const goalRouter = {
   /** One goal: objective, bounds, non-goals, status. */
-  get: allow("read", GoalDetailInput).query(({ ctx, input }) => goalDetail(ctx.db, input)),
+  get: procedure(GoalDetailInput).query(({ ctx, input }) => goalDetail(ctx.db, input)),
   /** A page of the goal's runs, newest first, with the lease a running run's agent holds: what a tab may resume. */
-  runs: allow("read", GoalRunsInput).query(({ ctx, input }) => goalRuns(ctx.db, input)),
+  runs: procedure(GoalRunsInput).query(({ ctx, input }) => goalRuns(ctx.db, input)),
   /**
    * In the caller's workspace; the caller is its creator. A `quota` caps the new goal from its first step (one
    * transaction with the goal): a cap on one's own new goal only restricts, so it needs no admin; changing it later does.
    */
-  create: allow("run", CreateGoalInput.omit({ workspaceId: true }).extend({ quota: GoalQuotaInput.optional() })).mutation(({ ctx, input }) => {
+  create: procedure(CreateGoalInput.omit({ workspaceId: true }).extend({ quota: GoalQuotaInput.optional() })).mutation(({ ctx, input }) => {
     const { quota, ...goal } = input;
     if (!quota) return createGoal(ctx.db, { ...goal, workspaceId: ctx.workspaceId }, { actor: ctx.actor });
     return ctx.db.$transaction(async (tx) => {
@@ -43,10 +43,10 @@ export const goalRouter = {
       return created;
     });
   }),
-  update: allow("run", UpdateGoalInput).mutation(({ ctx, input }) => updateGoal(ctx.db, input, { actor: ctx.actor })),
-  pause: allow("run", GoalStatusChangeInput).mutation(({ ctx, input }) => pauseGoal(ctx.db, input, { actor: ctx.actor })),
-  resume: allow("run", GoalStatusChangeInput).mutation(({ ctx, input }) => resumeGoal(ctx.db, input, { actor: ctx.actor })),
-  cancel: allow("run", GoalStatusChangeInput).mutation(({ ctx, input }) => cancelGoal(ctx.db, input, { actor: ctx.actor })),
+  update: procedure(UpdateGoalInput).mutation(({ ctx, input }) => updateGoal(ctx.db, input, { actor: ctx.actor })),
+  pause: procedure(GoalStatusChangeInput).mutation(({ ctx, input }) => pauseGoal(ctx.db, input, { actor: ctx.actor })),
+  resume: procedure(GoalStatusChangeInput).mutation(({ ctx, input }) => resumeGoal(ctx.db, input, { actor: ctx.actor })),
+  cancel: procedure(GoalStatusChangeInput).mutation(({ ctx, input }) => cancelGoal(ctx.db, input, { actor: ctx.actor })),
   /** A person completes a goal whose todos are all done (the attention queue proposes it); refused while work is open. */
-  complete: allow("run", GoalStatusChangeInput).mutation(({ ctx, input }) => completeGoal(ctx.db, input, { actor: ctx.actor })),
+  complete: procedure(GoalStatusChangeInput).mutation(({ ctx, input }) => completeGoal(ctx.db, input, { actor: ctx.actor })),
 } satisfies TRPCRouterRecord;

@@ -3,25 +3,25 @@ import { z } from "zod";
 import { REFERENCE_POLICY_LABEL, REFERENCE_POLICY_MODEL } from "@phoneloop/reference-policy";
 import { MODEL_ROLES, ModelSettingsInput } from "../model-settings.ts";
 import { testModelConnection } from "../model-connection.ts";
-import { allow } from "../trpc.ts";
+import { procedure } from "../trpc.ts";
 
 export const modelSettingsRouter = {
   /** The workspace's model endpoint, models and prices; the key only as "set or not". Members read, admins write. */
-  get: allow("read", z.object({}).default({})).query(({ ctx }) => ctx.modelSettings.view(ctx.workspaceId)),
+  get: procedure(z.object({}).default({})).query(({ ctx }) => ctx.modelSettings.view(ctx.workspaceId)),
   /**
    * What runs in this workspace call: its endpoint's models, or — with none configured — the demo model (the
    * reference policy, which is no AI), with the label to show wherever a run's model is named.
    */
-  status: allow("read", z.object({}).default({})).query(async ({ ctx }) => {
+  status: procedure(z.object({}).default({})).query(async ({ ctx }) => {
     const view = await ctx.modelSettings.view(ctx.workspaceId);
     if (!view) return { mode: "demo" as const, label: REFERENCE_POLICY_LABEL, models: Object.fromEntries(MODEL_ROLES.map((r) => [r, REFERENCE_POLICY_MODEL])) as Record<(typeof MODEL_ROLES)[number], string> };
     return { mode: "configured" as const, label: null, models: view.models };
   }),
   /** Leave apiKey out to keep the stored one. */
-  set: allow("admin", ModelSettingsInput).mutation(({ ctx, input }) => ctx.modelSettings.set(ctx.workspaceId, input, ctx.actor)),
+  set: procedure(ModelSettingsInput).mutation(({ ctx, input }) => ctx.modelSettings.set(ctx.workspaceId, input, ctx.actor)),
   /**
    * "Test connection": one tiny chat completion per role with the saved endpoint, key and model (the demo model
    * when none is saved). Answers per role: ok, the model that answered and the time, or what failed and what to do.
    */
-  test: allow("admin", z.object({}).default({})).mutation(async ({ ctx }) => testModelConnection(await ctx.modelSettings.upstream(ctx.workspaceId))),
+  test: procedure(z.object({}).default({})).mutation(async ({ ctx }) => testModelConnection(await ctx.modelSettings.upstream(ctx.workspaceId))),
 } satisfies TRPCRouterRecord;

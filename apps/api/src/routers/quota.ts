@@ -1,11 +1,11 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { setQuotaPolicy, SetQuotaPolicyInput, shouldRun, ShouldRunInput, spendQuota, SpendQuotaInput } from "@phoneloop/state";
-import { allow } from "../trpc.ts";
+import { procedure } from "../trpc.ts";
 
 export const quotaRouter = {
-  setPolicy: allow("admin", SetQuotaPolicyInput).mutation(({ ctx, input }) => setQuotaPolicy(ctx.db, input, { actor: ctx.actor })),
+  setPolicy: procedure(SetQuotaPolicyInput).mutation(({ ctx, input }) => setQuotaPolicy(ctx.db, input, { actor: ctx.actor })),
   /** Asked before a turn: run, or skip with the reason. Spends nothing. */
-  shouldRun: allow("run", ShouldRunInput).query(({ ctx, input }) => shouldRun(ctx.db, input, { actor: ctx.actor })),
+  shouldRun: procedure(ShouldRunInput).query(({ ctx, input }) => shouldRun(ctx.db, input, { actor: ctx.actor })),
   /** After a validated turn; a repeated key spends once. */
-  spend: allow("run", SpendQuotaInput).mutation(({ ctx, input }) => spendQuota(ctx.db, input, { actor: ctx.actor })),
+  spend: procedure(SpendQuotaInput).mutation(({ ctx, input }) => spendQuota(ctx.db, input, { actor: ctx.actor })),
 } satisfies TRPCRouterRecord;

@@ -1,10 +1,10 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { listShortcuts, ListShortcutsInput, PAGE_LIMIT, recordShortcutValidation, RecordShortcutValidationInput, saveShortcuts, SaveShortcutsInput } from "@phoneloop/state";
-import { allow } from "../trpc.ts";
+import { procedure } from "../trpc.ts";
 
 /** Deeplink shortcuts of the caller's workspace, per app version: agents discover and validate them. */
 export const shortcutRouter = {
-  list: allow("read", ListShortcutsInput.omit({ workspaceId: true }).default({ limit: PAGE_LIMIT.default })).query(({ ctx, input }) => listShortcuts(ctx.db, { ...input, workspaceId: ctx.workspaceId })),
-  save: allow("run", SaveShortcutsInput.omit({ workspaceId: true })).mutation(({ ctx, input }) => saveShortcuts(ctx.db, { ...input, workspaceId: ctx.workspaceId }, { actor: ctx.actor })),
-  recordValidation: allow("run", RecordShortcutValidationInput.omit({ workspaceId: true })).mutation(({ ctx, input }) => recordShortcutValidation(ctx.db, { ...input, workspaceId: ctx.workspaceId }, { actor: ctx.actor })),
+  list: procedure(ListShortcutsInput.omit({ workspaceId: true }).default({ limit: PAGE_LIMIT.default })).query(({ ctx, input }) => listShortcuts(ctx.db, { ...input, workspaceId: ctx.workspaceId })),
+  save: procedure(SaveShortcutsInput.omit({ workspaceId: true })).mutation(({ ctx, input }) => saveShortcuts(ctx.db, { ...input, workspaceId: ctx.workspaceId }, { actor: ctx.actor })),
+  recordValidation: procedure(RecordShortcutValidationInput.omit({ workspaceId: true })).mutation(({ ctx, input }) => recordShortcutValidation(ctx.db, { ...input, workspaceId: ctx.workspaceId }, { actor: ctx.actor })),
 } satisfies TRPCRouterRecord;

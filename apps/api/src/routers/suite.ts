@@ -12,16 +12,16 @@ import {
   SuiteRunListInput,
   PAGE_LIMIT,
 } from "@phoneloop/state";
-import { allow } from "../trpc.ts";
+import { procedure } from "../trpc.ts";
 
 export const suiteRouter = {
   /** Suite runs, newest first, each with its figures (success rate and its Wilson interval, means, cost). */
-  list: allow("read", SuiteRunListInput.omit({ workspaceId: true }).default({ limit: PAGE_LIMIT.default })).query(({ ctx, input }) => suiteRunList(ctx.db, { ...input, workspaceId: ctx.workspaceId })),
+  list: procedure(SuiteRunListInput.omit({ workspaceId: true }).default({ limit: PAGE_LIMIT.default })).query(({ ctx, input }) => suiteRunList(ctx.db, { ...input, workspaceId: ctx.workspaceId })),
   /** One suite run with every attempt (task, seed, score, steps, tokens, cost, the run to replay). */
-  get: allow("read", SuiteRunDetailInput).query(({ ctx, input }) => suiteRunDetail(ctx.db, input)),
+  get: procedure(SuiteRunDetailInput).query(({ ctx, input }) => suiteRunDetail(ctx.db, input)),
   /** The suite runner (an agent token, or an operator) begins a suite run in the caller's workspace. */
-  start: allow("run", StartSuiteRunInput.omit({ workspaceId: true })).mutation(({ ctx, input }) => startSuiteRun(ctx.db, { ...input, workspaceId: ctx.workspaceId }, { actor: ctx.actor })),
+  start: procedure(StartSuiteRunInput.omit({ workspaceId: true })).mutation(({ ctx, input }) => startSuiteRun(ctx.db, { ...input, workspaceId: ctx.workspaceId }, { actor: ctx.actor })),
   /** One attempt's outcome; recording the same task and seed again returns the first. */
-  recordAttempt: allow("run", RecordSuiteAttemptInput).mutation(({ ctx, input }) => recordSuiteAttempt(ctx.db, input, { actor: ctx.actor })),
-  finish: allow("run", FinishSuiteRunInput).mutation(({ ctx, input }) => finishSuiteRun(ctx.db, input, { actor: ctx.actor })),
+  recordAttempt: procedure(RecordSuiteAttemptInput).mutation(({ ctx, input }) => recordSuiteAttempt(ctx.db, input, { actor: ctx.actor })),
+  finish: procedure(FinishSuiteRunInput).mutation(({ ctx, input }) => finishSuiteRun(ctx.db, input, { actor: ctx.actor })),
 } satisfies TRPCRouterRecord;

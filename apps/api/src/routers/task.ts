@@ -1,7 +1,7 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
 import { loadScenario, taskGoal, type Task } from "@phoneloop/virtual-phone";
-import { allow } from "../trpc.ts";
+import { procedure } from "../trpc.ts";
 
 /** A built-in task of the virtual phone's pack, as a goal's starting point: what to ask, how it is judged. */
 export interface BuiltinTask {
@@ -42,5 +42,5 @@ export function builtinTasks(): BuiltinTask[] {
 
 export const taskRouter = {
   /** The virtual phone's built-in tasks, to create a goal from (the demo phone runs them). */
-  list: allow("read", z.object({}).default({})).query((): BuiltinTask[] => builtinTasks()),
+  list: procedure(z.object({}).default({})).query((): BuiltinTask[] => builtinTasks()),
 } satisfies TRPCRouterRecord;

@@ -27,24 +27,24 @@ import {
   writebackTodo,
   WritebackTodoInput,
 } from "@phoneloop/state";
-import { allow } from "../trpc.ts";
+import { procedure } from "../trpc.ts";
 
 export const todoRouter = {
   /** A goal's todos in plan order with inputs, outputs, capabilities, values, holder and open gate. */
-  list: allow("read", TodoListInput).query(({ ctx, input }) => todoList(ctx.db, input)),
-  add: allow("run", AddTodosInput).mutation(({ ctx, input }) => addTodos(ctx.db, input, { actor: ctx.actor })),
+  list: procedure(TodoListInput).query(({ ctx, input }) => todoList(ctx.db, input)),
+  add: procedure(AddTodosInput).mutation(({ ctx, input }) => addTodos(ctx.db, input, { actor: ctx.actor })),
   /** add / reorder / supersede ops in one transaction; a repeated idempotencyKey returns the stored result. */
-  replan: allow("run", ReplanTodosInput).mutation(({ ctx, input }) => replanTodos(ctx.db, input, { actor: ctx.actor })),
+  replan: procedure(ReplanTodosInput).mutation(({ ctx, input }) => replanTodos(ctx.db, input, { actor: ctx.actor })),
   /** The next eligible todo of the agent's workspace, in order (reclaiming an expired lease), in one statement. */
-  claimNext: allow("run", ClaimNextInput).mutation(({ ctx, input }) => claimNext(ctx.db, input, { actor: ctx.actor })),
+  claimNext: procedure(ClaimNextInput).mutation(({ ctx, input }) => claimNext(ctx.db, input, { actor: ctx.actor })),
   /** A named todo (an explicit claim). */
-  claim: allow("run", ClaimTodoInput).mutation(({ ctx, input }) => claimTodo(ctx.db, input, { actor: ctx.actor })),
-  start: allow("run", StartTodoInput).mutation(({ ctx, input }) => startTodo(ctx.db, input, { actor: ctx.actor })),
-  validate: allow("run", ValidateTodoInput).mutation(({ ctx, input }) => validateTodo(ctx.db, input, { actor: ctx.actor })),
-  writeback: allow("run", WritebackTodoInput).mutation(({ ctx, input }) => writebackTodo(ctx.db, input, { actor: ctx.actor })),
-  complete: allow("run", CompleteTodoInput).mutation(({ ctx, input }) => completeTodo(ctx.db, input, { actor: ctx.actor })),
-  fail: allow("run", FailTodoInput).mutation(({ ctx, input }) => failTodo(ctx.db, input, { actor: ctx.actor })),
-  block: allow("run", BlockTodoInput).mutation(({ ctx, input }) => blockTodo(ctx.db, input, { actor: ctx.actor })),
-  retry: allow("run", RetryTodoInput).mutation(({ ctx, input }) => retryTodo(ctx.db, input, { actor: ctx.actor })),
-  reopen: allow("run", ReopenTodoInput).mutation(({ ctx, input }) => reopenTodo(ctx.db, input, { actor: ctx.actor })),
+  claim: procedure(ClaimTodoInput).mutation(({ ctx, input }) => claimTodo(ctx.db, input, { actor: ctx.actor })),
+  start: procedure(StartTodoInput).mutation(({ ctx, input }) => startTodo(ctx.db, input, { actor: ctx.actor })),
+  validate: procedure(ValidateTodoInput).mutation(({ ctx, input }) => validateTodo(ctx.db, input, { actor: ctx.actor })),
+  writeback: procedure(WritebackTodoInput).mutation(({ ctx, input }) => writebackTodo(ctx.db, input, { actor: ctx.actor })),
+  complete: procedure(CompleteTodoInput).mutation(({ ctx, input }) => completeTodo(ctx.db, input, { actor: ctx.actor })),
+  fail: procedure(FailTodoInput).mutation(({ ctx, input }) => failTodo(ctx.db, input, { actor: ctx.actor })),
+  block: procedure(BlockTodoInput).mutation(({ ctx, input }) => blockTodo(ctx.db, input, { actor: ctx.actor })),
+  retry: procedure(RetryTodoInput).mutation(({ ctx, input }) => retryTodo(ctx.db, input, { actor: ctx.actor })),
+  reopen: procedure(ReopenTodoInput).mutation(({ ctx, input }) => reopenTodo(ctx.db, input, { actor: ctx.actor })),
 } satisfies TRPCRouterRecord;

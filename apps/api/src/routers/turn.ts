@@ -1,11 +1,11 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { recordTurnResult, RecordTurnResultInput, routeTurn, RouteTurnInput } from "@phoneloop/state";
-import { allow } from "../trpc.ts";
+import { procedure } from "../trpc.ts";
 
 export const turnRouter = {
   /** Before a turn: where it goes (ready_for_host, wait, blocked, …). */
-  route: allow("run", RouteTurnInput).mutation(({ ctx, input }) => routeTurn(ctx.db, input, { actor: ctx.actor })),
+  route: procedure(RouteTurnInput).mutation(({ ctx, input }) => routeTurn(ctx.db, input, { actor: ctx.actor })),
   /** After a turn: its classified result, applied as one transition (and its spend, if validated). A repeated
    * idempotencyKey returns the first outcome with duplicate: true. */
-  result: allow("run", RecordTurnResultInput).mutation(({ ctx, input }) => recordTurnResult(ctx.db, input, { actor: ctx.actor })),
+  result: procedure(RecordTurnResultInput).mutation(({ ctx, input }) => recordTurnResult(ctx.db, input, { actor: ctx.actor })),
 } satisfies TRPCRouterRecord;

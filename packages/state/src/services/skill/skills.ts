@@ -126,6 +126,21 @@ export async function recordSkillUse(db: DbOrTx, raw: RecordSkillUseInput, ctx?:
   });
 }
 
+/**
+ * A replay of the skill on a fresh phone reached its end: the candidate becomes validated (the agent's record; a
+ * person's edits and status changes are updateSkill). A skill a person disabled stays disabled.
+ */
+export async function recordSkillValidation(db: DbOrTx, raw: SkillRefInput, ctx?: OperatorContext): Promise<SkillView> {
+  const i = parseInput(SkillRefInput, raw, "skill.recordValidation");
+  return inTx(db, async (tx) => {
+    const before = await held(tx, i.workspaceId, i.skillId);
+    if (before.status !== "candidate") return viewOf(before);
+    const row = await tx.skill.update({ where: { id: before.id }, data: { status: "validated", updatedAt: await currentTime(tx, ctx) } });
+    await appendEvent(tx, { operator: "skill.recordValidation", actor: actorOf(ctx, undefined), subjectId: row.id, workspaceId: i.workspaceId, payload: { status: row.status, version: row.version } }, ctx);
+    return viewOf(row);
+  });
+}
+
 export async function deleteSkill(db: DbOrTx, raw: SkillRefInput, ctx?: OperatorContext): Promise<{ deleted: true }> {
   const i = parseInput(SkillRefInput, raw, "skill.delete");
   return inTx(db, async (tx) => {

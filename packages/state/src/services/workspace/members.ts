@@ -7,6 +7,7 @@ import { pageOf, PageFields, type Page } from "../../domain/page.ts";
 import { cursorOf, keysetPage, pageOrder } from "../../projections/page-query.ts";
 import { Id, RoleSchema } from "../../domain/schemas.ts";
 import { actorOf, appendEvent, inTx, isUniqueViolation, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
+import { revokeTokensOfIssuer } from "./agent-tokens.ts";
 
 export const AddMemberInput = z.object({ workspaceId: Id, userId: Id, role: RoleSchema });
 export type AddMemberInput = z.input<typeof AddMemberInput>;
@@ -45,13 +46,16 @@ export async function setMemberRole(db: DbOrTx, raw: SetMemberRoleInput, ctx?: O
 export const RemoveMemberInput = z.object({ workspaceId: Id, userId: Id });
 export type RemoveMemberInput = z.input<typeof RemoveMemberInput>;
 
+/** Removes the member and revokes every agent token they issued here (revokedReason issuer_removed), in one transaction. */
 export async function removeMember(db: DbOrTx, raw: RemoveMemberInput, ctx?: OperatorContext): Promise<{ removed: true }> {
   const i = parseInput(RemoveMemberInput, raw, "member.remove");
   return inTx(db, async (tx) => {
     const current = await lockMembership(tx, i.workspaceId, i.userId);
     if (current.role === "admin") await assertAnotherAdmin(tx, i.workspaceId, i.userId);
     await tx.membership.delete({ where: { id: current.id } });
-    await appendEvent(tx, { operator: "member.remove", actor: actorOf(ctx, "system"), subjectId: i.userId, workspaceId: i.workspaceId, payload: { role: current.role } }, ctx);
+    // Their agent tokens end with their membership (an admin re-owns one first to keep it: agentToken.reassign).
+    const revokedTokens = await revokeTokensOfIssuer(tx, i.workspaceId, i.userId, ctx);
+    await appendEvent(tx, { operator: "member.remove", actor: actorOf(ctx, "system"), subjectId: i.userId, workspaceId: i.workspaceId, payload: { role: current.role, revokedTokens } }, ctx);
     return { removed: true as const };
   });
 }

@@ -9,7 +9,7 @@ import { putBlob } from "../blob/put-blob.ts";
 import { getBlob } from "../blob/read-blob.ts";
 import { goalList } from "../../projections/goal-list.ts";
 import { addMember, listMembers, removeMember, setMemberRole } from "./members.ts";
-import { issueAgentToken, LAST_USED_RESOLUTION_MS, listAgentTokens, revokeAgentToken, verifyAgentToken } from "./agent-tokens.ts";
+import { agentTokenStanding, issueAgentToken, LAST_USED_RESOLUTION_MS, listAgentTokens, reassignAgentToken, revokeAgentToken, verifyAgentToken } from "./agent-tokens.ts";
 import { TAB_TOKEN_IDLE_MS } from "../../domain/agent-tokens.ts";
 import { scopeToWorkspace } from "./scope.ts";
 
@@ -87,13 +87,32 @@ describe("agent tokens", () => {
     const row = await t.db.agentToken.findUniqueOrThrow({ where: { id: tokenId } });
     expect(JSON.stringify(row)).not.toContain(token.slice(4));
     expect(row.lastUsedAt).toBeNull();
-    expect(await verifyAgentToken(t.db, token)).toEqual({ tokenId, workspaceId: workspace.id, agentId: null });
+    expect(await verifyAgentToken(t.db, token)).toEqual({ tokenId, workspaceId: workspace.id, agentId: null, issuedBy: admin.id, issuerRole: "admin", tab: false });
     expect((await listAgentTokens(t.db, { workspaceId: workspace.id })).items[0]).toMatchObject({ id: tokenId, name: "Worker", lastUsedAt: expect.any(Date), revokedAt: null });
     expect(await verifyAgentToken(t.db, `${token}x`)).toBeNull();
     const operator = await seedMember(t.db, "operator", workspace.id);
     expect((await err(revokeAgentToken(t.db, { workspaceId: workspace.id, tokenId, issuedBy: operator.userId })))?.code).toBe("NOT_FOUND");
     await revokeAgentToken(t.db, { workspaceId: workspace.id, tokenId });
     expect(await verifyAgentToken(t.db, token)).toBeNull();
+    expect((await listAgentTokens(t.db, { workspaceId: workspace.id })).items[0]).toMatchObject({ id: tokenId, revokedReason: "revoked" });
+  });
+
+  it("a token carries its issuer's current role and ends with the issuer's membership (revoked, issuer_removed)", async () => {
+    const { workspace, admin } = await seedWorkspace(t.db);
+    const operator = await seedMember(t.db, "operator", workspace.id);
+    const { token, tokenId } = await issueAgentToken(t.db, { workspaceId: workspace.id, name: "Worker", issuedBy: operator.userId });
+    expect(await verifyAgentToken(t.db, token)).toMatchObject({ issuedBy: operator.userId, issuerRole: "operator" });
+    await setMemberRole(t.db, { workspaceId: workspace.id, userId: operator.userId, role: "viewer" });
+    expect(await verifyAgentToken(t.db, token)).toMatchObject({ issuerRole: "viewer" });
+    const kept = await issueAgentToken(t.db, { workspaceId: workspace.id, name: "Kept", issuedBy: operator.userId });
+    await reassignAgentToken(t.db, { workspaceId: workspace.id, tokenId: kept.tokenId, userId: admin.id });
+    await removeMember(t.db, { workspaceId: workspace.id, userId: operator.userId });
+    expect(await verifyAgentToken(t.db, token)).toBeNull();
+    expect(await agentTokenStanding(t.db, tokenId)).toBeNull();
+    const listed = (await listAgentTokens(t.db, { workspaceId: workspace.id })).items;
+    expect(listed.find((x) => x.id === tokenId)).toMatchObject({ revokedAt: expect.any(Date), revokedReason: "issuer_removed" });
+    expect(await verifyAgentToken(t.db, kept.token)).toMatchObject({ issuedBy: admin.id, issuerRole: "admin" });
+    expect((await err(reassignAgentToken(t.db, { workspaceId: workspace.id, tokenId, userId: admin.id })))?.code).toBe("PRECONDITION_FAILED");
   });
 
   it("records its last use to the minute: a token at work moves lastUsedAt once a minute, not on every request", async () => {
