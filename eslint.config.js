@@ -73,8 +73,8 @@ export default tseslint.config(
   ),
   forbid(
     ["packages/agent/**"],
-    [...ours("web", "api", "state", "cli", "client"), "@prisma", "pg", "react", "next"],
-    "packages/agent talks to the state core only through its ControlPlane port (and the core's pure domain), and knows no Prisma.",
+    [...ours("web", "api", "state", "cli", "client", "ocr"), "@prisma", "pg", "react", "next"],
+    "packages/agent talks to the state core only through its ControlPlane port (and the core's pure domain), reads pixels only through its Ocr port, and knows no Prisma.",
     [],
     [STATE_DOMAIN],
   ),
@@ -82,8 +82,8 @@ export default tseslint.config(
   // (A later entry replaces the rule for the files it matches, so it repeats the list above.)
   forbid(
     ["packages/agent/src/**"],
-    [...ours("web", "api", "state", "cli", "client", "virtual-phone"), "@prisma", "pg", "react", "next"],
-    "The agent runtime reaches the state core only through ControlPlane and phones only through Device.",
+    [...ours("web", "api", "state", "cli", "client", "virtual-phone", "ocr"), "@prisma", "pg", "react", "next"],
+    "The agent runtime reaches the state core only through ControlPlane, phones only through Device and OCR only through Ocr.",
     ["**/*.test.ts", "**/testing/**"],
     [STATE_DOMAIN],
   ),
@@ -118,6 +118,7 @@ export default tseslint.config(
       // The phone and runtime code is the largest part of the app's scripts: every page would load it.
       { name: "@phoneloop/device", why: "Pages load the ADB stack only when a phone connects: `await import(\"@phoneloop/device\")` (its errors and the WebUSB check have their own subpaths)." },
       { name: "@phoneloop/agent", why: "Pages load the agent runtime only when the tab runs: through lib/runner.ts, imported with `await import()`." },
+      { name: "@phoneloop/ocr", why: "Pages load the OCR reader only when a run meets a blind screen: lib/runner.ts imports it with `await import()`." },
       { regex: "/lib/runner(\\.ts)?$", why: "lib/runner.ts carries the agent runtime: import it with `await import()` where the tab runs, so other pages do not load it." },
     ],
   ),
@@ -127,6 +128,13 @@ export default tseslint.config(
     ["packages/device/src/**"],
     [...ours("web", "api", "state", "agent", "cli"), "@prisma", "react", "next"],
     "packages/device knows phones, not the product around them.",
+  ),
+  // The OCR reader knows pixels and Tesseract; the agent's Ocr port matches it by shape. Its bench screens are drawn
+  // by the virtual phone's renderer.
+  forbid(
+    ["packages/ocr/**"],
+    [...ours("web", "api", "state", "agent", "device", "cli", "client"), "@prisma", "pg", "react", "next"],
+    "packages/ocr reads text from screenshots: it imports nothing of the product.",
   ),
   forbid(
     ["packages/virtual-phone/**"],

@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Ensures the Debian packages PhoneLoop's tests and virtual phone need: Chromium (browser tests), adb (the
-# conformance suite drives the virtual phone with Android's own client), CJK and DejaVu fonts (phone screens).
+# conformance suite drives the virtual phone with Android's own client), CJK, Arabic, Devanagari and DejaVu fonts
+# (phone screens), and Tesseract's language data for the OCR that reads blind screens (packages/ocr).
 set -euo pipefail
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v adb >/dev/null 2>&1 || need+=(adb)
-[ -d /usr/share/fonts/opentype/noto ] || [ -d /usr/share/fonts/truetype/noto ] || need+=(fonts-noto-cjk)
+[ -f /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc ] || need+=(fonts-noto-cjk)
 [ -d /usr/share/fonts/truetype/dejavu ] || need+=(fonts-dejavu-core)
+[ -f /usr/share/fonts/truetype/noto/NotoSansArabic-Regular.ttf ] && [ -f /usr/share/fonts/truetype/noto/NotoSansDevanagari-Regular.ttf ] || need+=(fonts-noto-core)
+for lang in eng chi-sim jpn ara hin; do
+  [ -f "/usr/share/tesseract-ocr/5/tessdata/${lang//-/_}.traineddata" ] || need+=("tesseract-ocr-$lang")
+done
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -eq 0 ]; then
   echo "Installing system packages: ${need[*]}"

@@ -22,3 +22,21 @@ describe("example scenario file", () => {
     expect(phone.evaluate("tips_save_20")).toMatchObject({ score: 1 });
   });
 });
+
+describe("web-pages example: a WebView without accessibility nodes", () => {
+  const pages = fileURLToPath(new URL("./examples/web-pages.json", import.meta.url));
+
+  it.each(["en", "zh", "ja", "ar", "hi"])("draws the %s page and answers taps on it, while the dump shows only the WebView", (lang) => {
+    const phone = new PhoneEngine({ scenario: pages, seed: 1, clock: new ManualClock() });
+    expect(phone.runtime.openUrl(`https://pay.acme-store.example/${lang}`)).toBe(true);
+    const dump = phone.uiDump();
+    expect(dump).toMatch(/class="android\.webkit\.WebView"[^>]*\/>/);
+    expect(dump).not.toContain("id/commit");
+    // The page's own view tree still routes taps: its committing button navigates.
+    const web = (n: { resId: string; bounds: number[]; children: unknown[] }, id: string): { bounds: number[] } | undefined =>
+      n.resId.endsWith(`:id/${id}`) ? n : (n.children as (typeof n)[]).map((c) => web(c, id)).find(Boolean);
+    const commit = web(phone.runtime.layout().dumpRoot, "commit")!;
+    phone.tap((commit.bounds[0]! + commit.bounds[2]!) / 2, (commit.bounds[1]! + commit.bounds[3]!) / 2);
+    expect(phone.runtime.state.log.some((e) => e.event === "paid" && (e as { lang?: string }).lang === lang)).toBe(true);
+  });
+});

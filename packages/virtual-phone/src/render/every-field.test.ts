@@ -41,9 +41,10 @@ function used(doc: unknown, keys = new Set<string>(), values = new Set<string>()
   return { keys, values };
 }
 
+/** The nodes the dump shows: a WebView's page (a hidden view's children) is drawn but not dumped. */
 function walk(n: ViewNode, out: ViewNode[] = []): ViewNode[] {
   out.push(n);
-  n.children.forEach((c) => walk(c, out));
+  if (!n.hidden) n.children.forEach((c) => walk(c, out));
   return out;
 }
 const within = (outer: ViewNode, inner: ViewNode): boolean => outer === inner || outer.children.some((c) => within(c, inner));

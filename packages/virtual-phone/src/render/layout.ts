@@ -467,6 +467,15 @@ class Layouter {
         nodes.push(placed);
         continue;
       }
+      if (el.type === "web") {
+        // A WebView: the page is laid out and drawn like the app's own views, and taps reach it, but the dump shows
+        // only the WebView.
+        const page = this.flow(el.items ?? [], y, scope, pkg, x0, width);
+        const h = el.height !== undefined ? this.dp(el.height) : page.height;
+        nodes.push(node({ cls: el.class ?? "android.webkit.WebView", pkg, resId: el.id ? `${pkg}:id/${el.id}` : "", bounds: [x0, y, x0 + width, y + h], focusable: true, scrollable: false, children: page.nodes, hidden: true }));
+        y += h;
+        continue;
+      }
       if (el.type === "list") {
         const rows = this.listRows(el, scope);
         const group = node({ cls: "android.widget.LinearLayout", pkg, resId: el.id ? `${pkg}:id/${el.id}_content` : "", bounds: [x0, y, x0 + width, y] });
@@ -831,7 +840,8 @@ class Layouter {
         }
         return { node: wheel, height: h };
       }
-      case "list": {
+      case "list":
+      case "web": {
         const r = this.flow([el], y, scope, pkg, x, width);
         return { node: r.nodes[0] ?? node({ cls: "android.widget.LinearLayout", pkg, bounds: [x, y, x + width, y] }), height: r.height };
       }

@@ -10,7 +10,8 @@ function nodeXml(n: ViewNode, index: number, out: string[]): void {
   out.push(
     `<node index="${index}" text="${esc(n.text)}" resource-id="${esc(n.resId)}" class="${n.cls}" package="${n.pkg}" content-desc="${esc(n.desc)}" checkable="${n.checkable}" checked="${n.checked}" clickable="${n.clickable}" enabled="${n.enabled}" focusable="${n.focusable}" focused="${n.focused}" scrollable="${n.scrollable}" long-clickable="${n.longClickable}" password="${n.password}" selected="${n.selected}" bounds="[${l},${t}][${r},${b}]"`,
   );
-  if (n.children.length === 0) {
+  // A view that draws its content itself (a WebView without accessibility nodes): the dump has none of it.
+  if (n.children.length === 0 || n.hidden) {
     out.push(" />");
     return;
   }

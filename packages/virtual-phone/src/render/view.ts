@@ -44,6 +44,8 @@ export interface ViewNode {
   overlay?: boolean;
   /** A scroll container: swipes inside it scroll this far at most. */
   scroll?: { key: string; max: number };
+  /** Its children are drawn and take touches but uiautomator does not see them (a WebView without accessibility nodes). */
+  hidden?: boolean;
   /** A wheel picker: vertical swipes inside it step through values. */
   wheel?: { bind: string; values: string[]; item?: unknown; step: number };
 }

@@ -136,6 +136,7 @@ export function everyFieldScenario(v: Variant): ScenarioInput {
               { type: "image", id: "picture", icon: "☀", color: "#90caf9", height: 120, onTap: [{ do: "dismiss" }] },
               { type: "divider", id: "line", height: 2 },
               { type: "spacer", id: "gap", height: 24 },
+              { type: "web", id: "page", height: 96, items: [{ type: "text", text: say(3) }, { type: "button", id: "page_button", text: say(4), style: "outlined", onTap: [{ do: "set", var: "last", value: "page_button" }] }] },
               { type: "text", id: "pinned", text: "⌖", bounds: [8, 120, 56, 168], flags: { clickable: true, focusable: true, longClickable: false, checkable: false, checked: false, scrollable: false, selected: false, password: false }, onTap: [{ do: "set", var: "last", value: "pinned" }] },
             ],
           },

@@ -24,6 +24,7 @@ export const ELEMENT_FIELDS: Record<Element["type"], string[]> = {
   divider: ["height"],
   chip: ["text", "color", "onTap"],
   spacer: ["height"],
+  web: ["items", "height"],
 };
 
 /** The styles each element type draws. */

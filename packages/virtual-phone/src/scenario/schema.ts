@@ -183,7 +183,7 @@ const elementBase = {
 };
 
 export type Element = {
-  type: "text" | "button" | "input" | "switch" | "checkbox" | "item" | "post" | "list" | "wheel" | "row" | "image" | "divider" | "chip" | "spacer";
+  type: "text" | "button" | "input" | "switch" | "checkbox" | "item" | "post" | "list" | "wheel" | "row" | "image" | "divider" | "chip" | "spacer" | "web";
   id?: string;
   text?: string;
   desc?: string;
@@ -221,7 +221,7 @@ export type Element = {
 
 export const Element: z.ZodType<Element> = z.lazy(() =>
   z.strictObject({
-    type: z.enum(["text", "button", "input", "switch", "checkbox", "item", "post", "list", "wheel", "row", "image", "divider", "chip", "spacer"]),
+    type: z.enum(["text", "button", "input", "switch", "checkbox", "item", "post", "list", "wheel", "row", "image", "divider", "chip", "spacer", "web"]),
     ...elementBase,
     style: z.string().optional().describe("text: headline|title|body|caption|link; button: filled|outlined|text|danger"),
     subtitle: z.string().optional(),
@@ -239,7 +239,10 @@ export const Element: z.ZodType<Element> = z.lazy(() =>
     values: z.array(z.string()).min(1).optional().describe("wheel: the values it scrolls through"),
     label: z.string().optional(),
     children: z.array(Element).optional().describe("row: elements laid out horizontally"),
-    items: z.array(Element).optional().describe("list: fixed rows"),
+    items: z
+      .array(Element)
+      .optional()
+      .describe("list: fixed rows; web: the page a WebView draws — drawn and answering taps, but dumped as one android.webkit.WebView without children (a page without accessibility nodes, a canvas)"),
     itemsFrom: z.string().optional().describe("list: a state array; each entry is rendered with `template`, fields as {{item.x}}"),
     template: Element.optional().describe("list: the row drawn for each entry; per-row state lives in the entry: 'item.x' in a bind or in a set/toggle/increment/append/remove var reads and writes that entry's own field"),
     where: Predicate.optional().describe("list: keep only entries matching this predicate"),
