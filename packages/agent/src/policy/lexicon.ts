@@ -48,14 +48,14 @@ export const LEXICON: Record<string, LanguageWords> = {
   en: {
     verbs: {
       money:
-        "charge|charge my card|will be charged|you will be charged|debit|pay|pay now|checkout|check out|buy|buy now|purchase|order now|place order|submit order|confirm order|complete order|complete purchase|subscribe|resubscribe|unsubscribe|start free trial|start trial|start my trial|free trial|try free|try it free|upgrade|upgrade now|book|book now|reserve|rent|tip|donate|transfer|send money|request money|top up|recharge|withdraw|wire|cash out|renew|cancel subscription|cancel membership|cancel plan|finish cancellation|end subscription|confirm payment|submit payment|add funds|redeem",
+        "charge|charge my card|will be charged|you will be charged|debit|pay|pay now|checkout|check out|buy|buy now|purchase|order now|place order|submit order|confirm order|complete order|complete purchase|subscribe|resubscribe|unsubscribe|start free trial|start trial|free trial|try free|try it free|upgrade|upgrade now|book|book now|reserve|rent|tip|donate|transfer|send money|request money|top up|recharge|withdraw|wire|cash out|renew|cancel subscription|cancel membership|cancel plan|end subscription|confirm payment|submit payment|add funds|redeem",
       destructive:
-        "export chat|export chats|export chat history|export data|export backup|leave group|leave channel|leave chat|leave conversation|leave community|unpair|forget device|forget this device|turn off|disable|deactivate|delete|delete all|delete account|remove|erase|erase all|wipe|factory reset|reset|reset phone|reset device|uninstall|clear all|clear data|clear storage|empty trash|empty trash now|move to trash|trash|discard|close account|deactivate|deactivate account|revoke|revoke access|permanently delete|unlink",
+        "export chat|export chats|export chat history|export data|export backup|leave group|leave channel|leave chat|leave conversation|leave community|unpair|forget device|forget this device|turn off|disable|deactivate|delete|delete all|delete account|remove|erase|erase all|wipe|factory reset|reset|reset phone|reset device|uninstall|clear all|clear data|clear storage|empty trash|move to trash|trash|discard|close account|deactivate|deactivate account|revoke|revoke access|permanently delete|unlink",
       communication:
         "send|send message|send now|send invite|post|tweet|retweet|repost|publish|go live|share location|share my location|share live location|share contacts|export contacts|call|call back|video call|voice call|dial|invite all",
       credentials: "save password|reveal password|export passwords|copy password",
       permission:
-        "allow|allow all|allow access|grant|grant access|authorize|authorise|permit|while using the app|only this time|allow all the time|allow from this source|activate this device admin app|turn on usb debugging",
+        "allow|allow all|allow access|grant|grant access|authorize|authorise|permit|while using the app|only this time|allow all the time",
       install: "install|^update|update now|update all|update app|^get|get app|download app",
       account: "sign in|log in|login|sign up|register|create account|log out|sign out|link account",
       calendar: "add to calendar|save event|create event|add event",
@@ -69,9 +69,9 @@ export const LEXICON: Record<string, LanguageWords> = {
     staging: "add to cart|add to basket|add to bag|add to trolley|add to wishlist|add to list|save for later|add to favorites|add to favourites",
     keep: "keep|stay|stay subscribed|continue subscription",
     dismiss:
-      "cancel|no|not now|no thanks|later|maybe later|remind me later|skip|close|dismiss|keep|back|go back|navigate up|deny|decline|reject|never|stay|keep editing",
+      "cancel|no|not now|no thanks|later|maybe later|remind me later|skip|close|dismiss|keep|back|go back|navigate up|deny|decline|reject|never|stay",
     negation: "don t|do not|dont|not|never|no",
-    confirming: "ok|okay|confirm|continue|yes|next|done|accept|agree|i agree|proceed|submit|apply|go|got it|finish|complete|confirm and continue|continue to payment",
+    confirming: "ok|okay|confirm|continue|yes|next|done|accept|agree|i agree|proceed|submit|apply|go|got it|finish|complete",
     benignObjects: "filter|filters|search|query|sort|selection|from cart|from basket|from wishlist|from favorites|recent searches",
     searchField: "search|find|query|look up|lookup",
     composeField: "message|type a message|write a message|chat|compose|reply|comment|tweet|post|caption|status|entry|say something|write|composer",
@@ -145,7 +145,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "청구|결제됩니다|결제|결제하기|구매|바로 구매|구매하기|주문하기|송금|이체|충전|구독|구독하기|무료 체험|체험 시작|업그레이드|예약하기|후원|기부|구독 해지|해지|출금",
-      destructive: "내보내기|나가기|채팅방 나가기|연결 해제|해제|등록 해제|끄기|사용 중지|비활성화|삭제|초기화|제거|탈퇴|회원 탈퇴|계정 삭제|휴지통 비우기|영구 삭제",
+      destructive: "내보내기|나가기|연결 해제|해제|등록 해제|끄기|사용 중지|비활성화|삭제|초기화|제거|탈퇴|회원 탈퇴|계정 삭제|휴지통 비우기|영구 삭제",
       communication: "전송|보내기|게시|게시하기|위치 공유|전화 걸기|통화|발신",
       permission: "허용|항상 허용|앱 사용 중에만 허용|이번만 허용|권한 허용",
       install: "설치|^업데이트",
@@ -158,7 +158,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     navigation: "내역|방법|안내|도움말|상세|자세히|기록|목록|잊으셨|찾기",
     staging: "장바구니 담기|장바구니에 담기|장바구니 추가|찜하기|위시리스트",
     keep: "유지|계속 이용|계속 사용",
-    dismiss: "다음에|다음에 할게요|나중에 할게요|괜찮아요|안 할래요|취소|허용 안함|허용 안 함|거부|닫기|나중에|건너뛰기|아니요|돌아가기",
+    dismiss: "다음에|나중에 할게요|괜찮아요|안 할래요|취소|허용 안함|허용 안 함|거부|닫기|나중에|건너뛰기|아니요|돌아가기",
     negation: "안 함|안함",
     confirming: "확인|다음|계속|예|네|동의|완료|제출",
     benignObjects: "필터|검색|정렬|장바구니",
@@ -240,7 +240,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "débiter|sera débité|facturer|payer|payer maintenant|acheter|acheter maintenant|commander|valider la commande|passer commande|confirmer le paiement|s abonner|abonner|essai gratuit|commencer l essai gratuit|passer à premium|réserver|faire un don|pourboire|virer|envoyer de l argent|recharger|résilier|résilier l abonnement|se désabonner|désabonner",
-      destructive: "exporter|exporter la discussion|quitter|quitter le groupe|dissocier|oublier|désactiver|mettre fin|supprimer|effacer|tout effacer|réinitialiser|désinstaller|vider la corbeille|fermer mon compte|fermer le compte|supprimer le compte|révoquer",
+      destructive: "exporter|quitter|quitter le groupe|dissocier|oublier|désactiver|mettre fin|supprimer|effacer|tout effacer|réinitialiser|désinstaller|vider la corbeille|fermer mon compte|fermer le compte|supprimer le compte|révoquer",
       communication: "envoyer|publier|appeler|partager ma position|partager la position",
       permission: "autoriser|permettre|accorder|uniquement cette fois|lorsque vous utilisez l appli",
       install: "installer|^mettre à jour",
@@ -301,8 +301,8 @@ export const LEXICON: Record<string, LanguageWords> = {
   ru: {
     verbs: {
       money:
-        "списать|будет списано|спишем|оплатить|оплатить онлайн|купить|купить сейчас|оформить заказ|заказать|подтвердить заказ|оформить подписку|подписаться|пробный период|начать пробный период|попробовать бесплатно|перевести|отправить деньги|пополнить|вывести|забронировать|пожертвовать|чаевые|отменить подписку|отписаться|продлить",
-      destructive: "экспорт|экспортировать|экспортировать чат|выйти из группы|покинуть|покинуть группу|отвязать|забыть устройство|отключить|выключить|деактивировать|завершить|удалить|стереть|сбросить|сбросить настройки|удалить аккаунт|удалить страницу|очистить|очистить корзину|отозвать",
+        "списать|будет списано|спишем|оплатить|купить|купить сейчас|оформить заказ|заказать|подтвердить заказ|оформить подписку|подписаться|пробный период|начать пробный период|попробовать бесплатно|перевести|отправить деньги|пополнить|вывести|забронировать|пожертвовать|чаевые|отменить подписку|отписаться|продлить",
+      destructive: "экспорт|экспортировать|экспортировать чат|выйти из группы|покинуть|покинуть группу|отвязать|забыть устройство|отключить|выключить|деактивировать|завершить|удалить|стереть|сбросить|сбросить настройки|удалить аккаунт|очистить|очистить корзину|отозвать",
       communication: "отправить|опубликовать|позвонить|поделиться геопозицией|поделиться местоположением",
       permission: "разрешить|предоставить доступ|только в этот раз|при использовании приложения",
       install: "установить|^обновить",
@@ -606,7 +606,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "خصم|سيتم خصم|سيتم تحصيل|رسوم|ادفع|دفع|ادفع الآن|الدفع الآن|إتمام الدفع|شراء|اشتر|اشتر الآن|اشترِ الآن|اطلب|اطلب الآن|تأكيد الطلب|إتمام الطلب|اشترك|اشترك الآن|الاشتراك|تجربة مجانية|ابدأ التجربة المجانية|ترقية|احجز|احجز الآن|تبرع|بقشيش|تحويل|حول|تحويل الأموال|إرسال الأموال|أرسل المال|شحن|شحن الرصيد|اشحن|سحب|راهن|ضع رهانا|إلغاء الاشتراك|تجديد|إضافة مستفيد|استبدال",
-      destructive: "تصدير|تصدير الدردشة|خروج|الخروج من المجموعة|إلغاء التنشيط|إيقاف التشغيل|إنهاء|حذف|احذف|حذف الكل|حذف الحساب|إزالة|أزل|إلغاء التثبيت|إعادة ضبط|إعادة تعيين|مسح|امسح|مسح البيانات|إفراغ|إغلاق الحساب|إبطال|مغادرة المجموعة|غادر|مغادرة|إلغاء الاقتران|نسيان|تعطيل|إلغاء الطلب",
+      destructive: "تصدير|خروج|الخروج من المجموعة|إلغاء التنشيط|إيقاف التشغيل|إنهاء|حذف|احذف|حذف الكل|حذف الحساب|إزالة|أزل|إلغاء التثبيت|إعادة ضبط|إعادة تعيين|مسح|امسح|مسح البيانات|إفراغ|إغلاق الحساب|إبطال|مغادرة المجموعة|غادر|مغادرة|إلغاء الاقتران|نسيان|تعطيل|إلغاء الطلب",
       communication: "إرسال|أرسل|نشر|انشر|اتصال|اتصل|مشاركة الموقع|دعوة|ادع|إعادة توجيه",
       credentials: "إظهار كلمة المرور|نسخ كلمة المرور",
       permission: "سماح|السماح|اسمح|منح الإذن|تفعيل|تشغيل",
@@ -665,8 +665,8 @@ export const LEXICON: Record<string, LanguageWords> = {
   he: {
     verbs: {
       money:
-        "חיוב|החיוב|יחויב|ההזמנה|התשלום|לאשר את ההזמנה|לאשר את התשלום|תשלום|לתשלום|שלם|לשלם|שלם עכשיו|קנה|קנייה|לקנות|קנה עכשיו|הזמן עכשיו|להזמין|ביצוע הזמנה|אישור הזמנה|הירשם למנוי|מנוי|להירשם למנוי|ניסיון חינם|התחל ניסיון חינם|שדרוג|שדרג|הזמנת מקום|תרום|תרומה|טיפ|העבר|העברה|העברת כסף|שלח כסף|טעינה|טען|משיכה|הימור|המר|ביטול מנוי|חידוש|הוספת מוטב",
-      destructive: "שכח את המכשיר|לשכוח את המכשיר|שכח את הרשת|ייצוא|ייצא|ייצוא צ'אט|עזיבה|יציאה|צא מהקבוצה|השבתה|כיבוי|סיום|מחק|מחיקה|למחוק|מחק הכול|מחיקת חשבון|הסר|הסרה|הסר התקנה|איפוס|אפס|איפוס להגדרות היצרן|נקה|ניקוי|רוקן|סגירת חשבון|ביטול גישה|השלך|עזוב קבוצה|יציאה מהקבוצה|עזוב|ביטול התאמה|שכח מכשיר|השבת|כבה|ביטול הזמנה",
+        "חיוב|החיוב|יחויב|ההזמנה|התשלום|תשלום|לתשלום|שלם|לשלם|שלם עכשיו|קנה|קנייה|לקנות|קנה עכשיו|הזמן עכשיו|להזמין|ביצוע הזמנה|אישור הזמנה|הירשם למנוי|מנוי|להירשם למנוי|ניסיון חינם|התחל ניסיון חינם|שדרוג|שדרג|הזמנת מקום|תרום|תרומה|טיפ|העבר|העברה|העברת כסף|שלח כסף|טעינה|טען|משיכה|הימור|המר|ביטול מנוי|חידוש|הוספת מוטב",
+      destructive: "לשכוח|שכח את|ייצוא|ייצא|ייצוא צ'אט|עזיבה|יציאה|צא מהקבוצה|השבתה|כיבוי|סיום|מחק|מחיקה|למחוק|מחק הכול|מחיקת חשבון|הסר|הסרה|הסר התקנה|איפוס|אפס|איפוס להגדרות היצרן|נקה|ניקוי|רוקן|סגירת חשבון|ביטול גישה|השלך|עזוב קבוצה|יציאה מהקבוצה|עזוב|ביטול התאמה|שכח מכשיר|השבת|כבה|ביטול הזמנה",
       communication: "שלח|שליחה|לשלוח|פרסם|פרסום|התקשר|חייג|שתף מיקום|הזמן חברים|העבר הלאה",
       credentials: "הצג סיסמה|העתק סיסמה",
       permission: "אפשר|התר|יש אישור|הענק גישה|הפעל",
