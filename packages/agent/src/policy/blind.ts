@@ -2,15 +2,11 @@
 // and what a person sees on them instead: the words OCR read from the screenshot, laid into the tree as text
 // nodes in reading order, the one under the tap point taking the place of the target. The decision then reads
 // them like the tree's own text. Pure functions.
-import type { UiNode } from "../ports.ts";
+import type { OcrReading, UiNode } from "../ports.ts";
 import { hasText, isWebView } from "./screen.ts";
 
 type Bounds = UiNode["bounds"];
 
-/** What OCR read from the screenshot of a blind screen; `null` when it was asked and could not read it. */
-export interface OcrReading {
-  items: { text: string; bounds: Bounds }[];
-}
 
 /** Views that draw their own content, so the tree has no nodes for what they show. */
 const DRAWS_ITSELF = /WebView|SurfaceView|TextureView|GLSurfaceView|Canvas|GameView|UnityPlayer|Flutter|ComposeView|ReactRoot/i;

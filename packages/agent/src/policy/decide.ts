@@ -2,10 +2,9 @@
 // the dialog or screen around it, amounts, the app's category, what is typed into which field, the deeplink) and
 // the model's declared intent, which can raise a tier and never lower it. Pure and synchronous.
 import type { Action } from "../actions/schema.ts";
-import type { UiNode } from "../ports.ts";
+import type { OcrReading, UiNode } from "../ports.ts";
 import { appCategoryFrom } from "./app-catalog.ts";
 import { judgeUri } from "./deeplinks.ts";
-import type { OcrReading } from "./blind.ts";
 import { judgeEnter } from "./keyboard.ts";
 import { CATEGORIES, type Category } from "./lexicon.ts";
 import { prepare } from "./match.ts";

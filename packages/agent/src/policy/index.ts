@@ -9,4 +9,3 @@ export { normalise } from "./normalise.ts";
 export { isCardNumber, identityNumberKind } from "./sensitive.ts";
 export { labelOf, idWords, paneOf, pathTo, focusedField, findAmount } from "./screen.ts";
 export { PLATFORM_WORDS, type PlatformWords } from "./platform-words.ts";
-export type { OcrReading } from "./blind.ts";

@@ -2,9 +2,9 @@
 // dismissal, a place to look at, the committing control of a dialog or flow — structure.ts), then what its own
 // words commit, then what a committing control commits from the whole screen around it (the dialog's title and
 // message, amounts anywhere, the app). On a blind screen the words OCR read stand in for the tree's.
-import type { UiNode } from "../ports.ts";
+import type { OcrReading, UiNode } from "../ports.ts";
 import { isKeyboardPackage } from "./apps.ts";
-import { isBlindTarget, isBlindTree, tapPoint, treeWithReading, type OcrReading } from "./blind.ts";
+import { isBlindTarget, isBlindTree, tapPoint, treeWithReading } from "./blind.ts";
 import { judgeEnter } from "./keyboard.ts";
 import { prepare, type Prepared } from "./match.ts";
 import { normalise } from "./normalise.ts";
