@@ -24,11 +24,11 @@ export function DevicesView() {
   useEffect(() => {
     if (!waitingDemo || !answer.current) return;
     answer.current = false;
-    client.demoPhone.allowBrowser.mutate({}).then(
-      (r) => setDemoNote(r.allowed ? null : `${r.reason} Or allow it with the curl line \`npm start\` printed for the virtual phone.`),
+    client.demoPhone.allowBrowser.mutate({ keyName: phone.demoKeyName() ?? "" }).then(
+      (r) => setDemoNote(r.allowed ? null : r.reason),
       (e: unknown) => setDemoNote(describeProblem(e, apiUrl).message),
     );
-  }, [waitingDemo, client, apiUrl]);
+  }, [waitingDemo, client, apiUrl, phone]);
   return (
     <div className={styles.page}>
       <header>

@@ -40,6 +40,11 @@ export interface PhoneStore {
   /** Opens the browser's picker (or takes the granted phone `serial`) and connects. Needs a click. */
   connectUsb(serial?: string): Promise<void>;
   connectDemo(): Promise<void>;
+  /**
+   * The name this tab gave its ADB key for the demo phone, with a random tag of its own: the API allows only a
+   * waiting key of this name (demoPhone.allowBrowser), so no other workspace's tab can be allowed by this one's click.
+   */
+  demoKeyName(): string | null;
   disconnect(): Promise<void>;
   /** The phone connected right now, read at call time (a caller that just awaited connect… sees it before a render). */
   connected(): { device: Device; info: DeviceInfo; connection: PhoneConnection } | null;
@@ -56,6 +61,12 @@ export function problemOf(e: unknown): PhoneProblem {
   return { code: "CONNECTION_FAILED", message: `Could not connect to the phone: ${message}`, fix: "Unplug and replug the phone, unlock it, and click Connect again." };
 }
 
+/** 128 random bits as base64url (22 characters): the tag of the demo key's name. */
+function randomTag(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
 export function PhoneProvider({ demoPhoneUrl, children }: { demoPhoneUrl?: string | undefined; children: ReactNode }) {
   const [state, setState] = useState<PhoneState>({ status: "idle" });
   const [webUsb, setWebUsb] = useState(false);
@@ -64,6 +75,7 @@ export function PhoneProvider({ demoPhoneUrl, children }: { demoPhoneUrl?: strin
   const currentPhone = useRef<{ device: Device; info: DeviceInfo; connection: PhoneConnection } | null>(null);
   /** The attempt that may still change the state; an older one finishing late changes nothing. */
   const attempt = useRef(0);
+  const demoKeyName = useRef<string | null>(null);
 
   const refreshGranted = useCallback(async () => {
     if (!isWebUsbSupported()) return;
@@ -125,9 +137,12 @@ export function PhoneProvider({ demoPhoneUrl, children }: { demoPhoneUrl?: strin
         connectWith("demo", async (onStatus) => {
           if (!demoPhoneUrl) throw new Error("this installation runs no demo phone (start PhoneLoop with `npm start`, which runs one)");
           const { AdbDevice, BrowserCredentialStore, connectWebSocket } = await import("@phoneloop/device");
-          const adb = await connectWebSocket({ url: demoPhoneUrl, serial: "demo-phone", credentialStore: new BrowserCredentialStore(), authorizationTimeoutMs: AUTHORIZATION_TIMEOUT_MS, onStatus });
+          const name = `PhoneLoop@${globalThis.location?.hostname ?? "browser"} ${randomTag()}`;
+          demoKeyName.current = name;
+          const adb = await connectWebSocket({ url: demoPhoneUrl, serial: "demo-phone", credentialStore: new BrowserCredentialStore({ name }), authorizationTimeoutMs: AUTHORIZATION_TIMEOUT_MS, onStatus });
           return new AdbDevice(adb);
         }),
+      demoKeyName: () => demoKeyName.current,
       connected: () => currentPhone.current,
       disconnect: async () => {
         attempt.current++;

@@ -65,11 +65,11 @@ export function TryDemo() {
   useEffect(() => {
     if (!pending || !waiting || allowed.current) return;
     allowed.current = true;
-    client.demoPhone.allowBrowser.mutate({}).then(
-      (r) => (r.allowed ? undefined : setError(`${r.reason} Or allow it with the curl line \`npm start\` printed for the virtual phone.`)),
+    client.demoPhone.allowBrowser.mutate({ keyName: phone.demoKeyName() ?? "" }).then(
+      (r) => (r.allowed ? undefined : setError(r.reason)),
       (e: unknown) => setError(describeProblem(e, apiUrl).message),
     );
-  }, [pending, waiting, client, apiUrl]);
+  }, [pending, waiting, client, apiUrl, phone]);
 
   // The run starts once the demo phone is connected (the runner reads the connected phone on its next render).
   useEffect(() => {
