@@ -125,6 +125,8 @@ describe("quota reservation", () => {
     await setQuotaPolicy(t.db, { scope: "goal", goalId: goal.id, windowMs: 3_600_000, maxTokens: 100 }, ctx);
     const failed = await reserveQuota(t.db, call(goal.id, agent.id), ctx);
     expect((await settleQuota(t.db, { key: failed.reservation.key }, ctx)).released).toEqual({ tokens: 100, microUsd: 0 });
+    expect(await settleQuota(t.db, { key: failed.reservation.key, spent: { tokens: 5 } }, ctx)).toMatchObject({ spend: null, duplicate: true });
+    expect((await settleQuota(t.db, { key: rid("never-reserved"), spent: { tokens: 5 } }, ctx).catch((e: StateError) => e)) as StateError).toMatchObject({ code: "NOT_FOUND" });
     const orphan = await reserveQuota(t.db, call(goal.id, agent.id), ctx);
     expect(orphan.reservation.tokens).toBe(100);
     expect(await shouldRun(t.db, { goalId: goal.id, agentId: agent.id }, ctx)).toMatchObject({ decision: "skip", reason: "exhausted" });

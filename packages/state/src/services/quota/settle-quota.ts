@@ -49,7 +49,9 @@ export async function settleQuota(db: DbOrTx, raw: SettleQuotaInput, ctx?: Opera
       RETURNING "id", "goalId", "agentId", "todoId", "runId", "tokens", "microUsd"`;
     if (!r) {
       const previous = await tx.quotaSpend.findUnique({ where: { key: i.key } });
-      if (previous || i.spent === undefined) return { spend: previous ? spendView(previous) : null, released: { tokens: 0, microUsd: 0 }, duplicate: true };
+      // Settled before without a spend (a release, or a call that spent nothing): its Event says so.
+      const settled = previous ?? (await tx.event.findFirst({ where: { operator: "quota.settle", payload: { path: ["key"], equals: i.key } }, select: { id: true } }));
+      if (settled) return { spend: previous ? spendView(previous) : null, released: { tokens: 0, microUsd: 0 }, duplicate: true };
       throw new StateError("NOT_FOUND", `No reservation ${i.key} to settle: reserve a call (quota.reserve) before settling it.`, { key: i.key });
     }
     const held = { tokens: r.tokens, microUsd: Number(r.microUsd) };
