@@ -1,6 +1,6 @@
-// Word lists compiled into a few regular expressions each (one pass per list over a label, so a decision stays
-// well under a millisecond), matched on normalised text. Hand-written: the matching rules (whole words, stems,
-// German compound heads, CJK substrings) are specific to these lists; the heavy lifting is the platform's RegExp.
+// Word lists compiled for look-up (each word of a label looked up in a map; scripts without spaces by one regular
+// expression per list), matched on normalised text. Hand-written: the matching rules (whole words, stems, compound
+// heads in German, Dutch and Swedish, substrings in CJK and Thai) are specific to these lists.
 import { CJK, compact, normalise, words } from "./normalise.ts";
 
 /** A label prepared once for all lists. */
@@ -20,19 +20,42 @@ export function prepare(text: string): Prepared {
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-/** A word list: Latin/Cyrillic entries as whole words (stems and compounds as marked), CJK entries as substrings. */
+/** A Latin/Cyrillic/Arabic… entry as words: `stem` lets its last word go on ("kündig*"), `compound` lets its one
+ * word end a longer one ("Zahlungsverlauf" ends in "verlauf"). */
+interface Phrase {
+  tokens: string[];
+  text: string;
+  stem: boolean;
+}
+
+interface Hit {
+  /** Index of the first word. */
+  from: number;
+  /** Index after the last word. */
+  to: number;
+  text: string;
+}
+
+/** Compound heads are read only from words this long, so short words stay exact. */
+const MIN_COMPOUND = 4;
+
+/** A word list: entries in scripts with spaces matched as whole words by looking each word up (stems and
+ * compounds as marked), entries in scripts without spaces (CJK, Korean, Thai) as substrings by one regular
+ * expression. A decision looks labels up in a few dozen lists, so each look-up is a handful of map reads. */
 export class WordSet {
-  private readonly latin: RegExp | null;
-  private readonly latinAnchored: RegExp | null;
-  private readonly latinEnd: RegExp | null;
+  /** Entries by their first word, longest first. */
+  private readonly byFirst = new Map<string, Phrase[]>();
+  /** Entries whose first (only) word may also end a compound, by that word. */
+  private readonly compoundEnds = new Map<string, Phrase>();
+  /** Entries whose first word is a stem. */
+  private readonly stemFirst: Phrase[] = [];
+  /** Stems that may also sit inside a compound ("lösch*" in "Kontolöschung"). */
+  private readonly compoundStems: string[] = [];
   private readonly cjk: RegExp | null;
   private readonly cjkEnd: RegExp | null;
   private readonly whole = new Set<string>();
 
   constructor(entries: { text: string; compound?: boolean }[]) {
-    // Each pattern with the length of the words it stands for: the alternation tries longer entries first, so
-    // "Neka ändå" is found whole before "neka" (a compound head or stem does not count towards the length).
-    const latinEntries: { re: string; len: number }[] = [];
     const cjk: string[] = [];
     for (const e of entries) {
       let t = e.text.trim();
@@ -54,57 +77,110 @@ export class WordSet {
         this.whole.add(w);
         continue;
       }
-      // Compounds: "verlauf" also ends "Zahlungsverlauf"; only for longer single words, so short ones stay exact.
-      const head = e.compound && !w.includes(" ") && w.length >= 4 ? "[\\p{L}\\p{M}]*" : "";
-      latinEntries.push({ re: `${head}${escapeRe(w)}${stem ? "[\\p{L}\\p{M}]*" : ""}`, len: w.length });
+      const tokens = w.split(" ");
+      const phrase: Phrase = { tokens, text: w, stem };
+      if (stem && tokens.length === 1) this.stemFirst.push(phrase);
+      else {
+        const list = this.byFirst.get(tokens[0]!) ?? [];
+        list.push(phrase);
+        this.byFirst.set(tokens[0]!, list);
+      }
+      if (e.compound && tokens.length === 1 && w.length >= MIN_COMPOUND) {
+        if (stem) this.compoundStems.push(w);
+        else this.compoundEnds.set(w, phrase);
+      }
     }
-    const latin = latinEntries.sort((a, b) => b.len - a.len).map((e) => e.re);
+    for (const list of this.byFirst.values()) list.sort((a, b) => b.text.length - a.text.length);
     cjk.sort((a, b) => b.length - a.length);
-    this.latin = latin.length ? new RegExp(`(?<=^| )(?:${latin.join("|")})(?= |$)`, "u") : null;
-    this.latinAnchored = latin.length ? new RegExp(`^(?:${latin.join("|")})(?= |$)`, "u") : null;
-    this.latinEnd = latin.length ? new RegExp(`(?<=^| )(?:${latin.join("|")})$`, "u") : null;
     this.cjk = cjk.length ? new RegExp(cjk.join("|"), "u") : null;
     this.cjkEnd = cjk.length ? new RegExp(`(?:${cjk.join("|")})$`, "u") : null;
+  }
+
+  /** The longest entry starting at word `i`, or null. */
+  private at(tokens: string[], i: number): Hit | null {
+    const t = tokens[i]!;
+    for (const ph of this.byFirst.get(t) ?? []) if (this.follows(ph, tokens, i)) return { from: i, to: i + ph.tokens.length, text: tokens.slice(i, i + ph.tokens.length).join(" ") };
+    for (const ph of this.stemFirst) if (t.startsWith(ph.tokens[0]!)) return { from: i, to: i + 1, text: t };
+    if (this.compoundEnds.size && t.length > MIN_COMPOUND)
+      for (let k = 1; k <= t.length - MIN_COMPOUND; k++) if (this.compoundEnds.has(t.slice(k))) return { from: i, to: i + 1, text: t };
+    for (const s of this.compoundStems) if (t.includes(s)) return { from: i, to: i + 1, text: t };
+    return null;
+  }
+
+  private follows(ph: Phrase, tokens: string[], i: number): boolean {
+    const n = ph.tokens.length;
+    if (i + n > tokens.length) return false;
+    for (let k = 1; k < n; k++) {
+      const want = ph.tokens[k]!;
+      const got = tokens[i + k]!;
+      if (k === n - 1 && ph.stem ? !got.startsWith(want) : got !== want) return false;
+    }
+    return true;
+  }
+
+  private first(p: Prepared): Hit | null {
+    if (!p.words) return null;
+    const tokens = p.words.split(" ");
+    for (let i = 0; i < tokens.length; i++) {
+      const h = this.at(tokens, i);
+      if (h) return h;
+    }
+    return null;
   }
 
   /** The first entry found anywhere in the text, or null. */
   find(p: Prepared): string | null {
     if (this.whole.size && (this.whole.has(p.words) || this.whole.has(p.compact))) return p.norm;
-    const l = this.latin?.exec(p.words);
-    if (l) return l[0];
+    const l = this.first(p);
+    if (l) return l.text;
     const c = this.cjk?.exec(p.compact);
     return c ? c[0] : null;
   }
 
   /** An entry at the start of the words (a verb where a verb goes). */
   findAtStart(wordsText: string): string | null {
-    return this.latinAnchored?.exec(wordsText)?.[0] ?? null;
+    if (!wordsText) return null;
+    return this.at(wordsText.split(" "), 0)?.text ?? null;
   }
 
   /** Whether the label starts with an entry ("My orders", "我的淘宝", "Don't allow"). */
   atStart(p: Prepared): boolean {
-    if (this.latinAnchored?.test(p.words)) return true;
+    if (p.words && this.at(p.words.split(" "), 0)) return true;
     return this.cjk?.exec(p.compact)?.index === 0;
   }
 
   /** Whether the label ends with an entry (a verb where languages that put the verb last put it: "Sepete geri dön"). */
   atEnd(p: Prepared): boolean {
-    return Boolean(this.latinEnd?.test(p.words) || this.cjkEnd?.test(p.compact));
+    if (p.words) {
+      const tokens = p.words.split(" ");
+      for (let i = 0; i < tokens.length; i++) {
+        const t = tokens[i]!;
+        for (const ph of this.byFirst.get(t) ?? []) if (i + ph.tokens.length === tokens.length && this.follows(ph, tokens, i)) return true;
+      }
+    }
+    return Boolean(this.cjkEnd?.test(p.compact));
   }
 
   /** Whether the whole label is one of the entries (Cancel, Not now). */
   isWhole(p: Prepared): boolean {
     if (this.whole.has(p.words) || this.whole.has(p.compact)) return true;
-    const l = this.latin?.exec(p.words);
-    if (l && l[0] === p.words) return true;
+    if (p.words) {
+      const tokens = p.words.split(" ");
+      const h = this.at(tokens, 0);
+      if (h && h.to === tokens.length) return true;
+    }
     const c = this.cjk?.exec(p.compact);
     return Boolean(c && c[0] === p.compact);
   }
 
-  /** Where an entry starts, for word order ("How to pay" vs "Pay"): index in `words` or `compact`, -1 if absent. */
+  /** Where the first entry is, for word order ("How to pay" vs "Pay"): character offsets in `words` or `compact`. */
   position(p: Prepared): { at: number; end: number; cjk: boolean } | null {
-    const l = this.latin?.exec(p.words);
-    if (l) return { at: l.index, end: l.index + l[0].length, cjk: false };
+    const l = this.first(p);
+    if (l) {
+      const tokens = p.words.split(" ");
+      const at = tokens.slice(0, l.from).reduce((n, t) => n + t.length + 1, 0);
+      return { at, end: at + l.text.length, cjk: false };
+    }
     const c = this.cjk?.exec(p.compact);
     if (c) return { at: c.index, end: c.index + c[0].length, cjk: true };
     return null;
