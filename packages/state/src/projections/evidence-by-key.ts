@@ -10,7 +10,7 @@ export type EvidenceByKeyInput = z.input<typeof EvidenceByKeyInput>;
 
 export async function evidenceByKey(db: DbOrTx, raw: EvidenceByKeyInput): Promise<EvidenceView | null> {
   const i = parseInput(EvidenceByKeyInput, raw, "evidenceByKey");
-  const row = await db.evidence.findFirst({ where: { idempotencyKey: i.idempotencyKey, goal: { workspaceId: i.workspaceId } }, include: { blob: { select: { mime: true } } } });
+  const row = await db.evidence.findUnique({ where: { workspaceId_idempotencyKey: { workspaceId: i.workspaceId, idempotencyKey: i.idempotencyKey } }, include: { blob: { select: { mime: true } } } });
   if (!row) return null;
   const { blob, ...e } = row;
   return { ...e, blobMime: blob?.mime ?? null };

@@ -8,6 +8,7 @@ import { Count, Id, IdempotencyKey, JsonObject, Text } from "../../domain/schema
 import { EVIDENCE_KINDS } from "../../domain/vocabulary.ts";
 import { actorOf, appendEvents, atParam, inTx, randomId, type DbOrTx, type EventInput, type OperatorContext, type Tx } from "../operator.ts";
 import { lockTodo, requireHolder } from "../todo/held.ts";
+import { workspaceOfGoal } from "../idempotency-keys.ts";
 
 
 export const AppendEvidenceInput = z.object({
@@ -34,7 +35,8 @@ export interface AppendEvidenceResult {
 
 export async function appendEvidence(db: DbOrTx, raw: AppendEvidenceInput, ctx?: OperatorContext): Promise<AppendEvidenceResult> {
   const i = parseInput(AppendEvidenceInput, raw, "evidence.append");
-  const first = await db.evidence.findUnique({ where: { idempotencyKey: i.idempotencyKey } });
+  const workspaceId = await workspaceOfGoal(db, i.goalId);
+  const first = workspaceId ? await db.evidence.findUnique({ where: { workspaceId_idempotencyKey: { workspaceId, idempotencyKey: i.idempotencyKey } } }) : null;
   if (first) return { evidence: sameGoal(first, i.goalId, i.idempotencyKey), created: false };
   return inTx(db, async (tx) => {
     if (i.leaseKey) {
@@ -77,12 +79,16 @@ export async function insertEvidence(tx: Tx, rows: EvidenceRowInput[], ctx?: Ope
   });
   const inserted = await tx.$queryRawUnsafe<Evidence[]>(
     `INSERT INTO "Evidence" ("id", "goalId", "todoId", "runId", "stepIndex", "kind", "summary", "data", "blobSha256", "agentId", "idempotencyKey", "createdAt")
-     VALUES ${values.join(", ")} ON CONFLICT ("idempotencyKey") DO NOTHING RETURNING *`,
+     VALUES ${values.join(", ")} ON CONFLICT ("workspaceId", "idempotencyKey") DO NOTHING RETURNING *`,
     ...params,
   );
   const byId = new Map(inserted.map((e) => [e.id, e]));
   const missing = rows.filter((_, k) => !byId.has(ids[k]!)).map((r) => r.values.idempotencyKey);
-  const earlier = missing.length ? new Map((await tx.evidence.findMany({ where: { idempotencyKey: { in: missing } } })).map((e) => [e.idempotencyKey, e])) : new Map<string, Evidence>();
+  // Keys are the workspace's: a row recorded before is looked up in the workspace of the goal written to.
+  const workspaces = missing.length ? (await tx.goal.findMany({ where: { id: { in: [...new Set(rows.map((r) => r.values.goalId))] } }, select: { workspaceId: true } })).map((g) => g.workspaceId) : [];
+  const earlier = missing.length
+    ? new Map((await tx.evidence.findMany({ where: { workspaceId: { in: workspaces }, idempotencyKey: { in: missing } } })).map((e) => [e.idempotencyKey, e]))
+    : new Map<string, Evidence>();
   const out = rows.map(({ values: i }, k): AppendEvidenceResult => {
     const mine = byId.get(ids[k]!);
     if (mine) return { evidence: mine, created: true };

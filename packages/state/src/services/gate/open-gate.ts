@@ -7,6 +7,7 @@ import { parseInput } from "../../domain/input.ts";
 import { GATE_ANSWER_ROLES } from "../../domain/roles.ts";
 import { Id, IdempotencyKey, ShortText, Text } from "../../domain/schemas.ts";
 import { actorOf, clockDate, appendEvent, inTx, isUniqueViolation, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
+import { workspaceOfGoal } from "../idempotency-keys.ts";
 
 export const OpenGateInput = z.object({
   id: Id.optional(),
@@ -35,7 +36,8 @@ export async function openGate(db: DbOrTx, raw: OpenGateInput, ctx?: OperatorCon
   const i = parseInput(OpenGateInput, raw, "gate.open");
   const replay = async (): Promise<OpenGateResult | null> => {
     if (!i.idempotencyKey) return null;
-    const first = await db.gate.findUnique({ where: { idempotencyKey: i.idempotencyKey } });
+    const workspaceId = await workspaceOfGoal(db, i.goalId);
+    const first = workspaceId ? await db.gate.findUnique({ where: { workspaceId_idempotencyKey: { workspaceId, idempotencyKey: i.idempotencyKey } } }) : null;
     if (!first) return null;
     if (first.goalId !== i.goalId || first.todoId !== (i.todoId ?? null) || first.question !== i.question) {
       throw new StateError(

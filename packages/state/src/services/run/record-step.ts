@@ -19,6 +19,7 @@ import { routeTurn } from "../turn/route-turn.ts";
 import { appendStepTo } from "./append-step.ts";
 import { lockRunOfStep } from "./run-guards.ts";
 import { saveCheckpointOf } from "./save-checkpoint.ts";
+import { workspaceOfTodo } from "../idempotency-keys.ts";
 
 const Sha256 = Text.regex(/^[0-9a-f]{64}$/, "a lowercase hex sha256");
 
@@ -100,7 +101,7 @@ export async function recordStep(db: DbOrTx, raw: RecordStepInput, ctx?: Operato
         }
         await requireHolder(tx, todo, { agentId: i.agentId, leaseKey: i.leaseKey });
       } catch (e) {
-        if (!isStateError(e) || e.code !== "CONFLICT" || (await tx.evidence.count({ where: { idempotencyKey: { in: keys } } })) < new Set(keys).size) throw e;
+        if (!isStateError(e) || e.code !== "CONFLICT" || (await tx.evidence.count({ where: { workspaceId: (await workspaceOfTodo(tx, todo.id)) ?? "", idempotencyKey: { in: keys } } })) < new Set(keys).size) throw e;
       }
     }
     // The rows of one transaction share its now(): each evidence row is stamped a millisecond after the one before,

@@ -10,6 +10,7 @@ import { Id, IdempotencyKey, Text } from "../../domain/schemas.ts";
 import { actorOf, appendEvent, clockDate, inTx, randomId, type DbOrTx, type OperatorContext, type Tx } from "../operator.ts";
 import { insertTodos, lockGoalForPlanning, TodoDraft } from "./add-todos.ts";
 import { normalizeTodo } from "./held.ts";
+import { workspaceOfGoal } from "../idempotency-keys.ts";
 
 const Reason = Text.trim().min(1).max(2000);
 
@@ -49,7 +50,8 @@ export async function replanTodos(db: DbOrTx, raw: ReplanTodosInput, ctx?: Opera
   const i = parseInput(ReplanTodosInput, raw, "todo.replan");
   return inTx(db, async (tx) => {
     await lockGoalForPlanning(tx, i.goalId); // serialises planners (and repeats of one key) on the goal
-    const first = await tx.replan.findUnique({ where: { idempotencyKey: i.idempotencyKey } });
+    const workspaceId = await workspaceOfGoal(tx, i.goalId);
+    const first = workspaceId ? await tx.replan.findUnique({ where: { workspaceId_idempotencyKey: { workspaceId, idempotencyKey: i.idempotencyKey } } }) : null;
     if (first) {
       if (first.goalId !== i.goalId) {
         throw new StateError("CONFLICT", `Idempotency key ${i.idempotencyKey} already replanned goal ${first.goalId}; use a fresh key for each replan.`, { goalId: first.goalId });

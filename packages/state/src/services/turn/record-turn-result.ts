@@ -13,6 +13,7 @@ import { SPENDING_RESULTS, TURN_RESULT_KINDS, TURN_RESULT_TRANSITION, type TurnR
 import { actorOf, appendEvent, clockDate, inTx, inTxJoining, isOpenTx, isUniqueViolation, randomId, type DbOrTx, type OperatorContext, type Tx } from "../operator.ts";
 import { spendQuota, type QuotaSpendView } from "../quota/spend-quota.ts";
 import { lockTodo, normalizeTodo, transitionAsHolder, transitionLockedAsHolder } from "../todo/held.ts";
+import { workspaceOfTodo } from "../idempotency-keys.ts";
 
 export const RecordTurnResultInput = z.object({
   /** One key per turn: a repeat returns the first outcome (duplicate: true) and changes nothing. */
@@ -80,7 +81,7 @@ export async function recordTurnResult(db: DbOrTx, raw: RecordTurnResultInput, c
         INSERT INTO "Turn" ("id", "goalId", "todoId", "runId", "agentId", "idempotencyKey", "kind", "summary", "values", "transitions", "createdAt")
         VALUES (${randomId("turn")}, ${moved.todo.goalId}, ${i.todoId}, ${i.runId ?? null}, ${i.agentId}, ${i.idempotencyKey}, ${i.kind}::"TurnResultKind", ${i.summary},
                 ${JSON.stringify(validated ? (i.values ?? {}) : {})}::jsonb, ${JSON.stringify([transition])}::jsonb, ${clockDate(ctx) ?? new Date()}::timestamptz)
-        ON CONFLICT ("idempotencyKey") DO NOTHING`;
+        ON CONFLICT ("workspaceId", "idempotencyKey") DO NOTHING`;
       if (inserted === 0) throw new TurnKeyTaken();
       return { todo: moved.todo, transition };
     });
@@ -116,7 +117,7 @@ export async function recordTurnResult(db: DbOrTx, raw: RecordTurnResultInput, c
         moved = { todo: row, from: todo.state, to: todo.state };
       }
       transitions.push({ kind: "quota_spend_failed", from: moved.from, to: moved.to });
-      await tx.turn.update({ where: { idempotencyKey: i.idempotencyKey }, data: { kind: "quota_spend_failed", transitions: transitions as Prisma.InputJsonArray } });
+      await tx.turn.updateMany({ where: { todoId: i.todoId, idempotencyKey: i.idempotencyKey }, data: { kind: "quota_spend_failed", transitions: transitions as Prisma.InputJsonArray } });
       return moved;
     });
     return { kind: "quota_spend_failed", todo: failed.todo, transitions, spend: null, spendError, duplicate: false };
@@ -137,7 +138,8 @@ class TurnKeyTaken extends Error {
  * folded into the next write-ahead one), and is answered as it was recorded.
  */
 async function duplicateOf(db: DbOrTx | Tx, i: z.output<typeof RecordTurnResultInput>): Promise<RecordTurnResultResult | null> {
-  const turn = await db.turn.findUnique({ where: { idempotencyKey: i.idempotencyKey }, include: { todo: true } });
+  const workspaceId = await workspaceOfTodo(db, i.todoId);
+  const turn = workspaceId ? await db.turn.findUnique({ where: { workspaceId_idempotencyKey: { workspaceId, idempotencyKey: i.idempotencyKey } }, include: { todo: true } }) : null;
   if (!turn) return null;
   const sameRun = i.runId !== undefined && turn.runId === i.runId;
   if (turn.todoId !== i.todoId || (turn.agentId !== i.agentId && !sameRun)) {

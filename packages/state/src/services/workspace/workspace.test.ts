@@ -63,12 +63,17 @@ describe("workspaces and members", () => {
     expect(await getBlob(t.db, blob.sha256, { workspaceId: a.workspace.id })).not.toBeNull();
   });
 
-  it("an idempotency key another workspace used shows nothing of that row: CONFLICT", async () => {
+  it("an idempotency key is the workspace's: another workspace's use of it neither takes it nor shows its row", async () => {
     const goalA = await seedGoal(t.db, { workspaceId: (await seedWorkspace(t.db, "A")).workspace.id });
     const goalB = await seedGoal(t.db, { workspaceId: (await seedWorkspace(t.db, "B")).workspace.id });
     const key = rid("ev");
     await appendEvidence(t.db, { goalId: goalA.id, kind: "observation", summary: "the bank balance screen", idempotencyKey: key });
-    const e = await err(appendEvidence(t.db, { goalId: goalB.id, kind: "observation", summary: "probe", idempotencyKey: key }));
+    const b = await appendEvidence(t.db, { goalId: goalB.id, kind: "observation", summary: "probe", idempotencyKey: key });
+    expect(b).toMatchObject({ created: true, evidence: { goalId: goalB.id, workspaceId: goalB.workspaceId, summary: "probe" } });
+    expect(JSON.stringify(b)).not.toContain("bank balance");
+    // Within one workspace the key is still one row's: another goal of B reusing it is CONFLICT, naming nothing of A.
+    const goalB2 = await seedGoal(t.db, { workspaceId: goalB.workspaceId });
+    const e = await err(appendEvidence(t.db, { goalId: goalB2.id, kind: "observation", summary: "again", idempotencyKey: key }));
     expect(e?.code).toBe("CONFLICT");
     expect(JSON.stringify(e)).not.toContain("bank balance");
     const agentA = await seedAgent(t.db, { workspaceId: goalA.workspaceId });
