@@ -1,12 +1,15 @@
 // Bad input is a 4xx naming the field, never a 5xx: every procedure of the router (listed from the router itself)
-// gets an otherwise valid input with one bad value in one place, over HTTP, as the admin of a seeded workspace.
+// gets an otherwise valid input with one bad value in one place, over HTTP, as the admin of a seeded workspace;
+// batches past their budgets and bad images (cut, damaged, declaring huge sizes) get the same answer.
+import { crc32, deflateSync } from "node:zlib";
 import { beforeAll, describe, expect, it } from "vitest";
+import sharp from "sharp";
 import superjson from "superjson";
 import type { z } from "zod";
 import { addTodos, createGoal, registerAgent, startRun } from "@phoneloop/state";
 import { useTestDatabase } from "@phoneloop/state/testing";
 import { useApiServer } from "./use-api-server.ts";
-import { signUpMember } from "./auth/testing.ts";
+import { agentTokenHeaders, signUpMember } from "./auth/testing.ts";
 import { appRouter } from "./root.ts";
 
 const t = useTestDatabase();
@@ -80,7 +83,8 @@ describe("bad input is a 4xx, never a 5xx", () => {
     }
     expect(sent).toBeGreaterThan(500);
     expect(failures).toEqual([]);
-  });
+    // Thousands of requests one after another: room for a loaded machine (CI's two cores run every suite at once).
+  }, 180_000);
 
   it("names the field: a NUL in a todo's title", async () => {
     const res = await fetch(`${api.url}/trpc/todo.add`, {
@@ -119,6 +123,94 @@ describe("bad input is a 4xx, never a 5xx", () => {
     expect(items[0]!.result).toBeDefined();
     expect(items[1]!.error?.json.data.httpStatus).toBe(400);
     expect(items[2]!.error?.json.data.httpStatus).toBe(400);
+  });
+});
+
+describe("bad batches and bad images are a 4xx, never a 5xx", () => {
+  /** Every call of a batch over HTTP: the response's status and each item's. */
+  async function batch(paths: string[], inputs: unknown[], method: "GET" | "POST"): Promise<number[]> {
+    const body = JSON.stringify(Object.fromEntries(inputs.map((input, i) => [i, superjson.serialize(input)])));
+    const url = `${api.url}/trpc/${paths.join(",")}?batch=1`;
+    const res =
+      method === "GET"
+        ? await fetch(`${url}&input=${encodeURIComponent(body)}`, { headers: { cookie } })
+        : await fetch(url, { method: "POST", headers: { cookie, "content-type": "application/json" }, body });
+    const text = await res.text();
+    const items = text.startsWith("[") ? (JSON.parse(text) as { error?: { json: { data: { httpStatus: number } } } }[]) : [];
+    return [res.status, ...items.map((i) => i.error?.json.data.httpStatus ?? 200)];
+  }
+
+  it("batches: too many calls, too many items, mixed good and bad items", async () => {
+    const heartbeat = { agentId: known.agentId };
+    const todos = (n: number, caps = 0) => ({ goalId: known.goalId, todos: Array.from({ length: n }, (_, k) => ({ title: `t${k}`, requiredCapabilities: Array.from({ length: caps }, (_, c) => `c${c}`) })) });
+    const cases: [string[], unknown[], "GET" | "POST"][] = [
+      [Array(1000).fill("agent.heartbeat"), Array(1000).fill(heartbeat), "POST"],
+      [Array(51).fill("agent.heartbeat"), Array(51).fill(heartbeat), "POST"],
+      [Array(51).fill("goal.get"), Array(51).fill({ goalId: known.goalId }), "GET"],
+      [["todo.add"], [todos(1000, 3)], "POST"],
+      [["todo.add", "todo.add", "agent.heartbeat"], [todos(1000), todos(1000), heartbeat], "POST"],
+      [["agent.heartbeat", "agent.heartbeat", "todo.add"], [heartbeat, { agentId: "nul \u0000" }, { goalId: known.goalId, todos: [] }], "POST"],
+      [["goal.create"], [{ title: "Many bounds", objective: "x", bounds: Array(5000).fill("b") }], "POST"],
+      [Array(50).fill("no.such"), Array(50).fill({}), "POST"],
+    ];
+    const failures: string[] = [];
+    for (const [paths, inputs, method] of cases) {
+      const statuses = await batch(paths, inputs, method);
+      if (statuses.some((s) => s >= 500)) failures.push(`${paths.length}× ${paths[0]} (${method}) answered ${[...new Set(statuses)].join(", ")}`);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it("images: every bad upload to POST /blobs, in every mode", async () => {
+    const { token } = await agentTokenHeaders(t.db, { workspaceId: known.workspaceId!, issuedBy: known.userId! });
+    const png = await sharp({ create: { width: 64, height: 64, channels: 3, background: "#08f" } }).png().toBuffer();
+    const jpeg = await sharp(png).jpeg().toBuffer();
+    const webp = await sharp(png).webp().toBuffer();
+    const chunk = (type: string, data: Buffer) => {
+      const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
+      const length = Buffer.alloc(4);
+      length.writeUInt32BE(data.length);
+      const crc = Buffer.alloc(4);
+      crc.writeUInt32BE(crc32(body));
+      return Buffer.concat([length, body, crc]);
+    };
+    /** A PNG whose header declares width × height, with a few bytes of pixels. */
+    const declaring = (width: number, height: number) => {
+      const ihdr = Buffer.alloc(13);
+      ihdr.writeUInt32BE(width, 0);
+      ihdr.writeUInt32BE(height, 4);
+      ihdr.set([8, 2, 0, 0, 0], 8);
+      return Buffer.concat([png.subarray(0, 8), chunk("IHDR", ihdr), chunk("IDAT", deflateSync(Buffer.alloc(64))), chunk("IEND", Buffer.alloc(0))]);
+    };
+    const badCrc = Buffer.from(png);
+    badCrc[badCrc.length - 20] ^= 0xff;
+    const bodies: [string, Buffer][] = [
+      ["random", Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 256))],
+      ["png cut", png.subarray(0, Math.floor(png.length / 2))],
+      ["jpeg cut", jpeg.subarray(0, Math.floor(jpeg.length / 2))],
+      ["webp cut", webp.subarray(0, Math.floor(webp.length / 2))],
+      ["png header only", png.subarray(0, 33)],
+      ["png bad crc", badCrc],
+      ["png 100000×100000", declaring(100_000, 100_000)],
+      ["png 6000×6600", declaring(6000, 6600)],
+      ["png 0×0", declaring(0, 0)],
+      ["png 1×1 with no pixels", declaring(1, 1)],
+      ["empty", Buffer.alloc(0)],
+      ["png", png],
+      ["jpeg", jpeg],
+      ["webp", webp],
+    ];
+    const failures: string[] = [];
+    for (const [name, body] of bodies) {
+      for (const mime of ["image/png", "image/jpeg", "image/webp", "image/gif", "text/plain"]) {
+        for (const query of ["", "?exact=1", "?exact=0"]) {
+          const res = await fetch(`${api.url}/blobs${query}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": mime }, body });
+          await res.arrayBuffer();
+          if (res.status >= 500) failures.push(`${name} as ${mime}${query} answered ${res.status}`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
   });
 });
 
