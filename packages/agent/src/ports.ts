@@ -47,6 +47,23 @@ export interface Images {
   grayscale(img: DecodedImage, width: number, height: number): Promise<GrayImage>;
 }
 
+// ─── OCR: the text a person sees where the UI tree is blind ───────────────────────────────────────────
+// A WebView or canvas without nodes, a screen without a tree: the permission checkpoint decides on the words read
+// from the screenshot. Implemented by packages/ocr (Node and browser entries); the runtime imports none of it.
+export interface OcrItem {
+  text: string;
+  bounds: { left: number; top: number; right: number; bottom: number };
+}
+
+export interface OcrReading {
+  items: OcrItem[];
+}
+
+export interface Ocr {
+  /** Reads a screenshot (PNG bytes). `around`: the point the action lands on, in screenshot pixels (read closely). */
+  read(png: Uint8Array, opts?: { around?: { x: number; y: number } }): Promise<OcrReading>;
+}
+
 // ─── Model ────────────────────────────────────────────────────────────────────────────────────────────
 /** "guard": an optional cheap model the permission checkpoint asks when its rules are unsure. */
 export type ModelRole = "planner" | "executor" | "summarizer" | "guard";
@@ -490,4 +507,6 @@ export interface AgentPorts {
   controlPlane: ControlPlane;
   clock: Clock;
   images: Images;
+  /** Reads blind screens' pixels; without it a commit-shaped tap on a blind screen has no reading (and is gated). */
+  ocr?: Ocr;
 }

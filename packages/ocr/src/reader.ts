@@ -82,8 +82,9 @@ export function createReader(platform: Platform, opts: ReaderOptions = {}): OcrR
       // beside it, Tesseract takes words of another script for English ones; digits and Latin names still read).
       const lang = languageOf(first.items.map((i) => i.text).join(" "), languages);
       script = lang ? [lang] : languages;
-      // Read again in that language alone when the first reading, among all of them, mixed scripts up.
-      controlItems = lang && languages.length > 1 ? (await lines(script, ink, control.box.left - MARGIN, control.box.top - MARGIN, d.scale)).items : first.items;
+      // Read again in that language alone when the first reading, among all of them, mixed other scripts in.
+      const mixed = lang !== null && first.items.some((i) => languageOf(i.text, languages) !== lang);
+      controlItems = mixed ? (await lines(script, ink, control.box.left - MARGIN, control.box.top - MARGIN, d.scale)).items : first.items;
     }
     const band = bandAround(g, p);
     const bandItems = (await lines(script, crop(g, band), band.left, band.top, d.scale)).items;

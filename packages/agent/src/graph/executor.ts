@@ -10,7 +10,8 @@ import { applyGuardVerdict, askUserDecision, decidePermission, guardMessages, ne
 import { anomalyReminder, executorMessages } from "../prompts/executor.ts";
 import { askedQuestion, gateQuestion } from "../prompts/gate.ts";
 import { formatScreenElements } from "../prompts/screen.ts";
-import { leaseRefOf, type ChatMessage, type EvidenceInput, type GateResolution, type Lease, type LeaseRef, type ModelErrorCode, type SkipReason, type TurnResultKind, type TurnRoute } from "../ports.ts";
+import { isBlindTarget, isBlindTree } from "../policy/blind.ts";
+import { leaseRefOf, type ChatMessage, type EvidenceInput, type GateResolution, type Lease, type LeaseRef, type ModelErrorCode, type OcrReading, type SkipReason, type TurnResultKind, type TurnRoute } from "../ports.ts";
 import { focusedNode, nodeAt, resolveTarget } from "./observe.ts";
 import { endReasonOfSkip, statusForExit } from "./routes.ts";
 import { describeShortcuts, describeSkills } from "./learning.ts";
@@ -28,6 +29,8 @@ export type Observation =
   | { type: "routed"; route: TurnRoute; reason: string; lease?: Lease; skip: { reason: SkipReason; message: string } | null; openGate: { id: string; question: string } | null }
   | { type: "sensed"; screen: Screen }
   | { type: "sense_failed"; lost: boolean; message: string }
+  /** What OCR read on the step's screen (null: no reader, or it failed). */
+  | { type: "screen_read"; ocr: OcrReading | null }
   | { type: "replied"; text: string; usage: RunCommon["totals"] }
   | { type: "model_failed"; code: ModelErrorCode; message: string; usage: RunCommon["totals"] }
   | { type: "gate_opened"; gateId: string }
@@ -51,6 +54,8 @@ export type InputEffect =
   | { type: "acquire"; todoId: string; reopen: boolean }
   | { type: "route"; todoId: string; lease: Lease }
   | { type: "sense"; stepIndex: number; lease: LeaseRef }
+  /** Read the sensed screenshot's pixels (the tree is blind where the action lands); `around`: that point. */
+  | { type: "read_screen"; stepIndex: number; around?: { x: number; y: number } }
   /** The executor model, or with role "guard" the permission checkpoint's guard model. */
   | { type: "ask_model"; role?: "guard"; messages: ChatMessage[]; jsonSchema: { name: string; schema: Record<string, unknown> }; key: string; stepIndex: number; lease: LeaseRef }
   /** `evidenceKeys`: the evidence the gate shows (its screenshot), by idempotency key; the runner records it first. */
@@ -282,7 +287,17 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       return done(route());
     }
     const px = point.px;
-    const decision = action.type === "ask_user" ? askUserDecision(config.policyRules?.version) : decidePermission(action, policyContext(screen, action, px, config));
+    // The tree is blind where a tap lands: the permission checkpoint decides on what the screenshot shows.
+    const at = px ?? null;
+    if (TAPS.has(action.type) && blindAt(screen, px) && !(turn.read && samePoint(turn.read.at, at))) {
+      if (config.ocr) {
+        turn.reading = { action };
+        return done({ type: "read_screen", stepIndex: turn.stepIndex, ...(px ? { around: px } : {}) });
+      }
+      turn.read = { at, ocr: null };
+    }
+    const ocr = turn.read && samePoint(turn.read.at, at) ? turn.read.ocr : undefined;
+    const decision = action.type === "ask_user" ? askUserDecision(config.policyRules?.version) : decidePermission(action, policyContext(screen, action, px, config, ocr));
     // Rules unsure (an unlabelled icon, a web page without elements…): the guard model may raise the tier.
     if (config.guardModel && decision.unsure) {
       turn.guarding = { action, ...(px ? { px } : {}), decision };
@@ -290,7 +305,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       return done({
         type: "ask_model",
         role: "guard",
-        messages: guardMessages(action, policyContext(screen, action, px, config), decision),
+        messages: guardMessages(action, policyContext(screen, action, px, config, ocr), decision),
         jsonSchema: { name: "guard_verdict", schema: GUARD_JSON_SCHEMA },
         key: `${s.runId}:${turn.stepIndex}:${lease.epoch}:guard`,
         stepIndex: turn.stepIndex,
@@ -409,6 +424,24 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       }
       if (turn.gate) return applyGate(turn);
       return askModel(turn);
+    }
+
+    case "screen_read": {
+      const turn = ex.turn!;
+      const { action } = turn.reading!;
+      delete turn.reading;
+      const point = resolvePoint(turn, action);
+      turn.read = { at: point.ok ? (point.px ?? null) : null, ocr: obs.ocr };
+      fx.push(
+        evidence({
+          idempotencyKey: `${s.runId}:${turn.stepIndex}:ocr`,
+          kind: "observation",
+          stepIndex: turn.stepIndex,
+          summary: obs.ocr ? `the UI tree is blind where the action lands: ${obs.ocr.items.length} texts read from the screenshot` : "the UI tree is blind where the action lands, and the screenshot could not be read",
+          data: { ocr: obs.ocr ? obs.ocr.items.slice(0, 200) : null, at: turn.read.at },
+        }),
+      );
+      return decide(turn, action);
     }
 
     case "sense_failed":
@@ -532,11 +565,31 @@ function sampledAt(turn: Turn): { target?: string; screen?: ReturnType<typeof sc
   return { screen: screenSample(turn.screen.phash, turn.screen.tree, turn.screen.blocks), ...(target ? { target } : {}) };
 }
 
-/** What the permission checkpoint reads: the node acted on (the focused field for typing and Enter), the tree, the app. */
-function policyContext(screen: Screen, action: Action, px: { x: number; y: number } | undefined, config: AgentConfig): PermissionContext {
+/**
+ * What the permission checkpoint reads: the node acted on (the focused field for typing and Enter), the tree, the
+ * app; on a blind screen what OCR read there (`ocr`, null when nothing could be read) and the tap point.
+ */
+function policyContext(screen: Screen, action: Action, px: { x: number; y: number } | undefined, config: AgentConfig, ocr?: OcrReading | null): PermissionContext {
   const target = action.type === "keyboard_enter" || (action.type === "input_text" && !px) ? focusedNode(screen.tree) : px ? nodeAt(screen.tree, px) : undefined;
-  return { ...(target ? { target } : {}), tree: screen.tree, ...(screen.packageName ? { packageName: screen.packageName } : {}), ...(config.appRules ? { appRules: config.appRules } : {}), ...(config.policyRules ? { rules: config.policyRules } : {}) };
+  return {
+    ...(target ? { target } : {}),
+    tree: screen.tree,
+    ...(screen.packageName ? { packageName: screen.packageName } : {}),
+    ...(config.appRules ? { appRules: config.appRules } : {}),
+    ...(config.policyRules ? { rules: config.policyRules } : {}),
+    ...(ocr !== undefined ? { ocr, ...(px ? { point: px } : {}) } : {}),
+  };
 }
+
+/** The actions whose target is a point on the screen (what OCR stands in for where the tree is blind). */
+const TAPS: ReadonlySet<Action["type"]> = new Set(["click", "double_tap", "long_press"]);
+
+/** The tree shows nothing where the point lands: no tree, no words in it, or a view that draws its own content. */
+function blindAt(screen: Screen, px: { x: number; y: number } | undefined): boolean {
+  return isBlindTree(screen.tree) || (px !== undefined && isBlindTarget(nodeAt(screen.tree, px)));
+}
+
+const samePoint = (a: { x: number; y: number } | null, b: { x: number; y: number } | null) => (a === null ? b === null : b !== null && a.x === b.x && a.y === b.y);
 
 export function addUsage(totals: RunCommon["totals"], usage: RunCommon["totals"]): void {
   for (const k of Object.keys(totals) as (keyof RunCommon["totals"])[]) totals[k] += usage[k];

@@ -70,7 +70,7 @@ const emptyTotals = (): ExecutorRunState["totals"] => ({ steps: 0, modelCalls: 0
 
 export async function runAgent(ports: AgentPorts, opts: RunAgentOptions): Promise<RunOutcome> {
   const cp = ports.controlPlane;
-  const config: AgentConfig = { ...DEFAULT_CONFIG, ...opts.config, guardModel: opts.config?.guardModel ?? Boolean(ports.models.guard) };
+  const config: AgentConfig = { ...DEFAULT_CONFIG, ...opts.config, guardModel: opts.config?.guardModel ?? Boolean(ports.models.guard), ocr: opts.config?.ocr ?? Boolean(ports.ocr) };
   // The workspace's policy rules, unless the caller set its own: every decision then records their version.
   if (!config.policyRules) {
     const stored = await cp.getPolicyRules();
@@ -264,7 +264,7 @@ async function digestOf(bytes: Uint8Array): Promise<string | null> {
 }
 
 /** Inputs that need nothing written first: reading the phone, and asking the model about what was read. */
-const NEEDS_NO_WRITE = new Set<InputEffect["type"]>(["sense", "ask_model"]);
+const NEEDS_NO_WRITE = new Set<InputEffect["type"]>(["sense", "ask_model", "read_screen"]);
 
 /**
  * Performs the executor's effects until it exits. Its writes (evidence, step row, turn result, checkpoint) wait in
@@ -286,6 +286,8 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
   const frames = new PreparedFrames();
   /** Sensing started beside the route (used only by the sense that follows that route). */
   let prefetched: Promise<DeviceOutcome<Sensed>> | null = null;
+  /** The last sensed screenshot at full size (what OCR reads when the tree is blind). */
+  let lastShot: Uint8Array | null = null;
   /** Writes not yet recorded, in order: they go out with the next step record. */
   let pending: PendingWrite[] = [];
   /** Evidence ids by idempotency key, of what this executor recorded (a gate names its screenshot by id). */
@@ -451,6 +453,7 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
         settled = null;
         if (!out.ok) return { type: "sense_failed", lost: out.lost, message: out.message };
         const { screenshot, tree, foreground, prepared } = out.value;
+        lastShot = screenshot.png;
         const app = foreground ? `${foreground.packageName}${foreground.activity ? `/${foreground.activity}` : ""}` : "unknown";
         const elements = listElements(tree, screenshot.width, screenshot.height);
         const ex = state.executor;
@@ -477,6 +480,14 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
           type: "sensed",
           screen: { app, packageName: foreground?.packageName ?? null, width: screenshot.width, height: screenshot.height, phash: prepared.phash, blocks: prepared.blocks, tree, elements, image: prepared.forModel, observationKey: key },
         };
+      }
+      case "read_screen": {
+        const ocr = ctx.ports.ocr;
+        if (!ocr || !lastShot) return { type: "screen_read", ocr: null };
+        // A reader that fails leaves the screen unread: the permission checkpoint decides without a reading.
+        const read = await ocr.read(lastShot, e.around ? { around: e.around } : {}).catch(() => null);
+        guard(ctx);
+        return { type: "screen_read", ocr: read ? { items: read.items } : null };
       }
       case "ask_model": {
         const usage = emptyTotals();

@@ -5,7 +5,7 @@ import type { ActionSample } from "../detectors/index.ts";
 import type { Blackboard } from "../memory/blackboard.ts";
 import type { StepSummary } from "../memory/history.ts";
 import type { SessionApprovals } from "../policy/index.ts";
-import type { AgentPorts, EncodedImage, GateResolution, Lease, ModelRole, RunEndReason, RunEndStatus, RunStatus, UiNode } from "../ports.ts";
+import type { AgentPorts, EncodedImage, GateResolution, Lease, ModelRole, OcrReading, RunEndReason, RunEndStatus, RunStatus, UiNode } from "../ports.ts";
 import type { AppRule, PermissionDecision, PolicyRules } from "../policy/index.ts";
 import type { ImageTokenFormula } from "../model/tokens.ts";
 import type { ElementRef } from "./observe.ts";
@@ -81,6 +81,10 @@ export interface Turn {
   asking?: { action: Action; kind: string; approvalKey?: string; tier: PendingGate["tier"]; question: string; policy?: GatePolicy };
   /** The gate answer this step acts on (after waiting for a gate it opened). */
   gate?: { pending: PendingGate; resolution: GateResolution };
+  /** The screenshot is being read (the tree is blind where this action lands). */
+  reading?: { action: Action };
+  /** What OCR read around `at` on this step's screen (null: no reading could be had). */
+  read?: { at: { x: number; y: number } | null; ocr: OcrReading | null };
 }
 
 export interface ExecutorState {
@@ -199,6 +203,8 @@ export interface AgentConfig {
   policyRules?: PolicyRules;
   /** Ask the guard model role when the permission rules are unsure (runAgent sets it when a guard model is configured). */
   guardModel?: boolean;
+  /** Read a blind screen's pixels before deciding on a tap there (runAgent sets it when an Ocr port is given). */
+  ocr?: boolean;
   gateAnswerRoles: ("owner" | "reviewer" | "operator")[];
   /** Store the downscaled screenshot with every observation. */
   storeScreenshots: boolean;

@@ -1,8 +1,11 @@
 // The one composition root of the headless agent: the API client and its ControlPlane, the phone, the models per
-// role, the Node image codec and the clock, handed to the runtime's runAgent. Nothing else wires these parts.
+// role, the Node image codec, the OCR reader for blind screens and the clock, handed to the runtime's runAgent.
+// Nothing else wires these parts.
 import { hostname } from "node:os";
 import { createModels, runAgent, systemClock, type AgentConfig, type AgentEvent, type Clock, type Device, type Models, type ModelsInit, type RunOutcome } from "@phoneloop/agent";
 import { nodeImages } from "@phoneloop/agent/node";
+import type { Ocr } from "@phoneloop/agent/ports";
+import { createNodeOcr, OcrUnavailable, type OcrReader } from "@phoneloop/ocr/node";
 import { checkApi, createApiClient, createControlPlane, newAgentId, type RetryNotice } from "@phoneloop/client";
 import { connectDevice, type DeviceSpec } from "./device.ts";
 import { recordPhoneTaskScore, type PhoneControl, type TaskScore } from "./phone-task-score.ts";
@@ -36,6 +39,21 @@ export interface HeadlessInit {
   /** Resuming a run another worker still holds: called each time it waits for that worker's lease to end. */
   onWait?: (w: ResumeWait) => void;
   clock?: Clock;
+  /**
+   * Reads blind screens' pixels (a WebView or canvas without nodes) for the permission checkpoint. Default: the Node
+   * reader over Debian's Tesseract language data; null, or no data installed: none (such taps are then gated).
+   */
+  ocr?: Ocr | null;
+}
+
+/** The Node OCR reader when its language data is installed (its worker starts on the first blind screen). */
+function defaultOcr(): OcrReader | null {
+  try {
+    return createNodeOcr();
+  } catch (e) {
+    if (e instanceof OcrUnavailable) return null;
+    throw e;
+  }
 }
 
 export async function runHeadless(init: HeadlessInit): Promise<RunOutcome & { taskScore: TaskScore | null }> {
@@ -59,11 +77,13 @@ export async function runHeadless(init: HeadlessInit): Promise<RunOutcome & { ta
     if (owned) void connecting.then((d) => d.close()).catch(() => undefined);
     throw e;
   }
+  const ownedOcr = init.ocr === undefined ? defaultOcr() : null;
+  const ocr = init.ocr === undefined ? ownedOcr : init.ocr;
   try {
     const info = await device.info().catch(() => null);
     const models = isModels(init.models) ? init.models : createModels({ ...init.models, clock });
     const out = await runAgent(
-      { device, models, controlPlane, clock, images: nodeImages },
+      { device, models, controlPlane, clock, images: nodeImages, ...(ocr ? { ocr } : {}) },
       {
         ...(init.goal ? { goal: init.goal } : {}),
         ...(init.goalId ? { goalId: init.goalId } : {}),
@@ -85,6 +105,7 @@ export async function runHeadless(init: HeadlessInit): Promise<RunOutcome & { ta
     return { ...out, taskScore };
   } finally {
     if (owned) await device.close().catch(() => undefined);
+    await ownedOcr?.close().catch(() => undefined);
   }
 }
 
