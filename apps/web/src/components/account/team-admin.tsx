@@ -55,7 +55,8 @@ function AgentTokens({ all }: { all: boolean }) {
       <h1 id="tokens-heading">Agent tokens</h1>
       <p className={styles.lead}>
         A headless agent acts with one: give it as PHONELOOP_AGENT_TOKEN (or in a file for --agent-token-file); it lasts until revoked. A browser tab that runs gets
-        its own, which expires after {TAB_TOKEN_IDLE_MS / 3_600_000} hours unused.
+        its own, which expires after {TAB_TOKEN_IDLE_MS / 3_600_000} hours unused. A token may do no more than the member who issued it may now, and ends
+        when they are removed from the team.
       </p>
       <form
         className={styles.form}
@@ -84,7 +85,7 @@ function AgentTokens({ all }: { all: boolean }) {
           <li key={t.id} data-token-id={t.id} style={{ padding: "6px 0", borderTop: "1px solid var(--line)" }}>
             <strong>{t.name}</strong> · {t.agentId ?? "not registered yet"} · made {when(t.createdAt)} · last used {when(t.lastUsedAt)}
             {t.revokedAt ? (
-              <> · revoked {when(t.revokedAt)}</>
+              <> · revoked {when(t.revokedAt)}{t.revokedReason === "issuer_removed" ? " when the member who issued it was removed" : ""}</>
             ) : t.expiresAt && new Date(t.expiresAt) <= new Date() ? (
               <> · expired {when(t.expiresAt)} after going unused</>
             ) : (
