@@ -48,15 +48,15 @@ export const LEXICON: Record<string, LanguageWords> = {
   en: {
     verbs: {
       money:
-        "charge|charge my card|will be charged|you will be charged|debit|pay|pay now|checkout|check out|buy|buy now|purchase|order now|place order|submit order|confirm order|complete order|complete purchase|subscribe|resubscribe|unsubscribe|start free trial|start trial|free trial|try free|try it free|upgrade|upgrade now|book|book now|reserve|rent|tip|donate|transfer|send money|request money|top up|recharge|withdraw|wire|cash out|renew|cancel subscription|cancel membership|cancel plan|end subscription|confirm payment|submit payment|add funds|redeem",
+        "place bet|bet now|wager|add payee|add beneficiary|add recipient|send gift|send a gift|gift|buy coins|get coins|buy credits|add money|load money|add credit|buy tickets|reserve now|confirm booking|confirm ride|request ride|start subscription|join premium|try premium|swap|convert|sell|claim offer|charge|charge my card|will be charged|you will be charged|debit|pay|pay now|checkout|check out|buy|buy now|purchase|order now|place order|submit order|confirm order|complete order|complete purchase|subscribe|resubscribe|unsubscribe|start free trial|start trial|free trial|try free|try it free|upgrade|upgrade now|book|book now|reserve|rent|tip|donate|transfer|send money|request money|top up|recharge|withdraw|wire|cash out|renew|cancel subscription|cancel membership|cancel plan|end subscription|confirm payment|submit payment|add funds|redeem",
       destructive:
-        "export chat|export chats|export chat history|export data|export backup|leave group|leave channel|leave chat|leave conversation|leave community|unpair|forget device|forget this device|turn off|disable|deactivate|delete|delete all|delete account|remove|erase|erase all|wipe|factory reset|reset|reset phone|reset device|uninstall|clear all|clear data|clear storage|empty trash|move to trash|trash|discard|close account|deactivate|deactivate account|revoke|revoke access|permanently delete|unlink",
+        "overwrite|discard draft|discard|forfeit|wipe|wipe data|erase data|remove account|remove device|clear history|clear chat|delete chat|delete history|sign out of all devices|cancel order|cancel booking|cancel ride|turn off backup|stop sharing|export chat|export chats|export chat history|export data|export backup|leave group|leave channel|leave chat|leave conversation|leave community|unpair|forget device|forget this device|turn off|disable|deactivate|delete|delete all|delete account|remove|erase|erase all|wipe|factory reset|reset|reset phone|reset device|uninstall|clear all|clear data|clear storage|empty trash|move to trash|trash|discard|close account|deactivate|deactivate account|revoke|revoke access|permanently delete|unlink",
       communication:
-        "send|send message|send now|send invite|post|tweet|retweet|repost|publish|go live|share location|share my location|share live location|share contacts|export contacts|call|call back|video call|voice call|dial|invite all",
-      credentials: "save password|reveal password|export passwords|copy password",
+        "submit review|post review|publish review|send review|invite|send invitation|share to|reply to all|broadcast|send sms|send email|send text|call now|place call|send|send message|send now|send invite|post|tweet|retweet|repost|publish|go live|share location|share my location|share live location|share contacts|export contacts|call|call back|video call|voice call|dial|invite all",
+      credentials: "show password|reveal|show recovery phrase|copy recovery phrase|reveal secret phrase|export private key|copy private key|share login|share password|sign in with google|continue with google|continue with facebook|continue with apple|sign in with apple|sign in with facebook|log in with facebook|save password|reveal password|export passwords|copy password",
       permission:
-        "allow|allow all|allow access|grant|grant access|authorize|authorise|permit|while using the app|only this time|allow all the time",
-      install: "install|^update|update now|update all|update app|^get|get app|download app",
+        "set as default|make default|give access|link device|link account|add to family|add member|connect account|grant permission|allow|allow all|allow access|grant|grant access|authorize|authorise|permit|while using the app|only this time|allow all the time",
+      install: "join beta|join the beta|become a tester|add to chrome|add extension|download apk|install anyway|install update|get update|install|^update|update now|update all|update app|^get|get app|download app",
       account: "sign in|log in|login|sign up|register|create account|log out|sign out|link account",
       calendar: "add to calendar|save event|create event|add event",
       social: "follow|like|add friend|join",
@@ -71,7 +71,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     dismiss:
       "cancel|no|not now|no thanks|later|maybe later|remind me later|skip|close|dismiss|keep|back|go back|navigate up|deny|decline|reject|never|stay",
     negation: "don t|do not|dont|not|never|no",
-    confirming: "ok|okay|confirm|continue|yes|next|done|accept|agree|i agree|proceed|submit|apply|go|got it|finish|complete",
+    confirming: "sounds good|let s go|do it|i understand|understood|yes please|sure|let s do it|alright|all right|accept all|ok got it|yes continue|yes delete|yes cancel|confirm now|ok|okay|confirm|continue|yes|next|done|accept|agree|i agree|proceed|submit|apply|go|got it|finish|complete",
     benignObjects: "filter|filters|search|query|sort|selection|from cart|from basket|from wishlist|from favorites|recent searches",
     searchField: "search|find|query|look up|lookup",
     composeField: "message|type a message|write a message|chat|compose|reply|comment|tweet|post|caption|status|entry|say something|write|composer",
@@ -80,7 +80,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     cardField: "card number|card no|credit card|debit card|card",
     enterKeys: "enter|send|go|done|search|return|next|↵|⏎",
     personalField: "address|street|street address|phone|phone number|mobile number|email|e mail|date of birth|birthday|full name|postal code|zip code",
-    securitySettings: "accessibility|device admin|device admin apps|install unknown apps|unknown sources|usage access|notification access|developer options|usb debugging|display over other apps|modify system settings|special app access",
+    securitySettings: "screen lock|find my device|play protect|two factor|two step verification|2 step verification|backup|backups|encryption|smart lock|sim lock|remote lock|location history|accessibility|device admin|device admin apps|install unknown apps|unknown sources|usage access|notification access|developer options|usb debugging|display over other apps|modify system settings|special app access",
   },
   zh: {
     verbs: {
@@ -110,7 +110,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     cardField: "银行卡|卡号|信用卡",
     enterKeys: "发送|回车|完成|搜索|前往",
     personalField: "地址|收货地址|电话|手机号|邮箱|出生日期|姓名",
-    securitySettings: "无障碍|设备管理|未知来源|安装未知应用|使用情况访问|通知使用权|开发者选项|悬浮窗",
+    securitySettings: "锁屏|屏幕锁定|查找设备|查找我的设备|备份|两步验证|双重验证|无障碍|设备管理|未知来源|安装未知应用|使用情况访问|通知使用权|开发者选项|悬浮窗",
   },
   ja: {
     verbs: {
@@ -139,7 +139,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     cardField: "カード番号|クレジットカード",
     enterKeys: "送信|確定|検索|完了|実行",
     personalField: "住所|電話番号|メールアドレス|生年月日|氏名|郵便番号",
-    securitySettings: "ユーザー補助|端末管理|不明なアプリ|使用状況へのアクセス|通知へのアクセス|開発者向けオプション",
+    securitySettings: "画面ロック|デバイスを探す|バックアップ|2段階認証|ユーザー補助|端末管理|不明なアプリ|使用状況へのアクセス|通知へのアクセス|開発者向けオプション",
   },
   ko: {
     verbs: {
@@ -169,7 +169,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     cardField: "카드 번호|카드번호",
     enterKeys: "전송|완료|검색|이동",
     personalField: "주소|전화번호|휴대폰 번호|이메일|생년월일|이름",
-    securitySettings: "접근성|기기 관리자|출처를 알 수 없는 앱|사용 정보 접근|알림 접근|개발자 옵션",
+    securitySettings: "화면 잠금|내 디바이스 찾기|백업|2단계 인증|접근성|기기 관리자|출처를 알 수 없는 앱|사용 정보 접근|알림 접근|개발자 옵션",
   },
   de: {
     compounds: true,
@@ -203,7 +203,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     cardField: "kartennummer|kreditkarte",
     enterKeys: "eingabe|senden|los|fertig|suchen|weiter",
     personalField: "adresse|straße|telefon|telefonnummer|e mail|geburtsdatum|postleitzahl",
-    securitySettings: "bedienungshilfen|geräteadministrator|unbekannte apps|nutzungsdatenzugriff|benachrichtigungszugriff|entwickleroptionen|usb debugging",
+    securitySettings: "displaysperre|bildschirmsperre|mein gerät finden|sicherung|backup|bestätigung in zwei schritten|zwei faktor|bedienungshilfen|geräteadministrator|unbekannte apps|nutzungsdatenzugriff|benachrichtigungszugriff|entwickleroptionen|usb debugging",
   },
   es: {
     verbs: {
@@ -234,7 +234,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     cardField: "número de tarjeta|tarjeta",
     enterKeys: "intro|enviar|ir|buscar|listo|siguiente",
     personalField: "dirección|teléfono|correo|correo electrónico|fecha de nacimiento|código postal",
-    securitySettings: "accesibilidad|administrador de dispositivos|aplicaciones desconocidas|acceso a datos de uso|acceso a notificaciones|opciones de desarrollador",
+    securitySettings: "bloqueo de pantalla|encontrar mi dispositivo|copia de seguridad|verificación en dos pasos|accesibilidad|administrador de dispositivos|aplicaciones desconocidas|acceso a datos de uso|acceso a notificaciones|opciones de desarrollador",
   },
   fr: {
     verbs: {
@@ -265,7 +265,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     cardField: "numéro de carte|carte bancaire",
     enterKeys: "entrée|envoyer|rechercher|suivant",
     personalField: "adresse|téléphone|e mail|courriel|date de naissance|code postal",
-    securitySettings: "accessibilité|administrateur de l appareil|applications inconnues|accès aux données d utilisation|accès aux notifications|options pour les développeurs",
+    securitySettings: "verrouillage de l écran|localiser mon appareil|sauvegarde|validation en deux étapes|double authentification|accessibilité|administrateur de l appareil|applications inconnues|accès aux données d utilisation|accès aux notifications|options pour les développeurs",
   },
   pt: {
     verbs: {
@@ -296,7 +296,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     cardField: "número do cartão|cartão",
     enterKeys: "enviar|ir|buscar|concluído|próximo",
     personalField: "endereço|telefone|celular|e mail|data de nascimento|cep",
-    securitySettings: "acessibilidade|administrador do dispositivo|apps desconhecidos|acesso aos dados de uso|acesso a notificações|opções do desenvolvedor",
+    securitySettings: "bloqueio de tela|encontre meu dispositivo|backup|verificação em duas etapas|acessibilidade|administrador do dispositivo|apps desconhecidos|acesso aos dados de uso|acesso a notificações|opções do desenvolvedor",
   },
   ru: {
     verbs: {
@@ -326,7 +326,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     cardField: "номер карты|карта",
     enterKeys: "ввод|отправить|готово|найти|далее",
     personalField: "адрес|телефон|номер телефона|почта|электронная почта|дата рождения",
-    securitySettings: "специальные возможности|администратор устройства|неизвестные приложения|доступ к истории использования|доступ к уведомлениям|для разработчиков",
+    securitySettings: "блокировка экрана|найти устройство|резервное копирование|двухэтапная аутентификация|двухфакторная|специальные возможности|администратор устройства|неизвестные приложения|доступ к истории использования|доступ к уведомлениям|для разработчиков",
   },
   // The languages below are the team's own words (written by the team from how the market's apps label these
   // controls), beside Android's own strings for the same languages in platform-words.ts.
@@ -358,7 +358,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     cardField: "numero carta|numero della carta|carta di credito",
     enterKeys: "invio|invia|vai|fatto|cerca|avanti",
     personalField: "indirizzo|telefono|numero di telefono|email|data di nascita|cap",
-    securitySettings: "accessibilità|amministratore del dispositivo|app sconosciute|accesso ai dati di utilizzo|accesso alle notifiche|opzioni sviluppatore|blocco schermo|trova il mio dispositivo",
+    securitySettings: "backup|verifica in due passaggi|accessibilità|amministratore del dispositivo|app sconosciute|accesso ai dati di utilizzo|accesso alle notifiche|opzioni sviluppatore|blocco schermo|trova il mio dispositivo",
   },
   tr: {
     verbs: {
@@ -388,7 +388,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     cardField: "kart numarası|kredi kartı",
     enterKeys: "gönder|git|bitti|ara|ileri|giriş",
     personalField: "adres|telefon|telefon numarası|e posta|doğum tarihi|posta kodu",
-    securitySettings: "erişilebilirlik|cihaz yöneticisi|bilinmeyen uygulamalar|kullanım erişimi|bildirim erişimi|geliştirici seçenekleri|ekran kilidi|cihazımı bul",
+    securitySettings: "yedekleme|iki adımlı doğrulama|erişilebilirlik|cihaz yöneticisi|bilinmeyen uygulamalar|kullanım erişimi|bildirim erişimi|geliştirici seçenekleri|ekran kilidi|cihazımı bul",
   },
   vi: {
     verbs: {
@@ -418,7 +418,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     cardField: "số thẻ|thẻ tín dụng",
     enterKeys: "gửi|đi|xong|tìm|tiếp",
     personalField: "địa chỉ|số điện thoại|điện thoại|email|ngày sinh",
-    securitySettings: "trợ năng|hỗ trợ tiếp cận|quản trị thiết bị|ứng dụng không rõ nguồn gốc|quyền truy cập dữ liệu sử dụng|quyền truy cập thông báo|tùy chọn cho nhà phát triển|khóa màn hình|tìm thiết bị",
+    securitySettings: "sao lưu|xác minh 2 bước|trợ năng|hỗ trợ tiếp cận|quản trị thiết bị|ứng dụng không rõ nguồn gốc|quyền truy cập dữ liệu sử dụng|quyền truy cập thông báo|tùy chọn cho nhà phát triển|khóa màn hình|tìm thiết bị",
   },
   id: {
     verbs: {
@@ -448,7 +448,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     cardField: "nomor kartu|kartu kredit|no kad",
     enterKeys: "kirim|hantar|buka|selesai|cari|lanjut",
     personalField: "alamat|nomor telepon|no hp|email|tanggal lahir|kode pos",
-    securitySettings: "aksesibilitas|admin perangkat|aplikasi tidak dikenal|akses penggunaan|akses notifikasi|opsi developer|kunci layar|temukan perangkat",
+    securitySettings: "pencadangan|verifikasi 2 langkah|aksesibilitas|admin perangkat|aplikasi tidak dikenal|akses penggunaan|akses notifikasi|opsi developer|kunci layar|temukan perangkat",
   },
   ms: {
     verbs: {
@@ -478,7 +478,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     cardField: "nombor kad|kad kredit",
     enterKeys: "hantar|pergi|selesai|cari|seterusnya",
     personalField: "alamat|nombor telefon|telefon|e mel|tarikh lahir|poskod",
-    securitySettings: "kebolehaksesan|pentadbir peranti|apl tidak diketahui|akses penggunaan|akses pemberitahuan|pilihan pembangun|kunci skrin|cari peranti saya",
+    securitySettings: "sandaran|pengesahan 2 langkah|kebolehaksesan|pentadbir peranti|apl tidak diketahui|akses penggunaan|akses pemberitahuan|pilihan pembangun|kunci skrin|cari peranti saya",
   },
   th: {
     verbs: {
@@ -508,7 +508,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     cardField: "หมายเลขบัตร|บัตรเครดิต",
     enterKeys: "ส่ง|ไป|เสร็จ|ค้นหา|ถัดไป",
     personalField: "ที่อยู่|เบอร์โทร|หมายเลขโทรศัพท์|อีเมล|วันเกิด|รหัสไปรษณีย์",
-    securitySettings: "การช่วยเหลือพิเศษ|ผู้ดูแลอุปกรณ์|แอปที่ไม่รู้จัก|การเข้าถึงข้อมูลการใช้งาน|การเข้าถึงการแจ้งเตือน|ตัวเลือกสำหรับนักพัฒนา|ล็อกหน้าจอ|ค้นหาอุปกรณ์",
+    securitySettings: "สำรองข้อมูล|การยืนยันแบบ 2 ขั้นตอน|การช่วยเหลือพิเศษ|ผู้ดูแลอุปกรณ์|แอปที่ไม่รู้จัก|การเข้าถึงข้อมูลการใช้งาน|การเข้าถึงการแจ้งเตือน|ตัวเลือกสำหรับนักพัฒนา|ล็อกหน้าจอ|ค้นหาอุปกรณ์",
   },
   pl: {
     verbs: {
@@ -538,7 +538,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     cardField: "numer karty|karta kredytowa",
     enterKeys: "wyślij|idź|gotowe|szukaj|dalej",
     personalField: "adres|telefon|numer telefonu|e mail|data urodzenia|kod pocztowy",
-    securitySettings: "ułatwienia dostępu|administrator urządzenia|nieznane aplikacje|dostęp do danych o użytkowaniu|dostęp do powiadomień|opcje programisty|blokada ekranu|znajdź urządzenie",
+    securitySettings: "kopia zapasowa|weryfikacja dwuetapowa|ułatwienia dostępu|administrator urządzenia|nieznane aplikacje|dostęp do danych o użytkowaniu|dostęp do powiadomień|opcje programisty|blokada ekranu|znajdź urządzenie",
   },
   nl: {
     compounds: true,
@@ -569,7 +569,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     cardField: "kaartnummer|creditcard",
     enterKeys: "verzenden|ga|klaar|zoeken|volgende",
     personalField: "adres|telefoon|telefoonnummer|e mail|geboortedatum|postcode",
-    securitySettings: "toegankelijkheid|apparaatbeheerder|onbekende apps|gebruikstoegang|meldingstoegang|ontwikkelaarsopties|schermvergrendeling|vind mijn apparaat",
+    securitySettings: "back up|reservekopie|verificatie in twee stappen|toegankelijkheid|apparaatbeheerder|onbekende apps|gebruikstoegang|meldingstoegang|ontwikkelaarsopties|schermvergrendeling|vind mijn apparaat",
   },
   sv: {
     compounds: true,
@@ -600,7 +600,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     cardField: "kortnummer|kreditkort",
     enterKeys: "skicka|gå|klar|sök|nästa",
     personalField: "adress|telefon|telefonnummer|e post|födelsedatum|postnummer",
-    securitySettings: "tillgänglighet|enhetsadministratör|okända appar|åtkomst till användningsdata|aviseringsåtkomst|utvecklaralternativ|skärmlås|hitta min enhet",
+    securitySettings: "säkerhetskopiering|tvåstegsverifiering|tillgänglighet|enhetsadministratör|okända appar|åtkomst till användningsdata|aviseringsåtkomst|utvecklaralternativ|skärmlås|hitta min enhet",
   },
   ar: {
     verbs: {
@@ -630,7 +630,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     cardField: "رقم البطاقة|بطاقة الائتمان",
     enterKeys: "إرسال|انتقال|تم|بحث|التالي",
     personalField: "العنوان|رقم الهاتف|الهاتف|البريد الإلكتروني|تاريخ الميلاد|الرمز البريدي",
-    securitySettings: "تسهيل الاستخدام|إمكانية الوصول|مشرف الجهاز|التطبيقات غير المعروفة|الوصول إلى بيانات الاستخدام|الوصول إلى الإشعارات|خيارات المطور|قفل الشاشة|العثور على جهازي",
+    securitySettings: "النسخ الاحتياطي|التحقق بخطوتين|تسهيل الاستخدام|إمكانية الوصول|مشرف الجهاز|التطبيقات غير المعروفة|الوصول إلى بيانات الاستخدام|الوصول إلى الإشعارات|خيارات المطور|قفل الشاشة|العثور على جهازي",
   },
   fa: {
     verbs: {
@@ -660,7 +660,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     cardField: "شماره کارت|کارت بانکی",
     enterKeys: "ارسال|برو|تمام|جستجو|بعدی",
     personalField: "نشانی|آدرس|شماره تلفن|تلفن|ایمیل|تاریخ تولد|کد پستی",
-    securitySettings: "دسترس پذیری|دسترس‌پذیری|سرپرست دستگاه|برنامه های ناشناس|دسترسی به داده های استفاده|دسترسی به اعلان|گزینه های برنامه نویسان|قفل صفحه",
+    securitySettings: "پشتیبان گیری|تأیید دومرحله ای|دسترس پذیری|دسترس‌پذیری|سرپرست دستگاه|برنامه های ناشناس|دسترسی به داده های استفاده|دسترسی به اعلان|گزینه های برنامه نویسان|قفل صفحه",
   },
   he: {
     verbs: {
@@ -690,7 +690,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     cardField: "מספר כרטיס|כרטיס אשראי",
     enterKeys: "שלח|עבור|סיום|חפש|הבא",
     personalField: "כתובת|טלפון|מספר טלפון|אימייל|דוא ל|תאריך לידה|מיקוד",
-    securitySettings: "נגישות|מנהל מכשיר|אפליקציות לא מוכרות|גישה לנתוני שימוש|גישה להתראות|אפשרויות למפתחים|נעילת מסך|איתור המכשיר",
+    securitySettings: "גיבוי|אימות דו-שלבי|נגישות|מנהל מכשיר|אפליקציות לא מוכרות|גישה לנתוני שימוש|גישה להתראות|אפשרויות למפתחים|נעילת מסך|איתור המכשיר",
   },
   hi: {
     verbs: {
@@ -720,7 +720,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     cardField: "कार्ड नंबर|क्रेडिट कार्ड|डेबिट कार्ड",
     enterKeys: "भेजें|जाएं|हो गया|खोजें|अगला",
     personalField: "पता|फ़ोन नंबर|मोबाइल नंबर|ईमेल|जन्म तिथि|पिन कोड",
-    securitySettings: "सुलभता|डिवाइस एडमिन|अज्ञात ऐप्लिकेशन|इस्तेमाल का ऐक्सेस|सूचना का ऐक्सेस|डेवलपर के लिए सेटिंग और टूल|स्क्रीन लॉक|मेरा डिवाइस ढूंढें",
+    securitySettings: "बैकअप|दो चरणों में पुष्टि|सुलभता|डिवाइस एडमिन|अज्ञात ऐप्लिकेशन|इस्तेमाल का ऐक्सेस|सूचना का ऐक्सेस|डेवलपर के लिए सेटिंग और टूल|स्क्रीन लॉक|मेरा डिवाइस ढूंढें",
   },
   bn: {
     verbs: {
@@ -750,7 +750,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     cardField: "কার্ড নম্বর|ক্রেডিট কার্ড|ডেবিট কার্ড",
     enterKeys: "পাঠান|যান|সম্পন্ন|সার্চ|পরবর্তী",
     personalField: "ঠিকানা|ফোন নম্বর|মোবাইল নম্বর|ইমেল|জন্ম তারিখ",
-    securitySettings: "অ্যাক্সেসিবিলিটি|ডিভাইস অ্যাডমিন|অজানা অ্যাপ|ব্যবহারের অ্যাক্সেস|বিজ্ঞপ্তির অ্যাক্সেস|ডেভেলপার বিকল্প|স্ক্রিন লক",
+    securitySettings: "ব্যাকআপ|২-ধাপ যাচাইকরণ|অ্যাক্সেসিবিলিটি|ডিভাইস অ্যাডমিন|অজানা অ্যাপ|ব্যবহারের অ্যাক্সেস|বিজ্ঞপ্তির অ্যাক্সেস|ডেভেলপার বিকল্প|স্ক্রিন লক",
   },
   uk: {
     verbs: {
@@ -780,7 +780,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     cardField: "номер картки|картка",
     enterKeys: "надіслати|перейти|готово|шукати|далі",
     personalField: "адреса|телефон|номер телефону|пошта|електронна пошта|дата народження",
-    securitySettings: "спеціальні можливості|адміністратор пристрою|невідомі додатки|доступ до даних про використання|доступ до сповіщень|для розробників|блокування екрана|знайти пристрій",
+    securitySettings: "резервне копіювання|двоетапна перевірка|спеціальні можливості|адміністратор пристрою|невідомі додатки|доступ до даних про використання|доступ до сповіщень|для розробників|блокування екрана|знайти пристрій",
   },
 };
 

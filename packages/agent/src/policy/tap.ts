@@ -152,8 +152,10 @@ function commitRisk(s: Scene, v: Verdict, pane: Pane, label: string, why: string
       return;
     }
   }
-  // A dialog or sheet that names nothing commits what the screen behind it shows ("Confirm?" over a basket total).
-  if (!amountSeen && pane.dialog && s.tree && !pane.texts.some((t) => !t.control)) amountSeen = screenAmount(s.tree, pane.container);
+  // A dialog or sheet that names nothing, or only asks ("Are you sure?"), commits what the screen behind it shows
+  // ("Confirm?" over a basket total); one that only tells something ("Added to favourites") does not.
+  const own = pane.texts.filter((t) => !t.control);
+  if (!amountSeen && pane.dialog && s.tree && (own.length === 0 || own.some((t) => /[?？؟]\s*$/.test(t.text)))) amountSeen = screenAmount(s.tree, pane.container);
   if (amountSeen) {
     v.raise("high_risk", "money", "pane.amount", `${q(label)} confirms a screen showing ${amountSeen.amount} (${q(amountSeen.text)}; ${why})`);
     return;
