@@ -48,11 +48,11 @@ export const LEXICON: Record<string, LanguageWords> = {
   en: {
     verbs: {
       money:
-        "place bet|bet now|wager|add payee|add beneficiary|add recipient|send gift|send a gift|gift|buy coins|get coins|buy credits|add money|load money|add credit|buy tickets|reserve now|confirm booking|confirm ride|request ride|start subscription|join premium|try premium|swap|convert|sell|claim offer|charge|charge my card|will be charged|you will be charged|debit|pay|pay now|checkout|check out|buy|buy now|purchase|order now|place order|submit order|confirm order|complete order|complete purchase|subscribe|resubscribe|unsubscribe|start free trial|start trial|free trial|try free|try it free|upgrade|upgrade now|book|book now|reserve|rent|tip|donate|transfer|send money|request money|top up|recharge|withdraw|wire|cash out|renew|cancel subscription|cancel membership|cancel plan|end subscription|confirm payment|submit payment|add funds|redeem",
+        "will be charged to|will be debited|billed|charged|you ll be charged|auto renews|renews automatically|per month|per year|place bet|bet now|wager|add payee|add beneficiary|add recipient|send gift|send a gift|gift|buy coins|get coins|buy credits|add money|load money|add credit|buy tickets|reserve now|confirm booking|confirm ride|request ride|start subscription|join premium|try premium|swap|convert|sell|claim offer|charge|charge my card|will be charged|you will be charged|debit|pay|pay now|checkout|check out|buy|buy now|purchase|order now|place order|submit order|confirm order|complete order|complete purchase|subscribe|resubscribe|unsubscribe|start free trial|start trial|free trial|try free|try it free|upgrade|upgrade now|book|book now|reserve|rent|tip|donate|transfer|send money|request money|top up|recharge|withdraw|wire|cash out|renew|cancel subscription|cancel membership|cancel plan|end subscription|confirm payment|submit payment|add funds|redeem",
       destructive:
-        "overwrite|discard draft|discard|forfeit|wipe|wipe data|erase data|remove account|remove device|clear history|clear chat|delete chat|delete history|sign out of all devices|cancel order|cancel booking|cancel ride|turn off backup|stop sharing|export chat|export chats|export chat history|export data|export backup|leave group|leave channel|leave chat|leave conversation|leave community|unpair|forget device|forget this device|turn off|disable|deactivate|delete|delete all|delete account|remove|erase|erase all|wipe|factory reset|reset|reset phone|reset device|uninstall|clear all|clear data|clear storage|empty trash|move to trash|trash|discard|close account|deactivate|deactivate account|revoke|revoke access|permanently delete|unlink",
+        "will be deleted|will be removed|will be erased|will be lost|will be wiped|permanently|can t be undone|cannot be undone|deleted permanently|overwrite|discard draft|discard|forfeit|wipe|wipe data|erase data|remove account|remove device|clear history|clear chat|delete chat|delete history|sign out of all devices|cancel order|cancel booking|cancel ride|turn off backup|stop sharing|export chat|export chats|export chat history|export data|export backup|leave group|leave channel|leave chat|leave conversation|leave community|unpair|forget device|forget this device|turn off|disable|deactivate|delete|delete all|delete account|remove|erase|erase all|wipe|factory reset|reset|reset phone|reset device|uninstall|clear all|clear data|clear storage|empty trash|move to trash|trash|discard|close account|deactivate|deactivate account|revoke|revoke access|permanently delete|unlink",
       communication:
-        "submit review|post review|publish review|send review|invite|send invitation|share to|reply to all|broadcast|send sms|send email|send text|call now|place call|send|send message|send now|send invite|post|tweet|retweet|repost|publish|go live|share location|share my location|share live location|share contacts|export contacts|call|call back|video call|voice call|dial|invite all",
+        "will be sent|will be posted|will be published|will be shared|submit review|post review|publish review|send review|invite|send invitation|share to|reply to all|broadcast|send sms|send email|send text|call now|place call|send|send message|send now|send invite|post|tweet|retweet|repost|publish|go live|share location|share my location|share live location|share contacts|export contacts|call|call back|video call|voice call|dial|invite all",
       credentials: "show password|reveal|show recovery phrase|copy recovery phrase|reveal secret phrase|export private key|copy private key|share login|share password|sign in with google|continue with google|continue with facebook|continue with apple|sign in with apple|sign in with facebook|log in with facebook|save password|reveal password|export passwords|copy password",
       permission:
         "set as default|make default|give access|link device|link account|add to family|add member|connect account|grant permission|allow|allow all|allow access|grant|grant access|authorize|authorise|permit|while using the app|only this time|allow all the time",
@@ -175,10 +175,10 @@ export const LEXICON: Record<string, LanguageWords> = {
     compounds: true,
     verbs: {
       money:
-        "belasten|abbuchen|wird belastet|bezahlen|jetzt bezahlen|zahlen|zahlungspflichtig bestellen|kostenpflichtig bestellen|bestellen|jetzt bestellen|kaufen|jetzt kaufen|kauf abschließen|abonnieren|jetzt abonnieren|abo abschließen|probeabo starten|probeabo|kostenlos testen|upgraden|buchen|jetzt buchen|reservieren|spenden|trinkgeld|überweisen|geld senden|aufladen|abheben|kündigen|kündig*|abo kündigen|mitgliedschaft kündigen",
+        "wird belastet|wird abgebucht|kostenpflichtig|belasten|abbuchen|wird belastet|bezahlen|jetzt bezahlen|zahlen|zahlungspflichtig bestellen|kostenpflichtig bestellen|bestellen|jetzt bestellen|kaufen|jetzt kaufen|kauf abschließen|abonnieren|jetzt abonnieren|abo abschließen|probeabo starten|probeabo|kostenlos testen|upgraden|buchen|jetzt buchen|reservieren|spenden|trinkgeld|überweisen|geld senden|aufladen|abheben|kündigen|kündig*|abo kündigen|mitgliedschaft kündigen",
       destructive:
-        "exportieren|chat exportieren|verlassen|gruppe verlassen|entkoppeln|gerät vergessen|ausschalten|deaktivieren|beenden|löschen|lösch*|endgültig löschen|entfernen|zurücksetzen|deinstallieren|leeren|papierkorb leeren|konto löschen|konto schließen|widerrufen|verwerfen|alles löschen",
-      communication: "senden|absenden|jetzt senden|veröffentlichen|posten|standort teilen|anrufen|kontakte teilen",
+        "wird gelöscht|werden gelöscht|endgültig|unwiderruflich|kann nicht rückgängig gemacht werden|exportieren|chat exportieren|verlassen|gruppe verlassen|entkoppeln|gerät vergessen|ausschalten|deaktivieren|beenden|löschen|lösch*|endgültig löschen|entfernen|zurücksetzen|deinstallieren|leeren|papierkorb leeren|konto löschen|konto schließen|widerrufen|verwerfen|alles löschen",
+      communication: "wird gesendet|wird gepostet|senden|absenden|jetzt senden|veröffentlichen|posten|standort teilen|anrufen|kontakte teilen",
       permission: "zulassen|erlauben|immer zulassen|nur diesmal|berechtigung erteilen|aktivieren",
       install: "installieren|^aktualisieren",
       account: "anmelden|einloggen|registrieren|abmelden",
@@ -208,9 +208,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   es: {
     verbs: {
       money:
-        "cobrar|se cobrará|cargo|pagar|pagar ahora|comprar|comprar ahora|confirmar compra|finalizar compra|realizar pedido|hacer pedido|suscribirse|suscribirme|suscribir|prueba gratuita|empezar prueba gratuita|actualizar a premium|reservar|reservar ahora|donar|propina|transferir|enviar dinero|recargar|retirar|cancelar suscripción|darse de baja|anular suscripción",
-      destructive: "exportar|exportar chat|salir|salir del grupo|abandonar|desvincular|olvidar|desactivar|apagar|finalizar|eliminar|borrar|borrar todo|restablecer|desinstalar|vaciar papelera|cerrar cuenta|eliminar cuenta|revocar|quitar|descartar",
-      communication: "enviar|publicar|llamar|compartir ubicación|compartir contactos",
+        "se cobrará|se te cobrará|se cargará|cobrar|se cobrará|cargo|pagar|pagar ahora|comprar|comprar ahora|confirmar compra|finalizar compra|realizar pedido|hacer pedido|suscribirse|suscribirme|suscribir|prueba gratuita|empezar prueba gratuita|actualizar a premium|reservar|reservar ahora|donar|propina|transferir|enviar dinero|recargar|retirar|cancelar suscripción|darse de baja|anular suscripción",
+      destructive: "se eliminará|se eliminarán|se borrará|permanentemente|no se puede deshacer|exportar|exportar chat|salir|salir del grupo|abandonar|desvincular|olvidar|desactivar|apagar|finalizar|eliminar|borrar|borrar todo|restablecer|desinstalar|vaciar papelera|cerrar cuenta|eliminar cuenta|revocar|quitar|descartar",
+      communication: "se enviará|se publicará|enviar|publicar|llamar|compartir ubicación|compartir contactos",
       permission: "permitir|autorizar|conceder|solo esta vez|mientras se usa la app",
       install: "instalar|^actualizar",
       account: "iniciar sesión|registrarse|crear cuenta|cerrar sesión",
@@ -239,9 +239,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   fr: {
     verbs: {
       money:
-        "débiter|sera débité|facturer|payer|payer maintenant|acheter|acheter maintenant|commander|valider la commande|passer commande|confirmer le paiement|s abonner|abonner|essai gratuit|commencer l essai gratuit|passer à premium|réserver|faire un don|pourboire|virer|envoyer de l argent|recharger|résilier|résilier l abonnement|se désabonner|désabonner",
-      destructive: "exporter|quitter|quitter le groupe|dissocier|oublier|désactiver|mettre fin|supprimer|effacer|tout effacer|réinitialiser|désinstaller|vider la corbeille|fermer mon compte|fermer le compte|supprimer le compte|révoquer",
-      communication: "envoyer|publier|appeler|partager ma position|partager la position",
+        "sera débité|sera facturé|vous serez facturé|débiter|sera débité|facturer|payer|payer maintenant|acheter|acheter maintenant|commander|valider la commande|passer commande|confirmer le paiement|s abonner|abonner|essai gratuit|commencer l essai gratuit|passer à premium|réserver|faire un don|pourboire|virer|envoyer de l argent|recharger|résilier|résilier l abonnement|se désabonner|désabonner",
+      destructive: "sera supprimé|seront supprimés|définitivement|irréversible|exporter|quitter|quitter le groupe|dissocier|oublier|désactiver|mettre fin|supprimer|effacer|tout effacer|réinitialiser|désinstaller|vider la corbeille|fermer mon compte|fermer le compte|supprimer le compte|révoquer",
+      communication: "sera envoyé|sera publié|envoyer|publier|appeler|partager ma position|partager la position",
       permission: "autoriser|permettre|accorder|uniquement cette fois|lorsque vous utilisez l appli",
       install: "installer|^mettre à jour",
       account: "se connecter|s inscrire|créer un compte|se déconnecter",
@@ -270,9 +270,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   pt: {
     verbs: {
       money:
-        "cobrar|será cobrado|débito|pagar|pagar agora|comprar|comprar agora|finalizar compra|fazer pedido|assinar|assinar agora|teste grátis|iniciar teste grátis|experimentar grátis|fazer upgrade|reservar|doar|gorjeta|dar gorjeta|transferir|enviar dinheiro|recarregar|sacar|cancelar assinatura",
-      destructive: "exportar|exportar conversa|sair|sair do grupo|desvincular|esquecer|desativar|desligar|encerrar|excluir|apagar|apagar tudo|redefinir|restaurar|desinstalar|esvaziar lixeira|excluir conta|encerrar conta|revogar|remover|descartar",
-      communication: "enviar|publicar|ligar|compartilhar localização|compartilhar contatos",
+        "será cobrado|você será cobrado|será debitado|cobrar|será cobrado|débito|pagar|pagar agora|comprar|comprar agora|finalizar compra|fazer pedido|assinar|assinar agora|teste grátis|iniciar teste grátis|experimentar grátis|fazer upgrade|reservar|doar|gorjeta|dar gorjeta|transferir|enviar dinheiro|recarregar|sacar|cancelar assinatura",
+      destructive: "será excluído|serão excluídos|será apagado|permanentemente|não pode ser desfeito|exportar|exportar conversa|sair|sair do grupo|desvincular|esquecer|desativar|desligar|encerrar|excluir|apagar|apagar tudo|redefinir|restaurar|desinstalar|esvaziar lixeira|excluir conta|encerrar conta|revogar|remover|descartar",
+      communication: "será enviado|será publicado|enviar|publicar|ligar|compartilhar localização|compartilhar contatos",
       permission: "permitir|autorizar|conceder|apenas esta vez|durante o uso do app",
       install: "instalar|^atualizar",
       account: "entrar|fazer login|cadastrar|criar conta|sair",
@@ -301,9 +301,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   ru: {
     verbs: {
       money:
-        "списать|будет списано|спишем|оплатить|купить|купить сейчас|оформить заказ|заказать|подтвердить заказ|оформить подписку|подписаться|пробный период|начать пробный период|попробовать бесплатно|перевести|отправить деньги|пополнить|вывести|забронировать|пожертвовать|чаевые|отменить подписку|отписаться|продлить",
-      destructive: "экспорт|экспортировать|экспортировать чат|выйти из группы|покинуть|покинуть группу|отвязать|забыть устройство|отключить|выключить|деактивировать|завершить|удалить|стереть|сбросить|сбросить настройки|удалить аккаунт|очистить|очистить корзину|отозвать",
-      communication: "отправить|опубликовать|позвонить|поделиться геопозицией|поделиться местоположением",
+        "будет списано|спишется|будет списана|списать|будет списано|спишем|оплатить|купить|купить сейчас|оформить заказ|заказать|подтвердить заказ|оформить подписку|подписаться|пробный период|начать пробный период|попробовать бесплатно|перевести|отправить деньги|пополнить|вывести|забронировать|пожертвовать|чаевые|отменить подписку|отписаться|продлить",
+      destructive: "будет удален|будут удалены|удалится|безвозвратно|нельзя отменить|экспорт|экспортировать|экспортировать чат|выйти из группы|покинуть|покинуть группу|отвязать|забыть устройство|отключить|выключить|деактивировать|завершить|удалить|стереть|сбросить|сбросить настройки|удалить аккаунт|очистить|очистить корзину|отозвать",
+      communication: "будет отправлено|будет опубликовано|отправить|опубликовать|позвонить|поделиться геопозицией|поделиться местоположением",
       permission: "разрешить|предоставить доступ|только в этот раз|при использовании приложения",
       install: "установить|^обновить",
       account: "войти|зарегистрироваться|выйти",
@@ -333,9 +333,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   it: {
     verbs: {
       money:
-        "addebita|verrà addebitato|addebito|paga|paga ora|pagare|acquista|acquista ora|compra|compra ora|ordina|conferma ordine|invia ordine|abbonati|abbonarsi|prova gratuita|inizia la prova gratuita|prenota|prenota ora|dona|fai una donazione|mancia|trasferisci|bonifico|invia denaro|ricarica|preleva|scommetti|punta|annulla abbonamento|disdici|rinnova|aggiungi beneficiario|riscatta",
-      destructive: "esporta|esporta chat|abbandona gruppo|esci|spegni|termina|elimina|cancella|rimuovi|ripristina|reimposta|disinstalla|svuota|svuota cestino|chiudi conto|elimina account|revoca|scarta|esci dal gruppo|abbandona|dissocia|disattiva|formatta|cancella dati",
-      communication: "invia|pubblica|chiama|condividi posizione|inoltra a tutti|invita|rispondi a tutti",
+        "pagare|acquistare|abbonarsi|verrà addebitato|addebiteremo|addebita|verrà addebitato|addebito|paga|paga ora|pagare|acquista|acquista ora|compra|compra ora|ordina|conferma ordine|invia ordine|abbonati|abbonarsi|prova gratuita|inizia la prova gratuita|prenota|prenota ora|dona|fai una donazione|mancia|trasferisci|bonifico|invia denaro|ricarica|preleva|scommetti|punta|annulla abbonamento|disdici|rinnova|aggiungi beneficiario|riscatta",
+      destructive: "eliminare|cancellare|rimuovere|disinstallare|uscire dal gruppo|disattivare|reimpostare|verrà eliminato|verranno eliminati|irreversibile|esporta|esporta chat|abbandona gruppo|esci|spegni|termina|elimina|cancella|rimuovi|ripristina|reimposta|disinstalla|svuota|svuota cestino|chiudi conto|elimina account|revoca|scarta|esci dal gruppo|abbandona|dissocia|disattiva|formatta|cancella dati",
+      communication: "inviare|pubblicare|verrà inviato|invia|pubblica|chiama|condividi posizione|inoltra a tutti|invita|rispondi a tutti",
       credentials: "mostra password|copia password|esporta password",
       permission: "consenti|autorizza|concedi|attiva",
       install: "installa|^aggiorna|aggiorna ora|scarica app",
@@ -363,9 +363,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   tr: {
     verbs: {
       money:
-        "tahsil|ücretlendirilecek|öde|ödeme yap|şimdi öde|satın al|hemen al|sipariş ver|siparişi onayla|siparişi tamamla|abone ol|ücretsiz dene|deneme başlat|rezervasyon yap|bağış yap|bahşiş|para gönder|transfer et|havale|eft|bakiye yükle|para yükle|para çek|bahis yap|kupon oyna|aboneliği iptal et|yenile|alıcı ekle",
-      destructive: "dışa aktar|sohbeti dışa aktar|çık|gruptan ayrıl|kapat|bitir|sonlandır|sil|hepsini sil|kaldır|sıfırla|fabrika ayarlarına sıfırla|yüklemeyi kaldır|boşalt|çöp kutusunu boşalt|hesabı kapat|hesabı sil|iptal et|gruptan çık|ayrıl|eşleşmeyi kaldır|cihazı unut|devre dışı bırak|geri al erişimi|yok say",
-      communication: "gönder|paylaş konumu|konumu paylaş|yayınla|ara|davet et|ilet",
+        "ödensin mi|ödenecek|tahsil edilecek|hesabınızdan çekilecek|tahsil|ücretlendirilecek|öde|ödeme yap|şimdi öde|satın al|hemen al|sipariş ver|siparişi onayla|siparişi tamamla|abone ol|ücretsiz dene|deneme başlat|rezervasyon yap|bağış yap|bahşiş|para gönder|transfer et|havale|eft|bakiye yükle|para yükle|para çek|bahis yap|kupon oyna|aboneliği iptal et|yenile|alıcı ekle",
+      destructive: "silinsin mi|silinecek|silinir|kaldırılsın mı|kaldırılacak|sıfırlansın mı|geri alınamaz|dışa aktar|sohbeti dışa aktar|çık|gruptan ayrıl|kapat|bitir|sonlandır|sil|hepsini sil|kaldır|sıfırla|fabrika ayarlarına sıfırla|yüklemeyi kaldır|boşalt|çöp kutusunu boşalt|hesabı kapat|hesabı sil|iptal et|gruptan çık|ayrıl|eşleşmeyi kaldır|cihazı unut|devre dışı bırak|geri al erişimi|yok say",
+      communication: "gönderilsin mi|gönderilecek|paylaşılacak|gönder|paylaş konumu|konumu paylaş|yayınla|ara|davet et|ilet",
       credentials: "şifreyi göster|şifreyi kopyala",
       permission: "izin ver|yetki ver|etkinleştir",
       install: "yükle|^güncelle|şimdi güncelle",
@@ -393,9 +393,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   vi: {
     verbs: {
       money:
-        "trừ tiền|sẽ bị trừ|thu phí|thanh toán|thanh toán ngay|mua|mua ngay|đặt hàng|đặt mua|xác nhận đặt hàng|đăng ký gói|dùng thử miễn phí|nâng cấp|đặt phòng|đặt chỗ|đặt xe|ủng hộ|quyên góp|tặng|chuyển tiền|chuyển khoản|nạp tiền|nạp|rút tiền|đặt cược|hủy gói|gia hạn|thêm người nhận|đổi điểm",
-      destructive: "xuất|xuất đoạn chat|thoát|thoát nhóm|rời|hủy ghép nối|kết thúc|vô hiệu hóa|xóa|xoá|xóa tất cả|gỡ|gỡ bỏ|gỡ cài đặt|đặt lại|khôi phục cài đặt gốc|dọn sạch|xóa dữ liệu|đóng tài khoản|xóa tài khoản|thu hồi|hủy bỏ|rời nhóm|rời khỏi|bỏ ghép nối|quên thiết bị|hủy đơn",
-      communication: "gửi|đăng bài|đăng tin|gọi|chia sẻ vị trí|mời|chuyển tiếp",
+        "sẽ bị trừ|sẽ bị tính phí|trừ tiền|sẽ bị trừ|thu phí|thanh toán|thanh toán ngay|mua|mua ngay|đặt hàng|đặt mua|xác nhận đặt hàng|đăng ký gói|dùng thử miễn phí|nâng cấp|đặt phòng|đặt chỗ|đặt xe|ủng hộ|quyên góp|tặng|chuyển tiền|chuyển khoản|nạp tiền|nạp|rút tiền|đặt cược|hủy gói|gia hạn|thêm người nhận|đổi điểm",
+      destructive: "sẽ bị xóa|vĩnh viễn|không thể hoàn tác|xuất|xuất đoạn chat|thoát|thoát nhóm|rời|hủy ghép nối|kết thúc|vô hiệu hóa|xóa|xoá|xóa tất cả|gỡ|gỡ bỏ|gỡ cài đặt|đặt lại|khôi phục cài đặt gốc|dọn sạch|xóa dữ liệu|đóng tài khoản|xóa tài khoản|thu hồi|hủy bỏ|rời nhóm|rời khỏi|bỏ ghép nối|quên thiết bị|hủy đơn",
+      communication: "sẽ được gửi|gửi|đăng bài|đăng tin|gọi|chia sẻ vị trí|mời|chuyển tiếp",
       credentials: "hiện mật khẩu|sao chép mật khẩu",
       permission: "cho phép|cấp quyền|bật",
       install: "cài đặt|^cập nhật",
@@ -423,9 +423,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   id: {
     verbs: {
       money:
-        "tagih|akan ditagih|potong saldo|debit|bayar|bayar sekarang|beli|beli sekarang|checkout|pesan sekarang|buat pesanan|konfirmasi pesanan|langganan|berlangganan|coba gratis|uji coba gratis|tingkatkan|upgrade|booking|reservasi|donasi|sumbang|beri tip|kirim uang|transfer|top up|isi ulang|isi saldo|tarik tunai|tarik saldo|pasang taruhan|batalkan langganan|perpanjang|tambah penerima|tukar poin",
-      destructive: "ekspor|ekspor chat|keluar|tinggalkan|keluar grup|putuskan sambungan|matikan|akhiri|hapus|hapus semua|hapus akun|copot|copot pemasangan|uninstal|setel ulang|reset|kosongkan|tutup akun|cabut|cabut akses|buang|keluar dari grup|keluar grup|putuskan|lupakan perangkat|nonaktifkan|batalkan pesanan",
-      communication: "kirim|posting|unggah|terbitkan|panggil|telepon|bagikan lokasi|undang|teruskan",
+        "dibayar|akan ditagih|akan dipotong|didebit|tagih|akan ditagih|potong saldo|debit|bayar|bayar sekarang|beli|beli sekarang|checkout|pesan sekarang|buat pesanan|konfirmasi pesanan|langganan|berlangganan|coba gratis|uji coba gratis|tingkatkan|upgrade|booking|reservasi|donasi|sumbang|beri tip|kirim uang|transfer|top up|isi ulang|isi saldo|tarik tunai|tarik saldo|pasang taruhan|batalkan langganan|perpanjang|tambah penerima|tukar poin",
+      destructive: "dihapus|akan dihapus|dihapus permanen|tidak dapat dibatalkan|ekspor|ekspor chat|keluar|tinggalkan|keluar grup|putuskan sambungan|matikan|akhiri|hapus|hapus semua|hapus akun|copot|copot pemasangan|uninstal|setel ulang|reset|kosongkan|tutup akun|cabut|cabut akses|buang|keluar dari grup|keluar grup|putuskan|lupakan perangkat|nonaktifkan|batalkan pesanan",
+      communication: "dikirim|akan dikirim|kirim|posting|unggah|terbitkan|panggil|telepon|bagikan lokasi|undang|teruskan",
       credentials: "tampilkan sandi|salin sandi",
       permission: "izinkan|berikan akses|aktifkan",
       install: "instal|pasang|^perbarui|update",
@@ -453,9 +453,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   ms: {
     verbs: {
       money:
-        "caj|akan dicaj|potong|bayar|bayar sekarang|beli|beli sekarang|daftar keluar|tempah|tempah sekarang|buat pesanan|sahkan pesanan|langgan|melanggan|cuba percuma|percubaan percuma|naik taraf|derma|tip|hantar wang|pindah wang|pindahan|tambah nilai|top up|tambah nilai sekarang|keluarkan wang|pertaruhan|batalkan langganan|perbaharui|tambah penerima",
-      destructive: "eksport|eksport sembang|nyahaktifkan|keluar|akhiri|padam|padam semua|padamkan|alih keluar|nyahpasang|tetapkan semula|set semula|kosongkan|tutup akaun|padam akaun|batalkan|tarik balik|buang|keluar kumpulan|tinggalkan|nyahganding|lupakan peranti|lumpuhkan|matikan",
-      communication: "hantar|siarkan|kongsi lokasi|panggil|jemput|majukan",
+        "dicaj|akan dicaj|akan ditolak daripada|caj|akan dicaj|potong|bayar|bayar sekarang|beli|beli sekarang|daftar keluar|tempah|tempah sekarang|buat pesanan|sahkan pesanan|langgan|melanggan|cuba percuma|percubaan percuma|naik taraf|derma|tip|hantar wang|pindah wang|pindahan|tambah nilai|top up|tambah nilai sekarang|keluarkan wang|pertaruhan|batalkan langganan|perbaharui|tambah penerima",
+      destructive: "dipadam|akan dipadam|tidak boleh dibuat asal|eksport|eksport sembang|nyahaktifkan|keluar|akhiri|padam|padam semua|padamkan|alih keluar|nyahpasang|tetapkan semula|set semula|kosongkan|tutup akaun|padam akaun|batalkan|tarik balik|buang|keluar kumpulan|tinggalkan|nyahganding|lupakan peranti|lumpuhkan|matikan",
+      communication: "dihantar|akan dihantar|hantar|siarkan|kongsi lokasi|panggil|jemput|majukan",
       credentials: "tunjukkan kata laluan|salin kata laluan",
       permission: "benarkan|beri kebenaran|dayakan",
       install: "pasang|^kemas kini",
@@ -513,9 +513,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   pl: {
     verbs: {
       money:
-        "obciąż|pobierz opłatę|zostanie pobrana|zapłać|zapłać teraz|płacę|kup|kup teraz|kupuję|zamów|zamawiam|zamów i zapłać|potwierdź zamówienie|złóż zamówienie|subskrybuj|wykup|wypróbuj za darmo|rozpocznij okres próbny|zarezerwuj|rezerwuj|przekaż darowiznę|wpłać|napiwek|przelej|wyślij przelew|przelew|doładuj|doładowanie|wypłać|postaw|obstaw|anuluj subskrypcję|odnów|dodaj odbiorcę",
-      destructive: "eksportuj|eksportuj czat|opuść czat|zapomnij urządzenie|dezaktywuj|zakończ|usuń|usuń wszystko|usuń konto|odinstaluj|resetuj|przywróć ustawienia fabryczne|wyczyść|wyczyść dane|opróżnij kosz|zamknij konto|cofnij dostęp|odwołaj|odrzuć zmiany|opuść grupę|opuść|rozłącz|wyłącz|anuluj zamówienie",
-      communication: "wyślij|opublikuj|zadzwoń|udostępnij lokalizację|zaproś|przekaż dalej",
+        "zapłacić|kupić|zamówić|zostanie obciążona|zostanie pobrana opłata|obciąż|pobierz opłatę|zostanie pobrana|zapłać|zapłać teraz|płacę|kup|kup teraz|kupuję|zamów|zamawiam|zamów i zapłać|potwierdź zamówienie|złóż zamówienie|subskrybuj|wykup|wypróbuj za darmo|rozpocznij okres próbny|zarezerwuj|rezerwuj|przekaż darowiznę|wpłać|napiwek|przelej|wyślij przelew|przelew|doładuj|doładowanie|wypłać|postaw|obstaw|anuluj subskrypcję|odnów|dodaj odbiorcę",
+      destructive: "usunąć|usunąć konto|anulować|zresetować|odinstalować|opuścić|wyłączyć|zostanie usunięte|zostaną usunięte|nieodwracalne|eksportuj|eksportuj czat|opuść czat|zapomnij urządzenie|dezaktywuj|zakończ|usuń|usuń wszystko|usuń konto|odinstaluj|resetuj|przywróć ustawienia fabryczne|wyczyść|wyczyść dane|opróżnij kosz|zamknij konto|cofnij dostęp|odwołaj|odrzuć zmiany|opuść grupę|opuść|rozłącz|wyłącz|anuluj zamówienie",
+      communication: "wysłać|opublikować|zostanie wysłana|wyślij|opublikuj|zadzwoń|udostępnij lokalizację|zaproś|przekaż dalej",
       credentials: "pokaż hasło|kopiuj hasło",
       permission: "zezwól|zezwalaj|przyznaj dostęp|włącz",
       install: "zainstaluj|instaluj|^aktualizuj",
@@ -544,9 +544,9 @@ export const LEXICON: Record<string, LanguageWords> = {
     compounds: true,
     verbs: {
       money:
-        "afschrijven|wordt afgeschreven|in rekening brengen|betalen|betaal|nu betalen|betaal nu|kopen|koop|nu kopen|bestellen|bestel|bestelling plaatsen|bevestig bestelling|abonneren|abonnement afsluiten|gratis proberen|proefperiode starten|upgraden|boeken|reserveren|doneren|fooi|overmaken|geld overmaken|geld sturen|opwaarderen|opladen|opnemen|inzetten|wedden|abonnement opzeggen|opzeggen|verlengen|begunstigde toevoegen",
-      destructive: "exporteren|chat exporteren|verlaten|deactiveren|beëindigen|uitzetten|verwijderen|verwijder|alles verwijderen|account verwijderen|verwijderen van de app|resetten|terugzetten|fabrieksinstellingen|wissen|leegmaken|prullenbak legen|account sluiten|intrekken|weggooien|groep verlaten|verlaten|ontkoppelen|apparaat vergeten|uitschakelen|annuleren bestelling",
-      communication: "verzenden|verstuur|versturen|stuur|publiceren|plaatsen|bellen|locatie delen|uitnodigen|doorsturen",
+        "wordt afgeschreven|kosten|afschrijven|wordt afgeschreven|in rekening brengen|betalen|betaal|nu betalen|betaal nu|kopen|koop|nu kopen|bestellen|bestel|bestelling plaatsen|bevestig bestelling|abonneren|abonnement afsluiten|gratis proberen|proefperiode starten|upgraden|boeken|reserveren|doneren|fooi|overmaken|geld overmaken|geld sturen|opwaarderen|opladen|opnemen|inzetten|wedden|abonnement opzeggen|opzeggen|verlengen|begunstigde toevoegen",
+      destructive: "verwijderd|wordt verwijderd|worden verwijderd|definitief|kan niet ongedaan|exporteren|chat exporteren|verlaten|deactiveren|beëindigen|uitzetten|verwijderen|verwijder|alles verwijderen|account verwijderen|verwijderen van de app|resetten|terugzetten|fabrieksinstellingen|wissen|leegmaken|prullenbak legen|account sluiten|intrekken|weggooien|groep verlaten|verlaten|ontkoppelen|apparaat vergeten|uitschakelen|annuleren bestelling",
+      communication: "wordt verzonden|wordt verstuurd|verzenden|verstuur|versturen|stuur|publiceren|plaatsen|bellen|locatie delen|uitnodigen|doorsturen",
       credentials: "wachtwoord tonen|wachtwoord kopiëren",
       permission: "toestaan|sta toe|toegang verlenen|inschakelen",
       install: "installeren|^bijwerken|updaten",
@@ -575,9 +575,9 @@ export const LEXICON: Record<string, LanguageWords> = {
     compounds: true,
     verbs: {
       money:
-        "debitera|debiteras|dras|betala|betala nu|köp|köp nu|beställ|lägg beställning|slutför köp|bekräfta beställning|prenumerera|starta prenumeration|prova gratis|starta provperiod|uppgradera|boka|boka nu|reservera|donera|skänk|dricks|överför|föra över|skicka pengar|swisha|fyll på|ladda|ta ut|satsa|spela|avsluta prenumeration|säg upp|förnya|lägg till mottagare",
-      destructive: "exportera|exportera chatt|avsluta|lämna chatten|glöm enheten|avaktivera|radera|ta bort|ta bort allt|ta bort konto|avinstallera|återställ|fabriksåterställ|rensa|töm|töm papperskorgen|avsluta konto|återkalla|kassera|lämna gruppen|lämna|koppla från|glöm|inaktivera|stäng av|avbryt beställning",
-      communication: "skicka|publicera|posta|ring|dela plats|bjud in|vidarebefordra",
+        "debiteras|dras från|debitera|debiteras|dras|betala|betala nu|köp|köp nu|beställ|lägg beställning|slutför köp|bekräfta beställning|prenumerera|starta prenumeration|prova gratis|starta provperiod|uppgradera|boka|boka nu|reservera|donera|skänk|dricks|överför|föra över|skicka pengar|swisha|fyll på|ladda|ta ut|satsa|spela|avsluta prenumeration|säg upp|förnya|lägg till mottagare",
+      destructive: "raderas|tas bort|permanent|kan inte ångras|exportera|exportera chatt|avsluta|lämna chatten|glöm enheten|avaktivera|radera|ta bort|ta bort allt|ta bort konto|avinstallera|återställ|fabriksåterställ|rensa|töm|töm papperskorgen|avsluta konto|återkalla|kassera|lämna gruppen|lämna|koppla från|glöm|inaktivera|stäng av|avbryt beställning",
+      communication: "skickas|skicka|publicera|posta|ring|dela plats|bjud in|vidarebefordra",
       credentials: "visa lösenord|kopiera lösenord",
       permission: "tillåt|ge åtkomst|aktivera|slå på",
       install: "installera|^uppdatera",
@@ -605,9 +605,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   ar: {
     verbs: {
       money:
-        "خصم|سيتم خصم|سيتم تحصيل|رسوم|ادفع|دفع|ادفع الآن|الدفع الآن|إتمام الدفع|شراء|اشتر|اشتر الآن|اشترِ الآن|اطلب|اطلب الآن|تأكيد الطلب|إتمام الطلب|اشترك|اشترك الآن|الاشتراك|تجربة مجانية|ابدأ التجربة المجانية|ترقية|احجز|احجز الآن|تبرع|بقشيش|تحويل|حول|تحويل الأموال|إرسال الأموال|أرسل المال|شحن|شحن الرصيد|اشحن|سحب|راهن|ضع رهانا|إلغاء الاشتراك|تجديد|إضافة مستفيد|استبدال",
-      destructive: "تصدير|خروج|الخروج من المجموعة|إلغاء التنشيط|إيقاف التشغيل|إنهاء|حذف|احذف|حذف الكل|حذف الحساب|إزالة|أزل|إلغاء التثبيت|إعادة ضبط|إعادة تعيين|مسح|امسح|مسح البيانات|إفراغ|إغلاق الحساب|إبطال|مغادرة المجموعة|غادر|مغادرة|إلغاء الاقتران|نسيان|تعطيل|إلغاء الطلب",
-      communication: "إرسال|أرسل|نشر|انشر|اتصال|اتصل|مشاركة الموقع|دعوة|ادع|إعادة توجيه",
+        "سيتم خصم|سيتم تحصيل|ستتم محاسبتك|خصم|سيتم خصم|سيتم تحصيل|رسوم|ادفع|دفع|ادفع الآن|الدفع الآن|إتمام الدفع|شراء|اشتر|اشتر الآن|اشترِ الآن|اطلب|اطلب الآن|تأكيد الطلب|إتمام الطلب|اشترك|اشترك الآن|الاشتراك|تجربة مجانية|ابدأ التجربة المجانية|ترقية|احجز|احجز الآن|تبرع|بقشيش|تحويل|حول|تحويل الأموال|إرسال الأموال|أرسل المال|شحن|شحن الرصيد|اشحن|سحب|راهن|ضع رهانا|إلغاء الاشتراك|تجديد|إضافة مستفيد|استبدال",
+      destructive: "سيتم حذف|سيتم مسح|نهائيا|نهائيًا|لا يمكن التراجع|تصدير|خروج|الخروج من المجموعة|إلغاء التنشيط|إيقاف التشغيل|إنهاء|حذف|احذف|حذف الكل|حذف الحساب|إزالة|أزل|إلغاء التثبيت|إعادة ضبط|إعادة تعيين|مسح|امسح|مسح البيانات|إفراغ|إغلاق الحساب|إبطال|مغادرة المجموعة|غادر|مغادرة|إلغاء الاقتران|نسيان|تعطيل|إلغاء الطلب",
+      communication: "سيتم إرسال|سيتم نشر|إرسال|أرسل|نشر|انشر|اتصال|اتصل|مشاركة الموقع|دعوة|ادع|إعادة توجيه",
       credentials: "إظهار كلمة المرور|نسخ كلمة المرور",
       permission: "سماح|السماح|اسمح|منح الإذن|تفعيل|تشغيل",
       install: "تثبيت|ثبت|تحديث",
@@ -635,9 +635,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   fa: {
     verbs: {
       money:
-        "کسر|کسر از حساب|برداشت می شود|پرداخت|پرداخت کنید|بپردازید|خرید|بخرید|خرید کنید|ثبت سفارش|سفارش|تأیید سفارش|اشتراک|خرید اشتراک|مشترک شوید|آزمایش رایگان|ارتقا|رزرو|رزرو کنید|اهدا|کمک مالی|انعام|انتقال|انتقال وجه|کارت به کارت|ارسال پول|شارژ|افزایش موجودی|برداشت|شرط|شرط بندی|لغو اشتراک|تمدید|افزودن گیرنده",
-      destructive: "صدور|خروجی گرفتن|ترک|ترک کانال|ترک گروه|خروج|غیرفعال سازی|پایان|حذف|حذف کنید|حذف همه|حذف حساب|پاک کردن|پاک کنید|حذف نصب|بازنشانی|بازنشانی کارخانه|خالی کردن|بستن حساب|لغو دسترسی|دور انداختن|ترک گروه|خروج از گروه|لغو جفت|فراموش کردن|غیرفعال کردن|خاموش کردن|لغو سفارش",
-      communication: "ارسال|بفرستید|انتشار|منتشر کردن|تماس|تماس بگیرید|اشتراک گذاری موقعیت|دعوت|بازارسال",
+        "کسر خواهد شد|کسر می شود|کسر|کسر از حساب|برداشت می شود|پرداخت|پرداخت کنید|بپردازید|خرید|بخرید|خرید کنید|ثبت سفارش|سفارش|تأیید سفارش|اشتراک|خرید اشتراک|مشترک شوید|آزمایش رایگان|ارتقا|رزرو|رزرو کنید|اهدا|کمک مالی|انعام|انتقال|انتقال وجه|کارت به کارت|ارسال پول|شارژ|افزایش موجودی|برداشت|شرط|شرط بندی|لغو اشتراک|تمدید|افزودن گیرنده",
+      destructive: "حذف خواهد شد|حذف می شود|برای همیشه|قابل بازگشت نیست|صدور|خروجی گرفتن|ترک|ترک کانال|ترک گروه|خروج|غیرفعال سازی|پایان|حذف|حذف کنید|حذف همه|حذف حساب|پاک کردن|پاک کنید|حذف نصب|بازنشانی|بازنشانی کارخانه|خالی کردن|بستن حساب|لغو دسترسی|دور انداختن|ترک گروه|خروج از گروه|لغو جفت|فراموش کردن|غیرفعال کردن|خاموش کردن|لغو سفارش",
+      communication: "ارسال خواهد شد|ارسال می شود|ارسال|بفرستید|انتشار|منتشر کردن|تماس|تماس بگیرید|اشتراک گذاری موقعیت|دعوت|بازارسال",
       credentials: "نمایش گذرواژه|کپی گذرواژه",
       permission: "مجاز|اجازه دادن|اجازه|فعال کردن|روشن کردن",
       install: "نصب|به روزرسانی|به روز رسانی",
@@ -665,9 +665,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   he: {
     verbs: {
       money:
-        "חיוב|החיוב|יחויב|ההזמנה|התשלום|תשלום|לתשלום|שלם|לשלם|שלם עכשיו|קנה|קנייה|לקנות|קנה עכשיו|הזמן עכשיו|להזמין|ביצוע הזמנה|אישור הזמנה|הירשם למנוי|מנוי|להירשם למנוי|ניסיון חינם|התחל ניסיון חינם|שדרוג|שדרג|הזמנת מקום|תרום|תרומה|טיפ|העבר|העברה|העברת כסף|שלח כסף|טעינה|טען|משיכה|הימור|המר|ביטול מנוי|חידוש|הוספת מוטב",
-      destructive: "לשכוח|שכח את|ייצוא|ייצא|ייצוא צ'אט|עזיבה|יציאה|צא מהקבוצה|השבתה|כיבוי|סיום|מחק|מחיקה|למחוק|מחק הכול|מחיקת חשבון|הסר|הסרה|הסר התקנה|איפוס|אפס|איפוס להגדרות היצרן|נקה|ניקוי|רוקן|סגירת חשבון|ביטול גישה|השלך|עזוב קבוצה|יציאה מהקבוצה|עזוב|ביטול התאמה|שכח מכשיר|השבת|כבה|ביטול הזמנה",
-      communication: "שלח|שליחה|לשלוח|פרסם|פרסום|התקשר|חייג|שתף מיקום|הזמן חברים|העבר הלאה",
+        "יחויבו|תחויב|ייגבה|ייגבו|חיוב|החיוב|יחויב|ההזמנה|התשלום|תשלום|לתשלום|שלם|לשלם|שלם עכשיו|קנה|קנייה|לקנות|קנה עכשיו|הזמן עכשיו|להזמין|ביצוע הזמנה|אישור הזמנה|הירשם למנוי|מנוי|להירשם למנוי|ניסיון חינם|התחל ניסיון חינם|שדרוג|שדרג|הזמנת מקום|תרום|תרומה|טיפ|העבר|העברה|העברת כסף|שלח כסף|טעינה|טען|משיכה|הימור|המר|ביטול מנוי|חידוש|הוספת מוטב",
+      destructive: "יימחקו|יימחק|תימחק|ימחקו|לצמיתות|לא ניתן לבטל|לשכוח|שכח את|ייצוא|ייצא|ייצוא צ'אט|עזיבה|יציאה|צא מהקבוצה|השבתה|כיבוי|סיום|מחק|מחיקה|למחוק|מחק הכול|מחיקת חשבון|הסר|הסרה|הסר התקנה|איפוס|אפס|איפוס להגדרות היצרן|נקה|ניקוי|רוקן|סגירת חשבון|ביטול גישה|השלך|עזוב קבוצה|יציאה מהקבוצה|עזוב|ביטול התאמה|שכח מכשיר|השבת|כבה|ביטול הזמנה",
+      communication: "יישלח|תישלח|יפורסם|שלח|שליחה|לשלוח|פרסם|פרסום|התקשר|חייג|שתף מיקום|הזמן חברים|העבר הלאה",
       credentials: "הצג סיסמה|העתק סיסמה",
       permission: "אפשר|התר|יש אישור|הענק גישה|הפעל",
       install: "התקן|התקנה|עדכן|עדכון",
@@ -695,9 +695,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   hi: {
     verbs: {
       money:
-        "शुल्क लिया जाएगा|काटे जाएंगे|डेबिट|भुगतान करें|भुगतान|पे करें|अभी भुगतान करें|खरीदें|अभी खरीदें|ऑर्डर करें|ऑर्डर दें|ऑर्डर की पुष्टि करें|सदस्यता लें|सब्सक्राइब करें|मुफ़्त ट्रायल|मुफ्त ट्रायल|अपग्रेड करें|बुक करें|अभी बुक करें|दान करें|टिप दें|पैसे भेजें|ट्रांसफ़र करें|ट्रांसफर करें|रिचार्ज करें|रिचार्ज|टॉप अप|निकालें पैसे|दांव लगाएं|सदस्यता रद्द करें|रिन्यू करें|लाभार्थी जोड़ें",
-      destructive: "एक्सपोर्ट करें|निर्यात करें|ग्रुप से बाहर निकलें|बंद करें|निष्क्रिय करें|समाप्त करें|हटाएं|हटाएँ|मिटाएं|मिटाएँ|सब हटाएं|खाता हटाएं|अनइंस्टॉल करें|रीसेट करें|फ़ैक्टरी रीसेट|साफ़ करें|डेटा साफ़ करें|खाता बंद करें|रद्द करें पहुंच|ग्रुप छोड़ें|छोड़ें ग्रुप|बाहर निकलें|अनपेयर करें|भूल जाएं|बंद करें सुरक्षा|ऑर्डर रद्द करें",
-      communication: "भेजें|पोस्ट करें|प्रकाशित करें|कॉल करें|स्थान शेयर करें|लोकेशन शेयर करें|आमंत्रित करें|फ़ॉरवर्ड करें",
+        "भुगतान किया जाएगा|शुल्क लगेगा|कट जाएंगे|शुल्क लिया जाएगा|काटे जाएंगे|डेबिट|भुगतान करें|भुगतान|पे करें|अभी भुगतान करें|खरीदें|अभी खरीदें|ऑर्डर करें|ऑर्डर दें|ऑर्डर की पुष्टि करें|सदस्यता लें|सब्सक्राइब करें|मुफ़्त ट्रायल|मुफ्त ट्रायल|अपग्रेड करें|बुक करें|अभी बुक करें|दान करें|टिप दें|पैसे भेजें|ट्रांसफ़र करें|ट्रांसफर करें|रिचार्ज करें|रिचार्ज|टॉप अप|निकालें पैसे|दांव लगाएं|सदस्यता रद्द करें|रिन्यू करें|लाभार्थी जोड़ें",
+      destructive: "हटा दें|हटा दिया जाएगा|मिटा दें|मिटा दिया जाएगा|स्थायी रूप से|एक्सपोर्ट करें|निर्यात करें|ग्रुप से बाहर निकलें|बंद करें|निष्क्रिय करें|समाप्त करें|हटाएं|हटाएँ|मिटाएं|मिटाएँ|सब हटाएं|खाता हटाएं|अनइंस्टॉल करें|रीसेट करें|फ़ैक्टरी रीसेट|साफ़ करें|डेटा साफ़ करें|खाता बंद करें|रद्द करें पहुंच|ग्रुप छोड़ें|छोड़ें ग्रुप|बाहर निकलें|अनपेयर करें|भूल जाएं|बंद करें सुरक्षा|ऑर्डर रद्द करें",
+      communication: "भेज दिया जाएगा|भेजा जाएगा|भेजें|पोस्ट करें|प्रकाशित करें|कॉल करें|स्थान शेयर करें|लोकेशन शेयर करें|आमंत्रित करें|फ़ॉरवर्ड करें",
       credentials: "पासवर्ड दिखाएं|पासवर्ड कॉपी करें",
       permission: "अनुमति दें|अनुमति दें|हमेशा मंज़ूरी दें|चालू करें",
       install: "इंस्टॉल करें|इंस्‍टॉल करें|अपडेट करें",
@@ -725,9 +725,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   bn: {
     verbs: {
       money:
-        "চার্জ করা হবে|কেটে নেওয়া হবে|ডেবিট|পেমেন্ট করুন|অর্থপ্রদান করুন|পে করুন|এখনই পেমেন্ট করুন|কিনুন|এখনই কিনুন|অর্ডার করুন|অর্ডার দিন|অর্ডার নিশ্চিত করুন|সাবস্ক্রাইব করুন|সদস্যতা নিন|বিনামূল্যে ট্রায়াল|আপগ্রেড করুন|বুক করুন|দান করুন|টিপ দিন|টাকা পাঠান|সেন্ড মানি|ট্রান্সফার করুন|রিচার্জ করুন|রিচার্জ|ক্যাশ আউট|টাকা তুলুন|বাজি ধরুন|সদস্যতা বাতিল করুন|নবায়ন করুন",
-      destructive: "এক্সপোর্ট করুন|রপ্তানি করুন|গ্রুপ ছাড়ুন|বের হন|নিষ্ক্রিয় করুন|শেষ করুন|মুছুন|মুছে ফেলুন|সব মুছুন|অ্যাকাউন্ট মুছুন|সরান|আনইনস্টল করুন|রিসেট করুন|ফ্যাক্টরি রিসেট|সাফ করুন|ডেটা সাফ করুন|অ্যাকাউন্ট বন্ধ করুন|প্রত্যাহার করুন|গ্রুপ ছেড়ে দিন|ছেড়ে দিন|আনপেয়ার করুন|ভুলে যান|বন্ধ করুন সুরক্ষা|অর্ডার বাতিল করুন",
-      communication: "পাঠান|পোস্ট করুন|প্রকাশ করুন|কল করুন|লোকেশন শেয়ার করুন|আমন্ত্রণ জানান|ফরওয়ার্ড করুন",
+        "কাটা হবে|চার্জ করা হবে|চার্জ করা হবে|কেটে নেওয়া হবে|ডেবিট|পেমেন্ট করুন|অর্থপ্রদান করুন|পে করুন|এখনই পেমেন্ট করুন|কিনুন|এখনই কিনুন|অর্ডার করুন|অর্ডার দিন|অর্ডার নিশ্চিত করুন|সাবস্ক্রাইব করুন|সদস্যতা নিন|বিনামূল্যে ট্রায়াল|আপগ্রেড করুন|বুক করুন|দান করুন|টিপ দিন|টাকা পাঠান|সেন্ড মানি|ট্রান্সফার করুন|রিচার্জ করুন|রিচার্জ|ক্যাশ আউট|টাকা তুলুন|বাজি ধরুন|সদস্যতা বাতিল করুন|নবায়ন করুন",
+      destructive: "মুছে ফেলা হবে|স্থায়ীভাবে|সরিয়ে দেওয়া হবে|এক্সপোর্ট করুন|রপ্তানি করুন|গ্রুপ ছাড়ুন|বের হন|নিষ্ক্রিয় করুন|শেষ করুন|মুছুন|মুছে ফেলুন|সব মুছুন|অ্যাকাউন্ট মুছুন|সরান|আনইনস্টল করুন|রিসেট করুন|ফ্যাক্টরি রিসেট|সাফ করুন|ডেটা সাফ করুন|অ্যাকাউন্ট বন্ধ করুন|প্রত্যাহার করুন|গ্রুপ ছেড়ে দিন|ছেড়ে দিন|আনপেয়ার করুন|ভুলে যান|বন্ধ করুন সুরক্ষা|অর্ডার বাতিল করুন",
+      communication: "পাঠানো হবে|পাঠান|পোস্ট করুন|প্রকাশ করুন|কল করুন|লোকেশন শেয়ার করুন|আমন্ত্রণ জানান|ফরওয়ার্ড করুন",
       credentials: "পাসওয়ার্ড দেখান|পাসওয়ার্ড কপি করুন",
       permission: "অনুমতি দিন|হ্যাঁ বলুন|চালু করুন",
       install: "ইনস্টল করুন|আপডেট করুন",
@@ -755,9 +755,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   uk: {
     verbs: {
       money:
-        "списати|буде списано|спишемо|оплатити|сплатити|оплатити зараз|купити|купити зараз|замовити|оформити замовлення|підтвердити замовлення|підписатися|оформити підписку|спробувати безкоштовно|пробний період|оновити до преміум|забронювати|пожертвувати|задонатити|чайові|переказати|надіслати гроші|поповнити|зняти|вивести|зробити ставку|поставити|скасувати підписку|продовжити підписку|додати отримувача",
-      destructive: "експорт|експортувати|експортувати чат|вийти з групи|покинути групу|від'єднати|забути пристрій|вимкнути|деактивувати|завершити|видалити|видалити все|видалити акаунт|стерти|скинути|скинути налаштування|очистити|очистити кошик|закрити рахунок|відкликати|відхилити зміни|вийти з групи|покинути|від'єднати|вимкнути|скасувати замовлення",
-      communication: "надіслати|відправити|опублікувати|зателефонувати|подзвонити|поділитися геопозицією|запросити|переслати",
+        "буде списано|спишеться|списати|буде списано|спишемо|оплатити|сплатити|оплатити зараз|купити|купити зараз|замовити|оформити замовлення|підтвердити замовлення|підписатися|оформити підписку|спробувати безкоштовно|пробний період|оновити до преміум|забронювати|пожертвувати|задонатити|чайові|переказати|надіслати гроші|поповнити|зняти|вивести|зробити ставку|поставити|скасувати підписку|продовжити підписку|додати отримувача",
+      destructive: "буде видалено|будуть видалені|назавжди|не можна скасувати|експорт|експортувати|експортувати чат|вийти з групи|покинути групу|від'єднати|забути пристрій|вимкнути|деактивувати|завершити|видалити|видалити все|видалити акаунт|стерти|скинути|скинути налаштування|очистити|очистити кошик|закрити рахунок|відкликати|відхилити зміни|вийти з групи|покинути|від'єднати|вимкнути|скасувати замовлення",
+      communication: "буде надіслано|буде опубліковано|надіслати|відправити|опублікувати|зателефонувати|подзвонити|поділитися геопозицією|запросити|переслати",
       credentials: "показати пароль|копіювати пароль",
       permission: "дозволити|надати доступ|увімкнути",
       install: "установити|встановити|^оновити",
