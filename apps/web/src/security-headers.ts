@@ -4,7 +4,8 @@ export function contentSecurityPolicy(opts: { nonce: string; apiUrl: string; dev
   const api = new URL(opts.apiUrl).origin;
   return [
     "default-src 'self'",
-    `script-src 'self' 'nonce-${opts.nonce}' 'strict-dynamic'${opts.dev ? " 'unsafe-eval'" : ""}`,
+    // 'wasm-unsafe-eval': the OCR reader's WebAssembly (Tesseract) may be compiled; it allows no JavaScript eval.
+    `script-src 'self' 'nonce-${opts.nonce}' 'strict-dynamic' 'wasm-unsafe-eval'${opts.dev ? " 'unsafe-eval'" : ""}`,
     // React and Radix set style attributes; styles cannot run code.
     "style-src 'self' 'unsafe-inline'",
     `img-src 'self' blob: data: ${api}`,

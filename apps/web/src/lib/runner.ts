@@ -1,6 +1,7 @@
 // The tab's composition root for runs: the agent runtime (`runAgent`) in this tab over packages/client's
 // ControlPlane, acting with an agent token the signed-in person mints for the tab, the connected phone, the models
-// behind the API's model proxy (keys stay on the server) and the browser's image codec. Nothing else wires these.
+// behind the API's model proxy (keys stay on the server), the browser's image codec and the OCR that reads blind
+// screens (loaded when a run first meets one). Nothing else wires these.
 import {
   browserImages,
   ControlPlaneConflict,
@@ -11,10 +12,12 @@ import {
   type AgentEvent,
   type ControlPlane,
   type Device,
+  type Ocr,
   type RoleModelInit,
   type RunOutcome,
 } from "@phoneloop/agent";
 import { createApiClient, createControlPlane, newAgentId, trimUrl, type ApiClient } from "@phoneloop/client";
+import type { OcrReader } from "@phoneloop/ocr/browser";
 
 /** The header that names the run a model call is metered against (the API's model proxy reads it). */
 export const RUN_HEADER = "x-phoneloop-run";
@@ -122,6 +125,19 @@ function proxiedModels(apiUrl: string, token: string, currentRun: () => string |
   return createModels({ executor: role("executor"), planner: role("planner"), summarizer: role("summarizer") });
 }
 
+/**
+ * The OCR reader for blind screens: packages/ocr's browser entry and Tesseract's files (served by this app's /ocr
+ * route) are loaded on the first read only, like the runtime itself; one reader for the tab's life.
+ */
+let reader: Promise<OcrReader> | null = null;
+const tabOcr: Ocr = {
+  async read(png, opts) {
+    reader ??= import("@phoneloop/ocr/browser").then(({ createBrowserOcr }) => createBrowserOcr({ workerPath: "/ocr/worker.min.js", corePath: "/ocr/core", langPath: "/ocr/tessdata" }));
+    reader.catch(() => (reader = null)); // a failed load is tried again at the next blind screen
+    return (await reader).read(png, opts);
+  },
+};
+
 /** Runs (or resumes) a goal in this tab on the connected phone until the run ends. */
 export async function runInTab(init: TabRunInit): Promise<RunOutcome> {
   const cp = init.agent.controlPlane;
@@ -130,7 +146,7 @@ export async function runInTab(init: TabRunInit): Promise<RunOutcome> {
   let runId: string | null = init.runId ?? null;
   const models = proxiedModels(init.apiUrl, init.agent.token, () => runId, init.onUsage);
   return runAgent(
-    { device: init.device, models, controlPlane: cp, clock: systemClock, images: browserImages },
+    { device: init.device, models, controlPlane: cp, clock: systemClock, images: browserImages, ocr: tabOcr },
     {
       ...(init.goalId ? { goalId: init.goalId } : {}),
       ...(init.runId ? { runId: init.runId } : {}),
