@@ -28,7 +28,9 @@ const DISMISS_GLYPHS = /^[×✕✖⨯╳←‹⟵⬅<]$|^[xX]$/u;
  * languages put it ("Sepete geri dön"), or a close glyph. */
 export function isDismissLabel(w: CompiledWords, label: string): boolean {
   const p = prepare(label);
-  if (w.lists.dismiss.isWhole(p) || w.lists.negation.atStart(p) || w.lists.keep.atStart(p) || DISMISS_GLYPHS.test(label.trim())) return true;
+  if (w.lists.dismiss.isWhole(p) || w.lists.negation.atStart(p) || DISMISS_GLYPHS.test(label.trim())) return true;
+  // "Keep subscription" keeps; "Tetap hapus" (delete anyway) does not, though it starts like a keeping word.
+  if (w.lists.keep.atStart(p) && !COMMIT_CATEGORIES.some((c) => w.verbs.get(c)!.find(p))) return true;
   // "ऐप्लिकेशन बंद करें" ends like "बंद करें" (close) but is itself a commit ("disable app").
   return w.dismissTail.atEnd(p) && !COMMIT_CATEGORIES.some((c) => w.verbs.get(c)!.isWhole(p));
 }
