@@ -153,7 +153,7 @@ export function refusal(principal: Principal, path: string): Refusal | null {
     return { code: "FORBIDDEN", message: `This needs the "${permission}" permission (${who}); your role here is ${principal.role}. Ask an admin if you need it.` };
   }
   if (!callers.includes("agent")) {
-    return { code: "FORBIDDEN", message: `People do this (${who}), not agents: an agent token cannot call ${path}. Do it in the web app, signed in.` };
+    return { code: "FORBIDDEN", message: `This needs the "${permission}" permission of a person (${who}), not an agent: an agent token cannot call ${path}. Do it in the web app, signed in.` };
   }
   if (!holds("agent", permission)) return { code: "FORBIDDEN", message: `This needs the "${permission}" permission (${who}); an agent token cannot do this.` };
   if (!holds(principal.issuerRole, permission)) {
