@@ -161,7 +161,7 @@ export function crop(g: Gray, box: Rect): Gray {
  * to a little below it, the full width.
  */
 export function bandAround(g: Gray, p: { x: number; y: number }): Rect {
-  const top = Math.max(0, Math.round(p.y - g.height * 0.3));
-  const bottom = Math.min(g.height, Math.round(p.y + g.height * 0.06));
+  const top = Math.max(0, Math.round(p.y - g.height * 0.25));
+  const bottom = Math.min(g.height, Math.round(p.y + g.height * 0.05));
   return { left: 0, top, right: g.width, bottom };
 }

@@ -77,14 +77,17 @@ export function createReader(platform: Platform, opts: ReaderOptions = {}): OcrR
     let script = languages;
     if (control) {
       const ink = inkOnWhite(g, control, MARGIN);
-      const first = await lines(languages, ink, control.box.left - MARGIN, control.box.top - MARGIN, d.scale);
+      const at = [control.box.left - MARGIN, control.box.top - MARGIN] as const;
+      // English alone first (one model, the cheapest read): a sure Latin reading needs no other language.
+      const english = languages.includes(ENGLISH) && languages.length > 1 ? await lines([ENGLISH], ink, at[0], at[1], d.scale) : null;
+      const first = english && english.confidence >= SURE && languageOf(english.items.map((i) => i.text).join(" "), languages) === ENGLISH ? english : await lines(languages, ink, at[0], at[1], d.scale);
       // The script of the control's words names the screen's language: the rest is read in it alone (with English
       // beside it, Tesseract takes words of another script for English ones; digits and Latin names still read).
       const lang = languageOf(first.items.map((i) => i.text).join(" "), languages);
       script = lang ? [lang] : languages;
       // Read again in that language alone when the first reading, among all of them, mixed other scripts in.
       const mixed = lang !== null && first.items.some((i) => languageOf(i.text, languages) !== lang);
-      controlItems = mixed ? (await lines(script, ink, control.box.left - MARGIN, control.box.top - MARGIN, d.scale)).items : first.items;
+      controlItems = mixed ? (await lines(script, ink, at[0], at[1], d.scale)).items : first.items;
     }
     const band = bandAround(g, p);
     const bandItems = (await lines(script, crop(g, band), band.left, band.top, d.scale)).items;
@@ -107,6 +110,8 @@ export function createReader(platform: Platform, opts: ReaderOptions = {}): OcrR
 }
 
 const ENGLISH = "eng";
+/** A reading this sure (mean confidence over its letters) is taken as it is. */
+const SURE = 85;
 
 /** Tesseract's language for the script most of `text`'s letters are in (kana make Han text Japanese). */
 export function languageOf(text: string, languages: readonly string[]): string | null {
