@@ -16,7 +16,7 @@ import { newSecret } from "./auth/secret-key.ts";
 import { sessionReader } from "./auth/auth.ts";
 import { EventHub } from "./events.ts";
 import { checkHealth } from "./health.ts";
-import { callsIn, withRequestBudget } from "./input-guard.ts";
+import { batchRefusal, callsIn, withRequestBudget } from "./input-guard.ts";
 import { applyCors, LOOPBACK_HOSTS, refusal, type HygieneRules } from "./http-hygiene.ts";
 import type { DemoPhoneControl } from "./demo-phone.ts";
 import { handleModelProxy, handleReferencePolicyRoute, METER_HEADERS, MODEL_PROXY_PATH, REFERENCE_POLICY_PATH } from "./model-proxy.ts";
@@ -116,16 +116,20 @@ function armTimeBudget(req: IncomingMessage, res: ServerResponse, path: string, 
     const message = `The API did not finish this request within ${budgetMs / 1000} s (it is busy, or its database is slow); what it started may still complete: check before repeating a change.`;
     res.setHeader("connection", "close");
     res.setHeader("retry-after", "1");
-    if (path.startsWith(`${TRPC_PATH}/`)) {
-      const envelope = { error: superjson.serialize({ message, code: TRPC_ERROR_CODES_BY_KEY.SERVICE_UNAVAILABLE, data: { code: "SERVICE_UNAVAILABLE", httpStatus: 503, path: null } }) };
-      const batched = new URL(req.url ?? "/", "http://api").searchParams.get("batch") === "1";
-      const calls = callsIn(path.slice(TRPC_PATH.length + 1));
-      sendJson(res, 503, batched ? Array.from({ length: calls }, () => envelope) : envelope);
-    } else {
-      sendJson(res, 503, { error: { code: "TIMEOUT", message } });
-    }
+    if (path.startsWith(`${TRPC_PATH}/`)) sendTrpcError(req, res, path, { status: 503, code: "SERVICE_UNAVAILABLE", message });
+    else sendJson(res, 503, { error: { code: "TIMEOUT", message } });
   }, budgetMs);
   res.once("close", () => clearTimeout(timer));
+}
+
+/** An answer to every call of a tRPC request, in tRPC's error shape, for what the API refuses before tRPC reads it. */
+function sendTrpcError(req: IncomingMessage, res: ServerResponse, path: string, e: { status: 413 | 503; code: "PAYLOAD_TOO_LARGE" | "SERVICE_UNAVAILABLE"; message: string }): void {
+  const envelope = { error: superjson.serialize({ message: e.message, code: TRPC_ERROR_CODES_BY_KEY[e.code], data: { code: e.code, httpStatus: e.status, path: null } }) };
+  const batched = new URL(req.url ?? "/", "http://api").searchParams.get("batch") === "1";
+  const calls = callsIn(path.slice(TRPC_PATH.length + 1));
+  // The body is not read for what it holds: discarded as it arrives.
+  if (e.status === 413) req.resume();
+  sendJson(res, e.status, batched ? Array.from({ length: calls }, () => envelope) : envelope);
 }
 
 export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
@@ -210,8 +214,10 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
       return;
     }
     if (path === TRPC_PATH || path.startsWith(`${TRPC_PATH}/`)) {
-      // The request's work budget (input-guard.ts): how many calls it batches, and the items their inputs hold.
-      withRequestBudget(callsIn(path.slice(TRPC_PATH.length + 1)), () => trpc(req, res));
+      // The request's work budget (input-guard.ts): how many calls it batches, then the items their inputs hold.
+      const tooMany = batchRefusal(callsIn(path.slice(TRPC_PATH.length + 1)));
+      if (tooMany) return sendTrpcError(req, res, path, { status: 413, code: "PAYLOAD_TOO_LARGE", message: tooMany });
+      withRequestBudget(() => trpc(req, res));
       return;
     }
     sendJson(res, 404, { error: `No route ${path}. The API serves GET /health, tRPC at ${TRPC_PATH}, blobs at ${BLOB_PATH}/<sha256>, accounts at /api/auth and /api/account, the model proxy at ${MODEL_PROXY_PATH}/<role>/v1 and the reference policy at ${REFERENCE_POLICY_PATH}/v1.` });

@@ -6,7 +6,8 @@
 // It is also where a request's work is budgeted, so one request cannot stall the API for others: a batch holds at
 // most MAX_BATCH_CALLS calls, and all the inputs of one request at most MAX_REQUEST_ITEMS items (each call counts
 // one, each array element at any depth one more: a heartbeat is a few, a todo.add of 1,000 todos over a thousand).
-// Past either, the calls are 413 before any procedure runs (api-server.ts opens the request's budget).
+// Past either, the calls are 413 before any procedure runs (api-server.ts refuses a batch too large before reading
+// its body, and opens each request's budget of items).
 import { AsyncLocalStorage } from "node:async_hooks";
 import { TRPCError } from "@trpc/server";
 import superjson from "superjson";
@@ -69,19 +70,23 @@ export const MAX_BATCH_CALLS = 50;
 export const MAX_REQUEST_ITEMS = 2_000;
 
 interface RequestBudget {
-  calls: number;
   items: number;
 }
 const requestBudget = new AsyncLocalStorage<RequestBudget>();
 
-/** Runs a tRPC request's handling with its budget: `calls` is how many calls its URL names. */
-export function withRequestBudget<T>(calls: number, handle: () => T): T {
-  return requestBudget.run({ calls, items: 0 }, handle);
+/** Runs a tRPC request's handling with its budget of items. */
+export function withRequestBudget<T>(handle: () => T): T {
+  return requestBudget.run({ items: 0 }, handle);
 }
 
 /** How many calls a tRPC URL path names (`/trpc/a,b,c` → 3). */
 export function callsIn(procedurePath: string): number {
   return procedurePath.split(",").length;
+}
+
+/** Why a request batching `calls` calls is refused (413, every call, before its body is read), or null. */
+export function batchRefusal(calls: number): string | null {
+  return calls > MAX_BATCH_CALLS ? `A request batches at most ${MAX_BATCH_CALLS} calls; this one has ${calls}. Send them in several requests (the PhoneLoop client does).` : null;
 }
 
 /** Array elements in an input, at any depth (stops counting once past the budget). */
@@ -106,9 +111,6 @@ function itemsIn(v: unknown, limit: number): number {
  */
 export async function refuseUnstorableInput(getRawInput: () => Promise<unknown>): Promise<void> {
   const budget = requestBudget.getStore();
-  if (budget && budget.calls > MAX_BATCH_CALLS) {
-    throw new TRPCError({ code: "PAYLOAD_TOO_LARGE", message: `A request batches at most ${MAX_BATCH_CALLS} calls; this one has ${budget.calls}. Send them in several requests (the PhoneLoop client does).` });
-  }
   const raw = await getRawInput();
   const issue = unstorableIssue(raw);
   if (issue) throw new TRPCError({ code: "BAD_REQUEST", message: `${issue.path}: ${issue.message}`, cause: new StorableInputError([issue]) });
