@@ -3,7 +3,8 @@
 import type { UiNode } from "../ports.ts";
 import { isKeyboardPackage } from "./apps.ts";
 import { prepare, type Prepared } from "./match.ts";
-import { idWords, labelOf } from "./screen.ts";
+import { commitRisk } from "./commit.ts";
+import { idWords, labelOf, paneOf, pathTo } from "./screen.ts";
 import { q, type Scene, type Verdict } from "./verdict.ts";
 
 function fieldWords(f: UiNode): Prepared {
@@ -48,6 +49,8 @@ export function judgeEnter(s: Scene, v: Verdict, field: UiNode | undefined, via:
     v.raise("high_risk", "communication", "enter.compose", `${via} in the message field ${q(field.text || idWords(field.resourceId))} sends it`);
     return;
   }
+  // Enter in any other field submits its form, as the form's primary button would.
+  commitRisk(s, v, paneOf(pathTo(s.tree, field)), via, "Enter submits the form");
   v.normal("enter.field", `${via} in a field that is neither a search nor a message`);
   v.doubt("what Enter submits in this field cannot be read");
 }

@@ -67,6 +67,9 @@ describe("the committing control is found without reading its words", () => {
     expect(decidePermission({ type: "keyboard_enter" }, { target: field, tree: screen([field, ime]) })).toMatchObject({ tier: "high_risk", kind: "communication", ruleId: "enter.ime-send" });
     const plain = node({ className: "android.widget.EditText", text: "see you at 8", focused: true });
     expect(decidePermission({ type: "keyboard_enter" }, { target: plain, tree: screen([plain]) }).ruleId).toBe("enter.field");
+    // Enter in any other field submits its form: it commits what the form's screen shows.
+    const amount = node({ className: "android.widget.EditText", text: "250", focused: true });
+    expect(decidePermission({ type: "keyboard_enter" }, { target: amount, tree: screen([text("Überweisung an Anna"), text("Betrag 250,00 €"), amount]) })).toMatchObject({ tier: "high_risk", kind: "money" });
   });
 
   it("staging and read-only navigation at the foot of a priced screen stay normal", () => {

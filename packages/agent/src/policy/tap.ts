@@ -9,6 +9,7 @@ import { judgeEnter } from "./keyboard.ts";
 import { prepare, type Prepared } from "./match.ts";
 import { normalise } from "./normalise.ts";
 import { findAmount, focusedField, idWords, isEditable, labelOf, MAX_CONTROL_LABEL, paneOf, pathTo, type Pane } from "./screen.ts";
+import { commitRisk } from "./commit.ts";
 import { buttonsOf, controlRole, isDismissLabel } from "./structure.ts";
 import { CATEGORY_TIER, COMMIT_CATEGORIES, q, type Scene, type Verdict } from "./verdict.ts";
 import { findNoun, findVerb } from "./wordsets.ts";
@@ -129,58 +130,6 @@ function navigationFirst(s: Scene, p: Prepared, hasVerb: boolean): boolean {
 }
 
 const THAI = /[\u0e00-\u0e7f]/;
-
-/** What a committing control commits, read from its dialog (title, message) or its screen (amounts anywhere) and
- * the app: it inherits that risk whatever its own label says. */
-function commitRisk(s: Scene, v: Verdict, pane: Pane, label: string, why: string): void {
-  const { w } = s;
-  let amountSeen: { amount: string; text: string } | null = null;
-  for (const { text, control } of pane.texts) {
-    const p = prepare(text);
-    if (w.lists.navigation.find(p) && !findAmount(text)) continue;
-    const amount = findAmount(text);
-    if (amount && !amountSeen) amountSeen = { amount, text };
-    // Another control's words say what this screen does only when it is not a way out ("Keep subscription").
-    if (control) continue;
-    const verb = findVerb(w, p, COMMIT_CATEGORIES);
-    const noun = verb ? null : findNoun(w, p);
-    const hit = verb ?? (noun && w.lists.confirming.find(p) ? noun : null);
-    if (hit) {
-      // "20,00 € an Anna senden?": a message that moves money is a payment.
-      const category = amount && hit.category === "communication" ? "money" : hit.category;
-      v.raise(CATEGORY_TIER[category], category, "pane.inherit", `${q(label)} confirms ${q(text)} (${q(hit.word)}, ${category}; ${why})`);
-      return;
-    }
-  }
-  // A dialog or sheet that names nothing, or only asks ("Are you sure?"), commits what the screen behind it shows
-  // ("Confirm?" over a basket total); one that only tells something ("Added to favourites") does not.
-  const own = pane.texts.filter((t) => !t.control);
-  if (!amountSeen && pane.dialog && s.tree && (own.length === 0 || own.some((t) => /[?？؟]\s*$/.test(t.text)))) amountSeen = screenAmount(s.tree, pane.container);
-  if (amountSeen) {
-    v.raise("high_risk", "money", "pane.amount", `${q(label)} confirms a screen showing ${amountSeen.amount} (${q(amountSeen.text)}; ${why})`);
-    return;
-  }
-  if (s.appCat === "money") {
-    v.raise("high_risk", "money", "app.money-confirm", `${q(label)} confirms a step in the payments app ${s.app}`);
-    return;
-  }
-  if (pane.dialog && !pane.texts.some((t) => !t.control))
-    v.raise("confirm", "unknown_control", "pane.unreadable", `${q(label)} confirms a dialog whose text cannot be read`);
-}
-
-function screenAmount(tree: UiNode, skip: UiNode): { amount: string; text: string } | null {
-  const stack = [tree];
-  while (stack.length) {
-    const n = stack.pop()!;
-    if (n === skip || isKeyboardPackage(n.packageName)) continue;
-    for (const t of [n.text, n.contentDesc]) {
-      const amount = t ? findAmount(t) : null;
-      if (amount) return { amount, text: t };
-    }
-    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
-  }
-  return null;
-}
 
 const isSwitch = (n: UiNode): boolean => n.checkable || /Switch|Toggle|CheckBox/i.test(n.className) || n.children.some(isSwitch);
 
