@@ -165,9 +165,17 @@ export function refusal(principal: Principal, path: string): Refusal | null {
   return null;
 }
 
+/**
+ * Whether a caller holds `permission` now: a member by their role, an agent token by agents' grant and its issuer's
+ * current role. For the routes beside tRPC too (POST /blobs, the model proxy), so they decide as procedures do.
+ */
+export function holdsNow(principal: Principal, permission: Permission): boolean {
+  if (principal.kind === "member") return holds(principal.role, permission);
+  if (principal.kind === "agent") return holds("agent", permission) && holds(principal.issuerRole, permission);
+  return false;
+}
+
 /** The permissions a caller holds now (workspace.me; the web app hides what they may not do). */
 export function heldPermissions(principal: Principal, all: readonly Permission[]): Permission[] {
-  if (principal.kind === "member") return all.filter((p) => holds(principal.role, p));
-  if (principal.kind === "agent") return all.filter((p) => holds("agent", p) && holds(principal.issuerRole, p));
-  return [];
+  return all.filter((p) => holdsNow(principal, p));
 }
