@@ -11,6 +11,14 @@ import { findNoun, findVerb } from "./wordsets.ts";
  * the app: it inherits that risk whatever its own label says. */
 export function commitRisk(s: Scene, v: Verdict, pane: Pane, label: string, why: string): void {
   const { w } = s;
+  // A screen that reports the act as done (a receipt, "Payment successful") and asks nothing: its neutral
+  // button only closes it. A label that commits by its own words was judged before this.
+  const own = pane.texts.filter((t) => !t.control);
+  const done = own.find((t) => w.lists.completed.find(prepare(t.text)));
+  if (done && v.tier === "normal" && !own.some((t) => /[?？؟]\s*$/.test(t.text))) {
+    v.normal("pane.completed", `${q(label)} closes a screen that reports the act as done (${q(done.text)})`);
+    return;
+  }
   let amountSeen: { amount: string; text: string } | null = null;
   for (const { text, control } of pane.texts) {
     const p = prepare(text);
@@ -31,7 +39,6 @@ export function commitRisk(s: Scene, v: Verdict, pane: Pane, label: string, why:
   }
   // A dialog or sheet that names nothing, or only asks ("Are you sure?"), commits what the screen behind it shows
   // ("Confirm?" over a basket total); one that only tells something ("Added to favourites") does not.
-  const own = pane.texts.filter((t) => !t.control);
   if (!amountSeen && pane.dialog && s.tree && (own.length === 0 || own.some((t) => /[?？؟]\s*$/.test(t.text)))) amountSeen = screenAmount(s.tree, pane.container);
   if (amountSeen) {
     v.raise("high_risk", "money", "pane.amount", `${q(label)} confirms a screen showing ${amountSeen.amount} (${q(amountSeen.text)}; ${why})`);

@@ -72,6 +72,15 @@ describe("the committing control is found without reading its words", () => {
     expect(decidePermission({ type: "keyboard_enter" }, { target: amount, tree: screen([text("Überweisung an Anna"), text("Betrag 250,00 €"), amount]) })).toMatchObject({ tier: "high_risk", kind: "money" });
   });
 
+  it("the button that closes a receipt stays normal; the same button under a question commits", () => {
+    const done = button("Done");
+    expect(decidePermission(click, { target: done, tree: screen([text("Payment successful"), text("₹500 paid to Ravi"), done]) })).toMatchObject({ tier: "normal", ruleId: "pane.completed" });
+    const ok = button("تم");
+    expect(decidePermission(click, { target: ok, tree: screen([text("تم الدفع بنجاح"), text("٥٠٠ ر.س"), ok]) }).tier).toBe("normal");
+    const go = button("Done");
+    expect(decidePermission(click, { target: go, tree: screen([text("Pay ₹500 to Ravi?"), go]) }).tier).toBe("high_risk");
+  });
+
   it("staging and read-only navigation at the foot of a priced screen stay normal", () => {
     for (const label of ["Add to cart", "In den Warenkorb", "加入购物车", "Order history", "Zahlungsverlauf"]) {
       const foot = button(label);

@@ -19,7 +19,7 @@ const VERB_LAST = ["tr", "ja", "ko", "hi", "bn", "fa"];
 const COMMIT: Category[] = ["money", "destructive", "communication", "credentials", "permission", "install"];
 
 const LIST_NAMES: ListName[] = [
-  "composeSubmit", "navigation", "ownership", "dismiss", "negation", "keep", "staging", "confirming", "benignObjects",
+  "composeSubmit", "navigation", "ownership", "dismiss", "negation", "keep", "staging", "completed", "confirming", "benignObjects",
   "searchField", "composeField", "otpField", "identityField", "cardField", "enterKeys", "securitySettings", "personalField",
 ];
 
