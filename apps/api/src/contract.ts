@@ -5,6 +5,8 @@ export type { StreamedEvent } from "./events.ts";
 export type { Health } from "./health.ts";
 
 export const TRPC_PATH = "/trpc";
+/** Calls one tRPC request may batch; more are refused (413). The client's batches hold at most this many. */
+export const MAX_BATCH_CALLS = 50;
 export const HEALTH_PATH = "/health";
 
 /** better-auth's routes (sign-in, sign-out, session) and the product's account routes (setup, invite, me). */

@@ -12,6 +12,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { isStorableText } from "@phoneloop/state";
+import { MAX_BATCH_CALLS } from "./contract.ts";
 import type { InputIssue } from "./errors.ts";
 
 /** An item superjson could not decode; its procedure answers 400. */
@@ -64,8 +65,7 @@ export function unstorableIssue(v: unknown, path: (string | number)[] = [], dept
   return undefined;
 }
 
-/** Calls one tRPC request may batch (the PhoneLoop client sends at most this many in one). */
-export const MAX_BATCH_CALLS = 50;
+export { MAX_BATCH_CALLS };
 /** Items all the inputs of one request may hold together: a call counts one, each array element in it one more. */
 export const MAX_REQUEST_ITEMS = 2_000;
 

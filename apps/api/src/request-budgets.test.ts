@@ -3,6 +3,7 @@
 // with what happened and what to do — over HTTP, as any client calls.
 import { beforeAll, describe, expect, it } from "vitest";
 import superjson from "superjson";
+import { createApiClient } from "@phoneloop/client";
 import { createGoal, registerAgent } from "@phoneloop/state";
 import { useTestDatabase } from "@phoneloop/state/testing";
 import { useApiServer } from "./use-api-server.ts";
@@ -47,6 +48,12 @@ describe("work budgets", () => {
       expect(item.error?.json.message).toMatch(new RegExp(`at most ${MAX_BATCH_CALLS} calls; this one has ${MAX_BATCH_CALLS + 1}.*several requests`));
     }
     expect((await t.db.agent.findUniqueOrThrow({ where: { id: agentId } })).heartbeatAt).toEqual(before);
+  });
+
+  it(`the PhoneLoop client sends ${MAX_BATCH_CALLS} calls a request at most: 120 calls made at once are all answered`, async () => {
+    const client = createApiClient({ apiUrl: api.url, auth: { kind: "cookie", cookie: admin.headers.cookie! } });
+    const answers = await Promise.all(Array.from({ length: 120 }, () => client.agent.heartbeat.mutate({ agentId })));
+    expect(answers.map((a) => a.agentId)).toEqual(Array(120).fill(agentId));
   });
 
   it(`inputs holding more than ${MAX_REQUEST_ITEMS} items in one request are a 413 naming the budget; nothing of the call is stored`, async () => {

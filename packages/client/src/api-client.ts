@@ -3,7 +3,7 @@
 import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink } from "@trpc/client";
 import { EventSource as EventSourcePonyfill } from "eventsource";
 import superjson from "superjson";
-import { TRPC_PATH, type AppRouter, type ClientAuth } from "@phoneloop/api/contract";
+import { MAX_BATCH_CALLS, TRPC_PATH, type AppRouter, type ClientAuth } from "@phoneloop/api/contract";
 
 export type { ClientAuth } from "@phoneloop/api/contract";
 
@@ -54,7 +54,8 @@ export function createApiClient(init: ApiClientInit) {
           EventSource: EventSourcePonyfill,
           eventSourceOptions: () => ({ fetch: authFetch, withCredentials: true }),
         }),
-        false: httpBatchLink({ url, transformer: superjson, fetch: boundedFetch, maxURLLength: 8000 }),
+        // At most the API's batch size per request (more calls in one tick go in several requests).
+        false: httpBatchLink({ url, transformer: superjson, fetch: boundedFetch, maxURLLength: 8000, maxItems: MAX_BATCH_CALLS }),
       }),
     ],
   });
