@@ -81,6 +81,13 @@ describe("the committing control is found without reading its words", () => {
     expect(decidePermission(click, { target: go, tree: screen([text("Pay ₹500 to Ravi?"), go]) }).tier).toBe("high_risk");
   });
 
+  it("a price on a button commits; a price tag alone on a tapped text only opens what it describes", () => {
+    const buy = button("US$4.99");
+    expect(decidePermission(click, { target: buy, tree: screen([text("500 gems"), buy, button("Later")]) })).toMatchObject({ tier: "high_risk", ruleId: "target.amount" });
+    const tag = node({ text: "$59.99", className: "android.widget.TextView" });
+    expect(decidePermission(click, { target: tag, tree: screen([text("Wireless earbuds"), tag, button("Add to cart")]) }).tier).toBe("normal");
+  });
+
   it("staging and read-only navigation at the foot of a priced screen stay normal", () => {
     for (const label of ["Add to cart", "In den Warenkorb", "加入购物车", "Order history", "Zahlungsverlauf"]) {
       const foot = button(label);

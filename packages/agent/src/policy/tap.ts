@@ -90,8 +90,10 @@ export function judgeTap(s: Scene, v: Verdict, target: UiNode): string {
   const noun = findNoun(w, p);
   if (noun && (confirming || normalise(readable) === noun.word))
     v.raise(CATEGORY_TIER[noun.category], noun.category, "target.label", `the control ${q(readable)} confirms ${q(noun.word)} (${noun.category})`);
-  // A price on a button commits it ("Tip $5"); a price inside a product tile only describes what the tile opens.
-  if (amount && (/Button/i.test(target.className) || (target.children.length === 0 && readable.length <= 32)))
+  // A price on a button commits it ("Tip $5", "US$4.99" in a purchase sheet); a price inside a product tile, or a
+  // price tag alone on a text, only describes what the tap opens.
+  const wordsBesides = /\p{L}{2,}/u.test(readable.replace(amount ?? "", ""));
+  if (amount && (/Button/i.test(target.className) || (target.children.length === 0 && readable.length <= 32 && wordsBesides)))
     v.raise("high_risk", "money", "target.amount", `the control ${q(readable)} carries the amount ${amount}`);
   if (role.grants) v.raise("high_risk", "permission", "structure.grant", `${q(readable)} is ${role.why}`);
   const commits = role.role === "commit" || w.lists.confirming.isWhole(p) || (pane.dialog && !isSwitch(target));
