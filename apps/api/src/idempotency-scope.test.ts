@@ -1,7 +1,7 @@
 // Idempotency keys are the workspace's, over real HTTP: the agent keys are built from a run id, which a share link
 // reveals, so an agent of ANOTHER workspace can send the same keys first. Its rows must neither take the keys from
 // this workspace's run (which would then get 409 on its own writes) nor show up in any answer here: evidence, gates,
-// replans and turn results each keep their key per workspace, and a 409 names only the caller's own rows.
+// replans, turn results and spends each keep their key per workspace, and a 409 names only the caller's own rows.
 import { beforeAll, describe, expect, it } from "vitest";
 import { claimTodo, registerAgent, startRun, startTodo } from "@phoneloop/state";
 import { rid, seedGoal, seedTodos, useTestDatabase } from "@phoneloop/state/testing";
@@ -92,6 +92,17 @@ describe("a key another workspace used first is still this workspace's", () => {
     expect(own.status, own.message).toBe(200);
     expect(own.data).toMatchObject({ duplicate: false });
     namesNoneOf([own.data, own.message], [there.goalId]);
+  });
+
+  it("spends: this run's spend is recorded", async () => {
+    const here = await working(mine);
+    const there = await working(theirs);
+    const key = `${here.runId}:2:spend`;
+    expect((await call(theirs, "quota.spend", { key, goalId: there.goalId, agentId: theirs.agentId, steps: 1 })).status).toBe(200);
+    const own = await call(mine, "quota.spend", { key, goalId: here.goalId, agentId: mine.agentId, runId: here.runId, steps: 1 });
+    expect(own.status, own.message).toBe(200);
+    expect(own.data).toMatchObject({ duplicate: false, spend: { goalId: here.goalId } });
+    namesNoneOf([own.data, own.message], [there.goalId, theirs.agentId]);
   });
 
   it("turn results: this run's turn is recorded, and a reused key's 409 names only this workspace's agent and todo", async () => {

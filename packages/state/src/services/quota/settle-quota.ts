@@ -48,7 +48,8 @@ export async function settleQuota(db: DbOrTx, raw: SettleQuotaInput, ctx?: Opera
       DELETE FROM "QuotaReservation" WHERE "key" = ${i.key}
       RETURNING "id", "goalId", "agentId", "todoId", "runId", "tokens", "microUsd"`;
     if (!r) {
-      const previous = await tx.quotaSpend.findUnique({ where: { key: i.key } });
+      // A call's key is its own (the proxy's random call id): its spend is found by the key alone.
+      const previous = await tx.quotaSpend.findFirst({ where: { key: i.key } });
       // Settled before without a spend (a release, or a call that spent nothing): its Event says so.
       const settled = previous ?? (await tx.event.findFirst({ where: { operator: "quota.settle", payload: { path: ["key"], equals: i.key } }, select: { id: true } }));
       if (settled) return { spend: previous ? spendView(previous) : null, released: { tokens: 0, microUsd: 0 }, duplicate: true };

@@ -7,6 +7,7 @@ import { parseInput } from "../../domain/input.ts";
 import { BigCount, Count, Id, IdempotencyKey } from "../../domain/schemas.ts";
 import { actorOf, appendEvent, atParam, inTxJoining, isUniqueViolation, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { describeRemaining, overLimit, policyUsage, type PolicyUsage } from "./usage.ts";
+import { workspaceOfGoal } from "../idempotency-keys.ts";
 
 export const SpendQuotaInput = z.object({
   key: IdempotencyKey,
@@ -48,7 +49,7 @@ export async function spendQuota(db: DbOrTx, raw: SpendQuotaInput, ctx?: Operato
     return await inTxJoining(db, async (tx) => {
       const usage = await policyUsage(tx, { goalId: i.goalId, agentId: i.agentId, at, lock: true });
       // Checked after taking the lock: a concurrent spend of the same key has committed by now.
-      const previous = await tx.quotaSpend.findUnique({ where: { key: i.key } });
+      const previous = await spendOfKey(tx, i.goalId, i.key);
       if (previous && previous.goalId !== i.goalId) {
         throw new StateError("CONFLICT", `Spend key ${i.key} was used for another goal; use a fresh key for each spend.`, { key: i.key });
       }
@@ -72,10 +73,10 @@ export async function spendQuota(db: DbOrTx, raw: SpendQuotaInput, ctx?: Operato
       const [spend] = await tx.$queryRaw<QuotaSpend[]>`
         INSERT INTO "QuotaSpend" ("id", "key", "goalId", "agentId", "todoId", "runId", "steps", "tokens", "microUsd", "createdAt")
         VALUES (${id}, ${i.key}, ${i.goalId}, ${i.agentId}, ${i.todoId ?? null}, ${i.runId ?? null}, ${i.steps}, ${i.tokens}, ${BigInt(i.microUsd)}, COALESCE(${at}::timestamptz, now()))
-        ON CONFLICT ("key") DO NOTHING RETURNING *`;
+        ON CONFLICT ("workspaceId", "key") DO NOTHING RETURNING *`;
       if (!spend) {
         // Spent meanwhile by a call that held no policy lock (no policy applies): that spend stands.
-        const previous = await tx.quotaSpend.findUniqueOrThrow({ where: { key: i.key } });
+        const previous = (await spendOfKey(tx, i.goalId, i.key))!;
         if (previous.goalId !== i.goalId) throw new StateError("CONFLICT", `Spend key ${i.key} was used for another goal; use a fresh key for each spend.`, { key: i.key });
         return { spend: spendView(previous), duplicate: true, usage };
       }
@@ -86,7 +87,7 @@ export async function spendQuota(db: DbOrTx, raw: SpendQuotaInput, ctx?: Operato
   } catch (e) {
     // No policy to lock, and a concurrent spend of the same key won: that one stands.
     if (isUniqueViolation(e)) {
-      const previous = await db.quotaSpend.findUnique({ where: { key: i.key } });
+      const previous = await spendOfKey(db, i.goalId, i.key);
       if (previous && previous.goalId !== i.goalId) {
         throw new StateError("CONFLICT", `Spend key ${i.key} was used for another goal; use a fresh key for each spend.`, { key: i.key });
       }
@@ -100,4 +101,10 @@ export async function spendQuota(db: DbOrTx, raw: SpendQuotaInput, ctx?: Operato
 /** A spend row as operators answer it (money as a number). */
 export function spendView(s: { id: string; key: string; goalId: string; agentId: string; todoId: string | null; runId: string | null; steps: number; tokens: number; microUsd: bigint; createdAt: Date }): QuotaSpendView {
   return { ...s, microUsd: Number(s.microUsd) };
+}
+
+/** The spend recorded under `key` in the workspace of goal `goalId` (spend keys are the workspace's), or null. */
+async function spendOfKey(db: DbOrTx, goalId: string, key: string): Promise<QuotaSpend | null> {
+  const workspaceId = await workspaceOfGoal(db, goalId);
+  return workspaceId ? db.quotaSpend.findUnique({ where: { workspaceId_key: { workspaceId, key } } }) : null;
 }

@@ -80,7 +80,8 @@ describe("workspaces and members", () => {
     const agentB = await seedAgent(t.db, { workspaceId: goalB.workspaceId });
     const spendKey = rid("sp");
     await spendQuota(t.db, { key: spendKey, goalId: goalA.id, agentId: agentA.id, steps: 1 });
-    expect((await err(spendQuota(t.db, { key: spendKey, goalId: goalB.id, agentId: agentB.id, steps: 1 })))?.code).toBe("CONFLICT");
+    expect(await spendQuota(t.db, { key: spendKey, goalId: goalB.id, agentId: agentB.id, steps: 1 })).toMatchObject({ duplicate: false, spend: { goalId: goalB.id } });
+    expect((await err(spendQuota(t.db, { key: spendKey, goalId: goalB2.id, agentId: agentB.id, steps: 1 })))?.code).toBe("CONFLICT");
   });
 });
 
