@@ -373,7 +373,7 @@ const fixtures: Record<string, Fixture> = {
   "turn.result": { input: async () => ({ ...pick(await running(), "todoId", "agentId", "leaseKey"), idempotencyKey: rid("turn"), kind: "repair_required", summary: "tap missed" }) },
   "board.get": { input: async () => ({ goalId: (await goal()).id }) },
   "board.attention": { input: async () => ({}), outsider: "ok" },
-  "demoPhone.allowBrowser": { input: async () => ({}), outsider: "ok" },
+  "demoPhone.allowBrowser": { input: async () => ({ keyName: "PhoneLoop@127.0.0.1 aaaaaaaaaaaaaaaaaaaaaa" }), outsider: "ok" },
   "board.history": { input: async () => ({ goalId: (await goal()).id }) },
   "board.goals": { input: async () => ({}), outsider: "ok" },
   // From the start of the log: a stream let through delivers the goal's creation at once.
