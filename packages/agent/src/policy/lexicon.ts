@@ -1,6 +1,10 @@
-// The maintained word lists of the permission checkpoint, per language. Entries are written as a person reads
-// them (normalised when compiled). `^x`: only when x is the whole label; `x*`: any word starting with x (stems of
-// inflected languages); CJK and Korean entries match inside words. Add words here, or per workspace in the rules.
+// The maintained word lists of the permission checkpoint, per language: the team's own words, written by the team
+// from how each market's apps label these controls and say what they do (no public source lists money, navigation
+// or consequence words per language). Android's own translated control words for the same 24 languages are in
+// platform-words.ts, taken verbatim from its sources; both are compiled together (wordsets.ts).
+// Entries are written as a person reads them (normalised when compiled). `^x`: only when x is the whole label;
+// `x*`: any word starting with x (stems of inflected languages); CJK, Korean and Thai entries match inside words.
+// Add words here, or per workspace in the rules.
 
 /** What an action commits. The first six are high-risk; the rest (account, social, calendar writes, personal data) confirm-tier. */
 export const CATEGORIES = ["money", "destructive", "communication", "credentials", "permission", "install", "account", "social", "calendar", "personal_data"] as const;
@@ -339,8 +343,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     personalField: "адрес|телефон|номер телефона|почта|электронная почта|дата рождения",
     securitySettings: "блокировка экрана|найти устройство|резервное копирование|двухэтапная аутентификация|двухфакторная|специальные возможности|администратор устройства|неизвестные приложения|доступ к истории использования|доступ к уведомлениям|для разработчиков",
   },
-  // The languages below are the team's own words (written by the team from how the market's apps label these
-  // controls), beside Android's own strings for the same languages in platform-words.ts.
+  // The fifteen languages below were added with Android's own strings for them (platform-words.ts).
   it: {
     verbs: {
       money:
