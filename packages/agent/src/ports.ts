@@ -105,7 +105,12 @@ export interface ModelResponse {
 
 /** CIRCUIT_OPEN: the role's endpoint failed too often in a row and rests (model/circuit-breaker.ts). */
 /** DEVICE_LOST: the phone disconnected while the executor waited for the model (the call is aborted). */
-export type ModelErrorCode = "RATE_LIMITED" | "SERVER_ERROR" | "TIMEOUT" | "BAD_REQUEST" | "AUTH" | "NETWORK" | "ABORTED" | "CIRCUIT_OPEN" | "DEVICE_LOST" | "SPEND_REFUSED";
+/**
+ * QUOTA_EXCEEDED: the API's model proxy would not reserve the call against the quota (what is left does not hold the
+ * prompt, though the quota may not be exhausted); the message is the proxy's: what is left and what to do.
+ * SPEND_REFUSED: the proxy refused the call for another reason of the state core (paused, a gate, the run ended).
+ */
+export type ModelErrorCode = "RATE_LIMITED" | "SERVER_ERROR" | "TIMEOUT" | "BAD_REQUEST" | "AUTH" | "NETWORK" | "ABORTED" | "CIRCUIT_OPEN" | "DEVICE_LOST" | "SPEND_REFUSED" | "QUOTA_EXCEEDED";
 export interface ModelError extends AgentError {
   code: ModelErrorCode;
   status?: number;
@@ -113,7 +118,10 @@ export interface ModelError extends AgentError {
 
 export interface Model {
   readonly name: string;
-  /** True when the endpoint records each call's usage itself (the API's model proxy writes model_call evidence). */
+  /**
+   * True when the endpoint records each call's usage itself: the API's model proxy writes model_call evidence and
+   * has settled the call against the quota, so the runtime spends none of it again.
+   */
   readonly recordsUsage: boolean;
   /** Retries after a retryable failure (5xx, 429, timeout) for this role; default the run's modelRetries. */
   readonly retries?: number;

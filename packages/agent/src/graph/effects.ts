@@ -141,12 +141,17 @@ export interface ModelCallResult {
   response: ModelResponse;
   promptTokens: number;
   modelMs: number;
+  /**
+   * What the runtime still spends for this call: its usage for a direct endpoint; nothing for a model that records
+   * usage itself (the API's model proxy settled the call against the quota already).
+   */
+  spend: { tokens: number; microUsd: number };
 }
 
 /**
  * One model call, retried on rate limits and server errors with backoff on the injected clock. Usage and cost
  * become model_call evidence here only for a direct endpoint: the API's model proxy records the calls it relays.
- * The caller spends quota after its own validated writeback.
+ * The caller spends the result's `spend` after its own validated writeback (nothing for a proxied call).
  */
 export async function callModel(
   ctx: RunContext,
@@ -240,7 +245,8 @@ async function callModelRetrying(
             attempt,
           },
         });
-      return { ok: true, value: { response: r.value, promptTokens: counted.total, modelMs } };
+      const spend = model.recordsUsage ? { tokens: 0, microUsd: 0 } : { tokens: u.inputTokens + u.outputTokens, microUsd: u.microUsd };
+      return { ok: true, value: { response: r.value, promptTokens: counted.total, modelMs, spend } };
     }
     last = r.error;
     const willRetry = Boolean(r.error.retryable) && attempt < retries;

@@ -30,7 +30,9 @@ const screen: Screen = {
 };
 const usage = { steps: 0, modelCalls: 1, inputTokens: 900, outputTokens: 20, microUsd: 2450, promptTokensCounted: 880 };
 const ready: Observation = { type: "routed", route: "ready_for_host", reason: "held, unblocked, within quota", skip: null, openGate: null };
-const reply = (action: Record<string, unknown>): Observation => ({ type: "replied", text: JSON.stringify(action), usage });
+/** A direct endpoint's reply: the runtime spends its usage. */
+const spend = { tokens: 920, microUsd: 2450 };
+const reply = (action: Record<string, unknown>): Observation => ({ type: "replied", text: JSON.stringify(action), usage, spend });
 
 /** Walks observations through `step`, checking each time that the state handed in is left as it was. */
 function walk(state: ExecutorRunState, observations: Observation[]): { state: ExecutorRunState; batches: Effect[][] } {
@@ -71,6 +73,21 @@ describe("executor step (pure)", () => {
     expect(state.executor.inFlight).toBeUndefined();
     expect(state.executor.turn).toBeUndefined();
     expect(state.totals).toMatchObject({ steps: 1, modelCalls: 1, inputTokens: 900, outputTokens: 20, microUsd: 2450 });
+  });
+
+  it("a reply the model proxy settled already is counted on the step row and in the totals, but its turn result spends only the step", () => {
+    const proxied: Observation = { type: "replied", text: JSON.stringify({ type: "scroll", direction: "down" }), usage, spend: { tokens: 0, microUsd: 0 } };
+    const { state, batches } = walk(runState(), [ready, { type: "sensed", screen }, proxied, { type: "performed", outcome: "ok" }]);
+    expect(batches[3]![1]).toMatchObject({ type: "step", stepIndex: 0, tokens: 920 });
+    expect(batches[3]![2]).toMatchObject({ type: "turn_result", kind: "validated_progress", spend: { key: "run_1:0:spend", steps: 1, tokens: 0, microUsd: 0 } });
+    expect(state.totals).toMatchObject({ modelCalls: 1, inputTokens: 900, outputTokens: 20, microUsd: 2450 });
+  });
+
+  it("a call the quota will not hold ends the todo with the quota as the reason, in the proxy's words, without asking again", () => {
+    const message = "The quota refuses this model call: This model call needs at least 1311 tokens (its prompt of 1310 and one reply token), more than the goal quota of goal_1 has: 20 of 3000 tokens left. an admin can raise the quota (quota.setPolicy), or send a shorter prompt.";
+    const refused: Observation = { type: "model_failed", code: "QUOTA_EXCEEDED", message, usage: { ...usage, inputTokens: 0, outputTokens: 0, microUsd: 0 } };
+    const { batches } = walk(runState(), [ready, { type: "sensed", screen }, refused]);
+    expect(batches[2]).toEqual([expect.objectContaining({ type: "exit", ret: expect.objectContaining({ todoId: "t1", status: "blocked", reason: "exhausted", summary: message }) })]);
   });
 
   it.each([
@@ -134,7 +151,7 @@ describe("executor step (pure)", () => {
   });
 
   it("an unusable reply gets one repair round; a second one fails the step as repair_required, spending nothing", () => {
-    const garbage: Observation = { type: "replied", text: "I think I should look around first.", usage };
+    const garbage: Observation = { type: "replied", text: "I think I should look around first.", usage, spend };
     const { state, batches } = walk(runState(), [ready, { type: "sensed", screen }, garbage, garbage]);
     expect(batches[2]![0]).toMatchObject({ type: "ask_model", key: "run_1:0:1:1" });
     expect(types(batches[3]!)).toEqual(["evidence", "step", "turn_result", "checkpoint", "event", "route"]);

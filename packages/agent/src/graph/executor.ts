@@ -31,7 +31,8 @@ export type Observation =
   | { type: "sense_failed"; lost: boolean; message: string }
   /** What OCR read on the step's screen (null: no reader, or it failed). */
   | { type: "screen_read"; ocr: OcrReading | null }
-  | { type: "replied"; text: string; usage: RunCommon["totals"] }
+  /** `spend`: what the runtime spends for the call (nothing when the model proxy settled it: Model.recordsUsage). */
+  | { type: "replied"; text: string; usage: RunCommon["totals"]; spend: { tokens: number; microUsd: number } }
   | { type: "model_failed"; code: ModelErrorCode; message: string; usage: RunCommon["totals"] }
   | { type: "gate_opened"; gateId: string }
   | { type: "gate_resolved"; gateId: string; resolution: GateResolution }
@@ -123,7 +124,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
     const lease = ex.lease!;
     const stepIndex = turn.stepIndex;
     ex.steps.push({ index: stepIndex, action: description, outcome });
-    fx.push({ type: "step", stepIndex, todoId: ex.todoId, action: action ?? description, outcome, app: ex.lastApp, phash: turn.screen?.phash ?? null, anomalies: turn.anomalies ?? [], tokens: turn.spend.tokens });
+    fx.push({ type: "step", stepIndex, todoId: ex.todoId, action: action ?? description, outcome, app: ex.lastApp, phash: turn.screen?.phash ?? null, anomalies: turn.anomalies ?? [], tokens: turn.tokens });
     fx.push({
       type: "turn_result",
       idempotencyKey: `${s.runId}:${stepIndex}:turn`,
@@ -148,7 +149,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       ex.samples.push(sampleOf(f.action, undefined));
       ex.sensedAfterAction = false;
       ex.feedback = `Your previous action (${f.description}) was interrupted by a worker restart; it may or may not have happened. Look at the screen before acting again.`;
-      finishStep({ stepIndex: f.stepIndex, round: 0, spend: { tokens: 0, microUsd: 0 } }, f.action, f.description, "interrupted (outcome unknown, not repeated)", "validated_progress");
+      finishStep({ stepIndex: f.stepIndex, round: 0, tokens: 0, spend: { tokens: 0, microUsd: 0 } }, f.action, f.description, "interrupted (outcome unknown, not repeated)", "validated_progress");
     }
     return done(route());
   };
@@ -373,7 +374,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
           if (ex.stepCount >= config.maxStepsPerTodo) return exit("step_cap", `Reached the cap of ${config.maxStepsPerTodo} steps for this todo.`);
           if (s.stepIndex >= config.maxStepsPerRun) return exit("run_step_cap", `Reached the run's iteration cap of ${config.maxStepsPerRun} steps.`);
           // After a gate this step opened, the step goes on where it stopped (same index, same screen if seen).
-          const turn: Turn = ex.turn?.gate ? ex.turn : { stepIndex: s.stepIndex, round: 0, spend: { tokens: 0, microUsd: 0 } };
+          const turn: Turn = ex.turn?.gate ? ex.turn : { stepIndex: s.stepIndex, round: 0, tokens: 0, spend: { tokens: 0, microUsd: 0 } };
           ex.turn = turn;
           if (turn.gate && turn.screen) return applyGate(turn);
           return done({ type: "sense", stepIndex: turn.stepIndex, lease: leaseRefOf(ex.lease!) });
@@ -450,8 +451,9 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
     case "replied": {
       const turn = ex.turn!;
       addUsage(s.totals, obs.usage);
-      turn.spend.tokens += obs.usage.inputTokens + obs.usage.outputTokens;
-      turn.spend.microUsd += obs.usage.microUsd;
+      turn.tokens += obs.usage.inputTokens + obs.usage.outputTokens;
+      turn.spend.tokens += obs.spend.tokens;
+      turn.spend.microUsd += obs.spend.microUsd;
       if (turn.guarding) return guardAnswered(turn, obs.text);
       turn.round++;
       const parsed = parseAction(obs.text);
@@ -474,6 +476,9 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       // A failing guard leaves the rules' decision standing.
       if (ex.turn?.guarding) return guardAnswered(ex.turn, null, `${obs.code}: ${obs.message}`);
       if (obs.code === "ABORTED") return exit("cancelled", "The run was cancelled by the user.");
+      // The quota will not hold the call (room is left, but not for this prompt): it ends the turn as an exhausted
+      // quota does, in the proxy's words (what is left, what to do). Asking again would be refused the same way.
+      if (obs.code === "QUOTA_EXCEEDED") return exit("exhausted", obs.message);
       // The core refused the spend (a person paused the goal while the model was asked, the quota ran out…): its
       // route says why and the run ends with that reason; the step was not taken, so it is not recorded. Asked once
       // per step: a core that routes on while refusing every call ends the run as a model failure.
@@ -500,7 +505,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
     case "gate_resolved": {
       const pending = ex.pendingGate;
       if (pending && pending.gateId === obs.gateId) {
-        const turn: Turn = ex.turn ?? { stepIndex: pending.stepIndex, round: 0, spend: { tokens: 0, microUsd: 0 } };
+        const turn: Turn = ex.turn ?? { stepIndex: pending.stepIndex, round: 0, tokens: 0, spend: { tokens: 0, microUsd: 0 } };
         turn.gate = { pending, resolution: obs.resolution };
         ex.turn = turn;
         delete ex.pendingGate;

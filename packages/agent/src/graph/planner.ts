@@ -48,8 +48,8 @@ async function askPlanner<T>(ctx: RunContext, state: PlannerState, messages: Cha
     const n = ++state.plannerCalls;
     const r = await callModel(ctx, state, { role: "planner", messages: msgs, jsonSchema: { name, schema: jsonSchema }, key: `${state.runId}:planner:${n}` }, state.totals);
     if (!r.ok) return { reply: null, tokens, microUsd };
-    tokens += r.value.response.usage.inputTokens + r.value.response.usage.outputTokens;
-    microUsd += r.value.response.usage.microUsd;
+    tokens += r.value.spend.tokens;
+    microUsd += r.value.spend.microUsd;
     const reply = parseReply(r.value.response.text, schema);
     if (reply) return { reply, tokens, microUsd };
     msgs = [...messages, { role: "assistant", content: r.value.response.text }, { role: "user", content: `That reply is not valid JSON for the requested shape. Reply with exactly one JSON object matching: ${JSON.stringify(jsonSchema)}` }];

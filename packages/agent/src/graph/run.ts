@@ -504,7 +504,7 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
         modelMs += r.value.modelMs;
         if ((e.role ?? "executor") === "executor") replies.push(r.value.response.text.slice(0, 4000));
         promptTokens = Math.max(promptTokens, r.value.promptTokens);
-        return { type: "replied", text: r.value.response.text, usage };
+        return { type: "replied", text: r.value.response.text, usage, spend: r.value.spend };
       }
       case "open_gate": {
         const ex = state.executor;

@@ -68,6 +68,9 @@ export interface Turn {
   screen?: Screen;
   /** Model reply rounds used in this step (one repair round after an unusable reply). */
   round: number;
+  /** Tokens this step's model calls used (the step row's count). */
+  tokens: number;
+  /** What the step's turn result spends: its model calls' usage, but none the model proxy settled itself. */
   spend: { tokens: number; microUsd: number };
   /** Anomalies the detectors saw on this step's screen. */
   anomalies?: string[];

@@ -62,8 +62,8 @@ export async function runSummarizer(ctx: RunContext, state: SummarizerState): Pr
       key: `${state.runId}:summarizer`,
     }, state.totals);
     if (r.ok) {
-      tokens = r.value.response.usage.inputTokens + r.value.response.usage.outputTokens;
-      microUsd = r.value.response.usage.microUsd;
+      tokens = r.value.spend.tokens;
+      microUsd = r.value.spend.microUsd;
       const reply = parseReply(r.value.response.text, ReportReplySchema);
       if (reply) {
         findings = [...new Set([...findings, ...reply.findings])];

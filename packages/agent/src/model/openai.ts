@@ -55,6 +55,12 @@ function toOpenAIMessages(messages: ChatMessage[], detail: "high" | "low" | "aut
   });
 }
 
+/** The proxy's own message (the client's prefixes the status). */
+function proxyMessage(e: InstanceType<typeof OpenAI.APIError>): string {
+  const m = (e.error as { message?: unknown } | undefined)?.message;
+  return typeof m === "string" && m ? m : e.message;
+}
+
 function modelError(e: unknown): ModelError {
   if (e instanceof OpenAI.APIUserAbortError) return { code: "ABORTED", message: "The model call was cancelled." };
   if (e instanceof OpenAI.APIConnectionTimeoutError) return { code: "TIMEOUT", message: "The model did not answer within its timeout.", retryable: true };
@@ -63,8 +69,11 @@ function modelError(e: unknown): ModelError {
     const status = e.status ?? 0;
     if (status === 429) return { code: "RATE_LIMITED", status, message: `The model endpoint is rate limiting (429); retrying later. It said: ${e.message}`, retryable: true };
     if (status >= 500) return { code: "SERVER_ERROR", status, message: `The model endpoint failed (${status}): ${e.message}`, retryable: true };
-    // The API's model proxy answers 409 when the state core refuses the spend (the goal paused, its quota exhausted,
-    // a gate waiting, the run no longer running): not the model's failure — the runtime asks the core what to do.
+    // The API's model proxy answers 409 QUOTA_EXCEEDED when the quota will not hold the call (its message says what
+    // is left and what to do): the quota ends the turn, as an exhausted one does. Any other 409 is the state core
+    // refusing the spend (the goal paused, a gate waiting, the run no longer running): not the model's failure —
+    // the runtime asks the core what to do.
+    if (status === 409 && e.code === "QUOTA_EXCEEDED") return { code: "QUOTA_EXCEEDED", status, message: proxyMessage(e) };
     if (status === 409) return { code: "SPEND_REFUSED", status, message: `The state core refused this model call: ${e.message}` };
     if (status === 401 || status === 403) return { code: "AUTH", status, message: `The model endpoint refused the credentials (${status}); check the API key or session.` };
     return { code: "BAD_REQUEST", status, message: `The model endpoint rejected the request (${status}): ${e.message}` };
