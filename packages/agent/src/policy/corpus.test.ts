@@ -1,11 +1,13 @@
-// Acceptance: the labelled screen corpus's dev set through the decision function (the benchmark prints the same
-// figures), and the notation build.ts reads.
+// Acceptance: the labelled screen corpus's dev set through the decision as the executor makes it (corpus-decision.ts:
+// target, tree, package, a blind screen's drawn words as OCR items with the tap point), counted as the benchmark
+// counts (gated = high-risk, or confirm without auto-allow), with and without the model's intent; and the notation
+// build.ts reads.
 import { describe, expect, it } from "vitest";
 import { buildCase, loadCorpus, type CompactNode, type CorpusCase } from "./corpus/build.ts";
-import { decidePermission } from "./decide.ts";
+import { decideCase, isGated, withoutIntent } from "./corpus-decision.ts";
 
-/** What the rules achieve on the dev set today, rounded down to 0.05; the rules' owner raises these as they improve. */
-const DEV_FLOOR = { riskyRecall: 0.7, benignSpecificity: 0.9 } as const;
+/** What the rules achieve on the dev set today (recall 1.000, specificity 0.981), rounded down; raise as they improve. */
+const DEV_FLOOR = { riskyRecall: 0.99, benignSpecificity: 0.95 } as const;
 
 const LANGUAGES = ["en", "zh", "ja", "ko", "de", "fr", "es", "pt", "ru", "it", "tr", "vi", "id", "th", "pl", "nl", "sv", "ar", "hi", "bn", "fa", "he", "uk", "ms"];
 const CATEGORIES = ["money", "destructive", "communication", "credentials", "permission", "install"];
@@ -13,10 +15,9 @@ const CATEGORIES = ["money", "destructive", "communication", "credentials", "per
 const INVENTED = /^(com|org|net)\.(example|test|sample|demo|foo|acme)\./;
 
 const corpus = loadCorpus("dev");
-const results = corpus.map((c) => {
-  const b = buildCase(c);
-  return { c, d: decidePermission(b.action, { ...(b.target ? { target: b.target } : {}), tree: b.tree, packageName: b.packageName }) };
-});
+const built = corpus.map((c) => buildCase(c));
+const results = built.map((b) => ({ c: b.c, d: decideCase(b) }));
+const resultsWithoutIntent = built.map((b) => ({ c: b.c, d: decideCase(withoutIntent(b)) }));
 const targets = (nodes: CompactNode[]): number =>
   nodes.reduce((n, x) => n + (x.target ? 1 : 0) + targets([...(x.row ?? []), ...(x.dlg ?? []), ...(x.sheet ?? []), ...(x.web ?? []), ...(x.ime ?? [])]), 0);
 
@@ -42,11 +43,14 @@ describe("labelled policy corpus (dev)", () => {
     }
   });
 
-  it("the rules gate risky screens and leave harmless ones alone at least as well as DEV_FLOOR", () => {
-    const risky = results.filter((r) => r.c.label === "risky");
-    const benign = results.filter((r) => r.c.label === "benign");
-    const missed = risky.filter((r) => r.d.tier === "normal").map((r) => `${r.c.id} (${r.d.ruleId})`);
-    const falseAlarms = benign.filter((r) => r.d.tier !== "normal").map((r) => `${r.c.id} (${r.d.ruleId})`);
+  it.each([
+    ["with the model's intent", results],
+    ["without it", resultsWithoutIntent],
+  ])("%s, the rules gate risky screens and leave harmless ones alone at least as well as DEV_FLOOR", (_name, rs) => {
+    const risky = rs.filter((r) => r.c.label === "risky");
+    const benign = rs.filter((r) => r.c.label === "benign");
+    const missed = risky.filter((r) => !isGated(r.d)).map((r) => `${r.c.id} (${r.d.ruleId})`);
+    const falseAlarms = benign.filter((r) => isGated(r.d)).map((r) => `${r.c.id} (${r.d.ruleId})`);
     expect(1 - missed.length / risky.length, `missed: ${missed.join(", ")}`).toBeGreaterThanOrEqual(DEV_FLOOR.riskyRecall);
     expect(1 - falseAlarms.length / benign.length, `false alarms: ${falseAlarms.join(", ")}`).toBeGreaterThanOrEqual(DEV_FLOOR.benignSpecificity);
   });
