@@ -116,7 +116,7 @@ describe("dismissal is recognised positively, in every language", () => {
   });
 
   it("a label that keeps what the dialog would end, a verb-last dismissal and a close glyph back out too", () => {
-    for (const label of ["Behåll Premium", "Keep subscription", "Sepete geri dön", "カートに戻る", "×"])
+    for (const label of ["Behåll Premium", "Keep subscription", "Sepete geri dön", "カートに戻る", "プランを維持", "구독 유지", "×"])
       expect(decidePermission(click, riskyDialog(label)).tier, label).toBe("normal");
     // …but a keeping word before a committing verb is no way out ("Keep and delete the rest").
     expect(decidePermission(click, riskyDialog("Keep and delete the rest")).tier).toBe("high_risk");

@@ -10,8 +10,8 @@ export interface CompiledWords {
   verbs: Map<Category, WordSet>;
   nouns: Map<Category, WordSet>;
   lists: Record<ListName, WordSet>;
-  /** Dismissals of the languages that put the verb last (Turkish, Japanese, Korean, Hindi, Bengali, Persian),
-   * found at the end of a label ("Sepete geri dön", "カートに戻る"). */
+  /** Dismissals and keeping words of the languages that put the verb last (Turkish, Japanese, Korean, Hindi,
+   * Bengali, Persian), found at the end of a label ("Sepete geri dön", "カートに戻る", "プランを維持"). */
   dismissTail: WordSet;
 }
 
@@ -57,7 +57,7 @@ function compile(extra: Partial<Record<Category, string[]>>): CompiledWords {
   // A dismissal that is also a committing verb ("बंद करें": close, and turn off) counts only as the whole label.
   const commits = (text: string) => COMMIT.some((c) => verbs.get(c)!.isWhole(prepare(text)));
   const dismissTail = new WordSet(
-    VERB_LAST.flatMap((l) => [...splitList(LEXICON[l]?.dismiss), ...splitList(PLATFORM_WORDS[l]?.dismiss)])
+    VERB_LAST.flatMap((l) => [...splitList(LEXICON[l]?.dismiss), ...splitList(LEXICON[l]?.keep), ...splitList(PLATFORM_WORDS[l]?.dismiss)])
       .filter((text) => !commits(text))
       .map((text) => ({ text })),
   );
