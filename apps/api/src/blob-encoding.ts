@@ -3,9 +3,11 @@
 // metadata: EXIF (GPS, camera, dates), XMP, ICC profiles and text chunks never reach the blob store.
 //   - A PNG is stored as WebP (a fraction of the size; replays need not be pixel-exact) unless the uploader asks for
 //     its exact pixels (`?exact=1`, e.g. a screen a detector compares bit for bit later): then it is stored as the
-//     PNG it is with only the chunks that make its pixels kept (pixelChunksOfPng).
-//   - A JPEG or WebP is re-encoded as itself (`?exact=1` is refused for them: their pixels cannot be kept exactly).
-// The encoding is deterministic: the same frame uploaded twice is the same bytes, stored once under one sha256.
+//     PNG it is with only the chunks that make its pixels kept.
+//   - A JPEG or WebP (already compressed: compressing again only loses quality) is stored as it is with only the
+//     chunks that make its pixels kept, in every mode; so a clean one is stored byte for byte.
+// Metadata is left out by image-metadata.ts, which walks each container's chunks. The result is deterministic: the
+// same frame uploaded twice is the same bytes, stored once under one sha256.
 //
 // Decoding is bounded three ways, so uploads cannot stall the API for others: by the pixels the header declares
 // (read before anything is decoded: over MAX_BLOB_PIXELS is a 413), by time (DECODE_TIMEOUT_S), and by how many
@@ -14,6 +16,7 @@
 import { availableParallelism } from "node:os";
 import pLimit from "p-limit";
 import sharp, { type Metadata } from "sharp";
+import { jpegWithoutMetadata, pngWithoutMetadata, webpWithoutMetadata } from "./image-metadata.ts";
 
 /** The image types a blob may be: the ones a browser shows and the agent produces (no SVG: it could run script). */
 export const BLOB_MIMES = ["image/png", "image/jpeg", "image/webp"] as const;
@@ -27,10 +30,9 @@ export const DECODE_TIMEOUT_S = 10;
 export const DECODES_AT_ONCE = Math.max(1, availableParallelism() - 1);
 /** WebP quality for screenshots stored from PNG: text stays legible, a 1080×2400 screen is ~100 KB. */
 export const SCREENSHOT_WEBP_QUALITY = 80;
-/** JPEG quality of a re-encoded JPEG upload (close to what the model saw). */
-export const SCREENSHOT_JPEG_QUALITY = 90;
 
 const FORMAT_OF: Record<BlobMime, string> = { "image/png": "png", "image/jpeg": "jpeg", "image/webp": "webp" };
+const WITHOUT_METADATA: Record<BlobMime, (bytes: Buffer) => Buffer> = { "image/png": pngWithoutMetadata, "image/jpeg": jpegWithoutMetadata, "image/webp": webpWithoutMetadata };
 
 // Each image on one thread: DECODES_AT_ONCE images use that many threads, not all of them each.
 sharp.concurrency(1);
@@ -67,19 +69,13 @@ export async function encodeForStorage(bytes: Buffer, mime: BlobMime, opts: { ex
   if (pixels > MAX_BLOB_PIXELS) {
     throw new BlobEncodingError(`The image declares ${header.width}×${header.height}${(header.pages ?? 1) > 1 ? ` × ${header.pages} frames` : ""} pixels, more than a blob may have (${MAX_BLOB_PIXELS.toLocaleString("en")}, 4096×4096): scale the screenshot down.`, 413);
   }
-  if (opts.exact && mime !== "image/png") {
-    throw new BlobEncodingError(`?exact=1 keeps a PNG's pixels; a ${FORMAT_OF[mime].toUpperCase()} is re-encoded and cannot be kept exact. Send a PNG, or upload without ?exact=1.`);
-  }
   return decoding(async () => {
     const image = sharp(bytes, { limitInputPixels: MAX_BLOB_PIXELS, failOn: "truncated" }).timeout({ seconds: DECODE_TIMEOUT_S });
     try {
-      if (opts.exact) {
-        // Decoded whole to prove it is whole; what is stored is its own pixels, without its metadata chunks.
-        await image.raw().toBuffer();
-        return { bytes: pixelChunksOfPng(bytes), mime };
-      }
-      if (mime === "image/jpeg") return { bytes: await image.jpeg({ quality: SCREENSHOT_JPEG_QUALITY }).toBuffer(), mime };
-      return { bytes: await image.webp({ quality: SCREENSHOT_WEBP_QUALITY }).toBuffer(), mime: "image/webp" };
+      if (mime === "image/png" && !opts.exact) return { bytes: await image.webp({ quality: SCREENSHOT_WEBP_QUALITY }).toBuffer(), mime: "image/webp" };
+      // Decoded whole to prove it is whole; what is stored is its own pixels, without its metadata chunks.
+      await image.raw().toBuffer();
+      return { bytes: WITHOUT_METADATA[mime](bytes), mime };
     } catch (e) {
       if (/timeout/i.test((e as Error).message)) {
         throw new BlobEncodingError(`The image took more than ${DECODE_TIMEOUT_S} s to decode; send a smaller screenshot.`, 413);
@@ -88,26 +84,3 @@ export async function encodeForStorage(bytes: Buffer, mime: BlobMime, opts: { ex
     }
   });
 }
-
-/**
- * The chunks of a PNG that make its pixels: IHDR, PLTE, tRNS, IDAT and IEND, byte for byte; every other chunk
- * (tEXt, zTXt, iTXt, eXIf, iCCP, tIME, …: metadata) is left out, and nothing after IEND is kept.
- * Hand-written, because sharp writes a PNG only by compressing its pixels afresh, which would change the bytes
- * an `exact` uploader sent for a clean PNG; the chunk layout (length, type, data, CRC) is all there is to read.
- * Called on a PNG sharp has just decoded whole, so the layout is known to be sound.
- */
-export function pixelChunksOfPng(png: Buffer): Buffer {
-  const SIGNATURE = 8;
-  const kept: Buffer[] = [png.subarray(0, SIGNATURE)];
-  for (let at = SIGNATURE; at + 12 <= png.length; ) {
-    const length = png.readUInt32BE(at);
-    const type = png.toString("latin1", at + 4, at + 8);
-    const end = at + 12 + length;
-    if (end > png.length) break;
-    if (PIXEL_CHUNKS.has(type)) kept.push(png.subarray(at, end));
-    if (type === "IEND") break;
-    at = end;
-  }
-  return Buffer.concat(kept);
-}
-const PIXEL_CHUNKS = new Set(["IHDR", "PLTE", "tRNS", "IDAT", "IEND"]);

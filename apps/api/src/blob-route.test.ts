@@ -104,12 +104,13 @@ describe("POST /blobs", () => {
     const exactBytes = new Uint8Array(await (await fetch(`${api.url}/blobs/${exact.sha256}`, { headers: admin.headers })).arrayBuffer());
     expect(sha256Of(exactBytes)).toBe(exact.sha256);
     expect(await sharp(exactBytes).raw().toBuffer()).toEqual(await sharp(png).raw().toBuffer());
-    // A JPEG is stored re-encoded as a JPEG.
+    // A JPEG is stored as the JPEG it is (without metadata: blob-encoding.test.ts).
     const jpeg = await sharp(png).jpeg({ quality: 70 }).toBuffer();
     const storedJpeg = (await (await upload(jpeg, "image/jpeg")).json()) as { sha256: string; mime: string };
     expect(storedJpeg.mime).toBe("image/jpeg");
     const readJpeg = new Uint8Array(await (await fetch(`${api.url}/blobs/${storedJpeg.sha256}`, { headers: admin.headers })).arrayBuffer());
     expect(await sharp(readJpeg).metadata()).toMatchObject({ format: "jpeg", width: 360, height: 800 });
+    expect(Buffer.from(readJpeg).equals(jpeg)).toBe(true);
   });
 
   it("refuses what is not an upload of an image by someone who may run: 401, 403, 415, 400, 413 — each saying what to do", async () => {
