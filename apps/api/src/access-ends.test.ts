@@ -34,6 +34,8 @@ async function tokenRow(tokenId: string) {
 }
 
 const newGoal = { title: "Book a table", objective: "Friday 19:00" };
+/** A 1×1 PNG. */
+const PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 
 describe("an agent token ends with its issuer's membership", () => {
   it("after member.remove, the member's worker and tab tokens are 401 everywhere and listed as revoked, issuer removed", async () => {
@@ -90,6 +92,13 @@ describe("an agent token is bounded by its issuer's current role", () => {
       expect(refused.status).toBe(403);
       expect(refused.message).toContain("viewer");
       expect((await call("board.goals", {}, bearer(token))).status).toBe(200);
+      // The routes beside tRPC decide the same way: no screenshot upload, no model call.
+      const upload = await fetch(`${api.url}/blobs`, { method: "POST", headers: { ...bearer(token), "content-type": "image/png" }, body: Buffer.from(PNG_1X1, "base64") });
+      expect(upload.status).toBe(403);
+      expect(((await upload.json()) as { error: { message: string } }).error.message).toContain("viewer");
+      const model = await fetch(`${api.url}/model/executor/v1/chat/completions`, { method: "POST", headers: { ...bearer(token), "content-type": "application/json" }, body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] }) });
+      expect(model.status).toBe(403);
+      expect(await model.text()).toContain("viewer");
     }
 
     expect((await call("member.setRole", { userId: operator.userId, role: "operator" }, admin.headers)).status).toBe(200);

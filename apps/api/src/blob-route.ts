@@ -14,11 +14,12 @@
 // the image, which a presigned upload straight to the bucket would skip.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pipeline } from "node:stream/promises";
-import { findBlob, holds, MAX_BLOB_BYTES, openBlob, putBlob, type BlobInfo, type BlobScope, type BlobStore, type Db } from "@phoneloop/state";
+import { findBlob, MAX_BLOB_BYTES, openBlob, putBlob, type BlobInfo, type BlobScope, type BlobStore, type Db } from "@phoneloop/state";
 import { sendJson, toHeaders } from "./auth/http.ts";
 import { resolvePrincipal, SHARE_HEADER, type Principal, type PrincipalServices } from "./auth/principal.ts";
 import { BLOB_PATH, BLOB_SHARE_PARAM } from "./contract.ts";
 import { BLOB_MIMES, BlobEncodingError, encodeForStorage, isBlobMime } from "./blob-encoding.ts";
+import { holdsNow } from "./permissions.ts";
 import { maskedBlob, passwordBoxesOn } from "./share/shared-replay.ts";
 
 export { BLOB_PATH, blobUrl } from "./contract.ts";
@@ -112,8 +113,11 @@ async function handleUpload(req: IncomingMessage, res: ServerResponse, url: URL,
     return refuse(401, "UNAUTHORIZED", "Sign in first (the web app), or send an agent token as `Authorization: Bearer plt_…`, to upload a screenshot.");
   }
   if (principal.kind === "share") return refuse(403, "FORBIDDEN", "A share link only reads its run's screenshots; it cannot upload.");
-  if (principal.kind === "member" && !holds(principal.role, "run")) {
+  if (principal.kind === "member" && !holdsNow(principal, "run")) {
     return refuse(403, "FORBIDDEN", `Uploading a screenshot needs the "run" permission (operator, admin or an agent); your role here is ${principal.role}. Ask an admin if you need it.`);
+  }
+  if (principal.kind === "agent" && !holdsNow(principal, "run")) {
+    return refuse(403, "FORBIDDEN", `Uploading a screenshot needs the "run" permission; this agent token acts for the member who issued it, whose role here is now ${principal.issuerRole}. Ask an admin to change that role, or to re-own the token (agentToken.reassign).`);
   }
   const mime = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
   if (!isBlobMime(mime)) {

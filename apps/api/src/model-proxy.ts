@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { appendEvidence, isStateError, reserveQuota, settleQuota, shouldRun, type Db, type QuotaReservationView, type ReserveQuotaInput } from "@phoneloop/state";
 import type { Principal } from "./auth/principal.ts";
+import { holdsNow } from "./permissions.ts";
 import { handleReferencePolicyRequest, referenceCompletion, REFERENCE_POLICY_LABEL, REFERENCE_POLICY_MODEL } from "@phoneloop/reference-policy";
 import { MODEL_ROLES, type ModelRole, type ModelSettingsStore, type RoleUpstream } from "./model-settings.ts";
 import { countPromptTokens } from "./prompt-tokens.ts";
@@ -48,6 +49,9 @@ export async function handleModelProxy(req: IncomingMessage, res: ServerResponse
   }
   if (principal.kind !== "agent") {
     return fail(res, 403, "Only an agent with a running run may call the model proxy; start the run from a tab or the headless agent.", "FORBIDDEN");
+  }
+  if (!holdsNow(principal, "run")) {
+    return fail(res, 403, `Calling the model needs the "run" permission; this agent token acts for the member who issued it, whose role here is now ${principal.issuerRole}. Ask an admin to change that role, or to re-own the token (agentToken.reassign).`, "FORBIDDEN");
   }
   if (!principal.agentId) return fail(res, 403, "This agent token has not registered an agent yet: register, start a run, then call the model.", "FORBIDDEN");
 
