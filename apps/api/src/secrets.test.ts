@@ -58,8 +58,12 @@ describe("API error bodies", () => {
     answers.push(["role without a model", await model(agentHeaders, chat, "planner")]);
     answers.push(["anonymous model call", await model({})]);
     answers.push(["not JSON", await model(agentHeaders, "{oops")]);
-    await settings(`http://127.0.0.1:9/v1?key=${MODEL_KEY}`);
-    answers.push(["unreachable upstream with the key in its URL", await model(agentHeaders)]);
+    // A URL carrying the key is refused when saved, and the refusal does not repeat the key.
+    const refused = await settings(`http://127.0.0.1:9/v1?key=${MODEL_KEY}`).then(() => null, (e: Error) => e);
+    expect(refused, "a base URL with the key in its query is refused").toBeInstanceOf(Error);
+    expect(`${refused!.message} ${JSON.stringify(refused)}`).not.toContain(MODEL_KEY);
+    await settings("http://127.0.0.1:9/v1");
+    answers.push(["unreachable upstream", await model(agentHeaders)]);
     answers.push(["anonymous tRPC", await fetch(`${api.url}/trpc/modelSettings.get?input=${encodeURIComponent('{"json":{}}')}`)]);
     answers.push(["agent on an admin procedure", await fetch(`${api.url}/trpc/agentToken.listAll?input=${encodeURIComponent('{"json":{}}')}`, { headers: agentHeaders })]);
     answers.push(["bad tRPC input", await fetch(`${api.url}/trpc/goal.create`, { method: "POST", headers: agentHeaders, body: '{"json":{"title":5}}' })]);
