@@ -14,6 +14,7 @@ import type { EventHub } from "./events.ts";
 import { itemwiseInputTransformer, refuseUnstorableInput } from "./input-guard.ts";
 import type { Principal } from "./auth/principal.ts";
 import { refusal, SIGN_IN } from "./permissions.ts";
+import { inCallersTurn } from "./fair-share.ts";
 import { newSecret } from "./auth/secret-key.ts";
 import { modelSettingsStore, type ModelSettingsStore } from "./model-settings.ts";
 import type { DemoPhoneControl } from "./demo-phone.ts";
@@ -132,7 +133,10 @@ const storable = t.middleware(async ({ getRawInput, next }) => {
   return next();
 });
 
-const base = t.procedure.use(stateErrors).use(storable);
+/** Each caller runs a few calls at once (fair-share.ts), so one caller's batches cannot hold the API for others. */
+const inTurn = t.middleware(({ ctx, next }) => inCallersTurn(ctx.principal, () => next()));
+
+const base = t.procedure.use(inTurn).use(stateErrors).use(storable);
 
 /**
  * The only way to make a procedure: its input. Who may call it is its row in the permissions table
