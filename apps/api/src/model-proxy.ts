@@ -12,7 +12,7 @@ import { appendEvidence, isStateError, reserveQuota, settleQuota, shouldRun, typ
 import type { Principal } from "./auth/principal.ts";
 import { holdsNow } from "./permissions.ts";
 import { handleReferencePolicyRequest, referenceCompletion, REFERENCE_POLICY_LABEL, REFERENCE_POLICY_MODEL } from "@phoneloop/reference-policy";
-import { MODEL_ROLES, type ModelRole, type ModelSettingsStore, type RoleUpstream } from "./model-settings.ts";
+import { endpointUrl, MODEL_ROLES, type ModelRole, type ModelSettingsStore, type RoleUpstream } from "./model-settings.ts";
 import { countPromptTokens } from "./prompt-tokens.ts";
 
 export { MODEL_ROLES, type ModelRole } from "./model-settings.ts";
@@ -147,7 +147,7 @@ export async function handleModelProxy(req: IncomingMessage, res: ServerResponse
   let answer: Response;
   let text: string;
   try {
-    answer = await fetch(chatCompletionsUrl(target), {
+    answer = await fetch(endpointUrl(target.baseUrl, "chat/completions"), {
       method: "POST",
       headers: endpointHeaders(target),
       body: JSON.stringify(forwarded),
@@ -289,9 +289,6 @@ function upstreamMessage(text: string): string {
   }
   return text.slice(0, 200) || "(no message)";
 }
-
-/** The chat completions URL of a role's endpoint. */
-export const chatCompletionsUrl = (target: Pick<RoleUpstream, "baseUrl">) => `${target.baseUrl.replace(/\/+$/, "")}/chat/completions`;
 
 /** The headers of a call to a role's endpoint: its key as the bearer token (none when the endpoint has no key). */
 export const endpointHeaders = (target: Pick<RoleUpstream, "apiKey">): Record<string, string> => ({
