@@ -26,7 +26,7 @@ describe("example scenario file", () => {
 describe("web-pages example: a WebView without accessibility nodes", () => {
   const pages = fileURLToPath(new URL("./examples/web-pages.json", import.meta.url));
 
-  it.each(["en", "zh", "ja", "ar", "hi"])("draws the %s page and answers taps on it, while the dump shows only the WebView", (lang) => {
+  it.each(["en", "zh", "ja", "ar", "hi", "ko", "ru", "th", "he", "bn"])("draws the %s page and answers taps on it, while the dump shows only the WebView", (lang) => {
     const phone = new PhoneEngine({ scenario: pages, seed: 1, clock: new ManualClock() });
     expect(phone.runtime.openUrl(`https://pay.acme-store.example/${lang}`)).toBe(true);
     const dump = phone.uiDump();
