@@ -437,11 +437,12 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
             throw err;
           }
         }
-        // The step's writes and the route of the next turn: one record, the route read after the writes. The
-        // post-step checkpoint is folded into the next write-ahead record (or the exit's): a worker resumed from the
-        // one before finds that step's action in flight, and the step's record already written is answered as it
-        // was (step row by index, turn result by key), so nothing is repeated or counted twice.
-        const r = (await flush({ checkpoint: false, route: e.todoId }))!.route!;
+        // The step's writes, the checkpoint after it and the route of the next turn: one record, one transaction,
+        // the route read after the writes. The step row and the checkpoint that no longer holds its action in
+        // flight commit together, so a worker resumed at any later moment (a kill while the model is asked, a
+        // suspension) reads a history that says what happened; only an action whose record never committed is
+        // found in flight, and reported as unknown.
+        const r = (await flush({ checkpoint: true, route: e.todoId }))!.route!;
         if (ctx.signal?.aborted) return { type: "cancelled" };
         if (r.route === "ready_for_host" || r.route === "repair_required") return { type: "routed", route: r.route, reason: r.reason, lease, skip: null, openGate: null };
         const sr = await cp.shouldRun({ agentId: state.agentId, goalId: state.goalId, todoId: e.todoId });

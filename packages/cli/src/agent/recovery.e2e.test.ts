@@ -113,6 +113,12 @@ describe("recovery drills", () => {
     expect(second.stdout().split("\n")[0]).toBe(`run ${runId} (goal ${goalId}) resumed; to resume it: npm run agent -- --run-id ${runId} --agent-id worker-recover --device ${device}`);
     expect(second.stderr()).not.toMatch(/waiting:/);
 
+    // The history the resumed worker gives the model says what happened: the second step was recorded as done
+    // (its record and the checkpoint after it commit together), so it is not "interrupted" or "unknown".
+    const resumedAsk = models.requests.filter((r) => r.model === "executor-model")[3]!;
+    expect(resumedAsk.text).toMatch(/#2 [^\n]*→ waited/);
+    expect(resumedAsk.text).not.toMatch(/interrupted|may or may not|outcome unknown/);
+
     // It took its own lease over before that lease would have expired: a new epoch, the old one ended.
     const leases = await t.db.lease.findMany({ where: { todoId: oldLease.todoId }, orderBy: { epoch: "asc" } });
     expect(leases.map((l) => [l.epoch, l.ownerId])).toEqual([
