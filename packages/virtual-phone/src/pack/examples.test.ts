@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { fileURLToPath } from "node:url";
 import { PhoneEngine } from "../engine.ts";
-import { ManualClock, center, find, tapOn } from "../testing.ts";
+import { ManualClock, center, find, has, tapOn } from "../testing.ts";
 
 const file = fileURLToPath(new URL("./examples/tip-calculator.json", import.meta.url));
 
@@ -38,5 +38,24 @@ describe("web-pages example: a WebView without accessibility nodes", () => {
     const commit = web(phone.runtime.layout().dumpRoot, "commit")!;
     phone.tap((commit.bounds[0]! + commit.bounds[2]!) / 2, (commit.bounds[1]! + commit.bounds[3]!) / 2);
     expect(phone.runtime.state.log.some((e) => e.event === "paid" && (e as { lang?: string }).lang === lang)).toBe(true);
+  });
+});
+
+describe("counter example: the phone counts what was done", () => {
+  const counter = fileURLToPath(new URL("./examples/counter.json", import.meta.url));
+
+  it("adds one per tap on +, on the screen and in the phone's state, and its task fails one tap over", () => {
+    const phone = new PhoneEngine({ scenario: counter, seed: 1, clock: new ManualClock() });
+    expect(phone.startTask("counter_reach").goal).toBe("Tap + until the counter reads 5.");
+    expect(has(phone, "Count: 0")).toBe(true);
+    for (let i = 0; i < 4; i++) tapOn(phone, "plus");
+    expect(has(phone, "Count: 4")).toBe(true);
+    expect(phone.state()).toMatchObject({ apps: { counter: { vars: { count: 4 } } } });
+    expect(phone.evaluate("counter_reach")).toMatchObject({ score: 0 });
+    tapOn(phone, "plus");
+    expect(phone.evaluate("counter_reach")).toMatchObject({ score: 1 });
+    tapOn(phone, "plus");
+    expect(has(phone, "Count: 6")).toBe(true);
+    expect(phone.evaluate("counter_reach")).toMatchObject({ score: 0, reason: expect.stringContaining("more times than the target") });
   });
 });
