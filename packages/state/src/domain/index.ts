@@ -30,7 +30,7 @@ export {
   type TurnRouteDecision,
   type TurnSnapshot,
 } from "./turn.ts";
-export { RUN_STATUSES, RUN_END_STATUSES, RUN_END_REASONS, RUN_GRADES, type RunGrade, RunEndReasonSchema, type RunStatus, type RunEndStatus, type RunEndReason } from "./run.ts";
+export { RUN_STATUSES, RUN_END_STATUSES, RUN_END_REASONS, RUN_GRADES, type RunGrade, RunEndReasonSchema, type RunStatus, type RunEndStatus, type RunEndReason, resumableStop, isResumable, whyFinal, type RunStop } from "./run.ts";
 export {
   TODO_KINDS,
   AGENT_KINDS,
