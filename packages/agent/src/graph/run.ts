@@ -1,6 +1,7 @@
 // The runner: the only loop that performs effects. It registers the agent, starts or resumes a run from its last
 // checkpoint, walks planner → executor → planner … → summarizer, checkpointing after every node, and performs the
 // effects of the executor's pure steps, feeding each input's result back as the next observation.
+import { resumableStop } from "@phoneloop/state/domain";
 import { describeAction } from "../actions/schema.ts";
 import { workspacePolicyRules } from "../policy/rules.ts";
 import {
@@ -86,7 +87,8 @@ export async function runAgent(ports: AgentPorts, opts: RunAgentOptions): Promis
   // Resuming by run id alone: the checkpoint knows the goal.
   const previous = opts.runId ? await cp.getRun(opts.runId) : null;
   if (opts.runId && !previous) throw Object.assign(new Error(`No run ${opts.runId}; start a new run with --goal-id or a goal instead.`), { code: "NOT_FOUND" });
-  if (previous && previous.status !== "running" && previous.status !== "interrupted") throw Object.assign(new Error(`Run ${previous.id} is ${previous.status}; a finished run cannot be resumed. Start a new run on its goal with --goal-id ${previous.goalId}.`), { code: "ILLEGAL_TRANSITION" });
+  // Whether the run may be taken up again (running, interrupted, or a stop whose cause is gone) is the core's to
+  // decide: its resumeRun refuses a finished run, saying why.
   const saved = isRunState(previous?.checkpoint) ? previous.checkpoint : null;
   let goalId = opts.goalId ?? previous?.goalId;
   let goalText = opts.goal ?? saved?.goal;
@@ -162,6 +164,13 @@ export async function runAgent(ports: AgentPorts, opts: RunAgentOptions): Promis
 
 /** The worker's own lease and run state from a checkpoint: leases are claimed again (a new epoch fences any late write of the life that saved it). */
 function restored(saved: RunState, agentId: string): RunState {
+  // A run that stopped for a cause that can go away (its quota, a pause, a gate, a lost phone …) saved its last
+  // checkpoint on the way to the summarizer: resumed, it goes back to the planner, which takes up the work again
+  // (and stops again, in the core's words, if the cause remains).
+  if (saved.node === "summarizer" && resumableStop({ status: saved.end.status, endReason: saved.end.reason })) {
+    const { end: _end, node: _node, ...common } = saved;
+    return { ...common, agentId, node: "planner", lastReturn: null, held: null };
+  }
   const state = { ...saved, agentId };
   if (state.node === "executor") state.executor = { ...state.executor, lease: null };
   if (state.node === "planner" && state.held) state.held = null;

@@ -47,6 +47,9 @@ export async function runSummarizer(ctx: RunContext, state: SummarizerState): Pr
   let conclusion = factualConclusion(state);
   let tokens = 0;
   let microUsd = 0;
+  // A run resumed after a stop is summarised again when it ends again: each end has its own keys (a retry of the
+  // same end has the same ones), so its report and its spend are not taken for the earlier stop's.
+  const endKey = `${state.runId}:summary:${state.stepIndex}:${state.plannerCalls}`;
   const sr = await cp.shouldRun({ agentId: state.agentId, goalId: state.goalId });
   if (sr.decision === "run" && !ctx.signal?.aborted) {
     const r = await callModel(ctx, state, {
@@ -59,7 +62,7 @@ export async function runSummarizer(ctx: RunContext, state: SummarizerState): Pr
         end: `${status} (${state.end.reason})${state.end.detail ? `: ${state.end.detail}` : ""}`,
       }),
       jsonSchema: { name: "run_report", schema: REPORT_JSON_SCHEMA },
-      key: `${state.runId}:summarizer`,
+      key: `${endKey}:summarizer`,
     }, state.totals);
     if (r.ok) {
       tokens = r.value.spend.tokens;
@@ -85,8 +88,8 @@ export async function runSummarizer(ctx: RunContext, state: SummarizerState): Pr
     totals: state.totals,
     lessons,
   };
-  await cp.appendEvidence({ idempotencyKey: `${state.runId}:summary`, kind: "summary", goalId: state.goalId, runId: state.runId, summary: conclusion, data: { ...report } });
-  if (tokens) await cp.spendQuota({ key: `${state.runId}:summarizer`, agentId: state.agentId, goalId: state.goalId, runId: state.runId, steps: 0, tokens, microUsd });
+  await cp.appendEvidence({ idempotencyKey: endKey, kind: "summary", goalId: state.goalId, runId: state.runId, summary: conclusion, data: { ...report } });
+  if (tokens) await cp.spendQuota({ key: `${endKey}:summarizer`, agentId: state.agentId, goalId: state.goalId, runId: state.runId, steps: 0, tokens, microUsd });
   await cp.finishRun({ runId: state.runId, agentId: state.agentId, status, endReason: state.end.reason, summary: conclusion.slice(0, 2000) });
   return report;
 }
