@@ -1,8 +1,9 @@
 // The delays of a mid-range Android phone for what agents do most, so timing tuned against the virtual phone
-// holds on hardware. "none" keeps the phone as fast as it can render.
+// holds on hardware. "none" keeps the phone as fast as it can render; "lagging" is a phone under load whose input
+// commands take 2.5 s each (a tap sent just before its client died lands seconds later, after the client is gone).
 import { seededRandom } from "./scenario/runtime.ts";
 
-export const LATENCY_PROFILES = ["none", "realistic"] as const;
+export const LATENCY_PROFILES = ["none", "realistic", "lagging"] as const;
 export type LatencyProfile = (typeof LATENCY_PROFILES)[number];
 
 interface Delay {
@@ -21,6 +22,13 @@ const REALISTIC: Record<string, Delay> = {
   input: { ms: 280, jitter: 0.2 },
   "am start": { ms: 700, jitter: 0.3 },
   monkey: { ms: 800, jitter: 0.3 },
+};
+
+// A phone under load: reads as on a mid-range phone, every input command seconds behind.
+const LAGGING: Record<string, Delay> = {
+  ...REALISTIC,
+  "input text": { ms: 2500, jitter: 0.05 },
+  input: { ms: 2500, jitter: 0.05 },
 };
 
 /** Which entry of the profile a command falls under, or null when it runs at full speed. */
@@ -54,7 +62,7 @@ export class Latency {
     if (this.profile === "none") return 0;
     const kind = kindOf(argv);
     if (!kind) return 0;
-    const d = REALISTIC[kind]!;
+    const d = (this.profile === "lagging" ? LAGGING : REALISTIC)[kind]!;
     const r = seededRandom(this.seed, `latency:${kind}`, this.#draws++);
     return Math.round(d.ms * (1 + d.jitter * (2 * r - 1))) + gestureMs(argv);
   }

@@ -3,6 +3,7 @@
 // Hand-written on purpose: no npm package interprets sh over an in-memory device; parsing is mvdan/sh's (syntax.ts).
 import { FsError } from "../device/filesystem.ts";
 import { ShellExpander, ShellExpansionError } from "./expand.ts";
+import { startCommand } from "./running.ts";
 import { nodeType, OP, parseScript, REDIRECT, CASE_FALLTHROUGH, ShellSyntaxError, TEST_BINARY, TEST_UNARY, type Node } from "./syntax.ts";
 import type { CommandContext, CommandRegistry, ShellHost } from "./types.ts";
 
@@ -498,6 +499,8 @@ export class Shell {
       env: { ...this.environment(), ...env },
       signal: this.signal,
     };
+    // Running from before its delay to its end, whether or not the client is still there: `ps` lists it meanwhile.
+    const ended = startCommand(this.host.phone, argv);
     try {
       await this.host.beforeCommand?.(argv);
       return await impl(ctx);
@@ -514,6 +517,8 @@ export class Shell {
       if ((e as { code?: string }).code === "STREAM_CLOSED") throw new ExitSignal(130);
       io.err(Buffer.from(`${base}: ${(e as Error).message}\n`));
       return 255;
+    } finally {
+      ended();
     }
   }
 

@@ -1,5 +1,5 @@
 // Shell commands print what Android prints.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { PhoneEngine } from "../../engine.ts";
 import { ManualClock } from "../../testing.ts";
 import { Shell } from "../interpreter.ts";
@@ -107,6 +107,39 @@ describe("shell", () => {
     await run("am start -n com.phoneloop.mail/.ConversationListActivity");
     expect((await run("ps -A | grep com.phoneloop.mail")).out).toContain("com.phoneloop.mail");
     expect((await run("logcat -d | grep ActivityTaskManager")).out).toContain("START u0 {cmp=com.phoneloop.mail/.ConversationListActivity}");
+  });
+
+  it("lists a command still running after its client left (a lagging phone's tap) with ps -o and pidof, until it ends", async () => {
+    vi.useFakeTimers();
+    try {
+      const engine = new PhoneEngine({ scenario: "social", seed: 1, clock: new ManualClock(), latency: "lagging" });
+      const host = { fs: engine.fs, phone: engine, beforeCommand: (argv: string[]) => engine.beforeCommand(argv) };
+      const sink = { out: () => undefined, err: () => undefined };
+      const gone = new AbortController();
+      const tapper = new Shell(host, createCommandRegistry());
+      tapper.signal = gone.signal;
+      const tapped = vi.spyOn(engine, "tap");
+      const tap = tapper.run("input tap 540 1200", sink);
+      gone.abort(); // the client that sent the tap is gone
+      const ask = async (line: string) => {
+        const out: Buffer[] = [];
+        const code = await new Shell({ fs: engine.fs, phone: engine }, createCommandRegistry()).run(line, { out: (d) => out.push(d), err: () => undefined });
+        return { out: Buffer.concat(out).toString(), code };
+      };
+      await vi.advanceTimersByTimeAsync(1_000);
+      const listed = (await ask("ps -A -o PID,ARGS")).out.split("\n");
+      expect(listed[0]).toMatch(/^\s*PID ARGS$/);
+      expect(listed.filter((l) => / input tap 540 1200$/.test(l))).toHaveLength(1);
+      expect((await ask("pidof input")).out).toMatch(/^\d+\n$/);
+      expect(tapped).not.toHaveBeenCalled();
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(await tap).toBe(0);
+      expect(tapped).toHaveBeenCalledWith(540, 1200);
+      expect((await ask("ps -A -o PID,ARGS")).out).not.toContain("input tap");
+      expect((await ask("pidof input")).code).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("writes uiautomator dumps to files and screencaps to files", async () => {

@@ -2,6 +2,8 @@
 import { binaryRecord, bootRecords, formatRecord, pidOf, recordsOf, SYSTEM_SERVER_PID, tagFilter, uidOf, type LogBuffer, type LogFormat, type LogRecord } from "../../device/logcat.ts";
 import type { LogEntry } from "../../scenario/runtime.ts";
 import type { CommandContext, CommandRegistry } from "../types.ts";
+import { SHELL_PID } from "../interpreter.ts";
+import { runningCommands } from "../running.ts";
 
 function running(ctx: CommandContext): string[] {
   const rt = ctx.host.phone.runtime;
@@ -11,19 +13,61 @@ function running(ctx: CommandContext): string[] {
 const SYSTEM = ["system_server", "com.android.systemui", "com.google.android.apps.nexuslauncher", "com.android.inputmethod.latin"];
 const pidOfName = (name: string) => (name === "system_server" ? SYSTEM_SERVER_PID : pidOf(name));
 
+/** A process as `ps` shows it. */
+interface Proc {
+  user: string;
+  pid: number;
+  ppid: number;
+  name: string;
+  args: string;
+}
+
+/** init, the system's processes, the running apps, then the shell commands still running (a tap a lagging phone is still carrying out). */
+function processes(ctx: CommandContext): Proc[] {
+  const apps = [...SYSTEM, ...running(ctx)].map((name) => ({ user: name === "system_server" ? "system" : `u0_a${uidOf(name) - 10_000}`, pid: pidOfName(name), ppid: 612, name, args: name }));
+  const commands = runningCommands(ctx.host.phone).map((c) => ({ user: "shell", pid: c.pid, ppid: SHELL_PID, name: c.argv[0]!.slice(c.argv[0]!.lastIndexOf("/") + 1), args: c.argv.join(" ") }));
+  return [{ user: "root", pid: 1, ppid: 0, name: "init", args: "/system/bin/init second_stage" }, ...apps, ...commands];
+}
+
+/** toybox ps's columns a client asks for with -o (ARGS and CMDLINE: the command line; CMD and NAME: the process name). */
+const COLUMNS: Record<string, { width: number; right: boolean; of: (p: Proc) => string }> = {
+  PID: { width: 5, right: true, of: (p) => String(p.pid) },
+  PPID: { width: 5, right: true, of: (p) => String(p.ppid) },
+  USER: { width: 8, right: false, of: (p) => p.user },
+  S: { width: 1, right: false, of: () => "S" },
+  NAME: { width: 27, right: false, of: (p) => p.name },
+  CMD: { width: 27, right: false, of: (p) => p.name },
+  ARGS: { width: 27, right: false, of: (p) => p.args },
+  CMDLINE: { width: 27, right: false, of: (p) => p.args },
+};
+
 const ps = (ctx: CommandContext) => {
-  ctx.out("USER           PID  PPID     VSZ    RSS WCHAN            ADDR S NAME                       \n");
-  ctx.out("root             1     0 10871872  5188 0                   0 S init\n");
-  for (const name of [...SYSTEM, ...running(ctx)]) {
-    const user = name === "system_server" ? "system" : `u0_a${uidOf(name) - 10_000}`;
-    ctx.out(`${user.padEnd(14)}${String(pidOfName(name)).padStart(5)}   612 14820348 182452 0                   0 S ${name}\n`);
+  const columns: string[] = [];
+  for (let i = 0; i < ctx.args.length; i++) {
+    const a = ctx.args[i]!;
+    if (a === "-o" || a.startsWith("-o")) columns.push(...(a === "-o" ? (ctx.args[++i] ?? "") : a.slice(2)).split(",").map((c) => c.trim().toUpperCase()).filter(Boolean));
   }
+  const unknown = columns.find((c) => !COLUMNS[c]);
+  if (unknown) {
+    ctx.err(`ps: bad -o ${unknown}\n`);
+    return 1;
+  }
+  const procs = processes(ctx);
+  if (columns.length) {
+    const cell = (c: string, v: string, last: boolean) => (last ? v : COLUMNS[c]!.right ? v.padStart(COLUMNS[c]!.width) : v.padEnd(COLUMNS[c]!.width));
+    const line = (values: string[]) => values.map((v, k) => cell(columns[k]!, v, k === columns.length - 1)).join(" ") + "\n";
+    ctx.out(line(columns));
+    for (const p of procs) ctx.out(line(columns.map((c) => COLUMNS[c]!.of(p))));
+    return 0;
+  }
+  ctx.out("USER           PID  PPID     VSZ    RSS WCHAN            ADDR S NAME                       \n");
+  for (const p of procs) ctx.out(`${p.user.padEnd(14)}${String(p.pid).padStart(5)} ${String(p.ppid).padStart(5)} ${p.pid === 1 ? "10871872  5188" : "14820348 182452"} 0                   0 S ${p.name}\n`);
   return 0;
 };
 
 const pidof = (ctx: CommandContext) => {
-  const all = [...SYSTEM, ...running(ctx)];
-  const found = ctx.args.filter((a) => all.includes(a)).map(pidOfName);
+  const procs = processes(ctx);
+  const found = ctx.args.flatMap((a) => procs.filter((p) => p.name === a).map((p) => p.pid));
   if (found.length === 0) return 1;
   ctx.out(`${found.join(" ")}\n`);
   return 0;
