@@ -4,6 +4,7 @@ import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink } from
 import { EventSource as EventSourcePonyfill } from "eventsource";
 import superjson from "superjson";
 import { MAX_BATCH_CALLS, TRPC_PATH, type AppRouter, type ClientAuth } from "@phoneloop/api/contract";
+import { deadlineFetch } from "./deadline.ts";
 
 export type { ClientAuth } from "@phoneloop/api/contract";
 
@@ -16,7 +17,8 @@ export interface ApiClientInit {
   /**
    * A query or mutation without an answer after this long (ms) is abandoned: the API, or the database behind it,
    * is stuck, and the caller's retries (retry.ts) try again instead of waiting for good. Blob uploads too; not the event
-   * stream, which stays open. Default 30 000.
+   * stream, which stays open (its connecting has the same deadline, until the stream starts). Every request has its
+   * own timer (deadline.ts). Default 30 000.
    */
   requestTimeoutMs?: number;
 }
@@ -39,10 +41,8 @@ export function createApiClient(init: ApiClientInit) {
   const url = `${trimUrl(init.apiUrl)}${TRPC_PATH}`;
   const authFetch = authorizedFetch(init.auth ?? { kind: "none" });
   const timeoutMs = init.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const boundedFetch: typeof fetch = (input, reqInit) => {
-    const timeout = AbortSignal.timeout(timeoutMs);
-    return authFetch(input, { ...reqInit, signal: reqInit?.signal ? AbortSignal.any([reqInit.signal, timeout]) : timeout });
-  };
+  const boundedFetch = deadlineFetch(authFetch, timeoutMs);
+  const streamFetch = deadlineFetch(authFetch, timeoutMs, { until: "headers" });
   const client = createTRPCClient<AppRouter>({
     links: [
       splitLink({
@@ -52,7 +52,7 @@ export function createApiClient(init: ApiClientInit) {
           url,
           transformer: superjson,
           EventSource: EventSourcePonyfill,
-          eventSourceOptions: () => ({ fetch: authFetch, withCredentials: true }),
+          eventSourceOptions: () => ({ fetch: streamFetch, withCredentials: true }),
         }),
         // At most the API's batch size per request (more calls in one tick go in several requests).
         false: httpBatchLink({ url, transformer: superjson, fetch: boundedFetch, maxURLLength: 8000, maxItems: MAX_BATCH_CALLS }),

@@ -2,13 +2,14 @@
 // a wrong URL fails before the phone is touched.
 import { HEALTH_PATH, type Health } from "@phoneloop/api/contract";
 import { trimUrl } from "./api-client.ts";
+import { deadlineFetch } from "./deadline.ts";
 import { apiUnreachable, ControlPlaneError, networkReason } from "./errors.ts";
 
 export async function checkApi(apiUrl: string, timeoutMs = 10_000): Promise<Health> {
   const base = trimUrl(apiUrl);
   let res: Response;
   try {
-    res = await fetch(`${base}${HEALTH_PATH}`, { signal: AbortSignal.timeout(timeoutMs) });
+    res = await deadlineFetch((input, init) => fetch(input, init), timeoutMs)(`${base}${HEALTH_PATH}`);
   } catch (e) {
     throw apiUnreachable(base, networkReason(e));
   }
