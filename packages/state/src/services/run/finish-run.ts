@@ -5,6 +5,7 @@ import { Id, Text } from "../../domain/schemas.ts";
 import { RUN_END_STATUSES, RunEndReasonSchema } from "../../domain/run.ts";
 import { actorOf, appendEvent, atParam, inTx, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { lockRun, requireRunning } from "./run-guards.ts";
+import { phoneSerialOf } from "./run-stop.ts";
 
 export const FinishRunInput = z.object({
   runId: Id,
@@ -24,8 +25,11 @@ export async function finishRun(db: DbOrTx, raw: FinishRunInput, ctx?: OperatorC
     requireRunning(run, i.agentId, "finish", { interrupted: !i.agentId });
     const at = atParam(ctx);
     const rows = await tx.$queryRaw<{ endedAt: Date }[]>`SELECT COALESCE(${at}::timestamptz, now()) AS "endedAt"`;
+    // The phone the run drove, kept with its end: a run stopped for a lost phone resumes with that phone only.
+    const agent = await tx.agent.findUnique({ where: { id: run.agentId }, select: { meta: true } });
+    const deviceSerial = phoneSerialOf(agent?.meta);
     const done = await tx.run.update({ where: { id: run.id }, data: { status: i.status, endReason: i.endReason ?? null, summary: i.summary ?? null, endedAt: rows[0]!.endedAt } });
-    await appendEvent(tx, { operator: "run.finish", actor: actorOf(ctx, i.agentId ?? run.agentId), subjectId: run.id, goalId: run.goalId, payload: { status: i.status, endReason: i.endReason ?? null, summary: i.summary ?? null } }, ctx);
+    await appendEvent(tx, { operator: "run.finish", actor: actorOf(ctx, i.agentId ?? run.agentId), subjectId: run.id, goalId: run.goalId, payload: { status: i.status, endReason: i.endReason ?? null, summary: i.summary ?? null, ...(deviceSerial ? { deviceSerial } : {}) } }, ctx);
     return done;
   });
 }
