@@ -4,6 +4,7 @@ export { createControlPlane, newAgentId, type ControlPlaneOptions } from "./cont
 export type { RetryNotice } from "./retry.ts";
 export { subscribeEvents, type EventHandlers, type EventSubscription, type StreamedEvent } from "./events.ts";
 export { checkApi } from "./health.ts";
+export { startDeadline, deadlineFetch, DeadlineExceeded, type Deadline } from "./deadline.ts";
 export { uploadBlob, readBlob, type BlobUpload, type BlobRead } from "./blobs.ts";
 export { readAllPages, type ApiPage } from "./pages.ts";
 export { ControlPlaneError, API_UNREACHABLE, apiUnreachable, toControlPlaneError, codeOf, networkReason } from "./errors.ts";
