@@ -4,6 +4,7 @@
 // evidence). What it took — steps, tokens, cost, seconds — comes from the run's own report.
 import type { AgentEvent, ModelsInit } from "@phoneloop/agent";
 import { runHeadless } from "@phoneloop/cli";
+import { DeadlineExceeded, startDeadline } from "@phoneloop/client";
 import { AdbDevice, type MemoryCredentialStore } from "@phoneloop/device";
 import { connectTcp } from "@phoneloop/device/node";
 import type { Perturbation } from "@phoneloop/virtual-phone";
@@ -65,8 +66,10 @@ export async function runAttempt(init: AttemptInit): Promise<AttemptResult> {
   } catch (e) {
     return failed(`the phone did not start: ${(e as Error).message}`);
   }
-  const timeout = AbortSignal.timeout(init.timeoutMs ?? 600_000);
-  const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+  // A plain timer (startDeadline, @phoneloop/client): a timeout signal combined with AbortSignal.any stops firing after a GC on Node 20.
+  const deadline = startDeadline(init.timeoutMs ?? 600_000, `the attempt of ${init.task.id}`, init.signal);
+  const signal = deadline.signal;
+  const timedOut = () => signal.reason instanceof DeadlineExceeded;
   let runId: string | null = null;
   let device: AdbDevice | null = null;
   try {
@@ -101,7 +104,7 @@ export async function runAttempt(init: AttemptInit): Promise<AttemptResult> {
       ...base,
       runId: out.runId,
       score: out.taskScore?.score ?? 0,
-      reason: timeout.aborted ? `cancelled after ${Math.round((init.timeoutMs ?? 600_000) / 1000)} s; ${out.taskScore?.reason ?? "not scored"}` : (out.taskScore?.reason ?? `the phone runs no task (run ${out.status})`),
+      reason: timedOut() ? `cancelled after ${Math.round((init.timeoutMs ?? 600_000) / 1000)} s; ${out.taskScore?.reason ?? "not scored"}` : (out.taskScore?.reason ?? `the phone runs no task (run ${out.status})`),
       steps: t.steps,
       inputTokens: t.inputTokens,
       outputTokens: t.outputTokens,
@@ -112,6 +115,7 @@ export async function runAttempt(init: AttemptInit): Promise<AttemptResult> {
     const code = (e as { code?: unknown }).code;
     return failed(`${typeof code === "string" ? `${code}: ` : ""}${(e as Error).message}`, runId);
   } finally {
+    deadline.settle();
     await device?.close().catch(() => undefined);
     await phone.stop();
   }
