@@ -5,6 +5,8 @@ import type { ReadableStream } from "@yume-chan/stream-extra";
 import type {
   CallOptions,
   Device,
+  DrainOptions,
+  DrainResult,
   DeviceInfo,
   Direction,
   Foreground,
@@ -39,6 +41,7 @@ import {
 import { hammingDistance, phashPng } from "./phash.ts";
 import { isPng, readPngHeader, sameBytes } from "./png.ts";
 import { flattenUiTree, parseUiTree, UiTreeParseError } from "./ui-tree.ts";
+import { inputCommandsIn, RUNNING_COMMANDS_PS } from "./drain.ts";
 
 /**
  * Every Device call has a timeout, in ms; these are the defaults, each overridable per call with `timeoutMs`.
@@ -655,6 +658,30 @@ export class AdbDevice implements Device {
     } finally {
       finished = true;
     }
+  }
+
+  async drain(opts?: DrainOptions): Promise<DrainResult> {
+    const timeoutMs = opts?.timeoutMs ?? 15_000;
+    const intervalMs = opts?.intervalMs ?? 250;
+    const start = this.#now();
+    const waited = () => this.#now() - start;
+    let checked = true;
+    for (;;) {
+      let running: string[];
+      try {
+        running = await this.#call(RUNNING_COMMANDS_PS, this.timeouts.foreground, async (signal) => inputCommandsIn(await this.#run(RUNNING_COMMANDS_PS, signal)));
+      } catch (e) {
+        // A phone without toybox ps cannot say what it runs: the settle alone stands for the drain.
+        if (!(e instanceof DeviceCommandFailed)) throw e;
+        checked = false;
+        running = [];
+      }
+      if (!running.length) break;
+      if (waited() + intervalMs > timeoutMs) return { drained: false, checked, running, waitedMs: waited(), settled: null };
+      await this.#sleep(intervalMs);
+    }
+    const waitedMs = waited();
+    return { drained: true, checked, running: [], waitedMs, settled: await this.waitForStable(opts?.stable) };
   }
 
   /** The UI tree of a still screen, or null while it shows a loading indicator. */

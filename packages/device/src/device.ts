@@ -115,6 +115,28 @@ export interface StableResult {
   tree?: UiNode;
 }
 
+export interface DrainOptions {
+  /** How long to wait for input commands still running on the phone to end (default 15 s). */
+  timeoutMs?: number;
+  /** How often the phone is asked (default 250 ms). */
+  intervalMs?: number;
+  /** The settle that follows once no input command is left. */
+  stable?: StableOptions;
+}
+
+export interface DrainResult {
+  /** True when no input command was left running on the phone within the timeout. */
+  drained: boolean;
+  /** False when the phone could not say what it runs (no toybox ps): then only the settle stands for the drain. */
+  checked: boolean;
+  /** The input commands (command lines) still running when it gave up; empty when drained. */
+  running: string[];
+  /** How long it waited for input commands of earlier connections to end. */
+  waitedMs: number;
+  /** The screen settled after the drain (null when it did not drain). */
+  settled: StableResult | null;
+}
+
 export interface Device {
   /** Registers a listener for the loss of the phone; returns a function that removes it (a loss aborts what waits on it). */
   onDisconnect?(listener: (e: Error) => void): () => void;
@@ -133,6 +155,12 @@ export interface Device {
   openApp(packageName: string, opts?: CallOptions): Promise<void>;
   openDeeplink(uri: string, opts?: CallOptions): Promise<void>;
   waitForStable(opts?: StableOptions): Promise<StableResult>;
+  /**
+   * Waits until no input command is running on the phone any more (one an earlier connection sent may still be
+   * carrying out on a lagging phone), then for a settled screen: what a resumed run reads after an action whose
+   * outcome is unknown. Optional for a device that cannot be asked what it runs.
+   */
+  drain?(opts?: DrainOptions): Promise<DrainResult>;
   /**
    * Asks the package manager (`cmd package <args>`), read-only: `dump <package>` (activities, intent filters,
    * version) or `query-activities …`. Where deeplink shortcuts and app versions come from; optional for a device

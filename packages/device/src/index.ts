@@ -6,6 +6,7 @@ export { AdbDevice, DEFAULT_TIMEOUTS, hasLoadingIndicator, parseBattery, parseFo
 export type { AdbDeviceOptions, DeviceTimeouts, ShellResult, StableDefaults } from "./adb-device.ts";
 export { parseUiTree, flattenUiTree, findUiNodes, centerOf, parseBounds, normaliseUiText, UiTreeParseError } from "./ui-tree.ts";
 export { ADB_KEYBOARD_IME, KEYCODE, canUseInputText, planInputText, inputTextCommands, shellQuote, shellCommand } from "./input-text.ts";
+export { inputCommandsIn, RUNNING_COMMANDS_PS } from "./drain.ts";
 export { phashPng, phashGray, phashCells, hammingDistance, PHASH_SIZE } from "./phash.ts";
 export { decodePngGray, decodePngThumbnail, readPngHeader, isPng, sameBytes, PngDecodeError } from "./png.ts";
 export type { ConnectStatus } from "./connections/handshake.ts";

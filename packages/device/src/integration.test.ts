@@ -284,6 +284,35 @@ describe("losing the phone", () => {
   });
 });
 
+describe("draining a lagging phone", () => {
+  it("a tap whose connection closed before it landed: drain() waits until the phone ran it, then settles on the screen after it", async () => {
+    const phone = await startVirtualPhone({ adbPort: 0, adbKeys: await adbKeys(), latency: "lagging" });
+    try {
+      const sender = new AdbDevice(await connectTcp({ port: phone.adbPort, credentialStore: trusted }));
+      const before = state(phone).actionCount;
+      const tap = sender.tap({ x: 540, y: 1200 }).catch(() => undefined);
+      // The sender goes away while the phone is still carrying out its tap.
+      await new Promise((r) => setTimeout(r, 300));
+      await sender.close();
+      await tap;
+      const reader = new AdbDevice(await connectTcp({ port: phone.adbPort, credentialStore: trusted }));
+      try {
+        expect(state(phone).actionCount).toBe(before);
+        const drained = await reader.drain({ stable: { checkLoadingIndicators: false } });
+        expect(drained).toMatchObject({ drained: true, checked: true, running: [] });
+        // The tap landed before the drain answered, and the settled screen is the one after it.
+        expect(state(phone).actionCount).toBe(before + 1);
+        expect(drained.settled?.stable).toBe(true);
+        expect(Buffer.from(drained.settled!.screenshot.png).equals(Buffer.from(await phone.engine.screenshot()))).toBe(true);
+      } finally {
+        await reader.close();
+      }
+    } finally {
+      await phone.stop();
+    }
+  }, 30_000);
+});
+
 describe("other connections and authorization", () => {
   it("WebSocket carrying the adbd byte stream", async () => {
     const phone = await startVirtualPhone({ wsPort: 0, adbKeys: await adbKeys() });
