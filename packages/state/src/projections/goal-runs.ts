@@ -1,7 +1,9 @@
 // A goal's runs, newest first, for the tab's runner: which run is going, which one a closed tab left (its lease on
-// the goal's todo and until when), which one is interrupted and may be resumed.
+// the goal's todo and until when), which one is interrupted, and which one stopped for a cause that can go away —
+// each may be resumed.
 import { z } from "zod";
 import { parseInput } from "../domain/input.ts";
+import { resumableStop, type RunStop } from "../domain/run.ts";
 import { pageOf, PageFields, type Page } from "../domain/page.ts";
 import { Id } from "../domain/schemas.ts";
 import type { DbOrTx } from "../services/operator.ts";
@@ -23,6 +25,8 @@ export interface GoalRunItem {
   steps: number;
   /** For a running run: until when its agent holds a lease on one of the goal's todos (null: none held). */
   leaseUntil: Date | null;
+  /** A resumable stop: why the run stopped and what removes the cause (null: running, interrupted or final). */
+  stop: RunStop | null;
 }
 
 const RUN_ORDER = pageOrder(["startedAt", "desc", Date], ["id", "asc", String]);
@@ -43,7 +47,7 @@ export async function goalRuns(db: DbOrTx, raw: GoalRunsInput): Promise<Page<Goa
     : [];
   const items = runs.map(({ _count, ...r }) => {
     const until = r.status === "running" ? leases.filter((l) => l.ownerId === r.agentId).map((l) => l.expiresAt).sort((a, b) => b.getTime() - a.getTime())[0] : undefined;
-    return { ...r, steps: _count.steps, leaseUntil: until ?? null };
+    return { ...r, steps: _count.steps, leaseUntil: until ?? null, stop: resumableStop(r) };
   });
   return { items, nextCursor };
 }

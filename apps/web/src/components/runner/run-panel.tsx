@@ -50,7 +50,9 @@ export function RunPanel({ goalId }: { goalId: string }) {
 
   if (!session.may("run")) return null;
 
-  const resumable = (runs.data?.pages.flatMap((p) => p.items) ?? []).filter((r) => (r.status === "interrupted" || r.status === "running") && r.agentId !== runner.agentId);
+  // Left by another tab or worker (interrupted, or running on a lease that will lapse), or stopped for a cause that
+  // can go away (the core's stop: its quota, a pause, a gate, a lost phone …), which this tab's own runs can be too.
+  const resumable = (runs.data?.pages.flatMap((p) => p.items) ?? []).filter((r) => r.stop || ((r.status === "interrupted" || r.status === "running") && r.agentId !== runner.agentId));
 
   return (
     <section className={styles.panel} aria-label="Run on a phone">
@@ -94,12 +96,13 @@ export function RunPanel({ goalId }: { goalId: string }) {
       {mine ? <RunProgressView progress={mine} /> : null}
       {resumable.length > 0 ? (
         <div className={styles.resumable}>
-          <h3>Runs left by another tab or worker</h3>
+          <h3>Runs to resume</h3>
           <ul>
             {resumable.map((r) => (
               <li key={r.id}>
                 <Link href={`/runs/${encodeURIComponent(r.id)}`}>{r.id}</Link> — {r.status}, {r.steps} step{r.steps === 1 ? "" : "s"}
-                {r.status === "running" && r.leaseUntil ? <> (its agent holds the todo until {new Date(r.leaseUntil).toLocaleTimeString()}; resuming waits for that)</> : null}{" "}
+                {r.status === "running" && r.leaseUntil ? <> (its agent holds the todo until {new Date(r.leaseUntil).toLocaleTimeString()}; resuming waits for that)</> : null}
+                {r.stop ? <> — stopped because {r.stop.cause}; {r.stop.remedy}</> : null}{" "}
                 <button type="button" className={ui.button} disabled={!phone || runner.busy} onClick={() => void runner.resumeRun(r.id).catch((e: unknown) => toast.error(e instanceof Error ? e.message : String(e)))}>
                   <RotateCcw size={14} aria-hidden /> Resume run here
                 </button>

@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { useTestDatabase, seedAgent, seedGate, seedGoal, seedMember } from "../../testing/index.ts";
 import { type StateError } from "../../domain/errors.ts";
+import { goalRuns } from "../../projections/goal-runs.ts";
 import { runReplay } from "../../projections/run-replay.ts";
 import { resolveGate } from "../gate/resolve-gate.ts";
 import { setQuotaPolicy } from "../quota/set-quota-policy.ts";
@@ -24,6 +25,9 @@ describe("resuming a stop whose cause can go away", () => {
     await setQuotaPolicy(t.db, { scope: "goal", goalId: goal.id, windowMs: 3_600_000, maxSteps: 2 });
     await spendQuota(t.db, { key: `${run.id}:s1`, goalId: goal.id, agentId: worker.id, runId: run.id, steps: 2 });
     await finishRun(t.db, { runId: run.id, agentId: worker.id, status: "blocked", endReason: "exhausted", summary: "The run is blocked and can resume. quota exhausted." });
+
+    // The board lists it as resumable, with its cause and what removes it.
+    expect((await goalRuns(t.db, { goalId: goal.id })).items[0]).toMatchObject({ id: run.id, status: "blocked", stop: { reason: "exhausted", cause: "its quota had no budget left", remedy: expect.stringContaining("raises the quota") } });
 
     const early = await err(resumeRun(t.db, { runId: run.id, agentId: worker.id }));
     expect(early?.code).toBe("PRECONDITION_FAILED");
@@ -84,6 +88,7 @@ describe("resuming a stop whose cause can go away", () => {
       await finishRun(t.db, { runId: run.id, agentId: worker.id, status, endReason });
       const e = await err(resumeRun(t.db, { runId: run.id, agentId: worker.id }));
       expect(e?.code).toBe("ILLEGAL_TRANSITION");
+      expect((await goalRuns(t.db, { goalId: goal.id })).items.find((r) => r.id === run.id)?.stop).toBeNull();
       expect(e?.message).toBe(`Cannot resume run ${run.id}: ${why}. A finished run only reads; start a new run on its goal (--goal-id ${goal.id}).`);
     }
   });
