@@ -8,13 +8,13 @@ import { uploadBlob } from "./blobs.ts";
 import { codeOf, toControlPlaneError } from "./errors.ts";
 import { subscribeEvents, type EventSubscription } from "./events.ts";
 import { readAllPages } from "./pages.ts";
-import { DEFAULT_RETRY, withRetry, type RetryNotice, type RetryPolicy } from "./retry.ts";
+import { DEFAULT_RETRY, withRetry, type OutageReport, type RetryNotice, type RetryPolicy } from "./retry.ts";
 import { evidenceOf, goalOf, leaseOf, objectOf, runOf, todoOf } from "./rows.ts";
 
 export interface ControlPlaneOptions {
   /** The API the client talks to; named in the message when it cannot be reached. */
   apiUrl: string;
-  /** waitForGate's pauses between reads. */
+  /** waitForGate's pauses between reads, the retries' backoff, and the times and durations of outages (retry.ts). */
   clock?: Clock;
   /** Longest pause between two reads of a waited-on gate (ms); the event stream wakes it sooner. Default 2000. */
   gatePollMaxMs?: number;
@@ -22,6 +22,12 @@ export interface ControlPlaneOptions {
   retry?: Partial<RetryPolicy>;
   /** Told of each failed attempt that is tried again (a worker logs them: the API or its database is away). */
   onRetry?: (n: RetryNotice) => void;
+  /**
+   * Told of each outage once it is over, with its true duration: what failed, when it started, how long until the API
+   * answered again or the client gave up, how many attempts (OutageReport in retry.ts). A runtime records these as
+   * evidence, so a brief outage leaves a row instead of an unexplained gap.
+   */
+  onOutage?: (r: OutageReport) => void;
 }
 
 export function createControlPlane(client: ApiClient, opts: ControlPlaneOptions): ControlPlane {
@@ -29,11 +35,12 @@ export function createControlPlane(client: ApiClient, opts: ControlPlaneOptions)
   const clock = opts.clock ?? systemClock;
   const gatePollMaxMs = opts.gatePollMaxMs ?? 2000;
   const retry: RetryPolicy = { ...DEFAULT_RETRY, ...opts.retry };
+  const hooks = { ...(opts.onRetry ? { onRetry: opts.onRetry } : {}), ...(opts.onOutage ? { onOutage: opts.onOutage } : {}) };
 
   /** One procedure call, retried while the API is away (retry.ts); its failure as ControlPlaneError / ControlPlaneConflict naming the procedure. */
   const call = async <T>(procedure: string, f: () => Promise<T>): Promise<T> => {
     try {
-      return await withRetry(procedure, f, clock, retry, undefined, opts.onRetry);
+      return await withRetry(procedure, f, clock, retry, undefined, hooks);
     } catch (e) {
       throw toControlPlaneError(e, apiUrl, procedure);
     }

@@ -1,7 +1,7 @@
 // @phoneloop/client, browser-safe: the one tRPC client factory, the ControlPlane over it, the event-stream consumer.
 export { createApiClient, authorizedFetch, trimUrl, type ApiClient, type ApiClientInit, type ClientAuth } from "./api-client.ts";
 export { createControlPlane, newAgentId, type ControlPlaneOptions } from "./control-plane.ts";
-export type { RetryNotice } from "./retry.ts";
+export type { RetryNotice, OutageReport } from "./retry.ts";
 export { subscribeEvents, type EventHandlers, type EventSubscription, type StreamedEvent } from "./events.ts";
 export { checkApi } from "./health.ts";
 export { startDeadline, deadlineFetch, DeadlineExceeded, type Deadline } from "./deadline.ts";

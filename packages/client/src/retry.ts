@@ -61,20 +61,80 @@ export interface RetryNotice {
   waitMs: number;
 }
 
+/**
+ * One outage as one call lived it, told once, when it is over: attempts of the call failed in a way retrying can fix
+ * (no answer, its deadline passed, or a 5xx), and then the API answered again ("recovered": the call succeeded, or got
+ * an answer retrying cannot change, which is thrown) or the client stopped trying ("gave_up": its time ran out, the
+ * call is not safe to repeat, or its caller stopped it; the last error is thrown). A call whose first attempt is
+ * answered reports nothing. Times are the injected clock's: `startedAt` its now(), `durationMs` its monotonic time
+ * from the first attempt's start (so a request that hung until its deadline counts whole) to the answer or the last
+ * failure. Told synchronously, before the call returns or throws; a listener that writes (an evidence row) should not
+ * make the caller wait for that write.
+ */
+export interface OutageReport {
+  procedure: string;
+  /** Why the first attempt failed: ECONNREFUSED, ETIMEDOUT (its deadline passed), "HTTP 503 SERVICE_UNAVAILABLE", … */
+  fault: string;
+  /** Why the last failed attempt failed (the same as `fault` when only one failed). */
+  lastFault: string;
+  /** When the first attempt started, ms since the epoch. */
+  startedAt: number;
+  durationMs: number;
+  /** Attempts made, the last one included (failed ones: attempts − 1 when recovered, attempts when gave_up). */
+  attempts: number;
+  outcome: "recovered" | "gave_up";
+}
+
+/** What a call's retries tell: each attempt tried again (onRetry), each outage once it ends (onOutage). */
+export interface RetryHooks {
+  onRetry?: (n: RetryNotice) => void;
+  onOutage?: (r: OutageReport) => void;
+}
+
+/** Why an attempt failed, in a few words: the network's code, or the 5xx status and tRPC code. */
+export function faultOf(e: unknown): string {
+  if (transienceOf(e) === "server_error") {
+    const data = (e as TRPCClientError<never>).data as unknown as { httpStatus?: number; code?: string };
+    return `HTTP ${data.httpStatus} ${data.code}`;
+  }
+  return networkReason(e);
+}
+
 /** Runs `f` until it succeeds, fails in a way retrying cannot fix, or `maxMs` has passed; the last error is thrown with the attempt count. */
-export async function withRetry<T>(procedure: string, f: () => Promise<T>, clock: Clock, policy: RetryPolicy, signal?: AbortSignal, onRetry?: (n: RetryNotice) => void): Promise<T> {
+export async function withRetry<T>(procedure: string, f: () => Promise<T>, clock: Clock, policy: RetryPolicy, signal?: AbortSignal, hooks: RetryHooks = {}): Promise<T> {
   const started = clock.monotonic();
+  const startedAt = clock.now();
+  let first: string | null = null;
+  let last = "";
+  const report = (attempts: number, outcome: OutageReport["outcome"]) => {
+    if (first === null || !hooks.onOutage) return;
+    const r: OutageReport = { procedure, fault: first, lastFault: last, startedAt, durationMs: Math.round(clock.monotonic() - started), attempts, outcome };
+    try {
+      hooks.onOutage(r);
+    } catch {
+      // A listener's failure is its own: the call's outcome stands.
+    }
+  };
   for (let attempt = 1; ; attempt++) {
     try {
-      return await f();
+      const value = await f();
+      report(attempt, "recovered");
+      return value;
     } catch (e) {
       const elapsed = clock.monotonic() - started;
-      if (!mayRetry(procedure, transienceOf(e)) || elapsed >= policy.maxMs || signal?.aborted) {
+      const transient = transienceOf(e);
+      if (transient === null) report(attempt, "recovered");
+      else {
+        first ??= faultOf(e);
+        last = faultOf(e);
+      }
+      if (!mayRetry(procedure, transient) || elapsed >= policy.maxMs || signal?.aborted) {
+        if (transient !== null) report(attempt, "gave_up");
         if (attempt > 1 && e instanceof Error) Object.assign(e, { attempts: attempt, retriedMs: Math.round(elapsed) });
         throw e;
       }
       const waitMs = Math.min(backoffMs(attempt, policy), policy.maxMs - elapsed);
-      onRetry?.({ procedure, attempt, reason: networkReason(e), waitMs });
+      hooks.onRetry?.({ procedure, attempt, reason: networkReason(e), waitMs });
       await clock.sleep(waitMs, signal).catch(() => undefined);
     }
   }
