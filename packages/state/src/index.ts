@@ -1,7 +1,7 @@
 // @phoneloop/state: the only code that changes PhoneLoop's state. Every operator is (db, input, ctx?) → result
 // in one transaction with one Event row; its zod input schema is exported under the same name as its input type
 // (the API reuses them as tRPC inputs). Projections are read-only.
-export { createDb, type Db } from "./db/client.ts";
+export { createDb, poolOf, type Db } from "./db/client.ts";
 export { applyMigrations, redact, MIGRATIONS_DIR } from "./db/migrate.ts";
 export { startEmbeddedPostgres, passwordFileOf, type EmbeddedPostgresInit, type RunningPostgres } from "./db/embedded-postgres.ts";
 export { provisionProductDatabase, type ProvisionInit } from "./db/provision.ts";
