@@ -5,6 +5,7 @@ import { pathToFileURL } from "node:url";
 import { UsageError } from "../args.ts";
 import { EnvError, readEnv } from "../env.ts";
 import { API_UNREACHABLE } from "@phoneloop/client";
+import { resumableStop } from "@phoneloop/state/domain";
 import { runHeadless } from "./compose.ts";
 import { resumeHint } from "./resume.ts";
 import { AGENT_USAGE, parseAgentArgs, type AgentArgs } from "./options.ts";
@@ -65,6 +66,9 @@ export async function main(argv: string[], envSource: Record<string, string | un
       for (const b of out.report.blocked) io.stdout(`blocked: ${b}\n`);
       if (out.taskScore) io.stdout(`task ${out.taskScore.task}: score ${out.taskScore.score} (${out.taskScore.reason})\n`);
     }
+    // A stop whose cause can go away says what removes it and how to take the same run up again.
+    const stop = resumableStop(out);
+    if (stop) say(`run ${out.runId} stopped because ${stop.cause}; ${stop.remedy}: ${resumeHint(out, argv)}\n`);
     return out.status === "completed" ? 0 : 1;
   } catch (e) {
     const code = (e as { code?: unknown }).code;
