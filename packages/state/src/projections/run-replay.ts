@@ -6,6 +6,7 @@ import { z } from "zod";
 import type { Evidence } from "../generated/prisma/client.ts";
 import { StateError } from "../domain/errors.ts";
 import { parseInput } from "../domain/input.ts";
+import { resumableStop, type RunStop } from "../domain/run.ts";
 import { pageOf, PageFields, type Page } from "../domain/page.ts";
 import { Id } from "../domain/schemas.ts";
 import type { DbOrTx } from "../services/operator.ts";
@@ -92,6 +93,8 @@ export interface RunReplay {
     gradeNote: string | null;
     gradedAt: Date | null;
     gradedBy: { id: string; name: string } | null;
+    /** A resumable stop: why the run stopped and what removes the cause (null: running, interrupted or final). */
+    stop: RunStop | null;
   };
   goal: { id: string; title: string; objective: string };
   agent: { id: string; name: string; kind: string };
@@ -172,7 +175,7 @@ export async function runReplay(db: DbOrTx, raw: RunReplayInput): Promise<RunRep
   }
   const { goal, agent, _count, gradedBy, ...header } = run;
   return {
-    run: { ...header, gradedBy: gradedBy ? (grader ?? { id: gradedBy, name: gradedBy }) : null },
+    run: { ...header, gradedBy: gradedBy ? (grader ?? { id: gradedBy, name: gradedBy }) : null, stop: resumableStop(header) },
     goal,
     agent,
     stepCount: _count.steps,

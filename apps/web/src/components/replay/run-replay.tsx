@@ -1,7 +1,8 @@
 "use client";
 // A member's run page: the replay read through run.replay and run.steps (pages of steps, all of them fetched in
 // turn), live while the run goes — the event stream marks the run's queries stale and they refetch. The header
-// offers sharing and export; a reviewer grades the run below the report.
+// offers sharing and export, and for a run stopped for a cause that can go away, what removes it and a resume on
+// this tab's phone; a reviewer grades the run below the report.
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { blobUrl } from "@phoneloop/api/contract";
 import Link from "next/link";
@@ -17,6 +18,7 @@ import { ExportButton } from "./export-button.tsx";
 import { GradeForm } from "./grade-form.tsx";
 import { STEPS_PAGE, type ReplayHeader, type ReplaySource, type ReplayStepsPage } from "./replay-data.ts";
 import { ReplayView } from "./replay-view.tsx";
+import { ResumeRunButton } from "../runner/resume-run-button.tsx";
 
 /** `initial`: what the server read for the page (the header and the first page of steps), so the first screen renders with the HTML. */
 export function RunReplay({ runId, initial }: { runId: string; initial?: { header: ReplayHeader; firstPage: ReplayStepsPage } | null }) {
@@ -44,16 +46,23 @@ export function RunReplay({ runId, initial }: { runId: string; initial?: { heade
     if (header.error) return <Problem problem={describeProblem(header.error, apiUrl)} apiUrl={apiUrl} what={`run ${runId}`} />;
     return <p>Loading the run…</p>;
   }
+  const stop = source.header.run.stop;
   return (
     <>
       <p style={{ margin: 0, fontSize: 13 }}>
         <Link href="/runs">Runs</Link> / <Link href={`/goals/${encodeURIComponent(source.header.goal.id)}`}>Goal</Link> / Run <code>{runId}</code>
       </p>
+      {stop ? (
+        <p role="status" style={{ margin: 0, fontSize: 13 }}>
+          This run stopped because {stop.cause}; {stop.remedy}.
+        </p>
+      ) : null}
       <ReplayView
         source={source}
         live={source.header.run.status === "running" ? <LiveBadge state={stream} /> : null}
         actions={
           <>
+            {session.may("run") && source.header.run.stop ? <ResumeRunButton runId={runId} /> : null}
             {session.may("share") ? <ShareDialog runId={runId} /> : null}
             <ExportButton source={source} complete={!source.loading} />
           </>

@@ -2,7 +2,7 @@
 // A goal's runner panel: start / pause / resume / cancel on the phone connected in this tab, the run's progress,
 // and the runs another tab left behind that this one may resume.
 import { useInfiniteQuery, useMutation, useQuery } from "@tanstack/react-query";
-import { Pause, Play, RotateCcw, Square } from "lucide-react";
+import { Pause, Play, Square } from "lucide-react";
 import Link from "next/link";
 import { toast } from "sonner";
 import { useApi } from "../../lib/api.tsx";
@@ -10,6 +10,7 @@ import { useSession } from "../../lib/session.tsx";
 import { useTRPC } from "../../lib/trpc.ts";
 import { useConnectedPhone } from "../device/phone-store.tsx";
 import ui from "../ui/ui.module.css";
+import { ResumeRunButton } from "./resume-run-button.tsx";
 import { RunProgressView } from "./run-progress.tsx";
 import { useRunner } from "./runner-store.tsx";
 import { WorkerToggle } from "./worker-toggle.tsx";
@@ -103,9 +104,7 @@ export function RunPanel({ goalId }: { goalId: string }) {
                 <Link href={`/runs/${encodeURIComponent(r.id)}`}>{r.id}</Link> — {r.status}, {r.steps} step{r.steps === 1 ? "" : "s"}
                 {r.status === "running" && r.leaseUntil ? <> (its agent holds the todo until {new Date(r.leaseUntil).toLocaleTimeString()}; resuming waits for that)</> : null}
                 {r.stop ? <> — stopped because {r.stop.cause}; {r.stop.remedy}</> : null}{" "}
-                <button type="button" className={ui.button} disabled={!phone || runner.busy} onClick={() => void runner.resumeRun(r.id).catch((e: unknown) => toast.error(e instanceof Error ? e.message : String(e)))}>
-                  <RotateCcw size={14} aria-hidden /> Resume run here
-                </button>
+                <ResumeRunButton runId={r.id} />
               </li>
             ))}
           </ul>

@@ -35,6 +35,7 @@ describe("resuming a stop whose cause can go away", () => {
     expect(early?.message).toContain("an admin raises the quota");
     expect((await t.db.run.findUniqueOrThrow({ where: { id: run.id } })).status).toBe("blocked");
 
+    expect((await runReplay(t.db, { runId: run.id })).run.stop).toMatchObject({ reason: "exhausted", remedy: expect.stringContaining("raises the quota") });
     await setQuotaPolicy(t.db, { scope: "goal", goalId: goal.id, windowMs: 3_600_000, maxSteps: 50 });
     const resumed = await resumeRun(t.db, { runId: run.id, agentId: worker.id });
     expect(resumed).toMatchObject({ id: run.id, status: "running", endReason: null, endedAt: null, summary: null });
@@ -44,7 +45,7 @@ describe("resuming a stop whose cause can go away", () => {
     const note = replay.timeline.find((n) => (n.data as { fault?: string }).fault === "resumed");
     expect(note?.summary).toContain("stopped blocked (exhausted) because its quota had no budget left");
     expect(note?.data).toMatchObject({ status: "blocked", endReason: "exhausted", stoppedSummary: "The run is blocked and can resume. quota exhausted." });
-    expect(replay.run.status).toBe("running");
+    expect(replay.run).toMatchObject({ status: "running", stop: null });
   });
 
   it("a run stopped for a lost phone resumes with the same phone only", async () => {
