@@ -7,7 +7,7 @@ import type { UiNode } from "../ports.ts";
 import { prepare } from "./match.ts";
 import { idWords, isButtonLike, isEditable, isSlideControl, labelOf, type Pane } from "./screen.ts";
 import { COMMIT_CATEGORIES } from "./verdict.ts";
-import type { CompiledWords } from "./wordsets.ts";
+import { findEnding, type CompiledWords } from "./wordsets.ts";
 
 export type ControlRole = { role: "commit" | "dismiss" | "other"; why: string; grants?: true };
 
@@ -28,7 +28,13 @@ const DISMISS_GLYPHS = /^[×✕✖⨯╳←‹⟵⬅<]$|^[xX]$/u;
  * languages put it ("Sepete geri dön"), or a close glyph. */
 export function isDismissLabel(w: CompiledWords, label: string): boolean {
   const p = prepare(label);
-  if (w.lists.dismiss.isWhole(p) || w.lists.negation.atStart(p) || DISMISS_GLYPHS.test(label.trim())) return true;
+  if (w.lists.negation.atStart(p) || DISMISS_GLYPHS.test(label.trim())) return true;
+  // "Yes, cancel" and "हाँ, रद्द करें" say yes to what their dialog asks; "Cancel order" ends what it names.
+  if ((w.lists.affirmative.atStart(p) && !w.lists.affirmative.isWhole(p)) || findEnding(w, p)) return false;
+  if (w.lists.dismiss.isWhole(p)) return true;
+  // "Cancel download", "Anuluj kod": cancelling what is not held (a pending code, a request) stops it, so it backs out.
+  // "বাতিল নিশ্চিত করুন" and "Confirm cancellation" confirm the cancelling instead.
+  if (w.lists.cancelling.atStart(p) && !w.lists.confirming.find(p) && !COMMIT_CATEGORIES.some((c) => w.verbs.get(c)!.find(p))) return true;
   // "Keep subscription" keeps; "Tetap hapus" (delete anyway) does not, though it starts like a keeping word.
   if (w.lists.keep.atStart(p) && !COMMIT_CATEGORIES.some((c) => w.verbs.get(c)!.find(p))) return true;
   // "ऐप्लिकेशन बंद करें" ends like "बंद करें" (close) but is itself a commit ("disable app").

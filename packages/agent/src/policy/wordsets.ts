@@ -19,7 +19,7 @@ const VERB_LAST = ["tr", "ja", "ko", "hi", "bn", "fa"];
 const COMMIT: Category[] = ["money", "destructive", "communication", "credentials", "permission", "install"];
 
 const LIST_NAMES: ListName[] = [
-  "composeSubmit", "navigation", "ownership", "dismiss", "negation", "keep", "staging", "completed", "confirming", "benignObjects",
+  "composeSubmit", "navigation", "ownership", "dismiss", "negation", "keep", "affirmative", "cancelling", "leaving", "held", "staging", "completed", "confirming", "benignObjects",
   "searchField", "composeField", "otpField", "identityField", "cardField", "enterKeys", "securitySettings", "personalField",
 ];
 
@@ -30,7 +30,7 @@ function entries(pick: (w: LanguageWords) => string | undefined, compounds = tru
 }
 
 /** Lists of whole short words that never end a compound ("mina" is no ending of "elimina"). */
-const WHOLE_WORD_LISTS: ReadonlySet<ListName> = new Set(["ownership", "dismiss", "negation", "keep", "confirming", "enterKeys"]);
+const WHOLE_WORD_LISTS: ReadonlySet<ListName> = new Set(["ownership", "dismiss", "negation", "keep", "affirmative", "confirming", "enterKeys"]);
 
 /** Android's own words for a role, every language. */
 function platform(role: keyof PlatformWords): Entry[] {
@@ -79,13 +79,23 @@ export interface CategoryHit {
   word: string;
 }
 
-/** The first category (in the order of CATEGORIES: money before account) whose verbs occur in the text. */
+/** The first category (in the order of CATEGORIES: money before account) whose verbs occur in the text; an
+ * ending (cancelling or leaving a thing held, "Annuler le rendez-vous", "Отменить заказ?") is destructive. */
 export function findVerb(w: CompiledWords, p: Prepared, only?: readonly Category[]): CategoryHit | null {
   for (const c of only ?? CATEGORIES) {
-    const word = w.verbs.get(c)!.find(p);
+    const word = w.verbs.get(c)!.find(p) ?? (c === "destructive" ? findEnding(w, p) : null);
     if (word) return { category: c, word };
   }
   return null;
+}
+
+/** An ending: a cancelling or leaving verb and a thing held, anywhere in the same text ("Exit group", "राइड रद्द
+ * करें?", "Siparişi iptal et"), as "cancel … order". */
+export function findEnding(w: CompiledWords, p: Prepared): string | null {
+  const verb = w.lists.cancelling.find(p) ?? w.lists.leaving.find(p);
+  if (!verb) return null;
+  const thing = w.lists.held.find(p);
+  return thing ? `${verb} … ${thing}` : null;
 }
 
 export function findNoun(w: CompiledWords, p: Prepared): CategoryHit | null {

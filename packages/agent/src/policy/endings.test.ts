@@ -1,0 +1,71 @@
+// Endings: cancelling or leaving a thing a person holds (an order, a booking, a ride, a subscription, a group) is
+// destructive in every language, whether the label says it or the dialog it confirms asks it; "Cancel" alone, or
+// cancelling what is not held (a pending code, a download), still backs out.
+import { describe, expect, it } from "vitest";
+import type { Action } from "../actions/schema.ts";
+import type { UiNode } from "../ports.ts";
+import { decidePermission } from "./index.ts";
+import { LEXICON } from "./lexicon.ts";
+import { prepare, splitList } from "./match.ts";
+import { compiledWords, findEnding } from "./wordsets.ts";
+
+const node = (over: Partial<UiNode>): UiNode => ({
+  index: 0, text: "", resourceId: "", className: "android.widget.Button", packageName: "com.x", contentDesc: "",
+  checkable: false, checked: false, clickable: true, enabled: true, focusable: false, focused: false, scrollable: false,
+  longClickable: false, password: false, selected: false, bounds: { left: 0, top: 0, right: 100, bottom: 100 }, children: [], ...over,
+});
+const text = (t: string) => node({ text: t, className: "android.widget.TextView", clickable: false });
+const button = (t: string, id = "") => node({ text: t, resourceId: id });
+const screen = (children: UiNode[]) => node({ className: "android.widget.FrameLayout", clickable: false, bounds: { left: 0, top: 0, right: 1080, bottom: 2400 }, children });
+const dialog = (children: UiNode[]) => node({ className: "android.widget.FrameLayout", clickable: false, resourceId: "android:id/parentPanel", children });
+const click: Action = { type: "click", x: 500, y: 500 };
+const LANGS = ["en", "zh", "ja", "ko", "de", "fr", "es", "pt", "ru", "it", "tr", "vi", "id", "th", "pl", "nl", "sv", "ar", "hi", "bn", "fa", "he", "uk", "ms"];
+const first = (list: string | undefined) => splitList(list)[0]!.replace(/[*^]/g, "");
+
+describe("an ending is destructive", () => {
+  it.each(LANGS)("%s: the language has cancelling and leaving verbs, things held, and a yes; together they end", (lang) => {
+    const l = LEXICON[lang]!;
+    for (const list of [l.cancelling, l.leaving, l.held, l.affirmative]) expect(splitList(list).length, lang).toBeGreaterThan(0);
+    const w = compiledWords({});
+    // A stem ("storn*", "заказ*") is matched by the words it begins, so an inflected form is written out.
+    const thing = first(l.held) + (splitList(l.held)[0]!.endsWith("*") ? "a" : "");
+    for (const verb of [first(l.cancelling), first(l.leaving)]) {
+      const v = splitList(l.cancelling)[0]!.endsWith("*") && verb === first(l.cancelling) ? `${verb}ar` : verb;
+      expect(findEnding(w, prepare(`${v} ${thing}`)), `${lang} ${v} ${thing}`).not.toBeNull();
+    }
+    expect(findEnding(w, prepare(thing)), `${lang} ${thing} alone`).toBeNull();
+  });
+
+  it("a label that ends what it names gates, in any word order", () => {
+    for (const label of ["Annuler le rendez-vous", "Exit group", "Gruptan çık", "注文をキャンセル", "예약 취소", "Salir del grupo", "Termin absagen", "Anuluj rezerwację"]) {
+      const target = button(label);
+      expect(decidePermission(click, { target, tree: screen([text("·"), target]) }), label).toMatchObject({ tier: "high_risk", kind: "destructive" });
+    }
+  });
+
+  it("a neutral or yes-prefixed button confirms the ending its dialog asks", () => {
+    const da = button("Да");
+    expect(decidePermission(click, { target: da, tree: screen([dialog([text("Отменить заказ?"), text("Отменённый заказ нельзя восстановить"), button("Нет"), da])]) })).toMatchObject({ tier: "high_risk", kind: "destructive", ruleId: "pane.inherit" });
+    const yes = button("हाँ, रद्द करें");
+    expect(decidePermission(click, { target: yes, tree: screen([dialog([text("राइड रद्द करें?"), button("नहीं"), yes])]) })).toMatchObject({ tier: "high_risk", kind: "destructive" });
+    // Bengali puts the confirming verb after the cancelling word: it confirms the cancelling the screen names.
+    const confirm = button("বাতিল নিশ্চিত করুন");
+    expect(decidePermission(click, { target: confirm, tree: screen([text("অর্ডার #৬০১২৩৪৫৬৭৮"), text("অর্ডার বাতিলের কারণ: মত পরিবর্তন"), confirm]) })).toMatchObject({ tier: "high_risk", kind: "destructive" });
+  });
+
+  it("Cancel alone, a negated ending, keeping, and cancelling what is not held still back out", () => {
+    const dlg = (label: string) => {
+      const target = button(label);
+      return { target, tree: screen([dialog([text("Cancel order?"), target, button("Yes")])]) };
+    };
+    for (const label of ["Cancel", "Не отменять заказ", "Keep order", "Abbrechen", "キャンセル", "Cancel download", "Anuluj kod"])
+      expect(decidePermission(click, dlg(label)), label).toMatchObject({ tier: "normal", ruleId: "target.dismiss" });
+  });
+
+  it("a screen that reports an ending as done is closed by its OK", () => {
+    for (const [title, ok] of [["Identifiering avbruten", "OK"], ["Order cancelled", "Done"], ["Заказ отменён", "Хорошо"]] as const) {
+      const target = button(ok);
+      expect(decidePermission(click, { target, tree: screen([text(title), target]) }), title).toMatchObject({ tier: "normal", ruleId: "pane.completed" });
+    }
+  });
+});
