@@ -160,15 +160,21 @@ describe("executor step (pure)", () => {
     expect(state.executor.feedback).toMatch(/NO_ACTION_FOUND/);
   });
 
-  it("resumed with an action in flight: once the todo is claimed again, the step is recorded as interrupted and not repeated", () => {
+  it("resumed with an action in flight (its record missing): the phone is drained first, then the step is recorded as unknown with what the screen shows, not repeated", () => {
     const inFlight = { stepIndex: 3, action: { type: "click" as const, x: 500, y: 500 }, description: "click (500, 500)" };
-    const { state, batches } = walk({ ...runState({ lease: null, inFlight }), stepIndex: 3 }, [{ type: "begin" }, { type: "acquired", lease: lease(2) }]);
+    const drained: Observation = { type: "drained", drained: true, checked: true, running: [], waitedMs: 1800, app: "com.example/.Main" };
+    const { state, batches } = walk({ ...runState({ lease: null, inFlight }), stepIndex: 3 }, [{ type: "begin" }, { type: "acquired", lease: lease(2) }, drained]);
     expect(batches[0]).toEqual([{ type: "acquire", todoId: "t1", reopen: false }]);
-    expect(types(batches[1]!)).toEqual(["step", "turn_result", "checkpoint", "event", "route"]);
-    expect(batches[1]![0]).toMatchObject({ type: "step", stepIndex: 3, outcome: "interrupted (outcome unknown, not repeated)" });
-    expect(batches[1]![1]).toMatchObject({ lease: ref(2), kind: "validated_progress", spend: { key: "run_1:3:spend", steps: 1, tokens: 0, microUsd: 0 } });
+    expect(batches[1]).toEqual([{ type: "drain", stepIndex: 3 }]);
+    expect(types(batches[2]!)).toEqual(["step", "turn_result", "checkpoint", "event", "route"]);
+    expect(batches[2]![0]).toMatchObject({ type: "step", stepIndex: 3, outcome: "outcome unknown: its record is missing (the worker stopped while it was performed); not repeated; the screen now shows com.example/.Main" });
+    expect(batches[2]![1]).toMatchObject({ lease: ref(2), kind: "validated_progress", spend: { key: "run_1:3:spend", steps: 1, tokens: 0, microUsd: 0 } });
     expect(state.stepIndex).toBe(4);
-    expect(state.executor.feedback).toMatch(/interrupted by a worker restart/);
+    expect(state.executor.inFlight).toBeUndefined();
+    expect(state.executor.feedback).toMatch(/click \(500, 500\)\) was sent to the phone just before the worker stopped.*not repeated.*finished every input it was still carrying out/);
+    // A phone still busy when the drain gave up: the model is told the screen may still change.
+    const busy = walk({ ...runState({ lease: null, inFlight }), stepIndex: 3 }, [{ type: "begin" }, { type: "acquired", lease: lease(2) }, { ...drained, drained: false, running: ["input tap 5 5"], waitedMs: 15_000 }]);
+    expect(busy.state.executor.feedback).toMatch(/still running input tap 5 5 after 15\.0 s, so the screen may still change/);
   });
 
   it("a lost phone ends the executor at once: device_lost, with the action's evidence when it was acting", () => {

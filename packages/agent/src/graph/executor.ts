@@ -29,6 +29,12 @@ export type Observation =
   | { type: "routed"; route: TurnRoute; reason: string; lease?: Lease; skip: { reason: SkipReason; message: string } | null; openGate: { id: string; question: string } | null }
   | { type: "sensed"; screen: Screen }
   | { type: "sense_failed"; lost: boolean; message: string }
+  /**
+   * The phone drained after a resume found an action in flight: `drained` no input command of an earlier connection
+   * still running (`checked` false: the phone could not be asked, only its screen settled), `running` what was still
+   * running when it gave up, `app` the app the settled screen shows.
+   */
+  | { type: "drained"; drained: boolean; checked: boolean; running: string[]; waitedMs: number; app: string | null }
   /** What OCR read on the step's screen (null: no reader, or it failed). */
   | { type: "screen_read"; ocr: OcrReading | null }
   /** `spend`: what the runtime spends for the call (nothing when the model proxy settled it: Model.recordsUsage). */
@@ -55,6 +61,8 @@ export type InputEffect =
   | { type: "acquire"; todoId: string; reopen: boolean }
   | { type: "route"; todoId: string; lease: Lease }
   | { type: "sense"; stepIndex: number; lease: LeaseRef }
+  /** Before reading the phone after an action whose outcome is unknown: wait until it ran every input it was sent, then settle. */
+  | { type: "drain"; stepIndex: number }
   /** Read the sensed screenshot's pixels (the tree is blind where the action lands); `around`: that point. */
   | { type: "read_screen"; stepIndex: number; around?: { x: number; y: number } }
   /** The executor model, or with role "guard" the permission checkpoint's guard model. */
@@ -142,15 +150,29 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
     fx.push({ type: "event", event: { type: "step", stepIndex, todoId: ex.todoId, action: description, outcome, promptTokens: 0, overheadMs: 0, modelMs: 0 } });
   };
 
-  /** Lease in hand: finish an action a previous worker left in flight (not repeated), then route the next turn. */
-  const afterAcquired = (): StepResult => {
-    if (ex.inFlight) {
-      const f = ex.inFlight;
-      ex.samples.push(sampleOf(f.action, undefined));
-      ex.sensedAfterAction = false;
-      ex.feedback = `Your previous action (${f.description}) was interrupted by a worker restart; it may or may not have happened. Look at the screen before acting again.`;
-      finishStep({ stepIndex: f.stepIndex, round: 0, tokens: 0, spend: { tokens: 0, microUsd: 0 } }, f.action, f.description, "interrupted (outcome unknown, not repeated)", "validated_progress");
-    }
+  /**
+   * Lease in hand: an action still in flight is one whose record never committed (the checkpoint after a recorded
+   * step no longer holds it), so whether it happened is unknown. It is not repeated: the phone is drained first (a
+   * lagging phone may still be carrying it out), then the step is recorded as unknown and the next turn routed.
+   */
+  const afterAcquired = (): StepResult => (ex.inFlight ? done({ type: "drain", stepIndex: ex.inFlight.stepIndex }) : done(route()));
+
+  /** The phone drained after a resume: the action in flight is recorded as unknown, with what the screen now shows. */
+  const afterDrained = (d: Extract<Observation, { type: "drained" }>): StepResult => {
+    const f = ex.inFlight!;
+    ex.samples.push(sampleOf(f.action, undefined));
+    ex.sensedAfterAction = false;
+    const shows = d.app ? `the screen now shows ${d.app}` : "the screen is read again";
+    const phone = d.drained
+      ? d.checked
+        ? "the phone finished every input it was still carrying out"
+        : "the phone's screen settled"
+      : d.running.length
+        ? `the phone was still running ${d.running.slice(0, 3).join("; ")} after ${(d.waitedMs / 1000).toFixed(1)} s, so the screen may still change`
+        : "the phone could not be asked whether it was still carrying out inputs, so the screen may still change";
+    const outcome = `outcome unknown: its record is missing (the worker stopped while it was performed); not repeated; ${shows}`;
+    ex.feedback = `Your previous action (${f.description}) was sent to the phone just before the worker stopped, and whether it took effect is not recorded; it was not repeated. Since then ${phone}: the screen below shows what happened. Check it before acting again; do not redo the action unless the screen shows it did not happen.`;
+    finishStep({ stepIndex: f.stepIndex, round: 0, tokens: 0, spend: { tokens: 0, microUsd: 0 } }, f.action, f.description, outcome, "validated_progress");
     return done(route());
   };
 
@@ -444,6 +466,9 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       );
       return decide(turn, action);
     }
+
+    case "drained":
+      return afterDrained(obs);
 
     case "sense_failed":
       return exit("device_lost", obs.lost ? `Device connection lost: ${obs.message}` : `The phone did not answer after ${config.senseRetries} attempts: ${obs.message}`);

@@ -41,11 +41,11 @@ describe("worker killed mid-run", () => {
     expect(tappedRows(phone)).toEqual([0, 1, 2, 3, 4]);
     const steps = h.cp.stepsOf(runId);
     expect(steps.map((s) => s.index)).toEqual([0, 1, 2, 3, 4, 5]);
-    expect(steps[2]!.observation.outcome).toMatch(/interrupted/);
+    expect(steps[2]!.observation.outcome).toMatch(/^outcome unknown: its record is missing/);
     // Nothing worker A wrote was lost or rewritten.
     for (const [key, id] of evidenceBefore) expect(h.cp.evidence.get(key)?.id).toBe(id);
-    // The next request after resume tells the model its last action may or may not have happened.
-    expect(h.executorRequests()[3]!.lastUserText).toMatch(/interrupted by a worker restart/);
+    // The next request after resume tells the model its last action's effect is not recorded: the screen shows it.
+    expect(h.executorRequests()[3]!.lastUserText).toMatch(/whether it took effect is not recorded; it was not repeated/);
     // A late write by the dead worker is an explicit conflict, not a silent overwrite.
     await expect(
       h.cp.appendEvidence({ idempotencyKey: "late-write", kind: "action", goalId: out.goalId, todoId: oldLease.todoId, lease: leaseRefOf(oldLease), summary: "late" }),

@@ -273,7 +273,7 @@ async function digestOf(bytes: Uint8Array): Promise<string | null> {
 }
 
 /** Inputs that need nothing written first: reading the phone, and asking the model about what was read. */
-const NEEDS_NO_WRITE = new Set<InputEffect["type"]>(["sense", "ask_model", "read_screen"]);
+const NEEDS_NO_WRITE = new Set<InputEffect["type"]>(["sense", "ask_model", "read_screen", "drain"]);
 
 /**
  * Performs the executor's effects until it exits. Its writes (evidence, step row, turn result, checkpoint) wait in
@@ -490,6 +490,29 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
           type: "sensed",
           screen: { app, packageName: foreground?.packageName ?? null, width: screenshot.width, height: screenshot.height, phash: prepared.phash, blocks: prepared.blocks, tree, elements, image: prepared.forModel, observationKey: key },
         };
+      }
+      case "drain": {
+        // The action in flight may still be on its way (a lagging phone carries out a tap of the dead connection
+        // seconds later): the screen is read once the phone ran every input it was sent and settled. The device
+        // layer asks the phone; a device that cannot be asked only settles.
+        const device = ctx.ports.device;
+        const { timeoutMs, intervalMs, requiredMatches, minQuietMs } = ctx.config.stable;
+        const stable = { timeoutMs, intervalMs, requiredMatches, minQuietMs, checkLoadingIndicators: true };
+        try {
+          const d = device.drain ? await device.drain({ stable }) : { drained: true, checked: false, running: [], waitedMs: 0, settled: await device.waitForStable(stable) };
+          guard(ctx);
+          if (d.settled) settled = { screenshot: d.settled.screenshot, ...(d.settled.stable && d.settled.tree ? { tree: d.settled.tree } : {}) };
+          const fg = await device.foreground().catch((err: unknown) => {
+            if (isDeviceLost(err)) throw err;
+            return null;
+          });
+          guard(ctx);
+          return { type: "drained", drained: d.drained, checked: d.checked, running: d.running, waitedMs: d.waitedMs, app: fg ? `${fg.packageName}${fg.activity ? `/${fg.activity}` : ""}` : null };
+        } catch (err) {
+          guard(ctx);
+          if (isDeviceLost(err)) return { type: "sense_failed", lost: true, message: err instanceof Error ? err.message : String(err) };
+          return { type: "drained", drained: false, checked: false, running: [], waitedMs: 0, app: null };
+        }
       }
       case "read_screen": {
         const ocr = ctx.ports.ocr;

@@ -4,7 +4,7 @@
 // expire), and no step is repeated; three model 500s in a row do not end a run; a quota stops a run exactly at its
 // limit; a virtual phone task's score becomes evidence. The run's truth is read back from the state core.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -146,6 +146,76 @@ describe("recovery drills", () => {
     expect(attention.filter((a) => a.kind === "run_interrupted" || a.kind === "lease_expired")).toEqual([]);
     expect(await reader.run.get.query({ runId: runId! })).toMatchObject({ status: "completed", steps: run.steps.map((s) => expect.objectContaining({ index: s.index })) });
   }, 120_000);
+
+  it("killed 300 ms after its last tap on a lagging phone: the resumed worker drains the phone before it reads the screen, and the counter ends right", async () => {
+    // A counter the phone keeps: each "+" adds one. The phone carries out each input command 2.5 s late.
+    const scenario = join(keys, "counter.json");
+    writeFileSync(
+      scenario,
+      JSON.stringify({
+        name: "counter",
+        description: "One screen: a count and a + button.",
+        start: { app: "counter" },
+        apps: [{ id: "counter", package: "com.example.counter", label: "Counter", color: "#1565c0", icon: "+", start: "main", state: { count: 0 }, screens: [{ id: "main", appBar: { title: "Counter" }, body: [{ type: "text", id: "count", text: "Count: {{count}}" }, { type: "button", id: "plus", text: "+", onTap: [{ do: "increment", var: "count" }] }] }] }],
+        tasks: [],
+      }),
+    );
+    const lagging = await startVirtualPhone({ scenario, seed: 1, latency: "lagging", adbKeys: [readFileSync(join(keys, "adbkey.pub"), "utf8")] });
+    let killed = false;
+    const count = () => (lagging.engine.state().apps as Record<string, { vars: { count: number } }>).counter!.vars.count;
+    // The model taps + until the screen reads 3, as a model that trusts the screen does.
+    const counting = await startScriptedModelServer({
+      rules: [
+        { match: (r) => r.model === "planner-model", replies: [{ text: JSON.stringify({ plan: "count", todos: [{ id: "count", title: "Tap + until the counter reads 3", kind: "executor", inputs: [], outputs: [] }] }) }], repeatLast: true },
+        {
+          match: (r) => r.model === "executor-model",
+          replies: [
+            (r) => {
+              const n = Number(/Count: (\d+)/.exec(r.lastUserText)?.[1] ?? 0);
+              // The last tap meets a phone under load: it lands after the restarted worker has come up and read the
+              // screen (a restart takes a few seconds on a busy machine), as the 2.5 s lag did against a quick restart.
+              if (n === 2 && !killed) lagging.engine.faults.slowMs = 10_000;
+              return n < 3 ? act({ type: "click", element: "plus" }) : act({ type: "status", status: "complete", summary: "the counter reads 3" });
+            },
+          ],
+          repeatLast: true,
+        },
+        { match: (r) => r.model === "summarizer-model", replies: [{ text: JSON.stringify({ findings: [], conclusion: "Counted to 3." }) }], repeatLast: true },
+      ],
+    });
+    try {
+      const device = `tcp:127.0.0.1:${lagging.adbPort}`;
+      const agentToken = await newToken();
+      const flags = ["--device", device, "--api-url", api.url, "--agent-id", "worker-lagging", "--base-url", counting.baseURL, "--planner-model", "planner-model", "--executor-model", "executor-model", "--summarizer-model", "summarizer-model"];
+      const first = workerWith(agentToken, "--goal", "Tap + until the counter reads 3", ...flags);
+      const runId = /^run (\S+) /.exec(await until(() => first.stdout().split("\n").length > 1 && first.stdout().split("\n")[0]))![1]!;
+      // The third tap's write-ahead committed: the tap is on its way to the phone. 300 ms later the worker dies.
+      await until(async () => {
+        const cp = (await t.db.run.findUniqueOrThrow({ where: { id: runId } })).checkpoint as { executor?: { inFlight?: { stepIndex: number } } } | null;
+        return cp?.executor?.inFlight?.stepIndex === 2;
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      first.child.kill("SIGKILL");
+      killed = true;
+      await first.exited;
+      lagging.engine.faults.slowMs = 0; // the load passes; the tap already on the phone still lands late
+      expect(count()).toBe(2); // the third tap has not landed yet
+
+      const second = workerWith(agentToken, "--run-id", runId, ...flags);
+      expect(await second.exited, second.stderr()).toBe(0);
+      expect(count()).toBe(3);
+      const run = await t.db.run.findUniqueOrThrow({ where: { id: runId }, include: { steps: { orderBy: { index: "asc" } } } });
+      expect(run.status).toBe("completed");
+      // The tap whose record was missing is reported as unknown, with what the screen showed after the drain.
+      expect((run.steps[2]!.observation as { outcome: string }).outcome, JSON.stringify(run.steps.map((x) => x.observation))).toMatch(/^outcome unknown: its record is missing .* the screen now shows com\.example\.counter/);
+      const resumedAsk = counting.requests.filter((r) => r.model === "executor-model").at(-1)!;
+      expect(resumedAsk.lastUserText).toMatch(/Count: 3/);
+      expect(resumedAsk.lastUserText).toMatch(/the phone finished every input it was still carrying out/);
+    } finally {
+      await counting.stop();
+      await lagging.stop();
+    }
+  }, 180_000);
 
   it("three model 500s then success: the run continues to completion; each fault is a typed evidence row", async () => {
     const flaky = await startScriptedModelServer({
