@@ -188,3 +188,38 @@ describe("the guard model is asked about commit-shaped actions the rules leave n
     expect(decidePermission(click, { target: pay, tree: screen([dialog([text("Pay $5?"), pay])]) })).toMatchObject({ tier: "high_risk", commitShaped: true, unsure: false });
   });
 });
+
+describe("what a committing control commits, read from beyond its own words", () => {
+  it("making an app the default one grants it a role, in the languages' own wording", () => {
+    for (const label of ["डिफ़ॉल्ट के रूप में सेट करें", "设为默认", "Als Standard festlegen", "Đặt làm mặc định", "Ustaw jako domyślną", "הגדר כברירת מחדל"]) {
+      const target = button(label);
+      expect(decidePermission(click, { target, tree: screen([dialog([text("Truecaller?"), button("Cancel"), target])]) }), label).toMatchObject({ tier: "high_risk", kind: "permission" });
+    }
+  });
+
+  it("Share beside a filled post sends it; beside an empty field it only opens a sheet", () => {
+    for (const label of ["Partager", "Share", "Condividi", "Paylaş", "שתף"]) {
+      const target = button(label);
+      const filled = node({ className: "android.widget.EditText", text: "Trop bien ce week-end à Lyon 🎉" });
+      expect(decidePermission(click, { target, tree: screen([text("Nouvelle publication"), filled, target]) }), label).toMatchObject({ tier: "high_risk", kind: "communication" });
+      const empty = node({ className: "android.widget.EditText", text: "" });
+      expect(decidePermission(click, { target, tree: screen([text("Photo"), empty, target]) }).tier, label).toBe("normal");
+    }
+  });
+
+  it("turning a protection off, a Hebrew infinitive and a message that says what will be installed gate", () => {
+    const off = button("Tắt", "android:id/button1");
+    expect(decidePermission(click, { target: off, tree: screen([text("Google Play Protect"), dialog([text("Tắt tính năng quét ứng dụng?"), button("Hủy", "android:id/button2"), off])]) })).toMatchObject({ tier: "high_risk", kind: "destructive" });
+    const remove = button("כן, להסיר", "android:id/button1");
+    expect(decidePermission(click, { target: remove, tree: screen([dialog([text("להסיר את הגנת המכשיר?"), button("ביטול", "android:id/button2"), remove])]) })).toMatchObject({ tier: "high_risk", kind: "destructive" });
+    const join = button("Partecipa");
+    expect(decidePermission(click, { target: join, tree: screen([text("Programma beta"), text("Verrà installata la versione beta."), join]) })).toMatchObject({ tier: "high_risk", kind: "install" });
+  });
+
+  it("places to look at stay normal at the foot of a priced screen, inflected as the apps write them", () => {
+    for (const label of ["Kontoauszüge", "領収書を表示", "היסטוריית פעולות", "Movimientos", "Reçu", "Маршрут посилки"]) {
+      const foot = button(label);
+      expect(decidePermission(click, { target: foot, tree: screen([text("Konto"), text("2.318,44 €"), button("Senden"), foot]) }).tier, label).toBe("normal");
+    }
+  });
+});
