@@ -169,6 +169,18 @@ describe("blind screens", () => {
     expect(decidePermission({ type: "click", x: 500, y: 308 }, { target: w, tree: screen([w]), ocr: page })).toMatchObject({ tier: "high_risk", kind: "money" });
   });
 
+  it("a drawn 'next time' or 'continue on the website' beside a price backs out; the drawn price button commits", () => {
+    const offer = { items: [item("와우 멤버십 월 7,890원", 300), item("가입하기", 400), item("다음에 할게요", 500)] };
+    const at = (y: number, ocr: typeof offer): PermissionContext => {
+      const w = web();
+      return { target: w, tree: screen([w]), ocr, point: { x: 500, y } };
+    };
+    expect(decidePermission(click, at(540, offer))).toMatchObject({ tier: "normal", ruleId: "target.dismiss" });
+    expect(decidePermission(click, at(440, offer)).tier).toBe("high_risk");
+    const app = { items: [item("Scarica l'app", 300), item("Installa", 400), item("Continua sul sito", 500)] };
+    expect(decidePermission(click, at(540, app))).toMatchObject({ tier: "normal", ruleId: "target.dismiss" });
+  });
+
   it("a tree with words is read as it is, whatever OCR says", () => {
     const ok = button("Later");
     expect(decidePermission(click, { target: ok, tree: screen([text("Pay $5?"), ok]), ocr: { items: [item("Pay now", 0)] } }).tier).toBe("normal");
@@ -190,6 +202,15 @@ describe("the guard model is asked about commit-shaped actions the rules leave n
 });
 
 describe("what a committing control commits, read from beyond its own words", () => {
+  it("a screen that reports money received is closed by its OK; the same OK under a question commits", () => {
+    for (const [line, ok] of [["बधाई हो! आपको ₹10 का कैशबैक मिला", "ठीक है"], ["You received $25.00 from Anna", "Done"], ["Вам зачислено 500 ₽", "OK"]] as const) {
+      const target = button(ok);
+      expect(decidePermission(click, { target, tree: screen([text(line), target]) }), line).toMatchObject({ tier: "normal", ruleId: "pane.completed" });
+    }
+    const go = button("ठीक है");
+    expect(decidePermission(click, { target: go, tree: screen([text("₹10 का भुगतान करें?"), go]) }).tier).toBe("high_risk");
+  });
+
   it("making an app the default one grants it a role, in the languages' own wording", () => {
     for (const label of ["डिफ़ॉल्ट के रूप में सेट करें", "设为默认", "Als Standard festlegen", "Đặt làm mặc định", "Ustaw jako domyślną", "הגדר כברירת מחדל"]) {
       const target = button(label);
