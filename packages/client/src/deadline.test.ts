@@ -11,6 +11,7 @@ import { TRPCClientError } from "@trpc/client";
 import { createApiClient } from "./api-client.ts";
 import { readBlob, uploadBlob } from "./blobs.ts";
 import { DeadlineExceeded, deadlineFetch } from "./deadline.ts";
+import { subscribeEvents } from "./events.ts";
 import { checkApi } from "./health.ts";
 import { API_UNREACHABLE, networkReason } from "./errors.ts";
 
@@ -126,6 +127,36 @@ describe("a request to a server that never answers is abandoned at its deadline,
     const pending = client.goal.get.query({ goalId: "goal_any" }).catch((e: unknown) => e);
     await collectGarbageOnceArrived(silent);
     expect(deadlineIn(await pending)).toBeInstanceOf(DeadlineExceeded);
+  }, 20_000);
+});
+
+describe("a stream that stays open by design", () => {
+  it("the event stream's connecting is abandoned at its deadline and tried again", async () => {
+    const silent = await silentServer();
+    const client = createApiClient({ apiUrl: silent.url, requestTimeoutMs: DEADLINE_MS });
+    const sub = subscribeEvents(client, {}, { onEvent: () => undefined });
+    try {
+      await collectGarbageOnceArrived(silent);
+      // Only an abandoned first connection leads to a second: it would wait for good otherwise.
+      const again = await silent.nextRequest();
+      expect(again.headers.accept).toContain("text/event-stream");
+    } finally {
+      sub.unsubscribe();
+    }
+  }, 20_000);
+
+  it("once it has started, a stream outlives the deadline (until: headers)", async () => {
+    server = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.write("first ");
+      // Long after the deadline would have fired (timers fire in order of their due time).
+      setTimeout(() => res.end("second"), DEADLINE_MS * 3);
+    });
+    await new Promise<void>((r) => server!.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const res = await deadlineFetch((input, init) => fetch(input, init), DEADLINE_MS, { until: "headers" })(url);
+    gc();
+    expect(await res.text()).toBe("first second");
   }, 20_000);
 });
 
