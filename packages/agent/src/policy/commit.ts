@@ -39,7 +39,15 @@ export function commitRisk(s: Scene, v: Verdict, pane: Pane, label: string, why:
   }
   // A dialog or sheet that names nothing, or only asks ("Are you sure?"), commits what the screen behind it shows
   // ("Confirm?" over a basket total); one that only tells something ("Added to favourites") does not.
-  if (!amountSeen && pane.dialog && s.tree && (own.length === 0 || own.some((t) => /[?？؟]\s*$/.test(t.text)))) amountSeen = screenAmount(s.tree, pane.container);
+  const asksOnly = pane.dialog && s.tree && (own.length === 0 || own.some((t) => /[?？؟]\s*$/.test(t.text)));
+  if (!amountSeen && asksOnly) amountSeen = screenAmount(s.tree!, pane.container);
+  // "Include media?" over "Export chat": a dialog that only asks is a step of what the screen behind it is titled.
+  const title = !amountSeen && asksOnly ? screenTitle(s.tree!, pane.container) : null;
+  const act = title ? findVerb(w, prepare(title), COMMIT_CATEGORIES) : null;
+  if (act) {
+    v.raise(CATEGORY_TIER[act.category], act.category, "pane.behind", `${q(label)} answers a step of ${q(title!)} (${q(act.word)}, ${act.category}; ${why})`);
+    return;
+  }
   if (amountSeen) {
     v.raise("high_risk", "money", "pane.amount", `${q(label)} confirms a screen showing ${amountSeen.amount} (${q(amountSeen.text)}; ${why})`);
     return;
@@ -66,3 +74,14 @@ function screenAmount(tree: UiNode, skip: UiNode): { amount: string; text: strin
   return null;
 }
 
+/** The first words of the screen behind a dialog (its title bar or heading), not a control's. */
+function screenTitle(tree: UiNode, skip: UiNode): string | null {
+  const stack = [tree];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (n === skip || isKeyboardPackage(n.packageName) || n.clickable) continue;
+    if (n.text.trim()) return n.text;
+    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
+  }
+  return null;
+}

@@ -202,6 +202,13 @@ describe("the guard model is asked about commit-shaped actions the rules leave n
 });
 
 describe("what a committing control commits, read from beyond its own words", () => {
+  it("a dialog that only asks is a step of what the screen behind it is titled", () => {
+    const without = button("Sans médias");
+    const over = (title: string) => screen([text(title), dialog([text("Inclure les médias ?"), without, button("Inclure les médias")]), text("Partager vers : Gmail")]);
+    expect(decidePermission(click, { target: without, tree: over("Exporter la discussion") })).toMatchObject({ tier: "high_risk", kind: "destructive", ruleId: "pane.behind" });
+    expect(decidePermission(click, { target: without, tree: over("Photos de vacances") }).tier).toBe("normal");
+  });
+
   it("a screen that reports money received is closed by its OK; the same OK under a question commits", () => {
     for (const [line, ok] of [["बधाई हो! आपको ₹10 का कैशबैक मिला", "ठीक है"], ["You received $25.00 from Anna", "Done"], ["Вам зачислено 500 ₽", "OK"]] as const) {
       const target = button(ok);
@@ -209,6 +216,15 @@ describe("what a committing control commits, read from beyond its own words", ()
     }
     const go = button("ठीक है");
     expect(decidePermission(click, { target: go, tree: screen([text("₹10 का भुगतान करें?"), go]) }).tier).toBe("high_risk");
+  });
+
+  it("a price beside a money word commits; a price beside a merchant's name on a row of past payments does not", () => {
+    const row = node({ text: "Bij: Albert Heijn 1234 · € 23,45", className: "android.widget.TextView" });
+    expect(decidePermission(click, { target: row, tree: screen([text("Betaalrekening"), text("€ 1.845,12"), button("Overmaken"), row]) }).tier).toBe("normal");
+    const tip = node({ text: "Tip $5", className: "android.widget.TextView" });
+    expect(decidePermission(click, { target: tip, tree: screen([text("Your driver"), tip, button("Done")]) })).toMatchObject({ tier: "high_risk", kind: "money" });
+    const fare = node({ text: "Donation € 5", className: "android.widget.TextView" });
+    expect(decidePermission(click, { target: fare, tree: screen([text("Your driver"), fare]) })).toMatchObject({ tier: "high_risk", ruleId: "target.amount" });
   });
 
   it("making an app the default one grants it a role, in the languages' own wording", () => {

@@ -92,7 +92,10 @@ export function judgeTap(s: Scene, v: Verdict, target: UiNode): string {
     v.raise(CATEGORY_TIER[noun.category], noun.category, "target.label", `the control ${q(readable)} confirms ${q(noun.word)} (${noun.category})`);
   // A price on a button commits it ("Tip $5", "US$4.99" in a purchase sheet); a price inside a product tile, or a
   // price tag alone on a text, only describes what the tap opens.
-  const wordsBesides = /\p{L}{2,}/u.test(readable.replace(amount ?? "", ""));
+  // The words beside it say what the price is for: a money word ("Tip $5", "Pay 20 €") commits it; a merchant's
+  // name on a row of past payments ("Bij: Albert Heijn · € 23,45") only describes what the tap opens.
+  const besides = prepare(readable.replace(amount ?? "", " "));
+  const wordsBesides = /\p{L}{2,}/u.test(besides.words) && (w.verbs.get("money")!.find(besides) !== null || w.nouns.get("money")!.find(besides) !== null);
   if (amount && (/Button/i.test(target.className) || (target.children.length === 0 && readable.length <= 32 && wordsBesides)))
     v.raise("high_risk", "money", "target.amount", `the control ${q(readable)} carries the amount ${amount}`);
   if (role.grants) v.raise("high_risk", "permission", "structure.grant", `${q(readable)} is ${role.why}`);
