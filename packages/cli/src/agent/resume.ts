@@ -1,6 +1,7 @@
 // Resuming a run by id: while the run's worker still holds a lease on the goal's todos it may be alive, so the
 // core answers CONFLICT naming it and until when; this waits for that moment (saying so) instead of ending the
-// run. The same agent id — a restarted worker — is let in at once by the core, so it never waits here.
+// run. The same agent id — a restarted worker — is let in at once by the core, so it never waits here. A run that
+// stopped for a cause the core can check (its quota, a pause, a gate, another phone) is refused with what removes it.
 import { ControlPlaneConflict, type AgentRegistration, type Clock, type ControlPlane } from "@phoneloop/agent";
 
 export interface ResumeWait {
@@ -16,9 +17,19 @@ const AFTER_EXPIRY_MS = 250;
 
 export async function waitToResume(
   cp: ControlPlane,
-  opts: { runId: string; agent: AgentRegistration & { id: string }; clock: Clock; signal?: AbortSignal; onWait?: (w: ResumeWait) => void },
+  opts: {
+    runId: string;
+    agent: AgentRegistration & { id: string };
+    /** The phone the run goes on with (null: it could not be read; connecting reports that itself). */
+    phone?: Promise<{ serial: string; model: string } | null>;
+    clock: Clock;
+    signal?: AbortSignal;
+    onWait?: (w: ResumeWait) => void;
+  },
 ): Promise<void> {
-  await cp.registerAgent(opts.agent);
+  // Registered with its phone: the core takes a run stopped for a lost phone up again with that same phone only.
+  const phone = await opts.phone;
+  await cp.registerAgent({ ...opts.agent, ...(phone ? { meta: { ...opts.agent.meta, device: phone } } : {}) });
   for (;;) {
     try {
       await cp.resumeRun({ runId: opts.runId, agentId: opts.agent.id });
