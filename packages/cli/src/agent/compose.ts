@@ -71,7 +71,8 @@ export async function runHeadless(init: HeadlessInit): Promise<RunOutcome & { ta
     await checkApi(init.apiUrl);
     const client = createApiClient({ apiUrl: init.apiUrl, auth: { kind: "token", token: init.agentToken }, ...(init.requestTimeoutMs ? { requestTimeoutMs: init.requestTimeoutMs } : {}) });
     controlPlane = createControlPlane(client, { apiUrl: init.apiUrl, clock, ...(init.onRetry ? { onRetry: init.onRetry } : {}) });
-    if (init.runId) await waitToResume(controlPlane, { runId: init.runId, agent: registration, clock, ...(init.signal ? { signal: init.signal } : {}), ...(init.onWait ? { onWait: init.onWait } : {}) });
+    const phone = connecting.then((d) => d.info()).then((i) => ({ serial: i.serial, model: i.model }), () => null);
+    if (init.runId) await waitToResume(controlPlane, { runId: init.runId, agent: registration, phone, clock, ...(init.signal ? { signal: init.signal } : {}), ...(init.onWait ? { onWait: init.onWait } : {}) });
     device = await connecting;
   } catch (e) {
     if (owned) void connecting.then((d) => d.close()).catch(() => undefined);
