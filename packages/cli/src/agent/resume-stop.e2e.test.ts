@@ -2,7 +2,8 @@
 // phone over real ADB (TCP), a scripted OpenAI-compatible endpoint, the real API on a throwaway database. A run
 // blocked by its quota is refused while the quota is spent and resumes with --run-id once it is raised; the
 // board's resume (run.resume with a tab's agent token) does the same, checked by its issuer's role; a run stopped
-// for a lost phone resumes when the same phone is back; a finished run still refuses, saying why.
+// for a lost phone resumes when the same phone is back (another phone is refused); a finished run still refuses,
+// saying why.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -167,6 +168,17 @@ describe("stops whose cause can go away resume as the same run", () => {
       expect((await t.db.run.findUniqueOrThrow({ where: { id: runId } })).endReason).toBe("device_lost");
       expect(first.stdout()).toContain(`run ${runId} stopped because the connection to its phone was lost; connect the same phone (the same serial) again and resume the run with it: npm run agent -- --run-id ${runId}`);
       await faults("DELETE");
+
+      // Another phone is refused: the run's screen state is on the one that went away.
+      const other = await startVirtualPhone({ seed: 8, adbKeys: [readFileSync(join(keys, "adbkey.pub"), "utf8")] });
+      try {
+        const elsewhere = worker(token, "--run-id", runId, ...flags.map((f) => (f === `tcp:127.0.0.1:${phone.adbPort}` ? `tcp:127.0.0.1:${other.adbPort}` : f)));
+        expect(await elsewhere.exited).toBe(1);
+        expect(elsewhere.stderr()).toContain(`drives another phone (serial ${other.serial}, not ${phone.serial}); connect the same phone (the same serial) again and resume the run with it.`);
+      } finally {
+        await other.stop();
+      }
+      expect((await t.db.run.findUniqueOrThrow({ where: { id: runId } })).status).not.toBe("running");
 
       const back = worker(token, "--run-id", runId, ...flags);
       expect(await back.exited, back.stderr()).toBe(0);
