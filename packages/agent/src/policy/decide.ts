@@ -105,7 +105,7 @@ export function decidePermission(action: Action, ctx: PermissionContext = {}): P
       if (NAVIGATION_TYPES.has(action.type)) v.normal("action.navigation", `${action.type} only moves around`);
   }
 
-  if (action.intent && !NAVIGATION_TYPES.has(action.type)) judgeIntent(s, v, action.intent);
+  if (action.intent && !NAVIGATION_TYPES.has(action.type)) judgeIntent(s, v, withoutLabel(action.intent, label));
   applyWorkspaceLists(s, v, rules, label);
   if (!NAVIGATION_TYPES.has(action.type) && app)
     for (const rule of ctx.appRules ?? [])
@@ -144,6 +144,12 @@ function judgeDeeplink(s: Scene, v: Verdict, uri: string): void {
 }
 
 const LEADS = new Set(["to", "and", "then", "will", "now", "please", "must", "should", "i", "we", "ll", "gonna", "try", "going", "next", "also", "und", "dann", "y", "luego", "et", "puis", "e", "depois", "и", "затем"]);
+
+/** The intent without the control's own label quoted in it ('tap "허용 안함"'): the label was judged where it
+ * stands on the screen (a negated "Allow" backs out), so the intent adds only what it says besides. */
+function withoutLabel(intent: string, label: string): string {
+  return label.trim() ? intent.split(label.trim()).join(" ") : intent;
+}
 
 /** The model's declared intent raises the tier when it names a commit where a verb goes; it never lowers it. */
 function judgeIntent(s: Scene, v: Verdict, intent: string): void {

@@ -129,6 +129,15 @@ describe("the model's declared intent may raise, never lower", () => {
     expect(decidePermission({ ...click, intent: "open a post to read it" } as Action, {}).tier).toBe("normal");
     expect(decidePermission({ ...click, intent: "然后转账给他" } as Action, {}).tier).toBe("high_risk");
   });
+
+  it("the control's own label quoted in the intent adds nothing: a negated Allow still backs out, words besides it still raise", () => {
+    const deny = node({ text: "허용 안함", resourceId: "com.android.permissioncontroller:id/permission_deny_button" });
+    const tree = screen([text("쿠팡이츠에서 알림을 보내도록 허용하시겠습니까?"), node({ text: "허용", resourceId: "com.android.permissioncontroller:id/permission_allow_button" }), deny]);
+    expect(decidePermission({ ...click, intent: 'tap "허용 안함"' } as Action, { target: deny, tree }).tier).toBe("normal");
+    const ok = node({ text: "OK" });
+    expect(decidePermission({ ...click, intent: 'tap "OK" to delete the account' } as Action, { target: ok, tree: screen([text("Settings"), ok]) }).kind).toBe("destructive");
+  });
+
   it("a harmless intent does not lower a risky screen", () => {
     expect(decidePermission({ ...click, intent: "just look at it" } as Action, { target: node({ text: "Pay now" }) }).tier).toBe("high_risk");
   });
