@@ -37,7 +37,7 @@ export function toControlPlaneError(e: unknown, apiUrl: string, what?: string): 
   if (e instanceof TRPCClientError) {
     const data = e.data as ErrorData | null | undefined;
     const tried = e as { attempts?: number; retriedMs?: number };
-    const retried = tried.attempts ? `; ${tried.attempts} attempts over ${((tried.retriedMs ?? 0) / 1000).toFixed(1)} s` : "";
+    const retried = tried.attempts ? `; ${tried.attempts} attempt${tried.attempts === 1 ? "" : "s"} over ${((tried.retriedMs ?? 0) / 1000).toFixed(1)} s` : "";
     if (!data?.code) return apiUnreachable(apiUrl, `${networkReason(e)}${retried}`);
     const code = data.stateCode ?? data.code;
     const message = what ? `${what}: ${e.message}` : e.message;

@@ -167,6 +167,21 @@ describe("each outage is reported once it is over, with its true duration", () =
     }
   });
 
+  it("one request that hung past the retries' time: gave_up after 1 attempt, its whole hang in the report and the error", async () => {
+    const clock = manualClock(Date.UTC(2026, 0, 1, 12));
+    const front = await swallowFirst(api.url, () => clock.advance(130_000));
+    try {
+      const reports: OutageReport[] = [];
+      const cp = createControlPlane(createApiClient({ apiUrl: front.url, auth: { kind: "token", token }, requestTimeoutMs: 300 }), { apiUrl: front.url, clock, retry: { ...STEADY, maxMs: 30_000 }, onOutage: (r) => reports.push(r) });
+      const e = await cp.heartbeatAgent("agent_any").catch((x: unknown) => x);
+      expect(e).toMatchObject({ code: API_UNREACHABLE, message: expect.stringMatching(/\(ETIMEDOUT; 1 attempt over 130\.0 s\)/) });
+      expect(reports).toMatchObject([{ procedure: "agent.heartbeat", fault: "ETIMEDOUT", durationMs: 130_000, attempts: 1, outcome: "gave_up" }]);
+    } finally {
+      front.server.closeAllConnections();
+      await new Promise<void>((r) => front.server.close(() => r()));
+    }
+  });
+
   it("retries that run out: gave_up, and the error still says how long it tried", async () => {
     const clock = manualClock(Date.UTC(2026, 0, 1, 12));
     const down = await freeUrl();

@@ -130,7 +130,8 @@ export async function withRetry<T>(procedure: string, f: () => Promise<T>, clock
       }
       if (!mayRetry(procedure, transient) || elapsed >= policy.maxMs || signal?.aborted) {
         if (transient !== null) report(attempt, "gave_up");
-        if (attempt > 1 && e instanceof Error) Object.assign(e, { attempts: attempt, retriedMs: Math.round(elapsed) });
+        // How long it tried, for the message (errors.ts): a single attempt that hung until its deadline counts too.
+        if (transient !== null && e instanceof Error) Object.assign(e, { attempts: attempt, retriedMs: Math.round(elapsed) });
         throw e;
       }
       const waitMs = Math.min(backoffMs(attempt, policy), policy.maxMs - elapsed);
