@@ -71,6 +71,9 @@ describe("device lost", () => {
     const summary = h.cp.evidenceList({ kind: "summary" })[0]!;
     expect(summary.summary).toMatch(/connection to the phone was lost/);
     expect((summary.data as { blocked: string[] }).blocked.join(" ")).toMatch(/Device connection lost/);
+    // Said once: the stop's detail is the executor's own summary, not that summary behind the same words again.
+    expect((summary.data as { blocked: string[] }).blocked.join(" ")).not.toMatch(/Device connection lost.*Device connection lost/);
+    expect((h.cp.runs.get(out.runId) as { summary?: string }).summary ?? "").not.toMatch(/Device connection lost.*Device connection lost/);
     expect(h.cp.runs.get(out.runId)).toMatchObject({ status: "failed", endReason: "device_lost" });
     // host_failure gives the todo back to the pool, for a worker whose phone is connected.
     const todo = [...h.cp.todos.values()][0]!;

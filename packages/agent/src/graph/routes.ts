@@ -24,8 +24,9 @@ export function routeReturn(ret: Pick<ExecutorReturn, "reason" | "summary">): Re
     case "run_step_cap":
       return { kind: "stop", turn: "replan_required", status: "partial", detail: ret.summary };
     case "device_lost":
-      // A lost connection is final: no retries; the todo goes back to the pool for a worker with a phone.
-      return { kind: "stop", turn: "host_failure", status: "failed", detail: `Device connection lost: ${ret.summary}` };
+      // A lost connection ends this worker's part: no retries; the todo goes back to the pool for a worker with a
+      // phone, and the run resumes when its phone is back. The executor's summary already says what was lost.
+      return { kind: "stop", turn: "host_failure", status: "failed", detail: ret.summary };
     case "cancelled":
     case "goal_cancelled":
       return { kind: "stop", turn: "wait", status: "cancelled", detail: "Cancelled by the user." };

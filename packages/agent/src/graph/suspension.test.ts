@@ -73,6 +73,28 @@ describe("the state core goes away longer than the lease", () => {
     expect(suspended[0]!.summary).toMatch(/^Suspended: the state core did not answer\. .* resumed the run from its last checkpoint, at step 3 of todo /);
   });
 
+  it("the core goes away while the model is asked: the suspension names the step being taken, and the recorded steps stay what they were", async () => {
+    const phone = ladderPhone();
+    const away: Outage = { away: false, failed: 0, failures: 4 };
+    // Two steps recorded; while the model is asked for the third, the core stops answering (past the lease).
+    const goneWhileAsked = (): ReturnType<typeof tapRow> => {
+      away.away = true;
+      h.clock.advance(61_000);
+      return tapRow(2);
+    };
+    const h = await harness({ device: phone, executor: [tapRow(0), tapRow(1), goneWhileAsked, tapRow(2), tapRow(3), tapRow(4), act({ type: "status", status: "complete" })] });
+    const out = await runAgent({ ...h.ports, controlPlane: behind(h.cp, away) }, { goal: "Open five items in order", agent, config: { leaseTtlMs: 60_000 } });
+    expect(out).toMatchObject({ status: "completed" });
+    expect(tappedRows(phone)).toEqual([0, 1, 2, 3, 4]);
+    const suspended = [...h.cp.evidence.values()].filter((e) => e.kind === "anomaly" && (e.data as { fault?: string }).fault === "suspended");
+    expect(suspended).toHaveLength(1);
+    expect(suspended[0]!.data).toMatchObject({ node: "executor", stepIndex: 2 });
+    expect(suspended[0]!.summary).toMatch(/at step 3 of todo /);
+    // The step recorded before the outage is not reported as interrupted or unknown afterwards, to the model or in its row.
+    expect(h.cp.stepsOf(out.runId).map((st) => st.observation.outcome)).toEqual(["ok", "ok", "ok", "ok", "ok", "complete"].map((o) => expect.stringMatching(new RegExp(`^${o}`))));
+    expect(h.executorRequests()[3]!.lastUserText).not.toMatch(/interrupted|not recorded|unknown/);
+  });
+
   it("a core that stays away past suspendMaxMs stops the run at its last checkpoint with API_UNREACHABLE (a later worker resumes it)", async () => {
     const phone = ladderPhone();
     const away: Outage = { away: false, failed: 0, failures: Number.POSITIVE_INFINITY };
