@@ -46,7 +46,9 @@ export const AGENT_USAGE = `Usage: npm run agent -- --goal "<text>" --device <tc
   --goal <text>              the goal to create and work on
   --goal-id <id>             work on an existing goal instead
   --run-id <id>              resume this run from its last checkpoint (on this or another machine); the same
-                             --agent-id takes its own lease over at once, another worker waits for the lease
+                             --agent-id takes its own lease over at once, another worker waits for the lease;
+                             a run stopped for a cause that can go away (its quota, a pause, a gate, a lost
+                             phone: with that same phone) resumes once the cause is gone
   --phone-control <url>      a virtual phone's control API (token in PHONE_CONTROL_TOKEN): its task's score becomes evidence
   --device <spec>            the phone: tcp:host:port, ws:url or adb-server[:serial]
   --agent-id <id>            register under this agent id, so a restarted worker keeps its identity (or PHONELOOP_AGENT_ID)
