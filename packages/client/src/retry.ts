@@ -130,8 +130,8 @@ export async function withRetry<T>(procedure: string, f: () => Promise<T>, clock
       }
       if (!mayRetry(procedure, transient) || elapsed >= policy.maxMs || signal?.aborted) {
         if (transient !== null) report(attempt, "gave_up");
-        // How long it tried, for the message (errors.ts): a single attempt that hung until its deadline counts too.
-        if (transient !== null && e instanceof Error) Object.assign(e, { attempts: attempt, retriedMs: Math.round(elapsed) });
+        // How long it tried, for the message (errors.ts): retries, or a single attempt that hung (until its deadline).
+        if (transient !== null && (attempt > 1 || elapsed >= 1_000) && e instanceof Error) Object.assign(e, { attempts: attempt, retriedMs: Math.round(elapsed) });
         throw e;
       }
       const waitMs = Math.min(backoffMs(attempt, policy), policy.maxMs - elapsed);
