@@ -97,13 +97,22 @@ export class WordSet {
   }
 
   /** The longest entry starting at word `i`, or null. */
-  private at(tokens: string[], i: number): Hit | null {
+  private at(tokens: string[], i: number, stripped = 0): Hit | null {
     const t = tokens[i]!;
     for (const ph of this.byFirst.get(t) ?? []) if (this.follows(ph, tokens, i)) return { from: i, to: i + ph.tokens.length, text: tokens.slice(i, i + ph.tokens.length).join(" ") };
     for (const ph of this.stemFirst) if (t.startsWith(ph.tokens[0]!)) return { from: i, to: i + 1, text: t };
     if (this.compoundEnds.size && t.length > MIN_COMPOUND)
       for (let k = 1; k <= t.length - MIN_COMPOUND; k++) if (this.compoundEnds.has(t.slice(k))) return { from: i, to: i + 1, text: t };
     for (const s of this.compoundStems) if (t.includes(s)) return { from: i, to: i + 1, text: t };
+    // Hebrew and Arabic write "and", "the", "to", "from", "that" as letters joined to the word ("ולמחוק",
+    // "ההזמנה", "والدفع"): a word the list lacks is looked up again without them.
+    const bare = stripped < 2 ? withoutClitic(t) : null;
+    if (bare) {
+      const rest = tokens.slice();
+      rest[i] = bare;
+      const h = this.at(rest, i, stripped + 1);
+      if (h) return { ...h, text: [t, ...tokens.slice(i + 1, h.to)].join(" ") };
+    }
     return null;
   }
 
@@ -185,6 +194,17 @@ export class WordSet {
     if (c) return { at: c.index, end: c.index + c[0].length, cjk: true };
     return null;
   }
+}
+
+/** One of Hebrew's one-letter prefixes (ו ה ל ב מ ש כ) or Arabic's (و ف ب ل ك, the article ال), left off a word
+ * that keeps at least three letters; null when the word has none. A word is looked up without at most two. */
+const HEBREW_CLITIC = /^[והלבמשכ](?=[\u05d0-\u05ea]{3})/;
+const ARABIC_CLITIC = /^(?:ال|[وفبلك])(?=[\u0621-\u064a\u06a9\u06cc]{3})/;
+
+function withoutClitic(t: string): string | null {
+  const c = t.charCodeAt(0);
+  const m = c >= 0x5d0 && c <= 0x5ea ? HEBREW_CLITIC.exec(t) : c >= 0x621 && c <= 0x64a ? ARABIC_CLITIC.exec(t) : null;
+  return m ? t.slice(m[0].length) : null;
 }
 
 export function splitList(s: string | undefined): string[] {

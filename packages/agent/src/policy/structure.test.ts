@@ -5,7 +5,7 @@ import type { Action } from "../actions/schema.ts";
 import type { UiNode } from "../ports.ts";
 import { decidePermission, needsGate, type PermissionContext } from "./index.ts";
 import { LEXICON } from "./lexicon.ts";
-import { splitList } from "./match.ts";
+import { prepare, splitList, WordSet } from "./match.ts";
 import { PLATFORM_WORDS } from "./platform-words.ts";
 
 const node = (over: Partial<UiNode>): UiNode => ({
@@ -257,6 +257,18 @@ describe("what a committing control commits, read from beyond its own words", ()
     for (const label of ["Kontoauszüge", "領収書を表示", "היסטוריית פעולות", "Movimientos", "Reçu", "Маршрут посилки"]) {
       const foot = button(label);
       expect(decidePermission(click, { target: foot, tree: screen([text("Konto"), text("2.318,44 €"), button("Senden"), foot]) }).tier, label).toBe("normal");
+    }
+  });
+});
+
+describe("Hebrew and Arabic words with their joined prefixes", () => {
+  it("are found without 'and', 'the', 'to', 'from', 'that' (at most two), and a word that only starts like one is not", () => {
+    const set = new WordSet([{ text: "הזמנה" }, { text: "למחוק" }, { text: "دفع" }]);
+    for (const t of ["ההזמנה", "ולמחוק", "والدفع", "بالدفع"]) expect(set.find(prepare(t)), t).toBe(t);
+    for (const t of ["משחק", "לא", "دفتر"]) expect(set.find(prepare(t)), t).toBeNull();
+    for (const label of ["ומחק", "והסר את החשבון", "والحذف"]) {
+      const target = button(label);
+      expect(decidePermission(click, { target, tree: screen([text("·"), target]) }), label).toMatchObject({ tier: "high_risk", kind: "destructive" });
     }
   });
 });
