@@ -1,12 +1,12 @@
 // A fixed set of blind screens — a store's payment confirmation drawn inside a WebView without accessibility nodes,
-// in English, Chinese, Japanese, Arabic and Hindi — rendered by the virtual phone, and how well a reader reads them:
+// in ten languages of nine scripts (en, zh, ja, ar, hi, ko, ru, th, he, bn) — rendered by the virtual phone, and how well a reader reads them:
 // the figures the OCR and policy benchmarks print (README, "Measured").
 import { fileURLToPath } from "node:url";
 import { PhoneEngine } from "@phoneloop/virtual-phone";
 import type { OcrReader } from "./reading.ts";
 
 export const BLIND_SCENARIO = fileURLToPath(new URL("../../virtual-phone/src/pack/examples/web-pages.json", import.meta.url));
-export const BLIND_LANGUAGES = ["en", "zh", "ja", "ar", "hi"] as const;
+export const BLIND_LANGUAGES = ["en", "zh", "ja", "ar", "hi", "ko", "ru", "th", "he", "bn"] as const;
 export type BlindLanguage = (typeof BLIND_LANGUAGES)[number];
 
 export interface BlindScreen {

@@ -35,6 +35,8 @@ export function createBrowserOcr(init: BrowserOcrInit): OcrReader {
         return new Blob([new TextEncoder().encode(`P5\n${g.width} ${g.height}\n255\n`), g.data as Uint8Array<ArrayBuffer>]);
       },
       createWorker: (langs) => createWorker(langs, 1, { workerPath: init.workerPath, corePath: init.corePath, langPath: init.langPath, gzip: false, cacheMethod: "none" }),
+      // One model at a time: a tab fetches a model's data only when the one before it did not read the control.
+      parallelism: 1,
     },
     init,
   );

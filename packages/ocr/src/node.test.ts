@@ -1,28 +1,35 @@
 // The Node reader on screens the virtual phone draws inside a WebView without accessibility nodes: the UI dump has
-// none of the page's words, and OCR reads the committing button's words in English, Chinese, Japanese, Arabic and
-// Hindi at the point a tap lands on.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// none of the page's words, and OCR reads the committing button's words at the point a tap lands on in ten
+// languages of nine scripts (English, Chinese, Japanese, Arabic, Hindi, Korean, Russian, Thai, Hebrew, Bengali).
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { blindScreens, comparable, readsCommit, type BlindScreen } from "./bench-screens.ts";
 import { createNodeOcr, installedLanguages, OcrUnavailable } from "./node.ts";
 import { controlAt, grayOf, inkOnWhite } from "./pixels.ts";
 import { DEFAULT_LANGUAGES, type OcrReader } from "./reading.ts";
 
+const LANGUAGES = ["en", "zh", "ja", "ar", "hi", "ko", "ru", "th", "he", "bn"];
 let screens: BlindScreen[];
 let reader: OcrReader;
+/** The stages of the reads since the last test began ("control:<model>", "band:<models>", …). */
+let stages: string[] = [];
 
 beforeAll(async () => {
   screens = await blindScreens();
-  reader = createNodeOcr();
+  reader = createNodeOcr({ onStage: (s) => stages.push(s) });
+});
+beforeEach(() => {
+  stages = [];
 });
 afterAll(() => reader?.close());
 
 describe("OCR on blind screens", () => {
-  it("has every default language's data installed (scripts/ensure-system.sh)", () => {
+  it("has all 24 languages' data installed (scripts/ensure-system.sh)", () => {
+    expect(DEFAULT_LANGUAGES).toHaveLength(24);
     expect(installedLanguages()).toEqual([...DEFAULT_LANGUAGES]);
   });
 
   it("the screens are blind: the committing button's words are drawn but not in the UI dump", () => {
-    expect(screens.map((s) => s.lang)).toEqual(["en", "zh", "ja", "ar", "hi"]);
+    expect(screens.map((s) => s.lang)).toEqual(LANGUAGES);
     for (const s of screens) {
       expect(s.dump).toContain('class="android.webkit.WebView"');
       expect(s.dump).not.toContain(s.commit.text);
@@ -30,17 +37,30 @@ describe("OCR on blind screens", () => {
     }
   });
 
-  it.each(["en", "zh", "ja", "ar", "hi"])("reads the committing button's words under the tap point (%s)", async (lang) => {
+  it.each(LANGUAGES)("reads the committing button's words under the tap point (%s)", async (lang) => {
     const s = screens.find((x) => x.lang === lang)!;
     const r = await reader.read(s.png, { around: s.commit.point });
     expect(readsCommit(r.items, s), JSON.stringify(r.items)).toBe(true);
     // And the dialog's title above it, read in the script the button's words named.
     expect(r.items.some((i) => comparable(i.text).includes(comparable(s.texts[0]!))), JSON.stringify(r.items)).toBe(true);
+    // The band is read by one model: its script's.
+    expect(stages.filter((x) => x.startsWith("band:")).map((x) => x.split("+").length)).toEqual([1]);
+  });
+
+  it("reads a screen by one model per script: English alone on a Latin one; the locale's model first when the phone's locale is known", async () => {
+    const en = screens.find((x) => x.lang === "en")!;
+    await reader.read(en.png, { around: en.commit.point });
+    expect(stages.filter((x) => x.includes(":"))).toEqual(["control:eng", "band:eng"]);
+    stages = [];
+    const ko = screens.find((x) => x.lang === "ko")!;
+    const r = await reader.read(ko.png, { around: ko.commit.point, locale: "ko-KR" });
+    expect(readsCommit(r.items, ko), JSON.stringify(r.items)).toBe(true);
+    expect(stages.filter((x) => x.includes(":"))).toEqual(["control:kor", "band:kor"]);
   });
 
   it("the filled button is read only because its light letters are made dark ink: Tesseract alone misses them", async () => {
     const s = screens.find((x) => x.lang === "en")!;
-    const whole = await reader.read(s.png);
+    const whole = await reader.read(s.png, { locale: "en-US" });
     expect(whole.items.some((i) => comparable(i.text) === comparable("Cancel"))).toBe(true);
     expect(readsCommit(whole.items, s)).toBe(false);
   });
@@ -64,7 +84,7 @@ describe("OCR on blind screens", () => {
 
   it("says which Debian packages to install when no language data is there", () => {
     expect(() => createNodeOcr({ tessdata: "/nonexistent" })).toThrow(OcrUnavailable);
-    expect(() => createNodeOcr({ tessdata: "/nonexistent", languages: ["ara"] })).toThrow(/apt-get install tesseract-ocr-ara/);
+    expect(() => createNodeOcr({ tessdata: "/nonexistent", languages: ["ara", "chi_sim"] })).toThrow(/apt-get install tesseract-ocr-ara tesseract-ocr-chi-sim/);
   });
 
   it("an all-black screenshot (a secure window) reads as nothing", async () => {

@@ -1,6 +1,7 @@
 // The reader in Node (the headless worker, tests, benchmarks): screenshots decoded by @napi-rs/canvas, Tesseract's
 // language data from Debian's tesseract-ocr-* packages (scripts/ensure-system.sh installs them).
 import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { createCanvas, loadImage } from "@napi-rs/canvas";
 import { createWorker } from "tesseract.js";
 import type { Gray } from "./pixels.ts";
@@ -49,6 +50,7 @@ export function createNodeOcr(opts: ReaderOptions & { tessdata?: string } = {}):
         return Buffer.concat([Buffer.from(`P5\n${g.width} ${g.height}\n255\n`, "ascii"), Buffer.from(g.data.buffer, g.data.byteOffset, g.data.byteLength)]);
       },
       createWorker: (langs) => createWorker(langs, 1, { langPath: dir, gzip: false, cacheMethod: "none" }),
+      parallelism: availableParallelism(),
     },
     { ...opts, languages },
   );

@@ -30,20 +30,23 @@ export function isBlack(g: Gray): boolean {
   return true;
 }
 
-function median(g: Gray, cx: number, cy: number, r: number): number {
+/**
+ * The most frequent luminance around a point: a control's background is one flat colour, so it wins over its
+ * letters and their anti-aliased edges even where the letters are dense (a median there can land on an edge's blend
+ * of the two, a colour no region has).
+ */
+function dominant(g: Gray, cx: number, cy: number, r: number): number {
   const hist = new Uint32Array(256);
-  let count = 0;
   for (let y = Math.max(0, cy - r); y <= Math.min(g.height - 1, cy + r); y++)
-    for (let x = Math.max(0, cx - r); x <= Math.min(g.width - 1, cx + r); x++) {
-      hist[g.data[y * g.width + x]!]!++;
-      count++;
-    }
-  let k = 0;
-  for (let acc = 0; acc + hist[k]! <= count / 2 && k < 255; k++) acc += hist[k]!;
-  return k;
+    for (let x = Math.max(0, cx - r); x <= Math.min(g.width - 1, cx + r); x++) hist[g.data[y * g.width + x]!]!++;
+  let best = 0;
+  for (let k = 1; k < 256; k++) if (hist[k]! > hist[best]!) best = k;
+  return best;
 }
 
 const SAME = 24;
+/** The share of the way from a control's background to its letters' colour where a letter's core begins. */
+const CORE = 0.75;
 
 /** A control found under a point: its box, its background colour, and which pixels of the image are that background. */
 export interface Control {
@@ -62,44 +65,51 @@ export function controlAt(g: Gray, p: { x: number; y: number }, maxShare = 0.25)
   const px = Math.round(p.x);
   const py = Math.round(p.y);
   if (px < 0 || py < 0 || px >= g.width || py >= g.height) return null;
-  const background = median(g, px, py, Math.max(4, Math.round(g.height / 80)));
-  // Seed: the pixel of that colour nearest the point (the point may sit on a letter).
-  let seed = -1;
-  for (let r = 0; r < 40 && seed < 0; r++)
-    for (let y = py - r; y <= py + r && seed < 0; y++)
-      for (let x = px - r; x <= px + r; x++) {
-        if (x < 0 || y < 0 || x >= g.width || y >= g.height) continue;
-        if (Math.abs(g.data[y * g.width + x]! - background) <= SAME) {
-          seed = y * g.width + x;
-          break;
-        }
-      }
-  if (seed < 0) return null;
-  const seen = new Uint8Array(g.width * g.height);
-  const region = new Uint8Array(g.width * g.height);
-  const stack = [seed];
-  seen[seed] = 1;
-  let left = g.width, top = g.height, right = 0, bottom = 0, area = 0;
+  const background = dominant(g, px, py, Math.max(4, Math.round(g.height / 80)));
+  const same = (i: number) => Math.abs(g.data[i]! - background) <= SAME;
+  // Which region of that colour each pixel was found in (0: none yet).
+  const found = new Uint16Array(g.width * g.height);
   const limit = g.width * g.height * maxShare;
-  while (stack.length) {
-    const i = stack.pop()!;
-    const x = i % g.width;
-    const y = (i - x) / g.width;
-    if (++area > limit) return null;
-    region[i] = 1;
-    if (x < left) left = x;
-    if (x > right) right = x;
-    if (y < top) top = y;
-    if (y > bottom) bottom = y;
-    const next = [x > 0 ? i - 1 : -1, x < g.width - 1 ? i + 1 : -1, y > 0 ? i - g.width : -1, y < g.height - 1 ? i + g.width : -1];
-    for (const j of next) {
-      if (j < 0 || seen[j]) continue;
-      seen[j] = 1;
-      if (Math.abs(g.data[j]! - background) <= SAME) stack.push(j);
-    }
-  }
-  if (right - left < 8 || bottom - top < 8) return null;
-  return { box: { left, top, right: right + 1, bottom: bottom + 1 }, background, region };
+  let attempt = 0;
+  // Seeds: the pixels of that colour nearest the point, ring by ring (the point may sit on a letter). A seed inside
+  // a letter's counter (the loop of a Thai or Bengali letter is the background's colour) grows a speck: the next seed
+  // outside it is tried.
+  for (let r = 0; r < 40; r++)
+    for (let y = py - r; y <= py + r; y++)
+      for (let x = px - r; x <= px + r; x += y === py - r || y === py + r ? 1 : 2 * r) {
+        if (x < 0 || y < 0 || x >= g.width || y >= g.height) continue;
+        const seed = y * g.width + x;
+        if (found[seed] || !same(seed)) continue;
+        const id = ++attempt;
+        const stack = [seed];
+        found[seed] = id;
+        let left = g.width, top = g.height, right = 0, bottom = 0, area = 0;
+        while (stack.length) {
+          const i = stack.pop()!;
+          const ix = i % g.width;
+          const iy = (i - ix) / g.width;
+          if (++area > limit) return null;
+          if (ix < left) left = ix;
+          if (ix > right) right = ix;
+          if (iy < top) top = iy;
+          if (iy > bottom) bottom = iy;
+          const grow = (j: number) => {
+            if (!found[j] && same(j)) {
+              found[j] = id;
+              stack.push(j);
+            }
+          };
+          if (ix > 0) grow(i - 1);
+          if (ix < g.width - 1) grow(i + 1);
+          if (iy > 0) grow(i - g.width);
+          if (iy < g.height - 1) grow(i + g.width);
+        }
+        if (right - left < 8 || bottom - top < 8) continue;
+        const region = new Uint8Array(g.width * g.height);
+        for (let ry = top; ry <= bottom; ry++) for (let i = ry * g.width + left; i <= ry * g.width + right; i++) if (found[i] === id) region[i] = 1;
+        return { box: { left, top, right: right + 1, bottom: bottom + 1 }, background, region };
+      }
+  return null;
 }
 
 /**
@@ -138,11 +148,20 @@ export function inkOnWhite(g: Gray, c: Control, margin = 12): Gray {
   }
   const w = bw + 2 * margin;
   const h = bh + 2 * margin;
+  // The letters' own colour: the farthest from the background inside the control.
+  let contrast = 0;
+  for (let y = 0; y < bh; y++)
+    for (let x = 0; x < bw; x++) if (!outside[y * bw + x]) contrast = Math.max(contrast, Math.abs(g.data[(box.top + y) * g.width + box.left + x]! - c.background));
   const data = new Uint8Array(w * h).fill(255);
+  if (contrast <= 2 * SAME) return { width: w, height: h, data };
+  // Ink is only the letters' core: the pixels at least three quarters of the way from the background to the letters'
+  // colour, shaded by how far. A filled button's words are bold, and their anti-aliased edges taken as ink as well
+  // join a letter to the mark above it (Thai's เงิน then reads เจิน); the core keeps them apart.
   for (let y = 0; y < bh; y++)
     for (let x = 0; x < bw; x++) {
-      const v = g.data[(box.top + y) * g.width + box.left + x]!;
-      if (!outside[y * bw + x] && Math.abs(v - c.background) > 2 * SAME) data[(y + margin) * w + (x + margin)] = 0;
+      if (outside[y * bw + x]) continue;
+      const share = Math.min(1, Math.abs(g.data[(box.top + y) * g.width + box.left + x]! - c.background) / contrast);
+      if (share >= CORE) data[(y + margin) * w + (x + margin)] = Math.round(255 * (1 - share));
     }
   return { width: w, height: h, data };
 }
@@ -164,4 +183,29 @@ export function bandAround(g: Gray, p: { x: number; y: number }): Rect {
   const top = Math.max(0, Math.round(p.y - g.height * 0.25));
   const bottom = Math.min(g.height, Math.round(p.y + g.height * 0.05));
   return { left: 0, top, right: g.width, bottom };
+}
+
+/**
+ * The image made smaller by `factor` (< 1), each pixel the mean of the pixels it covers: the band around a tap is
+ * read smaller than the control (its text is larger and there is more of it; Tesseract's time grows with pixels).
+ */
+export function scaled(g: Gray, factor: number): Gray {
+  if (factor >= 1) return g;
+  const width = Math.max(1, Math.round(g.width * factor));
+  const height = Math.max(1, Math.round(g.height * factor));
+  const sums = new Uint32Array(width * height);
+  const counts = new Uint32Array(width * height);
+  const xs = new Uint32Array(g.width);
+  for (let x = 0; x < g.width; x++) xs[x] = Math.min(width - 1, Math.floor(x * factor));
+  for (let y = 0; y < g.height; y++) {
+    const row = Math.min(height - 1, Math.floor(y * factor)) * width;
+    for (let x = 0; x < g.width; x++) {
+      const k = row + xs[x]!;
+      sums[k]! += g.data[y * g.width + x]!;
+      counts[k]!++;
+    }
+  }
+  const data = new Uint8Array(width * height);
+  for (let i = 0; i < data.length; i++) data[i] = counts[i] ? Math.round(sums[i]! / counts[i]!) : 255;
+  return { width, height, data };
 }

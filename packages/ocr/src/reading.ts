@@ -1,4 +1,5 @@
 // What a reader returns: the texts a person sees on the screen, each with its box in the screenshot's pixels.
+import { ALL_MODELS } from "./scripts.ts";
 
 export interface OcrBounds {
   left: number;
@@ -20,6 +21,11 @@ export interface OcrReading {
 export interface ReadOptions {
   /** The point an action lands on (screenshot pixels): the control there is read on its own, whatever its colours. */
   around?: { x: number; y: number };
+  /**
+   * The phone's locale (BCP 47, e.g. "de-DE"), when the caller knows it: its language's model is tried first on the
+   * control and reads the screen when it writes the control's script (German's accented letters beside English).
+   */
+  locale?: string;
 }
 
 export interface OcrReader {
@@ -29,5 +35,5 @@ export interface OcrReader {
   close(): Promise<void>;
 }
 
-/** Tesseract's names of the languages read by default: Latin, Chinese, Japanese, Arabic and Devanagari scripts. */
-export const DEFAULT_LANGUAGES = ["eng", "chi_sim", "jpn", "ara", "hin"] as const;
+/** Tesseract's names of the languages read by default: the 24 of scripts.ts, one model per script per screen. */
+export const DEFAULT_LANGUAGES: readonly string[] = ALL_MODELS;
