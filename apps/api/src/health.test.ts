@@ -107,3 +107,17 @@ describe("a database that is stopped or frozen", () => {
     expect((e as Error).message).toMatch(/^The PhoneLoop API at http:\/\/127\.0\.0\.1:\d+ answers but is not healthy: The database did not accept a connection from the API's pool within 2 s/);
   });
 });
+
+describe("a database the API was not migrated onto", () => {
+  const t = useTestDatabase();
+  const api = useApiServer(t, LONG_BUDGET);
+
+  it("names the migrations not applied and what to do", async () => {
+    const [newest] = await t.db.$queryRawUnsafe<{ migration_name: string }[]>(`SELECT migration_name FROM "_prisma_migrations" ORDER BY migration_name DESC LIMIT 1`);
+    await t.db.$executeRawUnsafe(`DELETE FROM "_prisma_migrations" WHERE migration_name = $1`, newest!.migration_name);
+    const { status, body } = await health(api.url);
+    expect(status).toBe(503);
+    expect(body).toMatchObject({ ok: false, database: { reachable: true }, migrations: { pending: [newest!.migration_name] } });
+    expect(body.problems).toEqual([`1 database migration is not applied (${newest!.migration_name}): restart the API, which applies them when it starts, or run it against the database it was built for.`]);
+  });
+});
