@@ -47,7 +47,7 @@ export async function checkHealth(db: Db, events: EventHub, timeoutMs = HEALTH_T
   const poolNow = pool ? { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 } : undefined;
   const problems: string[] = [];
   if (!events.listening) {
-    problems.push("The event stream's own connection to the database is down, so pages and workers get no live updates (they fall back to reading); it reconnects on its own once the database answers.");
+    problems.push("The event stream's own connection to the database is down, so no live updates go out; it reconnects on its own once the database answers (if it stays down, check the database's connection limit).");
   }
   if (!probe.ok) {
     problems.unshift(probe.problem);
