@@ -2,7 +2,7 @@
 // and message, an amount anywhere on it, the app. It inherits that risk whatever its own label says.
 import type { UiNode } from "../ports.ts";
 import { isKeyboardPackage } from "./apps.ts";
-import { prepare } from "./match.ts";
+import { prepare, type Prepared } from "./match.ts";
 import { findAmount, type Pane } from "./screen.ts";
 import { CATEGORY_TIER, COMMIT_CATEGORIES, q, type Scene, type Verdict } from "./verdict.ts";
 import { findNoun, findVerb } from "./wordsets.ts";
@@ -22,8 +22,10 @@ export function commitRisk(s: Scene, v: Verdict, pane: Pane, label: string, why:
   let amountSeen: { amount: string; text: string } | null = null;
   for (const { text, control } of pane.texts) {
     const p = prepare(text);
-    if (w.lists.navigation.find(p) && !findAmount(text)) continue;
     const amount = findAmount(text);
+    // A heading that names a place ("Payment history", "How to pay") says nothing is committed here; one whose act
+    // comes first ("Reset to factory settings?", "بازنشانی به تنظیمات کارخانه؟") does.
+    if (!amount && s.w.lists.navigation.find(p) && navigationFirst(s, p, findVerb(w, p, COMMIT_CATEGORIES) !== null)) continue;
     if (amount && !amountSeen) amountSeen = { amount, text };
     // Another control's words say what this screen does only when it is not a way out ("Keep subscription").
     if (control) continue;
@@ -85,3 +87,26 @@ function screenTitle(tree: UiNode, skip: UiNode): string | null {
   }
   return null;
 }
+
+/** The label names a place to look at ("Payment history", "How to pay", "支付记录") rather than an act: a
+ * navigation word without a committing verb, or one that governs the verb — before it in languages that put the
+ * head first ("How to pay"), after it in Chinese, Japanese and Korean ("付款记录"; "删除记录" deletes). */
+export function navigationFirst(s: Scene, p: Prepared, hasVerb: boolean): boolean {
+  const nav = s.w.lists.navigation.position(p);
+  if (!nav) return false;
+  if (!hasVerb) return true;
+  let verb: { at: number; end: number; cjk: boolean } | null = null;
+  for (const c of COMMIT_CATEGORIES) {
+    const at = s.w.verbs.get(c)!.position(p);
+    if (at && (!verb || at.at < verb.at)) verb = at;
+  }
+  if (!verb) return true;
+  // In an app store the install word wins ("Cài đặt" is both Install and Settings in Vietnamese).
+  if (s.appCat === "store" && s.w.verbs.get("install")!.position(p)) return false;
+  // Chinese, Japanese and Korean write the place after what it is about ("付款记录"): the place word wins, as
+  // it always did. Thai, written without spaces too, puts the verb first like the languages with spaces.
+  if (nav.cjk && verb.cjk && !THAI.test(p.compact)) return true;
+  return nav.at < verb.at || (nav.at === verb.at && nav.end >= verb.end);
+}
+
+const THAI = /[\u0e00-\u0e7f]/;

@@ -1,5 +1,6 @@
 // Text as the policy compares it, so look-alikes match: NFKC (full-width letters and digits become ASCII),
-// zero-width and other format characters removed, case folded, Latin/Cyrillic accents stripped, Arabic and
+// the zero-width non-joiner a space (Persian writes "می‌شود" with it where a word list may write "می شود"), other
+// zero-width and format characters removed, case folded, Latin/Cyrillic accents stripped, Arabic and
 // Hebrew vowel marks and the Arabic tatweel removed, the Arabic and Persian forms of yeh and kaf made one,
 // spaces collapsed.
 
@@ -12,6 +13,7 @@ const SEMITIC_LETTERS: Record<string, string> = { "\u064A": "\u06CC", "\u0649": 
 export function normalise(text: string): string {
   return text
     .normalize("NFKC")
+    .replace(/\u200c/g, " ")
     .replace(FORMAT, "")
     .toLowerCase()
     .replace(/i\u0307/g, "i")

@@ -272,3 +272,23 @@ describe("Hebrew and Arabic words with their joined prefixes", () => {
     }
   });
 });
+
+describe("a dialog's title that names an act on a place still commits it", () => {
+  it("a heading whose act comes first commits ('Reset to factory settings?'); one that names a place does not", () => {
+    for (const [title, ok] of [["Reset to factory settings?", "OK"], ["بازنشانی به تنظیمات کارخانه؟", "باشه"]] as const) {
+      const target = button(ok, "android:id/button1");
+      expect(decidePermission(click, { target, tree: screen([dialog([text(title, "android:id/alertTitle"), button("Cancel", "android:id/button2"), target])]) }), title).toMatchObject({ tier: "high_risk", kind: "destructive" });
+    }
+    const ok = button("OK", "android:id/button1");
+    expect(decidePermission(click, { target: ok, tree: screen([dialog([text("Payment history settings", "android:id/alertTitle"), ok])]) }).tier).toBe("normal");
+  });
+
+  it("Persian words joined by the zero-width non-joiner match the lists' spaced forms; Bengali and Hindi leaving verbs in any ending", () => {
+    const ok = button("باشه", "android:id/button1");
+    expect(decidePermission(click, { target: ok, tree: screen([dialog([text("همه داده‌ها پاک می‌شود", "android:id/message"), ok])]) })).toMatchObject({ tier: "high_risk", kind: "destructive" });
+    for (const title of ["গ্রুপ ছেড়ে যাবেন?", "ग्रुप छोड़ना है?"]) {
+      const yes = button("OK", "android:id/button1");
+      expect(decidePermission(click, { target: yes, tree: screen([dialog([text(title, "android:id/alertTitle"), yes])]) }), title).toMatchObject({ tier: "high_risk", kind: "destructive" });
+    }
+  });
+});

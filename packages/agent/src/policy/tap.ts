@@ -6,10 +6,10 @@ import type { OcrReading, UiNode } from "../ports.ts";
 import { isKeyboardPackage } from "./apps.ts";
 import { isBlindTarget, isBlindTree, tapPoint, treeWithReading } from "./blind.ts";
 import { judgeEnter } from "./keyboard.ts";
-import { prepare, type Prepared } from "./match.ts";
+import { prepare } from "./match.ts";
 import { normalise } from "./normalise.ts";
 import { findAmount, focusedField, idWords, isEditable, labelOf, MAX_CONTROL_LABEL, paneOf, pathTo, type Pane } from "./screen.ts";
-import { commitRisk } from "./commit.ts";
+import { commitRisk, navigationFirst } from "./commit.ts";
 import { buttonsOf, controlRole, isDismissLabel } from "./structure.ts";
 import { CATEGORY_TIER, COMMIT_CATEGORIES, q, type Scene, type Verdict } from "./verdict.ts";
 import { findNoun, findVerb } from "./wordsets.ts";
@@ -112,29 +112,6 @@ export function judgeTap(s: Scene, v: Verdict, target: UiNode): string {
   }
   return readable;
 }
-
-/** The label names a place to look at ("Payment history", "How to pay", "支付记录") rather than an act: a
- * navigation word without a committing verb, or one that governs the verb — before it in languages that put the
- * head first ("How to pay"), after it in Chinese, Japanese and Korean ("付款记录"; "删除记录" deletes). */
-function navigationFirst(s: Scene, p: Prepared, hasVerb: boolean): boolean {
-  const nav = s.w.lists.navigation.position(p);
-  if (!nav) return false;
-  if (!hasVerb) return true;
-  let verb: { at: number; end: number; cjk: boolean } | null = null;
-  for (const c of COMMIT_CATEGORIES) {
-    const at = s.w.verbs.get(c)!.position(p);
-    if (at && (!verb || at.at < verb.at)) verb = at;
-  }
-  if (!verb) return true;
-  // In an app store the install word wins ("Cài đặt" is both Install and Settings in Vietnamese).
-  if (s.appCat === "store" && s.w.verbs.get("install")!.position(p)) return false;
-  // Chinese, Japanese and Korean write the place after what it is about ("付款记录"): the place word wins, as
-  // it always did. Thai, written without spaces too, puts the verb first like the languages with spaces.
-  if (nav.cjk && verb.cjk && !THAI.test(p.compact)) return true;
-  return nav.at < verb.at || (nav.at === verb.at && nav.end >= verb.end);
-}
-
-const THAI = /[\u0e00-\u0e7f]/;
 
 const isSwitch = (n: UiNode): boolean => n.checkable || /Switch|Toggle|CheckBox/i.test(n.className) || n.children.some(isSwitch);
 
