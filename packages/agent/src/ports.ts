@@ -509,6 +509,44 @@ export interface ControlPlane {
   addLessons(input: { app: string; goal: string; runId: string; lessons: { kind: LessonKind; text: string }[] }): Promise<LessonRecord[]>;
 }
 
+/**
+ * One outage of the state core as one call lived it, told once it is over: the call failed in a way retrying can
+ * fix (no answer, its deadline passed, a 5xx) until the core answered again ("recovered") or the client stopped
+ * trying ("gave_up"). Times are the client's clock: `startedAt` when the first attempt started, `durationMs` from
+ * then to the answer or the last failure, so a request that hung until its deadline counts whole.
+ */
+export interface Outage {
+  procedure: string;
+  /** Why the first attempt failed (ECONNREFUSED, ETIMEDOUT, "HTTP 503 …"). */
+  fault: string;
+  /** Why the last failed attempt failed. */
+  lastFault: string;
+  startedAt: number;
+  durationMs: number;
+  /** Attempts made, the last one included. */
+  attempts: number;
+  outcome: "recovered" | "gave_up";
+}
+
+/** Where the runtime hears of the state core's outages (the client reports them, its composer feeds them here). */
+export interface OutageFeed {
+  subscribe(listener: (o: Outage) => void): () => void;
+}
+
+/** A feed the composer reports outages into (the client's onOutage) and a run subscribes to, to record them. */
+export function outageFeed(): OutageFeed & { report(o: Outage): void } {
+  const listeners = new Set<(o: Outage) => void>();
+  return {
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+    report(o) {
+      for (const l of listeners) l(o);
+    },
+  };
+}
+
 export interface AgentPorts {
   device: Device;
   models: Models;
@@ -517,4 +555,6 @@ export interface AgentPorts {
   images: Images;
   /** Reads blind screens' pixels; without it a commit-shaped tap on a blind screen has no reading (and is gated). */
   ocr?: Ocr;
+  /** The state core's outages, once each is over: a run records each one it lived through as evidence. */
+  outages?: OutageFeed;
 }

@@ -122,44 +122,83 @@ export async function runAgent(ports: AgentPorts, opts: RunAgentOptions): Promis
   let report: RunReport | null = null;
   /** Suspensions since the last node that completed: a core that keeps failing the same node ends the run. */
   let suspensions = 0;
-  while (state.node !== "end") {
-    guard(ctx);
-    try {
-      ctx.onEvent?.({ type: "node", node: state.node });
-      await cp.heartbeatAgent(agentId);
-      switch (state.node) {
-        case "planner":
-          state = await runPlanner(ctx, state);
-          break;
-        case "executor": {
-          const { state: after, ret } = await runExecutor(ctx, state);
-          ctx.onEvent?.({ type: "executor_return", ret });
-          const { executor, node: _node, ...common } = after;
-          state = { ...common, node: "planner", lastReturn: ret, held: executor.lease ? { todoId: executor.todoId, lease: executor.lease } : null };
-          break;
-        }
-        case "summarizer":
-          // The summarizer finishes the run: its last write; a finished run takes no checkpoint.
-          report = await runSummarizer(ctx, state);
-          state = { ...state, node: "end" };
-          if (config.learn) {
-            await learnFromRun(ctx, state, report.lessons).catch((e: unknown) => {
-              ctx.onEvent?.({ type: "anomaly", kind: "learning_failed", message: `What this run teaches could not be recorded: ${e instanceof Error ? e.message : String(e)}` });
-            });
+  // The state core's outages this run lives through, once each is over: evidence rows with their true durations.
+  const stopRecordingOutages = recordOutages(ctx, state.runId, goalId);
+  try {
+    while (state.node !== "end") {
+      guard(ctx);
+      try {
+        ctx.onEvent?.({ type: "node", node: state.node });
+        await cp.heartbeatAgent(agentId);
+        switch (state.node) {
+          case "planner":
+            state = await runPlanner(ctx, state);
+            break;
+          case "executor": {
+            const { state: after, ret } = await runExecutor(ctx, state);
+            ctx.onEvent?.({ type: "executor_return", ret });
+            const { executor, node: _node, ...common } = after;
+            state = { ...common, node: "planner", lastReturn: ret, held: executor.lease ? { todoId: executor.todoId, lease: executor.lease } : null };
+            break;
           }
-          continue;
+          case "summarizer":
+            // The summarizer finishes the run: its last write; a finished run takes no checkpoint.
+            report = await runSummarizer(ctx, state);
+            state = { ...state, node: "end" };
+            if (config.learn) {
+              await learnFromRun(ctx, state, report.lessons).catch((e: unknown) => {
+                ctx.onEvent?.({ type: "anomaly", kind: "learning_failed", message: `What this run teaches could not be recorded: ${e instanceof Error ? e.message : String(e)}` });
+              });
+            }
+            continue;
+        }
+        await checkpoint(state);
+        suspensions = 0;
+      } catch (e) {
+        const cause = ctx.kill?.aborted || ctx.signal?.aborted ? null : suspensionOf(e, agentId);
+        if (!cause || ++suspensions > MAX_SUSPENSIONS) throw e;
+        state = await outlastSuspension(ctx, state, cause, e as Error);
       }
-      await checkpoint(state);
-      suspensions = 0;
-    } catch (e) {
-      const cause = ctx.kill?.aborted || ctx.signal?.aborted ? null : suspensionOf(e, agentId);
-      if (!cause || ++suspensions > MAX_SUSPENSIONS) throw e;
-      state = await outlastSuspension(ctx, state, cause, e as Error);
     }
+  } finally {
+    await stopRecordingOutages();
   }
   report ??= ((await cp.listEvidence({ goalId, runId: state.runId, kind: "summary" })).at(-1)?.data as RunReport | undefined) ?? null;
   ctx.onEvent?.({ type: "end", status: state.end.status, endReason: state.end.reason, reason: state.end.detail });
   return { runId: state.runId, goalId, agentId, status: state.end.status, endReason: state.end.reason, resumed, report: report! };
+}
+
+/**
+ * Records each outage of the state core the run lived through once it is over and the core answers again: an
+ * anomaly row saying what failed, for how long and how often it was tried, so a brief outage is not an unexplained
+ * gap between steps. One the client gave up on is the suspension's to record (the core is still away then).
+ */
+function recordOutages(ctx: RunContext, runId: string, goalId: string): () => Promise<void> {
+  const { controlPlane: cp, outages } = ctx.ports;
+  if (!outages) return async () => undefined;
+  /** Rows being written: the run waits for them before it returns, so the last outage is not lost with the process. */
+  const writing = new Set<Promise<unknown>>();
+  const unsubscribe = outages.subscribe((o) => {
+    if (o.outcome !== "recovered" || ctx.kill?.aborted) return;
+    const retried = o.attempts - 1;
+    const seconds = (o.durationMs / 1000).toFixed(1);
+    const write = cp
+      .appendEvidence({
+        idempotencyKey: `${runId}:outage:${o.procedure}:${o.startedAt}`,
+        kind: "anomaly",
+        goalId,
+        runId,
+        summary: `The state core did not answer ${o.procedure} for ${seconds} s (${o.fault}${o.lastFault !== o.fault ? `, then ${o.lastFault}` : ""}); the call was tried again ${retried} time${retried === 1 ? "" : "s"} and went through.`.slice(0, 500),
+        data: { fault: "outage", procedure: o.procedure, cause: o.fault, lastCause: o.lastFault, startedAt: new Date(o.startedAt).toISOString(), durationMs: Math.round(o.durationMs), attempts: o.attempts, retried, outcome: o.outcome },
+      })
+      .catch(() => undefined) // an outage row that cannot be written leaves the run as it is
+      .finally(() => writing.delete(write));
+    writing.add(write);
+  });
+  return async () => {
+    unsubscribe();
+    await Promise.all(writing);
+  };
 }
 
 /** The worker's own lease and run state from a checkpoint: leases are claimed again (a new epoch fences any late write of the life that saved it). */

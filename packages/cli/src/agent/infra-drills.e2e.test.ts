@@ -125,6 +125,17 @@ describe("infrastructure drills", () => {
       const actions = await t.db.evidence.findMany({ where: { runId, kind: "action" } });
       const actionSteps = actions.map((e) => e.stepIndex);
       expect(new Set(actionSteps).size).toBe(actionSteps.length);
+      // The gap is explained: the outage the worker rode out is an evidence row naming what failed, for how long
+      // (from the first failed attempt's start to the answer) and how often the call was tried again.
+      const outages = (await t.db.evidence.findMany({ where: { runId, kind: "anomaly" } })).filter((e) => (e.data as { fault?: string }).fault === "outage");
+      expect(outages.length).toBeGreaterThan(0);
+      for (const o of outages) {
+        expect(o.data).toMatchObject({ fault: "outage", outcome: "recovered", procedure: expect.any(String), cause: expect.any(String), durationMs: expect.any(Number), attempts: expect.any(Number) });
+        const d = o.data as { attempts: number; retried: number; procedure: string };
+        expect(d.retried).toBe(d.attempts - 1);
+        expect(d.retried).toBeGreaterThan(0);
+        expect(o.summary).toMatch(new RegExp(`^The state core did not answer ${d.procedure.replace(".", "\\.")} for \\d+\\.\\d s \\(`));
+      }
       const runSpent = (await t.db.quotaSpend.aggregate({ where: { runId }, _sum: { steps: true } }))._sum.steps ?? 0;
       const goalSpent = (await t.db.quotaSpend.aggregate({ where: { goalId }, _sum: { steps: true } }))._sum.steps ?? 0;
       expect(goalSpent).toBeGreaterThan(0);
