@@ -2,7 +2,7 @@
 // role, the Node image codec, the OCR reader for blind screens and the clock, handed to the runtime's runAgent.
 // Nothing else wires these parts.
 import { hostname } from "node:os";
-import { createModels, runAgent, systemClock, type AgentConfig, type AgentEvent, type Clock, type Device, type Models, type ModelsInit, type RunOutcome } from "@phoneloop/agent";
+import { createModels, outageFeed, runAgent, systemClock, type AgentConfig, type AgentEvent, type Clock, type Device, type Models, type ModelsInit, type RunOutcome } from "@phoneloop/agent";
 import { nodeImages } from "@phoneloop/agent/node";
 import type { Ocr } from "@phoneloop/agent/ports";
 import { createNodeOcr, OcrUnavailable, type OcrReader } from "@phoneloop/ocr/node";
@@ -66,11 +66,13 @@ export async function runHeadless(init: HeadlessInit): Promise<RunOutcome & { ta
   connecting.catch(() => undefined); // its failure is reported below, after the API's
   let device: Device;
   let controlPlane: ReturnType<typeof createControlPlane>;
+  // The client reports each outage of the API once it is over; the run records them as evidence.
+  const outages = outageFeed();
   const registration = { id: agentId, name: init.agentName ?? `headless@${hostname()}`, kind: "headless" as const, capabilities: init.config?.capabilities ?? ["phone"] };
   try {
     await checkApi(init.apiUrl);
     const client = createApiClient({ apiUrl: init.apiUrl, auth: { kind: "token", token: init.agentToken }, ...(init.requestTimeoutMs ? { requestTimeoutMs: init.requestTimeoutMs } : {}) });
-    controlPlane = createControlPlane(client, { apiUrl: init.apiUrl, clock, ...(init.onRetry ? { onRetry: init.onRetry } : {}) });
+    controlPlane = createControlPlane(client, { apiUrl: init.apiUrl, clock, onOutage: outages.report, ...(init.onRetry ? { onRetry: init.onRetry } : {}) });
     const phone = connecting.then((d) => d.info()).then((i) => ({ serial: i.serial, model: i.model }), () => null);
     if (init.runId) await waitToResume(controlPlane, { runId: init.runId, agent: registration, phone, clock, ...(init.signal ? { signal: init.signal } : {}), ...(init.onWait ? { onWait: init.onWait } : {}) });
     device = await connecting;
@@ -84,7 +86,7 @@ export async function runHeadless(init: HeadlessInit): Promise<RunOutcome & { ta
     const info = await device.info().catch(() => null);
     const models = isModels(init.models) ? init.models : createModels({ ...init.models, clock });
     const out = await runAgent(
-      { device, models, controlPlane, clock, images: nodeImages, ...(ocr ? { ocr } : {}) },
+      { device, models, controlPlane, clock, images: nodeImages, outages, ...(ocr ? { ocr } : {}) },
       {
         ...(init.goal ? { goal: init.goal } : {}),
         ...(init.goalId ? { goalId: init.goalId } : {}),
