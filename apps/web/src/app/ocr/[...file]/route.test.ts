@@ -18,6 +18,16 @@ describe("GET /ocr/…", () => {
     expect((await r.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
   });
 
+  it("serves the data of every language the reader reads (all 24), each one file a tab fetches only when it tries that model", async () => {
+    const { DEFAULT_LANGUAGES } = await import("@phoneloop/ocr");
+    expect(DEFAULT_LANGUAGES).toHaveLength(24);
+    for (const lang of DEFAULT_LANGUAGES) {
+      const r = await get("tessdata", `${lang}.traineddata`);
+      expect(r.status, lang).toBe(200);
+      expect((await r.arrayBuffer()).byteLength, lang).toBeGreaterThan(100_000);
+    }
+  });
+
   it.each([[["core", "..", "package.json"]], [["tessdata", "../../etc/passwd"]], [["core", "index.js"]], [["worker.min.js", "x"]], [["package.json"]]])("refuses %j", async (file) => {
     const r = await get(...file);
     expect(r.status).toBe(404);

@@ -3,28 +3,29 @@
 // Debian's tesseract-ocr packages installed on this server. Only those names are served; nothing else of the disk.
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 
+/**
+ * The language data: a folder of the server's system (Debian's packages), not of the app, so the build's file
+ * tracing is told not to follow it (it would take the path for one of the project's and trace the whole project).
+ */
 const TESSDATA = process.env.TESSDATA_PREFIX ?? "/usr/share/tesseract-ocr/5/tessdata";
 
 /**
- * An installed package's folder, found as Node finds it: in node_modules here or in a folder above (the workspace's
- * root). Looked up on disk, not with require.resolve, which the server bundle turns into module ids.
+ * The first of a file's places that exists: in the web app's node_modules, or the workspace root's where npm
+ * hoisted it (the server runs in apps/web). Each place is a fixed folder, so the build traces only those folders,
+ * and no module id stands in for them (require.resolve in the server bundle would give one).
  */
-function packageDir(name: string): string {
-  for (let dir = process.cwd(); ; dir = dirname(dir)) {
-    const candidate = join(dir, "node_modules", name);
-    if (existsSync(join(candidate, "package.json"))) return candidate;
-    if (dirname(dir) === dir) return join(process.cwd(), "node_modules", name);
-  }
-}
+const firstOf = (places: string[]): string => places.find((p) => existsSync(p)) ?? places[0]!;
 
 function fileOf(parts: string[]): { path: string; type: string } | null {
   const [kind, name, ...rest] = parts;
   if (rest.length) return null;
-  if (kind === "worker.min.js" && name === undefined) return { path: join(packageDir("tesseract.js"), "dist", "worker.min.js"), type: "text/javascript" };
-  if (kind === "core" && name && /^tesseract-core(-relaxedsimd|-simd)?(-lstm)?\.wasm\.js$/.test(name)) return { path: join(packageDir("tesseract.js-core"), name), type: "text/javascript" };
-  if (kind === "tessdata" && name && /^[a-z]{3}(_[a-z]+)?\.traineddata$/.test(name)) return { path: join(TESSDATA, name), type: "application/octet-stream" };
+  if (kind === "worker.min.js" && name === undefined)
+    return { path: firstOf([join(process.cwd(), "node_modules/tesseract.js/dist/worker.min.js"), join(process.cwd(), "../../node_modules/tesseract.js/dist/worker.min.js")]), type: "text/javascript" };
+  if (kind === "core" && name && /^tesseract-core(-relaxedsimd|-simd)?(-lstm)?\.wasm\.js$/.test(name))
+    return { path: firstOf([join(process.cwd(), "node_modules/tesseract.js-core", name), join(process.cwd(), "../../node_modules/tesseract.js-core", name)]), type: "text/javascript" };
+  if (kind === "tessdata" && name && /^[a-z]{3}(_[a-z]+)?\.traineddata$/.test(name)) return { path: join(/* turbopackIgnore: true */ TESSDATA, name), type: "application/octet-stream" };
   return null;
 }
 
