@@ -44,7 +44,11 @@ export function RunPanel({ goalId }: { goalId: string }) {
   const resume = useMutation({
     mutationFn: async () => {
       await client.goal.resume.mutate({ goalId });
-      if (phone && !runner.busy) await runner.startRun(goalId);
+      if (!phone || runner.busy) return;
+      // The run the pause stopped goes on as the same run (its replay shows the stop and the resume); with none, a new run.
+      const newest = (await client.goal.runs.query({ goalId, limit: 1 })).items[0];
+      if (newest?.stop) await runner.resumeRun(newest.id);
+      else await runner.startRun(goalId);
     },
     onError: (e) => toast.error(`Could not resume: ${e.message}`),
   });
