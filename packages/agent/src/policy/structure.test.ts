@@ -292,3 +292,13 @@ describe("a dialog's title that names an act on a place still commits it", () =>
     }
   });
 });
+
+describe("a switch changes what it names", () => {
+  it("a security switch whose label starts like a place ('My …') is judged as a switch, not opened as a page", () => {
+    const sw = (label: string) => node({ className: "android.widget.LinearLayout", children: [text(label), node({ className: "android.widget.Switch", checkable: true })] });
+    const fmd = sw("„Mein Gerät finden“ verwenden");
+    expect(decidePermission(click, { target: fmd, tree: screen([text("Mein Gerät finden"), fmd]) })).toMatchObject({ tier: "high_risk", ruleId: "switch.security" });
+    const plain = sw("My favourites first");
+    expect(decidePermission(click, { target: plain, tree: screen([text("Display"), plain]) }).tier).toBe("normal");
+  });
+});

@@ -71,7 +71,8 @@ export function judgeTap(s: Scene, v: Verdict, target: UiNode): string {
     return readable;
   }
   const amount = findAmount(readable);
-  if (!amount && (w.lists.ownership.atStart(p) || navigationFirst(s, p, verb !== null))) {
+  // A switch changes what it names ("„Mein Gerät finden“ verwenden"), it does not open it.
+  if (!amount && !isSwitch(target) && (w.lists.ownership.atStart(p) || navigationFirst(s, p, verb !== null))) {
     v.normal("target.navigation", `${q(readable)} opens a place to look at`);
     return readable;
   }
