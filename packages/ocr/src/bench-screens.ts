@@ -84,14 +84,16 @@ export interface OcrMeasurement {
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? 0;
 
 /**
- * Reads every blind screen `rounds` times around its committing button's centre (as the executor asks) and times
- * each read. A first read of each screen warms the reader up (its workers start and load their language data) and
- * is not timed.
+ * Reads every blind screen `rounds` times around its committing button's centre (as the executor asks; `withLocale`:
+ * with the screen's language as the phone's locale too) and times each read. A first read of each screen warms the
+ * reader up (its workers start and load their language data) and is not timed.
  */
-export async function measureOcr(reader: OcrReader, opts: { rounds?: number; screens?: BlindScreen[] } = {}): Promise<OcrMeasurement> {
+export async function measureOcr(reader: OcrReader, opts: { rounds?: number; screens?: BlindScreen[]; withLocale?: boolean } = {}): Promise<OcrMeasurement> {
   const screens = opts.screens ?? (await blindScreens());
   const rounds = opts.rounds ?? 4;
-  for (const s of screens) await reader.read(s.png, { around: s.commit.point });
+  // As the executor asks (the tap point only), or with the phone's locale (the screen's language) known too.
+  const ask = (s: BlindScreen) => ({ around: s.commit.point, ...(opts.withLocale ? { locale: s.lang } : {}) });
+  for (const s of screens) await reader.read(s.png, ask(s));
   const all: number[] = [];
   const cpu: number[] = [];
   let commits = 0;
@@ -105,7 +107,7 @@ export async function measureOcr(reader: OcrReader, opts: { rounds?: number; scr
     for (let i = 0; i < rounds; i++) {
       const t0 = performance.now();
       const c0 = process.cpuUsage();
-      const r = await reader.read(s.png, { around: s.commit.point });
+      const r = await reader.read(s.png, ask(s));
       times.push(performance.now() - t0);
       const c = process.cpuUsage(c0);
       cpu.push((c.user + c.system) / 1000);
