@@ -249,7 +249,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "se cobrará|se te cobrará|se cargará|cobrar|se cobrará|cargo|pagar|pagar ahora|comprar|comprar ahora|confirmar compra|finalizar compra|realizar pedido|hacer pedido|suscribirse|suscribirme|suscribir|prueba gratuita|empezar prueba gratuita|actualizar a premium|reservar|reservar ahora|donar|propina|transferir|enviar dinero|recargar|retirar|cancelar suscripción|darse de baja|anular suscripción",
-      destructive: "se eliminará|se eliminarán|se borrará|permanentemente|no se puede deshacer|exportar|exportar chat|salir|salir del grupo|abandonar|desvincular|olvidar|desactivar|apagar|finalizar|eliminar|borrar|borrar todo|restablecer|desinstalar|vaciar papelera|cerrar cuenta|eliminar cuenta|revocar|quitar|descartar",
+      destructive: "será eliminad*|serán eliminad*|será borrad*|serán borrad*|se perderá*|se eliminará|se eliminarán|se borrará|permanentemente|no se puede deshacer|exportar|exportar chat|salir|salir del grupo|abandonar|desvincular|olvidar|desactivar|apagar|finalizar|eliminar|borrar|borrar todo|restablecer|desinstalar|vaciar papelera|cerrar cuenta|eliminar cuenta|revocar|quitar|descartar",
       communication: "se enviará|se publicará|enviar|publicar|llamar|compartir ubicación|compartir contactos",
       permission: "establecer como predeterminad*|predeterminar|permitir|autorizar|conceder|solo esta vez|mientras se usa la app",
       install: "se instalará|se instalara|instalar|^actualizar",
@@ -285,7 +285,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "sera débité|sera facturé|vous serez facturé|débiter|sera débité|facturer|payer|payer maintenant|acheter|acheter maintenant|commander|valider la commande|passer commande|confirmer le paiement|s abonner|abonner|essai gratuit|commencer l essai gratuit|passer à premium|réserver|faire un don|pourboire|virer|envoyer de l argent|recharger|résilier|résilier l abonnement|se désabonner|désabonner",
-      destructive: "sera supprimé|seront supprimés|définitivement|irréversible|exporter|quitter|quitter le groupe|dissocier|oublier|désactiver|mettre fin|supprimer|effacer|tout effacer|réinitialiser|désinstaller|vider la corbeille|fermer mon compte|fermer le compte|supprimer le compte|révoquer",
+      destructive: "sera supprimé*|seront supprimé*|sera effacé*|seront effacé*|sera perdu*|seront perdu*|sera réinitialisé*|sera supprimé|seront supprimés|définitivement|irréversible|exporter|quitter|quitter le groupe|dissocier|oublier|désactiver|mettre fin|supprimer|effacer|tout effacer|réinitialiser|désinstaller|vider la corbeille|fermer mon compte|fermer le compte|supprimer le compte|révoquer",
       communication: "sera envoyé|sera publié|envoyer|publier|appeler|partager ma position|partager la position",
       permission: "définir par défaut|définir comme application par défaut|définir comme appli par défaut|autoriser|permettre|accorder|uniquement cette fois|lorsque vous utilisez l appli",
       install: "sera installé*|seront installé*|installer|^mettre à jour",
@@ -321,7 +321,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "será cobrado|você será cobrado|será debitado|cobrar|será cobrado|débito|pagar|pagar agora|comprar|comprar agora|finalizar compra|fazer pedido|assinar|assinar agora|teste grátis|iniciar teste grátis|experimentar grátis|fazer upgrade|reservar|doar|gorjeta|dar gorjeta|transferir|enviar dinheiro|recarregar|sacar|cancelar assinatura",
-      destructive: "será excluído|serão excluídos|será apagado|permanentemente|não pode ser desfeito|exportar|exportar conversa|sair|sair do grupo|desvincular|esquecer|desativar|desligar|encerrar|excluir|apagar|apagar tudo|redefinir|restaurar|desinstalar|esvaziar lixeira|excluir conta|encerrar conta|revogar|remover|descartar",
+      destructive: "será excluíd*|serão excluíd*|será apagad*|serão apagad*|será removid*|serão removid*|será perdid*|serão perdid*|será excluído|serão excluídos|será apagado|permanentemente|não pode ser desfeito|exportar|exportar conversa|sair|sair do grupo|desvincular|esquecer|desativar|desligar|encerrar|excluir|apagar|apagar tudo|redefinir|restaurar|desinstalar|esvaziar lixeira|excluir conta|encerrar conta|revogar|remover|descartar",
       communication: "será enviado|será publicado|enviar|publicar|ligar|compartilhar localização|compartilhar contatos",
       permission: "definir como padrão|definir como predefinid*|permitir|autorizar|conceder|apenas esta vez|durante o uso do app",
       install: "será instalad*|instalar|^atualizar",
@@ -357,7 +357,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "будет списано|спишется|будет списана|списать|будет списано|спишем|оплатить|купить|купить сейчас|оформить заказ|заказать|подтвердить заказ|оформить подписку|подписаться|пробный период|начать пробный период|попробовать бесплатно|перевести|отправить деньги|пополнить|вывести|забронировать|пожертвовать|чаевые|отменить подписку|отписаться|продлить",
-      destructive: "будет удален|будут удалены|удалится|безвозвратно|нельзя отменить|экспорт|экспортировать|экспортировать чат|выйти из группы|покинуть|покинуть группу|отвязать|забыть устройство|отключить|выключить|деактивировать|завершить|удалить|стереть|сбросить|сбросить настройки|удалить аккаунт|очистить|очистить корзину|отозвать",
+      destructive: "будет удален*|будут удален*|будет стерт*|будут стерт*|будет потерян*|будут потерян*|будет удален|будут удалены|удалится|безвозвратно|нельзя отменить|экспорт|экспортировать|экспортировать чат|выйти из группы|покинуть|покинуть группу|отвязать|забыть устройство|отключить|выключить|деактивировать|завершить|удалить|стереть|сбросить|сбросить настройки|удалить аккаунт|очистить|очистить корзину|отозвать",
       communication: "будет отправлено|будет опубликовано|отправить|опубликовать|позвонить|поделиться геопозицией|поделиться местоположением",
       permission: "использовать по умолчанию|установить по умолчанию|сделать основным|разрешить|предоставить доступ|только в этот раз|при использовании приложения",
       install: "будет установлен*|установить|^обновить",
@@ -393,7 +393,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "pagare|acquistare|abbonarsi|verrà addebitato|addebiteremo|addebita|verrà addebitato|addebito|paga|paga ora|pagare|acquista|acquista ora|compra|compra ora|ordina|conferma ordine|invia ordine|abbonati|abbonarsi|prova gratuita|inizia la prova gratuita|prenota|prenota ora|dona|fai una donazione|mancia|trasferisci|bonifico|invia denaro|ricarica|preleva|scommetti|punta|annulla abbonamento|disdici|rinnova|aggiungi beneficiario|riscatta",
-      destructive: "eliminare|cancellare|rimuovere|disinstallare|uscire dal gruppo|disattivare|reimpostare|verrà eliminato|verranno eliminati|irreversibile|esporta|esporta chat|abbandona gruppo|esci|spegni|termina|elimina|cancella|rimuovi|ripristina|reimposta|disinstalla|svuota|svuota cestino|chiudi conto|elimina account|revoca|scarta|esci dal gruppo|abbandona|dissocia|disattiva|formatta|cancella dati",
+      destructive: "verrà eliminat*|verranno eliminat*|sarà eliminat*|saranno eliminat*|verrà cancellat*|verranno cancellat*|verrà rimoss*|verranno rimoss*|andrà pers*|andranno pers*|eliminare|cancellare|rimuovere|disinstallare|uscire dal gruppo|disattivare|reimpostare|verrà eliminato|verranno eliminati|irreversibile|esporta|esporta chat|abbandona gruppo|esci|spegni|termina|elimina|cancella|rimuovi|ripristina|reimposta|disinstalla|svuota|svuota cestino|chiudi conto|elimina account|revoca|scarta|esci dal gruppo|abbandona|dissocia|disattiva|formatta|cancella dati",
       communication: "inviare|pubblicare|verrà inviato|invia|pubblica|chiama|condividi posizione|inoltra a tutti|invita|rispondi a tutti",
       credentials: "mostra password|copia password|esporta password",
       permission: "imposta come predefinit*|imposta predefinit*|consenti|autorizza|concedi|attiva",
@@ -603,7 +603,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "zapłacić|kupić|zamówić|zostanie obciążona|zostanie pobrana opłata|obciąż|pobierz opłatę|zostanie pobrana|zapłać|zapłać teraz|płacę|kup|kup teraz|kupuję|zamów|zamawiam|zamów i zapłać|potwierdź zamówienie|złóż zamówienie|subskrybuj|wykup|wypróbuj za darmo|rozpocznij okres próbny|zarezerwuj|rezerwuj|przekaż darowiznę|wpłać|napiwek|przelej|wyślij przelew|przelew|doładuj|doładowanie|wypłać|postaw|obstaw|anuluj subskrypcję|odnów|dodaj odbiorcę",
-      destructive: "usunąć|usunąć konto|anulować|zresetować|odinstalować|opuścić|wyłączyć|zostanie usunięte|zostaną usunięte|nieodwracalne|eksportuj|eksportuj czat|opuść czat|zapomnij urządzenie|dezaktywuj|zakończ|usuń|usuń wszystko|usuń konto|odinstaluj|resetuj|przywróć ustawienia fabryczne|wyczyść|wyczyść dane|opróżnij kosz|zamknij konto|cofnij dostęp|odwołaj|odrzuć zmiany|opuść grupę|opuść|rozłącz|wyłącz|anuluj zamówienie",
+      destructive: "zostanie usunięt*|zostaną usunięt*|zostanie wymazan*|zostaną wymazan*|zostanie utracon*|zostaną utracon*|rozłączyć|zapomnieć|wymazać|skasować|usunąć|usunąć konto|anulować|zresetować|odinstalować|opuścić|wyłączyć|zostanie usunięte|zostaną usunięte|nieodwracalne|eksportuj|eksportuj czat|opuść czat|zapomnij urządzenie|dezaktywuj|zakończ|usuń|usuń wszystko|usuń konto|odinstaluj|resetuj|przywróć ustawienia fabryczne|wyczyść|wyczyść dane|opróżnij kosz|zamknij konto|cofnij dostęp|odwołaj|odrzuć zmiany|opuść grupę|opuść|rozłącz|wyłącz|anuluj zamówienie",
       communication: "wysłać|opublikować|zostanie wysłana|wyślij|opublikuj|zadzwoń|udostępnij lokalizację|zaproś|przekaż dalej",
       credentials: "pokaż hasło|kopiuj hasło",
       permission: "ustaw jako domyśln*|zezwól|zezwalaj|przyznaj dostęp|włącz",
@@ -815,7 +815,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "भुगतान किया जाएगा|शुल्क लगेगा|कट जाएंगे|शुल्क लिया जाएगा|काटे जाएंगे|डेबिट|भुगतान करें|भुगतान|पे करें|अभी भुगतान करें|खरीदें|अभी खरीदें|ऑर्डर करें|ऑर्डर दें|ऑर्डर की पुष्टि करें|सदस्यता लें|सब्सक्राइब करें|मुफ़्त ट्रायल|मुफ्त ट्रायल|अपग्रेड करें|बुक करें|अभी बुक करें|दान करें|टिप दें|पैसे भेजें|ट्रांसफ़र करें|ट्रांसफर करें|रिचार्ज करें|रिचार्ज|टॉप अप|निकालें पैसे|दांव लगाएं|सदस्यता रद्द करें|रिन्यू करें|लाभार्थी जोड़ें",
-      destructive: "हटा दें|हटा दिया जाएगा|मिटा दें|मिटा दिया जाएगा|स्थायी रूप से|एक्सपोर्ट करें|निर्यात करें|ग्रुप से बाहर निकलें|बंद करें|निष्क्रिय करें|समाप्त करें|हटाएं|हटाएँ|मिटाएं|मिटाएँ|सब हटाएं|खाता हटाएं|अनइंस्टॉल करें|रीसेट करें|फ़ैक्टरी रीसेट|साफ़ करें|डेटा साफ़ करें|खाता बंद करें|रद्द करें पहुंच|ग्रुप छोड़ें|छोड़ें ग्रुप|बाहर निकलें|अनपेयर करें|भूल जाएं|बंद करें सुरक्षा|ऑर्डर रद्द करें",
+      destructive: "हटा|मिटा|हटा दें|हटा दिया जाएगा|मिटा दें|मिटा दिया जाएगा|स्थायी रूप से|एक्सपोर्ट करें|निर्यात करें|ग्रुप से बाहर निकलें|बंद करें|निष्क्रिय करें|समाप्त करें|हटाएं|हटाएँ|मिटाएं|मिटाएँ|सब हटाएं|खाता हटाएं|अनइंस्टॉल करें|रीसेट करें|फ़ैक्टरी रीसेट|साफ़ करें|डेटा साफ़ करें|खाता बंद करें|रद्द करें पहुंच|ग्रुप छोड़ें|छोड़ें ग्रुप|बाहर निकलें|अनपेयर करें|भूल जाएं|बंद करें सुरक्षा|ऑर्डर रद्द करें",
       communication: "भेज दिया जाएगा|भेजा जाएगा|भेजें|पोस्ट करें|प्रकाशित करें|कॉल करें|स्थान शेयर करें|लोकेशन शेयर करें|आमंत्रित करें|फ़ॉरवर्ड करें",
       credentials: "पासवर्ड दिखाएं|पासवर्ड कॉपी करें",
       permission: "डिफ़ॉल्ट के रूप में सेट करें|डिफ़ॉल्ट बनाएं|डिफ़ॉल्ट पर सेट करें|अनुमति दें|अनुमति दें|हमेशा मंज़ूरी दें|चालू करें",
@@ -850,7 +850,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "কাটা হবে|চার্জ করা হবে|চার্জ করা হবে|কেটে নেওয়া হবে|ডেবিট|পেমেন্ট করুন|অর্থপ্রদান করুন|পে করুন|এখনই পেমেন্ট করুন|কিনুন|এখনই কিনুন|অর্ডার করুন|অর্ডার দিন|অর্ডার নিশ্চিত করুন|সাবস্ক্রাইব করুন|সদস্যতা নিন|বিনামূল্যে ট্রায়াল|আপগ্রেড করুন|বুক করুন|দান করুন|টিপ দিন|টাকা পাঠান|সেন্ড মানি|ট্রান্সফার করুন|রিচার্জ করুন|রিচার্জ|ক্যাশ আউট|টাকা তুলুন|বাজি ধরুন|সদস্যতা বাতিল করুন|নবায়ন করুন",
-      destructive: "মুছে ফেলা হবে|স্থায়ীভাবে|সরিয়ে দেওয়া হবে|এক্সপোর্ট করুন|রপ্তানি করুন|গ্রুপ ছাড়ুন|বের হন|নিষ্ক্রিয় করুন|শেষ করুন|মুছুন|মুছে ফেলুন|সব মুছুন|অ্যাকাউন্ট মুছুন|সরান|আনইনস্টল করুন|রিসেট করুন|ফ্যাক্টরি রিসেট|সাফ করুন|ডেটা সাফ করুন|অ্যাকাউন্ট বন্ধ করুন|প্রত্যাহার করুন|গ্রুপ ছেড়ে দিন|ছেড়ে দিন|আনপেয়ার করুন|ভুলে যান|বন্ধ করুন সুরক্ষা|অর্ডার বাতিল করুন",
+      destructive: "মুছে|মুছে ফেলা হবে|স্থায়ীভাবে|সরিয়ে দেওয়া হবে|এক্সপোর্ট করুন|রপ্তানি করুন|গ্রুপ ছাড়ুন|বের হন|নিষ্ক্রিয় করুন|শেষ করুন|মুছুন|মুছে ফেলুন|সব মুছুন|অ্যাকাউন্ট মুছুন|সরান|আনইনস্টল করুন|রিসেট করুন|ফ্যাক্টরি রিসেট|সাফ করুন|ডেটা সাফ করুন|অ্যাকাউন্ট বন্ধ করুন|প্রত্যাহার করুন|গ্রুপ ছেড়ে দিন|ছেড়ে দিন|আনপেয়ার করুন|ভুলে যান|বন্ধ করুন সুরক্ষা|অর্ডার বাতিল করুন",
       communication: "পাঠানো হবে|পাঠান|পোস্ট করুন|প্রকাশ করুন|কল করুন|লোকেশন শেয়ার করুন|আমন্ত্রণ জানান|ফরওয়ার্ড করুন",
       credentials: "পাসওয়ার্ড দেখান|পাসওয়ার্ড কপি করুন",
       permission: "ডিফল্ট হিসেবে সেট করুন|ডিফল্ট করুন|অনুমতি দিন|হ্যাঁ বলুন|চালু করুন",
@@ -885,7 +885,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "буде списано|спишеться|списати|буде списано|спишемо|оплатити|сплатити|оплатити зараз|купити|купити зараз|замовити|оформити замовлення|підтвердити замовлення|підписатися|оформити підписку|спробувати безкоштовно|пробний період|оновити до преміум|забронювати|пожертвувати|задонатити|чайові|переказати|надіслати гроші|поповнити|зняти|вивести|зробити ставку|поставити|скасувати підписку|продовжити підписку|додати отримувача",
-      destructive: "буде видалено|будуть видалені|назавжди|не можна скасувати|експорт|експортувати|експортувати чат|вийти з групи|покинути групу|від'єднати|забути пристрій|вимкнути|деактивувати|завершити|видалити|видалити все|видалити акаунт|стерти|скинути|скинути налаштування|очистити|очистити кошик|закрити рахунок|відкликати|відхилити зміни|вийти з групи|покинути|від'єднати|вимкнути|скасувати замовлення",
+      destructive: "буде видален*|будуть видален*|буде стерт*|буде втрачен*|будуть втрачен*|буде видалено|будуть видалені|назавжди|не можна скасувати|експорт|експортувати|експортувати чат|вийти з групи|покинути групу|від'єднати|забути пристрій|вимкнути|деактивувати|завершити|видалити|видалити все|видалити акаунт|стерти|скинути|скинути налаштування|очистити|очистити кошик|закрити рахунок|відкликати|відхилити зміни|вийти з групи|покинути|від'єднати|вимкнути|скасувати замовлення",
       communication: "буде надіслано|буде опубліковано|надіслати|відправити|опублікувати|зателефонувати|подзвонити|поділитися геопозицією|запросити|переслати",
       credentials: "показати пароль|копіювати пароль",
       permission: "використовувати за умовчанням|установити за замовчуванням|зробити основним|дозволити|надати доступ|увімкнути",

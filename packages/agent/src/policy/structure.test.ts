@@ -302,3 +302,15 @@ describe("a switch changes what it names", () => {
     expect(decidePermission(click, { target: plain, tree: screen([text("Display"), plain]) }).tier).toBe("normal");
   });
 });
+
+describe("what a message says will be lost, in the forms its language inflects", () => {
+  it("gender, number and verb forms of the consequence gate the neutral button under it", () => {
+    for (const [line, ok] of [
+      ["Questa playlist verrà eliminata definitivamente.", "Procedi"], ["La conversation sera supprimée.", "OK"], ["Запись будет удалена", "ОК"],
+      ["Os arquivos serão apagados", "OK"], ["Rozłączyć i zapomnieć urządzenie?", "Tak"], ["অ্যাকাউন্ট মুছে ফেলবেন?", "হ্যাঁ"], ["सारा डेटा हटा दिया जाएगा", "ठीक"],
+    ] as const) {
+      const target = button(ok);
+      expect(decidePermission(click, { target, tree: screen([text(line), target]) }), line).toMatchObject({ tier: "high_risk", kind: "destructive" });
+    }
+  });
+});
