@@ -316,6 +316,10 @@ describe("recovery drills", () => {
       const run = await t.db.run.findUniqueOrThrow({ where: { id: runId } });
       expect(run.endReason).toBe("device_lost");
       expect(w.stdout()).toMatch(/\(device_lost\)/);
+      // What was lost is said once, and how the run goes on: the same phone back, the same run resumed.
+      expect(w.stdout()).toMatch(/^blocked: Device connection lost: The phone disconnected/m);
+      expect(w.stdout()).not.toMatch(/Device connection lost[^\n]*Device connection lost/);
+      expect(w.stdout()).toContain(`connect the same phone (the same serial) again and resume the run with it: npm run agent -- --run-id ${runId}`);
     } finally {
       await faults("DELETE");
       await hanging.stop();
