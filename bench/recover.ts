@@ -186,6 +186,8 @@ interface Kill {
   resumeMs: number;
 }
 const kills: Kill[] = [];
+let fullSpeedKills = 0;
+let laggingKills = 0;
 let repeatedEffects = 0;
 let lostEffects = 0;
 let worker: Worker | undefined;
@@ -210,6 +212,8 @@ async function runDrill(d: Drill): Promise<{ count: number; status: string; kill
     scheduled = false;
     if (recovering || !worker) return;
     nextKill++;
+    if (moment === "lagging") laggingKills++;
+    else fullSpeedKills++;
     const dead = worker;
     dead.proc.kill("SIGKILL");
     const killedAt = performance.now();
@@ -319,25 +323,30 @@ async function runDrill(d: Drill): Promise<{ count: number; status: string; kill
   let timer: NodeJS.Timeout | undefined;
   const stuck = new Promise<never>((_, reject) => {
     const check = () => {
-      if (performance.now() - lastProgress > STUCK_MS) reject(new Error(`run ${runId} (${d.moment}) made no progress for ${STUCK_MS / 1000} s:\n${worker?.out() ?? ""}`));
+      if (performance.now() - lastProgress > STUCK_MS) reject(new Error(`it made no progress for ${STUCK_MS / 1000} s:\n${worker?.out() ?? ""}`));
       else timer = setTimeout(check, 1000);
     };
     timer = setTimeout(check, 1000);
   });
+  // A run that cannot go on (a worker that cannot resume, no progress) ends its drill: what the phone counted by
+  // then is compared with N like any other run's, and the next drill starts.
   try {
     for (;;) {
       const w: Worker = worker!;
       const code = await Promise.race([w.exited, stuck]);
+      if (recovering) await Promise.race([recovering, stuck]);
       if (failure) throw failure;
-      if (recovering) {
-        await Promise.race([recovering, stuck]);
-        if (failure) throw failure;
-        continue;
-      }
-      if (w !== worker) continue;
+      if (recovering || w !== worker) continue;
       if (code !== 0) console.log(`  the worker ended with exit code ${code}: ${w.out().trim().split("\n").slice(-3).join(" | ")}`);
       break;
     }
+  } catch (e) {
+    console.log(`  run ${runId} (${d.moment}) could not go on: ${(e as Error).message.trim().split("\n").slice(0, 4).join(" | ")}`);
+    if (worker && worker.proc.exitCode === null) {
+      worker.proc.kill("SIGKILL");
+      await worker.exited;
+    }
+    await phone.request({ op: "release" });
   } finally {
     clearInterval(watch);
     clearTimeout(timer);
@@ -360,7 +369,7 @@ try {
   const ms = (xs: number[]) => (xs.length ? `min ${Math.round(Math.min(...xs))} ms, max ${Math.round(Math.max(...xs))} ms` : "none");
   console.log(`kill → first new step: full-speed phone ${ms(full)}; lagging phone ${ms(lagged)} (machine load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores, ${Math.round((performance.now() - started) / 1000)} s in all)`);
   const p = (q: number) => (full.length ? Math.round(percentile(full, q)) : NaN);
-  console.log(`resume_p50_ms=${p(50)} resume_p95_ms=${p(95)} repeated_effects=${repeatedEffects} lost_effects=${lostEffects} kills=${full.length} lagging_kills=${lagged.length}`);
+  console.log(`resume_p50_ms=${p(50)} resume_p95_ms=${p(95)} repeated_effects=${repeatedEffects} lost_effects=${lostEffects} kills=${fullSpeedKills} lagging_kills=${laggingKills}`);
 } finally {
   if (worker && worker.proc.exitCode === null) {
     worker.proc.kill("SIGKILL");
