@@ -72,14 +72,14 @@ interface Drill {
   killAt: number[];
 }
 
-// Full-speed phone: the kills shared among the five moments, one run per moment; kill i falls at a count of 2i or
-// 2i+1 (drawn from the seed), so every resumed worker taps at least once before the next kill.
+// Full-speed phone: the kills shared among the five moments, one run per moment; kill i falls at the moment's first
+// occasion once the screen reads 2i or 2i+1 (drawn from the seed), so the kills spread over the run.
 const drills: Drill[] = [];
 MOMENTS.forEach((moment, m) => {
   const kills = Math.floor(KILLS / MOMENTS.length) + (m < KILLS % MOMENTS.length ? 1 : 0);
   if (kills > 0) drills.push({ moment, n: 2 * kills + 1, killAt: Array.from({ length: kills }, (_, i) => 2 * i + (random() < 0.5 ? 0 : 1)) });
 });
-// Lagging phone: two taps, killed 300 ms after the last one started (it lands 2.5 s after it started).
+// Lagging phone: two taps, killed 300 ms after the last one reached the phone.
 for (let k = 0; k < LAGGING_KILLS; k++) drills.push({ moment: "lagging", n: 2, killAt: [1] });
 
 const { dir, pg, db, api, apiUrl, issueToken } = await startBenchCore("recover");

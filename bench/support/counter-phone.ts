@@ -22,7 +22,7 @@ export type CounterEvent =
   | { op: "held"; argv: string[]; count: number };
 export type CounterReady = { op: "ready"; serial: string; adbPort: number };
 
-export const COUNTER_SCENARIO = fileURLToPath(new URL("../../packages/virtual-phone/src/pack/examples/counter.json", import.meta.url));
+const COUNTER_SCENARIO = fileURLToPath(new URL("../../packages/virtual-phone/src/pack/examples/counter.json", import.meta.url));
 
 const send = (m: CounterReply | CounterEvent | CounterReady) => process.send!(m);
 // argv[2]: the public keys (JSON array of adbkey.pub lines) the phone already lists in adb_keys; argv[3]: its
