@@ -100,6 +100,13 @@ describe("amounts as each locale writes them", () => {
     expect(one("2 대한민국 원").currency).toBe("KRW");
   });
 
+  it("reads coins and tokens by their tickers, which have no ISO code", () => {
+    expect(findAmounts("0,05 ETH → 142,30 USDC").map((a) => [a.value, a.currency])).toEqual([[0.05, "ETH"], [142.3, "USDC"]]);
+    expect(one("Send ₿0.0125")).toMatchObject({ value: 0.0125, currency: "BTC" });
+    expect(one("Swap 0,0125 ETH")).toMatchObject({ value: 0.0125, currency: "ETH" });
+    expect(hasAmount("ETH address 0x52908400098527886E0F7030069857D2E4169EE7")).toBe(false);
+  });
+
   it("finds several amounts and negative ones", () => {
     const found = findAmounts("Subtotal $20.00 · Tip $3.50 · Discount -$5");
     expect(found.map((a) => a.value)).toEqual([20, 3.5, -5]);

@@ -42,6 +42,10 @@ const MARKETS: Record<string, string[]> = {
   "ar-SA": ["SAR", "AED", "EGP", "KWD", "QAR", "MAD", "JOD", "BHD", "OMR"], "hi-IN": ["INR"], "bn-BD": ["BDT", "INR"], "ur-PK": ["PKR"],
   "fa-IR": ["IRR", "AFN"], "he-IL": ["ILS"], "uk-UA": ["UAH"], "ms-MY": ["MYR"], "fil-PH": ["PHP"], "de-CH": ["CHF"],
 };
+/** Coins and tokens a wallet or exchange shows beside an amount ("0,05 ETH → 142,30 USDC", "₿0.01"): no ISO 4217
+ * code and no CLDR data, so the team lists the tickers with the largest markets; each is its own currency. */
+const CRYPTO = ["BTC", "₿", "ETH", "USDT", "USDC", "BNB", "SOL", "XRP", "ADA", "DOGE", "TON", "TRX", "DOT", "MATIC", "POL", "LTC", "AVAX", "SHIB", "DAI", "XLM"];
+
 /** Currencies every market's formats are also learnt for (how a Japanese app writes dollars: "$", "元" for yuan). */
 const MAJOR = ["USD", "EUR", "GBP", "JPY", "CNY"];
 
@@ -143,6 +147,7 @@ function build(): Tables {
   }
   for (const [locale, own] of Object.entries(MARKETS)) for (const code of new Set([...own.slice(1), ...MAJOR])) symbols(locale, code);
   for (const [word, code] of Object.entries(UNIT_WORDS)) add(word, code);
+  for (const ticker of CRYPTO) add(ticker, ticker === "₿" ? "BTC" : ticker);
   // Words need boundaries (no letter around "kr", "RM", "руб"); signs and CJK units sit right against digits.
   const worded: string[] = [];
   const signs: string[] = [];
@@ -192,7 +197,8 @@ export function parseLocaleNumber(written: string): number | null {
     const lastIsOnly = seps.filter((x) => x === last).length === 1;
     const decimalMark = last === "٫" || (/[.,]/.test(last) && lastIsOnly && (lastGroup.length !== 3 || seps.length > 1 || groups[0] === "0"));
     if (decimalMark) {
-      if (lastGroup.length > 3 && last !== "٫") return null;
+      // More than three decimals only after a lone integer part ("0.0125 ETH": coins are divided finer than cents).
+      if (lastGroup.length > 3 && last !== "٫" && seps.length > 1) return null;
       decimals = lastGroup;
       intGroups = groups.slice(0, -1);
       if (seps.slice(0, -1).includes(last)) return null;
