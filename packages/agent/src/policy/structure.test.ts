@@ -144,6 +144,22 @@ describe("each language's commit words", () => {
   });
 });
 
+describe("revealing a secret, in every language", () => {
+  it.each(LANGS)("%s: its first credentials verb gates as credentials", (lang) => {
+    const word = splitList(LEXICON[lang]!.verbs.credentials)[0];
+    expect(word, lang).toBeDefined();
+    const target = button(word!);
+    expect(decidePermission(click, { target, tree: screen([text("·"), target]) }), `${lang} ${word}`).toMatchObject({ tier: "high_risk", kind: "credentials" });
+  });
+
+  it("a swap of coins commits by their amounts; showing a wallet's address does not", () => {
+    const swap = button("Tausch bestätigen");
+    expect(decidePermission(click, { target: swap, tree: screen([text("Tauschen"), text("0,05 ETH → 142,30 USDC"), swap]) })).toMatchObject({ tier: "high_risk", kind: "money" });
+    const show = button("Adresse anzeigen");
+    expect(decidePermission(click, { target: show, tree: screen([text("Wallet"), text("0,05 ETH"), show]) }).tier).toBe("normal");
+  });
+});
+
 describe("blind screens", () => {
   const web = () => node({ className: "android.webkit.WebView", bounds: { left: 0, top: 200, right: 1080, bottom: 2400 } });
   const item = (t: string, top: number) => ({ text: t, bounds: { left: 100, top, right: 980, bottom: top + 80 } });
