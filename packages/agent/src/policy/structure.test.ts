@@ -330,3 +330,25 @@ describe("what a message says will be lost, in the forms its language inflects",
     }
   });
 });
+
+describe("grants, installs and posts in the wording of each market", () => {
+  it("special access, a family group, a VPN, an extension, a beta build and a story gate; tracking a parcel does not", () => {
+    const sw = node({ className: "android.widget.LinearLayout", children: [text("Messenger"), node({ className: "android.widget.Switch", checkable: true })] });
+    expect(decidePermission(click, { target: sw, tree: screen([text("Diğer uygulamaların üzerinde göster"), sw]) })).toMatchObject({ tier: "high_risk", kind: "permission" });
+    const cases: [string[], string, string][] = [
+      [["가족 그룹에 초대", "지수님을 가족 그룹에 추가합니다"], "추가", "permission"],
+      [["Verbindungsanfrage", "Proton VPN möchte eine VPN-Verbindung einrichten."], "OK", "permission"],
+      [["إضافة إلى Chrome", "يمكن للإضافة قراءة بياناتك"], "إضافة الإضافة", "install"],
+      [["Program beta", "Zainstalujemy wersję testową aplikacji."], "Dołącz", "install"],
+      [["La tua storia", "Visibile a tutti i follower"], "Condividi storia", "communication"],
+    ];
+    for (const [lines, label, kind] of cases) {
+      const target = button(label);
+      expect(decidePermission(click, { target, tree: screen([...lines.map((l) => text(l)), target]) }), label).toMatchObject({ tier: "high_risk", kind });
+    }
+    const track = button("Sendung verfolgen");
+    expect(decidePermission(click, { target: track, tree: screen([text("Bestellung #123"), text("49,90 €"), track]) }).tier).toBe("normal");
+    const vpnPage = node({ text: "VPN", className: "android.widget.TextView" });
+    expect(decidePermission(click, { target: vpnPage, tree: screen([text("Netzwerk"), vpnPage, text("Hotspot")]) }).tier).toBe("normal");
+  });
+});
