@@ -62,6 +62,17 @@ describe("an ending is destructive", () => {
       expect(decidePermission(click, dlg(label)), label).toMatchObject({ tier: "normal", ruleId: "target.dismiss" });
   });
 
+  it("ending a membership or plan is an ending too; keeping it, verb last in German and Dutch, backs out", () => {
+    const dlg = (title: string, label: string, other: string) => {
+      const target = button(label);
+      return { target, tree: screen([dialog([text(title), button(other), target])]) };
+    };
+    expect(decidePermission(click, dlg("End your membership?", "End membership", "Keep membership"))).toMatchObject({ tier: "high_risk", kind: "destructive" });
+    expect(decidePermission(click, dlg("Lidmaatschap stopzetten?", "Ja", "Nee"))).toMatchObject({ tier: "high_risk", kind: "destructive" });
+    for (const [title, label] of [["Lidmaatschap stopzetten?", "Lid blijven"], ["Mitgliedschaft beenden?", "Mitglied bleiben"]] as const)
+      expect(decidePermission(click, dlg(title, label, "Beenden")), label).toMatchObject({ tier: "normal", ruleId: "target.dismiss" });
+  });
+
   it("a screen that reports an ending as done is closed by its OK", () => {
     for (const [title, ok] of [["Identifiering avbruten", "OK"], ["Order cancelled", "Done"], ["Заказ отменён", "Хорошо"]] as const) {
       const target = button(ok);

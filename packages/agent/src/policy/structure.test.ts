@@ -352,3 +352,19 @@ describe("grants, installs and posts in the wording of each market", () => {
     expect(decidePermission(click, { target: vpnPage, tree: screen([text("Netzwerk"), vpnPage, text("Hotspot")]) }).tier).toBe("normal");
   });
 });
+
+describe("a label that both backs out and commits", () => {
+  it("is the act beside a plain way out ('बंद करें' next to 'रद्द करें'), and a way out when it is the only one", () => {
+    const off = button("बंद करें");
+    expect(decidePermission(click, { target: off, tree: screen([dialog([text("बैकअप बंद करें?"), button("रद्द करें"), off])]) })).toMatchObject({ tier: "high_risk", kind: "destructive" });
+    const close = button("बंद करें");
+    expect(decidePermission(click, { target: close, tree: screen([dialog([text("₹500 का भुगतान करें?"), close, button("भुगतान करें")])]) })).toMatchObject({ tier: "normal", ruleId: "target.dismiss" });
+  });
+
+  it("closing an account, unpairing and deactivating in the forms those languages ask them", () => {
+    for (const [title, label] of [["Stänga ditt konto?", "Ja, stäng"], ["إلغاء إقران الجهاز؟", "نعم"], ["حساب غیرفعال شود؟", "بله"], ["ব্যাকআপ বন্ধ করবেন?", "হ্যাঁ"], ["Disconnettere tutti i dispositivi?", "Disconnetti"]] as const) {
+      const target = button(label);
+      expect(decidePermission(click, { target, tree: screen([dialog([text(title), button("·"), target])]) }), title).toMatchObject({ tier: "high_risk", kind: "destructive" });
+    }
+  });
+});

@@ -66,7 +66,10 @@ export function judgeTap(s: Scene, v: Verdict, target: UiNode): string {
   const role = controlRole(w, target, readable, pane, pane.dialog ? pane.buttons : buttonsOf(s.tree));
   const verb = findVerb(w, p);
   // A dismissal by its words always backs out; a negative button by its id only when its words commit nothing.
-  if (role.role === "dismiss" && (isDismissLabel(w, readable) || !(verb && COMMIT_CATEGORIES.includes(verb.category)))) {
+  // A label that is both ("बंद करें": close, and turn off) beside a plain way out ("रद्द करें") is the act.
+  const commitVerb = verb !== null && COMMIT_CATEGORIES.includes(verb.category);
+  const plainWayOut = commitVerb && (pane.dialog ? pane.buttons : []).some((b) => b !== target && isDismissLabel(w, labelOf(b)) && !findVerb(w, prepare(labelOf(b)), COMMIT_CATEGORIES));
+  if (role.role === "dismiss" && !plainWayOut && (isDismissLabel(w, readable) || !commitVerb)) {
     v.normal("target.dismiss", `${q(readable)} backs out (${role.why})`);
     return readable;
   }

@@ -11,11 +11,15 @@ export interface CompiledWords {
   nouns: Map<Category, WordSet>;
   lists: Record<ListName, WordSet>;
   /** Dismissals and keeping words of the languages that put the verb last (Turkish, Japanese, Korean, Hindi,
-   * Bengali, Persian), found at the end of a label ("Sepete geri dön", "カートに戻る", "プランを維持"). */
+   * Bengali, Persian), and German and Dutch keeping words, found at the end of a label ("Sepete geri dön",
+   * "カートに戻る", "プランを維持", "Lid blijven"). */
   dismissTail: WordSet;
 }
 
 const VERB_LAST = ["tr", "ja", "ko", "hi", "bn", "fa"];
+/** German and Dutch put the infinitive last in a label ("Mitglied bleiben", "Lid blijven"): their keeping words
+ * back out at the end too (their other dismissals stay whole labels: "Bestellung abbrechen" is no way out). */
+const KEEP_LAST = ["de", "nl"];
 const COMMIT: Category[] = ["money", "destructive", "communication", "credentials", "permission", "install"];
 
 const LIST_NAMES: ListName[] = [
@@ -57,7 +61,7 @@ function compile(extra: Partial<Record<Category, string[]>>): CompiledWords {
   // A dismissal that is also a committing verb ("बंद करें": close, and turn off) counts only as the whole label.
   const commits = (text: string) => COMMIT.some((c) => verbs.get(c)!.isWhole(prepare(text)));
   const dismissTail = new WordSet(
-    VERB_LAST.flatMap((l) => [...splitList(LEXICON[l]?.dismiss), ...splitList(LEXICON[l]?.keep), ...splitList(PLATFORM_WORDS[l]?.dismiss)])
+    [...VERB_LAST.flatMap((l) => [...splitList(LEXICON[l]?.dismiss), ...splitList(LEXICON[l]?.keep), ...splitList(PLATFORM_WORDS[l]?.dismiss)]), ...KEEP_LAST.flatMap((l) => splitList(LEXICON[l]?.keep))]
       .filter((text) => !commits(text))
       .map((text) => ({ text })),
   );
