@@ -79,7 +79,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     nouns: { money: "payment|order|purchase|transaction|subscription|trial|membership|cancellation|booking|donation" },
     composeSubmit: "share|reply|reply all|forward|comment|post comment|answer",
     navigation:
-      "balance|check balance|show balance|view balance|account balance|statement|view receipt|order details|track order|order status|receipt|receipts|invoice|invoices|download invoice|download receipt|forgot password|forgot pin|transactions|transaction history|payments activity|history|options|help|how to|how do i|faq|faqs|details|learn more|more info|records|statement|statements|methods|guide|terms|policy|about|info|support|overview|activity|buy again|forgot|address book|tracking|track|recents|recent|view|see",
+      "pdf|download pdf|balance|check balance|show balance|view balance|account balance|statement|view receipt|order details|track order|order status|receipt|receipts|invoice|invoices|download invoice|download receipt|forgot password|forgot pin|transactions|transaction history|payments activity|history|options|help|how to|how do i|faq|faqs|details|learn more|more info|records|statement|statements|methods|guide|terms|policy|about|info|support|overview|activity|buy again|forgot|address book|tracking|track|recents|recent|view|see",
     ownership: "my|your",
     staging: "add to cart|add to basket|add to bag|add to trolley|add to wishlist|add to list|save for later|add to favorites|add to favourites",
     keep: "keep|stay|stay subscribed|continue subscription",
@@ -732,7 +732,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     staging: "أضف إلى السلة|إضافة إلى السلة|أضف إلى العربة|أضف إلى المفضلة",
     keep: "الاحتفاظ|احتفظ|البقاء|ابق",
     completed: "لقد حصلت|حصلت على|تم إيداع|تمت إضافة|تم الإلغاء|ملغى|ملغي|ألغي|تم بنجاح|بنجاح|تم الدفع|تمت العملية|تم التحويل",
-    dismiss: "في وقت لاحق|مرة أخرى|المتابعة في المتصفح|متابعة في المتصفح|إلغاء|الغاء|لا|ليس الآن|لاحقا|لاحقًا|لاحقاً|إغلاق|اغلاق|تخطي|تخط|رجوع|عودة|رفض|عدم السماح|لا تسمح|الاحتفاظ|احتفاظ|لا شكرا|لا، شكرًا",
+    dismiss: "تراجع|التراجع|الرجوع|العودة|في وقت لاحق|مرة أخرى|المتابعة في المتصفح|متابعة في المتصفح|إلغاء|الغاء|لا|ليس الآن|لاحقا|لاحقًا|لاحقاً|إغلاق|اغلاق|تخطي|تخط|رجوع|عودة|رفض|عدم السماح|لا تسمح|الاحتفاظ|احتفاظ|لا شكرا|لا، شكرًا",
     affirmative: "نعم",
     held: "الطلب|طلب|الحجز|حجز|الموعد|موعد|الرحلة|رحلة|الاشتراك|اشتراك|العضوية|عضوية|الباقة|التذكرة|تذكرة|الشحنة|المجموعة|مجموعة|القناة|قناة|المجتمع|العائلة",
     leaving: "إنهاء|انهاء|مغادرة|غادر|الخروج من|خروج من|اخرج من",

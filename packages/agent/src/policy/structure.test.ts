@@ -270,7 +270,7 @@ describe("what a committing control commits, read from beyond its own words", ()
   });
 
   it("places to look at stay normal at the foot of a priced screen, inflected as the apps write them", () => {
-    for (const label of ["Kontoauszüge", "領収書を表示", "היסטוריית פעולות", "Movimientos", "Reçu", "Маршрут посилки"]) {
+    for (const label of ["Kontoauszüge", "領収書を表示", "היסטוריית פעולות", "Movimientos", "Reçu", "Маршрут посилки", "PDF herunterladen", "تراجع"]) {
       const foot = button(label);
       expect(decidePermission(click, { target: foot, tree: screen([text("Konto"), text("2.318,44 €"), button("Senden"), foot]) }).tier, label).toBe("normal");
     }
