@@ -6,6 +6,7 @@ import {
   browserImages,
   ControlPlaneConflict,
   createModels,
+  outageFeed,
   runAgent,
   systemClock,
   type AgentConfig,
@@ -13,6 +14,7 @@ import {
   type ControlPlane,
   type Device,
   type Ocr,
+  type OutageFeed,
   type RoleModelInit,
   type RunOutcome,
 } from "@phoneloop/agent";
@@ -35,6 +37,8 @@ export interface TabAgent {
   client: ApiClient;
   controlPlane: ControlPlane;
   token: string;
+  /** The state core's outages the tab's client rode out (retried until the API answered), for its runs to record. */
+  outages: OutageFeed;
 }
 
 /** A tab's agent as cached: `fresh()` says whether its token is still safely inside its idle timeout. */
@@ -66,7 +70,8 @@ export async function tabAgent(session: ApiClient, apiUrl: string): Promise<TabA
       },
     });
     const fresh = () => idleTimeoutMs === null || Date.now() - usedAt < idleTimeoutMs - TOKEN_RENEW_MARGIN_MS;
-    return { agentId, name, client, controlPlane: createControlPlane(client, { apiUrl: key }), token, fresh };
+    const outages = outageFeed();
+    return { agentId, name, client, controlPlane: createControlPlane(client, { apiUrl: key, onOutage: outages.report }), token, outages, fresh };
   })();
   agent.catch(() => agents.get(key) === agent && agents.delete(key));
   agents.set(key, agent);
@@ -146,7 +151,7 @@ export async function runInTab(init: TabRunInit): Promise<RunOutcome> {
   let runId: string | null = init.runId ?? null;
   const models = proxiedModels(init.apiUrl, init.agent.token, () => runId, init.onUsage);
   return runAgent(
-    { device: init.device, models, controlPlane: cp, clock: systemClock, images: browserImages, ocr: tabOcr },
+    { device: init.device, models, controlPlane: cp, clock: systemClock, images: browserImages, ocr: tabOcr, outages: init.agent.outages },
     {
       ...(init.goalId ? { goalId: init.goalId } : {}),
       ...(init.runId ? { runId: init.runId } : {}),
