@@ -22,6 +22,10 @@ describe("scripts", () => {
     expect(readsOwnScript("jpn", "立即付款")).toBe(true);
     expect(readsOwnScript("chi_sim", "今すぐ")).toBe(false);
     expect(readsOwnScript("eng", "Оплатить")).toBe(false);
+    // A stray letter among digits is no reading of a word; one Hangul or Han sign is.
+    expect(readsOwnScript("ara", "0ك 713")).toBe(false);
+    expect(readsOwnScript("eng", "Pay $49.99")).toBe(true);
+    expect(readsOwnScript("kor", "예")).toBe(true);
   });
 
   it("tries the locale's model on the control first, then English, then one model per other script", () => {

@@ -59,12 +59,18 @@ export function scriptOfModel(model: string): Script | null {
   return MODEL_SCRIPT[model] ?? null;
 }
 
-/** Whether a reading by `model` is in the script that model reads (a wrong model's reading is in another, or none). */
+/**
+ * Whether a reading by `model` is in the script that model reads (a wrong model's reading is in another, or none),
+ * with a word's worth of its letters: a wrong model reads a stray letter of its own among digits ("0ك 713" for a
+ * Korean button), and a word of an alphabet has two letters at least (one Han, kana or Hangul sign is a word).
+ */
 export function readsOwnScript(model: string, text: string): boolean {
   const s = scriptOf(text);
   if (!s) return false;
   const own = MODEL_SCRIPT[model];
-  return own === s || (model === "jpn" && s === "Han");
+  if (own !== s && !(model === "jpn" && s === "Han")) return false;
+  const letters = (text.match(LETTERS[s]) ?? []).length;
+  return letters >= (s === "Han" || s === "Kana" || s === "Hangul" ? 1 : 2);
 }
 
 /** The locale's language as Tesseract names it (null: a language not among the 24, or no locale). */
