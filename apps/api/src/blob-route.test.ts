@@ -2,11 +2,13 @@
 // else gets the answer for "not there", a share link opens only its run's blobs, and a signed-out caller is told to sign in.
 // POST /blobs: raw image bytes in, sha256 out; PNG screenshots are stored as WebP, identical frames once.
 import { createHash } from "node:crypto";
+import { connect } from "node:net";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { appendEvidence, collectBlobs, createShare, issueAgentToken, putBlob, registerAgent, revokeShare, startRun, MAX_BLOB_BYTES } from "@phoneloop/state";
 import { createApiClient, createControlPlane, uploadBlob } from "@phoneloop/client";
 import { rid, seedGoal, seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
+import { UPLOADS_PER_CALLER } from "./blob-route.ts";
 import { useApiServer } from "./use-api-server.ts";
 import { agentTokenHeaders, signUpMember } from "./auth/testing.ts";
 
@@ -111,6 +113,37 @@ describe("POST /blobs", () => {
     const readJpeg = new Uint8Array(await (await fetch(`${api.url}/blobs/${storedJpeg.sha256}`, { headers: admin.headers })).arrayBuffer());
     expect(await sharp(readJpeg).metadata()).toMatchObject({ format: "jpeg", width: 360, height: 800 });
     expect(Buffer.from(readJpeg).equals(jpeg)).toBe(true);
+  });
+
+  it("frees the slot of an upload whose uploader hung up before its body was read (a killed worker), so its next uploads are stored", async () => {
+    const admin = await signUpMember({ db: t.db, auth: api.auth }, { role: "admin" });
+    const agent = await agentTokenHeaders(t.db, { workspaceId: admin.workspaceId, issuedBy: admin.userId });
+    const { port } = new URL(api.url);
+    // More hang-ups than a caller has slots: each sends its headers and goes away while the API still decides who
+    // it is (before the body is listened to).
+    for (let i = 0; i < UPLOADS_PER_CALLER + 4; i++) {
+      await new Promise<void>((resolve, reject) => {
+        const socket = connect(Number(port), "127.0.0.1", () => {
+          const head = `POST /blobs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${agent.headers.authorization}\r\nContent-Type: image/png\r\nContent-Length: 5000\r\n\r\n`;
+          socket.write(head, () => {
+            socket.destroy();
+            resolve();
+          });
+        });
+        socket.once("error", reject);
+      });
+    }
+    // Give the API time to take the hung-up uploads' slots (before the fix it held them for good: 429 ever after).
+    await new Promise((r) => setTimeout(r, 1000));
+    const png = await screenPng("#0a7d32");
+    let status = 0;
+    for (let attempt = 0; attempt < 50 && status !== 201; attempt++) {
+      const res = await fetch(`${api.url}/blobs`, { method: "POST", headers: { ...agent.headers, "content-type": "image/png" }, body: Buffer.from(png) });
+      status = res.status;
+      await res.arrayBuffer();
+      if (status === 429) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(status).toBe(201);
   });
 
   it("refuses what is not an upload of an image by someone who may run: 401, 403, 415, 400, 413 — each saying what to do", async () => {

@@ -136,6 +136,7 @@ async function handleUpload(req: IncomingMessage, res: ServerResponse, url: URL,
   }
   try {
     const body = await readCapped(req, MAX_BLOB_BYTES);
+    if (body === "closed") return; // the uploader hung up: nobody to answer, and its slot is free again (finally)
     if (body === null) return tooLarge();
     if (body.length === 0) return refuse(400, "INVALID_INPUT", "The body is empty: send the image's bytes as the request body.");
     let stored;
@@ -172,9 +173,15 @@ function takeUploadSlot(caller: string): (() => void) | null {
   };
 }
 
-/** The request body, or null once it passes `cap` bytes (then reading stops; the answer closes the connection). */
-function readCapped(req: IncomingMessage, cap: number): Promise<Buffer | null> {
+/**
+ * The request body; null once it passes `cap` bytes (then reading stops; the answer closes the connection);
+ * "closed" when the uploader hung up before it had all arrived. The body is only listened to once the caller is
+ * known, so a hang-up may already be over by then (its events were emitted to nobody): that is read from the
+ * request's state, or the upload would wait for an end that never comes and hold its caller's slot for good.
+ */
+function readCapped(req: IncomingMessage, cap: number): Promise<Buffer | null | "closed"> {
   return new Promise((resolve, reject) => {
+    if (req.destroyed && !req.complete) return resolve("closed");
     const chunks: Buffer[] = [];
     let received = 0;
     const onData = (chunk: Buffer) => {
@@ -184,7 +191,9 @@ function readCapped(req: IncomingMessage, cap: number): Promise<Buffer | null> {
       resolve(null);
     };
     const onEnd = () => resolve(Buffer.concat(chunks, received));
-    req.on("data", onData).on("end", onEnd).once("error", reject);
+    // After the end (or the cap) the promise is settled and this changes nothing.
+    const onClose = () => resolve("closed");
+    req.on("data", onData).on("end", onEnd).once("close", onClose).once("error", (e) => (req.complete ? reject(e) : resolve("closed")));
   });
 }
 
