@@ -29,7 +29,7 @@ describe("scripts", () => {
   });
 
   it("tries the locale's model on the control first, then English, then one model per other script", () => {
-    expect(controlModels(ALL_MODELS)).toEqual(["eng", "jpn", "chi_sim", "kor", "ara", "hin", "rus", "tha", "heb", "ben"]);
+    expect(controlModels(ALL_MODELS)).toEqual(["eng", "jpn", "kor", "ara", "hin", "rus", "tha", "heb", "ben", "chi_sim"]);
     expect(controlModels(ALL_MODELS, "fa-IR")[0]).toBe("fas");
     expect(controlModels(ALL_MODELS, "en-GB")).toEqual(controlModels(ALL_MODELS));
     expect(controlModels(["eng", "ara"])).toEqual(["eng", "ara"]);

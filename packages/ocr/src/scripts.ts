@@ -81,11 +81,13 @@ export function modelOfLocale(locale: string | undefined): string | null {
 
 /**
  * The models tried on the control, in order, until one reads it surely in its own script: the locale's language
- * first, then English (most controls are Latin), then one model per other script.
+ * first, then English (most controls are Latin), then one model per other script. Japanese's model reads Han as
+ * well as kana, so it stands for both; Chinese's (the costliest read: the largest set of signs) comes last, for
+ * simplified signs Japanese does not have.
  */
 export function controlModels(installed: readonly string[], locale?: string): string[] {
   const first = modelOfLocale(locale);
-  const order = [first, "eng", "jpn", "chi_sim", "kor", "ara", "hin", "rus", "tha", "heb", "ben"].filter((m): m is string => !!m && installed.includes(m));
+  const order = [first, "eng", "jpn", "kor", "ara", "hin", "rus", "tha", "heb", "ben", "chi_sim"].filter((m): m is string => !!m && installed.includes(m));
   return [...new Set(order)];
 }
 
