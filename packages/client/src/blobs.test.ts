@@ -1,6 +1,7 @@
 // Blobs through the client over the real API and Postgres: an upload is read back streamed by GET /blobs/<sha256>
 // with the client's credentials, or with a share link's token for a blob its run shows; anything else is NOT_FOUND.
 import { randomBytes } from "node:crypto";
+import { connect, type Socket } from "node:net";
 import { crc32, deflateSync } from "node:zlib";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TRPCClientError } from "@trpc/client";
@@ -9,6 +10,7 @@ import { appendEvidence, createShare, registerAgent, startRun, createGoal } from
 import { useTestDatabase } from "@phoneloop/state/testing";
 import { createApiClient } from "./api-client.ts";
 import { readBlob, uploadBlob } from "./blobs.ts";
+import { createControlPlane } from "./control-plane.ts";
 
 const t = useTestDatabase();
 const api = useApiServer(t);
@@ -70,5 +72,39 @@ describe("readBlob", () => {
     expect(await bytesOf(await readBlob(anyone, sha256, { share: token }))).toEqual(shown);
     expect(((await readBlob(anyone, unshown, { share: token }).catch((e: unknown) => e)) as TRPCClientError<never>).data).toMatchObject({ code: "NOT_FOUND" });
     expect(((await readBlob(anyone, sha256).catch((e: unknown) => e)) as TRPCClientError<never>).data).toMatchObject({ code: "UNAUTHORIZED", httpStatus: 401 });
+  });
+});
+
+describe("uploads while the caller's upload slots are taken", () => {
+  it("are tried again after the API's Retry-After instead of failing the step: the ControlPlane stores the screenshot once a slot is free", async () => {
+    const { token } = await agentTokenHeaders(t.db, { workspaceId: admin.workspaceId, issuedBy: admin.userId });
+    const { port } = new URL(api.url);
+    // Two uploads of the same token whose bodies are still coming hold both of its slots. (One that reached the API
+    // after a probe below took its slot is refused itself — it reads an answer — and is opened again.)
+    const hold = () =>
+      new Promise<Socket & { refused?: boolean }>((resolve, reject) => {
+        const s: Socket & { refused?: boolean } = connect(Number(port), "127.0.0.1", () =>
+          s.write(`POST /blobs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: image/png\r\nContent-Length: 100000\r\n\r\n${"x".repeat(100)}`, () => resolve(s)),
+        );
+        s.once("data", () => (s.refused = true));
+        s.once("error", reject);
+      });
+    let held = [await hold(), await hold()];
+    const agent = createApiClient({ apiUrl: api.url, auth: { kind: "token", token } });
+    const retried: string[] = [];
+    const cp = createControlPlane(agent, { apiUrl: api.url, onRetry: (n) => retried.push(n.reason) });
+    // Until a slot is free the API answers 429 with Retry-After.
+    let busy: unknown = null;
+    for (let i = 0; i < 50 && !(busy instanceof TRPCClientError); i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      held = await Promise.all(held.map((s) => (s.refused ? (s.destroy(), hold()) : s)));
+      busy = await uploadBlob(agent, { bytes: png(), mime: "image/png" }).catch((e: unknown) => e);
+    }
+    expect((busy as TRPCClientError<never>).data).toMatchObject({ code: "TOO_MANY_REQUESTS", httpStatus: 429, retryAfterMs: 1000 });
+    // One frees while the ControlPlane waits the Retry-After: the screenshot is stored, not the step failed.
+    const stored = cp.putBlob({ bytes: png(), mime: "image/png" });
+    setTimeout(() => held.forEach((s) => s.destroy()), 300);
+    expect(await stored).toMatchObject({ sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(retried.length).toBeGreaterThan(0);
   });
 });

@@ -2,7 +2,8 @@
 // body of POST /blobs (the API computes the sha256, stores the image — a PNG as WebP unless `exact` — and answers
 // with it); reads are GET /blobs/<sha256>, streamed. A failure is thrown as the tRPC client's error with the same
 // data a procedure's failure has, so the ControlPlane retries and reports it like any call (retry.ts, errors.ts):
-// no answer or a 5xx is retried, a 4xx is not.
+// no answer or a 5xx is retried, and a 429 that says when to come back (Retry-After) is retried then; any other 4xx
+// is not.
 import { TRPCClientError } from "@trpc/client";
 import { BLOB_PATH, blobUrl } from "@phoneloop/api/contract";
 import { transportOf, type ApiClient } from "./api-client.ts";
@@ -16,12 +17,16 @@ export interface BlobUpload {
 }
 
 /** HTTP statuses as the tRPC error codes a procedure would have answered with. */
-const CODE_OF: Record<number, string> = { 400: "BAD_REQUEST", 401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND", 410: "GONE", 413: "PAYLOAD_TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE" };
+const CODE_OF: Record<number, string> = { 400: "BAD_REQUEST", 401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND", 410: "GONE", 413: "PAYLOAD_TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE", 429: "TOO_MANY_REQUESTS" };
 
-function httpFailure(what: string, status: number, error: { code?: string; message?: string } | undefined): TRPCClientError<never> {
+function httpFailure(what: string, res: Response, error: { code?: string; message?: string } | undefined): TRPCClientError<never> {
+  const status = res.status;
   const code = error?.code ?? CODE_OF[status] ?? (status >= 500 ? "INTERNAL_SERVER_ERROR" : "BAD_REQUEST");
   const message = error?.message || `${what} answered ${status}.`;
-  return TRPCClientError.from({ error: { message, code: -32000, data: { code, httpStatus: status, stateCode: code } } });
+  // Retry-After in seconds (the API's form; an HTTP date is not sent by it and is ignored).
+  const retryAfter = Number(res.headers.get("retry-after") ?? Number.NaN);
+  const retryAfterMs = Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter * 1000 : undefined;
+  return TRPCClientError.from({ error: { message, code: -32000, data: { code, httpStatus: status, stateCode: code, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) } } });
 }
 
 export async function uploadBlob(client: ApiClient, blob: BlobUpload): Promise<{ sha256: string }> {
@@ -35,7 +40,7 @@ export async function uploadBlob(client: ApiClient, blob: BlobUpload): Promise<{
   }
   const body = (await res.json().catch(() => null)) as { sha256?: string; error?: { code?: string; message?: string } } | null;
   if (res.ok && typeof body?.sha256 === "string") return { sha256: body.sha256 };
-  throw httpFailure(`POST ${BLOB_PATH}`, res.status, body?.error);
+  throw httpFailure(`POST ${BLOB_PATH}`, res, body?.error);
 }
 
 export interface BlobRead {
@@ -60,7 +65,7 @@ export async function readBlob(client: ApiClient, sha256: string, opts: { share?
   } catch (e) {
     throw new TRPCClientError(`${what} got no answer`, { cause: e instanceof Error ? e : new Error(String(e)) });
   }
-  if (!res.ok || !res.body) throw httpFailure(what, res.status, { message: (await res.text().catch(() => "")).trim() });
+  if (!res.ok || !res.body) throw httpFailure(what, res, { message: (await res.text().catch(() => "")).trim() });
   const length = res.headers.get("content-length");
   return { mime: res.headers.get("content-type") ?? "application/octet-stream", size: length === null ? null : Number(length), body: res.body };
 }

@@ -25,7 +25,11 @@ const REPEAT_UNSAFE = new Set(["goal.create", "run.start", "run.finish", "todo.s
 /** Error codes of a request that never reached the API (nothing to repeat). */
 const NOT_DELIVERED = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
 
-export type Transience = "not_delivered" | "no_answer" | "server_error" | null;
+/**
+ * not_delivered: the request never reached the API; no_answer: it may have; server_error: a 5xx; busy: the API
+ * refused it before doing anything and said when to come back (429 with Retry-After: a caller's uploads at once).
+ */
+export type Transience = "not_delivered" | "no_answer" | "server_error" | "busy" | null;
 
 /** How a failed call failed, as far as retrying goes; null: do not retry (an answer that is not a 5xx). */
 export function transienceOf(e: unknown): Transience {
@@ -35,7 +39,14 @@ export function transienceOf(e: unknown): Transience {
     // No tRPC answer: the connection failed, or a proxy in front answered (502/503/504) while the API was away.
     return NOT_DELIVERED.has(networkReason(e)) ? "not_delivered" : "no_answer";
   }
+  if (data.httpStatus === 429 && retryAfterMsOf(e) !== null) return "busy";
   return typeof data.httpStatus === "number" && data.httpStatus >= 500 ? "server_error" : null;
+}
+
+/** The wait a busy answer asked for (its Retry-After), or null. */
+export function retryAfterMsOf(e: unknown): number | null {
+  const v = e instanceof TRPCClientError ? (e.data as { retryAfterMs?: unknown } | null | undefined)?.retryAfterMs : undefined;
+  return typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : null;
 }
 
 export function mayRetry(procedure: string, t: Transience): boolean {
@@ -134,7 +145,8 @@ export async function withRetry<T>(procedure: string, f: () => Promise<T>, clock
         if (transient !== null && (attempt > 1 || elapsed >= 1_000) && e instanceof Error) Object.assign(e, { attempts: attempt, retriedMs: Math.round(elapsed) });
         throw e;
       }
-      const waitMs = Math.min(backoffMs(attempt, policy), policy.maxMs - elapsed);
+      // A busy answer is tried again no sooner than it asked.
+      const waitMs = Math.min(Math.max(backoffMs(attempt, policy), transient === "busy" ? (retryAfterMsOf(e) ?? 0) : 0), policy.maxMs - elapsed);
       hooks.onRetry?.({ procedure, attempt, reason: networkReason(e), waitMs });
       await clock.sleep(waitMs, signal).catch(() => undefined);
     }
