@@ -75,6 +75,18 @@ describe("every list is a page", () => {
     expect(items.map((r) => r.id)).toEqual(newestFirst(rows, (r) => r.startedAt));
   });
 
+  it("a null cursor (what an infinite query sends for its first page) asks for the first page: run.steps of a run with no steps, goal.runs", async () => {
+    const goal = await createGoal(t.db, { workspaceId: ws, title: "No steps yet", objective: "Open the replay" });
+    const agent = await registerAgent(t.db, { id: `agent_nosteps_${ws}`, workspaceId: ws, name: "runner", kind: "headless" });
+    const run = await startRun(t.db, { goalId: goal.id, agentId: agent.id }, { clock });
+    const steps = await query("run.steps", { runId: run.id, limit: 50, cursor: null });
+    expect(steps.status, JSON.stringify(steps.body)).toBe(200);
+    expect(superjson.deserialize(steps.body.result!.data as never)).toEqual({ items: [], nextCursor: null });
+    const runs = await query("goal.runs", { goalId: goal.id, limit: 50, cursor: null });
+    expect(runs.status, JSON.stringify(runs.body)).toBe(200);
+    expect((superjson.deserialize(runs.body.result!.data as never) as Page<{ id: string }>).items.map((r) => r.id)).toEqual([run.id]);
+  });
+
   it("skill.list and lesson.list: newest first across pages; shortcut.list by app, version and URI", async () => {
     for (let k = 0; k < 5; k++) {
       await saveSkill(t.db, { workspaceId: ws, app: "com.loop", appVersion: "1.0", name: `skill ${k}`, goal: "g", body: { k }, runId: `run_${k}` }, { clock });

@@ -42,7 +42,7 @@ export async function sharedReplay(db: Db, share: OpenedShare): Promise<RunRepla
   return redact({ ...replay, run: { ...replay.run, gradedBy: null, gradeNote: null } }, secrets);
 }
 
-export async function sharedSteps(db: Db, share: OpenedShare, page: { cursor?: string; limit?: number }): Promise<Page<ReplayStep>> {
+export async function sharedSteps(db: Db, share: OpenedShare, page: { cursor?: string | null; limit?: number }): Promise<Page<ReplayStep>> {
   const [steps, secrets] = await Promise.all([runSteps(db, { runId: share.runId, ...page }), secretsOf(db, share.runId)]);
   return redact(steps, secrets);
 }

@@ -15,9 +15,12 @@ export const PAGE_LIMIT = { default: 100, max: 500 } as const;
  */
 export const Cursor = Text.min(1).max(32_768);
 
-/** The paging fields every list input carries. */
+/**
+ * The paging fields every list input carries. No cursor — left out, or null as infinite queries send for their first
+ * page (TanStack Query's initial page param through tRPC) — asks for the first page.
+ */
 export const PageFields = {
-  cursor: Cursor.optional(),
+  cursor: Cursor.nullish(),
   limit: z.number().int().min(1).max(PAGE_LIMIT.max).default(PAGE_LIMIT.default),
 };
 

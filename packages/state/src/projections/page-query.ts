@@ -74,7 +74,7 @@ function decode<S extends readonly Step[]>(order: PageOrder<S>, cursor: string):
  */
 export function keysetPage<S extends readonly Step[], W extends object>(
   order: PageOrder<S>,
-  i: { cursor?: string; limit: number },
+  i: { cursor?: string | null; limit: number },
   where: W,
 ): { where: { AND: [W, { OR?: Record<string, unknown>[] }] }; orderBy: OrderBy<S>; take: number } {
   const orderBy = order.steps.map(([column, direction]) => ({ [column]: direction })) as OrderBy<S>;
