@@ -115,7 +115,7 @@ describe("executor step (pure)", () => {
 
   it("the model's question, however short, opens a gate with a question the core accepts, labelled as the agent's", () => {
     const { batches } = walk(runState(), [ready, { type: "sensed", screen }, reply({ type: "ask_user", question: "Size?", options: ["S", "M"] })]);
-    expect(batches[2]).toEqual([{ type: "open_gate", idempotencyKey: "run_1:0:gate", question: 'The agent asks: "Size?"', options: ["S", "M"], evidenceKeys: ["run_1:0:observation:lk"], answerRoles: DEFAULT_CONFIG.gateAnswerRoles }]);
+    expect(batches[2]).toEqual([{ type: "open_gate", idempotencyKey: "run_1:0:gate", question: 'The agent asks: "Size?"', options: ["S", "M"], evidenceKeys: ["run_1:0:observation:lk"] }]);
   });
 
   it("the step caps end the executor before sensing", () => {

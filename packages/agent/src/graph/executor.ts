@@ -68,7 +68,7 @@ export type InputEffect =
   /** The executor model, or with role "guard" the permission checkpoint's guard model. */
   | { type: "ask_model"; role?: "guard"; messages: ChatMessage[]; jsonSchema: { name: string; schema: Record<string, unknown> }; key: string; stepIndex: number; lease: LeaseRef }
   /** `evidenceKeys`: the evidence the gate shows (its screenshot), by idempotency key; the runner records it first. */
-  | { type: "open_gate"; idempotencyKey: string; question: string; options: string[]; evidenceKeys: string[]; answerRoles: AgentConfig["gateAnswerRoles"] }
+  | { type: "open_gate"; idempotencyKey: string; question: string; options: string[]; evidenceKeys: string[] }
   | { type: "wait_gate"; gateId: string }
   | { type: "perform"; action: Action; px: { x: number; y: number } | undefined; screen: { width: number; height: number }; description: string }
   /** Runs a skill on the phone, checking its contract before and after each step. */
@@ -346,7 +346,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       const question = action.type === "ask_user" ? askedQuestion(action.question) : gateQuestion(action, decision, ex.lastApp, ex.todoTitle);
       const options = action.type === "ask_user" ? (action.options?.length ? action.options : []) : ["approve", "deny"];
       turn.asking = { action, kind: decision.kind, approvalKey: decision.approvalKey, tier: action.type === "ask_user" ? "question" : decision.tier === "high_risk" ? "high_risk" : "confirm", question, policy: { ruleId: decision.ruleId, evidence: decision.evidence, policyVersion: decision.policyVersion } };
-      return done({ type: "open_gate", idempotencyKey: `${s.runId}:${turn.stepIndex}:gate`, question, options, evidenceKeys: [screen.observationKey], answerRoles: config.gateAnswerRoles });
+      return done({ type: "open_gate", idempotencyKey: `${s.runId}:${turn.stepIndex}:gate`, question, options, evidenceKeys: [screen.observationKey] });
     }
     return act(turn, action, px);
   };

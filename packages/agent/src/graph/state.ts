@@ -208,7 +208,6 @@ export interface AgentConfig {
   guardModel?: boolean;
   /** Read a blind screen's pixels before deciding on a tap there (runAgent sets it when an Ocr port is given). */
   ocr?: boolean;
-  gateAnswerRoles: ("owner" | "reviewer" | "operator")[];
   /** Store the downscaled screenshot with every observation. */
   storeScreenshots: boolean;
   /** Learn across runs: offer the goal's apps' validated skills, shortcuts and lessons; after the run, record what it teaches. */
@@ -232,7 +231,6 @@ export const DEFAULT_CONFIG: AgentConfig = {
   verbatimSteps: 4,
   stable: { timeoutMs: 3000, intervalMs: 30, requiredMatches: 1, minQuietMs: 0 },
   preapproved: [],
-  gateAnswerRoles: ["owner"],
   storeScreenshots: true,
   learn: true,
 };
