@@ -134,7 +134,7 @@ describe("executor step (pure)", () => {
       ready,
     ]);
     expect(batches[2]).toHaveLength(1);
-    expect(batches[2]![0]).toMatchObject({ type: "open_gate", idempotencyKey: "run_1:0:gate", options: ["approve", "deny"], evidenceKeys: ["run_1:0:observation:lk"], answerRoles: ["owner"] });
+    expect(batches[2]![0]).toMatchObject({ type: "open_gate", idempotencyKey: "run_1:0:gate", options: ["approve", "deny"], evidenceKeys: ["run_1:0:observation:lk"] });
     expect((batches[2]![0] as { question: string }).question).toMatch(/Pay.*high-risk/s);
     expect(types(batches[3]!)).toEqual(["turn_result", "checkpoint", "event", "wait_gate"]);
     expect(batches[3]![0]).toMatchObject({ type: "turn_result", idempotencyKey: "run_1:0:gate_turn", lease: ref(1), kind: "user_action_required" });
