@@ -88,10 +88,13 @@ function screenTitle(tree: UiNode, skip: UiNode): string | null {
   return null;
 }
 
+/** A store's star rating ("⭐ 4,7", "4.5★"): the screen lists an app, as a store or an ad does. */
+export const APP_RATING = /[⭐★]\s*[0-5][.,]\d|[0-5][.,]\d\s*[⭐★]/u;
+
 /** The label names a place to look at ("Payment history", "How to pay", "支付记录") rather than an act: a
  * navigation word without a committing verb, or one that governs the verb — before it in languages that put the
  * head first ("How to pay"), after it in Chinese, Japanese and Korean ("付款记录"; "删除记录" deletes). */
-export function navigationFirst(s: Scene, p: Prepared, hasVerb: boolean): boolean {
+export function navigationFirst(s: Scene, p: Prepared, hasVerb: boolean, storeListing = s.appCat === "store"): boolean {
   const nav = s.w.lists.navigation.position(p);
   if (!nav) return false;
   if (!hasVerb) return true;
@@ -101,8 +104,9 @@ export function navigationFirst(s: Scene, p: Prepared, hasVerb: boolean): boolea
     if (at && (!verb || at.at < verb.at)) verb = at;
   }
   if (!verb) return true;
-  // In an app store the install word wins ("Cài đặt" is both Install and Settings in Vietnamese).
-  if (s.appCat === "store" && s.w.verbs.get("install")!.position(p)) return false;
+  // In an app store, or on an app's listing elsewhere (an ad with its star rating), the install word wins ("Cài
+  // đặt" is both Install and Settings in Vietnamese).
+  if (storeListing && s.w.verbs.get("install")!.position(p)) return false;
   // Chinese, Japanese and Korean write the place after what it is about ("付款记录"): the place word wins, as
   // it always did. Thai, written without spaces too, puts the verb first like the languages with spaces.
   if (nav.cjk && verb.cjk && !THAI.test(p.compact)) return true;

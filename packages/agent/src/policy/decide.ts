@@ -126,6 +126,8 @@ export function decidePermission(action: Action, ctx: PermissionContext = {}): P
   };
 }
 
+const ARTICLE_SEGMENT = /^[^-_]+(?:[-_][^-_]+){4,}$/;
+
 /** A link judged by what it opens (deeplinks.ts: scheme, host, inner intent, extras), then by the words of its
  * path (an app's own "shop://checkout/pay"), which can only raise. */
 function judgeDeeplink(s: Scene, v: Verdict, uri: string): void {
@@ -137,7 +139,9 @@ function judgeDeeplink(s: Scene, v: Verdict, uri: string): void {
   } else v.raise(link.tier, link.category, `deeplink.${link.category}`, link.evidence);
   // The host of a web link names a site, not an action: only the path and query keys are read.
   const rest = uri.replace(/^[a-z][a-z0-9+.-]*:\/\/?/i, "");
-  const where = /^https?:/i.test(uri) ? rest.replace(/^[^/?#]*/, "") : rest;
+  // A web page's own name in its path is an article's title ("/news/monsoon-update-imd-alert-134567890.html"), not
+  // an action: a path segment that is a slug of five or more words is not read.
+  const where = /^https?:/i.test(uri) ? rest.replace(/^[^/?#]*/, "").replace(/^[^?#]*/, (path) => path.split("/").filter((seg) => !ARTICLE_SEGMENT.test(seg)).join("/")) : rest;
   const text = where.replace(/=[^&#]*/g, " ").replace(/[/?&=#._:-]+/g, " ");
   const hit = findVerb(s.w, prepare(text), COMMIT_CATEGORIES);
   if (hit) v.raise(CATEGORY_TIER[hit.category], hit.category, "deeplink.words", `the link ${q(uri, 80)} says ${q(hit.word)} (${hit.category})`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { judgeUri, parseIntentUri } from "./deeplinks.ts";
+import { judgeUri, namesPackageFile, parseIntentUri } from "./deeplinks.ts";
 
 const judged = (uri: string) => judgeUri(uri);
 
@@ -182,5 +182,12 @@ describe("what only opens a page", () => {
     expect(judged("https://shop.example.org/checkout?cart=1")).toMatchObject({ tier: "confirm", category: "money" });
     expect(judged("https://shop.example.org/pay/ord_8812")).toMatchObject({ tier: "confirm", category: "money" });
     expect(judged("https://pay.example.org/i/123")).toMatchObject({ tier: "confirm", category: "money" });
+  });
+});
+
+describe("a package file named in a text", () => {
+  it("is an install wherever the name sits; a file that only mentions apk in its name is not", () => {
+    for (const t of ["Undangan Pernikahan Digital.apk", "Фото_с_праздника.APK 4,1 МБ", "game.xapk", "بطاقة.apk"]) expect(namesPackageFile(t), t).toBe(true);
+    for (const t of ["apk_guide.pdf", "Фото.jpg", "the .apkg deck", "APK"]) expect(namesPackageFile(t), t).toBe(false);
   });
 });

@@ -255,7 +255,13 @@ function hostListed(list: readonly string[], host: string, path: string): string
 }
 
 const q = (s: string, n = 80) => JSON.stringify(s.length > n ? `${s.slice(0, n - 1)}…` : s);
-const APK = /\.(?:apk|xapk|apks|apkm|aab)(?:$|[?#])/i;
+const PACKAGE_FILE = "\\.(?:apk|xapk|apks|apkm|aab)";
+const APK = new RegExp(`${PACKAGE_FILE}(?:$|[?#])`, "i");
+const APK_IN_TEXT = new RegExp(`${PACKAGE_FILE}(?![\\p{L}\\p{N}])`, "iu");
+
+/** A text naming an Android package file ("Undangan Pernikahan.apk" sent in a chat): opening it offers to install
+ * what it holds, whatever the words around it say. */
+export const namesPackageFile = (text: string): boolean => APK_IN_TEXT.test(text);
 
 /** Android writes some actions' values with "ACTION_" and some without; agents write the constant's name too. */
 function actionKeys(action: string): string[] {

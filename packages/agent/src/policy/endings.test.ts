@@ -80,3 +80,13 @@ describe("an ending is destructive", () => {
     }
   });
 });
+
+describe("a package file sent in a chat", () => {
+  it("installs when its row is tapped; a photo's row only opens it", () => {
+    const row = (name: string) => node({ className: "android.widget.LinearLayout", children: [text(name), text("4,1 MB")] });
+    const apk = row("Undangan Pernikahan Digital.apk");
+    expect(decidePermission(click, { target: apk, tree: screen([text("+62 857"), apk]) })).toMatchObject({ tier: "high_risk", kind: "install", ruleId: "target.package-file" });
+    const jpg = row("Undangan Pernikahan Digital.jpg");
+    expect(decidePermission(click, { target: jpg, tree: screen([text("+62 857"), jpg]) }).tier).toBe("normal");
+  });
+});

@@ -34,10 +34,14 @@ export function judgeEnter(s: Scene, v: Verdict, field: UiNode | undefined, via:
     return;
   }
   const key = imeEnterKey(s);
-  const keySends = key !== null && s.w.verbs.get("communication")!.find(prepare(key)) !== null;
+  // The key the app asked the keyboard for says what Enter does: a Search key ("Buscar", "جستجو", "ค้นหา") runs a
+  // search even in a messaging app's field whose own words say nothing, and a keyboard has no Call key, so Turkish
+  // "Ara" (search, and call) on it searches.
+  const keySearches = key !== null && s.w.lists.searchField.find(prepare(key)) !== null;
+  const keySends = key !== null && !keySearches && s.w.verbs.get("communication")!.find(prepare(key)) !== null;
   const fp = fieldWords(field);
-  if (!keySends && s.w.lists.searchField.find(fp)) {
-    v.normal("enter.search", `${via} runs a search`);
+  if (!keySends && (keySearches || s.w.lists.searchField.find(fp))) {
+    v.normal("enter.search", keySearches ? `${via} runs a search (the keyboard's Enter key says ${q(key!)})` : `${via} runs a search`);
     return;
   }
   v.commitShaped = true;

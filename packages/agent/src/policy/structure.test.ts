@@ -368,3 +368,92 @@ describe("a label that both backs out and commits", () => {
     }
   });
 });
+
+describe("the keyboard's Enter key says what Enter does", () => {
+  it("a Search key searches in a messaging app's field; a Send key still sends; Turkish 'Ara' (search, and call) searches", () => {
+    const kb = "com.google.android.inputmethod.latin";
+    const enter = (value: string, key: string) => {
+      const field = node({ className: "android.widget.EditText", text: value, focused: true });
+      const ime = node({ className: "android.widget.FrameLayout", packageName: kb, children: [node({ className: "android.widget.FrameLayout", text: key, packageName: kb })] });
+      return decidePermission({ type: "keyboard_enter" }, { target: field, tree: screen([text("Chats"), field, ime], "com.whatsapp"), packageName: "com.whatsapp" });
+    };
+    for (const [value, key] of [["billete tren", "Buscar"], ["Pizza", "Suchen"], ["annem", "Ara"], ["کانال", "جستجو"], ["แม่", "ค้นหา"]] as const)
+      expect(enter(value, key), key).toMatchObject({ tier: "normal", ruleId: "enter.search" });
+    expect(enter("Bin gleich da", "Senden")).toMatchObject({ tier: "high_risk", kind: "communication" });
+  });
+});
+
+describe("a cancelling label beside the ending its screen names", () => {
+  it("carries the ending out ('Annuler quand même' under 'Annuler la réservation'); a bare Cancel, or cancelling under a plain heading, backs out", () => {
+    const anyway = button("Annuler quand même");
+    expect(decidePermission(click, { target: anyway, tree: screen([text("Annuler la réservation"), text("Hôtel · 2 nuits"), anyway]) })).toMatchObject({ tier: "high_risk", kind: "destructive", ruleId: "target.screen-ending" });
+    const request = button("रद्द करने का अनुरोध करें");
+    expect(decidePermission(click, { target: request, tree: screen([text("बुकिंग रद्द करें"), text("होटल · 2 रातें"), request]) })).toMatchObject({ tier: "high_risk", kind: "destructive" });
+    const bare = button("Annuler");
+    expect(decidePermission(click, { target: bare, tree: screen([dialog([text("Annuler la réservation ?"), bare, button("Confirmer")])]) }).ruleId).toBe("target.dismiss");
+    const download = button("Annuler le téléchargement");
+    expect(decidePermission(click, { target: download, tree: screen([text("Téléchargement en cours"), download]) }).tier).toBe("normal");
+  });
+});
+
+describe("acts of every market that no earlier word family named", () => {
+  const inDialog = (title: string, label: string, extra: string[] = []) => {
+    const target = button(label);
+    return decidePermission(click, { target, tree: screen([dialog([text(title), ...extra.map((t) => text(t)), button("·"), target])]) });
+  };
+  it("forfeiting a game, replacing a file and discarding a draft are destructive", () => {
+    for (const [title, label] of [["Aufgeben?", "Ja"], ["Сдаться?", "Да"], ["Pes etmek istiyor musun?", "Evet"], ["ยอมแพ้หรือไม่", "ตกลง"], ["להיכנע?", "כן"], ["Ya existe un archivo llamado informe.pdf", "Reemplazar archivo"], ["Filen finns redan", "Ersätt fil"], ["Buang draf?", "Buang"], ["ডিভাইসটি সরিয়ে দিন?", "ঠিক আছে"]] as const)
+      expect(inDialog(title, label), title).toMatchObject({ tier: "high_risk", kind: "destructive" });
+    const draft = button("ड्राफ़्ट रद्द करें");
+    expect(decidePermission(click, { target: draft, tree: screen([text("लिखें"), node({ className: "android.widget.FrameLayout", clickable: false, resourceId: "com.google.android.material:id/design_bottom_sheet", children: [button("शेड्यूल करें"), draft] })]) })).toMatchObject({ tier: "high_risk", kind: "destructive" });
+    const email = button("E-mailadres opgeven");
+    expect(decidePermission(click, { target: email, tree: screen([text("Profiel"), email]) }).tier).toBe("normal");
+  });
+  it("joining a beta programme installs; joining a family group or an app asking for the Google account grants", () => {
+    for (const [title, label, kind] of [["Betaprogramm", "Beitreten", "install"], ["ベータ版プログラムに参加しますか？", "参加", "install"], ["Rejoindre le groupe familial de Marc ?", "Rejoindre", "permission"], ["Dołączyć do grupy rodzinnej?", "Dołącz", "permission"], ["Glovo quiere acceder a tu cuenta de Google", "Continuar", "permission"], ["배달의민족에서 Google 계정에 대한 액세스를 요청합니다", "계속", "permission"]] as const)
+      expect(inDialog(title, label), title).toMatchObject({ tier: "high_risk", kind });
+    expect(inDialog("Programma beta", "Ulteriori informazioni", ["Il programma beta di questa app è pieno."]).tier).toBe("normal");
+  });
+  it("an entry fee is money", () => {
+    for (const [line, label] of [["Entry fee: 500 coins", "Play"], ["Startgebühr: 10.000 Chips", "Spielen"], ["Yuran masuk: 100K syiling", "Main"]] as const) {
+      const target = button(label);
+      expect(decidePermission(click, { target, tree: screen([text("Turnier"), text(line), target]) }), line).toMatchObject({ tier: "high_risk", kind: "money" });
+    }
+  });
+  it("'no thanks' backs out of a price; a list of transactions or more details is a place to look at", () => {
+    for (const [lines, label] of [[["Premium", "10,99 € par mois"], "Non merci"], [["Super", "6,99 € al mes"], "No, gracias"], [["Bol Select", "€ 12,99 per jaar"], "Nee, bedankt"], [["Solde : 1 240,50 €"], "Transactions"], [["יתרה: ‏12,400 ₪"], "עסקאות"], [["ব্যালেন্স: ৳৩,৮২০.৫০"], "লেনদেনসমূহ"], [["Курс USD 41,25"], "Детальніше про курс"]] as const) {
+      const target = button(label);
+      expect(decidePermission(click, { target, tree: screen([...lines.map((l) => text(l)), button("·"), target]) }).tier, label).toBe("normal");
+    }
+  });
+  it("a switch on the pages Android names 'Find My Device' and 'Install unknown apps' in each language is a security switch", () => {
+    const sw = (label: string) => node({ className: "android.widget.LinearLayout", children: [text(label), node({ className: "android.widget.Switch", checkable: true })] });
+    for (const [page, label] of [["Zoek mijn apparaat", "Zoek mijn apparaat gebruiken"], ["Installieren unbekannter Apps", "Dieser Quelle vertrauen"], ["Znajdź moje urządzenie", "Używaj usługi Znajdź moje urządzenie"], ["نصب برنامه های ناشناس", "Chrome"]] as const) {
+      const target = sw(label);
+      expect(decidePermission(click, { target, tree: screen([text(page), target]) }), page).toMatchObject({ tier: "high_risk", ruleId: "switch.security" });
+    }
+    const dark = sw("Mörkt tema");
+    expect(decidePermission(click, { target: dark, tree: screen([text("Skärm"), dark]) }).tier).toBe("normal");
+  });
+});
+
+describe("where the words of a screen or a link stand", () => {
+  it("an app's listing with its star rating outside a store installs ('Cài đặt' is also Settings); the settings row of a profile opens a page", () => {
+    const install = button("Cài đặt");
+    expect(decidePermission(click, { target: install, tree: screen([text("Được tài trợ"), text("Shopee"), text("4,8 ★ · 100 Tr+ lượt tải"), install], "com.zing.zalo"), packageName: "com.zing.zalo" })).toMatchObject({ tier: "high_risk", kind: "install" });
+    const settings = button("Cài đặt");
+    expect(decidePermission(click, { target: settings, tree: screen([text("Cá nhân"), text("Nguyễn Văn A"), settings], "com.zing.zalo"), packageName: "com.zing.zalo" }).tier).toBe("normal");
+  });
+  it("Arabic's one-word 'turn off' is the act; its pause is not", () => {
+    const off = button("إيقاف");
+    expect(decidePermission(click, { target: off, tree: screen([dialog([text("هل تريد إيقاف النسخ الاحتياطي؟"), button("إلغاء"), off])]) })).toMatchObject({ tier: "high_risk", kind: "destructive" });
+    const pause = button("إيقاف مؤقت");
+    expect(decidePermission(click, { target: pause, tree: screen([text("الحلقة ٣"), pause]) }).tier).toBe("normal");
+  });
+  it("a web page's article slug is its title, not an action; a shop's path still is", () => {
+    const open = (uri: string) => decidePermission({ type: "open_deeplink", uri } as Action, { tree: screen([text("Papa")], "com.whatsapp"), packageName: "com.whatsapp" });
+    for (const uri of ["https://www.bhaskar.com/national/news/monsoon-update-imd-alert-134567890.html", "https://www.amarujala.com/india-news/delete-your-old-account-warns-cyber-cell-2026"])
+      expect(open(uri).ruleId, uri).not.toBe("deeplink.words");
+    expect(open("https://shop.example-store.com/checkout/pay?order=123")).toMatchObject({ tier: "high_risk", kind: "money", ruleId: "deeplink.words" });
+  });
+});

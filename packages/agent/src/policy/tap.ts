@@ -6,13 +6,14 @@ import type { OcrReading, UiNode } from "../ports.ts";
 import { isKeyboardPackage } from "./apps.ts";
 import { isBlindTarget, isBlindTree, tapPoint, treeWithReading } from "./blind.ts";
 import { judgeEnter } from "./keyboard.ts";
-import { prepare } from "./match.ts";
+import { prepare, type Prepared } from "./match.ts";
 import { normalise } from "./normalise.ts";
 import { findAmount, focusedField, idWords, isEditable, labelOf, MAX_CONTROL_LABEL, paneOf, pathTo, type Pane } from "./screen.ts";
-import { commitRisk, navigationFirst } from "./commit.ts";
+import { APP_RATING, commitRisk, navigationFirst } from "./commit.ts";
+import { namesPackageFile } from "./deeplinks.ts";
 import { buttonsOf, controlRole, isDismissLabel } from "./structure.ts";
 import { CATEGORY_TIER, COMMIT_CATEGORIES, q, type Scene, type Verdict } from "./verdict.ts";
-import { findNoun, findVerb } from "./wordsets.ts";
+import { findEnding, findNoun, findVerb } from "./wordsets.ts";
 
 /** A tap on the screen: the target as sensed, or on a blind screen what is drawn under the point. */
 export function judgeTapAction(s: Scene, v: Verdict, target: UiNode | undefined, ocr: OcrReading | null | undefined, point: { x: number; y: number } | undefined): string {
@@ -58,6 +59,7 @@ export function judgeTap(s: Scene, v: Verdict, target: UiNode): string {
     judgeUnlabelled(s, v, pane);
     return readable;
   }
+  if (namesPackageFile(readable)) v.raise("high_risk", "install", "target.package-file", `${q(readable, 60)} is an app package file: opening it installs an app`);
   if (readable.length > MAX_CONTROL_LABEL) {
     v.normal("target.content", `the tap opens content (${q(readable, 40)}), it does not name an action`);
     return readable;
@@ -69,13 +71,19 @@ export function judgeTap(s: Scene, v: Verdict, target: UiNode): string {
   // A label that is both ("बंद करें": close, and turn off) beside a plain way out ("रद्द करें") is the act.
   const commitVerb = verb !== null && COMMIT_CATEGORIES.includes(verb.category);
   const plainWayOut = commitVerb && (pane.dialog ? pane.buttons : []).some((b) => b !== target && isDismissLabel(w, labelOf(b)) && !findVerb(w, prepare(labelOf(b)), COMMIT_CATEGORIES));
-  if (role.role === "dismiss" && !plainWayOut && (isDismissLabel(w, readable) || !commitVerb)) {
+  // "रद्द करने का अनुरोध करें" (request the cancellation) under the heading "ऑर्डर रद्द करें": a cancelling or
+  // leaving label that is more than a plain way out carries out the ending its screen names.
+  // Only when it is the one way forward: beside a "Yes" under "Cancel order?", "Cancel download" stays a way out.
+  const onlyWayOn = !(pane.dialog ? pane.buttons : buttonsOf(s.tree)).some((b) => b !== target && !isDismissLabel(w, labelOf(b)));
+  const screenEnding = role.role === "dismiss" && !commitVerb && onlyWayOn ? endingNamedBeside(w, p, pane) : null;
+  if (screenEnding) v.raise("high_risk", "destructive", "target.screen-ending", `${q(readable)} carries out the ending its screen names (${q(screenEnding)})`);
+  else if (role.role === "dismiss" && !plainWayOut && (isDismissLabel(w, readable) || !commitVerb)) {
     v.normal("target.dismiss", `${q(readable)} backs out (${role.why})`);
     return readable;
   }
   const amount = findAmount(readable);
   // A switch changes what it names ("„Mein Gerät finden“ verwenden"), it does not open it.
-  if (!amount && !isSwitch(target) && (w.lists.ownership.atStart(p) || navigationFirst(s, p, verb !== null))) {
+  if (!amount && !isSwitch(target) && (w.lists.ownership.atStart(p) || navigationFirst(s, p, verb !== null, s.appCat === "store" || pane.texts.some((t) => APP_RATING.test(t.text))))) {
     v.normal("target.navigation", `${q(readable)} opens a place to look at`);
     return readable;
   }
@@ -115,6 +123,15 @@ export function judgeTap(s: Scene, v: Verdict, target: UiNode): string {
     doubtIfRiskyPane(s, v, pane, readable);
   }
   return readable;
+}
+
+/** The ending a screen's own text names ("Отменить заказ", "ऑर्डर रद्द करें") when the label starts with a
+ * cancelling or leaving verb but is no whole dismissal: a bare "Cancel" still backs out of it. */
+function endingNamedBeside(w: Scene["w"], p: Prepared, pane: Pane): string | null {
+  if (w.lists.dismiss.isWhole(p) || w.lists.negation.atStart(p) || w.lists.keep.atStart(p)) return null;
+  if (!w.lists.cancelling.atStart(p) && !w.lists.leaving.atStart(p)) return null;
+  for (const t of pane.texts) if (!t.control && findEnding(w, prepare(t.text))) return t.text;
+  return null;
 }
 
 const isSwitch = (n: UiNode): boolean => n.checkable || /Switch|Toggle|CheckBox/i.test(n.className) || n.children.some(isSwitch);
