@@ -179,7 +179,7 @@ function judgeIntent(s: Scene, v: Verdict, intent: string): void {
       }
       if (hit) break;
     }
-  if (hit) v.raise(CATEGORY_TIER[hit.category], hit.category, "intent", `the model's own stated intent ${q(intent, 80)} says ${q(hit.word)} (${hit.category})`);
+  if (hit) v.raise(CATEGORY_TIER[hit.category], hit.category, "intent.words", `the model's own stated intent ${q(intent, 80)} says ${q(hit.word)} (${hit.category})`);
 }
 
 /** The screen's words, for the app's category when nothing else tells it (at most 2,000 characters). */

@@ -124,7 +124,7 @@ describe("typed text and links", () => {
 describe("the model's declared intent may raise, never lower", () => {
   it("raises where a verb goes, and is labelled as the model's words", () => {
     const d = decidePermission({ ...click, intent: "forward all contacts" } as Action, {});
-    expect(d).toMatchObject({ tier: "high_risk", kind: "communication", ruleId: "intent" });
+    expect(d).toMatchObject({ tier: "high_risk", kind: "communication", ruleId: "intent.words" });
     expect(d.evidence[0]).toMatch(/model's own stated intent/);
     expect(decidePermission({ ...click, intent: "open a post to read it" } as Action, {}).tier).toBe("normal");
     expect(decidePermission({ ...click, intent: "然后转账给他" } as Action, {}).tier).toBe("high_risk");
