@@ -7,7 +7,7 @@ import { buildCase, loadCorpus, type CompactNode, type CorpusCase } from "./corp
 import { decideCase, isGated, withoutIntent } from "./corpus-decision.ts";
 
 /** What the rules achieve on the dev set today (1,423 screens with the sealed sets of 2026-12-01 and 2026-12-02:
- * recall 0.994, specificity 0.987, with and without the intent — the 2026-12-02 set joined with five misses left),
+ * recall 0.995, specificity 0.987, with and without the intent — the 2026-12-02 set joined with four misses left),
  * rounded down to 0.05; raise as they improve. */
 const DEV_FLOOR = { riskyRecall: 0.95, benignSpecificity: 0.95 } as const;
 

@@ -457,3 +457,19 @@ describe("where the words of a screen or a link stand", () => {
     expect(open("https://shop.example-store.com/checkout/pay?order=123")).toMatchObject({ tier: "high_risk", kind: "money", ruleId: "deeplink.words" });
   });
 });
+
+describe("holding an icon of a chat's compose bar", () => {
+  it("records a note and sends it on release; holding a message's text, or an icon where no message field is, does not", () => {
+    const hold = { type: "long_press", x: 500, y: 500 } as Action;
+    const field = (hint: string) => node({ className: "android.widget.EditText", text: hint });
+    const icon = (desc: string) => node({ className: "android.widget.ImageButton", contentDesc: desc });
+    for (const [hint, desc] of [["Bericht", "Spraakbericht"], ["メッセージを入力", "音声メッセージ"], ["Mensaje", "Grabar video"]] as const) {
+      const target = icon(desc);
+      expect(decidePermission(hold, { target, tree: screen([text("Chat"), field(hint), target]) }), desc).toMatchObject({ tier: "high_risk", kind: "communication", ruleId: "hold.compose-bar" });
+    }
+    const bubble = text("Bis morgen!");
+    expect(decidePermission(hold, { target: bubble, tree: screen([text("Anna"), bubble, field("Nachricht")]) }).tier).toBe("normal");
+    const layers = icon("Calques");
+    expect(decidePermission(hold, { target: layers, tree: screen([field("Rechercher ici"), layers]) }).tier).toBe("normal");
+  });
+});

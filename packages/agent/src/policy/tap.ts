@@ -59,6 +59,10 @@ export function judgeTap(s: Scene, v: Verdict, target: UiNode): string {
     judgeUnlabelled(s, v, pane);
     return readable;
   }
+  // Holding an icon of a chat's compose bar (the microphone, the camera) records a voice or video note and sends it
+  // on release; holding a message's text only selects it.
+  if (s.action.type === "long_press" && !target.text.trim() && !isEditable(target) && pane.fields.some((f) => w.lists.composeField.find(prepare(`${f.text} ${f.contentDesc} ${idWords(f.resourceId)}`))))
+    v.raise("high_risk", "communication", "hold.compose-bar", `holding ${q(readable)} beside the message field records a note and sends it`);
   if (namesPackageFile(readable)) v.raise("high_risk", "install", "target.package-file", `${q(readable, 60)} is an app package file: opening it installs an app`);
   if (readable.length > MAX_CONTROL_LABEL) {
     v.normal("target.content", `the tap opens content (${q(readable, 40)}), it does not name an action`);
