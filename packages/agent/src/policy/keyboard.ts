@@ -11,15 +11,16 @@ function fieldWords(f: UiNode): Prepared {
   return prepare(`${f.text} ${f.contentDesc} ${idWords(f.resourceId)}`);
 }
 
-/** The keyboard's Enter key as it is labelled on the screen ("Send", "Search", "Go", "Done"), if it shows one. */
-export function imeEnterKey(s: Scene): string | null {
-  let found: string | null = null;
+/** The keys of the on-screen keyboard that can be its Enter key, as labelled ("Send", "Search", "Поиск", "Go",
+ * "Done"): the Enter key's words, or a search word (Gboard labels its search action "Поиск", "חיפוש"…). */
+export function imeEnterKeys(s: Scene): string[] {
+  const found: string[] = [];
   const walk = (n: UiNode, inKeyboard: boolean): void => {
-    if (found) return;
     const k = inKeyboard || isKeyboardPackage(n.packageName);
     if (k && n.clickable) {
       const label = labelOf(n);
-      if (label && s.w.lists.enterKeys.isWhole(prepare(label))) found = label;
+      const p = label ? prepare(label) : null;
+      if (p && (s.w.lists.enterKeys.isWhole(p) || s.w.lists.searchField.isWhole(p))) found.push(label);
     }
     for (const c of n.children) walk(c, k);
   };
@@ -33,12 +34,16 @@ export function judgeEnter(s: Scene, v: Verdict, field: UiNode | undefined, via:
     v.doubt("no focused field: what Enter submits cannot be read");
     return;
   }
-  const key = imeEnterKey(s);
   // The key the app asked the keyboard for says what Enter does: a Search key ("Buscar", "جستجو", "ค้นหา") runs a
   // search even in a messaging app's field whose own words say nothing, and a keyboard has no Call key, so Turkish
-  // "Ara" (search, and call) on it searches.
-  const keySearches = key !== null && s.w.lists.searchField.find(prepare(key)) !== null;
-  const keySends = key !== null && !keySearches && s.w.verbs.get("communication")!.find(prepare(key)) !== null;
+  // "Ara" (search, and call) on it searches. A Send key anywhere on the keyboard wins over a search word beside it
+  // (a toolbar's "Search GIFs" is no Enter key).
+  const keys = imeEnterKeys(s);
+  const searching = (k: string) => s.w.lists.searchField.find(prepare(k)) !== null;
+  const sendKey = keys.find((k) => !searching(k) && s.w.verbs.get("communication")!.find(prepare(k)) !== null) ?? null;
+  const key = sendKey ?? keys.find(searching) ?? keys[0] ?? null;
+  const keySends = sendKey !== null;
+  const keySearches = !keySends && key !== null && searching(key);
   const fp = fieldWords(field);
   if (!keySends && (keySearches || s.w.lists.searchField.find(fp))) {
     v.normal("enter.search", keySearches ? `${via} runs a search (the keyboard's Enter key says ${q(key!)})` : `${via} runs a search`);

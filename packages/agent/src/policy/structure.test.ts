@@ -372,14 +372,16 @@ describe("a label that both backs out and commits", () => {
 describe("the keyboard's Enter key says what Enter does", () => {
   it("a Search key searches in a messaging app's field; a Send key still sends; Turkish 'Ara' (search, and call) searches", () => {
     const kb = "com.google.android.inputmethod.latin";
-    const enter = (value: string, key: string) => {
+    const enter = (value: string, ...keys: string[]) => {
       const field = node({ className: "android.widget.EditText", text: value, focused: true });
-      const ime = node({ className: "android.widget.FrameLayout", packageName: kb, children: [node({ className: "android.widget.FrameLayout", text: key, packageName: kb })] });
+      const ime = node({ className: "android.widget.FrameLayout", packageName: kb, children: keys.map((key) => node({ className: "android.widget.FrameLayout", text: key, packageName: kb })) });
       return decidePermission({ type: "keyboard_enter" }, { target: field, tree: screen([text("Chats"), field, ime], "com.whatsapp"), packageName: "com.whatsapp" });
     };
-    for (const [value, key] of [["billete tren", "Buscar"], ["Pizza", "Suchen"], ["annem", "Ara"], ["کانال", "جستجو"], ["แม่", "ค้นหา"]] as const)
+    for (const [value, key] of [["billete tren", "Buscar"], ["Pizza", "Suchen"], ["annem", "Ara"], ["کانال", "جستجو"], ["แม่", "ค้นหา"], ["мама", "Поиск"], ["אמא", "חיפוש"]] as const)
       expect(enter(value, key), key).toMatchObject({ tier: "normal", ruleId: "enter.search" });
     expect(enter("Bin gleich da", "Senden")).toMatchObject({ tier: "high_risk", kind: "communication" });
+    // A search word on the keyboard's toolbar is no Enter key when a Send key is there too.
+    expect(enter("Bin gleich da", "Suchen", "Senden")).toMatchObject({ tier: "high_risk", kind: "communication", ruleId: "enter.ime-send" });
   });
 });
 
