@@ -65,7 +65,7 @@ export const LEXICON: Record<string, LanguageWords> = {
       money:
         "entry fee|entry cost|will be charged to|will be debited|billed|charged|you ll be charged|auto renews|renews automatically|per month|per year|place bet|bet now|wager|add payee|add beneficiary|add recipient|send gift|send a gift|gift|buy coins|get coins|buy credits|add money|load money|add credit|buy tickets|reserve now|confirm booking|confirm ride|request ride|start subscription|join premium|try premium|swap|convert|sell|claim offer|charge|charge my card|will be charged|you will be charged|debit|pay|pay now|checkout|check out|buy|buy now|purchase|order now|place order|submit order|confirm order|complete order|complete purchase|subscribe|resubscribe|unsubscribe|start free trial|start trial|free trial|try free|try it free|upgrade|upgrade now|book|book now|reserve|rent|tip|donate|transfer|send money|request money|top up|recharge|withdraw|wire|cash out|renew|cancel subscription|cancel membership|cancel plan|end subscription|confirm payment|submit payment|add funds|redeem",
       destructive:
-        "surrender|concede|concede the game|resign the game|give up the match|replace existing file|replace file|replace the file|will be deleted|will be removed|will be erased|will be lost|will be wiped|permanently|can t be undone|cannot be undone|deleted permanently|overwrite|discard draft|discard|forfeit|wipe|wipe data|erase data|remove account|remove device|clear history|clear chat|delete chat|delete history|sign out of all devices|cancel order|cancel booking|cancel ride|turn off backup|stop sharing|export chat|export chats|export chat history|export data|export backup|leave group|leave channel|leave chat|leave conversation|leave community|unpair|forget device|forget this device|turn off|disable|deactivate|delete|delete all|delete account|remove|erase|erase all|wipe|factory reset|reset|reset phone|reset device|uninstall|clear all|clear data|clear storage|empty trash|move to trash|trash|discard|close account|deactivate|deactivate account|revoke|revoke access|permanently delete|unlink",
+        "cancel draft|delete draft|surrender|concede|concede the game|resign the game|give up the match|replace existing file|replace file|replace the file|will be deleted|will be removed|will be erased|will be lost|will be wiped|permanently|can t be undone|cannot be undone|deleted permanently|overwrite|discard draft|discard|forfeit|wipe|wipe data|erase data|remove account|remove device|clear history|clear chat|delete chat|delete history|sign out of all devices|cancel order|cancel booking|cancel ride|turn off backup|stop sharing|export chat|export chats|export chat history|export data|export backup|leave group|leave channel|leave chat|leave conversation|leave community|unpair|forget device|forget this device|turn off|disable|deactivate|delete|delete all|delete account|remove|erase|erase all|wipe|factory reset|reset|reset phone|reset device|uninstall|clear all|clear data|clear storage|empty trash|move to trash|trash|discard|close account|deactivate|deactivate account|revoke|revoke access|permanently delete|unlink",
       communication:
         "share story|share to story|add to story|add to your story|post story|share post|share to feed|will be sent|will be posted|will be published|will be shared|submit review|post review|publish review|send review|invite|send invitation|share to|reply to all|broadcast|send sms|send email|send text|call now|place call|send|send message|send now|send invite|post|tweet|retweet|repost|publish|go live|share location|share my location|share live location|share contacts|export contacts|call|call back|video call|voice call|dial|invite all",
       credentials: "show password|reveal|show recovery phrase|copy recovery phrase|reveal secret phrase|export private key|copy private key|share login|share password|sign in with google|continue with google|continue with facebook|continue with apple|sign in with apple|sign in with facebook|log in with facebook|save password|reveal password|export passwords|copy password",
@@ -87,7 +87,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     dismiss:
       "next time|maybe next time|continue in browser|continue on web|continue on the website|use the website|use web version|stay on web|cancel|no|not now|no thanks|later|maybe later|remind me later|skip|close|dismiss|keep|back|go back|navigate up|deny|decline|reject|never|stay",
     affirmative: "yes|yeah|yep",
-    held: "draft|drafts|order|orders|booking|bookings|reservation|appointment|ride|trip|subscription|membership|plan|ticket|tickets|flight|delivery|group|channel|community|family|family group|team|class|lesson",
+    held: "order|orders|booking|bookings|reservation|appointment|ride|trip|subscription|membership|plan|ticket|tickets|flight|delivery|group|channel|community|family|family group|team|class|lesson",
     leaving: "end|stop|terminate|leave|exit|quit",
     cancelling: "cancel|call off",
     negation: "don t|do not|dont|not|never|no",
@@ -106,7 +106,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "报名费|入场费|扣款|将扣款|支付宝付款|支付|付款|立即支付|确认支付|结算|去结算|下单|提交订单|立即下单|购买|立即购买|买入|订阅|开通|立即开通|续费|充值|转账|汇款|提现|打赏|捐款|捐赠|预订|预定|取消订阅|退订|免费试用|试用|升级会员|缴费",
-      destructive: "认输|投降|弃权|替换现有文件|替换文件|覆盖文件|导出|导出聊天记录|退出群聊|退出|离开|取消配对|忽略此设备|关闭|停用|解除绑定|删除|移除|清空|清除|卸载|恢复出厂|重置|注销|抹掉|格式化|撤销授权|解绑|永久删除",
+      destructive: "放弃草稿|删除草稿|舍弃草稿|认输|投降|弃权|替换现有文件|替换文件|覆盖文件|导出|导出聊天记录|退出群聊|退出|离开|取消配对|忽略此设备|关闭|停用|解除绑定|删除|移除|清空|清除|卸载|恢复出厂|重置|注销|抹掉|格式化|撤销授权|解绑|永久删除",
       communication: "邀请|转发|分享到动态|发布动态|分享到朋友圈|发到朋友圈|发送|发布|发表|发帖|发微博|拨打|呼叫|打电话|共享位置|共享实时位置|发送位置|分享位置|导出联系人",
       credentials: "显示密码|复制密码|显示助记词|备份助记词|复制助记词|导出私钥|复制私钥",
       permission: "加入家庭群组|加入家庭组|想要访问您的 google 帐号|访问您的 google 账号|访问你的 google 帐号|vpn 连接|添加到家庭|加入家庭组|邀请加入家庭|设为默认|设置为默认|允许|授权|始终允许|仅在使用中允许|仅限这一次|开启权限|激活",
@@ -124,7 +124,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     completed: "已到账|已收到|已存入|已返现|已取消|取消成功|成功|支付成功|付款成功|已支付|已付款|交易成功|转账成功|订单已提交|已完成",
     dismiss: "不用了 谢谢|不了 谢谢|不用 谢谢|下次再说|以后再说|下次吧|继续使用网页版|在浏览器中继续|取消|拒绝|不允许|暂不|以后再说|稍后|关闭|跳过|返回|不用了|保留|禁止|再想想",
     affirmative: "是|是的|好的",
-    held: "草稿|订单|预订|预约|行程|订阅|会员|套餐|机票|车票|门票|群聊|群组|频道|社区|家庭组",
+    held: "订单|预订|预约|行程|订阅|会员|套餐|机票|车票|门票|群聊|群组|频道|社区|家庭组",
     leaving: "退出|离开|退群",
     cancelling: "取消|退订",
     confirming: "确定|确认|继续|是|好|好的|下一步|完成|同意|提交|知道了",
@@ -142,7 +142,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "参加費|エントリー料|請求|課金|支払|支払う|購入|注文を確定|注文する|決済|振込|振り込む|送金|チャージ|定期購入|無料トライアル|トライアルを開始|アップグレード|予約する|寄付|投げ銭|解約",
-      destructive: "降参|投了|棄権|既存のファイルを置き換え|ファイルを置き換え|上書き|エクスポート|解除|ペア設定を解除|登録を解除|退出|グループを退会|オフにする|無効にする|無効化|削除|消去|リセット|初期化|アンインストール|退会|ゴミ箱を空にする",
+      destructive: "下書きを破棄|下書きを削除|降参|投了|棄権|既存のファイルを置き換え|ファイルを置き換え|上書き|エクスポート|解除|ペア設定を解除|登録を解除|退出|グループを退会|オフにする|無効にする|無効化|削除|消去|リセット|初期化|アンインストール|退会|ゴミ箱を空にする",
       communication: "招待|^転送|転送する|に転送|ストーリーズでシェア|ストーリーに追加|送信|投稿|公開する|発信|電話をかける|通話|位置情報を共有",
       credentials: "パスワードを表示|パスワードをコピー|リカバリーフレーズを表示|秘密鍵をエクスポート|秘密鍵をコピー",
       permission: "ファミリー グループに参加|ファミリーグループに参加|google アカウントへのアクセスをリクエスト|google アカウントへのアクセス|vpn 接続|ファミリーに追加|ファミリーグループに招待|デフォルトに設定|デフォルトとして設定|既定に設定|許可|アプリの使用中のみ許可|今回のみ|有効にする",
@@ -159,7 +159,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     completed: "受け取りました|獲得しました|付与されました|入金されました|キャンセルされました|キャンセル済み|取り消されました|完了しました|支払いが完了|送金が完了|決済が完了|ご注文ありがとうございます|受け付けました",
     dismiss: "結構です|いいえ 結構です|また今度|次回にする|ブラウザで続ける|ウェブで続ける|キャンセル|許可しない|いいえ|閉じる|後で|スキップ|戻る|今はしない|拒否|しない",
     affirmative: "はい",
-    held: "下書き|注文|予約|定期購入|サブスクリプション|会員|メンバーシップ|プラン|チケット|フライト|配車|グループ|チャンネル|コミュニティ|ファミリー",
+    held: "注文|予約|定期購入|サブスクリプション|会員|メンバーシップ|プラン|チケット|フライト|配車|グループ|チャンネル|コミュニティ|ファミリー",
     leaving: "退出|退会|脱退|抜ける",
     cancelling: "キャンセル|取り消|取消|解約",
     confirming: "ok|はい|次へ|確定|確認|続ける|同意する|同意|完了|登録する|決定",
@@ -177,7 +177,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "참가비|입장료|청구|결제됩니다|결제|결제하기|구매|바로 구매|구매하기|주문하기|송금|이체|충전|구독|구독하기|무료 체험|체험 시작|업그레이드|예약하기|후원|기부|구독 해지|해지|출금",
-      destructive: "기권|항복|기존 파일 대체|파일 대체|덮어쓰기|내보내기|나가기|연결 해제|해제|등록 해제|끄기|사용 중지|비활성화|삭제|초기화|제거|탈퇴|회원 탈퇴|계정 삭제|휴지통 비우기|영구 삭제",
+      destructive: "임시 저장 삭제|초안 삭제|임시저장 취소|임시 저장 취소|기권|항복|기존 파일 대체|파일 대체|덮어쓰기|내보내기|나가기|연결 해제|해제|등록 해제|끄기|사용 중지|비활성화|삭제|초기화|제거|탈퇴|회원 탈퇴|계정 삭제|휴지통 비우기|영구 삭제",
       communication: "초대합니다|초대하기|초대 보내기|^초대|스토리에 공유|스토리 올리기|전송|보내기|게시|게시하기|위치 공유|전화 걸기|통화|발신",
       credentials: "비밀번호 보기|비밀번호 표시|비밀번호 복사|복구 구문 보기|시드 구문 보기|개인 키 내보내기|개인 키 복사",
       permission: "가족 그룹에 참여|가족 그룹 가입|google 계정에 대한 액세스|google 계정에 액세스|vpn 연결|가족 그룹에 추가|가족에 추가|가족 초대|기본으로 설정|기본 앱으로 설정|허용|항상 허용|앱 사용 중에만 허용|이번만 허용|권한 허용",
@@ -194,7 +194,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     completed: "받았습니다|적립되었습니다|입금되었습니다|지급되었습니다|취소되었습니다|취소됨|취소 완료|결제 완료|송금 완료|완료되었습니다|결제되었습니다|주문 완료",
     dismiss: "괜찮습니다|아니요 괜찮습니다|괜찮아요|다음에|다음에 할게요|다음에 하기|웹으로 계속|브라우저로 계속|다음에 하기|나중에 하기|다음에|나중에 할게요|괜찮아요|안 할래요|취소|허용 안함|허용 안 함|거부|닫기|나중에|건너뛰기|아니요|돌아가기",
     affirmative: "예|네",
-    held: "임시 저장|초안|주문|예약|예매|구독|멤버십|요금제|플랜|티켓|항공권|호출|그룹|채널|커뮤니티|가족|채팅방|단톡방",
+    held: "주문|예약|예매|구독|멤버십|요금제|플랜|티켓|항공권|호출|그룹|채널|커뮤니티|가족|채팅방|단톡방",
     leaving: "나가기|나가|탈퇴",
     cancelling: "취소|해지|해약",
     negation: "안 함|안함",
@@ -215,7 +215,7 @@ export const LEXICON: Record<string, LanguageWords> = {
       money:
         "startgebühr|teilnahmegebühr|eintrittsgebühr|wird belastet|wird abgebucht|kostenpflichtig|belasten|abbuchen|wird belastet|bezahlen|jetzt bezahlen|zahlen|zahlungspflichtig bestellen|kostenpflichtig bestellen|bestellen|jetzt bestellen|kaufen|jetzt kaufen|kauf abschließen|abonnieren|jetzt abonnieren|abo abschließen|probeabo starten|probeabo|kostenlos testen|upgraden|buchen|jetzt buchen|reservieren|spenden|trinkgeld|überweisen|geld senden|aufladen|abheben|kündigen|kündig*|abo kündigen|mitgliedschaft kündigen",
       destructive:
-        "^aufgeben|spiel aufgeben|partie aufgeben|kapitulieren|vorhandene datei ersetzen|datei ersetzen|überschreiben|wird gelöscht|werden gelöscht|endgültig|unwiderruflich|kann nicht rückgängig gemacht werden|exportieren|chat exportieren|verlassen|gruppe verlassen|entkoppeln|gerät vergessen|ausschalten|deaktivieren|beenden|löschen|lösch*|endgültig löschen|entfernen|zurücksetzen|deinstallieren|leeren|papierkorb leeren|konto löschen|konto schließen|widerrufen|verwerfen|alles löschen",
+        "entwurf verwerfen|entwurf löschen|^aufgeben|spiel aufgeben|partie aufgeben|kapitulieren|vorhandene datei ersetzen|datei ersetzen|überschreiben|wird gelöscht|werden gelöscht|endgültig|unwiderruflich|kann nicht rückgängig gemacht werden|exportieren|chat exportieren|verlassen|gruppe verlassen|entkoppeln|gerät vergessen|ausschalten|deaktivieren|beenden|löschen|lösch*|endgültig löschen|entfernen|zurücksetzen|deinstallieren|leeren|papierkorb leeren|konto löschen|konto schließen|widerrufen|verwerfen|alles löschen",
       communication: "einladen|weiterleiten|story teilen|in story teilen|zur story hinzufügen|beitrag teilen|wird gesendet|wird gepostet|senden|absenden|jetzt senden|veröffentlichen|posten|standort teilen|anrufen|kontakte teilen",
       credentials: "passwort anzeigen|passwort einblenden|passwort kopieren|wiederherstellungsphrase anzeigen|privaten schlüssel exportieren|passwörter exportieren",
       permission: "familiengruppe beitreten|der familiengruppe beitreten|möchte auf dein google konto zugreifen|möchte auf ihr google konto zugreifen|zugriff auf dein google konto|vpn verbindung|zur familie hinzufügen|zur familiengruppe hinzufügen|als standard festlegen|als standard-app festlegen|als standard|zulassen|erlauben|immer zulassen|nur diesmal|berechtigung erteilen|aktivieren",
@@ -234,7 +234,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     completed: "gutgeschrieben|wurde gutgeschrieben|hast du erhalten|du hast erhalten|storniert|abgebrochen|abgesagt|gekündigt|erfolgreich|wurde bezahlt|bezahlt|abgeschlossen|vielen dank für deine bestellung|bestellung aufgegeben",
     dismiss: "nein danke|ein andermal|im browser fortfahren|weiter im browser|weiter zur website|abbrechen|nein|nicht jetzt|später|schließen|überspringen|zurück|ablehnen|nicht zulassen|behalten",
     affirmative: "ja",
-    held: "entwurf|bestellung|buchung|reservierung|termin|fahrt|reise|abo|abonnement|mitgliedschaft|tarif|vertrag|ticket|flug|lieferung|gruppe|kanal|community|familie|familiengruppe",
+    held: "bestellung|buchung|reservierung|termin|fahrt|reise|abo|abonnement|mitgliedschaft|tarif|vertrag|ticket|flug|lieferung|gruppe|kanal|community|familie|familiengruppe",
     leaving: "beenden|beende|verlassen|verlasse|austreten|tritt aus",
     cancelling: "storn*|kündig*|absag*|sage ab|abbestell*",
     negation: "nicht|kein|keine",
@@ -253,7 +253,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "cuota de entrada|tarifa de entrada|coste de entrada|se cobrará|se te cobrará|se cargará|cobrar|se cobrará|cargo|pagar|pagar ahora|comprar|comprar ahora|confirmar compra|finalizar compra|realizar pedido|hacer pedido|suscribirse|suscribirme|suscribir|prueba gratuita|empezar prueba gratuita|actualizar a premium|reservar|reservar ahora|donar|propina|transferir|enviar dinero|recargar|retirar|cancelar suscripción|darse de baja|anular suscripción",
-      destructive: "rendirse|rendirte|abandonar la partida|reemplazar el archivo existente|reemplazar archivo|reemplazar el archivo|sobrescribir|será eliminad*|serán eliminad*|será borrad*|serán borrad*|se perderá*|se eliminará|se eliminarán|se borrará|permanentemente|no se puede deshacer|exportar|exportar chat|salir|salir del grupo|abandonar|desvincular|olvidar|desactivar|apagar|finalizar|eliminar|borrar|borrar todo|restablecer|desinstalar|vaciar papelera|cerrar cuenta|eliminar cuenta|revocar|quitar|descartar",
+      destructive: "descartar borrador|descartar el borrador|eliminar borrador|rendirse|rendirte|abandonar la partida|reemplazar el archivo existente|reemplazar archivo|reemplazar el archivo|sobrescribir|será eliminad*|serán eliminad*|será borrad*|serán borrad*|se perderá*|se eliminará|se eliminarán|se borrará|permanentemente|no se puede deshacer|exportar|exportar chat|salir|salir del grupo|abandonar|desvincular|olvidar|desactivar|apagar|finalizar|eliminar|borrar|borrar todo|restablecer|desinstalar|vaciar papelera|cerrar cuenta|eliminar cuenta|revocar|quitar|descartar",
       communication: "invitar|reenviar mensaje|reenviar a|compartir historia|añadir a tu historia|compartir publicación|se enviará|se publicará|enviar|publicar|llamar|compartir ubicación|compartir contactos",
       credentials: "mostrar contraseña|ver contraseña|copiar contraseña|mostrar frase de recuperación|exportar clave privada|copiar clave privada",
       permission: "unirse al grupo familiar|unirte al grupo familiar|quiere acceder a tu cuenta de google|acceder a tu cuenta de google|conexión vpn|añadir a la familia|agregar al grupo familiar|establecer como predeterminad*|predeterminar|permitir|autorizar|conceder|solo esta vez|mientras se usa la app",
@@ -271,7 +271,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     completed: "has recibido|recibiste|se ha abonado|abonado|cancelado|cancelada|anulado|anulada|exitoso|exitosa|pago realizado|realizado con éxito|pagado|gracias por tu compra|pedido confirmado",
     dismiss: "no gracias|en otro momento|otro día|continuar en el navegador|seguir en la web|continuar en la web|cancelar|no|ahora no|más tarde|cerrar|omitir|volver|atrás|rechazar|no permitir|denegar",
     affirmative: "sí|si",
-    held: "borrador|pedido|reserva|cita|viaje|suscripción|membresía|plan|billete|boleto|vuelo|entrega|grupo|canal|comunidad|familia",
+    held: "pedido|reserva|cita|viaje|suscripción|membresía|plan|billete|boleto|vuelo|entrega|grupo|canal|comunidad|familia",
     leaving: "terminar|finalizar|dar de baja|salir de|salir del|abandonar|abandona",
     cancelling: "cancel*|anul*",
     negation: "no",
@@ -290,7 +290,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "frais d inscription|frais d entrée|droit d entrée|sera débité|sera facturé|vous serez facturé|débiter|sera débité|facturer|payer|payer maintenant|acheter|acheter maintenant|commander|valider la commande|passer commande|confirmer le paiement|s abonner|abonner|essai gratuit|commencer l essai gratuit|passer à premium|réserver|faire un don|pourboire|virer|envoyer de l argent|recharger|résilier|résilier l abonnement|se désabonner|désabonner",
-      destructive: "abandonner la partie|déclarer forfait|capituler|remplacer le fichier existant|remplacer le fichier|écraser|sera supprimé*|seront supprimé*|sera effacé*|seront effacé*|sera perdu*|seront perdu*|sera réinitialisé*|sera supprimé|seront supprimés|définitivement|irréversible|exporter|quitter|quitter le groupe|dissocier|oublier|désactiver|mettre fin|supprimer|effacer|tout effacer|réinitialiser|désinstaller|vider la corbeille|fermer mon compte|fermer le compte|supprimer le compte|révoquer",
+      destructive: "supprimer le brouillon|abandonner le brouillon|annuler le brouillon|abandonner la partie|déclarer forfait|capituler|remplacer le fichier existant|remplacer le fichier|écraser|sera supprimé*|seront supprimé*|sera effacé*|seront effacé*|sera perdu*|seront perdu*|sera réinitialisé*|sera supprimé|seront supprimés|définitivement|irréversible|exporter|quitter|quitter le groupe|dissocier|oublier|désactiver|mettre fin|supprimer|effacer|tout effacer|réinitialiser|désinstaller|vider la corbeille|fermer mon compte|fermer le compte|supprimer le compte|révoquer",
       communication: "inviter|transférer|partager la story|ajouter à votre story|partager la publication|sera envoyé|sera publié|envoyer|publier|appeler|partager ma position|partager la position",
       credentials: "afficher le mot de passe|copier le mot de passe|afficher la phrase de récupération|exporter la clé privée|copier la clé privée",
       permission: "rejoindre le groupe familial|rejoindre la famille|souhaite accéder à votre compte google|accéder à votre compte google|connexion vpn|ajouter à la famille|ajouter au groupe familial|définir par défaut|définir comme application par défaut|définir comme appli par défaut|autoriser|permettre|accorder|uniquement cette fois|lorsque vous utilisez l appli",
@@ -308,7 +308,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     completed: "vous avez reçu|a été crédité|crédité|annulé|annulée|annulés|réussi|paiement effectué|effectué|payé|merci pour votre commande|commande confirmée",
     dismiss: "non merci|une autre fois|continuer sur le site|continuer dans le navigateur|annuler|non|pas maintenant|plus tard|fermer|ignorer|passer|retour|refuser|ne pas autoriser",
     affirmative: "oui",
-    held: "brouillon|commande|réservation|rendez vous|rdv|course|trajet|voyage|abonnement|adhésion|forfait|billet|vol|livraison|groupe|chaîne|communauté|famille",
+    held: "commande|réservation|rendez vous|rdv|course|trajet|voyage|abonnement|adhésion|forfait|billet|vol|livraison|groupe|chaîne|communauté|famille",
     leaving: "mettre fin à|résilier|arrêter|quitter|quitte",
     cancelling: "annul*",
     negation: "ne|non",
@@ -327,7 +327,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "taxa de entrada|taxa de inscrição|será cobrado|você será cobrado|será debitado|cobrar|será cobrado|débito|pagar|pagar agora|comprar|comprar agora|finalizar compra|fazer pedido|assinar|assinar agora|teste grátis|iniciar teste grátis|experimentar grátis|fazer upgrade|reservar|doar|gorjeta|dar gorjeta|transferir|enviar dinheiro|recarregar|sacar|cancelar assinatura",
-      destructive: "desistir da partida|render se|abandonar a partida|substituir o arquivo existente|substituir arquivo|substituir o ficheiro|substituir ficheiro|substituir o arquivo|será excluíd*|serão excluíd*|será apagad*|serão apagad*|será removid*|serão removid*|será perdid*|serão perdid*|será excluído|serão excluídos|será apagado|permanentemente|não pode ser desfeito|exportar|exportar conversa|sair|sair do grupo|desvincular|esquecer|desativar|desligar|encerrar|excluir|apagar|apagar tudo|redefinir|restaurar|desinstalar|esvaziar lixeira|excluir conta|encerrar conta|revogar|remover|descartar",
+      destructive: "descartar rascunho|descartar o rascunho|excluir rascunho|desistir da partida|render se|abandonar a partida|substituir o arquivo existente|substituir arquivo|substituir o ficheiro|substituir ficheiro|substituir o arquivo|será excluíd*|serão excluíd*|será apagad*|serão apagad*|será removid*|serão removid*|será perdid*|serão perdid*|será excluído|serão excluídos|será apagado|permanentemente|não pode ser desfeito|exportar|exportar conversa|sair|sair do grupo|desvincular|esquecer|desativar|desligar|encerrar|excluir|apagar|apagar tudo|redefinir|restaurar|desinstalar|esvaziar lixeira|excluir conta|encerrar conta|revogar|remover|descartar",
       communication: "convidar|encaminhar|compartilhar story|adicionar ao story|compartilhar publicação|será enviado|será publicado|enviar|publicar|ligar|compartilhar localização|compartilhar contatos",
       credentials: "mostrar senha|exibir senha|copiar senha|mostrar frase de recuperação|exportar chave privada|copiar chave privada",
       permission: "participar do grupo familiar|entrar no grupo familiar|aderir ao grupo familiar|quer acessar sua conta do google|quer aceder à sua conta google|acessar sua conta do google|conexão vpn|adicionar à família|adicionar ao grupo familiar|definir como padrão|definir como predefinid*|permitir|autorizar|conceder|apenas esta vez|durante o uso do app",
@@ -345,7 +345,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     completed: "você recebeu|foi creditado|creditado|cancelado|cancelada|sucesso|pagamento realizado|realizado com sucesso|pago|obrigado pela compra|pedido confirmado",
     dismiss: "não obrigado|não obrigada|outra hora|continuar no navegador|continuar no site|cancelar|não|agora não|mais tarde|fechar|pular|voltar|recusar|não permitir|negar",
     affirmative: "sim",
-    held: "rascunho|pedido|reserva|agendamento|consulta|corrida|viagem|assinatura|plano|bilhete|passagem|voo|entrega|grupo|canal|comunidade|família",
+    held: "pedido|reserva|agendamento|consulta|corrida|viagem|assinatura|plano|bilhete|passagem|voo|entrega|grupo|canal|comunidade|família",
     leaving: "encerrar|terminar|sair|sair do|abandonar",
     cancelling: "cancel*|desmarcar",
     negation: "não|nao",
@@ -364,7 +364,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "вступительный взнос|стоимость входа|плата за вход|будет списано|спишется|будет списана|списать|будет списано|спишем|оплатить|купить|купить сейчас|оформить заказ|заказать|подтвердить заказ|оформить подписку|подписаться|пробный период|начать пробный период|попробовать бесплатно|перевести|отправить деньги|пополнить|вывести|забронировать|пожертвовать|чаевые|отменить подписку|отписаться|продлить",
-      destructive: "сдаться|сдаетесь|сдаётесь|сдаёшься|сдаешься|заменить существующий файл|заменить файл|перезаписать|будет удален*|будут удален*|будет стерт*|будут стерт*|будет потерян*|будут потерян*|будет удален|будут удалены|удалится|безвозвратно|нельзя отменить|экспорт|экспортировать|экспортировать чат|выйти из группы|покинуть|покинуть группу|отвязать|забыть устройство|отключить|выключить|деактивировать|завершить|удалить|стереть|сбросить|сбросить настройки|удалить аккаунт|очистить|очистить корзину|отозвать",
+      destructive: "удалить черновик|отменить черновик|сбросить черновик|сдаться|сдаетесь|сдаётесь|сдаёшься|сдаешься|заменить существующий файл|заменить файл|перезаписать|будет удален*|будут удален*|будет стерт*|будут стерт*|будет потерян*|будут потерян*|будет удален|будут удалены|удалится|безвозвратно|нельзя отменить|экспорт|экспортировать|экспортировать чат|выйти из группы|покинуть|покинуть группу|отвязать|забыть устройство|отключить|выключить|деактивировать|завершить|удалить|стереть|сбросить|сбросить настройки|удалить аккаунт|очистить|очистить корзину|отозвать",
       communication: "пригласить|переслать|поделиться историей|добавить в историю|поделиться в истории|будет отправлено|будет опубликовано|отправить|опубликовать|позвонить|поделиться геопозицией|поделиться местоположением",
       credentials: "показать пароль|копировать пароль|скопировать пароль|показать секретную фразу|показать фразу восстановления|экспортировать закрытый ключ|скопировать закрытый ключ",
       permission: "присоединиться к семейной группе|вступить в семейную группу|запрашивает доступ к аккаунту google|доступ к вашему аккаунту google|vpn подключение|подключение vpn|vpn соединение|добавить в семью|добавить в семейную группу|использовать по умолчанию|установить по умолчанию|сделать основным|разрешить|предоставить доступ|только в этот раз|при использовании приложения",
@@ -381,7 +381,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     completed: "вы получили|зачислен*|начислен*|отменён|отменен|отменена|отменено|отменены|успешно|оплачено|платёж выполнен|перевод выполнен|спасибо за заказ|заказ оформлен",
     dismiss: "нет спасибо|в другой раз|продолжить в браузере|остаться на сайте|отмена|отменить|нет|не сейчас|позже|закрыть|пропустить|назад|запретить|отклонить|не разрешать",
     affirmative: "да",
-    held: "черновик|заказ*|бронировани*|брон*|запись|записи|поездк*|подписк*|абонемент|тариф|билет*|рейс|доставк*|групп*|канал*|сообществ*|семейн*|семья|семью",
+    held: "заказ*|бронировани*|брон*|запись|записи|поездк*|подписк*|абонемент|тариф|билет*|рейс|доставк*|групп*|канал*|сообществ*|семейн*|семья|семью",
     leaving: "прекратить|завершить|покинуть|выйти|выйти из",
     cancelling: "отмен*|отказаться от",
     negation: "не|нет",
@@ -401,7 +401,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "quota d ingresso|costo d ingresso|quota di iscrizione|pagare|acquistare|abbonarsi|verrà addebitato|addebiteremo|addebita|verrà addebitato|addebito|paga|paga ora|pagare|acquista|acquista ora|compra|compra ora|ordina|conferma ordine|invia ordine|abbonati|abbonarsi|prova gratuita|inizia la prova gratuita|prenota|prenota ora|dona|fai una donazione|mancia|trasferisci|bonifico|invia denaro|ricarica|preleva|scommetti|punta|annulla abbonamento|disdici|rinnova|aggiungi beneficiario|riscatta",
-      destructive: "arrendersi|arrenditi|ti arrendi|abbandona la partita|abbandonare la partita|sostituisci file esistente|sostituisci il file|sostituisci file|sovrascrivi|disconnetti tutti|disconnettere tutti i dispositivi|esci da tutti i dispositivi|verrà eliminat*|verranno eliminat*|sarà eliminat*|saranno eliminat*|verrà cancellat*|verranno cancellat*|verrà rimoss*|verranno rimoss*|andrà pers*|andranno pers*|eliminare|cancellare|rimuovere|disinstallare|uscire dal gruppo|disattivare|reimpostare|verrà eliminato|verranno eliminati|irreversibile|esporta|esporta chat|abbandona gruppo|esci|spegni|termina|elimina|cancella|rimuovi|ripristina|reimposta|disinstalla|svuota|svuota cestino|chiudi conto|elimina account|revoca|scarta|esci dal gruppo|abbandona|dissocia|disattiva|formatta|cancella dati",
+      destructive: "elimina bozza|scarta bozza|annulla bozza|arrendersi|arrenditi|ti arrendi|abbandona la partita|abbandonare la partita|sostituisci file esistente|sostituisci il file|sostituisci file|sovrascrivi|disconnetti tutti|disconnettere tutti i dispositivi|esci da tutti i dispositivi|verrà eliminat*|verranno eliminat*|sarà eliminat*|saranno eliminat*|verrà cancellat*|verranno cancellat*|verrà rimoss*|verranno rimoss*|andrà pers*|andranno pers*|eliminare|cancellare|rimuovere|disinstallare|uscire dal gruppo|disattivare|reimpostare|verrà eliminato|verranno eliminati|irreversibile|esporta|esporta chat|abbandona gruppo|esci|spegni|termina|elimina|cancella|rimuovi|ripristina|reimposta|disinstalla|svuota|svuota cestino|chiudi conto|elimina account|revoca|scarta|esci dal gruppo|abbandona|dissocia|disattiva|formatta|cancella dati",
       communication: "invita|inoltra|condividi storia|aggiungi alla storia|condividi post|inviare|pubblicare|verrà inviato|invia|pubblica|chiama|condividi posizione|inoltra a tutti|invita|rispondi a tutti",
       credentials: "mostra password|copia password|esporta password",
       permission: "unisciti al gruppo famiglia|entra nel gruppo famiglia|vuole accedere al tuo account google|accedere al tuo account google|connessione vpn|aggiungi alla famiglia|aggiungi al gruppo famiglia|imposta come predefinit*|imposta predefinit*|consenti|autorizza|concedi|attiva",
@@ -417,7 +417,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     completed: "hai ricevuto|accreditato|accreditati|annullato|annullata|annullati|riuscito|completato|pagato|pagamento effettuato|grazie per l ordine|ordine confermato",
     dismiss: "no grazie|un altro momento|continua sul sito|continua nel browser|resta sul sito|annulla|no|non ora|più tardi|dopo|chiudi|salta|indietro|rifiuta|non consentire|nega|mantieni|no grazie|ignora|torna indietro",
     affirmative: "sì|si",
-    held: "bozza|ordine|prenotazione|appuntamento|corsa|viaggio|abbonamento|iscrizione|piano|biglietto|volo|consegna|gruppo|canale|community|famiglia",
+    held: "ordine|prenotazione|appuntamento|corsa|viaggio|abbonamento|iscrizione|piano|biglietto|volo|consegna|gruppo|canale|community|famiglia",
     leaving: "termina|terminare|interrompi|esci|uscire|abbandona|abbandonare|lascia",
     cancelling: "annull*|disdic*|disdire|disdetta",
     negation: "non|no",
@@ -436,7 +436,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "giriş ücreti|katılım ücreti|ödensin mi|ödenecek|tahsil edilecek|hesabınızdan çekilecek|tahsil|ücretlendirilecek|öde|ödeme yap|şimdi öde|satın al|hemen al|sipariş ver|siparişi onayla|siparişi tamamla|abone ol|ücretsiz dene|deneme başlat|rezervasyon yap|bağış yap|bahşiş|para gönder|transfer et|havale|eft|bakiye yükle|para yükle|para çek|bahis yap|kupon oyna|aboneliği iptal et|yenile|alıcı ekle",
-      destructive: "teslim ol|pes et*|mevcut dosyayı değiştir|dosyayı değiştir|üzerine yaz|silinsin mi|silinecek|silinir|kaldırılsın mı|kaldırılacak|sıfırlansın mı|geri alınamaz|dışa aktar|sohbeti dışa aktar|çık|gruptan ayrıl|kapat|bitir|sonlandır|sil|hepsini sil|kaldır|sıfırla|fabrika ayarlarına sıfırla|yüklemeyi kaldır|boşalt|çöp kutusunu boşalt|hesabı kapat|hesabı sil|iptal et|gruptan çık|ayrıl|eşleşmeyi kaldır|cihazı unut|devre dışı bırak|geri al erişimi|yok say",
+      destructive: "taslağı sil|taslağı iptal et|taslağı at|teslim ol|pes et*|mevcut dosyayı değiştir|dosyayı değiştir|üzerine yaz|silinsin mi|silinecek|silinir|kaldırılsın mı|kaldırılacak|sıfırlansın mı|geri alınamaz|dışa aktar|sohbeti dışa aktar|çık|gruptan ayrıl|kapat|bitir|sonlandır|sil|hepsini sil|kaldır|sıfırla|fabrika ayarlarına sıfırla|yüklemeyi kaldır|boşalt|çöp kutusunu boşalt|hesabı kapat|hesabı sil|iptal et|gruptan çık|ayrıl|eşleşmeyi kaldır|cihazı unut|devre dışı bırak|geri al erişimi|yok say",
       communication: "hikayede paylaş|hikayene ekle|gönderiyi paylaş|gönderilsin mi|gönderilecek|paylaşılacak|gönder|paylaş konumu|konumu paylaş|yayınla|ara|davet et|ilet",
       credentials: "şifreyi göster|şifreyi kopyala",
       permission: "aile grubuna katıl|google hesabınıza erişmek istiyor|google hesabınıza erişim|vpn bağlantısı|aileye ekle|aile grubuna ekle|varsayılan olarak ayarla|varsayılan yap|izin ver|yetki ver|etkinleştir",
@@ -452,7 +452,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     completed: "kazandınız|kazandın|hesabınıza yatırıldı|iptal edildi|iptal edilmiştir|başarılı|ödendi|ödeme tamamlandı|siparişiniz alındı|teşekkürler",
     dismiss: "hayır teşekkürler|hayır teşekkür ederim|başka zaman|tarayıcıda devam et|web de devam et|geri dön|vazgeç|şimdi değil|iptal|hayır|şimdi değil|daha sonra|sonra|kapat|atla|geri|reddet|izin verme|vazgeç|koru|hayır teşekkürler|tut",
     affirmative: "evet",
-    held: "taslak*|sipariş*|rezervasyon*|randevu*|yolculuk*|abonelik*|üyelik*|bilet*|uçuş*|teslimat*|grup*|kanal*|topluluk*|aile*",
+    held: "sipariş*|rezervasyon*|randevu*|yolculuk*|abonelik*|üyelik*|bilet*|uçuş*|teslimat*|grup*|kanal*|topluluk*|aile*",
     leaving: "sonlandır*|bitir|ayrıl*|çık",
     cancelling: "iptal",
     negation: "değil",
@@ -471,7 +471,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "phí tham gia|phí vào cửa|sẽ bị trừ|sẽ bị tính phí|trừ tiền|sẽ bị trừ|thu phí|thanh toán|thanh toán ngay|mua|mua ngay|đặt hàng|đặt mua|xác nhận đặt hàng|đăng ký gói|dùng thử miễn phí|nâng cấp|đặt phòng|đặt chỗ|đặt xe|ủng hộ|quyên góp|tặng|chuyển tiền|chuyển khoản|nạp tiền|nạp|rút tiền|đặt cược|hủy gói|gia hạn|thêm người nhận|đổi điểm",
-      destructive: "đầu hàng|bỏ cuộc|thay thế tệp hiện có|thay thế tệp|ghi đè|tắt|sẽ bị xóa|vĩnh viễn|không thể hoàn tác|xuất|xuất đoạn chat|thoát|thoát nhóm|rời|hủy ghép nối|kết thúc|vô hiệu hóa|xóa|xoá|xóa tất cả|gỡ|gỡ bỏ|gỡ cài đặt|đặt lại|khôi phục cài đặt gốc|dọn sạch|xóa dữ liệu|đóng tài khoản|xóa tài khoản|thu hồi|hủy bỏ|rời nhóm|rời khỏi|bỏ ghép nối|quên thiết bị|hủy đơn",
+      destructive: "hủy bản nháp|xóa bản nháp|bỏ bản nháp|đầu hàng|bỏ cuộc|thay thế tệp hiện có|thay thế tệp|ghi đè|tắt|sẽ bị xóa|vĩnh viễn|không thể hoàn tác|xuất|xuất đoạn chat|thoát|thoát nhóm|rời|hủy ghép nối|kết thúc|vô hiệu hóa|xóa|xoá|xóa tất cả|gỡ|gỡ bỏ|gỡ cài đặt|đặt lại|khôi phục cài đặt gốc|dọn sạch|xóa dữ liệu|đóng tài khoản|xóa tài khoản|thu hồi|hủy bỏ|rời nhóm|rời khỏi|bỏ ghép nối|quên thiết bị|hủy đơn",
       communication: "chia sẻ tin|thêm vào tin|sẽ được gửi|gửi|đăng bài|đăng tin|gọi|chia sẻ vị trí|mời|chuyển tiếp",
       credentials: "hiện mật khẩu|sao chép mật khẩu",
       permission: "tham gia nhóm gia đình|muốn truy cập vào tài khoản google của bạn|truy cập vào tài khoản google|kết nối vpn|thêm vào gia đình|thêm vào nhóm gia đình|đặt làm mặc định|cho phép|cấp quyền|bật",
@@ -487,7 +487,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     completed: "bạn đã nhận|đã nhận được|đã được cộng|đã hủy|đã huỷ|thành công|đã thanh toán|giao dịch thành công|đặt hàng thành công",
     dismiss: "không cảm ơn|để lần sau|lần sau|tiếp tục trên trình duyệt|tiếp tục trên web|hủy|huỷ|không|để sau|lúc khác|đóng|bỏ qua|quay lại|trở lại|từ chối|không cho phép|giữ|giữ lại|không cảm ơn|không phải bây giờ",
     affirmative: "có|vâng",
-    held: "bản nháp|đơn|đơn hàng|đặt chỗ|đặt phòng|lịch hẹn|cuộc hẹn|chuyến|chuyến đi|cuốc xe|gói|gói cước|đăng ký|thành viên|vé|chuyến bay|nhóm|kênh|cộng đồng|gia đình",
+    held: "đơn|đơn hàng|đặt chỗ|đặt phòng|lịch hẹn|cuộc hẹn|chuyến|chuyến đi|cuốc xe|gói|gói cước|đăng ký|thành viên|vé|chuyến bay|nhóm|kênh|cộng đồng|gia đình",
     leaving: "rời|rời khỏi|thoát|thoát khỏi",
     cancelling: "hủy|huỷ",
     negation: "không|đừng",
@@ -506,7 +506,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "biaya masuk|biaya pendaftaran|dibayar|akan ditagih|akan dipotong|didebit|tagih|akan ditagih|potong saldo|debit|bayar|bayar sekarang|beli|beli sekarang|checkout|pesan sekarang|buat pesanan|konfirmasi pesanan|langganan|berlangganan|coba gratis|uji coba gratis|tingkatkan|upgrade|booking|reservasi|donasi|sumbang|beri tip|kirim uang|transfer|top up|isi ulang|isi saldo|tarik tunai|tarik saldo|pasang taruhan|batalkan langganan|perpanjang|tambah penerima|tukar poin",
-      destructive: "menyerah|ganti file yang ada|ganti file|timpa|dihapus|akan dihapus|dihapus permanen|tidak dapat dibatalkan|ekspor|ekspor chat|keluar|tinggalkan|keluar grup|putuskan sambungan|matikan|akhiri|hapus|hapus semua|hapus akun|copot|copot pemasangan|uninstal|setel ulang|reset|kosongkan|tutup akun|cabut|cabut akses|buang|keluar dari grup|keluar grup|putuskan|lupakan perangkat|nonaktifkan|batalkan pesanan",
+      destructive: "buang draf|hapus draf|batalkan draf|menyerah|ganti file yang ada|ganti file|timpa|dihapus|akan dihapus|dihapus permanen|tidak dapat dibatalkan|ekspor|ekspor chat|keluar|tinggalkan|keluar grup|putuskan sambungan|matikan|akhiri|hapus|hapus semua|hapus akun|copot|copot pemasangan|uninstal|setel ulang|reset|kosongkan|tutup akun|cabut|cabut akses|buang|keluar dari grup|keluar grup|putuskan|lupakan perangkat|nonaktifkan|batalkan pesanan",
       communication: "bagikan ke cerita|tambahkan ke cerita|bagikan postingan|dikirim|akan dikirim|kirim|posting|unggah|terbitkan|panggil|telepon|bagikan lokasi|undang|teruskan",
       credentials: "tampilkan sandi|salin sandi",
       permission: "gabung ke grup keluarga|bergabung dengan grup keluarga|ingin mengakses akun google anda|mengakses akun google|koneksi vpn|tambahkan ke keluarga|tambahkan ke grup keluarga|jadikan default|tetapkan sebagai default|setel sebagai default|izinkan|berikan akses|aktifkan",
@@ -522,7 +522,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     completed: "kamu mendapatkan|anda mendapatkan|telah diterima|sudah masuk|dibatalkan|berhasil|sukses|telah dibayar|pembayaran berhasil|transaksi berhasil",
     dismiss: "tidak terima kasih|tidak makasih|lain kali|nanti saja|lanjutkan di browser|lanjut di web|batal|batalkan|tidak|nanti|nanti saja|lain kali|tutup|lewati|kembali|tolak|jangan izinkan|tidak sekarang|simpan|pertahankan|tidak terima kasih",
     affirmative: "ya",
-    held: "draf|pesanan|order|reservasi|booking|janji temu|perjalanan|langganan|keanggotaan|paket|tiket|penerbangan|pengiriman|grup|kanal|saluran|komunitas|keluarga",
+    held: "pesanan|order|reservasi|booking|janji temu|perjalanan|langganan|keanggotaan|paket|tiket|penerbangan|pengiriman|grup|kanal|saluran|komunitas|keluarga",
     leaving: "keluar|keluar dari|tinggalkan",
     cancelling: "batal*",
     negation: "jangan|tidak",
@@ -541,7 +541,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "yuran masuk|yuran penyertaan|dicaj|akan dicaj|akan ditolak daripada|caj|akan dicaj|potong|bayar|bayar sekarang|beli|beli sekarang|daftar keluar|tempah|tempah sekarang|buat pesanan|sahkan pesanan|langgan|melanggan|cuba percuma|percubaan percuma|naik taraf|derma|tip|hantar wang|pindah wang|pindahan|tambah nilai|top up|tambah nilai sekarang|keluarkan wang|pertaruhan|batalkan langganan|perbaharui|tambah penerima",
-      destructive: "menyerah|mengalah|gantikan fail sedia ada|gantikan fail|tulis ganti|dipadam|akan dipadam|tidak boleh dibuat asal|eksport|eksport sembang|nyahaktifkan|keluar|akhiri|padam|padam semua|padamkan|alih keluar|nyahpasang|tetapkan semula|set semula|kosongkan|tutup akaun|padam akaun|batalkan|tarik balik|buang|keluar kumpulan|tinggalkan|nyahganding|lupakan peranti|lumpuhkan|matikan",
+      destructive: "buang draf|padam draf|batalkan draf|menyerah|mengalah|gantikan fail sedia ada|gantikan fail|tulis ganti|dipadam|akan dipadam|tidak boleh dibuat asal|eksport|eksport sembang|nyahaktifkan|keluar|akhiri|padam|padam semua|padamkan|alih keluar|nyahpasang|tetapkan semula|set semula|kosongkan|tutup akaun|padam akaun|batalkan|tarik balik|buang|keluar kumpulan|tinggalkan|nyahganding|lupakan peranti|lumpuhkan|matikan",
       communication: "kongsi ke cerita|tambah ke cerita|dihantar|akan dihantar|hantar|siarkan|kongsi lokasi|panggil|jemput|majukan",
       credentials: "tunjukkan kata laluan|salin kata laluan",
       permission: "sertai kumpulan keluarga|ingin mengakses akaun google anda|mengakses akaun google|sambungan vpn|tambah ke keluarga|tambah kepada kumpulan keluarga|tetapkan sebagai lalai|jadikan lalai|benarkan|beri kebenaran|dayakan",
@@ -557,7 +557,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     completed: "anda menerima|anda telah menerima|telah dikreditkan|dibatalkan|berjaya|telah dibayar|pembayaran berjaya",
     dismiss: "tidak terima kasih|lain kali|teruskan dalam pelayar|teruskan di laman web|batal|tidak|bukan sekarang|nanti|kemudian|tutup|langkau|kembali|tolak|jangan benarkan|kekalkan|simpan|tidak terima kasih",
     affirmative: "ya",
-    held: "draf|pesanan|tempahan|janji temu|perjalanan|langganan|keahlian|pelan|tiket|penerbangan|penghantaran|kumpulan|grup|saluran|komuniti|keluarga",
+    held: "pesanan|tempahan|janji temu|perjalanan|langganan|keahlian|pelan|tiket|penerbangan|penghantaran|kumpulan|grup|saluran|komuniti|keluarga",
     leaving: "keluar|keluar dari|tinggalkan",
     cancelling: "batal*",
     negation: "jangan|tidak",
@@ -576,7 +576,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "ค่าเข้า|ค่าสมัคร|หักเงิน|ตัดเงิน|เรียกเก็บเงิน|ชำระเงิน|จ่ายเงิน|ชำระ|จ่าย|ซื้อ|ซื้อเลย|ซื้อทันที|สั่งซื้อ|ยืนยันการสั่งซื้อ|ชำระเงินตอนนี้|สมัครสมาชิก|สมัครแพ็กเกจ|ทดลองใช้ฟรี|อัปเกรด|จอง|จองเลย|บริจาค|ทิป|โอนเงิน|โอน|เติมเงิน|ถอนเงิน|เดิมพัน|แทงบอล|ยกเลิกการสมัคร|ต่ออายุ|เพิ่มผู้รับเงิน|แลกคะแนน",
-      destructive: "ยอมแพ้|แทนที่ไฟล์|เขียนทับ|ส่งออก|ส่งออกแชท|ออก|ออกจากแชท|ยกเลิกการจับคู่|ปิดการใช้งาน|สิ้นสุด|ลบ|ลบทั้งหมด|ลบบัญชี|ถอนการติดตั้ง|รีเซ็ต|คืนค่าจากโรงงาน|ล้าง|ล้างข้อมูล|ปิดบัญชี|เพิกถอน|ทิ้ง|ออกจากกลุ่ม|เลิกจับคู่|ลืมอุปกรณ์|ปิดใช้|ยกเลิกคำสั่งซื้อ",
+      destructive: "ทิ้งฉบับร่าง|ลบฉบับร่าง|ยกเลิกฉบับร่าง|ยอมแพ้|แทนที่ไฟล์|เขียนทับ|ส่งออก|ส่งออกแชท|ออก|ออกจากแชท|ยกเลิกการจับคู่|ปิดการใช้งาน|สิ้นสุด|ลบ|ลบทั้งหมด|ลบบัญชี|ถอนการติดตั้ง|รีเซ็ต|คืนค่าจากโรงงาน|ล้าง|ล้างข้อมูล|ปิดบัญชี|เพิกถอน|ทิ้ง|ออกจากกลุ่ม|เลิกจับคู่|ลืมอุปกรณ์|ปิดใช้|ยกเลิกคำสั่งซื้อ",
       communication: "แชร์สตอรี่|เพิ่มในสตอรี่|ส่ง|โพสต์|เผยแพร่|โทร|แชร์ตำแหน่ง|เชิญ|ส่งต่อ",
       credentials: "แสดงรหัสผ่าน|คัดลอกรหัสผ่าน",
       permission: "เข้าร่วมกลุ่มครอบครัว|ต้องการเข้าถึงบัญชี google ของคุณ|เข้าถึงบัญชี google|การเชื่อมต่อ vpn|เพิ่มในครอบครัว|เพิ่มเข้ากลุ่มครอบครัว|ตั้งเป็นค่าเริ่มต้น|อนุญาต|ให้สิทธิ์|เปิดใช้",
@@ -592,7 +592,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     completed: "คุณได้รับ|ได้รับแล้ว|ยกเลิกแล้ว|สำเร็จ|ชำระเงินสำเร็จ|โอนเงินสำเร็จ|ทำรายการสำเร็จ",
     dismiss: "ไม่ ขอบคุณ|ไม่เป็นไร|ไว้ครั้งหน้า|ไว้ทีหลัง|ดำเนินการต่อในเบราว์เซอร์|ยกเลิก|ไม่|ไว้ทีหลัง|ภายหลัง|ปิด|ข้าม|กลับ|ย้อนกลับ|ปฏิเสธ|ไม่อนุญาต|เก็บไว้|ไม่ใช่ตอนนี้|ไม่เป็นไร",
     affirmative: "ใช่",
-    held: "ฉบับร่าง|คำสั่งซื้อ|ออเดอร์|การจอง|นัดหมาย|การเดินทาง|สมาชิก|การสมัคร|แพ็กเกจ|ตั๋ว|เที่ยวบิน|การจัดส่ง|กลุ่ม|ช่อง|ชุมชน|ครอบครัว",
+    held: "คำสั่งซื้อ|ออเดอร์|การจอง|นัดหมาย|การเดินทาง|สมาชิก|การสมัคร|แพ็กเกจ|ตั๋ว|เที่ยวบิน|การจัดส่ง|กลุ่ม|ช่อง|ชุมชน|ครอบครัว",
     leaving: "ออกจาก",
     cancelling: "ยกเลิก",
     negation: "ไม่",
@@ -611,7 +611,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "wpisowe|opłata za wejście|zapłacić|kupić|zamówić|zostanie obciążona|zostanie pobrana opłata|obciąż|pobierz opłatę|zostanie pobrana|zapłać|zapłać teraz|płacę|kup|kup teraz|kupuję|zamów|zamawiam|zamów i zapłać|potwierdź zamówienie|złóż zamówienie|subskrybuj|wykup|wypróbuj za darmo|rozpocznij okres próbny|zarezerwuj|rezerwuj|przekaż darowiznę|wpłać|napiwek|przelej|wyślij przelew|przelew|doładuj|doładowanie|wypłać|postaw|obstaw|anuluj subskrypcję|odnów|dodaj odbiorcę",
-      destructive: "eksportuj czat|eksportować czat|eksportuj dane|eksportować dane|eksportuj rozmowę|eksportować rozmowę|poddaj się|poddać się|poddajesz się|zastąp istniejący plik|zastąp plik|zastąpić plik|nadpisz|zostanie usunięt*|zostaną usunięt*|zostanie wymazan*|zostaną wymazan*|zostanie utracon*|zostaną utracon*|rozłączyć|zapomnieć|wymazać|skasować|usunąć|usunąć konto|anulować|zresetować|odinstalować|opuścić|wyłączyć|zostanie usunięte|zostaną usunięte|nieodwracalne|eksportuj|eksportuj czat|opuść czat|zapomnij urządzenie|dezaktywuj|zakończ|usuń|usuń wszystko|usuń konto|odinstaluj|resetuj|przywróć ustawienia fabryczne|wyczyść|wyczyść dane|opróżnij kosz|zamknij konto|cofnij dostęp|odwołaj|odrzuć zmiany|opuść grupę|opuść|rozłącz|wyłącz|anuluj zamówienie",
+      destructive: "odrzuć wersję roboczą|usuń wersję roboczą|odrzuć szkic|usuń szkic|eksportuj czat|eksportować czat|eksportuj dane|eksportować dane|eksportuj rozmowę|eksportować rozmowę|poddaj się|poddać się|poddajesz się|zastąp istniejący plik|zastąp plik|zastąpić plik|nadpisz|zostanie usunięt*|zostaną usunięt*|zostanie wymazan*|zostaną wymazan*|zostanie utracon*|zostaną utracon*|rozłączyć|zapomnieć|wymazać|skasować|usunąć|usunąć konto|anulować|zresetować|odinstalować|opuścić|wyłączyć|zostanie usunięte|zostaną usunięte|nieodwracalne|eksportuj|eksportuj czat|opuść czat|zapomnij urządzenie|dezaktywuj|zakończ|usuń|usuń wszystko|usuń konto|odinstaluj|resetuj|przywróć ustawienia fabryczne|wyczyść|wyczyść dane|opróżnij kosz|zamknij konto|cofnij dostęp|odwołaj|odrzuć zmiany|opuść grupę|opuść|rozłącz|wyłącz|anuluj zamówienie",
       communication: "udostępnij relację|dodaj do relacji|udostępnij post|wysłać|opublikować|zostanie wysłana|wyślij|opublikuj|zadzwoń|udostępnij lokalizację|zaproś|przekaż dalej",
       credentials: "pokaż hasło|kopiuj hasło",
       permission: "dołącz do grupy rodzinnej|dołączyć do grupy rodzinnej|chce uzyskać dostęp do twojego konta google|dostęp do twojego konta google|połączenie vpn|połączenia vpn|dodaj do rodziny|dodaj do grupy rodzinnej|ustaw jako domyśln*|zezwól|zezwalaj|przyznaj dostęp|włącz",
@@ -627,7 +627,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     completed: "otrzymałeś|otrzymałaś|zostało zaksięgowane|wpłynęło|anulowano|anulowane|anulowana|anulowany|udana|udany|zakończona pomyślnie|opłacone|zamówienie złożone|dziękujemy za zamówienie",
     dismiss: "nie dziękuję|innym razem|kontynuuj w przeglądarce|zostań na stronie|anuluj|nie|nie teraz|później|zamknij|pomiń|wstecz|wróć|odrzuć|nie zezwalaj|zachowaj|nie dziękuję|odmów",
     affirmative: "tak",
-    held: "wersj* robocz*|szkic*|zamówieni*|rezerwacj*|wizyt*|przejazd*|podróż*|subskrypcj*|abonament*|członkostw*|plan|bilet*|lot|dostaw*|grup*|kanał*|społeczność*|rodzin*",
+    held: "zamówieni*|rezerwacj*|wizyt*|przejazd*|podróż*|subskrypcj*|abonament*|członkostw*|plan|bilet*|lot|dostaw*|grup*|kanał*|społeczność*|rodzin*",
     leaving: "zakończ|zakończyć|opuść|wyjdź|wyjdź z|wystąp",
     cancelling: "anuluj*|anulow*|odwołaj|odwołać|zrezygnuj",
     negation: "nie",
@@ -647,7 +647,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "inleg|inschrijfgeld|toegangsprijs|wordt afgeschreven|kosten|afschrijven|wordt afgeschreven|in rekening brengen|betalen|betaal|nu betalen|betaal nu|kopen|koop|nu kopen|bestellen|bestel|bestelling plaatsen|bevestig bestelling|abonneren|abonnement afsluiten|gratis proberen|proefperiode starten|upgraden|boeken|reserveren|doneren|fooi|overmaken|geld overmaken|geld sturen|opwaarderen|opladen|opnemen|inzetten|wedden|abonnement opzeggen|opzeggen|verlengen|begunstigde toevoegen",
-      destructive: "^opgeven|wedstrijd opgeven|partij opgeven|capituleren|bestaand bestand vervangen|bestand vervangen|overschrijven|verwijderd|wordt verwijderd|worden verwijderd|definitief|kan niet ongedaan|exporteren|chat exporteren|verlaten|deactiveren|beëindigen|uitzetten|verwijderen|verwijder|alles verwijderen|account verwijderen|verwijderen van de app|resetten|terugzetten|fabrieksinstellingen|wissen|leegmaken|prullenbak legen|account sluiten|intrekken|weggooien|groep verlaten|verlaten|ontkoppelen|apparaat vergeten|uitschakelen|annuleren bestelling",
+      destructive: "concept verwijderen|concept weggooien|concept annuleren|^opgeven|wedstrijd opgeven|partij opgeven|capituleren|bestaand bestand vervangen|bestand vervangen|overschrijven|verwijderd|wordt verwijderd|worden verwijderd|definitief|kan niet ongedaan|exporteren|chat exporteren|verlaten|deactiveren|beëindigen|uitzetten|verwijderen|verwijder|alles verwijderen|account verwijderen|verwijderen van de app|resetten|terugzetten|fabrieksinstellingen|wissen|leegmaken|prullenbak legen|account sluiten|intrekken|weggooien|groep verlaten|verlaten|ontkoppelen|apparaat vergeten|uitschakelen|annuleren bestelling",
       communication: "story delen|toevoegen aan je verhaal|bericht delen|wordt verzonden|wordt verstuurd|verzenden|verstuur|versturen|stuur|publiceren|plaatsen|bellen|locatie delen|uitnodigen|doorsturen",
       credentials: "wachtwoord tonen|wachtwoord kopiëren",
       permission: "lid worden van gezinsgroep|deelnemen aan gezinsgroep|wil toegang tot je google account|toegang tot je google account|vpn verbinding|toevoegen aan gezin|toevoegen aan gezinsgroep|instellen als standaard|als standaard instellen|toestaan|sta toe|toegang verlenen|inschakelen",
@@ -663,7 +663,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     completed: "je hebt ontvangen|bijgeschreven|geannuleerd|opgezegd|gelukt|geslaagd|betaald|betaling voltooid|bedankt voor je bestelling",
     dismiss: "nee bedankt|nee dank je|een andere keer|doorgaan in browser|verder in de browser|annuleren|nee|niet nu|later|sluiten|overslaan|terug|weigeren|niet toestaan|behouden|houden|nee bedankt",
     affirmative: "ja",
-    held: "concept|bestelling|boeking|reservering|afspraak|rit|reis|abonnement|lidmaatschap|ticket|vlucht|bezorging|groep|kanaal|community|gezin|familie",
+    held: "bestelling|boeking|reservering|afspraak|rit|reis|abonnement|lidmaatschap|ticket|vlucht|bezorging|groep|kanaal|community|gezin|familie",
     leaving: "stopzetten|stop|beëindig*|verlaat|verlaten|uittreden",
     cancelling: "annuleer|annuleren|zeg op|opzeggen",
     negation: "niet|geen",
@@ -683,7 +683,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "anmälningsavgift|inträdesavgift|debiteras|dras från|debitera|debiteras|dras|betala|betala nu|köp|köp nu|beställ|lägg beställning|slutför köp|bekräfta beställning|prenumerera|starta prenumeration|prova gratis|starta provperiod|uppgradera|boka|boka nu|reservera|donera|skänk|dricks|överför|föra över|skicka pengar|swisha|fyll på|ladda|ta ut|satsa|spela|avsluta prenumeration|säg upp|förnya|lägg till mottagare",
-      destructive: "ge upp|kapitulera|ersätt befintlig fil|ersätt fil|ersätt filen|skriv över|stäng kontot|stäng konto|stänga ditt konto|stänga kontot|ja stäng|raderas|tas bort|permanent|kan inte ångras|exportera|exportera chatt|avsluta|lämna chatten|glöm enheten|avaktivera|radera|ta bort|ta bort allt|ta bort konto|avinstallera|återställ|fabriksåterställ|rensa|töm|töm papperskorgen|avsluta konto|återkalla|kassera|lämna gruppen|lämna|koppla från|glöm|inaktivera|stäng av|avbryt beställning",
+      destructive: "släng utkast|släng utkastet|ta bort utkast|kasta utkast|ge upp|kapitulera|ersätt befintlig fil|ersätt fil|ersätt filen|skriv över|stäng kontot|stäng konto|stänga ditt konto|stänga kontot|ja stäng|raderas|tas bort|permanent|kan inte ångras|exportera|exportera chatt|avsluta|lämna chatten|glöm enheten|avaktivera|radera|ta bort|ta bort allt|ta bort konto|avinstallera|återställ|fabriksåterställ|rensa|töm|töm papperskorgen|avsluta konto|återkalla|kassera|lämna gruppen|lämna|koppla från|glöm|inaktivera|stäng av|avbryt beställning",
       communication: "dela berättelse|lägg till i din berättelse|dela inlägg|skickas|skicka|publicera|posta|ring|dela plats|bjud in|vidarebefordra",
       credentials: "visa lösenord|kopiera lösenord",
       permission: "gå med i familjegrupp|gå med i familjegruppen|vill komma åt ditt google konto|åtkomst till ditt google konto|vpn anslutning|lägg till i familjen|lägg till i familjegruppen|ange som standard|ställ in som standard|gör till standard|tillåt|ge åtkomst|aktivera|slå på",
@@ -699,7 +699,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     completed: "du har fått|du fick|har satts in|avbruten|avbrutet|avbokad|avbeställd|uppsagd|genomförd|betalningen är klar|betald|tack för din beställning",
     dismiss: "nej tack|en annan gång|fortsätt i webbläsaren|fortsätt på webben|avbryt|nej|inte nu|senare|stäng|hoppa över|tillbaka|neka|tillåt inte|behåll|nej tack|avvisa",
     affirmative: "ja",
-    held: "utkast*|beställning*|bokning*|reservation*|resa|prenumeration*|abonnemang*|medlemskap*|biljett*|flyg|leverans*|grupp*|kanal*|gemenskap*|familj*",
+    held: "beställning*|bokning*|reservation*|resa|prenumeration*|abonnemang*|medlemskap*|biljett*|flyg|leverans*|grupp*|kanal*|gemenskap*|familj*",
     leaving: "stoppa|lämna|gå ur",
     cancelling: "avboka*|avbeställ*|säg upp|avsluta",
     negation: "inte|ej",
@@ -718,7 +718,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "رسوم الدخول|رسوم الاشتراك|سيتم خصم|سيتم تحصيل|ستتم محاسبتك|خصم|سيتم خصم|سيتم تحصيل|رسوم|ادفع|دفع|ادفع الآن|الدفع الآن|إتمام الدفع|شراء|اشتر|اشتر الآن|اشترِ الآن|اطلب|اطلب الآن|تأكيد الطلب|إتمام الطلب|اشترك|اشترك الآن|الاشتراك|تجربة مجانية|ابدأ التجربة المجانية|ترقية|احجز|احجز الآن|تبرع|بقشيش|تحويل|حول|تحويل الأموال|إرسال الأموال|أرسل المال|شحن|شحن الرصيد|اشحن|سحب|راهن|ضع رهانا|إلغاء الاشتراك|تجديد|إضافة مستفيد|استبدال",
-      destructive: "^إيقاف|إيقاف تشغيل|استسلام|الاستسلام|استسلم|الاستسلام؟|استبدال الملف الحالي|استبدال الملف|استبدل الملف|الكتابة فوق|إلغاء الإقران|إلغاء إقران|الغاء الاقران|الغاء اقران|سيتم حذف|سيتم مسح|نهائيا|نهائيًا|لا يمكن التراجع|تصدير|خروج|الخروج من المجموعة|إلغاء التنشيط|إيقاف التشغيل|إنهاء|حذف|احذف|حذف الكل|حذف الحساب|إزالة|أزل|إلغاء التثبيت|إعادة ضبط|إعادة تعيين|مسح|امسح|مسح البيانات|إفراغ|إغلاق الحساب|إبطال|مغادرة المجموعة|غادر|مغادرة|إلغاء الاقتران|نسيان|تعطيل|إلغاء الطلب",
+      destructive: "تجاهل المسودة|حذف المسودة|إلغاء المسودة|^إيقاف|إيقاف تشغيل|استسلام|الاستسلام|استسلم|الاستسلام؟|استبدال الملف الحالي|استبدال الملف|استبدل الملف|الكتابة فوق|إلغاء الإقران|إلغاء إقران|الغاء الاقران|الغاء اقران|سيتم حذف|سيتم مسح|نهائيا|نهائيًا|لا يمكن التراجع|تصدير|خروج|الخروج من المجموعة|إلغاء التنشيط|إيقاف التشغيل|إنهاء|حذف|احذف|حذف الكل|حذف الحساب|إزالة|أزل|إلغاء التثبيت|إعادة ضبط|إعادة تعيين|مسح|امسح|مسح البيانات|إفراغ|إغلاق الحساب|إبطال|مغادرة المجموعة|غادر|مغادرة|إلغاء الاقتران|نسيان|تعطيل|إلغاء الطلب",
       communication: "مشاركة القصة|إضافة إلى قصتك|مشاركة المنشور|سيتم إرسال|سيتم نشر|إرسال|أرسل|نشر|انشر|اتصال|اتصل|مشاركة الموقع|دعوة|ادع|إعادة توجيه",
       credentials: "إظهار كلمة المرور|نسخ كلمة المرور",
       permission: "الانضمام إلى مجموعة العائلة|انضمام إلى مجموعة العائلة|يريد الوصول إلى حسابك على google|الوصول إلى حسابك على google|اتصال vpn|اتصال شبكة vpn|إضافة إلى العائلة|إضافة إلى مجموعة العائلة|تعيين كتطبيق افتراضي|تعيين كافتراضي|تعيين كتطبيق تلقائي|سماح|السماح|اسمح|منح الإذن|تفعيل|تشغيل",
@@ -734,7 +734,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     completed: "لقد حصلت|حصلت على|تم إيداع|تمت إضافة|تم الإلغاء|ملغى|ملغي|ألغي|تم بنجاح|بنجاح|تم الدفع|تمت العملية|تم التحويل",
     dismiss: "لا شكرًا|لا شكرا|تراجع|التراجع|الرجوع|العودة|في وقت لاحق|مرة أخرى|المتابعة في المتصفح|متابعة في المتصفح|إلغاء|الغاء|لا|ليس الآن|لاحقا|لاحقًا|لاحقاً|إغلاق|اغلاق|تخطي|تخط|رجوع|عودة|رفض|عدم السماح|لا تسمح|الاحتفاظ|احتفاظ|لا شكرا|لا، شكرًا",
     affirmative: "نعم",
-    held: "المسودة|مسودة|الطلب|طلب|الحجز|حجز|الموعد|موعد|الرحلة|رحلة|الاشتراك|اشتراك|العضوية|عضوية|الباقة|التذكرة|تذكرة|الشحنة|المجموعة|مجموعة|القناة|قناة|المجتمع|العائلة",
+    held: "الطلب|طلب|الحجز|حجز|الموعد|موعد|الرحلة|رحلة|الاشتراك|اشتراك|العضوية|عضوية|الباقة|التذكرة|تذكرة|الشحنة|المجموعة|مجموعة|القناة|قناة|المجتمع|العائلة",
     leaving: "إنهاء|انهاء|مغادرة|غادر|الخروج من|خروج من|اخرج من",
     cancelling: "إلغاء|الغاء|ألغ*|الغ*",
     negation: "لا|عدم",
@@ -753,7 +753,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "هزینه ورود|ورودیه|کسر خواهد شد|کسر می شود|کسر|کسر از حساب|برداشت می شود|پرداخت|پرداخت کنید|بپردازید|خرید|بخرید|خرید کنید|ثبت سفارش|سفارش|تأیید سفارش|اشتراک|خرید اشتراک|مشترک شوید|آزمایش رایگان|ارتقا|رزرو|رزرو کنید|اهدا|کمک مالی|انعام|انتقال|انتقال وجه|کارت به کارت|ارسال پول|شارژ|افزایش موجودی|برداشت|شرط|شرط بندی|لغو اشتراک|تمدید|افزودن گیرنده",
-      destructive: "تسلیم|تسلیم شدن|تسلیم می شوید|جایگزینی فایل موجود|جایگزینی فایل|جایگزین کردن فایل|بازنویسی|غیرفعال شود|غیرفعال کنید|غیرفعالسازی|غیرفعال سازی|پاک میشود|پاک می شود|پاک خواهد شد|پاک خواهند شد|حذف خواهد شد|حذف می شود|برای همیشه|قابل بازگشت نیست|صدور|خروجی گرفتن|ترک|ترک کانال|ترک گروه|خروج|غیرفعال سازی|پایان|حذف|حذف کنید|حذف همه|حذف حساب|پاک کردن|پاک کنید|حذف نصب|بازنشانی|بازنشانی کارخانه|خالی کردن|بستن حساب|لغو دسترسی|دور انداختن|ترک گروه|خروج از گروه|لغو جفت|فراموش کردن|غیرفعال کردن|خاموش کردن|لغو سفارش",
+      destructive: "حذف پیش نویس|لغو پیش نویس|دور انداختن پیش نویس|تسلیم|تسلیم شدن|تسلیم می شوید|جایگزینی فایل موجود|جایگزینی فایل|جایگزین کردن فایل|بازنویسی|غیرفعال شود|غیرفعال کنید|غیرفعالسازی|غیرفعال سازی|پاک میشود|پاک می شود|پاک خواهد شد|پاک خواهند شد|حذف خواهد شد|حذف می شود|برای همیشه|قابل بازگشت نیست|صدور|خروجی گرفتن|ترک|ترک کانال|ترک گروه|خروج|غیرفعال سازی|پایان|حذف|حذف کنید|حذف همه|حذف حساب|پاک کردن|پاک کنید|حذف نصب|بازنشانی|بازنشانی کارخانه|خالی کردن|بستن حساب|لغو دسترسی|دور انداختن|ترک گروه|خروج از گروه|لغو جفت|فراموش کردن|غیرفعال کردن|خاموش کردن|لغو سفارش",
       communication: "اشتراک استوری|افزودن به استوری|ارسال خواهد شد|ارسال می شود|ارسال|بفرستید|انتشار|منتشر کردن|تماس|تماس بگیرید|اشتراک گذاری موقعیت|دعوت|بازارسال",
       credentials: "نمایش گذرواژه|کپی گذرواژه",
       permission: "پیوستن به گروه خانواده|به گروه خانواده بپیوندید|می خواهد به حساب google شما دسترسی داشته باشد|دسترسی به حساب google|اتصال vpn|افزودن به خانواده|افزودن به گروه خانواده|تنظیم به عنوان پیش فرض|تنظیم بهعنوان پیشفرض|پیشفرض کردن|پیش فرض کردن|مجاز|اجازه دادن|اجازه|فعال کردن|روشن کردن",
@@ -769,7 +769,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     completed: "دریافت کردید|واریز شد|لغو شد|موفق|با موفقیت|پرداخت شد|تراکنش موفق",
     dismiss: "نه ممنون|نه متشکرم|دفعه بعد|بعدا|ادامه در مرورگر|اجازه ندادن|اجازه نده|مجاز نیست|نه، متشکرم|انصراف|لغو|نه|خیر|اکنون نه|الان نه|بعدا|بعداً|بستن|رد شدن|رد کردن|بازگشت|برگشت|رد|اجازه نده|مجاز نبودن|نگه داشتن|نگه‌داشتن|نه ممنون",
     affirmative: "بله|آره",
-    held: "پیش نویس|سفارش|رزرو|نوبت|سفر|اشتراک|عضویت|بسته|بلیت|بلیط|پرواز|گروه|کانال|انجمن|خانواده",
+    held: "سفارش|رزرو|نوبت|سفر|اشتراک|عضویت|بسته|بلیت|بلیط|پرواز|گروه|کانال|انجمن|خانواده",
     leaving: "پایان|خروج|ترک",
     cancelling: "لغو",
     negation: "نه|عدم",
@@ -788,7 +788,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "דמי כניסה|דמי השתתפות|לרכוש|להעביר|לתרום|לשדרג|יחויבו|תחויב|ייגבה|ייגבו|חיוב|החיוב|יחויב|ההזמנה|התשלום|תשלום|לתשלום|שלם|לשלם|שלם עכשיו|קנה|קנייה|לקנות|קנה עכשיו|הזמן עכשיו|להזמין|ביצוע הזמנה|אישור הזמנה|הירשם למנוי|מנוי|להירשם למנוי|ניסיון חינם|התחל ניסיון חינם|שדרוג|שדרג|הזמנת מקום|תרום|תרומה|טיפ|העבר|העברה|העברת כסף|שלח כסף|טעינה|טען|משיכה|הימור|המר|ביטול מנוי|חידוש|הוספת מוטב",
-      destructive: "להיכנע|כניעה|החלפת הקובץ הקיים|החלפת הקובץ|להחליף את הקובץ|החלף קובץ|דריסה|להסיר|לכבות|להשבית|לאפס|לנקות|לרוקן|יימחקו|יימחק|תימחק|ימחקו|לצמיתות|לא ניתן לבטל|לשכוח|שכח את|ייצוא|ייצא|ייצוא צ'אט|עזיבה|יציאה|צא מהקבוצה|השבתה|כיבוי|סיום|מחק|מחיקה|למחוק|מחק הכול|מחיקת חשבון|הסר|הסרה|הסר התקנה|איפוס|אפס|איפוס להגדרות היצרן|נקה|ניקוי|רוקן|סגירת חשבון|ביטול גישה|השלך|עזוב קבוצה|יציאה מהקבוצה|עזוב|ביטול התאמה|שכח מכשיר|השבת|כבה|ביטול הזמנה",
+      destructive: "מחיקת הטיוטה|ביטול הטיוטה|למחוק את הטיוטה|להיכנע|כניעה|החלפת הקובץ הקיים|החלפת הקובץ|להחליף את הקובץ|החלף קובץ|דריסה|להסיר|לכבות|להשבית|לאפס|לנקות|לרוקן|יימחקו|יימחק|תימחק|ימחקו|לצמיתות|לא ניתן לבטל|לשכוח|שכח את|ייצוא|ייצא|ייצוא צ'אט|עזיבה|יציאה|צא מהקבוצה|השבתה|כיבוי|סיום|מחק|מחיקה|למחוק|מחק הכול|מחיקת חשבון|הסר|הסרה|הסר התקנה|איפוס|אפס|איפוס להגדרות היצרן|נקה|ניקוי|רוקן|סגירת חשבון|ביטול גישה|השלך|עזוב קבוצה|יציאה מהקבוצה|עזוב|ביטול התאמה|שכח מכשיר|השבת|כבה|ביטול הזמנה",
       communication: "שתף בסטורי|הוסף לסטורי|לפרסם|להתקשר|לשתף|יישלח|תישלח|יפורסם|שלח|שליחה|לשלוח|פרסם|פרסום|התקשר|חייג|שתף מיקום|הזמן חברים|העבר הלאה",
       credentials: "הצג סיסמה|העתק סיסמה",
       permission: "הצטרפות לקבוצה המשפחתית|להצטרף לקבוצה המשפחתית|רוצה לקבל גישה לחשבון google|גישה לחשבון google|חיבור vpn|הוספה למשפחה|הוסף לקבוצה המשפחתית|הגדר כברירת מחדל|הגדרה כברירת מחדל|להגדיר כברירת מחדל|לאפשר|להעניק|לתת גישה|אפשר|התר|יש אישור|הענק גישה|הפעל",
@@ -804,7 +804,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     completed: "קיבלת|זוכה|הועבר אליך|בוטל|בוטלה|בוטלו|בוצעה בהצלחה|בוצע בהצלחה|בהצלחה|שולם|התשלום בוצע",
     dismiss: "לא תודה|בפעם אחרת|המשך בדפדפן|המשך באתר|ביטול|בטל|לא|לא עכשיו|אחר כך|מאוחר יותר|סגור|סגירה|דלג|חזרה|חזור|דחה|אל תאפשר|אני לא מרשה|השאר|שמור|לא תודה",
     affirmative: "כן",
-    held: "טיוטה|הטיוטה|הזמנה|ההזמנה|הזמנת|תור|התור|נסיעה|הנסיעה|מנוי|המנוי|כרטיס|טיסה|משלוח|קבוצה|הקבוצה|מהקבוצה|ערוץ|הערוץ|קהילה|משפחה",
+    held: "הזמנה|ההזמנה|הזמנת|תור|התור|נסיעה|הנסיעה|מנוי|המנוי|כרטיס|טיסה|משלוח|קבוצה|הקבוצה|מהקבוצה|ערוץ|הערוץ|קהילה|משפחה",
     leaving: "עזוב|עזיבה|לעזוב|יציאה|צא|לצאת",
     cancelling: "ביטול|בטל|לבטל",
     negation: "אל|לא",
@@ -823,7 +823,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "एंट्री फ़ीस|प्रवेश शुल्क|भुगतान किया जाएगा|शुल्क लगेगा|कट जाएंगे|शुल्क लिया जाएगा|काटे जाएंगे|डेबिट|भुगतान करें|भुगतान|पे करें|अभी भुगतान करें|खरीदें|अभी खरीदें|ऑर्डर करें|ऑर्डर दें|ऑर्डर की पुष्टि करें|सदस्यता लें|सब्सक्राइब करें|मुफ़्त ट्रायल|मुफ्त ट्रायल|अपग्रेड करें|बुक करें|अभी बुक करें|दान करें|टिप दें|पैसे भेजें|ट्रांसफ़र करें|ट्रांसफर करें|रिचार्ज करें|रिचार्ज|टॉप अप|निकालें पैसे|दांव लगाएं|सदस्यता रद्द करें|रिन्यू करें|लाभार्थी जोड़ें",
-      destructive: "हार मान*|सरेंडर|मौजूदा फ़ाइल बदलें|फ़ाइल बदलें|ओवरराइट|हटा|मिटा|हटा दें|हटा दिया जाएगा|मिटा दें|मिटा दिया जाएगा|स्थायी रूप से|एक्सपोर्ट करें|निर्यात करें|ग्रुप से बाहर निकलें|बंद करें|निष्क्रिय करें|समाप्त करें|हटाएं|हटाएँ|मिटाएं|मिटाएँ|सब हटाएं|खाता हटाएं|अनइंस्टॉल करें|रीसेट करें|फ़ैक्टरी रीसेट|साफ़ करें|डेटा साफ़ करें|खाता बंद करें|रद्द करें पहुंच|ग्रुप छोड़ें|छोड़ें ग्रुप|बाहर निकलें|अनपेयर करें|भूल जाएं|बंद करें सुरक्षा|ऑर्डर रद्द करें",
+      destructive: "ड्राफ़्ट रद्द करें|ड्राफ़्ट हटाएं|ड्राफ्ट रद्द करें|ड्राफ्ट हटाएं|हार मान*|सरेंडर|मौजूदा फ़ाइल बदलें|फ़ाइल बदलें|ओवरराइट|हटा|मिटा|हटा दें|हटा दिया जाएगा|मिटा दें|मिटा दिया जाएगा|स्थायी रूप से|एक्सपोर्ट करें|निर्यात करें|ग्रुप से बाहर निकलें|बंद करें|निष्क्रिय करें|समाप्त करें|हटाएं|हटाएँ|मिटाएं|मिटाएँ|सब हटाएं|खाता हटाएं|अनइंस्टॉल करें|रीसेट करें|फ़ैक्टरी रीसेट|साफ़ करें|डेटा साफ़ करें|खाता बंद करें|रद्द करें पहुंच|ग्रुप छोड़ें|छोड़ें ग्रुप|बाहर निकलें|अनपेयर करें|भूल जाएं|बंद करें सुरक्षा|ऑर्डर रद्द करें",
       communication: "स्टोरी शेयर करें|स्टोरी में जोड़ें|भेज दिया जाएगा|भेजा जाएगा|भेजें|पोस्ट करें|प्रकाशित करें|कॉल करें|स्थान शेयर करें|लोकेशन शेयर करें|आमंत्रित करें|फ़ॉरवर्ड करें",
       credentials: "पासवर्ड दिखाएं|पासवर्ड कॉपी करें",
       permission: "फ़ैमिली ग्रुप में शामिल हों|परिवार ग्रुप में शामिल|आपके google खाते को ऐक्सेस करना चाहता है|google खाते का ऐक्सेस|vpn कनेक्शन|परिवार में जोड़ें|फ़ैमिली ग्रुप में जोड़ें|डिफ़ॉल्ट के रूप में सेट करें|डिफ़ॉल्ट बनाएं|डिफ़ॉल्ट पर सेट करें|अनुमति दें|अनुमति दें|हमेशा मंज़ूरी दें|चालू करें",
@@ -839,7 +839,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     completed: "मिला|मिल गया|मिल गए|जमा हो गया|क्रेडिट हो गया|रद्द हो गया|रद्द हो गई|रद्द कर दिया गया|रद्द किया गया|सफल|भुगतान सफल|सफलतापूर्वक|ऑर्डर हो गया",
     dismiss: "फिर कभी|अगली बार|ब्राउज़र में जारी रखें|रद्द करें|रद्द|नहीं|अभी नहीं|बाद में|बंद करें|छोड़ें|स्किप करें|वापस जाएं|वापस|अस्वीकार करें|अनुमति न दें|रहने दें|नहीं धन्यवाद",
     affirmative: "हाँ|हां|जी हाँ",
-    held: "ड्राफ़्ट|ड्राफ्ट|ऑर्डर|बुकिंग|आरक्षण|अपॉइंटमेंट|राइड|यात्रा|सदस्यता|सब्सक्रिप्शन|मेंबरशिप|प्लान|टिकट|फ़्लाइट|डिलीवरी|ग्रुप|समूह|चैनल|कम्युनिटी|परिवार",
+    held: "ऑर्डर|बुकिंग|आरक्षण|अपॉइंटमेंट|राइड|यात्रा|सदस्यता|सब्सक्रिप्शन|मेंबरशिप|प्लान|टिकट|फ़्लाइट|डिलीवरी|ग्रुप|समूह|चैनल|कम्युनिटी|परिवार",
     leaving: "छोड़*|बाहर निकल*|लेफ़्ट करें",
     cancelling: "रद्द",
     negation: "न|नहीं|मत",
@@ -858,7 +858,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "প্রবেশ ফি|এন্ট্রি ফি|কাটা হবে|চার্জ করা হবে|চার্জ করা হবে|কেটে নেওয়া হবে|ডেবিট|পেমেন্ট করুন|অর্থপ্রদান করুন|পে করুন|এখনই পেমেন্ট করুন|কিনুন|এখনই কিনুন|অর্ডার করুন|অর্ডার দিন|অর্ডার নিশ্চিত করুন|সাবস্ক্রাইব করুন|সদস্যতা নিন|বিনামূল্যে ট্রায়াল|আপগ্রেড করুন|বুক করুন|দান করুন|টিপ দিন|টাকা পাঠান|সেন্ড মানি|ট্রান্সফার করুন|রিচার্জ করুন|রিচার্জ|ক্যাশ আউট|টাকা তুলুন|বাজি ধরুন|সদস্যতা বাতিল করুন|নবায়ন করুন",
-      destructive: "সরিয়ে দি*|সরিয়ে দে*|সরিয়ে ফেল*|সংযোগ বিচ্ছিন্ন*|আনলিঙ্ক|আত্মসমর্পণ|হার মান*|বিদ্যমান ফাইল প্রতিস্থাপন|ফাইল প্রতিস্থাপন|ওভাররাইট|বন্ধ করবেন|বন্ধ করা হবে|বন্ধ হয়ে যাবে|মুছে|মুছে ফেলা হবে|স্থায়ীভাবে|সরিয়ে দেওয়া হবে|এক্সপোর্ট করুন|রপ্তানি করুন|গ্রুপ ছাড়ুন|বের হন|নিষ্ক্রিয় করুন|শেষ করুন|মুছুন|মুছে ফেলুন|সব মুছুন|অ্যাকাউন্ট মুছুন|সরান|আনইনস্টল করুন|রিসেট করুন|ফ্যাক্টরি রিসেট|সাফ করুন|ডেটা সাফ করুন|অ্যাকাউন্ট বন্ধ করুন|প্রত্যাহার করুন|গ্রুপ ছেড়ে দিন|ছেড়ে দিন|আনপেয়ার করুন|ভুলে যান|বন্ধ করুন সুরক্ষা|অর্ডার বাতিল করুন",
+      destructive: "খসড়া বাতিল করুন|খসড়া বাতিল|খসড়া মুছুন|সরিয়ে দি*|সরিয়ে দে*|সরিয়ে ফেল*|সংযোগ বিচ্ছিন্ন*|আনলিঙ্ক|আত্মসমর্পণ|হার মান*|বিদ্যমান ফাইল প্রতিস্থাপন|ফাইল প্রতিস্থাপন|ওভাররাইট|বন্ধ করবেন|বন্ধ করা হবে|বন্ধ হয়ে যাবে|মুছে|মুছে ফেলা হবে|স্থায়ীভাবে|সরিয়ে দেওয়া হবে|এক্সপোর্ট করুন|রপ্তানি করুন|গ্রুপ ছাড়ুন|বের হন|নিষ্ক্রিয় করুন|শেষ করুন|মুছুন|মুছে ফেলুন|সব মুছুন|অ্যাকাউন্ট মুছুন|সরান|আনইনস্টল করুন|রিসেট করুন|ফ্যাক্টরি রিসেট|সাফ করুন|ডেটা সাফ করুন|অ্যাকাউন্ট বন্ধ করুন|প্রত্যাহার করুন|গ্রুপ ছেড়ে দিন|ছেড়ে দিন|আনপেয়ার করুন|ভুলে যান|বন্ধ করুন সুরক্ষা|অর্ডার বাতিল করুন",
       communication: "স্টোরি শেয়ার করুন|স্টোরিতে যোগ করুন|পাঠানো হবে|পাঠান|পোস্ট করুন|প্রকাশ করুন|কল করুন|লোকেশন শেয়ার করুন|আমন্ত্রণ জানান|ফরওয়ার্ড করুন",
       credentials: "পাসওয়ার্ড দেখান|পাসওয়ার্ড কপি করুন",
       permission: "পরিবার গ্রুপে যোগ দিন|ফ্যামিলি গ্রুপে যোগ দিন|আপনার google অ্যাকাউন্ট অ্যাক্সেস করতে চায়|google অ্যাকাউন্ট অ্যাক্সেস|vpn সংযোগ|পরিবারে যোগ করুন|ফ্যামিলি গ্রুপে যোগ করুন|ডিফল্ট হিসেবে সেট করুন|ডিফল্ট করুন|অনুমতি দিন|হ্যাঁ বলুন|চালু করুন",
@@ -874,7 +874,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     completed: "পেয়েছেন|জমা হয়েছে|বাতিল হয়েছে|বাতিল করা হয়েছে|সফল|সফলভাবে|পেমেন্ট সফল",
     dismiss: "পরে কখনো|পরের বার|ব্রাউজারে চালিয়ে যান|বাতিল করুন|বাতিল|না|এখন নয়|পরে|বন্ধ করুন|বন্ধ|এড়িয়ে যান|ফিরুন|ফিরে যান|না বলুন|অনুমতি দেবেন না|না ধন্যবাদ|প্রত্যাখ্যান করুন",
     affirmative: "হ্যাঁ",
-    held: "খসড়া|অর্ডার|বুকিং|সংরক্ষণ|অ্যাপয়েন্টমেন্ট|রাইড|যাত্রা|সদস্যতা|সাবস্ক্রিপশন|প্ল্যান|টিকিট|ফ্লাইট|ডেলিভারি|গ্রুপ|চ্যানেল|কমিউনিটি|পরিবার",
+    held: "অর্ডার|বুকিং|সংরক্ষণ|অ্যাপয়েন্টমেন্ট|রাইড|যাত্রা|সদস্যতা|সাবস্ক্রিপশন|প্ল্যান|টিকিট|ফ্লাইট|ডেলিভারি|গ্রুপ|চ্যানেল|কমিউনিটি|পরিবার",
     leaving: "ছেড়ে|ত্যাগ*|বের হন|বের হয়ে|লিভ",
     cancelling: "বাতিল*",
     negation: "না",
@@ -893,7 +893,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     verbs: {
       money:
         "вступний внесок|плата за вхід|буде списано|спишеться|списати|буде списано|спишемо|оплатити|сплатити|оплатити зараз|купити|купити зараз|замовити|оформити замовлення|підтвердити замовлення|підписатися|оформити підписку|спробувати безкоштовно|пробний період|оновити до преміум|забронювати|пожертвувати|задонатити|чайові|переказати|надіслати гроші|поповнити|зняти|вивести|зробити ставку|поставити|скасувати підписку|продовжити підписку|додати отримувача",
-      destructive: "здатися|здаєтеся|здаєшся|замінити наявний файл|замінити файл|перезаписати|буде видален*|будуть видален*|буде стерт*|буде втрачен*|будуть втрачен*|буде видалено|будуть видалені|назавжди|не можна скасувати|експорт|експортувати|експортувати чат|вийти з групи|покинути групу|від'єднати|забути пристрій|вимкнути|деактивувати|завершити|видалити|видалити все|видалити акаунт|стерти|скинути|скинути налаштування|очистити|очистити кошик|закрити рахунок|відкликати|відхилити зміни|вийти з групи|покинути|від'єднати|вимкнути|скасувати замовлення",
+      destructive: "видалити чернетку|скасувати чернетку|здатися|здаєтеся|здаєшся|замінити наявний файл|замінити файл|перезаписати|буде видален*|будуть видален*|буде стерт*|буде втрачен*|будуть втрачен*|буде видалено|будуть видалені|назавжди|не можна скасувати|експорт|експортувати|експортувати чат|вийти з групи|покинути групу|від'єднати|забути пристрій|вимкнути|деактивувати|завершити|видалити|видалити все|видалити акаунт|стерти|скинути|скинути налаштування|очистити|очистити кошик|закрити рахунок|відкликати|відхилити зміни|вийти з групи|покинути|від'єднати|вимкнути|скасувати замовлення",
       communication: "поділитися історією|додати в історію|буде надіслано|буде опубліковано|надіслати|відправити|опублікувати|зателефонувати|подзвонити|поділитися геопозицією|запросити|переслати",
       credentials: "показати пароль|копіювати пароль",
       permission: "приєднатися до сімейної групи|долучитися до сімейної групи|хоче отримати доступ до вашого облікового запису google|доступ до вашого облікового запису google|vpn зʼєднання|підключення vpn|додати до сімʼї|додати до сімейної групи|використовувати за умовчанням|установити за замовчуванням|зробити основним|дозволити|надати доступ|увімкнути",
@@ -909,7 +909,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     completed: "ви отримали|зараховано|нараховано|скасовано|успішно|оплачено|платіж виконано|дякуємо за замовлення",
     dismiss: "ні дякую|іншим разом|продовжити в браузері|скасувати|ні|не зараз|пізніше|закрити|пропустити|назад|відхилити|заборонити|не дозволяти|залишити|зберегти|ні, дякую",
     affirmative: "так",
-    held: "чернетк*|замовлен*|бронюван*|запис|поїздк*|підписк*|абонемент|тариф|квит*|рейс|доставк*|груп*|канал*|спільнот*|сімейн*|сімʼя|сім я",
+    held: "замовлен*|бронюван*|запис|поїздк*|підписк*|абонемент|тариф|квит*|рейс|доставк*|груп*|канал*|спільнот*|сімейн*|сімʼя|сім я",
     leaving: "припинити|завершити|покинути|вийти|вийти з",
     cancelling: "скасу*|відмін*",
     negation: "не|ні",
