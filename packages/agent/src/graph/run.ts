@@ -12,6 +12,7 @@ import {
   type AgentRegistration,
   type EvidenceInput,
   type LeaseRef,
+  type Outage,
   type RunEndReason,
   type RunEndStatus,
   type StepInput,
@@ -123,7 +124,7 @@ export async function runAgent(ports: AgentPorts, opts: RunAgentOptions): Promis
   /** Suspensions since the last node that completed: a core that keeps failing the same node ends the run. */
   let suspensions = 0;
   // The state core's outages this run lives through, once each is over: evidence rows with their true durations.
-  const stopRecordingOutages = recordOutages(ctx, state.runId, goalId);
+  const outageLog = recordOutages(ctx, state.runId, goalId);
   try {
     while (state.node !== "end") {
       guard(ctx);
@@ -157,11 +158,11 @@ export async function runAgent(ports: AgentPorts, opts: RunAgentOptions): Promis
       } catch (e) {
         const cause = ctx.kill?.aborted || ctx.signal?.aborted ? null : suspensionOf(e, agentId);
         if (!cause || ++suspensions > MAX_SUSPENSIONS) throw e;
-        state = await outlastSuspension(ctx, state, cause, e as Error);
+        state = await outlastSuspension(ctx, state, cause, e as Error, outageLog.takeGivenUp());
       }
     }
   } finally {
-    await stopRecordingOutages();
+    await outageLog.stop();
   }
   report ??= ((await cp.listEvidence({ goalId, runId: state.runId, kind: "summary" })).at(-1)?.data as RunReport | undefined) ?? null;
   ctx.onEvent?.({ type: "end", status: state.end.status, endReason: state.end.reason, reason: state.end.detail });
@@ -173,12 +174,15 @@ export async function runAgent(ports: AgentPorts, opts: RunAgentOptions): Promis
  * anomaly row saying what failed, for how long and how often it was tried, so a brief outage is not an unexplained
  * gap between steps. One the client gave up on is the suspension's to record (the core is still away then).
  */
-function recordOutages(ctx: RunContext, runId: string, goalId: string): () => Promise<void> {
+function recordOutages(ctx: RunContext, runId: string, goalId: string): { stop(): Promise<void>; takeGivenUp(): Outage | null } {
   const { controlPlane: cp, outages } = ctx.ports;
-  if (!outages) return async () => undefined;
+  if (!outages) return { stop: async () => undefined, takeGivenUp: () => null };
   /** Rows being written: the run waits for them before it returns, so the last outage is not lost with the process. */
   const writing = new Set<Promise<unknown>>();
+  /** The last outage the client gave up on: the suspension it leads to says how long the client had tried. */
+  let givenUp: Outage | null = null;
   const unsubscribe = outages.subscribe((o) => {
+    if (o.outcome === "gave_up") givenUp = o;
     if (o.outcome !== "recovered" || ctx.kill?.aborted) return;
     const retried = o.attempts - 1;
     const seconds = (o.durationMs / 1000).toFixed(1);
@@ -195,9 +199,16 @@ function recordOutages(ctx: RunContext, runId: string, goalId: string): () => Pr
       .finally(() => writing.delete(write));
     writing.add(write);
   });
-  return async () => {
-    unsubscribe();
-    await Promise.all(writing);
+  return {
+    async stop() {
+      unsubscribe();
+      await Promise.all(writing);
+    },
+    takeGivenUp() {
+      const o = givenUp;
+      givenUp = null;
+      return o;
+    },
   };
 }
 
@@ -245,7 +256,7 @@ const MAX_SUSPENSIONS = 3;
  * new epoch, an action in flight recorded as interrupted and never repeated — and leave a typed evidence row
  * saying what happened.
  */
-async function outlastSuspension(ctx: RunContext, state: RunState, cause: SuspensionCause, error: Error): Promise<RunState> {
+async function outlastSuspension(ctx: RunContext, state: RunState, cause: SuspensionCause, error: Error, givenUp: Outage | null = null): Promise<RunState> {
   const { controlPlane: cp, clock } = ctx.ports;
   const since = clock.monotonic();
   const at = clock.now();
@@ -276,14 +287,17 @@ async function outlastSuspension(ctx: RunContext, state: RunState, cause: Suspen
   if (!isRunState(saved)) throw error;
   const next = restored(saved, state.agentId);
   const suspendedMs = Math.round(clock.monotonic() - since);
+  // The client's own tries before it gave up (one request may have hung until its deadline) are part of the outage.
+  const retriedMs = givenUp ? Math.round(givenUp.durationMs) : null;
+  const tried = givenUp ? `The client tried ${givenUp.procedure} ${givenUp.attempts} time${givenUp.attempts === 1 ? "" : "s"} over ${((retriedMs ?? 0) / 1000).toFixed(1)} s (${givenUp.fault}) before giving up; then the` : "The";
   const where = next.node === "executor" ? `step ${next.stepIndex + 1} of todo ${next.executor.todoId}` : `the ${next.node}`;
   await cp.appendEvidence({
     idempotencyKey: `${state.runId}:suspended:${at}`,
     kind: "anomaly",
     goalId: state.goalId,
     runId: state.runId,
-    summary: `Suspended: ${what}. The worker waited ${(suspendedMs / 1000).toFixed(1)} s after its retries for it to answer again and resumed the run from its last checkpoint, at ${where}${next.node === "executor" ? ", claiming the todo again under a new lease" : ""}.`.slice(0, 500),
-    data: { fault: "suspended", cause, suspendedMs, node: next.node, ...(next.node === "executor" ? { todoId: next.executor.todoId } : {}), stepIndex: next.stepIndex, error: error.message.slice(0, 500) },
+    summary: `Suspended: ${what}. ${tried} worker waited ${(suspendedMs / 1000).toFixed(1)} s more for it to answer again and resumed the run from its last checkpoint, at ${where}${next.node === "executor" ? ", claiming the todo again under a new lease" : ""}.`.slice(0, 500),
+    data: { fault: "suspended", cause, suspendedMs, ...(retriedMs !== null ? { retriedMs, outageMs: retriedMs + suspendedMs, attempts: givenUp!.attempts } : {}), node: next.node, ...(next.node === "executor" ? { todoId: next.executor.todoId } : {}), stepIndex: next.stepIndex, error: error.message.slice(0, 500) },
   });
   return next;
 }

@@ -8,7 +8,7 @@ import { runAgent } from "./run.ts";
 import { act } from "../testing/scripted-model-server.ts";
 import { ladderPhone, onEachTap, tapRow, tappedRows } from "./ladder-testing.ts";
 import { useHarness } from "../testing/use-harness.ts";
-import { API_UNREACHABLE, ControlPlaneConflict, leaseRefOf, type ControlPlane, type Lease } from "../ports.ts";
+import { API_UNREACHABLE, ControlPlaneConflict, leaseRefOf, outageFeed, type ControlPlane, type Lease } from "../ports.ts";
 
 const agent = { id: "worker-suspended", name: "worker", kind: "headless" as const, capabilities: ["phone"] };
 const harness = useHarness();
@@ -93,6 +93,29 @@ describe("the state core goes away longer than the lease", () => {
     // The step recorded before the outage is not reported as interrupted or unknown afterwards, to the model or in its row.
     expect(h.cp.stepsOf(out.runId).map((st) => st.observation.outcome)).toEqual(["ok", "ok", "ok", "ok", "ok", "complete"].map((o) => expect.stringMatching(new RegExp(`^${o}`))));
     expect(h.executorRequests()[3]!.lastUserText).not.toMatch(/interrupted|not recorded|unknown/);
+  });
+
+  it("the suspension row counts the client's own tries too: a request that hung until its deadline before the client gave up is in the outage's duration", async () => {
+    const phone = ladderPhone();
+    const away: Outage = { away: false, failed: 0, failures: 3 };
+    const outages = outageFeed();
+    // While the model is asked for the third step the core stops answering; the client hung 130 s on one request
+    // until its deadline and gave up (it reports that outage before the error reaches the run).
+    const goneWhileAsked = (): ReturnType<typeof tapRow> => {
+      away.away = true;
+      h.clock.advance(130_000);
+      outages.report({ procedure: "step.record", fault: "ETIMEDOUT", lastFault: "ETIMEDOUT", startedAt: h.clock.now() - 130_000, durationMs: 130_000, attempts: 1, outcome: "gave_up" });
+      return tapRow(2);
+    };
+    const h = await harness({ device: phone, executor: [tapRow(0), tapRow(1), goneWhileAsked, tapRow(2), tapRow(3), tapRow(4), act({ type: "status", status: "complete" })] });
+    const out = await runAgent({ ...h.ports, controlPlane: behind(h.cp, away), outages }, { goal: "Open five items in order", agent, config: { leaseTtlMs: 60_000 } });
+    expect(out).toMatchObject({ status: "completed" });
+    const suspended = [...h.cp.evidence.values()].filter((e) => e.kind === "anomaly" && (e.data as { fault?: string }).fault === "suspended");
+    expect(suspended).toHaveLength(1);
+    const data = suspended[0]!.data as { retriedMs: number; suspendedMs: number; outageMs: number; attempts: number };
+    expect(data).toMatchObject({ retriedMs: 130_000, attempts: 1 });
+    expect(data.outageMs).toBe(data.retriedMs + data.suspendedMs);
+    expect(suspended[0]!.summary).toMatch(/The client tried step\.record 1 time over 130\.0 s \(ETIMEDOUT\) before giving up; then the worker waited [\d.]+ s more/);
   });
 
   it("a core that stays away past suspendMaxMs stops the run at its last checkpoint with API_UNREACHABLE (a later worker resumes it)", async () => {
