@@ -36,7 +36,7 @@ describe("classifying an executor exit", () => {
     ["scroll_streak", { kind: "supervise", turn: "replan_required" }],
     ["step_cap", { kind: "supervise", turn: "replan_required" }],
     ["run_step_cap", { kind: "stop", turn: "replan_required", status: "partial", detail: "s" }],
-    ["device_lost", { kind: "stop", turn: "host_failure", status: "failed", detail: "Device connection lost: s" }],
+    ["device_lost", { kind: "stop", turn: "host_failure", status: "failed", detail: "s" }], // the executor's summary says what was lost (routes.ts adds no prefix)
     ["cancelled", { kind: "stop", turn: "wait", status: "cancelled", detail: "Cancelled by the user." }],
     ["goal_cancelled", { kind: "stop", turn: "wait", status: "cancelled", detail: "Cancelled by the user." }],
     ["exhausted", { kind: "stop", turn: "wait", status: "blocked", detail: "quota exhausted: s" }],
