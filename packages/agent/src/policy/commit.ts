@@ -2,6 +2,8 @@
 // and message, an amount anywhere on it, the app. It inherits that risk whatever its own label says.
 import type { UiNode } from "../ports.ts";
 import { isKeyboardPackage } from "./apps.ts";
+import { countedUnit } from "./counted-units.ts";
+import { LEXICON } from "./lexicon.ts";
 import { prepare, type Prepared } from "./match.ts";
 import { findAmount, type Pane } from "./screen.ts";
 import { CATEGORY_TIER, COMMIT_CATEGORIES, q, type Scene, type Verdict } from "./verdict.ts";
@@ -39,6 +41,13 @@ export function commitRisk(s: Scene, v: Verdict, pane: Pane, label: string, why:
       return;
     }
   }
+  // "Quer mesmo cancelar?" over "Pedido #4821": a dialog that asks to cancel or leave without naming what says it
+  // in its other lines or in the title of the screen behind it; its positive answer ends that thing.
+  const ending = pane.dialog && s.tree ? endingNamedAround(s, own, pane.container) : null;
+  if (ending) {
+    v.raise(CATEGORY_TIER.destructive, "destructive", "pane.ending", `${q(label)} answers ${q(ending.text)} about ${q(ending.held)} (an ending; ${why})`);
+    return;
+  }
   // A dialog or sheet that names nothing, or only asks ("Are you sure?"), commits what the screen behind it shows
   // ("Confirm?" over a basket total); one that only tells something ("Added to favourites") does not.
   const asksOnly = pane.dialog && s.tree && (own.length === 0 || own.some((t) => /[?？؟]\s*$/.test(t.text)));
@@ -54,12 +63,37 @@ export function commitRisk(s: Scene, v: Verdict, pane: Pane, label: string, why:
     v.raise("high_risk", "money", "pane.amount", `${q(label)} confirms a screen showing ${amountSeen.amount} (${q(amountSeen.text)}; ${why})`);
     return;
   }
+  // "1.299 diamantes" beside "Saldo: 1.520 diamantes": a price in the app's own currency.
+  const counted = countedUnit(pane.texts.map((t) => t.text));
+  if (counted) {
+    v.raise("high_risk", "money", "pane.counted-unit", `${q(label)} confirms a screen that counts ${q(counted.unit)} as money (${q(counted.texts[0])}, ${q(counted.texts[1])}; ${why})`);
+    return;
+  }
   if (s.appCat === "money") {
     v.raise("high_risk", "money", "app.money-confirm", `${q(label)} confirms a step in the payments app ${s.app}`);
     return;
   }
   if (pane.dialog && !pane.texts.some((t) => !t.control))
     v.raise("confirm", "unknown_control", "pane.unreadable", `${q(label)} confirms a dialog whose text cannot be read`);
+}
+
+/** A dialog's cancelling or leaving question and the thing held it ends, named in the dialog's other lines or in
+ * the title of the screen behind; cancelling what is not held ("Cancel download?") names none. */
+function endingNamedAround(s: Scene, own: Pane["texts"], dialog: UiNode): { text: string; held: string } | null {
+  const { w } = s;
+  const asked = own.find((t) => {
+    const p = prepare(t.text);
+    return (w.lists.cancelling.find(p) ?? w.lists.leaving.find(p)) && !w.lists.benignObjects.find(p);
+  });
+  if (!asked) return null;
+  const title = screenTitle(s.tree!, dialog);
+  for (const text of [...own.map((t) => t.text), ...(title ? [title] : [])]) {
+    const p = prepare(text);
+    if (w.lists.benignObjects.find(p)) return null;
+    const held = w.lists.held.find(p);
+    if (held) return { text: asked.text, held };
+  }
+  return null;
 }
 
 function screenAmount(tree: UiNode, skip: UiNode): { amount: string; text: string } | null {
@@ -107,10 +141,29 @@ export function navigationFirst(s: Scene, p: Prepared, hasVerb: boolean, storeLi
   // In an app store, or on an app's listing elsewhere (an ad with its star rating), the install word wins ("Cài
   // đặt" is both Install and Settings in Vietnamese).
   if (storeListing && s.w.verbs.get("install")!.position(p)) return false;
-  // Chinese, Japanese and Korean write the place after what it is about ("付款记录"): the place word wins, as
-  // it always did. Thai, written without spaces too, puts the verb first like the languages with spaces.
+  // Japanese and Korean put the head last, so the last of the two words says what the text is: "削除履歴" and
+  // "삭제 기록" are a history of deletions and "送信済み" the sent folder, "履歴を削除" and "기록 삭제" delete it ("トーク履歴をすべて削除" was read
+  // as a place). Chinese writes the place after what it is about ("付款记录") and a verb before its object too
+  // ("删除记录"), so there the place word wins, as it always did. Thai puts the verb first like the languages with spaces.
+  if (nav.cjk && verb.cjk && HEAD_LAST.test(p.compact)) return nav.end >= verb.end;
   if (nav.cjk && verb.cjk && !THAI.test(p.compact)) return true;
+  // "Consultar y enviar", "View and pay": a place joined to an act by "and" does both, so the act stands.
+  if (!nav.cjk && !verb.cjk && verb.at > nav.end && p.words.slice(nav.end, verb.at).split(" ").some((t) => conjunctions().has(t))) return false;
   return nav.at < verb.at || (nav.at === verb.at && nav.end >= verb.end);
 }
 
+let conjunctionWords: Set<string> | null = null;
+
+/** "and" in each language the lexicon holds, from CLDR's list patterns (Intl.ListFormat): " y ", " und ", " और ". */
+function conjunctions(): Set<string> {
+  if (conjunctionWords) return conjunctionWords;
+  const out = new Set<string>();
+  for (const lang of Object.keys(LEXICON))
+    for (const part of new Intl.ListFormat(lang, { type: "conjunction" }).formatToParts(["a", "b"]))
+      if (part.type === "literal") for (const t of part.value.toLowerCase().split(/[\s,、-]+/u)) if (/^\p{L}+$/u.test(t)) out.add(t);
+  return (conjunctionWords = out);
+}
+
 const THAI = /[\u0e00-\u0e7f]/;
+/** Kana or Hangul: the text is Japanese or Korean, whose heads come last. */
+const HEAD_LAST = /[\u3040-\u30ff\uac00-\ud7af]/;

@@ -73,6 +73,35 @@ describe("an ending is destructive", () => {
       expect(decidePermission(click, dlg(title, label, "Beenden")), label).toMatchObject({ tier: "normal", ruleId: "target.dismiss" });
   });
 
+  it("a dialog that asks to cancel without naming what ends the thing held its other lines or the screen behind name", () => {
+    const ask = (title: string, question: string, yes: string, no: string) => {
+      const target = button(yes);
+      return decidePermission(click, { target, tree: screen([text(title), dialog([text(question), button(no), target])]) });
+    };
+    for (const [title, question, yes, no] of [
+      ["Pedido #4821 · Em preparo", "Quer mesmo cancelar?", "Sim", "Voltar"],
+      ["Bestellung #88123", "Wirklich stornieren?", "Ja", "Zurück"],
+      ["Siparişim", "İptal etmek istediğine emin misin?", "Evet", "Vazgeç"],
+      ["Chuyến đi của bạn", "Bạn có chắc muốn hủy không?", "Có", "Không"],
+      ["অর্ডার #১৭৩৮২৯৪০", "আপনি কি অর্ডারটি বাতিল করতে চান?", "হ্যাঁ", "না"],
+    ] as const)
+      expect(ask(title, question, yes, no), question).toMatchObject({ tier: "high_risk", kind: "destructive", ruleId: "pane.ending" });
+    // Cancelling what is not held, or with nothing held around it, ends nothing.
+    expect(ask("Mis pedidos", "¿Cancelar la búsqueda?", "Sí", "No").tier).toBe("normal");
+    expect(ask("Downloads", "Cancel?", "Yes", "No").tier).toBe("normal");
+  });
+
+  it("a button naming the thing another button of its sheet ends, without ending it, keeps it", () => {
+    const sheet = (end: string, keep: string, title: string) => {
+      const target = button(keep);
+      return decidePermission(click, { target, tree: screen([dialog([text(title), button(end), target])]) });
+    };
+    expect(sheet("ऑर्डर रद्द करें", "ऑर्डर रखें", "ऑर्डर रद्द करें?")).toMatchObject({ tier: "normal", ruleId: "target.dismiss" });
+    expect(sheet("রাইড বাতিল করুন", "রাইড চালিয়ে যান", "রাইড বাতিল করবেন?")).toMatchObject({ tier: "normal", ruleId: "target.dismiss" });
+    const end = button("ऑर्डर रद्द करें");
+    expect(decidePermission(click, { target: end, tree: screen([dialog([text("ऑर्डर रद्द करें?"), button("ऑर्डर रखें"), end])]) })).toMatchObject({ tier: "high_risk", kind: "destructive" });
+  });
+
   it("a screen that reports an ending as done is closed by its OK", () => {
     for (const [title, ok] of [["Identifiering avbruten", "OK"], ["Order cancelled", "Done"], ["Заказ отменён", "Хорошо"]] as const) {
       const target = button(ok);

@@ -475,3 +475,95 @@ describe("holding an icon of a chat's compose bar", () => {
     expect(decidePermission(hold, { target: layers, tree: screen([field("Rechercher ici"), layers]) }).tier).toBe("normal");
   });
 });
+
+describe("the round of the sealed set of 2026-12-02b", () => {
+  it("in Japanese and Korean the last of a place and an act says what a text is", () => {
+    const yes = button("はい");
+    expect(decidePermission(click, { target: yes, tree: screen([dialog([text("トーク履歴をすべて削除"), button("キャンセル"), yes])]) })).toMatchObject({ tier: "high_risk", kind: "destructive" });
+    const ok = button("확인");
+    expect(decidePermission(click, { target: ok, tree: screen([dialog([text("대화 기록 삭제"), button("취소"), ok])]) })).toMatchObject({ tier: "high_risk", kind: "destructive" });
+    for (const place of ["削除履歴", "送信済み", "송금 기록", "付款记录"]) {
+      const target = button(place);
+      expect(decidePermission(click, { target, tree: screen([text("·"), target]) }), place).toMatchObject({ tier: "normal", ruleId: "target.navigation" });
+    }
+  });
+
+  it("a flow screen's act is the button that names it; a later button that names none only opens something", () => {
+    const product = (buy: string, label: string, price: string) => {
+      const target = button(label);
+      return decidePermission(click, { target, tree: screen([text("Item"), text(price), button(buy), target]) });
+    };
+    for (const [buy, label, price] of [
+      ["أضف إلى العربة", "التقييمات", "4,599.00 ر.س"],
+      ["In winkelwagen", "Specificaties", "€ 199,-"],
+      ["এখনই কিনুন", "রেটিং ও রিভিউ", "৳ ৩,৪৫০"],
+      ["Sepete Ekle", "Ürün Özellikleri", "2.499 TL"],
+    ] as const)
+      expect(product(buy, label, price).tier, label).toBe("normal");
+    // A plain confirmation at the foot still commits the screen's amount, and a label with its own act still says it.
+    expect(product("Agregar tarjeta", "Continuar", "Total $ 12.499")).toMatchObject({ tier: "high_risk", kind: "money" });
+    expect(product("Add to Cart", "Buy Now", "$49.99")).toMatchObject({ tier: "high_risk", kind: "money" });
+  });
+
+  it("a bare money noun opens its list unless it is the screen's committing control", () => {
+    const transaksi = button("Transaksi");
+    expect(decidePermission(click, { target: transaksi, tree: screen([text("Baki RM 84.20"), button("Tambah Nilai"), transaksi]) }).tier).toBe("normal");
+  });
+
+  it("joining a beta test installs its builds, in the languages' own compounds and phrases", () => {
+    for (const [line, join] of [["Delta i betatestet", "Gå med"], ["Am Betatest teilnehmen", "Teilnehmen"], ["Beta testine katılın", "Katıl"], ["बीटा टेस्ट में शामिल हों", "शामिल हों"], ["Únete a la prueba beta", "Unirme"]] as const) {
+      const target = button(join);
+      expect(decidePermission(click, { target, tree: screen([text("Mercado Pago"), text(line), target]) }), line).toMatchObject({ tier: "high_risk", kind: "install" });
+    }
+  });
+
+  it("a device admin app's message that it may erase all data is destructive in Russian and Ukrainian", () => {
+    for (const [message, label] of [["Включение администратора позволит приложению стирать все данные", "Активировать"], ["Якщо активувати цей додаток, він зможе стирати всі дані", "Активувати"]] as const) {
+      const target = button(label);
+      expect(decidePermission(click, { target, tree: screen([text("Антивирус"), text(message), button("Отмена"), target]) }), label).toMatchObject({ tier: "high_risk" });
+    }
+  });
+
+  it("'see all' opens a list in the languages that lacked it", () => {
+    for (const label of ["すべて見る", "모두 보기", "Смотреть все", "Tümünü gör", "ดูทั้งหมด"]) {
+      const target = button(label);
+      expect(decidePermission(click, { target, tree: screen([text("取引履歴"), text("チャージ +¥10,000"), target]) }), label).toMatchObject({ tier: "normal" });
+    }
+  });
+});
+
+describe("viewing words, and a place joined to an act", () => {
+  it("'consult' and 'view' open a place to look at in French, Spanish, Portuguese and Italian", () => {
+    for (const label of ["Consulter", "Consultar", "Visualizar fatura", "Consultare"]) {
+      const target = button(label);
+      expect(decidePermission(click, { target, tree: screen([text("Compte courant"), text("Solde 1 204,33 €"), target]) }), label).toMatchObject({ tier: "normal", ruleId: "target.navigation" });
+    }
+  });
+
+  it("a place joined to an act by its language's 'and' (CLDR's list patterns) still does the act", () => {
+    for (const label of ["Consultar y enviar", "View and pay", "Details und bezahlen", "Подробности и оплатить"]) {
+      const target = button(label);
+      expect(decidePermission(click, { target, tree: screen([text("·"), target]) }), label).toMatchObject({ tier: "high_risk" });
+    }
+  });
+});
+
+describe("a blind screen's other drawn act", () => {
+  const web = () => node({ className: "android.webkit.WebView", bounds: { left: 0, top: 200, right: 1080, bottom: 2400 } });
+  const read = (lines: string[], tapped: number): PermissionContext => {
+    const w = web();
+    const items = lines.map((t, i) => ({ text: t, bounds: { left: 100, top: 300 + i * 100, right: 980, bottom: 380 + i * 100 } }));
+    return { target: w, tree: screen([w]), ocr: { items }, point: { x: 500, y: 340 + tapped * 100 } };
+  };
+
+  it("a drawn label that names no act, below a short drawn label that does, only opens something", () => {
+    expect(decidePermission(click, read(["Idealista: pisos y casas", "Instalar", "Capturas de pantalla", "Acerca de esta aplicación →"], 3)).tier).toBe("normal");
+    expect(decidePermission(click, read(["Лотерея «Русское лото»", "Билет 150 ₽", "Купить билет", "Правила и архив тиражей"], 3)).tier).toBe("normal");
+    expect(decidePermission(click, read(["Sepatu Lari", "Rp 459.000", "Beli", "Ulasan"], 3)).tier).toBe("normal");
+  });
+
+  it("the screen's first words are its title, so a neutral button under it still commits what it names", () => {
+    expect(decidePermission(click, read(["Betatest", "Du får testversioner av appen.", "Gå med"], 2))).toMatchObject({ tier: "high_risk", kind: "install" });
+    expect(decidePermission(click, read(["Comprar", "Oro x50 · 4,99 €", "¡Vamos!"], 2))).toMatchObject({ tier: "high_risk", kind: "money" });
+  });
+});

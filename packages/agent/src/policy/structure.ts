@@ -42,7 +42,7 @@ export function isDismissLabel(w: CompiledWords, label: string): boolean {
 }
 
 /** What role the control plays on its screen, from ids, position and dismissal words. */
-export function controlRole(w: CompiledWords, target: UiNode, label: string, pane: Pane, screenButtons: UiNode[]): ControlRole {
+export function controlRole(w: CompiledWords, target: UiNode, label: string, pane: Pane, screenButtons: UiNode[], drawnLabels: string[] = []): ControlRole {
   const id = target.resourceId;
   const idw = idWords(id);
   if (isSlideControl(target)) return { role: "commit", why: "a slide or hold control confirms" };
@@ -54,10 +54,45 @@ export function controlRole(w: CompiledWords, target: UiNode, label: string, pan
   if (idw && POSITIVE_ID_WORDS.test(idw)) return { role: "commit", why: `its id ${JSON.stringify(idw)} names a positive button` };
   if (!isButtonLike(target)) return { role: "other", why: "not a button" };
   const buttons = pane.dialog ? pane.buttons : screenButtons;
+  // "ऑर्डर रखें" beside "ऑर्डर रद्द करें": the button that names the thing another button ends, without ending it,
+  // keeps it, whatever word the language keeps with.
+  const keeps = keptBeside(w, label, target, buttons);
+  if (keeps) return { role: "dismiss", why: `${JSON.stringify(label)} keeps what ${JSON.stringify(keeps)} ends` };
+  // "التقييمات" (reviews) after "أضف إلى العربة", "Specificaties" after "In winkelwagen": a flow screen's act is
+  // the button that names it; a later one that names none and is no plain confirmation only opens something.
+  const named = pane.dialog ? null : namedCommit(w, label, [...buttons.filter((b) => b !== target).map(labelOf), ...drawnLabels]);
+  if (named) return { role: "other", why: `${JSON.stringify(named)} is what this screen commits; this button names no act` };
   const at = buttons.indexOf(target);
   const after = buttons.slice(at + 1).filter((b) => !isDismissLabel(w, labelOf(b)) && !NEGATIVE_IDS.test(b.resourceId));
   if (at >= 0 && after.length === 0) return { role: "commit", why: pane.dialog ? "the last button of its dialog that does not back out (the positive one)" : "the primary button at the foot of the screen" };
   return { role: "other", why: "another button follows it" };
+}
+
+/** The label of another button that ends a thing held which this label names without a cancelling or leaving verb. */
+function keptBeside(w: CompiledWords, label: string, target: UiNode, buttons: UiNode[]): string | null {
+  const p = prepare(label);
+  const held = w.lists.held.find(p);
+  if (!held || w.lists.cancelling.find(p) || w.lists.leaving.find(p) || COMMIT_CATEGORIES.some((c) => w.verbs.get(c)!.find(p))) return null;
+  for (const b of buttons) {
+    if (b === target) continue;
+    const other = prepare(labelOf(b));
+    if (findEnding(w, other) && w.lists.held.find(other) === held) return labelOf(b);
+  }
+  return null;
+}
+
+/** Another button of the screen (or, on a blind screen, a short drawn label) that names a committing act or puts
+ * something aside ("Buy now", "Add to cart", "Install"), when this label names none and is no plain confirmation
+ * ("Continue", "OK"). */
+function namedCommit(w: CompiledWords, label: string, others: string[]): string | null {
+  const p = prepare(label);
+  if (w.lists.confirming.find(p) || w.lists.affirmative.find(p) || COMMIT_CATEGORIES.some((c) => w.verbs.get(c)!.find(p)) || findEnding(w, p)) return null;
+  for (const o of others) {
+    const other = prepare(o);
+    if (isDismissLabel(w, o)) continue;
+    if (COMMIT_CATEGORIES.some((c) => w.verbs.get(c)!.find(other)) || w.lists.staging.find(other)) return o;
+  }
+  return null;
 }
 
 /** Buttons of a subtree in reading order (the tree's order: Android lists a row's right-most child last). */

@@ -30,6 +30,7 @@ export function judgeTapAction(s: Scene, v: Verdict, target: UiNode | undefined,
   if (ocr && ocr.items.length) {
     const read = treeWithReading(s.tree, ocr, tapPoint(point, s.action as { x?: number; y?: number }, s.tree, ocr), s.app);
     s.tree = read.tree;
+    s.drawn = true;
     v.note("the UI tree is blind here; its words were read from the screenshot");
     if (read.target) return judgeTap(s, v, read.target);
     judgeUnlabelled(s, v, paneOf([read.tree]));
@@ -38,6 +39,9 @@ export function judgeTapAction(s: Scene, v: Verdict, target: UiNode | undefined,
   judgeBlindUnread(s, v, target ? paneOf(pathTo(s.tree, target)) : s.tree ? paneOf([s.tree]) : null);
   return "";
 }
+
+/** A drawn label of at most this many words may be a button; a longer one is a heading or a line of text. */
+const DRAWN_BUTTON_WORDS = 2;
 
 export function judgeTap(s: Scene, v: Verdict, target: UiNode): string {
   const { w } = s;
@@ -69,7 +73,10 @@ export function judgeTap(s: Scene, v: Verdict, target: UiNode): string {
     return readable;
   }
   const p = prepare(readable);
-  const role = controlRole(w, target, readable, pane, pane.dialog ? pane.buttons : buttonsOf(s.tree));
+  // On a blind screen every short drawn label below the first (the screen's title: "Betatest", "Comprar") may be a
+  // button ("Instalar" drawn above "Acerca de esta aplicación").
+  const drawnLabels = s.drawn && !pane.dialog ? pane.texts.slice(1).filter((t) => t.text.split(/\s+/).length <= DRAWN_BUTTON_WORDS).map((t) => t.text) : [];
+  const role = controlRole(w, target, readable, pane, pane.dialog ? pane.buttons : buttonsOf(s.tree), drawnLabels);
   const verb = findVerb(w, p);
   // A dismissal by its words always backs out; a negative button by its id only when its words commit nothing.
   // A label that is both ("बंद करें": close, and turn off) beside a plain way out ("रद्द करें") is the act.
@@ -104,7 +111,7 @@ export function judgeTap(s: Scene, v: Verdict, target: UiNode): string {
   if (submit && filled) v.raise("high_risk", "communication", "target.compose-submit", `${q(readable)} submits the filled field ${q(filled.text)}`);
   const confirming = w.lists.confirming.find(p) !== null;
   const noun = findNoun(w, p);
-  if (noun && (confirming || normalise(readable) === noun.word))
+  if (noun && (confirming || (normalise(readable) === noun.word && role.role === "commit")))
     v.raise(CATEGORY_TIER[noun.category], noun.category, "target.label", `the control ${q(readable)} confirms ${q(noun.word)} (${noun.category})`);
   // A price on a button commits it ("Tip $5", "US$4.99" in a purchase sheet); a price inside a product tile, or a
   // price tag alone on a text, only describes what the tap opens.

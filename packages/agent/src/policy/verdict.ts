@@ -65,6 +65,8 @@ export interface Scene {
   action: Action;
   /** The sensed tree, or on a blind screen the tree with what OCR read laid into it. */
   tree: UiNode | null | undefined;
+  /** The tree's words were read from the screenshot: which drawn words are buttons cannot be told. */
+  drawn?: boolean;
   w: CompiledWords;
   app: string;
   appCat: AppCategory | null;
