@@ -567,3 +567,12 @@ describe("a blind screen's other drawn act", () => {
     expect(decidePermission(click, read(["Comprar", "Oro x50 · 4,99 €", "¡Vamos!"], 2))).toMatchObject({ tier: "high_risk", kind: "money" });
   });
 });
+
+describe("Japanese 'やめる' (quit) as a whole label", () => {
+  it("backs out of a dialog, so the button before it is the one that commits", () => {
+    const quit = button("やめる");
+    expect(decidePermission(click, { target: quit, tree: screen([dialog([text("購入手続きを中断しますか？"), quit, button("続ける")])]) })).toMatchObject({ tier: "normal", ruleId: "target.dismiss" });
+    const exchange = button("交換する");
+    expect(decidePermission(click, { target: exchange, tree: screen([text("ショップ"), text("ふくびき券 10枚 · 300 ジェム"), text("所持ジェム 1,250"), exchange, button("やめる")]) })).toMatchObject({ tier: "high_risk", kind: "money" });
+  });
+});
