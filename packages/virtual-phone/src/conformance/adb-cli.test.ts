@@ -85,7 +85,14 @@ describe("real adb client over TCP", () => {
   it("streams stdin into exec-in and shell commands that read it", async () => {
     const r = await adb.run(["-s", serial, "exec-in", "cat > /sdcard/in.txt"], Buffer.from("from stdin\n"));
     expect(r.code, r.stderr).toBe(0);
-    expect((await sh("shell", "cat /sdcard/in.txt")).stdout.toString()).toBe("from stdin\n");
+    // adb exits once it has sent stdin and closed the stream, as with a real phone: the phone may still be writing
+    // the file when the next command arrives, so it is read until it is there (a few tries).
+    let written = "";
+    for (let i = 0; i < 50 && written !== "from stdin\n"; i++) {
+      if (i) await new Promise((res) => setTimeout(res, 100));
+      written = (await sh("shell", "cat /sdcard/in.txt")).stdout.toString();
+    }
+    expect(written).toBe("from stdin\n");
     const interactive = await adb.run(["-s", serial, "shell"], Buffer.from("echo hi\ngetprop ro.product.device\nexit\n"));
     expect(interactive.stdout.toString()).toContain("hi");
     expect(interactive.stdout.toString()).toContain("vphone");
