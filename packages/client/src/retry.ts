@@ -3,7 +3,7 @@
 // state is wrong; the same call gets the same answer). Writes a client may retry carry idempotency keys, so a repeat
 // changes nothing; the few whose repeat is not a no-op are retried only when the request surely never arrived.
 import { TRPCClientError } from "@trpc/client";
-import type { Clock } from "@phoneloop/agent/ports";
+import type { Clock, Outage } from "@phoneloop/agent/ports";
 import { networkReason } from "./errors.ts";
 
 export interface RetryPolicy {
@@ -73,28 +73,13 @@ export interface RetryNotice {
 }
 
 /**
- * One outage as one call lived it, told once, when it is over: attempts of the call failed in a way retrying can fix
- * (no answer, its deadline passed, or a 5xx), and then the API answered again ("recovered": the call succeeded, or got
- * an answer retrying cannot change, which is thrown) or the client stopped trying ("gave_up": its time ran out, the
- * call is not safe to repeat, or its caller stopped it; the last error is thrown). A call whose first attempt is
- * answered reports nothing. Times are the injected clock's: `startedAt` its now(), `durationMs` its monotonic time
- * from the first attempt's start (so a request that hung until its deadline counts whole) to the answer or the last
- * failure. Told synchronously, before the call returns or throws; a listener that writes (an evidence row) should not
- * make the caller wait for that write.
+ * One outage as one call lived it, told once, when it is over — the agent port's Outage (one shape for the client
+ * that reports it and the runtime that records it). A call whose first attempt is answered reports nothing. Times
+ * are the injected clock's: `startedAt` its now(), `durationMs` its monotonic time from the first attempt's start (so
+ * a request that hung until its deadline counts whole) to the answer or the last failure. Told synchronously, before
+ * the call returns or throws; a listener that writes (an evidence row) should not make the caller wait for that write.
  */
-export interface OutageReport {
-  procedure: string;
-  /** Why the first attempt failed: ECONNREFUSED, ETIMEDOUT (its deadline passed), "HTTP 503 SERVICE_UNAVAILABLE", … */
-  fault: string;
-  /** Why the last failed attempt failed (the same as `fault` when only one failed). */
-  lastFault: string;
-  /** When the first attempt started, ms since the epoch. */
-  startedAt: number;
-  durationMs: number;
-  /** Attempts made, the last one included (failed ones: attempts − 1 when recovered, attempts when gave_up). */
-  attempts: number;
-  outcome: "recovered" | "gave_up";
-}
+export type OutageReport = Outage;
 
 /** What a call's retries tell: each attempt tried again (onRetry), each outage once it ends (onOutage). */
 export interface RetryHooks {
