@@ -9,4 +9,5 @@ export { evaluateTask, taskGoal, type TaskEvaluation } from "./scenario/evaluato
 export { ScenarioRuntime, seededRandom, matchDeeplink, ADB_KEYBOARD_IME, DEFAULT_IME, type Clock, type PhoneState } from "./scenario/runtime.ts";
 export { AdbKeyStore, parseAdbPublicKey, parseAdbKeys, ADB_TRUST, type AdbTrust } from "./adb/auth.ts";
 export { AdbMessageParser, AdbCommand, encodeMessage } from "./adb/message.ts";
+export { Latency, LATENCY_PROFILES, type LatencyProfile } from "./latency.ts";
 export { ManualClock, parseDump, find, has, center, tapOn, type DumpNode } from "./testing.ts";

@@ -1,6 +1,22 @@
-// The delays of a mid-range Android phone for what agents do most, so timing tuned against the virtual phone
-// holds on hardware. "none" keeps the phone as fast as it can render; "lagging" is a phone under load whose input
-// commands take 2.5 s each (a tap sent just before its client died lands seconds later, after the client is gone).
+// A model of a phone's delays for what agents do most, so timing tuned against the virtual phone holds on hardware.
+// It is a model, not a measurement: the virtual phone waits these fixed delays (with seeded jitter) before it answers.
+// "none" keeps the phone as fast as it can render; "lagging" is a phone under load whose input commands take 2.5 s
+// each (a tap sent just before its client died lands seconds later, after the client is gone).
+//
+// What "realistic" is calibrated to (published measurements, each on one device; a recent mid-range phone at
+// 1080×2400 sits at their fast end, which is where the profile is put):
+// - screencap: Appium Pro edition 83 (appiumpro.com/editions/83) gives 0.3–0.5 s for a screenshot over
+//   `adb exec-out` even on fast hardware; "Why adb screencap is slow" (elliotgao2.github.io/handsets) measured
+//   `screencap -p` at 661 / 2,122 / 3,007 ms (p10 / median / p90) and raw `screencap` at 675 ms on an Android 15
+//   emulator at 1440×3120. Profile: 450 ms with -p (PNG encoded on the phone's CPU), 180 ms raw.
+// - uiautomator dump: "Fast automated mobile E2E testing" (andykong.org, 2026) gives 2–3 s for a dense Android
+//   screen; the virtual phone's screens are small. Profile: 1,200 ms.
+// - input: each `input` command starts an app_process; "tap, swipe and two smoking events" (prog.world) measured
+//   1,160 ms per `input tap` on a Galaxy Note 4 (2014). Profile: 280 ms, 380 ms for `input text`.
+// - am start / monkey: an activity's "Displayed" time is commonly 0.5–1.5 s (dev.to/pyricau, "How adb measures App
+//   Startup", shows +1,380 ms). Profile: 700–800 ms.
+// `npm run bench -- device` prints what the Device measures on top of these delays; `--device <spec>` measures a real
+// phone instead.
 import { seededRandom } from "./scenario/runtime.ts";
 
 export const LATENCY_PROFILES = ["none", "realistic", "lagging"] as const;
@@ -67,8 +83,8 @@ export class Latency {
     return Math.round(d.ms * (1 + d.jitter * (2 * r - 1))) + gestureMs(argv);
   }
 
-  /** The typical delays, for documentation and benchmarks. */
-  static typical(): Record<string, number> {
-    return Object.fromEntries(Object.entries(REALISTIC).map(([k, v]) => [k, v.ms]));
+  /** The profile's typical delay per command kind (before jitter), for benchmarks that subtract the model. */
+  static typical(profile: Exclude<LatencyProfile, "none"> = "realistic"): Record<string, number> {
+    return Object.fromEntries(Object.entries(profile === "lagging" ? LAGGING : REALISTIC).map(([k, v]) => [k, v.ms]));
   }
 }
