@@ -16,7 +16,6 @@
 //
 // The last line: member_read_p99_ms=<n> overspend_tokens=<n> overspend_micro_usd=<n>
 // Run: npm run bench -- abuse
-import { rmSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import sharp from "sharp";
@@ -41,7 +40,8 @@ const PROMPT = "Look at the screen and answer with the next action for the todo.
 const PROMPT_TOKENS = countRequestTokens([{ role: "user", content: PROMPT }]).total;
 const REPLY_TOKENS = 290 - PROMPT_TOKENS;
 
-const { dir, pg, databaseUrl, db, workspace, admin, api, apiUrl } = await startBenchCore("abuse", { fast: true });
+const core = await startBenchCore("abuse", { fast: true });
+const { databaseUrl, db, workspace, admin, apiUrl } = core;
 // Members sign up through better-auth on the API's database with the API's secret: their cookies are the API's sessions.
 const accounts = createAuth({ databaseUrl, baseURL: apiUrl, trustedOrigins: [], secretKey: SECRET });
 const auth = accounts.auth;
@@ -179,10 +179,5 @@ try {
 } finally {
   await provider.stop();
   await accounts.close();
-  await db.$disconnect();
-  const apiExited = new Promise((r) => api.once("exit", r));
-  api.kill("SIGTERM");
-  await apiExited;
-  await pg.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await core.stop();
 }

@@ -6,7 +6,6 @@
 // the product requires before a skill is offered; the second run, on a third fresh phone, gets the skills,
 // shortcuts and lessons the first left. Steps = the runs' step rows; tokens = the models' input + output tokens.
 // Last line: first_steps=<mean> second_steps=<mean> step_ratio=<second/first> token_ratio=<second/first>.
-import { rmSync } from "node:fs";
 import { AdbDevice, MemoryCredentialStore } from "@phoneloop/device";
 import { adbPublicKeyLine, connectTcp } from "@phoneloop/device/node";
 import { countTextTokens, fencedRegions, skillName, validateSkill, type AgentEvent } from "@phoneloop/agent";
@@ -181,7 +180,8 @@ function follower(path: { steps: Step[]; answer?: string }) {
   };
 }
 
-const { dir, pg, db, workspace, admin, api, apiUrl, issueToken } = await startBenchCore("learn", { fast: true });
+const core = await startBenchCore("learn", { fast: true });
+const { db, workspace, admin, apiUrl, issueToken } = core;
 // A person approves the gates the runs open (sending, paying): the person's side is not what is measured.
 const approve = (gateId: string) => void resolveGate(db, { gateId, userId: admin.id, decision: "approve", rationale: "benchmark" }).catch(() => undefined);
 const credentialStore = new MemoryCredentialStore("bench@phoneloop");
@@ -299,10 +299,5 @@ try {
   const st = mean(rows.map((r) => r.tokens[1]));
   console.log(`first_steps=${f.toFixed(2)} second_steps=${s.toFixed(2)} step_ratio=${(s / f).toFixed(3)} token_ratio=${(st / ft).toFixed(3)}`);
 } finally {
-  await db.$disconnect();
-  const apiExited = new Promise((r) => api.once("exit", r));
-  api.kill("SIGTERM");
-  await apiExited;
-  await pg.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await core.stop();
 }

@@ -22,7 +22,7 @@
 // `--lagging-kills <n>` (default 5, one run each), `--seed <n>` (where in a run each kill falls; default 1) and
 // `--trace` (every command the phone starts, every model call and kill, as they happen).
 import { fork, spawn, type ChildProcess } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -82,7 +82,8 @@ MOMENTS.forEach((moment, m) => {
 // Lagging phone: two taps, killed 300 ms after the last one reached the phone.
 for (let k = 0; k < LAGGING_KILLS; k++) drills.push({ moment: "lagging", n: 2, killAt: [1] });
 
-const { dir, pg, db, api, apiUrl, issueToken } = await startBenchCore("recover");
+const core = await startBenchCore("recover");
+const { dir, db, apiUrl, issueToken } = core;
 const agentToken = await issueToken("bench recover");
 // The worker's adbkey (ANDROID_USER_HOME) is one the phone already lists in adb_keys, as a phone that allowed it.
 new NodeCredentialStore({ path: join(dir, "adbkey") }).generateKey();
@@ -375,12 +376,7 @@ try {
     worker.proc.kill("SIGKILL");
     await worker.exited;
   }
-  await db.$disconnect();
   await models.stop();
   for (const p of Object.values(phones)) await p.request({ op: "stop" }).catch(() => undefined);
-  const apiExited = new Promise((r) => api.once("exit", r));
-  api.kill("SIGTERM");
-  await apiExited;
-  await pg.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await core.stop();
 }

@@ -8,7 +8,7 @@
 // frames and its UI-tree read) is overhead, and so are sensing, the writes and the rest. Tokens = the executor
 // request as sent (o200k text tokens + OpenAI high-detail image tokens) for 1080×2400.
 // The phone and the API each run in their own process, as they do in production.
-import { rmSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AdbDevice, MemoryCredentialStore } from "@phoneloop/device";
 import { adbPublicKeyLine, connectTcp } from "@phoneloop/device/node";
@@ -50,7 +50,8 @@ function browsingModel() {
 
 // A durable Postgres (as in production), migrated, with a workspace whose admin issues the agent's token and
 // answers any gate the run opens (straight through the state core: the person's side is not what is measured).
-const { dir, pg, db, admin, api, apiUrl, issueToken } = await startBenchCore("step");
+const core = await startBenchCore("step");
+const { dir, db, admin, apiUrl, issueToken } = core;
 const agentToken = await issueToken("bench");
 const approve = (gateId: string) => void resolveGate(db, { gateId, userId: admin.id, decision: "approve", rationale: "benchmark" }).catch(() => undefined);
 // the phone already lists the bench's key in adb_keys (--adb-keys), as a phone that allowed this computer does
@@ -130,12 +131,7 @@ try {
   console.log(`where the time goes (p50 per step): ${r.phases}`);
   console.log(r.figures);
 } finally {
-  await db.$disconnect();
   await device.close().catch(() => undefined);
   phone.proc.kill("SIGTERM");
-  const apiExited = new Promise((r) => api.once("exit", r));
-  api.kill("SIGTERM");
-  await apiExited;
-  await pg.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await core.stop();
 }

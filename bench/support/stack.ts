@@ -1,7 +1,7 @@
 // What the benchmarks that drive the real product share: a migrated Postgres with a seeded workspace, processes
 // started from the repository's sources (the API, a phone) that report when they are ready, and percentiles.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -49,5 +49,14 @@ export async function startBenchCore(name: string, opts: { fast?: boolean } = {}
     /on (http:\/\/127\.0\.0\.1:\d+)/,
   );
   const issueToken = async (tokenName: string) => (await issueAgentToken(db, { workspaceId: workspace.id, issuedBy: admin.id, name: tokenName })).token;
-  return { dir, pg, databaseUrl, db, workspace, admin, api: api.proc, apiUrl: api.match[1]!, issueToken };
+  /** The database connection closed, the API stopped (waited for), Postgres stopped and its folder removed. */
+  const stop = async () => {
+    await db.$disconnect();
+    const apiExited = new Promise((r) => api.proc.once("exit", r));
+    api.proc.kill("SIGTERM");
+    await apiExited;
+    await pg.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { dir, pg, databaseUrl, db, workspace, admin, api: api.proc, apiUrl: api.match[1]!, issueToken, stop };
 }
