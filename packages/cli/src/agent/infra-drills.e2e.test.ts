@@ -6,11 +6,9 @@
 // (its own todo claimed again under a new epoch), no step lost or repeated. Afterwards the board, the attention
 // queue and the run view say what happened.
 // (recovery.e2e.test.ts has the worker-side drills: SIGKILL mid-step, model 500s, quota, unplugging.)
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { act, startScriptedModelServer, type ScriptedModelServer } from "@phoneloop/agent/testing";
 import { createApiServer, type ApiServer } from "@phoneloop/api";
@@ -18,14 +16,13 @@ import { createApiClient, readAllPages } from "@phoneloop/client";
 import { applyMigrations, createDb, issueAgentToken, startEmbeddedPostgres } from "@phoneloop/state";
 import { seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
 import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
-import { NodeCredentialStore } from "@phoneloop/device/node";
+import { adbKeyDir, spawnWorker, until, type AdbKeyDir, type WorkerProcess } from "../testing/worker-process.ts";
 
-const root = fileURLToPath(new URL("../../../../", import.meta.url));
 
 const t = useTestDatabase();
 let api: ApiServer;
 let phone: VirtualPhone;
-let keys: string;
+let keys: AdbKeyDir;
 let token: string;
 
 const startApi = (port = 0) => createApiServer({ db: t.db, databaseUrl: t.url, port, host: "127.0.0.1" });
@@ -34,37 +31,22 @@ beforeAll(async () => {
   api = await startApi();
   const { workspace, admin } = await seedWorkspace(t.db);
   token = (await issueAgentToken(t.db, { workspaceId: workspace.id, name: "drilled worker", issuedBy: admin.id })).token;
-  keys = mkdtempSync(join(tmpdir(), "phoneloop-adbkey-"));
-  new NodeCredentialStore({ path: join(keys, "adbkey") }).generateKey();
-  phone = await startVirtualPhone({ seed: 7, adbKeys: [readFileSync(join(keys, "adbkey.pub"), "utf8")] });
+  keys = adbKeyDir();
+  phone = await startVirtualPhone({ seed: 7, adbKeys: [keys.publicKey] });
 });
 afterAll(async () => {
   await phone?.stop();
   await api?.close();
-  if (keys) rmSync(keys, { recursive: true, force: true });
+  keys?.remove();
 });
 
-function worker(models: ScriptedModelServer, ...args: string[]): { child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<number | null> } {
+function worker(models: ScriptedModelServer, ...args: string[]): WorkerProcess {
   return workerOn({ apiUrl: api.url, token }, models, ...args);
 }
 
-function workerOn(on: { apiUrl: string; token: string }, models: ScriptedModelServer, ...args: string[]): { child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<number | null> } {
-  // As `npm run agent` starts it: node runs the launcher, which runs the worker's bundle in the same process.
-  const child = spawn(
-    process.execPath,
-    ["packages/cli/bin/agent.mjs", ...args, "--device", `tcp:127.0.0.1:${phone.adbPort}`, "--api-url", on.apiUrl, "--base-url", models.baseURL, "--planner-model", "planner-model", "--executor-model", "executor-model", "--summarizer-model", "summarizer-model"],
-    {
-      cwd: root,
-      env: { ...process.env, ANDROID_USER_HOME: keys, OPENAI_API_KEY: "test-key", PHONELOOP_API_URL: "", PHONELOOP_AGENT_ID: "", PHONELOOP_AGENT_TOKEN: on.token },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.on("data", (c: Buffer) => (stdout += c.toString()));
-  child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { child, stdout: () => stdout, stderr: () => stderr, exited };
+function workerOn(on: { apiUrl: string; token: string }, models: ScriptedModelServer, ...args: string[]): WorkerProcess {
+  const flags = ["--device", `tcp:127.0.0.1:${phone.adbPort}`, "--api-url", on.apiUrl, "--base-url", models.baseURL, "--planner-model", "planner-model", "--executor-model", "executor-model", "--summarizer-model", "summarizer-model"];
+  return spawnWorker({ keysDir: keys.dir, agentToken: on.token, args: [...args, ...flags] });
 }
 
 /** The server processes of one Postgres cluster: its postmaster (postmaster.pid) and every process it started. */
@@ -83,14 +65,6 @@ function clusterProcesses(dataDir: string): number[] {
     })
     .map(Number);
   return [postmaster, ...children];
-}
-
-async function until<T>(read: () => T | undefined | null | false | Promise<T | undefined | null | false>): Promise<T> {
-  for (;;) {
-    const v = await read();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe("infrastructure drills", () => {

@@ -3,11 +3,8 @@
 // restarted with the same agent id resumes its run at once (it takes its own lease over, never waiting for it to
 // expire), and no step is repeated; three model 500s in a row do not end a run; a quota stops a run exactly at its
 // limit; a virtual phone task's score becomes evidence. The run's truth is read back from the state core.
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { act, startScriptedModelServer, type ScriptedModelServer } from "@phoneloop/agent/testing";
 import { useApiServer } from "@phoneloop/api/testing";
@@ -15,15 +12,13 @@ import { createApiClient, readAllPages } from "@phoneloop/client";
 import { issueAgentToken, setQuotaPolicy } from "@phoneloop/state";
 import { seedGoal, seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
 import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
-import { NodeCredentialStore } from "@phoneloop/device/node";
-
-const root = fileURLToPath(new URL("../../../../", import.meta.url));
+import { adbKeyDir, spawnWorker, until, type AdbKeyDir, type WorkerProcess } from "../testing/worker-process.ts";
 
 const t = useTestDatabase();
 const api = useApiServer(t);
 let phone: VirtualPhone;
 let models: ScriptedModelServer;
-let keys: string;
+let keys: AdbKeyDir;
 let token: string;
 /** A new agent token (a token acts as the one agent it first registered). */
 let newToken: () => Promise<string>;
@@ -32,9 +27,8 @@ beforeAll(async () => {
   const { workspace, admin } = await seedWorkspace(t.db);
   newToken = async () => (await issueAgentToken(t.db, { workspaceId: workspace.id, name: "recovering worker", issuedBy: admin.id })).token;
   token = await newToken();
-  keys = mkdtempSync(join(tmpdir(), "phoneloop-adbkey-"));
-  new NodeCredentialStore({ path: join(keys, "adbkey") }).generateKey();
-  phone = await startVirtualPhone({ seed: 5, adbKeys: [readFileSync(join(keys, "adbkey.pub"), "utf8")] });
+  keys = adbKeyDir();
+  phone = await startVirtualPhone({ seed: 5, adbKeys: [keys.publicKey] });
   const wait = act({ type: "wait", ms: 50 });
   models = await startScriptedModelServer({
     rules: [
@@ -48,42 +42,15 @@ beforeAll(async () => {
 afterAll(async () => {
   await models?.stop();
   await phone?.stop();
-  if (keys) rmSync(keys, { recursive: true, force: true });
+  keys?.remove();
 });
 
-interface Worker {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
-function worker(...args: string[]): Worker {
+function worker(...args: string[]): WorkerProcess {
   return workerWith(token, ...args);
 }
 
-function workerWith(agentToken: string, ...args: string[]): Worker {
-  // One process (node with tsx's loader, as tsx runs it): SIGKILL on tsx's launcher would leave the agent running.
-  const child = spawn(process.execPath, ["--import", "tsx", "packages/cli/src/agent/main.ts", ...args], {
-    cwd: root,
-    env: { ...process.env, ANDROID_USER_HOME: keys, OPENAI_API_KEY: "test-key", PHONELOOP_API_URL: "", PHONELOOP_AGENT_ID: "", PHONELOOP_AGENT_TOKEN: agentToken, PHONE_CONTROL_TOKEN: phone.controlToken },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.on("data", (c: Buffer) => (stdout += c.toString()));
-  child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { child, stdout: () => stdout, stderr: () => stderr, exited };
-}
-
-/** Polls until `read` yields a value (or the test's own timeout fails it). */
-async function until<T>(read: () => T | undefined | null | false | Promise<T | undefined | null | false>): Promise<T> {
-  for (;;) {
-    const v = await read();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+function workerWith(agentToken: string, ...args: string[]): WorkerProcess {
+  return spawnWorker({ entry: "source", keysDir: keys.dir, agentToken, args, env: { PHONE_CONTROL_TOKEN: phone.controlToken } });
 }
 
 describe("recovery drills", () => {
@@ -149,7 +116,7 @@ describe("recovery drills", () => {
 
   it("killed 300 ms after its last tap on a lagging phone: the resumed worker drains the phone before it reads the screen, and the counter ends right", async () => {
     // A counter the phone keeps: each "+" adds one. The phone carries out each input command 2.5 s late.
-    const scenario = join(keys, "counter.json");
+    const scenario = join(keys.dir, "counter.json");
     writeFileSync(
       scenario,
       JSON.stringify({
@@ -160,7 +127,7 @@ describe("recovery drills", () => {
         tasks: [],
       }),
     );
-    const lagging = await startVirtualPhone({ scenario, seed: 1, latency: "lagging", adbKeys: [readFileSync(join(keys, "adbkey.pub"), "utf8")] });
+    const lagging = await startVirtualPhone({ scenario, seed: 1, latency: "lagging", adbKeys: [keys.publicKey] });
     let killed = false;
     const count = () => (lagging.engine.state().apps as Record<string, { vars: { count: number } }>).counter!.vars.count;
     // The model taps + until the screen reads 3, as a model that trusts the screen does.

@@ -4,11 +4,6 @@
 // board's resume (run.resume with a tab's agent token) does the same, checked by its issuer's role; a run stopped
 // for a lost phone resumes when the same phone is back (another phone is refused); a finished run still refuses,
 // saying why.
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { act, startScriptedModelServer, type ScriptedModelServer } from "@phoneloop/agent/testing";
 import { useApiServer } from "@phoneloop/api/testing";
@@ -16,14 +11,12 @@ import { createApiClient } from "@phoneloop/client";
 import { finishRun, issueAgentToken, registerAgent, setQuotaPolicy, spendQuota, startRun } from "@phoneloop/state";
 import { seedGoal, seedMember, seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
 import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
-import { NodeCredentialStore } from "@phoneloop/device/node";
-
-const root = fileURLToPath(new URL("../../../../", import.meta.url));
+import { adbKeyDir, spawnWorker, until, type AdbKeyDir, type WorkerProcess } from "../testing/worker-process.ts";
 
 const t = useTestDatabase();
 const api = useApiServer(t);
 let phone: VirtualPhone;
-let keys: string;
+let keys: AdbKeyDir;
 let workspaceId: string;
 let adminId: string;
 const newToken = async (issuedBy = adminId) => (await issueAgentToken(t.db, { workspaceId, name: "resuming worker", issuedBy })).token;
@@ -32,43 +25,15 @@ beforeAll(async () => {
   const { workspace, admin } = await seedWorkspace(t.db);
   workspaceId = workspace.id;
   adminId = admin.id;
-  keys = mkdtempSync(join(tmpdir(), "phoneloop-adbkey-"));
-  new NodeCredentialStore({ path: join(keys, "adbkey") }).generateKey();
-  phone = await startVirtualPhone({ seed: 7, adbKeys: [readFileSync(join(keys, "adbkey.pub"), "utf8")] });
+  keys = adbKeyDir();
+  phone = await startVirtualPhone({ seed: 7, adbKeys: [keys.publicKey] });
 });
 afterAll(async () => {
   await phone?.stop();
-  if (keys) rmSync(keys, { recursive: true, force: true });
+  keys?.remove();
 });
 
-interface Worker {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
-function worker(agentToken: string, ...args: string[]): Worker {
-  const child = spawn(process.execPath, ["--import", "tsx", "packages/cli/src/agent/main.ts", ...args], {
-    cwd: root,
-    env: { ...process.env, ANDROID_USER_HOME: keys, OPENAI_API_KEY: "test-key", PHONELOOP_API_URL: "", PHONELOOP_AGENT_ID: "", PHONELOOP_AGENT_TOKEN: agentToken },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.on("data", (c: Buffer) => (stdout += c.toString()));
-  child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { child, stdout: () => stdout, stderr: () => stderr, exited };
-}
-
-async function until<T>(read: () => T | undefined | null | false | Promise<T | undefined | null | false>): Promise<T> {
-  for (;;) {
-    const v = await read();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const worker = (agentToken: string, ...args: string[]): WorkerProcess => spawnWorker({ entry: "source", keysDir: keys.dir, agentToken, args });
 
 const modelFlags = (m: ScriptedModelServer) => ["--base-url", m.baseURL, "--planner-model", "planner-model", "--executor-model", "executor-model", "--summarizer-model", "summarizer-model"];
 
@@ -170,7 +135,7 @@ describe("stops whose cause can go away resume as the same run", () => {
       await faults("DELETE");
 
       // Another phone is refused: the run's screen state is on the one that went away.
-      const other = await startVirtualPhone({ seed: 8, adbKeys: [readFileSync(join(keys, "adbkey.pub"), "utf8")] });
+      const other = await startVirtualPhone({ seed: 8, adbKeys: [keys.publicKey] });
       try {
         const elsewhere = worker(token, "--run-id", runId, ...flags.map((f) => (f === `tcp:127.0.0.1:${phone.adbPort}` ? `tcp:127.0.0.1:${other.adbPort}` : f)));
         expect(await elsewhere.exited).toBe(1);
