@@ -1,5 +1,6 @@
 // Browser-safe entry of the agent runtime: no Node-only imports here (see "./node" and "./testing").
 export * from "./ports.ts";
+export { readingInLocale } from "./reading-in-locale.ts";
 export { ActionSchema, ACTION_TYPES, ACTION_JSON_SCHEMA, describeAction, type Action, type ActionType, type NormPoint } from "./actions/schema.ts";
 export { parseAction, type ParseError, type ParseErrorCode, type ParseResult } from "./actions/parse.ts";
 export { normalisePunctuation, extractFenced, extractBalanced, repairJson } from "./actions/repair.ts";

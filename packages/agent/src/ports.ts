@@ -60,8 +60,11 @@ export interface OcrReading {
 }
 
 export interface Ocr {
-  /** Reads a screenshot (PNG bytes). `around`: the point the action lands on, in screenshot pixels (read closely). */
-  read(png: Uint8Array, opts?: { around?: { x: number; y: number } }): Promise<OcrReading>;
+  /**
+   * Reads a screenshot (PNG bytes). `around`: the point the action lands on, in screenshot pixels (read closely).
+   * `locale`: the phone's language (BCP 47), when known: the reader tries that language's model first.
+   */
+  read(png: Uint8Array, opts?: { around?: { x: number; y: number }; locale?: string }): Promise<OcrReading>;
 }
 
 // ─── Model ────────────────────────────────────────────────────────────────────────────────────────────

@@ -375,7 +375,7 @@ export class AdbDevice implements Device {
   info(opts?: CallOptions): Promise<DeviceInfo> {
     return this.#call("info", opts?.timeoutMs ?? this.timeouts.info, async (signal) => {
       const prop = (k: string) => this.#run(`getprop ${k}`, signal).then((s) => s.trim());
-      const [model, manufacturer, release, sdk, serialno, size, density, battery] = await Promise.all([
+      const [model, manufacturer, release, sdk, serialno, size, density, battery, chosenLocale, productLocale] = await Promise.all([
         prop("ro.product.model"),
         prop("ro.product.manufacturer"),
         prop("ro.build.version.release"),
@@ -384,6 +384,9 @@ export class AdbDevice implements Device {
         this.#run("wm size", signal),
         this.#run("wm density", signal),
         this.shell("dumpsys battery", signal).then((r) => text(r.stdout)),
+        // The language the owner chose in Settings, else the one the phone shipped with.
+        prop("persist.sys.locale"),
+        prop("ro.product.locale"),
       ]);
       const screen = parseWmSize(size);
       if (!screen) throw new DeviceCommandFailed("wm size", size);
@@ -395,6 +398,7 @@ export class AdbDevice implements Device {
         manufacturer,
         androidVersion: release,
         sdk: this.#sdk,
+        locale: chosenLocale || productLocale || null,
         screen: { ...screen, density: parseWmDensity(density) ?? 0 },
         battery: parseBattery(battery),
       };

@@ -7,6 +7,8 @@ export interface DeviceInfo {
   manufacturer: string;
   androidVersion: string;
   sdk: number;
+  /** The phone's language (BCP 47, e.g. "de-DE"): persist.sys.locale, else ro.product.locale; null when neither is set. */
+  locale: string | null;
   screen: { width: number; height: number; density: number };
   battery: { level: number; charging: boolean } | null;
 }

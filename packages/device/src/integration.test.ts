@@ -52,7 +52,7 @@ describe("Device over TCP against the virtual phone", () => {
     await device.close();
   });
 
-  it("info: model, serial, Android version, screen, density, battery", async () => {
+  it("info: model, serial, Android version, locale, screen, density, battery", async () => {
     const info = await device.info();
     expect(info).toEqual({
       serial: phone.serial,
@@ -60,6 +60,7 @@ describe("Device over TCP against the virtual phone", () => {
       manufacturer: phone.engine.props["ro.product.manufacturer"],
       androidVersion: phone.engine.props["ro.build.version.release"],
       sdk: Number(phone.engine.props["ro.build.version.sdk"]),
+      locale: phone.engine.props["persist.sys.locale"],
       screen: { width: 1080, height: 2400, density: 420 },
       battery: { level: expect.any(Number), charging: expect.any(Boolean) },
     });

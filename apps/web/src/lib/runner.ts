@@ -7,6 +7,7 @@ import {
   ControlPlaneConflict,
   createModels,
   outageFeed,
+  readingInLocale,
   runAgent,
   systemClock,
   type AgentConfig,
@@ -93,7 +94,7 @@ export interface TabRunInit {
   apiUrl: string;
   agent: TabAgent;
   device: Device;
-  deviceInfo: { serial: string; model: string } | null;
+  deviceInfo: { serial: string; model: string; locale: string | null } | null;
   /** Start a new run on this goal … */
   goalId?: string;
   /** … or resume this run (interrupted, or one whose tab was closed: waits for its lease to expire). */
@@ -151,7 +152,7 @@ export async function runInTab(init: TabRunInit): Promise<RunOutcome> {
   let runId: string | null = init.runId ?? null;
   const models = proxiedModels(init.apiUrl, init.agent.token, () => runId, init.onUsage);
   return runAgent(
-    { device: init.device, models, controlPlane: cp, clock: systemClock, images: browserImages, ocr: tabOcr, outages: init.agent.outages },
+    { device: init.device, models, controlPlane: cp, clock: systemClock, images: browserImages, ocr: readingInLocale(tabOcr, init.deviceInfo?.locale), outages: init.agent.outages },
     {
       ...(init.goalId ? { goalId: init.goalId } : {}),
       ...(init.runId ? { runId: init.runId } : {}),

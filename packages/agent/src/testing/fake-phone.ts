@@ -87,7 +87,7 @@ export class FakePhone implements Device {
 
   async info(): Promise<DeviceInfo> {
     this.enter("info", []);
-    return { serial: "fake-1", model: "FakePhone", manufacturer: "PhoneLoop", androidVersion: "14", sdk: 34, screen: { width: W, height: H, density: 420 }, battery: null };
+    return { serial: "fake-1", model: "FakePhone", manufacturer: "PhoneLoop", androidVersion: "14", sdk: 34, locale: "en-US", screen: { width: W, height: H, density: 420 }, battery: null };
   }
 
   async screenshot(): Promise<Screenshot> {

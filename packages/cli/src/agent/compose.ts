@@ -2,7 +2,7 @@
 // role, the Node image codec, the OCR reader for blind screens and the clock, handed to the runtime's runAgent.
 // Nothing else wires these parts.
 import { hostname } from "node:os";
-import { createModels, outageFeed, runAgent, systemClock, type AgentConfig, type AgentEvent, type Clock, type Device, type Models, type ModelsInit, type RunOutcome } from "@phoneloop/agent";
+import { createModels, outageFeed, readingInLocale, runAgent, systemClock, type AgentConfig, type AgentEvent, type Clock, type Device, type Models, type ModelsInit, type RunOutcome } from "@phoneloop/agent";
 import { nodeImages } from "@phoneloop/agent/node";
 import type { Ocr } from "@phoneloop/agent/ports";
 import { createNodeOcr, OcrUnavailable, type OcrReader } from "@phoneloop/ocr/node";
@@ -86,7 +86,7 @@ export async function runHeadless(init: HeadlessInit): Promise<RunOutcome & { ta
     const info = await device.info().catch(() => null);
     const models = isModels(init.models) ? init.models : createModels({ ...init.models, clock });
     const out = await runAgent(
-      { device, models, controlPlane, clock, images: nodeImages, outages, ...(ocr ? { ocr } : {}) },
+      { device, models, controlPlane, clock, images: nodeImages, outages, ...(ocr ? { ocr: readingInLocale(ocr, info?.locale) } : {}) },
       {
         ...(init.goal ? { goal: init.goal } : {}),
         ...(init.goalId ? { goalId: init.goalId } : {}),
