@@ -10,6 +10,7 @@ export type { Goal, Todo, Lease, Gate, Evidence, Run, Step, Agent, Turn, Replan,
 
 // domain: pure rules and words (also the browser-safe subpath @phoneloop/state/domain)
 export * from "./domain/index.ts";
+export { GATE_KINDS, APPROVAL_OPTIONS, gateKindOf, type GateKind } from "./domain/gate.ts";
 export { PAGE_LIMIT, PageFields, Cursor, pageOf, type Page } from "./domain/page.ts";
 export { RoleSchema, Text, isStorableText, Id, EventId, Count, BigCount, StoredDate, JSON_CAPS, jsonValue, jsonObject } from "./domain/schemas.ts";
 
@@ -73,7 +74,7 @@ export { gradeRun, GradeRunInput } from "./services/run/grade-run.ts";
 export { reapRuns, ReapRunsInput, DEFAULT_AGENT_STALE_MS, type ReapedRun } from "./services/run/reap-runs.ts";
 export { expireGates, ExpireGatesInput } from "./services/gate/expire-gates.ts";
 
-export { routeTurn, RouteTurnInput, DEFAULT_MAX_ATTEMPTS } from "./services/turn/route-turn.ts";
+export { routeTurn, RouteTurnInput } from "./services/turn/route-turn.ts";
 export { recordTurnResult, RecordTurnResultInput, type RecordTurnResultResult, type TurnTransition } from "./services/turn/record-turn-result.ts";
 
 export { createWorkspace, CreateWorkspaceInput } from "./services/workspace/create-workspace.ts";

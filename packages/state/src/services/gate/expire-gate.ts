@@ -4,11 +4,12 @@ import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { Id } from "../../domain/schemas.ts";
 import { actorOf, appendEvent, atParam, inTx, type DbOrTx, type OperatorContext } from "../operator.ts";
+import { reopenGatedTodo } from "./gate-todo.ts";
 
 export const ExpireGateInput = z.object({ gateId: Id });
 export type ExpireGateInput = z.input<typeof ExpireGateInput>;
 
-/** Closes an open gate whose expiry has passed; nobody answered in time. */
+/** Closes an open gate whose expiry has passed; nobody answered in time. Its todo goes back to the pool. */
 export async function expireGate(db: DbOrTx, raw: ExpireGateInput, ctx?: OperatorContext): Promise<Gate> {
   const i = parseInput(ExpireGateInput, raw, "gate.expire");
   return inTx(db, async (tx) => {
@@ -28,7 +29,9 @@ export async function expireGate(db: DbOrTx, raw: ExpireGateInput, ctx?: Operato
       );
     }
     const gate = await tx.gate.findUniqueOrThrow({ where: { id: i.gateId } });
-    await appendEvent(tx, { operator: "gate.expire", actor: actorOf(ctx, undefined), subjectId: gate.id, goalId: gate.goalId, payload: { question: gate.question } }, ctx);
+    // Nobody answered: the todo goes back to the pool all the same, and the runtime waiting on it is told so.
+    const todo = await reopenGatedTodo(tx, gate, actorOf(ctx, undefined), "gate.expire", ctx);
+    await appendEvent(tx, { operator: "gate.expire", actor: actorOf(ctx, undefined), subjectId: gate.id, goalId: gate.goalId, payload: { question: gate.question, todoId: gate.todoId, todo } }, ctx);
     return gate;
   });
 }

@@ -29,7 +29,7 @@ describe("gates", () => {
 
   it("only a member whose role may answer can resolve (the workspace's rule); answers must be one of the options", async () => {
     const goal = await seedGoal(t.db);
-    const ev = await appendEvidence(t.db, { goalId: goal.id, kind: "anomaly", summary: "Payment screen appeared", idempotencyKey: `${goal.id}-e1` });
+    const ev = await appendEvidence(t.db, { goalId: goal.id, kind: "anomaly", summary: "Payment screen appeared", data: { kind: "no_change" }, idempotencyKey: `${goal.id}-e1` });
     const { gate } = await openGate(t.db, { goalId: goal.id, question: "Which card should pay the deposit?", options: ["visa", "amex"], evidenceIds: [ev.evidence.id] });
     const viewer = await seedMember(t.db, "viewer");
     const owner = await seedMember(t.db, "approver");
@@ -92,23 +92,108 @@ describe("gates", () => {
 });
 
 describe("gate and its todo", () => {
-  it("an answered gate reopens its blocked todo (in the same event); a denied one leaves it blocked", async () => {
-    const { seedTodos } = await import("../../testing/index.ts");
-    const { blockTodo } = await import("../todo/block-todo.ts");
+  it("a gate on a todo blocks it in the same transaction: a claim racing the open never holds the todo while the gate is open", async () => {
+    const { seedTodos, seedAgent } = await import("../../testing/index.ts");
+    const { claimTodo } = await import("../todo/claim-todo.ts");
     const goal = await seedGoal(t.db);
-    const [a, b] = await seedTodos(t.db, goal.id, 2);
-    await blockTodo(t.db, { todoId: a!.id, reason: "party size unknown" });
-    await blockTodo(t.db, { todoId: b!.id, reason: "payment needs approval" });
-    const ga = await seedGate(t.db, goal.id, { todoId: a!.id, question: "How many people?", options: ["2", "4"] });
-    const gb = await seedGate(t.db, goal.id, { todoId: b!.id });
+    const todos = await seedTodos(t.db, goal.id, 8);
+    const agent = await seedAgent(t.db);
+    for (const todo of todos) {
+      const [opened, claim] = await Promise.all([
+        openGate(t.db, { goalId: goal.id, todoId: todo.id, question: "Pay the 5 EUR deposit to hold the table?", options: ["approve", "deny"] }),
+        claimTodo(t.db, { agentId: agent.id, todoId: todo.id, ttlMs: 60_000 }).catch((e: StateError) => e),
+      ]);
+      // Whichever came first, the gate is open and nobody holds the todo: a claim before the open had its lease
+      // ended by the block; a claim after it found the todo blocked.
+      expect(opened.gate.status).toBe("open");
+      expect((await t.db.todo.findUniqueOrThrow({ where: { id: todo.id } })).state).toBe("blocked");
+      expect(await t.db.lease.count({ where: { todoId: todo.id, status: "active" } })).toBe(0);
+      if ("code" in claim) expect(claim.message).toMatch(/it is blocked/);
+    }
+    // Afterwards nobody can claim it until the gate is answered.
+    const late = await claimTodo(t.db, { agentId: agent.id, todoId: todos[0]!.id, ttlMs: 60_000 }).catch((e: StateError) => e);
+    expect((late as StateError).code).toBe("ILLEGAL_TRANSITION");
+  });
+
+  it("the gate and the block commit both or neither: a todo that cannot be blocked opens no gate", async () => {
+    const { seedClaimed } = await import("../../testing/index.ts");
+    const { recordTurnResult } = await import("../turn/record-turn-result.ts");
+    const { goal, todo, agent, claim } = await seedClaimed(t.db);
+    await recordTurnResult(t.db, { idempotencyKey: `${todo.id}:done`, todoId: todo.id, agentId: agent.id, leaseKey: claim.lease.leaseKey, kind: "validated_completion", summary: "booked" });
+    // The gate row is written before the block inside the transaction; the illegal block undoes it.
+    const e = await openGate(t.db, { goalId: goal.id, todoId: todo.id, question: "Pay the 5 EUR deposit to hold the table?", options: ["approve", "deny"] }).catch((x: StateError) => x);
+    expect((e as StateError).code).toBe("ILLEGAL_TRANSITION");
+    expect(await t.db.gate.count({ where: { todoId: todo.id } })).toBe(0);
+    expect(await t.db.event.count({ where: { goalId: goal.id, operator: "gate.open" } })).toBe(0);
+    expect((await t.db.todo.findUniqueOrThrow({ where: { id: todo.id } })).state).toBe("done");
+  });
+
+  it("the holder's gate ends its lease and stores what it asks (kind, tier, action, policy); a stale lease opens none", async () => {
+    const { seedClaimed } = await import("../../testing/index.ts");
+    const { claimTodo } = await import("../todo/claim-todo.ts");
+    const { goal, todo, agent, claim } = await seedClaimed(t.db);
+    const stale = await openGate(t.db, { goalId: goal.id, todoId: todo.id, question: "Tap Pay 20 EUR in the booking app?", options: ["approve", "deny"], agentId: agent.id, leaseKey: "not-the-lease-key" }).catch((x: StateError) => x);
+    expect((stale as StateError).code).toBe("CONFLICT");
+    expect(await t.db.gate.count({ where: { todoId: todo.id } })).toBe(0);
+    const policy = { ruleId: "money.pay_verb", evidence: ['the button reads "Pay 20 EUR"'], policyVersion: "builtin-2026.11" };
+    const { gate } = await openGate(t.db, {
+      goalId: goal.id,
+      todoId: todo.id,
+      question: "Tap Pay 20 EUR in the booking app?",
+      options: ["approve", "deny"],
+      kind: "approval",
+      tier: "high_risk",
+      action: { type: "click", element: "7" },
+      policy,
+      agentId: agent.id,
+      leaseKey: claim.lease.leaseKey,
+    });
+    expect(gate).toMatchObject({ kind: "approval", tier: "high_risk", action: { type: "click", element: "7" }, policy });
+    expect(await t.db.todo.findUniqueOrThrow({ where: { id: todo.id } })).toMatchObject({ state: "blocked", reason: expect.stringContaining(gate.id) });
+    expect((await t.db.lease.findUniqueOrThrow({ where: { id: claim.lease.id } })).status).toBe("released");
+    const ev = await t.db.event.findFirstOrThrow({ where: { subjectId: gate.id, operator: "gate.open" } });
+    expect(ev.payload).toMatchObject({ kind: "approval", tier: "high_risk", todo: { id: todo.id, from: "claimed", to: "blocked" } });
+    expect(((await claimTodo(t.db, { agentId: agent.id, todoId: todo.id, ttlMs: 60_000 }).catch((x: StateError) => x)) as StateError).code).toBe("ILLEGAL_TRANSITION");
+  });
+
+  it("a gate's kind, when its opener does not say, follows its options: approve and deny ask for an approval", async () => {
+    const goal = await seedGoal(t.db);
+    expect((await seedGate(t.db, goal.id, { options: ["approve", "deny"] })).kind).toBe("approval");
+    expect((await seedGate(t.db, goal.id, { options: ["2", "4"] })).kind).toBe("question");
+    expect((await seedGate(t.db, goal.id, { options: [] })).kind).toBe("question");
+  });
+
+  it.each([
+    ["answer", { decision: "answer", answer: "4" }, { options: ["2", "4"] }],
+    ["approve", { decision: "approve" }, { options: ["approve", "deny"] }],
+    ["deny", { decision: "deny" }, { options: ["approve", "deny"] }],
+  ] as const)("resolving a gate (%s) reopens the todo its opening blocked, in the same transaction and event", async (_label, decision, over) => {
+    const { seedTodos } = await import("../../testing/index.ts");
+    const goal = await seedGoal(t.db);
+    const [todo] = await seedTodos(t.db, goal.id, 1);
+    const gate = await seedGate(t.db, goal.id, { todoId: todo!.id, question: "How many people is the table for?", options: [...over.options] });
+    expect((await t.db.todo.findUniqueOrThrow({ where: { id: todo!.id } })).state).toBe("blocked");
     const owner = await seedMember(t.db, "approver");
     const eventsBefore = await t.db.event.count({ where: { goalId: goal.id } });
-    await resolveGate(t.db, { gateId: ga.id, userId: owner.userId, decision: "answer", answer: "4", rationale: "family dinner" });
-    await resolveGate(t.db, { gateId: gb.id, userId: owner.userId, decision: "deny", rationale: "no deposits" });
-    expect(await t.db.event.count({ where: { goalId: goal.id } })).toBe(eventsBefore + 2);
-    expect((await t.db.todo.findUniqueOrThrow({ where: { id: a!.id } })).state).toBe("pending");
-    expect((await t.db.todo.findUniqueOrThrow({ where: { id: b!.id } })).state).toBe("blocked");
-    const ev = await t.db.event.findFirstOrThrow({ where: { subjectId: ga.id, operator: "gate.resolve" } });
-    expect(ev.payload).toMatchObject({ todo: { id: a!.id, from: "blocked", to: "pending" } });
+    await resolveGate(t.db, { gateId: gate.id, userId: owner.userId, rationale: "family dinner", ...decision });
+    expect(await t.db.event.count({ where: { goalId: goal.id } })).toBe(eventsBefore + 1);
+    expect((await t.db.todo.findUniqueOrThrow({ where: { id: todo!.id } })).state).toBe("pending");
+    const ev = await t.db.event.findFirstOrThrow({ where: { subjectId: gate.id, operator: "gate.resolve" } });
+    expect(ev.payload).toMatchObject({ todo: { id: todo!.id, from: "blocked", to: "pending" } });
+  });
+
+  it("a todo with two open gates goes back to the pool only when the last one closes; an expired gate gives it back too", async () => {
+    const { seedTodos } = await import("../../testing/index.ts");
+    const clock = manualClock(new Date("2026-11-29T09:00:00Z"));
+    const goal = await seedGoal(t.db, {}, { clock });
+    const [todo] = await seedTodos(t.db, goal.id, 1, {}, { clock });
+    const first = await seedGate(t.db, goal.id, { todoId: todo!.id, question: "How many people is the table for?", options: ["2", "4"] }, { clock });
+    const second = await seedGate(t.db, goal.id, { todoId: todo!.id, ttlMs: 60_000 }, { clock });
+    const owner = await seedMember(t.db, "approver");
+    await resolveGate(t.db, { gateId: first.id, userId: owner.userId, decision: "answer", answer: "2", rationale: "just us" }, { clock });
+    expect((await t.db.todo.findUniqueOrThrow({ where: { id: todo!.id } })).state).toBe("blocked");
+    clock.advance(60_000);
+    await expireGate(t.db, { gateId: second.id }, { clock });
+    expect((await t.db.todo.findUniqueOrThrow({ where: { id: todo!.id } })).state).toBe("pending");
   });
 });

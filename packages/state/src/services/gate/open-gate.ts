@@ -1,13 +1,18 @@
 // Opening a gate is idempotent on its key: the same key returns the first gate (created: false), never a second
-// gate; the key reused for a different goal, todo or question is a CONFLICT.
+// gate; the key reused for a different goal, todo or question is a CONFLICT. A gate on a todo blocks the todo in
+// the same transaction (and so ends its lease): no agent can claim it between the gate opening and the todo
+// stopping, and the runtime that opened it only waits for the answer (resolving the gate gives the todo back).
 import { z } from "zod";
-import type { Gate } from "../../generated/prisma/client.ts";
+import { Prisma, type Gate } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
+import { GATE_KINDS, gateKindOf } from "../../domain/gate.ts";
 import { GATE_ANSWER_ROLES } from "../../domain/roles.ts";
-import { Id, IdempotencyKey, ShortText, Text } from "../../domain/schemas.ts";
+import { Id, IdempotencyKey, JsonObject, ShortText, Text } from "../../domain/schemas.ts";
 import { actorOf, clockDate, appendEvent, inTx, isUniqueViolation, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { workspaceOfGoal } from "../idempotency-keys.ts";
+import { applyTodoTransition, lockTodo, requireHolder } from "../todo/held.ts";
+import { HELD_STATES } from "../../domain/todo-transitions.ts";
 
 export const OpenGateInput = z.object({
   id: Id.optional(),
@@ -19,6 +24,17 @@ export const OpenGateInput = z.object({
   options: z.array(ShortText).max(20).default([]),
   /** The evidence that led to the question. */
   evidenceIds: z.array(Id).max(100).default([]),
+  /** approval (approve or deny `action`) or question; without it, by the options (gateKindOf). */
+  kind: z.enum(GATE_KINDS).optional(),
+  /** The permission tier that opened it. */
+  tier: z.enum(["confirm", "high_risk", "question"]).optional(),
+  /** The action the gate asks about, as the runtime proposed it. */
+  action: JsonObject.optional(),
+  /** Why the policy opened it: its rule, the evidence it matched (quoted from the screen) and its version. */
+  policy: z.object({ ruleId: ShortText, evidence: z.array(Text.max(2000)).max(50), policyVersion: ShortText }).optional(),
+  /** The opener's lease on the todo (an agent holding it): when the todo is held, only its holder may gate it. */
+  agentId: Id.optional(),
+  leaseKey: IdempotencyKey.optional(),
   /** After this long the gate may be expired. */
   ttlMs: z.number().int().min(1).max(366 * 24 * 60 * 60 * 1000).optional(),
   /** A repeat with this key returns the gate the first call opened. */
@@ -64,10 +80,10 @@ async function open(db: DbOrTx, i: z.output<typeof OpenGateInput>, ctx?: Operato
   return inTx(db, async (tx) => {
     const goal = await tx.goal.findUnique({ where: { id: i.goalId }, select: { id: true } });
     if (!goal) throw new StateError("NOT_FOUND", `Goal ${i.goalId} does not exist.`, { goalId: i.goalId });
-    if (i.todoId) {
-      const todo = await tx.todo.findUnique({ where: { id: i.todoId }, select: { goalId: true } });
-      if (!todo || todo.goalId !== i.goalId) throw new StateError("NOT_FOUND", `Todo ${i.todoId} is not in goal ${i.goalId}.`, { todoId: i.todoId });
-    }
+    // The todo is locked first (the lock order of every todo operator), so a claim waits for this gate.
+    const todo = i.todoId ? await lockTodo(tx, i.todoId, ctx) : null;
+    if (todo && todo.goalId !== i.goalId) throw new StateError("NOT_FOUND", `Todo ${i.todoId} is not in goal ${i.goalId}.`, { todoId: i.todoId });
+    const lease = todo && HELD_STATES.includes(todo.state) && i.leaseKey ? await requireHolder(tx, todo, { agentId: i.agentId, leaseKey: i.leaseKey }) : null;
     if (i.evidenceIds.length) {
       const found = await tx.evidence.count({ where: { id: { in: i.evidenceIds }, goalId: i.goalId } });
       if (found !== new Set(i.evidenceIds).size) {
@@ -85,12 +101,28 @@ async function open(db: DbOrTx, i: z.output<typeof OpenGateInput>, ctx?: Operato
         options: i.options,
         evidenceIds: i.evidenceIds,
         answerRoles: [...GATE_ANSWER_ROLES],
+        kind: i.kind ?? gateKindOf(i.options),
+        tier: i.tier ?? null,
+        action: (i.action as Prisma.InputJsonObject | undefined) ?? Prisma.DbNull,
+        policy: i.policy ?? Prisma.DbNull,
         expiresAt: i.ttlMs ? new Date(now.getTime() + i.ttlMs) : null,
         idempotencyKey: i.idempotencyKey ?? null,
         createdAt: now,
       },
     });
-    await appendEvent(tx, { operator: "gate.open", actor: actorOf(ctx, undefined), subjectId: gate.id, goalId: i.goalId, payload: { question: gate.question, options: gate.options, answerRoles: gate.answerRoles, todoId: gate.todoId } }, ctx);
+    // The todo stops in this transaction: a gate and a todo left claimable never both commit. A todo already
+    // blocked (another gate, a replan) stays so; one that is done, superseded or failed cannot wait for a gate.
+    let todoMove: { id: string; from: string; to: string } | null = null;
+    if (todo && todo.state !== "blocked") {
+      const active = lease ?? (HELD_STATES.includes(todo.state) ? await tx.lease.findFirst({ where: { todoId: todo.id, status: "active" } }) : null);
+      const moved = await applyTodoTransition(tx, todo, "block", { actor: actorOf(ctx, i.agentId), lease: active, withinEventOf: "gate.open", patch: { reason: `waits for gate ${gate.id}: ${gate.question}`.slice(0, 2000) } }, ctx);
+      todoMove = { id: todo.id, from: moved.from, to: moved.to };
+    }
+    await appendEvent(
+      tx,
+      { operator: "gate.open", actor: actorOf(ctx, i.agentId), subjectId: gate.id, goalId: i.goalId, payload: { question: gate.question, options: gate.options, kind: gate.kind, tier: gate.tier, answerRoles: gate.answerRoles, todoId: gate.todoId, todo: todoMove } },
+      ctx,
+    );
     return { gate, created: true };
   });
 }

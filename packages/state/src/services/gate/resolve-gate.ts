@@ -7,7 +7,7 @@ import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { Id, Text } from "../../domain/schemas.ts";
 import { appendEvent, atParam, inTx, type DbOrTx, type OperatorContext } from "../operator.ts";
-import { applyTodoTransition, lockTodo } from "../todo/held.ts";
+import { reopenGatedTodo } from "./gate-todo.ts";
 
 export const ResolveGateInput = z.object({
   gateId: Id,
@@ -57,17 +57,8 @@ export async function resolveGate(db: DbOrTx, raw: ResolveGateInput, ctx?: Opera
         { gateId: gate.id, status: now.status, resolvedBy: now.resolvedBy },
       );
     }
-    // An approved or answered gate gives its blocked todo back to the pool once no other gate holds it; a denied
-    // one leaves it blocked for the planner to replan.
-    let todoMove: { id: string; from: string; to: string } | null = null;
-    if (gate.todoId && i.decision !== "deny") {
-      const todo = await lockTodo(tx, gate.todoId, ctx);
-      const stillOpen = await tx.gate.count({ where: { todoId: todo.id, status: "open" } });
-      if (todo.state === "blocked" && stillOpen === 0) {
-        const moved = await applyTodoTransition(tx, todo, "reopen", { actor: member.userId, withinEventOf: "gate.resolve", patch: { reason: null } }, ctx);
-        todoMove = { id: todo.id, from: moved.from, to: moved.to };
-      }
-    }
+    // gate.open blocked the todo; its answer, whatever it is, gives it back (once no other gate holds it).
+    const todoMove = await reopenGatedTodo(tx, gate, member.userId, "gate.resolve", ctx);
     await appendEvent(tx, { operator: "gate.resolve", actor: member.userId, subjectId: gate.id, goalId: gate.goalId, payload: { decision: i.decision, answer: i.answer ?? null, rationale: i.rationale, todoId: gate.todoId, todo: todoMove } }, ctx);
     return tx.gate.findUniqueOrThrow({ where: { id: gate.id } });
   });

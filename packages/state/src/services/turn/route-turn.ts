@@ -9,12 +9,9 @@ import { atParam, rawStatement, type DbOrTx, type OperatorContext } from "../ope
 import { quotaSkip } from "../quota/should-run.ts";
 import { policyUsage } from "../quota/usage.ts";
 
-export const DEFAULT_MAX_ATTEMPTS = 5;
-
 export const RouteTurnInput = z.object({
   todoId: Id,
   agentId: Id,
-  maxAttempts: z.number().int().min(1).max(100).default(DEFAULT_MAX_ATTEMPTS),
   estimate: z.object({ steps: Count.default(1), tokens: Count.default(0), microUsd: BigCount.default(0) }).optional(),
 });
 export type RouteTurnInput = z.input<typeof RouteTurnInput>;
@@ -49,6 +46,7 @@ export async function routeTurn(db: DbOrTx, raw: RouteTurnInput, ctx?: OperatorC
     agentId: i.agentId,
     openGates: todo.openGates,
     quota: quota ? { decision: "skip", reason: quota.reason } : { decision: "run" },
-    maxAttempts: i.maxAttempts,
+    // The core's one limit, stored on the todo (the runtime reads the same value from the todos it is given).
+    maxAttempts: todo.maxAttempts,
   });
 }
