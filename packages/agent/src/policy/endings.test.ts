@@ -119,3 +119,22 @@ describe("a package file sent in a chat", () => {
     expect(decidePermission(click, { target: jpg, tree: screen([text("+62 857"), jpg]) }).tier).toBe("normal");
   });
 });
+
+describe("a dialog's button that names no act beside one that does", () => {
+  it("keeps things as they are ('Weiter bearbeiten' beside 'Verwerfen'), whatever word the language continues with", () => {
+    const pick = (title: string, keep: string, act: string, tapped: "keep" | "act") => {
+      const k = button(keep);
+      const a = button(act);
+      return decidePermission(click, { target: tapped === "keep" ? k : a, tree: screen([dialog([text(title), text("·"), k, a])]) });
+    };
+    for (const [title, keep, act] of [["Entwurf verwerfen?", "Weiter bearbeiten", "Verwerfen"], ["¿Descartar borrador?", "Seguir editando", "Descartar"], ["ทิ้งฉบับร่างหรือไม่", "แก้ไขต่อ", "ทิ้ง"], ["Supprimer le brouillon ?", "Continuer la modification", "Supprimer"], ["Удалить черновик?", "Продолжить редактирование", "Удалить"]] as const) {
+      expect(pick(title, keep, act, "keep"), keep).toMatchObject({ tier: "normal", ruleId: "target.dismiss" });
+      expect(pick(title, keep, act, "act"), act).toMatchObject({ tier: "high_risk", kind: "destructive" });
+    }
+  });
+
+  it("a plain confirmation beside a way out still confirms what the dialog asks", () => {
+    const ok = button("OK");
+    expect(decidePermission(click, { target: ok, tree: screen([dialog([text("Löschen?"), button("Abbrechen"), ok])]) })).toMatchObject({ tier: "high_risk", kind: "destructive" });
+  });
+});

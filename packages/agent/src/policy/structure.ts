@@ -60,7 +60,10 @@ export function controlRole(w: CompiledWords, target: UiNode, label: string, pan
   if (keeps) return { role: "dismiss", why: `${JSON.stringify(label)} keeps what ${JSON.stringify(keeps)} ends` };
   // "التقييمات" (reviews) after "أضف إلى العربة", "Specificaties" after "In winkelwagen": a flow screen's act is
   // the button that names it; a later one that names none and is no plain confirmation only opens something.
-  const named = pane.dialog ? null : namedCommit(w, label, [...buttons.filter((b) => b !== target).map(labelOf), ...drawnLabels]);
+  // In a dialog the button that names no act beside one that does is the other choice: "Weiter bearbeiten" beside
+  // "Verwerfen" under "Entwurf verwerfen?" keeps the draft, whatever word the language keeps with.
+  const named = namedCommit(w, label, [...buttons.filter((b) => b !== target).map(labelOf), ...(pane.dialog ? [] : drawnLabels)], !pane.dialog);
+  if (named && pane.dialog) return { role: "dismiss", why: `${JSON.stringify(named)} is the act this dialog offers; this button names none, so it keeps things as they are` };
   if (named) return { role: "other", why: `${JSON.stringify(named)} is what this screen commits; this button names no act` };
   const at = buttons.indexOf(target);
   const after = buttons.slice(at + 1).filter((b) => !isDismissLabel(w, labelOf(b)) && !NEGATIVE_IDS.test(b.resourceId));
@@ -81,16 +84,19 @@ function keptBeside(w: CompiledWords, label: string, target: UiNode, buttons: Ui
   return null;
 }
 
-/** Another button of the screen (or, on a blind screen, a short drawn label) that names a committing act or puts
- * something aside ("Buy now", "Add to cart", "Install"), when this label names none and is no plain confirmation
- * ("Continue", "OK"). */
-function namedCommit(w: CompiledWords, label: string, others: string[]): string | null {
+/** Another button of the screen (or, on a blind screen, a short drawn label) that names a committing act or, on a
+ * flow screen (`flow`), puts something aside ("Buy now", "Add to cart", "Install"), when this label names none and is no plain
+ * confirmation ("Continue", "OK"). */
+function namedCommit(w: CompiledWords, label: string, others: string[], flow: boolean): string | null {
   const p = prepare(label);
-  if (w.lists.confirming.find(p) || w.lists.affirmative.find(p) || COMMIT_CATEGORIES.some((c) => w.verbs.get(c)!.find(p)) || findEnding(w, p)) return null;
+  // On a flow screen "Weiter zur Kasse" confirms; in a dialog a confirming word only confirms as the whole label
+  // ("Weiter bearbeiten" beside "Verwerfen" continues editing).
+  const confirms = flow ? w.lists.confirming.find(p) : w.lists.confirming.isWhole(p);
+  if (confirms || w.lists.affirmative.find(p) || COMMIT_CATEGORIES.some((c) => w.verbs.get(c)!.find(p)) || findEnding(w, p)) return null;
   for (const o of others) {
     const other = prepare(o);
     if (isDismissLabel(w, o)) continue;
-    if (COMMIT_CATEGORIES.some((c) => w.verbs.get(c)!.find(other)) || w.lists.staging.find(other)) return o;
+    if (COMMIT_CATEGORIES.some((c) => w.verbs.get(c)!.find(other)) || findEnding(w, other) || (flow && w.lists.staging.find(other))) return o;
   }
   return null;
 }
