@@ -576,3 +576,14 @@ describe("Japanese 'やめる' (quit) as a whole label", () => {
     expect(decidePermission(click, { target: exchange, tree: screen([text("ショップ"), text("ふくびき券 10枚 · 300 ジェム"), text("所持ジェム 1,250"), exchange, button("やめる")]) })).toMatchObject({ tier: "high_risk", kind: "money" });
   });
 });
+
+describe("holding a message's row", () => {
+  it("only selects it, though its text sits in a child; the compose bar's microphone beside it still sends", () => {
+    const hold = { type: "long_press", x: 500, y: 500 } as Action;
+    const row = node({ className: "android.widget.LinearLayout", children: [text("Mai họp lúc 9h nhé")] });
+    const mic = node({ className: "android.widget.ImageButton", contentDesc: "Ghi âm" });
+    const tree = () => screen([text("Anh Tuấn"), row, node({ className: "android.widget.EditText", text: "Tin nhắn" }), mic]);
+    expect(decidePermission(hold, { target: row, tree: tree() }).ruleId).not.toBe("hold.compose-bar");
+    expect(decidePermission(hold, { target: mic, tree: tree() })).toMatchObject({ tier: "high_risk", ruleId: "hold.compose-bar" });
+  });
+});

@@ -64,8 +64,8 @@ export function judgeTap(s: Scene, v: Verdict, target: UiNode): string {
     return readable;
   }
   // Holding an icon of a chat's compose bar (the microphone, the camera) records a voice or video note and sends it
-  // on release; holding a message's text only selects it.
-  if (s.action.type === "long_press" && !target.text.trim() && !isEditable(target) && pane.fields.some((f) => w.lists.composeField.find(prepare(`${f.text} ${f.contentDesc} ${idWords(f.resourceId)}`))))
+  // on release; holding a message's text, or the row its text sits in, only selects it.
+  if (s.action.type === "long_press" && !showsText(target) && !isEditable(target) && pane.fields.some((f) => w.lists.composeField.find(prepare(`${f.text} ${f.contentDesc} ${idWords(f.resourceId)}`))))
     v.raise("high_risk", "communication", "hold.compose-bar", `holding ${q(readable)} beside the message field records a note and sends it`);
   if (namesPackageFile(readable)) v.raise("high_risk", "install", "target.package-file", `${q(readable, 60)} is an app package file: opening it installs an app`);
   if (readable.length > MAX_CONTROL_LABEL) {
@@ -144,6 +144,9 @@ function endingNamedBeside(w: Scene["w"], p: Prepared, pane: Pane): string | nul
   for (const t of pane.texts) if (!t.control && findEnding(w, prepare(t.text))) return t.text;
   return null;
 }
+
+/** Whether the node or a node inside it shows text (a message's row does; an icon has only a description). */
+const showsText = (n: UiNode): boolean => n.text.trim() !== "" || n.children.some(showsText);
 
 const isSwitch = (n: UiNode): boolean => n.checkable || /Switch|Toggle|CheckBox/i.test(n.className) || n.children.some(isSwitch);
 
