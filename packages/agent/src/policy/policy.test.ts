@@ -193,3 +193,12 @@ describe("policy as data", () => {
     }
   });
 });
+
+describe("a search field's hint that names what it finds", () => {
+  it("takes a query, not personal data ('장소, 버스, 지하철, 주소 검색'); an address field still asks", () => {
+    const field = (t: string) => node({ className: "android.widget.EditText", text: t, focused: true });
+    for (const hint of ["장소, 버스, 지하철, 주소 검색", "Adresse oder Ort suchen", "場所や住所を検索"])
+      expect(decidePermission({ type: "input_text", text: "강남역 근처 약국" }, { target: field(hint) }).tier, hint).toBe("normal");
+    expect(decidePermission({ type: "input_text", text: "Hauptstraße 5" }, { target: field("Adresse") })).toMatchObject({ tier: "confirm", ruleId: "field.personal" });
+  });
+});

@@ -28,7 +28,9 @@ export function judgeTyping(s: Scene, v: Verdict, text: string, field: UiNode | 
   const fieldCode = /^\d{3,8}$/.test(text.replace(/[\s-]/g, "")) ? w.lists.otpField.find(fp) : null;
   const paneCode = !fieldCode && looksLikeCode(text) ? w.lists.otpField.find(paneWords) : null;
   if (fieldCode ?? paneCode) v.raise("high_risk", "credentials", "typed.code", `a secret code typed where the screen asks for ${q((fieldCode ?? paneCode)!)}`);
-  const personal = w.lists.personalField.find(fp);
+  // A search field's hint may name what it finds ("장소, 버스, 지하철, 주소 검색": places, buses, addresses): what is
+  // typed there is a query, not one's own data.
+  const personal = w.lists.searchField.find(fp) ? null : w.lists.personalField.find(fp);
   if (personal) v.raise("confirm", "personal_data", "field.personal", `personal data typed into the ${q(personal)} field`);
   else if (EMAIL.test(text) || PHONE.test(text)) v.raise("confirm", "personal_data", "typed.personal", `the typed text is ${EMAIL.test(text) ? "an email address" : "a phone number"}`);
   v.normal("typed.text", "typing only fills a field; sending or saving it is judged on its own");
