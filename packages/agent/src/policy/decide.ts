@@ -4,6 +4,7 @@
 import type { Action } from "../actions/schema.ts";
 import type { OcrReading, UiNode } from "../ports.ts";
 import { appCategoryFrom } from "./app-catalog.ts";
+import { navigationFirst } from "./commit.ts";
 import { judgeUri } from "./deeplinks.ts";
 import { judgeEnter } from "./keyboard.ts";
 import { CATEGORIES, type Category } from "./lexicon.ts";
@@ -143,8 +144,12 @@ function judgeDeeplink(s: Scene, v: Verdict, uri: string): void {
   // an action: a path segment that is a slug of five or more words is not read.
   const where = /^https?:/i.test(uri) ? rest.replace(/^[^/?#]*/, "").replace(/^[^?#]*/, (path) => path.split("/").filter((seg) => !ARTICLE_SEGMENT.test(seg)).join("/")) : rest;
   const text = where.replace(/=[^&#]*/g, " ").replace(/[/?&=#._:-]+/g, " ");
-  const hit = findVerb(s.w, prepare(text), COMMIT_CATEGORIES);
-  if (hit) v.raise(CATEGORY_TIER[hit.category], hit.category, "deeplink.words", `the link ${q(uri, 80)} says ${q(hit.word)} (${hit.category})`);
+  const p = prepare(text);
+  const hit = findVerb(s.w, p, COMMIT_CATEGORIES);
+  // A web page whose path names a place before the act ("/bn/help/send-money", "/faq/how-to-pay") is a page about
+  // it, as such a heading on a screen is.
+  if (hit && /^https?:/i.test(uri) && navigationFirst(s, p, true)) v.normal("deeplink.page", `the link ${q(uri, 80)} opens a page about ${q(hit.word)}, not the act`);
+  else if (hit) v.raise(CATEGORY_TIER[hit.category], hit.category, "deeplink.words", `the link ${q(uri, 80)} says ${q(hit.word)} (${hit.category})`);
 }
 
 const LEADS = new Set(["to", "and", "then", "will", "now", "please", "must", "should", "i", "we", "ll", "gonna", "try", "going", "next", "also", "und", "dann", "y", "luego", "et", "puis", "e", "depois", "и", "затем"]);

@@ -587,3 +587,12 @@ describe("holding a message's row", () => {
     expect(decidePermission(hold, { target: mic, tree: tree() })).toMatchObject({ tier: "high_risk", ruleId: "hold.compose-bar" });
   });
 });
+
+describe("a web page whose path names a place before the act", () => {
+  it("is a page about it ('/bn/help/send-money'); a path whose act comes first is still the act", () => {
+    const open = (uri: string) => decidePermission({ type: "open_deeplink", uri } as Action, { tree: screen([text("New tab")], "com.android.chrome"), packageName: "com.android.chrome" });
+    for (const uri of ["https://www.bkash.com/bn/help/send-money", "https://www.mercadopago.com.ar/ayuda/enviar-dinero", "https://wise.com/help/topics/pay-bills"])
+      expect(open(uri), uri).toMatchObject({ tier: "normal", ruleId: "deeplink.page" });
+    expect(open("https://shop.example-store.com/pay/help?order=123")).toMatchObject({ tier: "high_risk", kind: "money", ruleId: "deeplink.words" });
+  });
+});
