@@ -69,7 +69,10 @@ export function commitRisk(s: Scene, v: Verdict, pane: Pane, label: string, why:
     v.raise("high_risk", "money", "pane.counted-unit", `${q(label)} confirms a screen that counts ${q(counted.unit)} as money (${q(counted.texts[0])}, ${q(counted.texts[1])}; ${why})`);
     return;
   }
-  if (s.appCat === "money") {
+  // A dialog with one button that asks nothing ("SBI never asks for your OTP", "Got it") only tells: there is no
+  // choice to confirm, so the payments app's own risk is not its button's.
+  const tellsOnly = pane.dialog && pane.buttons.length === 1 && own.length > 0 && !own.some((t) => /[?？؟]\s*$/.test(t.text));
+  if (s.appCat === "money" && !tellsOnly) {
     v.raise("high_risk", "money", "app.money-confirm", `${q(label)} confirms a step in the payments app ${s.app}`);
     return;
   }

@@ -596,3 +596,15 @@ describe("a web page whose path names a place before the act", () => {
     expect(open("https://shop.example-store.com/pay/help?order=123")).toMatchObject({ tier: "high_risk", kind: "money", ruleId: "deeplink.words" });
   });
 });
+
+describe("a dialog with one button that asks nothing", () => {
+  it("only tells, even in a payments app ('SBI never asks for your OTP'); a question there still commits", () => {
+    const ok = (lines: string[], label: string) => {
+      const target = button(label);
+      return decidePermission(click, { target, tree: screen([dialog([...lines.map((l) => text(l)), target])], "com.sbi.lotusintouch"), packageName: "com.sbi.lotusintouch" });
+    };
+    expect(ok(["सावधान!", "SBI कभी भी आपका OTP, PIN या पासवर्ड नहीं मांगता।"], "समझ गया").tier).toBe("normal");
+    expect(ok(["Waspada!", "BCA tidak pernah meminta PIN Anda."], "Mengerti").tier).toBe("normal");
+    expect(ok(["क्या आप आगे बढ़ना चाहते हैं?"], "हाँ")).toMatchObject({ tier: "high_risk", kind: "money", ruleId: "app.money-confirm" });
+  });
+});
