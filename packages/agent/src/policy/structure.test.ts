@@ -608,3 +608,16 @@ describe("a dialog with one button that asks nothing", () => {
     expect(ok(["क्या आप आगे बढ़ना चाहते हैं?"], "हाँ")).toMatchObject({ tier: "high_risk", kind: "money", ruleId: "app.money-confirm" });
   });
 });
+
+describe("a drawn scroll arrow on a priced blind screen", () => {
+  const web = () => node({ className: "android.webkit.WebView", bounds: { left: 0, top: 200, right: 1080, bottom: 2400 } });
+  const at = (lines: string[], i: number): PermissionContext => {
+    const w = web();
+    const items = lines.map((t, n) => ({ text: t, bounds: { left: 100, top: 300 + n * 100, right: 980, bottom: 380 + n * 100 } }));
+    return { target: w, tree: screen([w]), ocr: { items }, point: { x: 500, y: 340 + i * 100 } };
+  };
+  it.each(["Scrolla nedåt", "Faire défiler vers le bas", "Scroll down", "下にスクロール", "Прокрутить вниз"])("%s only moves the view; a drawn buy button there still buys", (arrow) => {
+    expect(decidePermission(click, at(["Butik", "500 ädelstenar", "54,00 kr", "Dagliga erbjudanden", arrow], 4)).tier).toBe("normal");
+    expect(decidePermission(click, at(["Butik", "500 ädelstenar", "54,00 kr", "Köp"], 3))).toMatchObject({ tier: "high_risk", kind: "money" });
+  });
+});
