@@ -621,3 +621,15 @@ describe("a drawn scroll arrow on a priced blind screen", () => {
     expect(decidePermission(click, at(["Butik", "500 ädelstenar", "54,00 kr", "Köp"], 3))).toMatchObject({ tier: "high_risk", kind: "money" });
   });
 });
+
+describe("a switch whose label or screen names a protection", () => {
+  it("turns it off or on, so it is asked: an app's PIN or fingerprint lock, Find My Device's own switch, an encrypted backup", () => {
+    const sw = (label: string) => node({ className: "android.widget.LinearLayout", children: [text(label), node({ className: "android.widget.Switch", checkable: true })] });
+    for (const [lines, label] of [[["Sicherheit"], "App-Sperre mit PIN"], [["מצא את המכשיר שלי"], "פועל"], [["セキュリティ"], "アプリロック"], [["Seguridad"], "Acceso con huella digital"], [["Security"], "Fingerprint unlock"], [["Bezpieczeństwo"], "Logowanie odciskiem palca"]] as const) {
+      const target = sw(label);
+      expect(decidePermission(click, { target, tree: screen([...lines.map((l) => text(l)), target]) }), label).toMatchObject({ tier: "high_risk", ruleId: "switch.security" });
+    }
+    const dark = sw("Modo oscuro");
+    expect(decidePermission(click, { target: dark, tree: screen([text("Apariencia"), dark]) }).tier).toBe("normal");
+  });
+});
