@@ -633,3 +633,14 @@ describe("a switch whose label or screen names a protection", () => {
     expect(decidePermission(click, { target: dark, tree: screen([text("Apariencia"), dark]) }).tier).toBe("normal");
   });
 });
+
+describe("Post under a filled post", () => {
+  it("publishes it in Bengali and Hindi too; the same word beside an empty field is no send", () => {
+    for (const [title, post] of [["পোস্ট তৈরি করুন", "পোস্ট"], ["पोस्ट बनाएं", "पोस्ट"]] as const) {
+      const target = button(post);
+      expect(decidePermission(click, { target, tree: screen([text(title), node({ className: "android.widget.EditText", text: "আজ রাতে বিদ্যুৎ থাকবে না" }), target]) }), post).toMatchObject({ tier: "high_risk", kind: "communication", ruleId: "target.compose-submit" });
+      const bare = button(post);
+      expect(decidePermission(click, { target: bare, tree: screen([text(title), node({ className: "android.widget.EditText", text: "" }), bare]) }).ruleId, post).not.toBe("target.compose-submit");
+    }
+  });
+});
