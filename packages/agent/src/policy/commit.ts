@@ -50,9 +50,13 @@ export function commitRisk(s: Scene, v: Verdict, pane: Pane, label: string, why:
   }
   // A dialog or sheet that names nothing, or only asks ("Are you sure?"), commits what the screen behind it shows
   // ("Confirm?" over a basket total); one that only tells something ("Added to favourites") does not.
-  const asksOnly = pane.dialog && s.tree && (own.length === 0 || own.some((t) => /[?？؟]\s*$/.test(t.text)));
+  // A share sheet headed only by its share words ("Partager via", "Compartir con") is a step too: its row sends what
+  // the screen behind holds, so under "Exporter la discussion" it carries the export out.
+  const chooser = pane.dialog && own.length > 0 && own.every((t) => w.lists.composeSubmit.atStart(prepare(t.text)));
+  const asksOnly = pane.dialog && s.tree && (own.length === 0 || chooser || own.some((t) => /[?？؟]\s*$/.test(t.text)));
   if (!amountSeen && asksOnly) amountSeen = screenAmount(s.tree!, pane.container);
-  // "Include media?" over "Export chat": a dialog that only asks is a step of what the screen behind it is titled.
+  // "Include media?" over "Export chat": a dialog that only asks, or a share sheet, is a step of what the screen
+  // behind it is titled.
   const title = !amountSeen && asksOnly ? screenTitle(s.tree!, pane.container) : null;
   const act = title ? findVerb(w, prepare(title), COMMIT_CATEGORIES) : null;
   if (act) {

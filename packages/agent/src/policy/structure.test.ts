@@ -644,3 +644,15 @@ describe("Post under a filled post", () => {
     }
   });
 });
+
+describe("a share sheet's row under a screen titled with the act", () => {
+  it("carries out what the screen is titled ('Exporter la discussion'); under a photo it only shares the photo", () => {
+    const sheet = (children: UiNode[]) => node({ className: "android.widget.FrameLayout", clickable: false, resourceId: "com.whatsapp:id/design_bottom_sheet", children });
+    for (const [title, heading] of [["Exporter la discussion", "Partager via"], ["Exportar chat", "Compartir con"], ["Chat exportieren", "Teilen über"]] as const) {
+      const gmail = button("Gmail");
+      expect(decidePermission(click, { target: gmail, tree: screen([text(title), sheet([text(heading), gmail, button("Drive")])]) }), title).toMatchObject({ tier: "high_risk", kind: "destructive", ruleId: "pane.behind" });
+    }
+    const gmail = button("Gmail");
+    expect(decidePermission(click, { target: gmail, tree: screen([text("IMG_2031.jpg"), sheet([text("Partager via"), gmail, button("Drive")])]) }).tier).toBe("normal");
+  });
+});
