@@ -656,3 +656,10 @@ describe("a share sheet's row under a screen titled with the act", () => {
     expect(decidePermission(click, { target: gmail, tree: screen([text("IMG_2031.jpg"), sheet([text("Partager via"), gmail, button("Drive")])]) }).tier).toBe("normal");
   });
 });
+
+describe("revoking access", () => {
+  it.each([["לבטל את מפתח הגישה?", "שלילת גישה"], ["¿Quitar el acceso de Spotify?", "Quitar acceso"], ["Toegang intrekken?", "Toegang intrekken"], ["Zugriff entfernen?", "Zugriff entziehen"], ["アクセス権を取り消しますか？", "アクセス権を取り消す"]])("%s %s is destructive", (title, label) => {
+    const target = button(label);
+    expect(decidePermission(click, { target, tree: screen([dialog([text(title), button("·"), target])]) })).toMatchObject({ tier: "high_risk", kind: "destructive" });
+  });
+});
