@@ -7,7 +7,7 @@ import { LEXICON } from "./lexicon.ts";
 import { prepare, type Prepared } from "./match.ts";
 import { findAmount, type Pane } from "./screen.ts";
 import { CATEGORY_TIER, COMMIT_CATEGORIES, q, type Scene, type Verdict } from "./verdict.ts";
-import { findNoun, findVerb } from "./wordsets.ts";
+import { findNoun, findReveal, findVerb } from "./wordsets.ts";
 
 /** What a committing control commits, read from its dialog (title, message) or its screen (amounts anywhere) and
  * the app: it inherits that risk whatever its own label says. */
@@ -139,6 +139,8 @@ export function navigationFirst(s: Scene, p: Prepared, hasVerb: boolean, storeLi
   const nav = s.w.lists.navigation.position(p);
   if (!nav) return false;
   if (!hasVerb) return true;
+  // "Показать номер и CVC", "Visa lösenord": showing a secret reveals it, it opens no place.
+  if (findReveal(s.w, p)) return false;
   let verb: { at: number; end: number; cjk: boolean } | null = null;
   for (const c of COMMIT_CATEGORIES) {
     const at = s.w.verbs.get(c)!.position(p);

@@ -57,12 +57,19 @@ export interface LanguageWords {
    * it (screen lock, an app's PIN or fingerprint lock, Find My Device, two-step verification, encrypted backups):
    * a switch named so, or on a screen whose words name one, is asked either way. */
   securitySettings?: string;
+  /** Verbs that show what is hidden ("Show", "Reveal", "Показать"): beside a secret they reveal it. */
+  reveal?: string;
+  /** Secrets a person keeps, which a reveal verb beside them shows (a password, PIN, CVC, card number, recovery
+   * phrase, private key): "Показать номер и CVC" is credentials, "Show balance" is not. */
+  secrets?: string;
   /** Compound words: an entry also matches as the last part of a longer word ("Zahlungsverlauf" ends in "verlauf"). */
   compounds?: boolean;
 }
 
 export const LEXICON: Record<string, LanguageWords> = {
   en: {
+    secrets: "password|passcode|pin|cvv|cvc|cvv2|security code|card number|full card number|card details|recovery phrase|secret phrase|seed phrase|private key|secret key|backup codes",
+    reveal: "show|reveal|unhide|display",
     verbs: {
       money:
         "entry fee|entry cost|will be charged to|will be debited|billed|charged|you ll be charged|auto renews|renews automatically|per month|per year|place bet|bet now|wager|add payee|add beneficiary|add recipient|send gift|send a gift|gift|buy coins|get coins|buy credits|add money|load money|add credit|buy tickets|reserve now|confirm booking|confirm ride|request ride|start subscription|join premium|try premium|swap|convert|sell|claim offer|charge|charge my card|will be charged|you will be charged|debit|pay|pay now|checkout|check out|buy|buy now|purchase|order now|place order|submit order|confirm order|complete order|complete purchase|subscribe|resubscribe|unsubscribe|start free trial|start trial|free trial|try free|try it free|upgrade|upgrade now|book|book now|reserve|rent|tip|donate|transfer|send money|request money|top up|recharge|withdraw|wire|cash out|renew|cancel subscription|cancel membership|cancel plan|end subscription|confirm payment|submit payment|add funds|redeem",
@@ -105,6 +112,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "install unknown apps|screen lock|find my device|play protect|two factor|two step verification|2 step verification|backup|backups|encryption|smart lock|sim lock|remote lock|location history|accessibility|device admin|device admin apps|install unknown apps|unknown sources|usage access|notification access|developer options|usb debugging|display over other apps|modify system settings|special app access|app lock|pin lock|fingerprint|fingerprint unlock|face unlock|biometric|biometrics|find hub|encrypted backup|backup encryption|end to end encrypted backup",
   },
   zh: {
+    secrets: "密码|安全码|卡号|完整卡号|助记词|私钥|支付密码",
+    reveal: "显示|查看|展示",
     verbs: {
       money:
         "报名费|入场费|扣款|将扣款|支付宝付款|支付|付款|立即支付|确认支付|结算|去结算|下单|提交订单|立即下单|购买|立即购买|买入|订阅|开通|立即开通|续费|充值|转账|汇款|提现|打赏|捐款|捐赠|预订|预定|取消订阅|退订|免费试用|试用|升级会员|缴费",
@@ -141,6 +150,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|查找我的设备|安装未知应用|显示在其他应用的上层|在其他应用上层显示|悬浮窗|修改系统设置|特殊应用权限|锁屏|屏幕锁定|查找设备|查找我的设备|备份|两步验证|双重验证|无障碍|设备管理|未知来源|安装未知应用|使用情况访问|通知使用权|开发者选项|悬浮窗|应用锁|指纹|指纹解锁|人脸解锁|面部解锁|生物识别|加密备份|端到端加密备份|查找中心",
   },
   ja: {
+    secrets: "パスワード|暗証番号|セキュリティコード|カード番号|秘密鍵|リカバリーフレーズ",
+    reveal: "表示|見る",
     verbs: {
       money:
         "参加費|エントリー料|請求|課金|支払|支払う|購入|注文を確定|注文する|決済|振込|振り込む|送金|チャージ|定期購入|無料トライアル|トライアルを開始|アップグレード|予約する|寄付|投げ銭|解約",
@@ -176,6 +187,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|デバイスを探す|不明なアプリのインストール|他のアプリの上に重ねて表示|システム設定の変更|特別なアプリアクセス|画面ロック|デバイスを探す|バックアップ|2段階認証|ユーザー補助|端末管理|不明なアプリ|使用状況へのアクセス|通知へのアクセス|開発者向けオプション|アプリロック|指紋|指紋認証|顔認証|生体認証|暗号化バックアップ|エンドツーエンド暗号化バックアップ",
   },
   ko: {
+    secrets: "비밀번호|카드 번호|카드번호|보안 코드|복구 구문|개인 키",
+    reveal: "보기|표시",
     verbs: {
       money:
         "참가비|입장료|청구|결제됩니다|결제|결제하기|구매|바로 구매|구매하기|주문하기|송금|이체|충전|구독|구독하기|무료 체험|체험 시작|업그레이드|예약하기|후원|기부|구독 해지|해지|출금",
@@ -212,6 +225,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|내 기기 찾기|출처를 알 수 없는 앱 설치|다른 앱 위에 표시|시스템 설정 변경|특별한 앱 액세스|화면 잠금|내 디바이스 찾기|백업|2단계 인증|접근성|기기 관리자|출처를 알 수 없는 앱|사용 정보 접근|알림 접근|개발자 옵션|앱 잠금|지문|지문 인식|얼굴 인식|생체 인증|암호화된 백업|종단간 암호화 백업",
   },
   de: {
+    secrets: "passwort|kennwort|kartennummer|sicherheitscode|prüfnummer|wiederherstellungsphrase|privaten schlüssel|kartendaten",
+    reveal: "anzeigen|zeigen|einblenden|aufdecken",
     compounds: true,
     verbs: {
       money:
@@ -252,6 +267,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|installieren unbekannter apps|unbekannter apps|unbekannte apps installieren|über anderen apps einblenden|systemeinstellungen ändern|spezieller app-zugriff|displaysperre|bildschirmsperre|mein gerät finden|sicherung|backup|bestätigung in zwei schritten|zwei faktor|bedienungshilfen|geräteadministrator|unbekannte apps|nutzungsdatenzugriff|benachrichtigungszugriff|entwickleroptionen|usb debugging|app sperre|app-sperre|pin sperre|fingerabdruck|entsperren per fingerabdruck|gesichtserkennung|face unlock|biometrie|biometrische|verschlüsselte sicherung|verschlüsseltes backup|ende zu ende verschlüsseltes backup|find hub",
   },
   es: {
+    secrets: "contraseña|número de tarjeta|código de seguridad|frase de recuperación|clave privada|datos de la tarjeta",
+    reveal: "mostrar|ver|revelar",
     verbs: {
       money:
         "cuota de entrada|tarifa de entrada|coste de entrada|se cobrará|se te cobrará|se cargará|cobrar|se cobrará|cargo|pagar|pagar ahora|comprar|comprar ahora|confirmar compra|finalizar compra|realizar pedido|hacer pedido|suscribirse|suscribirme|suscribir|prueba gratuita|empezar prueba gratuita|actualizar a premium|reservar|reservar ahora|donar|propina|transferir|enviar dinero|recargar|retirar|cancelar suscripción|darse de baja|anular suscripción",
@@ -289,6 +306,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|encontrar mi dispositivo|instalar aplicaciones desconocidas|aplicaciones desconocidas|mostrar sobre otras aplicaciones|mostrar sobre otras apps|modificar ajustes del sistema|acceso especial de aplicaciones|bloqueo de pantalla|encontrar mi dispositivo|copia de seguridad|verificación en dos pasos|accesibilidad|administrador de dispositivos|aplicaciones desconocidas|acceso a datos de uso|acceso a notificaciones|opciones de desarrollador|bloqueo de aplicación|bloqueo de la aplicación|bloqueo de app|bloqueo con pin|huella digital|huella dactilar|desbloqueo facial|biometría|copia de seguridad cifrada|copia cifrada de extremo a extremo",
   },
   fr: {
+    secrets: "mot de passe|code pin|numéro de carte|cryptogramme|code de sécurité|phrase de récupération|clé privée",
+    reveal: "afficher|voir|révéler",
     verbs: {
       money:
         "frais d inscription|frais d entrée|droit d entrée|sera débité|sera facturé|vous serez facturé|débiter|sera débité|facturer|payer|payer maintenant|acheter|acheter maintenant|commander|valider la commande|passer commande|confirmer le paiement|s abonner|abonner|essai gratuit|commencer l essai gratuit|passer à premium|réserver|faire un don|pourboire|virer|envoyer de l argent|recharger|résilier|résilier l abonnement|se désabonner|désabonner",
@@ -326,6 +345,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|localiser mon appareil|installer des applis inconnues|installation d applis inconnues|applis inconnues|superposition sur d autres applis|afficher par-dessus d autres applications|modifier les paramètres système|accès spécifiques des applications|verrouillage de l écran|localiser mon appareil|sauvegarde|validation en deux étapes|double authentification|accessibilité|administrateur de l appareil|applications inconnues|accès aux données d utilisation|accès aux notifications|options pour les développeurs|verrouillage de l application|verrouillage de l appli|verrouillage par code pin|empreinte digitale|déverrouillage par empreinte|déverrouillage par reconnaissance faciale|biométrie|sauvegarde chiffrée|sauvegarde chiffrée de bout en bout",
   },
   pt: {
+    secrets: "senha|número do cartão|código de segurança|frase de recuperação|chave privada|dados do cartão",
+    reveal: "mostrar|exibir|ver|revelar",
     verbs: {
       money:
         "taxa de entrada|taxa de inscrição|será cobrado|você será cobrado|será debitado|cobrar|será cobrado|débito|pagar|pagar agora|comprar|comprar agora|finalizar compra|fazer pedido|assinar|assinar agora|teste grátis|iniciar teste grátis|experimentar grátis|fazer upgrade|reservar|doar|gorjeta|dar gorjeta|transferir|enviar dinheiro|recarregar|sacar|cancelar assinatura",
@@ -363,6 +384,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|encontre meu dispositivo|encontrar o meu dispositivo|instalar apps desconhecidos|apps desconhecidos|sobrepor a outros apps|exibir sobre outros apps|modificar configurações do sistema|acesso especial para apps|bloqueio de tela|encontre meu dispositivo|backup|verificação em duas etapas|acessibilidade|administrador do dispositivo|apps desconhecidos|acesso aos dados de uso|acesso a notificações|opções do desenvolvedor|bloqueio do app|bloqueio de app|bloqueio com pin|impressão digital|desbloqueio facial|biometria|backup criptografado|backup com criptografia de ponta a ponta",
   },
   ru: {
+    secrets: "пароль|пин код|номер карты|код безопасности|секретную фразу|секретная фраза|приватный ключ|реквизиты карты",
+    reveal: "показать|раскрыть|показывать",
     verbs: {
       money:
         "вступительный взнос|стоимость входа|плата за вход|будет списано|спишется|будет списана|списать|будет списано|спишем|оплатить|купить|купить сейчас|оформить заказ|заказать|подтвердить заказ|оформить подписку|подписаться|пробный период|начать пробный период|попробовать бесплатно|перевести|отправить деньги|пополнить|вывести|забронировать|пожертвовать|чаевые|отменить подписку|отписаться|продлить",
@@ -400,6 +423,8 @@ export const LEXICON: Record<string, LanguageWords> = {
   },
   // The fifteen languages below were added with Android's own strings for them (platform-words.ts).
   it: {
+    secrets: "numero della carta|numero carta|codice di sicurezza|frase di recupero|chiave privata",
+    reveal: "mostra|visualizza|rivela",
     verbs: {
       money:
         "quota d ingresso|costo d ingresso|quota di iscrizione|pagare|acquistare|abbonarsi|verrà addebitato|addebiteremo|addebita|verrà addebitato|addebito|paga|paga ora|pagare|acquista|acquista ora|compra|compra ora|ordina|conferma ordine|invia ordine|abbonati|abbonarsi|prova gratuita|inizia la prova gratuita|prenota|prenota ora|dona|fai una donazione|mancia|trasferisci|bonifico|invia denaro|ricarica|preleva|scommetti|punta|annulla abbonamento|disdici|rinnova|aggiungi beneficiario|riscatta",
@@ -435,6 +460,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|trova il mio dispositivo|installa app sconosciute|app sconosciute|mostra sopra altre app|modifica impostazioni di sistema|accesso speciale per le app|backup|verifica in due passaggi|accessibilità|amministratore del dispositivo|app sconosciute|accesso ai dati di utilizzo|accesso alle notifiche|opzioni sviluppatore|blocco schermo|trova il mio dispositivo|blocco app|blocco dell app|blocco con pin|impronta digitale|impronta|sblocco con il volto|biometria|backup crittografato|backup crittografato end to end",
   },
   tr: {
+    secrets: "şifre*|parola*|kart numara*|güvenlik kodu*|kurtarma ifade*|özel anahtar*",
+    reveal: "göster|görüntüle",
     verbs: {
       money:
         "giriş ücreti|katılım ücreti|ödensin mi|ödenecek|tahsil edilecek|hesabınızdan çekilecek|tahsil|ücretlendirilecek|öde|ödeme yap|şimdi öde|satın al|hemen al|sipariş ver|siparişi onayla|siparişi tamamla|abone ol|ücretsiz dene|deneme başlat|rezervasyon yap|bağış yap|bahşiş|para gönder|transfer et|havale|eft|bakiye yükle|para yükle|para çek|bahis yap|kupon oyna|aboneliği iptal et|yenile|alıcı ekle",
@@ -470,6 +497,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|cihazımı bul|bilinmeyen uygulamaları yükle|bilinmeyen uygulamalar|diğer uygulamaların üzerinde göster|sistem ayarlarını değiştir|özel uygulama erişimi|yedekleme|iki adımlı doğrulama|erişilebilirlik|cihaz yöneticisi|bilinmeyen uygulamalar|kullanım erişimi|bildirim erişimi|geliştirici seçenekleri|ekran kilidi|cihazımı bul|uygulama kilidi|pin kilidi|parmak izi|yüz tanıma|yüzle kilit açma|biyometrik|şifrelenmiş yedekleme|uçtan uca şifreli yedekleme",
   },
   vi: {
+    secrets: "mật khẩu|mã pin|số thẻ|mã bảo mật|cụm từ khôi phục|khóa riêng tư",
+    reveal: "hiện|hiển thị|xem",
     verbs: {
       money:
         "phí tham gia|phí vào cửa|sẽ bị trừ|sẽ bị tính phí|trừ tiền|sẽ bị trừ|thu phí|thanh toán|thanh toán ngay|mua|mua ngay|đặt hàng|đặt mua|xác nhận đặt hàng|đăng ký gói|dùng thử miễn phí|nâng cấp|đặt phòng|đặt chỗ|đặt xe|ủng hộ|quyên góp|tặng|chuyển tiền|chuyển khoản|nạp tiền|nạp|rút tiền|đặt cược|hủy gói|gia hạn|thêm người nhận|đổi điểm",
@@ -505,6 +534,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|tìm thiết bị|cài đặt ứng dụng không rõ nguồn gốc|ứng dụng không rõ nguồn gốc|hiển thị trên các ứng dụng khác|sửa đổi cài đặt hệ thống|quyền truy cập đặc biệt|sao lưu|xác minh 2 bước|trợ năng|hỗ trợ tiếp cận|quản trị thiết bị|ứng dụng không rõ nguồn gốc|quyền truy cập dữ liệu sử dụng|quyền truy cập thông báo|tùy chọn cho nhà phát triển|khóa màn hình|tìm thiết bị|khóa ứng dụng|khóa bằng mã pin|vân tay|mở khóa bằng vân tay|mở khóa bằng khuôn mặt|sinh trắc học|sao lưu được mã hóa|sao lưu mã hóa đầu cuối",
   },
   id: {
+    secrets: "kata sandi|nomor kartu|kode keamanan|frasa pemulihan|kunci pribadi",
+    reveal: "tampilkan|lihat",
     verbs: {
       money:
         "biaya masuk|biaya pendaftaran|dibayar|akan ditagih|akan dipotong|didebit|tagih|akan ditagih|potong saldo|debit|bayar|bayar sekarang|beli|beli sekarang|checkout|pesan sekarang|buat pesanan|konfirmasi pesanan|langganan|berlangganan|coba gratis|uji coba gratis|tingkatkan|upgrade|booking|reservasi|donasi|sumbang|beri tip|kirim uang|transfer|top up|isi ulang|isi saldo|tarik tunai|tarik saldo|pasang taruhan|batalkan langganan|perpanjang|tambah penerima|tukar poin",
@@ -540,6 +571,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|temukan perangkat saya|instal aplikasi yang tidak dikenal|aplikasi yang tidak dikenal|tampilkan di atas aplikasi lain|ubah setelan sistem|akses aplikasi khusus|pencadangan|verifikasi 2 langkah|aksesibilitas|admin perangkat|aplikasi tidak dikenal|akses penggunaan|akses notifikasi|opsi developer|kunci layar|temukan perangkat|kunci aplikasi|kunci pin|sidik jari|buka dengan sidik jari|buka dengan wajah|biometrik|cadangan terenkripsi|cadangan terenkripsi end to end",
   },
   ms: {
+    secrets: "kata laluan|nombor kad|kod keselamatan|frasa pemulihan|kunci peribadi",
+    reveal: "tunjukkan|papar|lihat",
     verbs: {
       money:
         "yuran masuk|yuran penyertaan|dicaj|akan dicaj|akan ditolak daripada|caj|akan dicaj|potong|bayar|bayar sekarang|beli|beli sekarang|daftar keluar|tempah|tempah sekarang|buat pesanan|sahkan pesanan|langgan|melanggan|cuba percuma|percubaan percuma|naik taraf|derma|tip|hantar wang|pindah wang|pindahan|tambah nilai|top up|tambah nilai sekarang|keluarkan wang|pertaruhan|batalkan langganan|perbaharui|tambah penerima",
@@ -575,6 +608,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|cari peranti saya|pasang apl yang tidak diketahui|apl yang tidak diketahui|paparkan di atas apl lain|ubah suai tetapan sistem|akses apl khas|sandaran|pengesahan 2 langkah|kebolehaksesan|pentadbir peranti|apl tidak diketahui|akses penggunaan|akses pemberitahuan|pilihan pembangun|kunci skrin|cari peranti saya|kunci apl|kunci aplikasi|kunci pin|cap jari|buka kunci wajah|biometrik|sandaran disulitkan|sandaran disulitkan hujung ke hujung",
   },
   th: {
+    secrets: "รหัสผ่าน|หมายเลขบัตร|เลขบัตร|รหัสความปลอดภัย|วลีกู้คืน|คีย์ส่วนตัว",
+    reveal: "แสดง|ดู",
     verbs: {
       money:
         "ค่าเข้า|ค่าสมัคร|หักเงิน|ตัดเงิน|เรียกเก็บเงิน|ชำระเงิน|จ่ายเงิน|ชำระ|จ่าย|ซื้อ|ซื้อเลย|ซื้อทันที|สั่งซื้อ|ยืนยันการสั่งซื้อ|ชำระเงินตอนนี้|สมัครสมาชิก|สมัครแพ็กเกจ|ทดลองใช้ฟรี|อัปเกรด|จอง|จองเลย|บริจาค|ทิป|โอนเงิน|โอน|เติมเงิน|ถอนเงิน|เดิมพัน|แทงบอล|ยกเลิกการสมัคร|ต่ออายุ|เพิ่มผู้รับเงิน|แลกคะแนน",
@@ -610,6 +645,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|ค้นหาอุปกรณ์ของฉัน|ติดตั้งแอปที่ไม่รู้จัก|แสดงทับแอปอื่น|แก้ไขการตั้งค่าระบบ|การเข้าถึงพิเศษของแอป|สำรองข้อมูล|การยืนยันแบบ 2 ขั้นตอน|การช่วยเหลือพิเศษ|ผู้ดูแลอุปกรณ์|แอปที่ไม่รู้จัก|การเข้าถึงข้อมูลการใช้งาน|การเข้าถึงการแจ้งเตือน|ตัวเลือกสำหรับนักพัฒนา|ล็อกหน้าจอ|ค้นหาอุปกรณ์|ล็อกแอป|ล็อกด้วย pin|ลายนิ้วมือ|สแกนลายนิ้วมือ|ปลดล็อกด้วยใบหน้า|ไบโอเมตริก|ข้อมูลสำรองที่เข้ารหัส|การสำรองข้อมูลที่เข้ารหัสตั้งแต่ต้นทางถึงปลายทาง",
   },
   pl: {
+    secrets: "hasło|hasła|numer karty|kod bezpieczeństwa|fraza odzyskiwania|klucz prywatny",
+    reveal: "pokaż|wyświetl|odkryj",
     verbs: {
       money:
         "wpisowe|opłata za wejście|zapłacić|kupić|zamówić|zostanie obciążona|zostanie pobrana opłata|obciąż|pobierz opłatę|zostanie pobrana|zapłać|zapłać teraz|płacę|kup|kup teraz|kupuję|zamów|zamawiam|zamów i zapłać|potwierdź zamówienie|złóż zamówienie|subskrybuj|wykup|wypróbuj za darmo|rozpocznij okres próbny|zarezerwuj|rezerwuj|przekaż darowiznę|wpłać|napiwek|przelej|wyślij przelew|przelew|doładuj|doładowanie|wypłać|postaw|obstaw|anuluj subskrypcję|odnów|dodaj odbiorcę",
@@ -645,6 +682,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|znajdź moje urządzenie|instalowanie nieznanych aplikacji|nieznane aplikacje|nieznanych aplikacji|wyświetlanie nad innymi aplikacjami|modyfikowanie ustawień systemu|specjalny dostęp aplikacji|kopia zapasowa|weryfikacja dwuetapowa|ułatwienia dostępu|administrator urządzenia|nieznane aplikacje|dostęp do danych o użytkowaniu|dostęp do powiadomień|opcje programisty|blokada ekranu|znajdź urządzenie|blokada aplikacji|blokada pin|kod pin|odcisk palca|odblokowanie odciskiem palca|rozpoznawanie twarzy|biometria|biometryczne|zaszyfrowana kopia zapasowa|kopia zapasowa zaszyfrowana end to end|odciskiem palca|odcisku palca",
   },
   nl: {
+    secrets: "wachtwoord|pincode|kaartnummer|beveiligingscode|herstelzin|privésleutel",
+    reveal: "tonen|toon|weergeven",
     compounds: true,
     verbs: {
       money:
@@ -681,6 +720,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|zoek mijn apparaat|onbekende apps installeren|weergeven vóór andere apps|weergeven over andere apps|systeeminstellingen aanpassen|speciale app-toegang|back up|reservekopie|verificatie in twee stappen|toegankelijkheid|apparaatbeheerder|onbekende apps|gebruikstoegang|meldingstoegang|ontwikkelaarsopties|schermvergrendeling|vind mijn apparaat|app vergrendeling|app-vergrendeling|pincode vergrendeling|vingerafdruk|ontgrendelen met vingerafdruk|gezichtsontgrendeling|biometrie|biometrische|versleutelde back up|versleutelde back-up|end to end versleutelde back up",
   },
   sv: {
+    secrets: "lösenord|pinkod|kortnummer|säkerhetskod|återställningsfras|privat nyckel",
+    reveal: "visa",
     compounds: true,
     verbs: {
       money:
@@ -717,6 +758,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|hitta min enhet|installera okända appar|okända appar|visa ovanpå andra appar|ändra systeminställningar|särskild appåtkomst|säkerhetskopiering|tvåstegsverifiering|tillgänglighet|enhetsadministratör|okända appar|åtkomst till användningsdata|aviseringsåtkomst|utvecklaralternativ|skärmlås|hitta min enhet|applås|applåset|pin lås|fingeravtryck|upplåsning med fingeravtryck|ansiktsupplåsning|biometri|biometrisk|krypterad säkerhetskopia|end to end krypterad säkerhetskopia",
   },
   ar: {
+    secrets: "كلمة المرور|رقم البطاقة|رمز الأمان|عبارة الاسترداد|المفتاح الخاص|الرقم السري",
+    reveal: "إظهار|اظهار|عرض",
     verbs: {
       money:
         "رسوم الدخول|رسوم الاشتراك|سيتم خصم|سيتم تحصيل|ستتم محاسبتك|خصم|سيتم خصم|سيتم تحصيل|رسوم|ادفع|دفع|ادفع الآن|الدفع الآن|إتمام الدفع|شراء|اشتر|اشتر الآن|اشترِ الآن|اطلب|اطلب الآن|تأكيد الطلب|إتمام الطلب|اشترك|اشترك الآن|الاشتراك|تجربة مجانية|ابدأ التجربة المجانية|ترقية|احجز|احجز الآن|تبرع|بقشيش|تحويل|حول|تحويل الأموال|إرسال الأموال|أرسل المال|شحن|شحن الرصيد|اشحن|سحب|راهن|ضع رهانا|إلغاء الاشتراك|تجديد|إضافة مستفيد|استبدال",
@@ -752,6 +795,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|تثبيت التطبيقات غير المعروفة|الظهور فوق التطبيقات الأخرى|العرض فوق التطبيقات الأخرى|تعديل إعدادات النظام|الوصول الخاص للتطبيقات|النسخ الاحتياطي|التحقق بخطوتين|تسهيل الاستخدام|إمكانية الوصول|مشرف الجهاز|التطبيقات غير المعروفة|الوصول إلى بيانات الاستخدام|الوصول إلى الإشعارات|خيارات المطور|قفل الشاشة|العثور على جهازي|قفل التطبيق|قفل برمز pin|بصمة الإصبع|البصمة|فتح القفل بالوجه|التعرف على الوجه|القياسات الحيوية|نسخة احتياطية مشفرة|النسخ الاحتياطي المشفر تمامًا بين الطرفين",
   },
   fa: {
+    secrets: "رمز عبور|گذرواژه|شماره کارت|کد امنیتی|عبارت بازیابی|کلید خصوصی|رمز دوم",
+    reveal: "نمایش|نشان دادن",
     verbs: {
       money:
         "هزینه ورود|ورودیه|کسر خواهد شد|کسر می شود|کسر|کسر از حساب|برداشت می شود|پرداخت|پرداخت کنید|بپردازید|خرید|بخرید|خرید کنید|ثبت سفارش|سفارش|تأیید سفارش|اشتراک|خرید اشتراک|مشترک شوید|آزمایش رایگان|ارتقا|رزرو|رزرو کنید|اهدا|کمک مالی|انعام|انتقال|انتقال وجه|کارت به کارت|ارسال پول|شارژ|افزایش موجودی|برداشت|شرط|شرط بندی|لغو اشتراک|تمدید|افزودن گیرنده",
@@ -787,6 +832,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|پیدا کردن دستگاه من|دستگاهم را پیدا کن|نصب برنامه های ناشناس|برنامه های ناشناس|نمایش روی برنامه های دیگر|تغییر تنظیمات سیستم|دسترسی ویژه برنامه|پشتیبان گیری|تأیید دومرحله ای|دسترس پذیری|دسترس‌پذیری|سرپرست دستگاه|برنامه های ناشناس|دسترسی به داده های استفاده|دسترسی به اعلان|گزینه های برنامه نویسان|قفل صفحه|قفل برنامه|قفل پین|اثر انگشت|قفل گشایی با چهره|تشخیص چهره|بیومتریک|پشتیبان رمزگذاری شده|پشتیبان رمزگذاری سرتاسری",
   },
   he: {
+    secrets: "סיסמה|מספר הכרטיס|מספר כרטיס|קוד אבטחה|ביטוי שחזור|מפתח פרטי",
+    reveal: "הצג|הצגת|הראה",
     verbs: {
       money:
         "דמי כניסה|דמי השתתפות|לרכוש|להעביר|לתרום|לשדרג|יחויבו|תחויב|ייגבה|ייגבו|חיוב|החיוב|יחויב|ההזמנה|התשלום|תשלום|לתשלום|שלם|לשלם|שלם עכשיו|קנה|קנייה|לקנות|קנה עכשיו|הזמן עכשיו|להזמין|ביצוע הזמנה|אישור הזמנה|הירשם למנוי|מנוי|להירשם למנוי|ניסיון חינם|התחל ניסיון חינם|שדרוג|שדרג|הזמנת מקום|תרום|תרומה|טיפ|העבר|העברה|העברת כסף|שלח כסף|טעינה|טען|משיכה|הימור|המר|ביטול מנוי|חידוש|הוספת מוטב",
@@ -822,6 +869,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|איתור המכשיר שלי|התקנת אפליקציות לא מוכרות|אפליקציות לא מוכרות|הצגה מעל אפליקציות אחרות|שינוי הגדרות המערכת|גישה מיוחדת לאפליקציות|גיבוי|אימות דו-שלבי|נגישות|מנהל מכשיר|אפליקציות לא מוכרות|גישה לנתוני שימוש|גישה להתראות|אפשרויות למפתחים|נעילת מסך|איתור המכשיר|מצא את המכשיר שלי|מציאת המכשיר|נעילת אפליקציה|נעילת האפליקציה|נעילה בקוד pin|טביעת אצבע|ביטול נעילה בטביעת אצבע|פתיחה בזיהוי פנים|זיהוי פנים|ביומטרי|גיבוי מוצפן|גיבוי מוצפן מקצה לקצה",
   },
   hi: {
+    secrets: "पासवर्ड|पिन|कार्ड नंबर|सुरक्षा कोड|रिकवरी फ़्रेज़|प्राइवेट की",
+    reveal: "दिखाएं|दिखाएँ|देखें",
     verbs: {
       money:
         "एंट्री फ़ीस|प्रवेश शुल्क|भुगतान किया जाएगा|शुल्क लगेगा|कट जाएंगे|शुल्क लिया जाएगा|काटे जाएंगे|डेबिट|भुगतान करें|भुगतान|पे करें|अभी भुगतान करें|खरीदें|अभी खरीदें|ऑर्डर करें|ऑर्डर दें|ऑर्डर की पुष्टि करें|सदस्यता लें|सब्सक्राइब करें|मुफ़्त ट्रायल|मुफ्त ट्रायल|अपग्रेड करें|बुक करें|अभी बुक करें|दान करें|टिप दें|पैसे भेजें|ट्रांसफ़र करें|ट्रांसफर करें|रिचार्ज करें|रिचार्ज|टॉप अप|निकालें पैसे|दांव लगाएं|सदस्यता रद्द करें|रिन्यू करें|लाभार्थी जोड़ें",
@@ -857,6 +906,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|मेरा डिवाइस ढूंढें|अनजान ऐप्लिकेशन इंस्टॉल करें|अनजान ऐप्लिकेशन|दूसरे ऐप्लिकेशन के ऊपर दिखाएं|दूसरे ऐप के ऊपर दिखाएं|सिस्टम सेटिंग में बदलाव करें|ऐप्लिकेशन के लिए खास ऐक्सेस|बैकअप|दो चरणों में पुष्टि|सुलभता|डिवाइस एडमिन|अज्ञात ऐप्लिकेशन|इस्तेमाल का ऐक्सेस|सूचना का ऐक्सेस|डेवलपर के लिए सेटिंग और टूल|स्क्रीन लॉक|मेरा डिवाइस ढूंढें|ऐप लॉक|पिन लॉक|फ़िंगरप्रिंट|फिंगरप्रिंट|फ़िंगरप्रिंट से अनलॉक|फ़ेस अनलॉक|बायोमेट्रिक|एन्क्रिप्ट किया गया बैकअप|एंड टू एंड एन्क्रिप्टेड बैकअप",
   },
   bn: {
+    secrets: "পাসওয়ার্ড|পিন|কার্ড নম্বর|নিরাপত্তা কোড|রিকভারি ফ্রেজ|প্রাইভেট কী",
+    reveal: "দেখান|দেখুন",
     verbs: {
       money:
         "প্রবেশ ফি|এন্ট্রি ফি|কাটা হবে|চার্জ করা হবে|চার্জ করা হবে|কেটে নেওয়া হবে|ডেবিট|পেমেন্ট করুন|অর্থপ্রদান করুন|পে করুন|এখনই পেমেন্ট করুন|কিনুন|এখনই কিনুন|অর্ডার করুন|অর্ডার দিন|অর্ডার নিশ্চিত করুন|সাবস্ক্রাইব করুন|সদস্যতা নিন|বিনামূল্যে ট্রায়াল|আপগ্রেড করুন|বুক করুন|দান করুন|টিপ দিন|টাকা পাঠান|সেন্ড মানি|ট্রান্সফার করুন|রিচার্জ করুন|রিচার্জ|ক্যাশ আউট|টাকা তুলুন|বাজি ধরুন|সদস্যতা বাতিল করুন|নবায়ন করুন",
@@ -892,6 +943,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|আমার ডিভাইস খুঁজুন|অজানা অ্যাপ ইনস্টল করুন|অজানা অ্যাপ|অন্যান্য অ্যাপের উপরে দেখানো|অন্য অ্যাপের উপরে দেখান|সিস্টেম সেটিংস পরিবর্তন করা|বিশেষ অ্যাপ অ্যাক্সেস|ব্যাকআপ|২-ধাপ যাচাইকরণ|অ্যাক্সেসিবিলিটি|ডিভাইস অ্যাডমিন|অজানা অ্যাপ|ব্যবহারের অ্যাক্সেস|বিজ্ঞপ্তির অ্যাক্সেস|ডেভেলপার বিকল্প|স্ক্রিন লক|অ্যাপ লক|পিন লক|আঙুলের ছাপ|ফিঙ্গারপ্রিন্ট|ফেস আনলক|বায়োমেট্রিক|এনক্রিপ্ট করা ব্যাকআপ|এন্ড টু এন্ড এনক্রিপ্টেড ব্যাকআপ",
   },
   uk: {
+    secrets: "пароль|пін код|номер картки|код безпеки|секретну фразу|приватний ключ",
+    reveal: "показати|розкрити",
     verbs: {
       money:
         "вступний внесок|плата за вхід|буде списано|спишеться|списати|буде списано|спишемо|оплатити|сплатити|оплатити зараз|купити|купити зараз|замовити|оформити замовлення|підтвердити замовлення|підписатися|оформити підписку|спробувати безкоштовно|пробний період|оновити до преміум|забронювати|пожертвувати|задонатити|чайові|переказати|надіслати гроші|поповнити|зняти|вивести|зробити ставку|поставити|скасувати підписку|продовжити підписку|додати отримувача",

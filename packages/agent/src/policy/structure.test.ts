@@ -663,3 +663,21 @@ describe("revoking access", () => {
     expect(decidePermission(click, { target, tree: screen([dialog([text(title), button("·"), target])]) })).toMatchObject({ tier: "high_risk", kind: "destructive" });
   });
 });
+
+describe("showing a secret", () => {
+  it("reveals it in any word order ('Показать номер и CVC', 'Şifreyi göster'); showing a balance or a history opens a place", () => {
+    for (const label of ["Показать номер и CVC", "Pokaż numer karty", "Kartendaten anzeigen", "Şifreyi göster", "Show CVV", "显示卡号"]) {
+      const target = node({ className: "android.widget.ImageButton", contentDesc: label });
+      expect(decidePermission(click, { target, tree: screen([text("Реквизиты карты"), text("2200 •••• •••• 5710"), target]) }), label).toMatchObject({ tier: "high_risk", kind: "credentials" });
+    }
+    for (const label of ["Kontostand anzeigen", "Pokaż historię", "Показать все"]) {
+      const target = button(label);
+      expect(decidePermission(click, { target, tree: screen([text("Konto"), target]) }).tier, label).toBe("normal");
+    }
+  });
+
+  it("a warning never to show a secret is no reveal", () => {
+    const ok = button("Tamam");
+    expect(decidePermission(click, { target: ok, tree: screen([dialog([text("Şifrenizi asla kimseye göstermeyin."), ok])]) }).tier).toBe("normal");
+  });
+});

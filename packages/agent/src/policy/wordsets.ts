@@ -24,7 +24,7 @@ const COMMIT: Category[] = ["money", "destructive", "communication", "credential
 
 const LIST_NAMES: ListName[] = [
   "composeSubmit", "navigation", "ownership", "dismiss", "negation", "keep", "affirmative", "cancelling", "leaving", "held", "staging", "completed", "confirming", "benignObjects",
-  "searchField", "composeField", "otpField", "identityField", "cardField", "enterKeys", "securitySettings", "personalField",
+  "searchField", "composeField", "otpField", "identityField", "cardField", "enterKeys", "securitySettings", "personalField", "reveal", "secrets",
 ];
 
 type Entry = { text: string; compound?: boolean };
@@ -84,10 +84,11 @@ export interface CategoryHit {
 }
 
 /** The first category (in the order of CATEGORIES: money before account) whose verbs occur in the text; an
- * ending (cancelling or leaving a thing held, "Annuler le rendez-vous", "Отменить заказ?") is destructive. */
+ * ending (cancelling or leaving a thing held, "Annuler le rendez-vous", "Отменить заказ?") is destructive, and
+ * revealing a secret ("Показать номер и CVC") is credentials. */
 export function findVerb(w: CompiledWords, p: Prepared, only?: readonly Category[]): CategoryHit | null {
   for (const c of only ?? CATEGORIES) {
-    const word = w.verbs.get(c)!.find(p) ?? (c === "destructive" ? findEnding(w, p) : null);
+    const word = w.verbs.get(c)!.find(p) ?? (c === "destructive" ? findEnding(w, p) : c === "credentials" ? findReveal(w, p) : null);
     if (word) return { category: c, word };
   }
   return null;
@@ -100,6 +101,15 @@ export function findEnding(w: CompiledWords, p: Prepared): string | null {
   if (!verb) return null;
   const thing = w.lists.held.find(p);
   return thing ? `${verb} … ${thing}` : null;
+}
+
+/** Revealing a secret: a reveal verb and a secret anywhere in the same text ("Показать номер и CVC", "Şifreyi
+ * göster"), as "show … cvc"; never under a negation ("Never show your PIN to anyone"). */
+export function findReveal(w: CompiledWords, p: Prepared): string | null {
+  const verb = w.lists.reveal.find(p);
+  if (!verb) return null;
+  const secret = w.lists.secrets.find(p);
+  return secret && !w.lists.negation.find(p) ? `${verb} … ${secret}` : null;
 }
 
 export function findNoun(w: CompiledWords, p: Prepared): CategoryHit | null {
