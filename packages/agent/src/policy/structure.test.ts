@@ -681,3 +681,16 @@ describe("showing a secret", () => {
     expect(decidePermission(click, { target: ok, tree: screen([dialog([text("Şifrenizi asla kimseye göstermeyin."), ok])]) }).tier).toBe("normal");
   });
 });
+
+describe("a place to look at that is all a dialog naming an act offers", () => {
+  it("carries the act out ('Visa QR-kod' under 'Exportera konton'); beside another way on, or under a report, it opens a place", () => {
+    const only = (lines: string[], label: string, others: string[] = []) => {
+      const target = button(label);
+      return decidePermission(click, { target, tree: screen([dialog([...lines.map((l) => text(l)), ...others.map((o) => button(o)), target])]) });
+    };
+    expect(only(["Exportera konton", "Alla med koden kan få tillgång till dina konton."], "Visa QR-kod")).toMatchObject({ tier: "high_risk", kind: "destructive" });
+    expect(only(["Konten exportieren"], "QR-Code anzeigen")).toMatchObject({ tier: "high_risk", kind: "destructive" });
+    expect(only(["Zahlung erhalten"], "Details anzeigen").tier).toBe("normal");
+    expect(only(["Konten exportieren"], "Details anzeigen", ["Exportieren"]).tier).toBe("normal");
+  });
+});

@@ -93,8 +93,11 @@ export function judgeTap(s: Scene, v: Verdict, target: UiNode): string {
     return readable;
   }
   const amount = findAmount(readable);
+  // "Visa QR-kod", the one way on from a dialog titled "Exportera konton": a place to look at that is all a dialog
+  // naming an act offers carries that act out.
+  const dialogAct = pane.dialog && onlyWayOn ? pane.texts.find((t) => !t.control && namesAct(s, prepare(t.text))) : undefined;
   // A switch changes what it names ("„Mein Gerät finden“ verwenden"), it does not open it.
-  if (!amount && !isSwitch(target) && (w.lists.ownership.atStart(p) || navigationFirst(s, p, verb !== null, s.appCat === "store" || pane.texts.some((t) => APP_RATING.test(t.text))))) {
+  if (!amount && !isSwitch(target) && !dialogAct && (w.lists.ownership.atStart(p) || navigationFirst(s, p, verb !== null, s.appCat === "store" || pane.texts.some((t) => APP_RATING.test(t.text))))) {
     v.normal("target.navigation", `${q(readable)} opens a place to look at`);
     return readable;
   }
@@ -143,6 +146,11 @@ function endingNamedBeside(w: Scene["w"], p: Prepared, pane: Pane): string | nul
   if (!w.lists.cancelling.atStart(p) && !w.lists.leaving.atStart(p)) return null;
   for (const t of pane.texts) if (!t.control && findEnding(w, prepare(t.text))) return t.text;
   return null;
+}
+
+/** A dialog's line that names a committing act, not a place to look at ("Exportera konton", not "Betalningshistorik"). */
+function namesAct(s: Scene, p: Prepared): boolean {
+  return findVerb(s.w, p, COMMIT_CATEGORIES) !== null && !(s.w.lists.navigation.find(p) && navigationFirst(s, p, true));
 }
 
 /** Whether the node or a node inside it shows text (a message's row does; an icon has only a description). */
