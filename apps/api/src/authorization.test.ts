@@ -13,6 +13,7 @@ import type { AnyProcedure } from "@trpc/server";
 import {
   appendEvidence,
   blockTodo,
+  changeSkillStatus,
   claimTodo,
   createShare,
   issueAgentToken,
@@ -225,8 +226,10 @@ const EXPECTED: Record<string, string> = {
   "skill.list": EVERYONE_READS,
   "skill.save": AGENTS_AND_RUNNERS,
   "skill.recordUse": AGENTS_AND_RUNNERS,
-  "skill.recordValidation": AGENTS_AND_RUNNERS,
   "skill.update": PEOPLE_WHO_RUN,
+  "skill.disable": PEOPLE_WHO_RUN,
+  "skill.enable": PEOPLE_WHO_RUN,
+  "skill.approve": PEOPLE_WHO_RUN,
   "skill.delete": PEOPLE_WHO_RUN,
   "shortcut.list": EVERYONE_READS,
   "shortcut.save": AGENTS_AND_RUNNERS,
@@ -283,6 +286,7 @@ async function sharedRun() {
   return { token, sha256: b.sha256 };
 }
 const skill = () => saveSkill(t.db, { workspaceId: w.ws, app: "com.loop", appVersion: "1.0", name: rid("skill"), goal: "Search Loop", body: {}, runId: rid("run") });
+const disabledSkill = async () => changeSkillStatus(t.db, { workspaceId: w.ws, skillId: (await skill()).id, change: "disable" });
 const shortcut = async () => (await saveShortcuts(t.db, { workspaceId: w.ws, app: rid("app"), appVersion: "1.0", shortcuts: [{ uri: "loop://home", activity: "com.loop/.Feed" }] }))[0]!;
 const lesson = async () => (await addLessons(t.db, { workspaceId: w.ws, app: "com.loop", goal: "Search Loop", runId: rid("run"), lessons: [{ kind: "failed", text: rid("lesson") }] }))[0]!;
 const suiteRun = () => startSuiteRun(t.db, { workspaceId: w.ws, modelProfile: "reference-policy", tasks: "*", scenarios: "pack", seeds: 1 });
@@ -400,9 +404,11 @@ const fixtures: Record<string, Fixture> = {
   "agent.list": { input: async () => ({}), outsider: "ok" },
   "skill.list": { input: async () => ({ app: "com.loop" }), outsider: "ok" },
   "skill.save": { input: async () => ({ app: "com.loop", appVersion: "1.0", name: rid("skill"), goal: "Search Loop", body: { steps: [] }, runId: rid("run") }), outsider: "ok" },
-  "skill.recordValidation": { input: async () => ({ skillId: (await skill()).id }) },
-  "skill.recordUse": { input: async () => ({ skillId: (await skill()).id, ok: true }) },
-  "skill.update": { input: async () => ({ skillId: (await skill()).id, status: "disabled" }) },
+  "skill.recordUse": { input: async () => ({ skillId: (await skill()).id, runId: rid("run"), todoId: (await todo()).todoId, ok: true }) },
+  "skill.update": { input: async () => ({ skillId: (await skill()).id, goal: "Search Loop for a phrase" }) },
+  "skill.disable": { input: async () => ({ skillId: (await skill()).id }) },
+  "skill.enable": { input: async () => ({ skillId: (await disabledSkill()).id }) },
+  "skill.approve": { input: async () => ({ skillId: (await skill()).id }) },
   "skill.delete": { input: async () => ({ skillId: (await skill()).id }) },
   "shortcut.list": { input: async () => ({}), outsider: "ok" },
   "shortcut.save": { input: async () => ({ app: "com.loop", appVersion: "1.0", shortcuts: [{ uri: "loop://home", activity: "com.loop/.Feed" }] }), outsider: "ok" },

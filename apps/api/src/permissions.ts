@@ -113,10 +113,12 @@ export const PROCEDURE_ACCESS = {
   "suite.recordAttempt": agentsRun,
   "suite.finish": agentsRun,
   "skill.list": read,
-  "skill.save": agentsRun, // agents distil skills from their runs and repair them
-  "skill.recordUse": agentsRun,
-  "skill.recordValidation": agentsRun, // a replay on a fresh phone reached the skill's end
-  "skill.update": peopleRun, // people edit, disable and delete skills
+  "skill.save": agentsRun, // agents propose skills from their runs (a candidate, or a repair as the next version's candidate)
+  "skill.recordUse": agentsRun, // a run's use; the core validates or retires from it, not the agent
+  "skill.update": peopleRun, // a skill's steps, status and existence are people's: edit, disable, enable, approve, delete
+  "skill.disable": peopleRun,
+  "skill.enable": peopleRun,
+  "skill.approve": peopleRun,
   "skill.delete": peopleRun,
   "shortcut.list": read,
   "shortcut.save": agentsRun,

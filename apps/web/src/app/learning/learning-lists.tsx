@@ -129,17 +129,21 @@ function Skills({ canEdit }: { canEdit: boolean }) {
   const list = useInfiniteQuery(trpc.skill.list.infiniteQueryOptions({}, pages));
   const refresh = () => queryClient.invalidateQueries(trpc.skill.list.pathFilter());
   const update = useMutation(trpc.skill.update.mutationOptions({ onSuccess: () => refresh() }));
+  const disable = useMutation(trpc.skill.disable.mutationOptions({ onSuccess: () => refresh() }));
+  const enable = useMutation(trpc.skill.enable.mutationOptions({ onSuccess: () => refresh() }));
+  const approve = useMutation(trpc.skill.approve.mutationOptions({ onSuccess: () => refresh() }));
   const remove = useMutation(trpc.skill.delete.mutationOptions({ onSuccess: () => refresh() }));
+  const changing = disable.isPending || enable.isPending || approve.isPending;
   const [editing, setEditing] = useState<string | null>(null);
   return (
     <ListSection
       id="skills"
       title="Skills"
-      lead="Paths a run took that a replay on a fresh phone confirmed. Only validated skills are offered to runs; a skill that hands back to the model is repaired from the run that finished the work."
+      lead="Paths a run took. A candidate is offered to runs marked unverified; it becomes validated when a run uses it, every screen is as expected and the todo is accepted — or when you approve it. A skill that hands back to the model is repaired from the run that finished the work; two hand-backs in a row retire a version. Enabling a disabled skill gives it back the status it had."
       empty="No skills yet: a run that finishes a todo leaves one."
       columns={["Skill", "App", "Status", "Uses", "From run", ...(canEdit ? ["Actions"] : [])]}
       list={list}
-      error={update.error ?? remove.error}
+      error={update.error ?? disable.error ?? enable.error ?? approve.error ?? remove.error}
       row={(s) => (
         <tr key={s.id} data-skill-id={s.id}>
           <td>
@@ -185,7 +189,19 @@ function Skills({ canEdit }: { canEdit: boolean }) {
                 if (window.confirm(`Delete the skill "${s.name}"? Runs will no longer be offered it.`)) remove.mutate({ skillId: s.id });
               }}
             >
-              <button type="button" disabled={update.isPending} onClick={() => update.mutate({ skillId: s.id, status: s.status === "disabled" ? "validated" : "disabled" })} aria-label={`${s.status === "disabled" ? "Enable" : "Disable"} skill ${s.name}`}>
+              {s.status === "candidate" || s.status === "retired" ? (
+                <button
+                  type="button"
+                  disabled={changing}
+                  onClick={() => {
+                    if (window.confirm(`Approve the skill "${s.name}" version ${s.version} without a run confirming it? Runs will be offered it as validated.`)) approve.mutate({ skillId: s.id });
+                  }}
+                  aria-label={`Approve skill ${s.name}`}
+                >
+                  Approve
+                </button>
+              ) : null}
+              <button type="button" disabled={changing} onClick={() => (s.status === "disabled" ? enable : disable).mutate({ skillId: s.id })} aria-label={`${s.status === "disabled" ? "Enable" : "Disable"} skill ${s.name}`}>
                 {s.status === "disabled" ? "Enable" : "Disable"}
               </button>
             </RowActions>
