@@ -156,6 +156,13 @@ export function navigationFirst(s: Scene, p: Prepared, hasVerb: boolean, storeLi
   // ("删除记录"), so there the place word wins, as it always did. Thai puts the verb first like the languages with spaces.
   if (nav.cjk && verb.cjk && HEAD_LAST.test(p.compact)) return nav.end >= verb.end;
   if (nav.cjk && verb.cjk && !THAI.test(p.compact)) return true;
+  // Bengali and Hindi put the verb last too, after its object: "সকল চ্যাট ইতিহাস মুছে ফেলবেন?" deletes the history
+  // and "इतिहास हटाएं" deletes it, "পেমেন্ট ইতিহাস" is one; a word asking how ("কীভাবে পেমেন্ট করবেন", "भुगतान
+  // कैसे करें") names a page about the act wherever it stands.
+  if (!nav.cjk && !verb.cjk && VERB_LAST_SCRIPT.test(p.words)) {
+    if (s.w.lists.manner.find(p)) return true;
+    if (verb.at >= nav.end) return false;
+  }
   // "Consultar y enviar", "View and pay": a place joined to an act by "and" does both, so the act stands.
   if (!nav.cjk && !verb.cjk && verb.at > nav.end && p.words.slice(nav.end, verb.at).split(" ").some((t) => conjunctions().has(t))) return false;
   return nav.at < verb.at || (nav.at === verb.at && nav.end >= verb.end);
@@ -174,5 +181,7 @@ function conjunctions(): Set<string> {
 }
 
 const THAI = /[\u0e00-\u0e7f]/;
+/** Devanagari or Bengali: the text is Hindi or Bengali, whose verbs come last. */
+const VERB_LAST_SCRIPT = /[\u0900-\u09ff]/;
 /** Kana or Hangul: the text is Japanese or Korean, whose heads come last. */
 const HEAD_LAST = /[\u3040-\u30ff\uac00-\ud7af]/;

@@ -57,6 +57,9 @@ export interface LanguageWords {
    * it (screen lock, an app's PIN or fingerprint lock, Find My Device, two-step verification, encrypted backups):
    * a switch named so, or on a screen whose words name one, is asked either way. */
   securitySettings?: string;
+  /** Words asking how ("কীভাবে", "कैसे"): in the languages whose verb comes last, a text they start is a page about
+   * the act that follows ("কীভাবে পেমেন্ট করবেন"), not the act. */
+  manner?: string;
   /** Verbs that show what is hidden ("Show", "Reveal", "Показать"): beside a secret they reveal it. */
   reveal?: string;
   /** Secrets a person keeps, which a reveal verb beside them shows (a password, PIN, CVC, card number, recovery
@@ -869,6 +872,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|איתור המכשיר שלי|התקנת אפליקציות לא מוכרות|אפליקציות לא מוכרות|הצגה מעל אפליקציות אחרות|שינוי הגדרות המערכת|גישה מיוחדת לאפליקציות|גיבוי|אימות דו-שלבי|נגישות|מנהל מכשיר|אפליקציות לא מוכרות|גישה לנתוני שימוש|גישה להתראות|אפשרויות למפתחים|נעילת מסך|איתור המכשיר|מצא את המכשיר שלי|מציאת המכשיר|נעילת אפליקציה|נעילת האפליקציה|נעילה בקוד pin|טביעת אצבע|ביטול נעילה בטביעת אצבע|פתיחה בזיהוי פנים|זיהוי פנים|ביומטרי|גיבוי מוצפן|גיבוי מוצפן מקצה לקצה",
   },
   hi: {
+    manner: "कैसे|किस तरह|कैसे करें",
     secrets: "पासवर्ड|पिन|कार्ड नंबर|सुरक्षा कोड|रिकवरी फ़्रेज़|प्राइवेट की",
     reveal: "दिखाएं|दिखाएँ|देखें",
     verbs: {
@@ -906,6 +910,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|मेरा डिवाइस ढूंढें|अनजान ऐप्लिकेशन इंस्टॉल करें|अनजान ऐप्लिकेशन|दूसरे ऐप्लिकेशन के ऊपर दिखाएं|दूसरे ऐप के ऊपर दिखाएं|सिस्टम सेटिंग में बदलाव करें|ऐप्लिकेशन के लिए खास ऐक्सेस|बैकअप|दो चरणों में पुष्टि|सुलभता|डिवाइस एडमिन|अज्ञात ऐप्लिकेशन|इस्तेमाल का ऐक्सेस|सूचना का ऐक्सेस|डेवलपर के लिए सेटिंग और टूल|स्क्रीन लॉक|मेरा डिवाइस ढूंढें|ऐप लॉक|पिन लॉक|फ़िंगरप्रिंट|फिंगरप्रिंट|फ़िंगरप्रिंट से अनलॉक|फ़ेस अनलॉक|बायोमेट्रिक|एन्क्रिप्ट किया गया बैकअप|एंड टू एंड एन्क्रिप्टेड बैकअप",
   },
   bn: {
+    manner: "কীভাবে|কিভাবে|কেমন করে",
     secrets: "পাসওয়ার্ড|পিন|কার্ড নম্বর|নিরাপত্তা কোড|রিকভারি ফ্রেজ|প্রাইভেট কী",
     reveal: "দেখান|দেখুন",
     verbs: {

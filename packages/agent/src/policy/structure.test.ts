@@ -694,3 +694,16 @@ describe("a place to look at that is all a dialog naming an act offers", () => {
     expect(only(["Konten exportieren"], "Details anzeigen", ["Exportieren"]).tier).toBe("normal");
   });
 });
+
+describe("Bengali and Hindi put the verb after the place it acts on", () => {
+  it("so a dialog's 'delete all chat history?' commits; a history, and a page asking how to pay, stay places", () => {
+    for (const title of ["সকল চ্যাট ইতিহাস মুছে ফেলবেন?", "सभी चैट इतिहास हटाएं?"]) {
+      const ok = button("ঠিক আছে");
+      expect(decidePermission(click, { target: ok, tree: screen([dialog([text(title), button("বাতিল"), ok])]) }), title).toMatchObject({ tier: "high_risk", kind: "destructive" });
+    }
+    for (const label of ["লেনদেনের ইতিহাস", "भुगतान कैसे करें", "কীভাবে সেন্ড মানি করবেন"]) {
+      const target = button(label);
+      expect(decidePermission(click, { target, tree: screen([text("সাহায্য"), target]) }).tier, label).toBe("normal");
+    }
+  });
+});
