@@ -2,13 +2,12 @@
 // (packages/cli's composition root: the API over a durable Postgres through packages/client, a virtual phone over
 // real ADB/TCP). The executor is scripted: it follows the task's path through the UI but explores first (it scrolls
 // around before it starts); the planner and summarizer are scripted too (one todo, lessons about the detour).
-// Between the two runs, the skill the first run left is validated by a replay on a fresh phone (another seed), as
-// the product requires before a skill is offered; the second run, on a third fresh phone, gets the skills,
-// shortcuts and lessons the first left. Steps = the runs' step rows; tokens = the models' input + output tokens.
+// The second run, on another fresh phone, gets the skills (the first run's candidate, offered unverified: the
+// second run's use validates it when its todo is accepted), shortcuts and lessons the first left. Steps = the runs' step rows; tokens = the models' input + output tokens.
 // Last line: first_steps=<mean> second_steps=<mean> step_ratio=<second/first> token_ratio=<second/first>.
 import { AdbDevice, MemoryCredentialStore } from "@phoneloop/device";
 import { adbPublicKeyLine, connectTcp } from "@phoneloop/device/node";
-import { countTextTokens, fencedRegions, skillName, validateSkill, type AgentEvent } from "@phoneloop/agent";
+import { countTextTokens, fencedRegions, skillName, type AgentEvent } from "@phoneloop/agent";
 import { startScriptedModelServer, planOf, type RecordedRequest, type ScriptedReply } from "@phoneloop/agent/testing";
 import { runHeadless } from "@phoneloop/cli";
 import { createApiClient, createControlPlane } from "@phoneloop/client";
@@ -207,7 +206,7 @@ const tasks = Object.keys(PATHS).filter((t) => !only.length || only.includes(t))
 const rows: { task: string; steps: [number, number]; tokens: [number, number]; scores: [number, number]; skill: string }[] = [];
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
-/** One task, twice: the first run, the validation replay of the skill it left, the second run. */
+/** One task, twice: the first run, then the second, offered what the first left. */
 async function benchTask(task: string, n: number) {
   // Each task's worker acts with its own agent token (a token is bound to the agent it first registers).
   const agentToken = await issueToken(`bench ${task}`);
@@ -263,18 +262,10 @@ async function benchTask(task: string, n: number) {
     try {
       const seed = 100 + n * 10;
       const first = await once(seed);
-      // The first run's skill is a candidate: a replay on a fresh phone (another seed) validates it before it is offered.
-      let skillNote = "no skill";
-      for (const s of (await controlPlane.listSkills({ status: "candidate" })).filter((s) => s.runId === first.runId)) {
-        const p = await freshPhone(task, seed + 1);
-        try {
-          const v = await validateSkill(p.device, controlPlane, s);
-          skillNote = v.ok ? `skill validated (${(s.body as { steps: unknown[] }).steps.length} steps)` : `skill not validated: ${v.reason}`;
-        } finally {
-          await close(p);
-        }
-      }
       const second = await once(seed + 2);
+      // The first run's skill is a candidate; the second run's use of it validates it when its todo is accepted.
+      const left = (await controlPlane.listSkills({})).filter((s) => s.runId === first.runId || s.runId === second.runId);
+      const skillNote = left.length ? left.map((s) => `skill ${s.status} (${(s.body as { steps: unknown[] }).steps.length} steps, used ${s.successes} ok, ${s.failures} handed back)`).join("; ") : "no skill";
       rows.push({ task, steps: [first.steps, second.steps], tokens: [first.tokens, second.tokens], scores: [first.score, second.score], skill: skillNote });
       console.log(`${task}: steps ${first.steps} → ${second.steps}, tokens ${first.tokens} → ${second.tokens}, score ${first.score} → ${second.score}; ${skillNote}`);
     } finally {

@@ -1,5 +1,5 @@
-// Learning around a run: before it, what earlier runs left for the goal's apps (validated skills and shortcuts,
-// lessons of similar goals); after it, what this run teaches (its lessons, skills distilled from the todos it
+// Learning around a run: before it, what earlier runs left for the goal's apps (skills — validated ones, and
+// candidates marked unverified — validated shortcuts, lessons of similar goals); after it, what this run teaches (its lessons, skills distilled from the todos it
 // finished, the shortcuts of its apps found and tried on the phone). Learning never fails a run: a failure here is
 // reported as an event and the run goes on without it.
 import type { LessonKind } from "../ports.ts";
@@ -24,6 +24,8 @@ export interface OfferedSkill {
   name: string;
   app: string;
   body: SkillBody;
+  /** A candidate no run has confirmed yet: offered marked unverified (its use validates it when its todo is accepted). */
+  unverified?: boolean;
 }
 
 /** What a run was offered and what it used (checkpointed with the run). */
@@ -52,7 +54,7 @@ export async function prepareLearning(ctx: RunContext, goal: string): Promise<Le
   if (!device.packageManager) return learned;
   const [launchers, fg] = await Promise.all([launcherApps(device), device.foreground().catch(() => null)]);
   // The goal's apps: those it names (or the one in front), and those of validated skills made for a similar goal.
-  const validated = await cp.listSkills({ status: "validated" });
+  const [validated, candidates] = await Promise.all([cp.listSkills({ status: "validated" }), cp.listSkills({ status: "candidate" })]);
   const apps = appsOfGoal(goal, launchers, fg?.packageName ?? null);
   for (const s of validated) {
     const launcher = launchers.find((a) => a.packageName === s.app);
@@ -65,21 +67,21 @@ export async function prepareLearning(ctx: RunContext, goal: string): Promise<Le
     // Shortcuts are recorded as soon as they are found; only validated ones are offered.
     const shortcuts = manifest.shortcuts.length ? await cp.saveShortcuts({ app: app.packageName, appVersion: manifest.version, shortcuts: manifest.shortcuts }) : [];
     for (const s of shortcuts) if (s.status === "validated") learned.shortcuts.push({ id: s.id, app: s.app, uri: s.uri, activity: s.activity });
-    // Skills of the installed version only: another version's screens may differ.
-    for (const s of validated) {
+    // Skills of the installed version only: another version's screens may differ. Validated ones first.
+    for (const s of [...validated, ...candidates]) {
       if (s.app !== app.packageName || s.appVersion !== manifest.version) continue;
       const body = readSkillBody(s.body);
-      if (body) learned.skills.push({ id: s.id, name: s.name, app: s.app, body });
+      if (body) learned.skills.push({ id: s.id, name: s.name, app: s.app, body, ...(s.status === "candidate" ? { unverified: true } : {}) });
     }
     for (const l of lessonsFor(goal, [app.packageName], await cp.listLessons({ app: app.packageName }))) learned.lessons.push({ id: l.id, kind: l.kind, text: l.text });
   }
   return learned;
 }
 
-/** The skills offered to the executor, as its prompt lists them: name, where it starts, how many steps. */
+/** The skills offered to the executor, as its prompt lists them: name, whether a run confirmed it, where it starts, how many steps. */
 export function describeSkills(skills: readonly OfferedSkill[]): string {
   return skills
-    .map((s) => `- "${s.name}" (${s.app}): ${s.body.steps.length} step(s), starts on ${s.body.pre.activity ?? s.body.pre.app}${s.body.pre.required.length ? ` with ${s.body.pre.required.map(describeSelector).join(", ")}` : ""}`)
+    .map((s) => `- "${s.name}" (${s.app}): ${s.unverified ? "unverified (no run has confirmed it yet), " : ""}${s.body.steps.length} step(s), starts on ${s.body.pre.activity ?? s.body.pre.app}${s.body.pre.required.length ? ` with ${s.body.pre.required.map(describeSelector).join(", ")}` : ""}`)
     .join("\n");
 }
 

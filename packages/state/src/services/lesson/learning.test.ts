@@ -1,8 +1,9 @@
 // Skills, shortcuts and lessons in the state core: repair in place, one failed validation retires, lessons deduplicated per app.
 import { describe, expect, it } from "vitest";
-import { useTestDatabase, seedWorkspace } from "../../testing/index.ts";
+import { useTestDatabase, seedGoal, seedTodos, seedWorkspace } from "../../testing/index.ts";
 import type { StateError } from "../../domain/errors.ts";
-import { deleteSkill, listSkills, recordSkillUse, saveSkill, updateSkill } from "../skill/skills.ts";
+import { deleteSkill, listSkills, recordSkillUse, saveSkill } from "../skill/skills.ts";
+import { changeSkillStatus } from "../skill/change-status.ts";
 import { listShortcuts, recordShortcutValidation, saveShortcuts } from "../shortcut/shortcuts.ts";
 import { addLessons, deleteLesson, listLessons, updateLesson } from "./lessons.ts";
 
@@ -15,19 +16,39 @@ describe("skills", () => {
     const ws = workspace.id;
     const s1 = await saveSkill(t.db, { workspaceId: ws, app: "com.loop", appVersion: "1.0", name: "search", goal: "Search Loop", body: { steps: [1] }, runId: "run_a" });
     expect(s1).toMatchObject({ version: 1, status: "candidate", runId: "run_a" });
-    await updateSkill(t.db, { workspaceId: ws, skillId: s1.id, status: "validated" });
-    await recordSkillUse(t.db, { workspaceId: ws, skillId: s1.id, ok: true });
-    await recordSkillUse(t.db, { workspaceId: ws, skillId: s1.id, ok: false });
+    await changeSkillStatus(t.db, { workspaceId: ws, skillId: s1.id, change: "approve" });
+    const [todo] = await seedTodos(t.db, (await seedGoal(t.db, { workspaceId: ws })).id, 1);
+    await recordSkillUse(t.db, { workspaceId: ws, skillId: s1.id, runId: "run_a", todoId: todo!.id, ok: true });
+    await recordSkillUse(t.db, { workspaceId: ws, skillId: s1.id, runId: "run_a", todoId: todo!.id, ok: false, failedAt: 1, reason: "the element #go is not on the screen" });
     const s2 = await saveSkill(t.db, { workspaceId: ws, app: "com.loop", appVersion: "1.0", name: "search", goal: "Search Loop", body: { steps: [1, 2] }, runId: "run_b" });
     expect(s2).toMatchObject({ id: s1.id, version: 2, status: "candidate", runId: "run_b", successes: 1, failures: 1, body: { steps: [1, 2] } });
     expect((await listSkills(t.db, { workspaceId: ws, status: "validated" })).items).toEqual([]);
-    await updateSkill(t.db, { workspaceId: ws, skillId: s1.id, status: "disabled" });
+    await changeSkillStatus(t.db, { workspaceId: ws, skillId: s1.id, change: "disable" });
     expect((await saveSkill(t.db, { workspaceId: ws, app: "com.loop", appVersion: "1.0", name: "search", goal: "g", body: {}, runId: "run_c" })).status).toBe("disabled");
     const other = await seedWorkspace(t.db, "Other");
     expect((await listSkills(t.db, { workspaceId: other.workspace.id })).items).toEqual([]);
     expect((await err(deleteSkill(t.db, { workspaceId: other.workspace.id, skillId: s1.id })))?.code).toBe("NOT_FOUND");
     await deleteSkill(t.db, { workspaceId: ws, skillId: s1.id });
     expect((await listSkills(t.db, { workspaceId: ws })).items).toEqual([]);
+  });
+
+  it("two failed uses in a row of one version retire it; a use that reached its end between them, or a repair, starts the count again", async () => {
+    const { workspace } = await seedWorkspace(t.db, "Retire");
+    const ws = workspace.id;
+    const [todo] = await seedTodos(t.db, (await seedGoal(t.db, { workspaceId: ws })).id, 1);
+    const use = (ok: boolean) => recordSkillUse(t.db, { workspaceId: ws, skillId: s.id, runId: "run_u", todoId: todo!.id, ok, ...(ok ? {} : { failedAt: 0, reason: "expected the screen .Search" }) });
+    const s = await saveSkill(t.db, { workspaceId: ws, app: "com.loop", appVersion: "1.0", name: "search", goal: "Search Loop", body: {}, runId: "run_a" });
+    expect((await use(false)).status).toBe("candidate");
+    expect((await use(true)).status).toBe("candidate");
+    expect((await use(false)).status).toBe("candidate");
+    expect(await use(false)).toMatchObject({ status: "retired", failures: 3, successes: 1 });
+    expect((await listSkills(t.db, { workspaceId: ws, status: "retired" })).items.map((x) => x.id)).toEqual([s.id]);
+    // The repair is the next version, a candidate again; its first failure is its first.
+    expect((await saveSkill(t.db, { workspaceId: ws, app: "com.loop", appVersion: "1.0", name: "search", goal: "Search Loop", body: { v: 2 }, runId: "run_b" })).status).toBe("candidate");
+    expect((await use(false)).status).toBe("candidate");
+    const retire = await t.db.event.findMany({ where: { subjectId: s.id, operator: "skill.recordUse" }, orderBy: { id: "asc" } });
+    expect(retire.map((e) => (e.payload as { retired?: boolean }).retired ?? false)).toEqual([false, false, false, true, false]);
+    expect(retire[0]!.payload).toMatchObject({ ok: false, version: 1, runId: "run_u", todoId: todo!.id, failedAt: 0, reason: "expected the screen .Search" });
   });
 });
 

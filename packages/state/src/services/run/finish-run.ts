@@ -6,6 +6,7 @@ import { RUN_END_STATUSES, RunEndReasonSchema } from "../../domain/run.ts";
 import { actorOf, appendEvent, atParam, inTx, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { lockRun, requireRunning } from "./run-guards.ts";
 import { phoneSerialOf } from "./run-stop.ts";
+import { validateSkillsByUse } from "../skill/validate-by-use.ts";
 
 export const FinishRunInput = z.object({
   runId: Id,
@@ -29,6 +30,7 @@ export async function finishRun(db: DbOrTx, raw: FinishRunInput, ctx?: OperatorC
     const agent = await tx.agent.findUnique({ where: { id: run.agentId }, select: { meta: true } });
     const deviceSerial = phoneSerialOf(agent?.meta);
     const done = await tx.run.update({ where: { id: run.id }, data: { status: i.status, endReason: i.endReason ?? null, summary: i.summary ?? null, endedAt: rows[0]!.endedAt } });
+    await validateSkillsByUse(tx, run, ctx);
     await appendEvent(tx, { operator: "run.finish", actor: actorOf(ctx, i.agentId ?? run.agentId), subjectId: run.id, goalId: run.goalId, payload: { status: i.status, endReason: i.endReason ?? null, summary: i.summary ?? null, ...(deviceSerial ? { deviceSerial } : {}) } }, ctx);
     return done;
   });

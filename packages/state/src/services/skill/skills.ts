@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
-import { SKILL_STATUSES, type SkillStatus } from "../../domain/learning.ts";
+import { SKILL_FAILURES_TO_RETIRE, SKILL_STATUSES, type SkillStatus } from "../../domain/learning.ts";
 import { pageOf, PageFields, type Page } from "../../domain/page.ts";
 import { Id, jsonObject, LongText, ShortText } from "../../domain/schemas.ts";
 import { cursorOf, keysetPage, pageOrder } from "../../projections/page-query.ts";
@@ -29,10 +29,15 @@ export type ListSkillsInput = z.input<typeof ListSkillsInput>;
 export const SkillRefInput = z.object({ workspaceId: Id, skillId: Id });
 export type SkillRefInput = z.input<typeof SkillRefInput>;
 
-export const UpdateSkillInput = SkillRefInput.extend({ name: ShortText.optional(), goal: LongText.optional(), body: jsonObject().optional(), status: z.enum(SKILL_STATUSES).optional() });
+/** A person's edit of a skill's words or steps; its status changes are changeSkillStatus. */
+export const UpdateSkillInput = SkillRefInput.extend({ name: ShortText.optional(), goal: LongText.optional(), body: jsonObject().optional() });
 export type UpdateSkillInput = z.input<typeof UpdateSkillInput>;
 
-export const RecordSkillUseInput = SkillRefInput.extend({ ok: z.boolean() });
+/**
+ * One use of a skill by a run's todo: it reached its end screen (ok), or a step's screen was not as expected and it
+ * handed back before step `failedAt` (0-based; the number of steps: its end screen) for `reason`.
+ */
+export const RecordSkillUseInput = SkillRefInput.extend({ runId: Id, todoId: Id, ok: z.boolean(), failedAt: z.number().int().min(0).max(10_000).optional(), reason: LongText.max(1000).optional() });
 export type RecordSkillUseInput = z.input<typeof RecordSkillUseInput>;
 
 export interface SkillView {
@@ -51,13 +56,14 @@ export interface SkillView {
   updatedAt: Date;
 }
 
-type Row = Omit<SkillView, "status" | "body"> & { status: string; body: unknown; workspaceId: string };
-const viewOf = ({ workspaceId: _w, ...r }: Row): SkillView => ({ ...r, status: r.status as SkillStatus, body: r.body as Record<string, unknown> });
+export type Row = Omit<SkillView, "status" | "body"> & { status: string; body: unknown; workspaceId: string };
+export const viewOf = ({ workspaceId: _w, ...r }: Row): SkillView => ({ ...r, status: r.status as SkillStatus, body: r.body as Record<string, unknown> });
 
 /**
  * Saves a distilled skill: a new one is a candidate at version 1; an existing one (same app, app version and name)
  * is repaired in place — its body and run are replaced, its version rises, and it is a candidate again until a
- * replay validates it (a skill a person disabled stays disabled).
+ * run's use validates it (a skill a person disabled stays disabled; a retired one is a candidate again). An agent
+ * may save: that proposes a candidate, never a validated skill.
  */
 export async function saveSkill(db: DbOrTx, raw: SaveSkillInput, ctx?: OperatorContext): Promise<SkillView> {
   const i = parseInput(SaveSkillInput, raw, "skill.save");
@@ -91,18 +97,18 @@ export async function listSkills(db: DbOrTx, raw: ListSkillsInput): Promise<Page
   return pageOf(rows.map(viewOf), i.limit, cursorOf(SKILL_ORDER));
 }
 
-async function held(tx: DbOrTx, workspaceId: string, skillId: string) {
+export async function held(tx: DbOrTx, workspaceId: string, skillId: string) {
   const row = await tx.skill.findFirst({ where: { id: skillId, workspaceId } });
   if (!row) throw new StateError("NOT_FOUND", `Skill ${skillId} does not exist in this workspace.`, { skillId });
   return row;
 }
 
-/** A person edits a skill (name, goal, body) or sets its status (disable, enable as a candidate); a validation replay marks it validated. A new body makes it a candidate again. */
+/** A person edits a skill (name, goal, body). A new body is the next version, a candidate again (a disabled skill stays disabled). */
 export async function updateSkill(db: DbOrTx, raw: UpdateSkillInput, ctx?: OperatorContext): Promise<SkillView> {
   const i = parseInput(UpdateSkillInput, raw, "skill.update");
   return inTx(db, async (tx) => {
     const before = await held(tx, i.workspaceId, i.skillId);
-    const status = i.status ?? (i.body ? (before.status === "disabled" ? "disabled" : "candidate") : before.status);
+    const status = i.body && before.status !== "disabled" ? "candidate" : before.status;
     const row = await tx.skill.update({
       where: { id: before.id },
       data: { ...(i.name ? { name: i.name } : {}), ...(i.goal !== undefined ? { goal: i.goal } : {}), ...(i.body ? { body: i.body as Prisma.InputJsonObject, version: before.version + 1 } : {}), status, updatedAt: await currentTime(tx, ctx) },
@@ -110,35 +116,58 @@ export async function updateSkill(db: DbOrTx, raw: UpdateSkillInput, ctx?: Opera
       if ((e as { code?: string }).code === "P2002") throw new StateError("CONFLICT", `Another skill of ${before.app} ${before.appVersion} is already named "${i.name}"; choose another name.`, { name: i.name });
       throw e;
     });
-    await appendEvent(tx, { operator: "skill.update", actor: actorOf(ctx, undefined), subjectId: row.id, workspaceId: i.workspaceId, payload: { status: row.status, version: row.version } }, ctx);
-    return viewOf(row);
-  });
-}
-
-/** Counts one use of a skill by a run: it reached its postcondition (ok) or handed back to the model. */
-export async function recordSkillUse(db: DbOrTx, raw: RecordSkillUseInput, ctx?: OperatorContext): Promise<SkillView> {
-  const i = parseInput(RecordSkillUseInput, raw, "skill.recordUse");
-  return inTx(db, async (tx) => {
-    await held(tx, i.workspaceId, i.skillId);
-    const row = await tx.skill.update({ where: { id: i.skillId }, data: i.ok ? { successes: { increment: 1 } } : { failures: { increment: 1 } } });
-    await appendEvent(tx, { operator: "skill.recordUse", actor: actorOf(ctx, undefined), subjectId: row.id, workspaceId: i.workspaceId, payload: { ok: i.ok } }, ctx);
+    await appendEvent(tx, { operator: "skill.update", actor: actorOf(ctx, undefined), subjectId: row.id, workspaceId: i.workspaceId, payload: { status: row.status, version: row.version, ...(i.body ? { statusBefore: before.status } : {}) } }, ctx);
     return viewOf(row);
   });
 }
 
 /**
- * A replay of the skill on a fresh phone reached its end: the candidate becomes validated (the agent's record; a
- * person's edits and status changes are updateSkill). A skill a person disabled stays disabled.
+ * Counts one use of a skill by a run's todo. A use that handed back is a failure; the second failure in a row of the
+ * same version retires that version (it is offered no more until a run repairs it). A use that reached the end
+ * validates nothing by itself: the core decides when the run ends (validateSkillsByUse), from whether its todo was
+ * accepted. The use is an Event of the todo's goal, so the run's end finds its uses.
  */
-export async function recordSkillValidation(db: DbOrTx, raw: SkillRefInput, ctx?: OperatorContext): Promise<SkillView> {
-  const i = parseInput(SkillRefInput, raw, "skill.recordValidation");
+export async function recordSkillUse(db: DbOrTx, raw: RecordSkillUseInput, ctx?: OperatorContext): Promise<SkillView> {
+  const i = parseInput(RecordSkillUseInput, raw, "skill.recordUse");
   return inTx(db, async (tx) => {
     const before = await held(tx, i.workspaceId, i.skillId);
-    if (before.status !== "candidate") return viewOf(before);
-    const row = await tx.skill.update({ where: { id: before.id }, data: { status: "validated", updatedAt: await currentTime(tx, ctx) } });
-    await appendEvent(tx, { operator: "skill.recordValidation", actor: actorOf(ctx, undefined), subjectId: row.id, workspaceId: i.workspaceId, payload: { status: row.status, version: row.version } }, ctx);
+    const todo = await tx.todo.findFirst({ where: { id: i.todoId, goal: { workspaceId: i.workspaceId } }, select: { goalId: true } });
+    if (!todo) throw new StateError("NOT_FOUND", `Todo ${i.todoId} does not exist in this workspace.`, { todoId: i.todoId });
+    await tx.$queryRaw`SELECT "id" FROM "Skill" WHERE "id" = ${before.id} FOR UPDATE`;
+    // A disabled skill stays disabled; a retired one is retired already.
+    const retire = !i.ok && (before.status === "candidate" || before.status === "validated") && (await failuresInARow(tx, i.workspaceId, before.id, before.version)) + 1 >= SKILL_FAILURES_TO_RETIRE;
+    const row = await tx.skill.update({
+      where: { id: i.skillId },
+      data: { ...(i.ok ? { successes: { increment: 1 } } : { failures: { increment: 1 } }), ...(retire ? { status: "retired", updatedAt: await currentTime(tx, ctx) } : {}) },
+    });
+    await appendEvent(
+      tx,
+      {
+        operator: "skill.recordUse",
+        actor: actorOf(ctx, undefined),
+        subjectId: row.id,
+        workspaceId: i.workspaceId,
+        goalId: todo.goalId,
+        payload: { ok: i.ok, version: before.version, runId: i.runId, todoId: i.todoId, ...(i.failedAt !== undefined ? { failedAt: i.failedAt } : {}), ...(i.reason ? { reason: i.reason } : {}), ...(retire ? { retired: true } : {}) },
+      },
+      ctx,
+    );
     return viewOf(row);
   });
+}
+
+/** How many of this version's latest uses failed, one after another (committed uses, newest first). */
+async function failuresInARow(tx: DbOrTx, workspaceId: string, skillId: string, version: number): Promise<number> {
+  const uses = await tx.$queryRaw<{ ok: boolean; version: number }[]>`
+    SELECT ("payload"->>'ok')::boolean AS "ok", ("payload"->>'version')::int AS "version" FROM "Event"
+    WHERE "workspaceId" = ${workspaceId} AND "operator" = 'skill.recordUse' AND "subjectId" = ${skillId}
+    ORDER BY "id" DESC LIMIT ${SKILL_FAILURES_TO_RETIRE}`;
+  let n = 0;
+  for (const u of uses) {
+    if (u.ok || u.version !== version) break;
+    n++;
+  }
+  return n;
 }
 
 export async function deleteSkill(db: DbOrTx, raw: SkillRefInput, ctx?: OperatorContext): Promise<{ deleted: true }> {

@@ -1,0 +1,184 @@
+// Skills validated by use, end to end: the headless composition (packages/client's ControlPlane over the real API
+// on a throwaway database), the virtual phone over real ADB, a scripted model behind the product's OpenAI client.
+// A run leaves a candidate; the next run is offered it marked unverified and uses it: when every step's screen was
+// as expected and the todo was accepted, the core validates it at the run's end (a validation evidence row naming
+// the run). When a step's screen is not as expected the skill hands back at that step, the model finishes the work,
+// the failure is counted and the skill is not validated. Everything is read back from the state core.
+import { afterEach, describe, expect, it } from "vitest";
+import { AdbDevice, MemoryCredentialStore } from "@phoneloop/device";
+import { adbPublicKeyLine, connectTcp } from "@phoneloop/device/node";
+import { fencedRegions } from "@phoneloop/agent";
+import { planOf, startScriptedModelServer, type RecordedRequest, type ScriptedModelServer, type ScriptedReply } from "@phoneloop/agent/testing";
+import { useApiServer } from "@phoneloop/api/testing";
+import { issueAgentToken } from "@phoneloop/state";
+import { seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
+import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
+import { runHeadless } from "./compose.ts";
+
+const t = useTestDatabase();
+const api = useApiServer(t);
+
+const phones: VirtualPhone[] = [];
+const devices: AdbDevice[] = [];
+const servers: ScriptedModelServer[] = [];
+afterEach(async () => {
+  for (const d of devices.splice(0)) await d.close().catch(() => undefined);
+  for (const p of phones.splice(0)) await p.stop();
+  for (const s of servers.splice(0)) await s.stop();
+});
+
+/** A lamp app: Controls from home, then the switch — or, "renamed", the switch's screen is another activity (step 2's screen is not the skill's). */
+function scenario(variant: "plain" | "renamed") {
+  return {
+    name: `lamp-${variant}`,
+    start: { app: "lamp" },
+    apps: [
+      {
+        id: "lamp",
+        package: "com.example.lamp",
+        label: "Lamp",
+        start: "home",
+        state: { on: false },
+        screens: [
+          {
+            id: "home",
+            appBar: { title: "Lamp" },
+            body: [
+              { type: "text", text: "Welcome to Lamp" },
+              { type: "button", id: "open_controls", text: "Controls", onTap: [{ do: "navigate", screen: "controls" }] },
+              { type: "button", id: "open_about", text: "About", onTap: [{ do: "navigate", screen: "about" }] },
+            ],
+          },
+          { id: "about", activity: ".AboutActivity", appBar: { back: true, title: "About" }, body: [{ type: "text", text: "Lamp 1.0" }] },
+          { id: "controls", activity: variant === "plain" ? ".ControlsActivity" : ".LightsActivity", appBar: { back: true, title: "Controls" }, body: [{ type: "switch", id: "lamp_switch", text: "Lamp light", bind: "on" }] },
+        ],
+      },
+    ],
+    tasks: [{ id: "lamp_on", goal: "Turn on the light in Lamp.", apps: ["lamp"], maxSteps: 20, evaluator: { checks: [{ name: "the lamp is on", when: { eq: [{ var: "lamp:on" }, true] } }] } }],
+  };
+}
+
+const credentialStore = new MemoryCredentialStore("skills-e2e@phoneloop");
+async function phone(variant: "plain" | "renamed", seed: number) {
+  const key = await credentialStore.generateKey();
+  const p = await startVirtualPhone({ scenario: scenario(variant) as unknown as string /* the engine takes a scenario object too */, seed, adbKeys: [adbPublicKeyLine(key.buffer, key.name ?? credentialStore.name)] });
+  phones.push(p);
+  const { goal } = p.engine.startTask("lamp_on");
+  const device = new AdbDevice(await connectTcp({ host: "127.0.0.1", port: p.adbPort, credentialStore }));
+  devices.push(device);
+  return { device, goal, score: () => p.engine.evaluate("lamp_on").score };
+}
+
+const reply = (a: Record<string, unknown>): ScriptedReply => ({ text: JSON.stringify(a) });
+const screenOf = (req: RecordedRequest) => fencedRegions(req.lastUserText).at(-1) ?? "";
+const find = (req: RecordedRequest, test: RegExp) => {
+  for (const line of screenOf(req).split("\n")) if (test.test(line)) return /^\[(\d+)\]/.exec(line)?.[1];
+  return undefined;
+};
+
+/** The executor: takes an offered skill once; without one (or after it handed back) finds its way, looking at About first. */
+function lampExecutor() {
+  let explored = false;
+  let skillTried = false;
+  return (req: RecordedRequest): ScriptedReply => {
+    const text = req.lastUserText;
+    if (/The skill "[^"]+" ran its/.test(text)) return reply({ type: "status", status: "complete", summary: "The skill turned the lamp on." });
+    const skill = /SKILLS \(/.test(text) ? /- "([^"]+)" \(com\.example\.lamp\)/.exec(text)?.[1] : undefined;
+    if (skill && !skillTried) {
+      skillTried = true;
+      return reply({ type: "use_skill", skill, intent: "replay the path that worked before" });
+    }
+    if (find(req, /"ON" id="?lamp_switch/)) return reply({ type: "status", status: "complete", summary: "The lamp is on." });
+    const sw = find(req, /"OFF" id="?lamp_switch/);
+    if (sw) return reply({ type: "click", element: sw, intent: "switch the lamp on" });
+    const about = find(req, /id="?open_about/);
+    if (about && !explored && !skill) {
+      explored = true;
+      return reply({ type: "click", element: about, intent: "look around" });
+    }
+    if (/Lamp 1\.0/.test(screenOf(req))) return reply({ type: "navigate_back", intent: "back home" });
+    const controls = find(req, /id="?open_controls/);
+    if (controls) return reply({ type: "click", element: controls, intent: "open the controls" });
+    return reply({ type: "navigate_back" });
+  };
+}
+
+/** One run of the headless agent with its own scripted models; what the executor was shown is kept. */
+async function run(worker: { token: string; agentId: string }, p: { device: AdbDevice; goal: string }) {
+  const executor = lampExecutor();
+  const server = await startScriptedModelServer({
+    rules: [
+      { match: (r) => r.model === "planner-model", replies: [planOf([{ id: "t1", title: p.goal, app: "Lamp" }])], repeatLast: true },
+      { match: (r) => r.model === "summarizer-model", replies: [{ text: JSON.stringify({ findings: [], conclusion: "Done." }) }], repeatLast: true },
+      { match: (r) => r.model === "executor-model", replies: [executor], repeatLast: true },
+    ],
+  });
+  servers.push(server);
+  const models = { executor: { baseURL: server.baseURL, model: "executor-model" }, planner: { baseURL: server.baseURL, model: "planner-model" }, summarizer: { baseURL: server.baseURL, model: "summarizer-model" } };
+  const out = await runHeadless({ apiUrl: api.url, agentToken: worker.token, agentId: worker.agentId, device: p.device, models, goal: p.goal, agentName: "learner", ocr: null, config: { maxStepsPerTodo: 30, maxStepsPerRun: 40 } });
+  return { ...out, executorAsked: server.requests.filter((r) => r.model === "executor-model").map((r) => r.lastUserText) };
+}
+
+async function workspaceToken(name: string) {
+  const { workspace, admin } = await seedWorkspace(t.db, name);
+  // A token acts as the one agent it first registers: each run of the workspace's worker keeps its id.
+  return { token: (await issueAgentToken(t.db, { workspaceId: workspace.id, name: "learner", issuedBy: admin.id })).token, agentId: `agent_learner_${workspace.id}` };
+}
+const skillsOf = (runId: string) => t.db.skill.findMany({ where: { runId } });
+const validationsOf = (runId: string) => t.db.evidence.findMany({ where: { runId, kind: "validation", idempotencyKey: { startsWith: "skill:" } } });
+const usesOf = (skillId: string) => t.db.event.findMany({ where: { subjectId: skillId, operator: "skill.recordUse" }, orderBy: { id: "asc" } });
+
+describe("skills validated by use", () => {
+  it("a candidate used by a run whose todo is accepted becomes validated, with evidence naming the run", { timeout: 120_000 }, async () => {
+    const worker = await workspaceToken("Validated by use");
+    const a = await phone("plain", 1);
+    const first = await run(worker, a);
+    expect(first.status).toBe("completed");
+    expect(a.score()).toBe(1);
+    const [candidate] = await skillsOf(first.runId);
+    expect(candidate).toMatchObject({ app: "com.example.lamp", status: "candidate", version: 1, runId: first.runId });
+
+    const b = await phone("plain", 2);
+    const second = await run(worker, b);
+    expect(second.status).toBe("completed");
+    expect(b.score()).toBe(1);
+    // Offered marked unverified, and used: the skill's two steps are the run's action evidence.
+    expect(second.executorAsked[0]).toMatch(/- "[^"]+" \(com\.example\.lamp\): unverified \(no run has confirmed it yet\), 2 step\(s\)/);
+    const skillSteps = await t.db.evidence.findMany({ where: { runId: second.runId, kind: "action", idempotencyKey: { contains: ":skill:" } } });
+    expect(skillSteps).toHaveLength(2);
+
+    expect(await t.db.skill.findUniqueOrThrow({ where: { id: candidate!.id } })).toMatchObject({ status: "validated", version: 1, successes: 1, failures: 0 });
+    const [evidence] = await validationsOf(second.runId);
+    expect(evidence).toMatchObject({ runId: second.runId, kind: "validation", data: { code: "skill_validated_by_use", message: `skill ${candidate!.id} version 1` } });
+    expect(evidence!.summary).toMatch(/version 1 validated by use: every step's screen was as expected and its todo was accepted/);
+    const validated = await t.db.event.findFirstOrThrow({ where: { subjectId: candidate!.id, operator: "skill.validate" } });
+    expect(validated.payload).toMatchObject({ by: "use", version: 1, runId: second.runId, evidenceId: evidence!.id });
+    expect((await usesOf(candidate!.id)).map((e) => e.payload)).toEqual([expect.objectContaining({ ok: true, version: 1, runId: second.runId })]);
+  });
+
+  it("a candidate whose step 2 finds another screen hands back at step 2, the model finishes, the failure is counted and it is not validated", { timeout: 120_000 }, async () => {
+    const worker = await workspaceToken("Handed back");
+    const a = await phone("plain", 3);
+    const first = await run(worker, a);
+    expect(first.status).toBe("completed");
+    const [candidate] = await skillsOf(first.runId);
+    expect(candidate).toMatchObject({ status: "candidate", version: 1 });
+
+    const b = await phone("renamed", 4);
+    const second = await run(worker, b);
+    expect(second.status).toBe("completed");
+    expect(b.score()).toBe(1);
+    const steps = await t.db.step.findMany({ where: { runId: second.runId }, orderBy: { index: "asc" } });
+    const used = steps.find((s) => /use_skill/.test(JSON.stringify(s.action)));
+    expect(String((used?.observation as { outcome?: unknown } | null)?.outcome)).toMatch(/^skill stopped before step 2\/2: expected the screen com\.example\.lamp\.ControlsActivity, found com\.example\.lamp\.LightsActivity/);
+    // Only the first step ran as the skill; the model tapped the switch itself.
+    expect(await t.db.evidence.count({ where: { runId: second.runId, kind: "action", idempotencyKey: { contains: ":skill:" } } })).toBe(1);
+
+    const [use] = await usesOf(candidate!.id);
+    expect(use!.payload).toMatchObject({ ok: false, version: 1, runId: second.runId, failedAt: 1, reason: expect.stringMatching(/LightsActivity/) });
+    expect(await validationsOf(second.runId)).toEqual([]);
+    expect(await t.db.event.count({ where: { subjectId: candidate!.id, operator: "skill.validate" } })).toBe(0);
+    // The run that finished the work repaired it: the next version, a candidate still.
+    expect(await t.db.skill.findUniqueOrThrow({ where: { id: candidate!.id } })).toMatchObject({ status: "candidate", version: 2, runId: second.runId, successes: 0, failures: 1 });
+  });
+});
