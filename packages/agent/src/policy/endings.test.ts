@@ -138,3 +138,14 @@ describe("a dialog's button that names no act beside one that does", () => {
     expect(decidePermission(click, { target: ok, tree: screen([dialog([text("Löschen?"), button("Abbrechen"), ok])]) })).toMatchObject({ tier: "high_risk", kind: "destructive" });
   });
 });
+
+describe("a parcel is a thing held", () => {
+  it("refusing or cancelling it is an ending ('Відмовитися від посилки?', 'Anulować przesyłkę?'); tracking it is not", () => {
+    for (const [title, yes, no] of [["Відмовитися від посилки?", "Так, відмовитися", "Ні"], ["Отказаться от посылки?", "Да", "Нет"], ["Anulować przesyłkę?", "Tak", "Nie"], ["Sendung stornieren?", "Ja", "Nein"]] as const) {
+      const target = button(yes);
+      expect(decidePermission(click, { target, tree: screen([dialog([text(title), button(no), target])]) }), title).toMatchObject({ tier: "high_risk", kind: "destructive" });
+    }
+    const track = button("Śledź przesyłkę");
+    expect(decidePermission(click, { target: track, tree: screen([text("Moje przesyłki"), track]) }).tier).toBe("normal");
+  });
+});
