@@ -707,3 +707,17 @@ describe("Bengali and Hindi put the verb after the place it acts on", () => {
     }
   });
 });
+
+describe("what a message says will be lost, in the languages that lacked it", () => {
+  it("gates the neutral button under it; Turkish 'At' (discard) is the act, the way out beside it is not", () => {
+    for (const line of ["Düzenlemelerin kaybolacak.", "Le modifiche andranno perse.", "Deine Änderungen gehen verloren.", "Các thay đổi sẽ bị mất.", "Perubahan akan hilang.", "השינויים יאבדו."]) {
+      const ok = button("OK");
+      expect(decidePermission(click, { target: ok, tree: screen([dialog([text(line), button("·"), ok])]) }), line).toMatchObject({ tier: "high_risk", kind: "destructive" });
+    }
+    const at = button("At");
+    const cancel = button("İptal");
+    const tree = screen([dialog([text("Videodan vazgeçilsin mi?"), text("Düzenlemelerin kaybolacak."), at, button("Taslak olarak kaydet"), cancel])]);
+    expect(decidePermission(click, { target: at, tree })).toMatchObject({ tier: "high_risk", kind: "destructive" });
+    expect(decidePermission(click, { target: cancel, tree }).tier).toBe("normal");
+  });
+});
