@@ -721,3 +721,10 @@ describe("what a message says will be lost, in the languages that lacked it", ()
     expect(decidePermission(click, { target: cancel, tree }).tier).toBe("normal");
   });
 });
+
+describe("activating a device admin app", () => {
+  it.each(["Aktywuj tę aplikację do administrowania urządzeniem", "Activate this device admin app", "Activer cette application d'administration de l'appareil", "Bu cihaz yöneticisi uygulamasını etkinleştir", "이 기기 관리자 앱 활성화"])("%s grants", (label) => {
+    const target = button(label);
+    expect(decidePermission(click, { target, tree: screen([text("·"), target, button("Anuluj")]) })).toMatchObject({ tier: "high_risk", kind: "permission" });
+  });
+});
