@@ -728,3 +728,14 @@ describe("activating a device admin app", () => {
     expect(decidePermission(click, { target, tree: screen([text("·"), target, button("Anuluj")]) })).toMatchObject({ tier: "high_risk", kind: "permission" });
   });
 });
+
+describe("an app asking another account for what it will receive", () => {
+  it("grants it ('다음 정보 제공에 동의합니다', 'recevra les informations suivantes'); its way out backs out", () => {
+    for (const [title, line, label] of [["카카오계정으로 로그인", "'쿠키런: 킹덤'에서 다음 정보 제공에 동의합니다", "동의하고 계속하기"], ["Facebook", "Spotify recevra les informations suivantes", "Continuer en tant que Marie"], ["Facebook", "Spotify will receive the following info", "Continue"], ["LINE", "「ツムツム」への以下の情報の提供に同意します", "同意する"]] as const) {
+      const target = button(label);
+      expect(decidePermission(click, { target, tree: screen([text(title), text(line), button("·"), target]) }), line).toMatchObject({ tier: "high_risk", kind: "permission" });
+    }
+    const cancel = button("취소");
+    expect(decidePermission(click, { target: cancel, tree: screen([text("카카오계정으로 로그인"), text("다음 정보 제공에 동의합니다"), cancel, button("동의하고 계속하기")]) }).tier).toBe("normal");
+  });
+});
