@@ -60,6 +60,11 @@ export interface LanguageWords {
   /** Words asking how ("কীভাবে", "कैसे"): in the languages whose verb comes last, a text they start is a page about
    * the act that follows ("কীভাবে পেমেন্ট করবেন"), not the act. */
   manner?: string;
+  /** One's own story as a share target names it ("Your story", "Seu story"). */
+  story?: string;
+  /** Who a story goes to besides everyone ("Close friends", "Amigos próximos"): with one's story on the same screen,
+   * the screen is the story's share step. */
+  audience?: string;
   /** Verbs that show what is hidden ("Show", "Reveal", "Показать"): beside a secret they reveal it. */
   reveal?: string;
   /** Secrets a person keeps, which a reveal verb beside them shows (a password, PIN, CVC, card number, recovery
@@ -71,6 +76,8 @@ export interface LanguageWords {
 
 export const LEXICON: Record<string, LanguageWords> = {
   en: {
+    audience: "close friends",
+    story: "your story|my story",
     secrets: "password|passcode|pin|cvv|cvc|cvv2|security code|card number|full card number|card details|recovery phrase|secret phrase|seed phrase|private key|secret key|backup codes",
     reveal: "show|reveal|unhide|display",
     verbs: {
@@ -115,6 +122,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "install unknown apps|screen lock|find my device|play protect|two factor|two step verification|2 step verification|backup|backups|encryption|smart lock|sim lock|remote lock|location history|accessibility|device admin|device admin apps|install unknown apps|unknown sources|usage access|notification access|developer options|usb debugging|display over other apps|modify system settings|special app access|app lock|pin lock|fingerprint|fingerprint unlock|face unlock|biometric|biometrics|find hub|encrypted backup|backup encryption|end to end encrypted backup",
   },
   zh: {
+    audience: "密友|亲密好友",
+    story: "你的快拍|我的快拍",
     secrets: "密码|安全码|卡号|完整卡号|助记词|私钥|支付密码",
     reveal: "显示|查看|展示",
     verbs: {
@@ -153,6 +162,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|查找我的设备|安装未知应用|显示在其他应用的上层|在其他应用上层显示|悬浮窗|修改系统设置|特殊应用权限|锁屏|屏幕锁定|查找设备|查找我的设备|备份|两步验证|双重验证|无障碍|设备管理|未知来源|安装未知应用|使用情况访问|通知使用权|开发者选项|悬浮窗|应用锁|指纹|指纹解锁|人脸解锁|面部解锁|生物识别|加密备份|端到端加密备份|查找中心",
   },
   ja: {
+    audience: "親しい友達",
+    story: "あなたのストーリー|ストーリーズ",
     secrets: "パスワード|暗証番号|セキュリティコード|カード番号|秘密鍵|リカバリーフレーズ",
     reveal: "表示|見る",
     verbs: {
@@ -190,6 +201,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|デバイスを探す|不明なアプリのインストール|他のアプリの上に重ねて表示|システム設定の変更|特別なアプリアクセス|画面ロック|デバイスを探す|バックアップ|2段階認証|ユーザー補助|端末管理|不明なアプリ|使用状況へのアクセス|通知へのアクセス|開発者向けオプション|アプリロック|指紋|指紋認証|顔認証|生体認証|暗号化バックアップ|エンドツーエンド暗号化バックアップ",
   },
   ko: {
+    audience: "친한 친구",
+    story: "내 스토리",
     secrets: "비밀번호|카드 번호|카드번호|보안 코드|복구 구문|개인 키",
     reveal: "보기|표시",
     verbs: {
@@ -228,6 +241,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|내 기기 찾기|출처를 알 수 없는 앱 설치|다른 앱 위에 표시|시스템 설정 변경|특별한 앱 액세스|화면 잠금|내 디바이스 찾기|백업|2단계 인증|접근성|기기 관리자|출처를 알 수 없는 앱|사용 정보 접근|알림 접근|개발자 옵션|앱 잠금|지문|지문 인식|얼굴 인식|생체 인증|암호화된 백업|종단간 암호화 백업",
   },
   de: {
+    audience: "enge freunde",
+    story: "deine story|meine story",
     secrets: "passwort|kennwort|kartennummer|sicherheitscode|prüfnummer|wiederherstellungsphrase|privaten schlüssel|kartendaten",
     reveal: "anzeigen|zeigen|einblenden|aufdecken",
     compounds: true,
@@ -270,6 +285,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|installieren unbekannter apps|unbekannter apps|unbekannte apps installieren|über anderen apps einblenden|systemeinstellungen ändern|spezieller app-zugriff|displaysperre|bildschirmsperre|mein gerät finden|sicherung|backup|bestätigung in zwei schritten|zwei faktor|bedienungshilfen|geräteadministrator|unbekannte apps|nutzungsdatenzugriff|benachrichtigungszugriff|entwickleroptionen|usb debugging|app sperre|app-sperre|pin sperre|fingerabdruck|entsperren per fingerabdruck|gesichtserkennung|face unlock|biometrie|biometrische|verschlüsselte sicherung|verschlüsseltes backup|ende zu ende verschlüsseltes backup|find hub",
   },
   es: {
+    audience: "mejores amigos|amigos cercanos",
+    story: "tu historia|mi historia",
     secrets: "contraseña|número de tarjeta|código de seguridad|frase de recuperación|clave privada|datos de la tarjeta",
     reveal: "mostrar|ver|revelar",
     verbs: {
@@ -309,6 +326,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|encontrar mi dispositivo|instalar aplicaciones desconocidas|aplicaciones desconocidas|mostrar sobre otras aplicaciones|mostrar sobre otras apps|modificar ajustes del sistema|acceso especial de aplicaciones|bloqueo de pantalla|encontrar mi dispositivo|copia de seguridad|verificación en dos pasos|accesibilidad|administrador de dispositivos|aplicaciones desconocidas|acceso a datos de uso|acceso a notificaciones|opciones de desarrollador|bloqueo de aplicación|bloqueo de la aplicación|bloqueo de app|bloqueo con pin|huella digital|huella dactilar|desbloqueo facial|biometría|copia de seguridad cifrada|copia cifrada de extremo a extremo",
   },
   fr: {
+    audience: "amis proches",
+    story: "votre story|ta story",
     secrets: "mot de passe|code pin|numéro de carte|cryptogramme|code de sécurité|phrase de récupération|clé privée",
     reveal: "afficher|voir|révéler",
     verbs: {
@@ -348,6 +367,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|localiser mon appareil|installer des applis inconnues|installation d applis inconnues|applis inconnues|superposition sur d autres applis|afficher par-dessus d autres applications|modifier les paramètres système|accès spécifiques des applications|verrouillage de l écran|localiser mon appareil|sauvegarde|validation en deux étapes|double authentification|accessibilité|administrateur de l appareil|applications inconnues|accès aux données d utilisation|accès aux notifications|options pour les développeurs|verrouillage de l application|verrouillage de l appli|verrouillage par code pin|empreinte digitale|déverrouillage par empreinte|déverrouillage par reconnaissance faciale|biométrie|sauvegarde chiffrée|sauvegarde chiffrée de bout en bout",
   },
   pt: {
+    audience: "amigos próximos",
+    story: "seu story|sua história|seu stories",
     secrets: "senha|número do cartão|código de segurança|frase de recuperação|chave privada|dados do cartão",
     reveal: "mostrar|exibir|ver|revelar",
     verbs: {
@@ -387,6 +408,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|encontre meu dispositivo|encontrar o meu dispositivo|instalar apps desconhecidos|apps desconhecidos|sobrepor a outros apps|exibir sobre outros apps|modificar configurações do sistema|acesso especial para apps|bloqueio de tela|encontre meu dispositivo|backup|verificação em duas etapas|acessibilidade|administrador do dispositivo|apps desconhecidos|acesso aos dados de uso|acesso a notificações|opções do desenvolvedor|bloqueio do app|bloqueio de app|bloqueio com pin|impressão digital|desbloqueio facial|biometria|backup criptografado|backup com criptografia de ponta a ponta",
   },
   ru: {
+    audience: "близкие друзья",
+    story: "ваша история|моя история",
     secrets: "пароль|пин код|номер карты|код безопасности|секретную фразу|секретная фраза|приватный ключ|реквизиты карты",
     reveal: "показать|раскрыть|показывать",
     verbs: {
@@ -426,6 +449,8 @@ export const LEXICON: Record<string, LanguageWords> = {
   },
   // The fifteen languages below were added with Android's own strings for them (platform-words.ts).
   it: {
+    audience: "amici più stretti|amici stretti",
+    story: "la tua storia|la mia storia",
     secrets: "numero della carta|numero carta|codice di sicurezza|frase di recupero|chiave privata",
     reveal: "mostra|visualizza|rivela",
     verbs: {
@@ -463,6 +488,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|trova il mio dispositivo|installa app sconosciute|app sconosciute|mostra sopra altre app|modifica impostazioni di sistema|accesso speciale per le app|backup|verifica in due passaggi|accessibilità|amministratore del dispositivo|app sconosciute|accesso ai dati di utilizzo|accesso alle notifiche|opzioni sviluppatore|blocco schermo|trova il mio dispositivo|blocco app|blocco dell app|blocco con pin|impronta digitale|impronta|sblocco con il volto|biometria|backup crittografato|backup crittografato end to end",
   },
   tr: {
+    audience: "yakın arkadaşlar",
+    story: "hikayen|hikayem",
     secrets: "şifre*|parola*|kart numara*|güvenlik kodu*|kurtarma ifade*|özel anahtar*",
     reveal: "göster|görüntüle",
     verbs: {
@@ -500,6 +527,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|cihazımı bul|bilinmeyen uygulamaları yükle|bilinmeyen uygulamalar|diğer uygulamaların üzerinde göster|sistem ayarlarını değiştir|özel uygulama erişimi|yedekleme|iki adımlı doğrulama|erişilebilirlik|cihaz yöneticisi|bilinmeyen uygulamalar|kullanım erişimi|bildirim erişimi|geliştirici seçenekleri|ekran kilidi|cihazımı bul|uygulama kilidi|pin kilidi|parmak izi|yüz tanıma|yüzle kilit açma|biyometrik|şifrelenmiş yedekleme|uçtan uca şifreli yedekleme",
   },
   vi: {
+    audience: "bạn thân",
+    story: "tin của bạn|tin của tôi",
     secrets: "mật khẩu|mã pin|số thẻ|mã bảo mật|cụm từ khôi phục|khóa riêng tư",
     reveal: "hiện|hiển thị|xem",
     verbs: {
@@ -537,6 +566,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|tìm thiết bị|cài đặt ứng dụng không rõ nguồn gốc|ứng dụng không rõ nguồn gốc|hiển thị trên các ứng dụng khác|sửa đổi cài đặt hệ thống|quyền truy cập đặc biệt|sao lưu|xác minh 2 bước|trợ năng|hỗ trợ tiếp cận|quản trị thiết bị|ứng dụng không rõ nguồn gốc|quyền truy cập dữ liệu sử dụng|quyền truy cập thông báo|tùy chọn cho nhà phát triển|khóa màn hình|tìm thiết bị|khóa ứng dụng|khóa bằng mã pin|vân tay|mở khóa bằng vân tay|mở khóa bằng khuôn mặt|sinh trắc học|sao lưu được mã hóa|sao lưu mã hóa đầu cuối",
   },
   id: {
+    audience: "teman dekat",
+    story: "cerita anda|cerita kamu|cerita saya",
     secrets: "kata sandi|nomor kartu|kode keamanan|frasa pemulihan|kunci pribadi",
     reveal: "tampilkan|lihat",
     verbs: {
@@ -574,6 +605,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|temukan perangkat saya|instal aplikasi yang tidak dikenal|aplikasi yang tidak dikenal|tampilkan di atas aplikasi lain|ubah setelan sistem|akses aplikasi khusus|pencadangan|verifikasi 2 langkah|aksesibilitas|admin perangkat|aplikasi tidak dikenal|akses penggunaan|akses notifikasi|opsi developer|kunci layar|temukan perangkat|kunci aplikasi|kunci pin|sidik jari|buka dengan sidik jari|buka dengan wajah|biometrik|cadangan terenkripsi|cadangan terenkripsi end to end",
   },
   ms: {
+    audience: "rakan rapat",
+    story: "cerita anda|cerita saya",
     secrets: "kata laluan|nombor kad|kod keselamatan|frasa pemulihan|kunci peribadi",
     reveal: "tunjukkan|papar|lihat",
     verbs: {
@@ -611,6 +644,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|cari peranti saya|pasang apl yang tidak diketahui|apl yang tidak diketahui|paparkan di atas apl lain|ubah suai tetapan sistem|akses apl khas|sandaran|pengesahan 2 langkah|kebolehaksesan|pentadbir peranti|apl tidak diketahui|akses penggunaan|akses pemberitahuan|pilihan pembangun|kunci skrin|cari peranti saya|kunci apl|kunci aplikasi|kunci pin|cap jari|buka kunci wajah|biometrik|sandaran disulitkan|sandaran disulitkan hujung ke hujung",
   },
   th: {
+    audience: "เพื่อนสนิท",
+    story: "สตอรี่ของคุณ|สตอรี่ของฉัน",
     secrets: "รหัสผ่าน|หมายเลขบัตร|เลขบัตร|รหัสความปลอดภัย|วลีกู้คืน|คีย์ส่วนตัว",
     reveal: "แสดง|ดู",
     verbs: {
@@ -648,6 +683,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|ค้นหาอุปกรณ์ของฉัน|ติดตั้งแอปที่ไม่รู้จัก|แสดงทับแอปอื่น|แก้ไขการตั้งค่าระบบ|การเข้าถึงพิเศษของแอป|สำรองข้อมูล|การยืนยันแบบ 2 ขั้นตอน|การช่วยเหลือพิเศษ|ผู้ดูแลอุปกรณ์|แอปที่ไม่รู้จัก|การเข้าถึงข้อมูลการใช้งาน|การเข้าถึงการแจ้งเตือน|ตัวเลือกสำหรับนักพัฒนา|ล็อกหน้าจอ|ค้นหาอุปกรณ์|ล็อกแอป|ล็อกด้วย pin|ลายนิ้วมือ|สแกนลายนิ้วมือ|ปลดล็อกด้วยใบหน้า|ไบโอเมตริก|ข้อมูลสำรองที่เข้ารหัส|การสำรองข้อมูลที่เข้ารหัสตั้งแต่ต้นทางถึงปลายทาง",
   },
   pl: {
+    audience: "bliscy znajomi",
+    story: "twoja relacja|moja relacja",
     secrets: "hasło|hasła|numer karty|kod bezpieczeństwa|fraza odzyskiwania|klucz prywatny",
     reveal: "pokaż|wyświetl|odkryj",
     verbs: {
@@ -685,6 +722,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|znajdź moje urządzenie|instalowanie nieznanych aplikacji|nieznane aplikacje|nieznanych aplikacji|wyświetlanie nad innymi aplikacjami|modyfikowanie ustawień systemu|specjalny dostęp aplikacji|kopia zapasowa|weryfikacja dwuetapowa|ułatwienia dostępu|administrator urządzenia|nieznane aplikacje|dostęp do danych o użytkowaniu|dostęp do powiadomień|opcje programisty|blokada ekranu|znajdź urządzenie|blokada aplikacji|blokada pin|kod pin|odcisk palca|odblokowanie odciskiem palca|rozpoznawanie twarzy|biometria|biometryczne|zaszyfrowana kopia zapasowa|kopia zapasowa zaszyfrowana end to end|odciskiem palca|odcisku palca",
   },
   nl: {
+    audience: "naaste vrienden|goede vrienden",
+    story: "jouw verhaal|je verhaal|mijn verhaal",
     secrets: "wachtwoord|pincode|kaartnummer|beveiligingscode|herstelzin|privésleutel",
     reveal: "tonen|toon|weergeven",
     compounds: true,
@@ -723,6 +762,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|zoek mijn apparaat|onbekende apps installeren|weergeven vóór andere apps|weergeven over andere apps|systeeminstellingen aanpassen|speciale app-toegang|back up|reservekopie|verificatie in twee stappen|toegankelijkheid|apparaatbeheerder|onbekende apps|gebruikstoegang|meldingstoegang|ontwikkelaarsopties|schermvergrendeling|vind mijn apparaat|app vergrendeling|app-vergrendeling|pincode vergrendeling|vingerafdruk|ontgrendelen met vingerafdruk|gezichtsontgrendeling|biometrie|biometrische|versleutelde back up|versleutelde back-up|end to end versleutelde back up",
   },
   sv: {
+    audience: "nära vänner",
+    story: "din berättelse|min berättelse",
     secrets: "lösenord|pinkod|kortnummer|säkerhetskod|återställningsfras|privat nyckel",
     reveal: "visa",
     compounds: true,
@@ -761,6 +802,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|hitta min enhet|installera okända appar|okända appar|visa ovanpå andra appar|ändra systeminställningar|särskild appåtkomst|säkerhetskopiering|tvåstegsverifiering|tillgänglighet|enhetsadministratör|okända appar|åtkomst till användningsdata|aviseringsåtkomst|utvecklaralternativ|skärmlås|hitta min enhet|applås|applåset|pin lås|fingeravtryck|upplåsning med fingeravtryck|ansiktsupplåsning|biometri|biometrisk|krypterad säkerhetskopia|end to end krypterad säkerhetskopia",
   },
   ar: {
+    audience: "الأصدقاء المقربون|الأصدقاء المقربين",
+    story: "قصتك|قصتي",
     secrets: "كلمة المرور|رقم البطاقة|رمز الأمان|عبارة الاسترداد|المفتاح الخاص|الرقم السري",
     reveal: "إظهار|اظهار|عرض",
     verbs: {
@@ -798,6 +841,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|تثبيت التطبيقات غير المعروفة|الظهور فوق التطبيقات الأخرى|العرض فوق التطبيقات الأخرى|تعديل إعدادات النظام|الوصول الخاص للتطبيقات|النسخ الاحتياطي|التحقق بخطوتين|تسهيل الاستخدام|إمكانية الوصول|مشرف الجهاز|التطبيقات غير المعروفة|الوصول إلى بيانات الاستخدام|الوصول إلى الإشعارات|خيارات المطور|قفل الشاشة|العثور على جهازي|قفل التطبيق|قفل برمز pin|بصمة الإصبع|البصمة|فتح القفل بالوجه|التعرف على الوجه|القياسات الحيوية|نسخة احتياطية مشفرة|النسخ الاحتياطي المشفر تمامًا بين الطرفين",
   },
   fa: {
+    audience: "دوستان نزدیک",
+    story: "استوری شما|استوری من",
     secrets: "رمز عبور|گذرواژه|شماره کارت|کد امنیتی|عبارت بازیابی|کلید خصوصی|رمز دوم",
     reveal: "نمایش|نشان دادن",
     verbs: {
@@ -835,6 +880,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|پیدا کردن دستگاه من|دستگاهم را پیدا کن|نصب برنامه های ناشناس|برنامه های ناشناس|نمایش روی برنامه های دیگر|تغییر تنظیمات سیستم|دسترسی ویژه برنامه|پشتیبان گیری|تأیید دومرحله ای|دسترس پذیری|دسترس‌پذیری|سرپرست دستگاه|برنامه های ناشناس|دسترسی به داده های استفاده|دسترسی به اعلان|گزینه های برنامه نویسان|قفل صفحه|قفل برنامه|قفل پین|اثر انگشت|قفل گشایی با چهره|تشخیص چهره|بیومتریک|پشتیبان رمزگذاری شده|پشتیبان رمزگذاری سرتاسری",
   },
   he: {
+    audience: "חברים קרובים",
+    story: "הסטורי שלך|הסטורי שלי",
     secrets: "סיסמה|מספר הכרטיס|מספר כרטיס|קוד אבטחה|ביטוי שחזור|מפתח פרטי",
     reveal: "הצג|הצגת|הראה",
     verbs: {
@@ -872,6 +919,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|איתור המכשיר שלי|התקנת אפליקציות לא מוכרות|אפליקציות לא מוכרות|הצגה מעל אפליקציות אחרות|שינוי הגדרות המערכת|גישה מיוחדת לאפליקציות|גיבוי|אימות דו-שלבי|נגישות|מנהל מכשיר|אפליקציות לא מוכרות|גישה לנתוני שימוש|גישה להתראות|אפשרויות למפתחים|נעילת מסך|איתור המכשיר|מצא את המכשיר שלי|מציאת המכשיר|נעילת אפליקציה|נעילת האפליקציה|נעילה בקוד pin|טביעת אצבע|ביטול נעילה בטביעת אצבע|פתיחה בזיהוי פנים|זיהוי פנים|ביומטרי|גיבוי מוצפן|גיבוי מוצפן מקצה לקצה",
   },
   hi: {
+    audience: "क्लोज़ फ़्रेंड्स|करीबी दोस्त",
+    story: "आपकी स्टोरी|मेरी स्टोरी",
     manner: "कैसे|किस तरह|कैसे करें",
     secrets: "पासवर्ड|पिन|कार्ड नंबर|सुरक्षा कोड|रिकवरी फ़्रेज़|प्राइवेट की",
     reveal: "दिखाएं|दिखाएँ|देखें",
@@ -910,6 +959,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|मेरा डिवाइस ढूंढें|अनजान ऐप्लिकेशन इंस्टॉल करें|अनजान ऐप्लिकेशन|दूसरे ऐप्लिकेशन के ऊपर दिखाएं|दूसरे ऐप के ऊपर दिखाएं|सिस्टम सेटिंग में बदलाव करें|ऐप्लिकेशन के लिए खास ऐक्सेस|बैकअप|दो चरणों में पुष्टि|सुलभता|डिवाइस एडमिन|अज्ञात ऐप्लिकेशन|इस्तेमाल का ऐक्सेस|सूचना का ऐक्सेस|डेवलपर के लिए सेटिंग और टूल|स्क्रीन लॉक|मेरा डिवाइस ढूंढें|ऐप लॉक|पिन लॉक|फ़िंगरप्रिंट|फिंगरप्रिंट|फ़िंगरप्रिंट से अनलॉक|फ़ेस अनलॉक|बायोमेट्रिक|एन्क्रिप्ट किया गया बैकअप|एंड टू एंड एन्क्रिप्टेड बैकअप",
   },
   bn: {
+    audience: "ঘনিষ্ঠ বন্ধুরা|ক্লোজ ফ্রেন্ডস",
+    story: "আপনার স্টোরি|আমার স্টোরি",
     manner: "কীভাবে|কিভাবে|কেমন করে",
     secrets: "পাসওয়ার্ড|পিন|কার্ড নম্বর|নিরাপত্তা কোড|রিকভারি ফ্রেজ|প্রাইভেট কী",
     reveal: "দেখান|দেখুন",
@@ -948,6 +999,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|আমার ডিভাইস খুঁজুন|অজানা অ্যাপ ইনস্টল করুন|অজানা অ্যাপ|অন্যান্য অ্যাপের উপরে দেখানো|অন্য অ্যাপের উপরে দেখান|সিস্টেম সেটিংস পরিবর্তন করা|বিশেষ অ্যাপ অ্যাক্সেস|ব্যাকআপ|২-ধাপ যাচাইকরণ|অ্যাক্সেসিবিলিটি|ডিভাইস অ্যাডমিন|অজানা অ্যাপ|ব্যবহারের অ্যাক্সেস|বিজ্ঞপ্তির অ্যাক্সেস|ডেভেলপার বিকল্প|স্ক্রিন লক|অ্যাপ লক|পিন লক|আঙুলের ছাপ|ফিঙ্গারপ্রিন্ট|ফেস আনলক|বায়োমেট্রিক|এনক্রিপ্ট করা ব্যাকআপ|এন্ড টু এন্ড এনক্রিপ্টেড ব্যাকআপ",
   },
   uk: {
+    audience: "близькі друзі",
+    story: "ваша історія|моя історія",
     secrets: "пароль|пін код|номер картки|код безпеки|секретну фразу|приватний ключ",
     reveal: "показати|розкрити",
     verbs: {

@@ -739,3 +739,16 @@ describe("an app asking another account for what it will receive", () => {
     expect(decidePermission(click, { target: cancel, tree: screen([text("카카오계정으로 로그인"), text("다음 정보 제공에 동의합니다"), cancel, button("동의하고 계속하기")]) }).tier).toBe("normal");
   });
 });
+
+describe("a story's share step", () => {
+  it("posts it when the screen offers the story to an audience ('Seu story' beside 'Amigos próximos'); the home tray's 'Your story' only opens it", () => {
+    for (const [lines, label, other] of [[["Foto do story"], "Seu story", "Amigos próximos"], [["Dela"], "Din berättelse", "Nära vänner"], [["Votre story", "Amis proches"], "Partager", "·"], [["Your story"], "Close friends", "·"]] as const) {
+      const target = button(label);
+      expect(decidePermission(click, { target, tree: screen([...lines.map((l) => text(l)), node({ className: "android.widget.LinearLayout", clickable: false, children: [target, button(other)] })]) }), label).toMatchObject({ tier: "high_risk", kind: "communication", ruleId: "target.story-share" });
+    }
+    const tray = button("Seu story");
+    expect(decidePermission(click, { target: tray, tree: screen([text("Instagram"), node({ className: "android.widget.LinearLayout", clickable: false, children: [tray, button("maria.s")] })]) }).tier).toBe("normal");
+    const list = button("Amigos próximos");
+    expect(decidePermission(click, { target: list, tree: screen([text("Configurações"), list, button("Bloqueados")]) }).tier).toBe("normal");
+  });
+});
