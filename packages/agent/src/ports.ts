@@ -143,6 +143,7 @@ import type {
   ShortcutStatus,
   SkillStatus,
   EvidenceKind,
+  GateKind,
   GateStatus,
   GoalStatus,
   RunEndReason,
@@ -155,7 +156,7 @@ import type {
   TurnRoute,
 } from "@phoneloop/state/domain";
 
-export type { AgentKind, LessonKind, ShortcutStatus, SkillStatus, EvidenceKind, GateStatus, GoalStatus, RunEndReason, RunEndStatus, RunStatus, SkipReason, TodoKind, TodoState, TurnResultKind, TurnRoute };
+export type { AgentKind, LessonKind, ShortcutStatus, SkillStatus, EvidenceKind, GateKind, GateStatus, GoalStatus, RunEndReason, RunEndStatus, RunStatus, SkipReason, TodoKind, TodoState, TurnResultKind, TurnRoute };
 
 export type Capability = string;
 
@@ -203,6 +204,8 @@ export interface Todo {
   values: Record<string, unknown>;
   state: TodoState;
   attempts: number;
+  /** The core's limit on attempts for this todo: the runtime stops retrying at it, as the core's router does. */
+  maxAttempts: number;
   lastResult: TurnResultKind | null;
   /** Why it is blocked, failed, superseded or waiting. */
   reason: string | null;
@@ -291,6 +294,16 @@ export interface OpenGateInput {
   evidenceIds: string[];
   /** After this long nobody may answer any more: the gate expires. Without it the gate waits for an answer. */
   ttlMs?: number;
+  /** approval (approve or deny `action`) or question: stored with the gate, so no reader guesses it. */
+  kind: GateKind;
+  /** The permission tier that opened it. */
+  tier: "confirm" | "high_risk" | "question";
+  /** The action the gate asks about. */
+  action?: Record<string, unknown>;
+  /** Why the policy opened it: its rule, the evidence it matched and its version. */
+  policy?: { ruleId: string; evidence: string[]; policyVersion: string };
+  /** The opener's lease: the core blocks the todo and ends this lease in the transaction that opens the gate. */
+  lease?: LeaseRef;
 }
 
 /** How a gate ended (or that it is still open). */

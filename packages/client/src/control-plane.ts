@@ -177,8 +177,8 @@ export function createControlPlane(client: ApiClient, opts: ControlPlaneOptions)
     },
 
     // ── gates ──
-    async openGate(input) {
-      const r = await call("gate.open", () => client.gate.open.mutate(input));
+    async openGate({ lease, ...input }) {
+      const r = await call("gate.open", () => client.gate.open.mutate({ ...input, ...(lease ? { agentId: lease.agentId, leaseKey: lease.leaseKey } : {}) }));
       return { gateId: r.gate.id, created: r.created };
     },
 

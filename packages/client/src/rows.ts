@@ -24,6 +24,7 @@ export function todoOf(t: Omit<ApiTodo, "holder" | "openGate"> & { openGate?: Ap
     values: objectOf(t.values),
     state: t.state,
     attempts: t.attempts,
+    maxAttempts: t.maxAttempts,
     lastResult: t.lastResult as TurnResultKind | null,
     reason: t.reason,
     supersededById: t.supersededById,

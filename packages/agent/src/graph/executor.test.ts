@@ -51,7 +51,7 @@ const types = (effects: Effect[]) => effects.map((e) => e.type);
 describe("executor step (pure)", () => {
   it("begins by routing the turn when it holds a lease, by claiming again when it does not, by waiting on a gate it left open", () => {
     expect(types(step(runState(), { type: "begin" }, DEFAULT_CONFIG).effects)).toEqual(["route"]);
-    expect(step(runState({ lease: null }), { type: "begin" }, DEFAULT_CONFIG).effects).toEqual([{ type: "acquire", todoId: "t1", reopen: false }]);
+    expect(step(runState({ lease: null }), { type: "begin" }, DEFAULT_CONFIG).effects).toEqual([{ type: "acquire", todoId: "t1" }]);
     const pendingGate = { gateId: "gate_1", stepIndex: 0, action: { type: "click" as const, element: "1" }, kind: "pay", tier: "high_risk" as const };
     expect(step(runState({ lease: null, pendingGate }), { type: "begin" }, DEFAULT_CONFIG).effects).toEqual([{ type: "wait_gate", gateId: "gate_1" }]);
   });
@@ -115,7 +115,20 @@ describe("executor step (pure)", () => {
 
   it("the model's question, however short, opens a gate with a question the core accepts, labelled as the agent's", () => {
     const { batches } = walk(runState(), [ready, { type: "sensed", screen }, reply({ type: "ask_user", question: "Size?", options: ["S", "M"] })]);
-    expect(batches[2]).toEqual([{ type: "open_gate", idempotencyKey: "run_1:0:gate", question: 'The agent asks: "Size?"', options: ["S", "M"], evidenceKeys: ["run_1:0:observation:lk"] }]);
+    expect(batches[2]).toEqual([
+      {
+        type: "open_gate",
+        idempotencyKey: "run_1:0:gate",
+        question: 'The agent asks: "Size?"',
+        options: ["S", "M"],
+        evidenceKeys: ["run_1:0:observation:lk"],
+        kind: "question",
+        tier: "question",
+        action: { type: "ask_user", question: "Size?", options: ["S", "M"] },
+        policy: expect.objectContaining({ ruleId: expect.any(String) }),
+        lease: ref(),
+      },
+    ]);
   });
 
   it("the step caps end the executor before sensing", () => {
@@ -123,7 +136,7 @@ describe("executor step (pure)", () => {
     expect(step({ ...runState(), stepIndex: 200 }, ready, DEFAULT_CONFIG).effects[0]).toMatchObject({ type: "exit", ret: { reason: "run_step_cap", status: "partial" } });
   });
 
-  it("a high-risk tap opens a gate; its turn ends the lease; after a denial the todo is reopened and claimed again, and the model is told without acting", () => {
+  it("a high-risk tap opens a gate (the core blocks the todo and ends the lease as it opens); after a denial the todo is claimed again, and the model is told without acting", () => {
     const { state, batches } = walk(runState(), [
       ready,
       { type: "sensed", screen },
@@ -134,11 +147,21 @@ describe("executor step (pure)", () => {
       ready,
     ]);
     expect(batches[2]).toHaveLength(1);
-    expect(batches[2]![0]).toMatchObject({ type: "open_gate", idempotencyKey: "run_1:0:gate", options: ["approve", "deny"], evidenceKeys: ["run_1:0:observation:lk"] });
+    expect(batches[2]![0]).toMatchObject({
+      type: "open_gate",
+      idempotencyKey: "run_1:0:gate",
+      options: ["approve", "deny"],
+      evidenceKeys: ["run_1:0:observation:lk"],
+      kind: "approval",
+      tier: "high_risk",
+      action: { type: "click", element: "1" },
+      lease: ref(1),
+    });
     expect((batches[2]![0] as { question: string }).question).toMatch(/Pay.*high-risk/s);
-    expect(types(batches[3]!)).toEqual(["turn_result", "checkpoint", "event", "wait_gate"]);
-    expect(batches[3]![0]).toMatchObject({ type: "turn_result", idempotencyKey: "run_1:0:gate_turn", lease: ref(1), kind: "user_action_required" });
-    expect(batches[4]).toEqual([{ type: "acquire", todoId: "t1", reopen: true }]);
+    // The runtime writes nothing on the todo: no turn result blocks it, no reopen gives it back.
+    expect(types(batches[3]!)).toEqual(["checkpoint", "event", "wait_gate"]);
+    expect(batches.flat().some((e) => e.type === "turn_result" && e.idempotencyKey === "run_1:0:gate_turn")).toBe(false);
+    expect(batches[4]).toEqual([{ type: "acquire", todoId: "t1" }]);
     expect(types(batches[5]!)).toEqual(["route"]);
     // The same step goes on with the screen it saw: the decision is recorded, the tap is not performed.
     expect(types(batches[6]!)).toEqual(["event", "evidence", "step", "turn_result", "checkpoint", "event", "route"]);
@@ -164,7 +187,7 @@ describe("executor step (pure)", () => {
     const inFlight = { stepIndex: 3, action: { type: "click" as const, x: 500, y: 500 }, description: "click (500, 500)" };
     const drained: Observation = { type: "drained", drained: true, checked: true, running: [], waitedMs: 1800, app: "com.example/.Main" };
     const { state, batches } = walk({ ...runState({ lease: null, inFlight }), stepIndex: 3 }, [{ type: "begin" }, { type: "acquired", lease: lease(2) }, drained]);
-    expect(batches[0]).toEqual([{ type: "acquire", todoId: "t1", reopen: false }]);
+    expect(batches[0]).toEqual([{ type: "acquire", todoId: "t1" }]);
     expect(batches[1]).toEqual([{ type: "drain", stepIndex: 3 }]);
     expect(types(batches[2]!)).toEqual(["step", "turn_result", "checkpoint", "event", "route"]);
     expect(batches[2]![0]).toMatchObject({ type: "step", stepIndex: 3, outcome: "outcome unknown: its record is missing (the worker stopped while it was performed); not repeated; the screen now shows com.example/.Main" });

@@ -16,7 +16,8 @@ import { focusedNode, nodeAt, resolveTarget } from "./observe.ts";
 import { endReasonOfSkip, statusForExit } from "./routes.ts";
 import { describeShortcuts, describeSkills } from "./learning.ts";
 import type { SkillBody } from "../skills/contract.ts";
-import type { AgentConfig, AgentEvent, ExecutorReturn, ExecutorRunState, ExecutorState, ExitReason, PendingGate, RunCommon, Screen, Turn } from "./state.ts";
+import type { AgentConfig, AgentEvent, ExecutorReturn, ExecutorRunState, ExecutorState, ExitReason, GatePolicy, PendingGate, RunCommon, Screen, Turn } from "./state.ts";
+import type { GateKind } from "../ports.ts";
 
 /** What the runner saw when it performed the last input effect. */
 export type Observation =
@@ -57,8 +58,8 @@ export type WriteEffect =
 
 /** Inputs: the last effect of a batch; what it returns is the next observation. */
 export type InputEffect =
-  /** Claim the todo again (after a resume or a gate); `reopen` first gives a blocked todo back to the pool. */
-  | { type: "acquire"; todoId: string; reopen: boolean }
+  /** Claim the todo again (after a resume, or after its gate closed: the core gave it back to the pool). */
+  | { type: "acquire"; todoId: string }
   | { type: "route"; todoId: string; lease: Lease }
   | { type: "sense"; stepIndex: number; lease: LeaseRef }
   /** Before reading the phone after an action whose outcome is unknown: wait until it ran every input it was sent, then settle. */
@@ -67,8 +68,9 @@ export type InputEffect =
   | { type: "read_screen"; stepIndex: number; around?: { x: number; y: number } }
   /** The executor model, or with role "guard" the permission checkpoint's guard model. */
   | { type: "ask_model"; role?: "guard"; messages: ChatMessage[]; jsonSchema: { name: string; schema: Record<string, unknown> }; key: string; stepIndex: number; lease: LeaseRef }
-  /** `evidenceKeys`: the evidence the gate shows (its screenshot), by idempotency key; the runner records it first. */
-  | { type: "open_gate"; idempotencyKey: string; question: string; options: string[]; evidenceKeys: string[] }
+  /** `evidenceKeys`: the evidence the gate shows (its screenshot), by idempotency key; the runner records it first.
+   * The core blocks the todo and ends the lease in the transaction that opens the gate. */
+  | { type: "open_gate"; idempotencyKey: string; question: string; options: string[]; evidenceKeys: string[]; kind: GateKind; tier: PendingGate["tier"]; action: Action; policy: GatePolicy; lease: LeaseRef }
   | { type: "wait_gate"; gateId: string }
   | { type: "perform"; action: Action; px: { x: number; y: number } | undefined; screen: { width: number; height: number }; description: string }
   /** Runs a skill on the phone, checking its contract before and after each step. */
@@ -125,7 +127,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
   };
 
   const route = (): InputEffect => ({ type: "route", todoId: ex.todoId, lease: ex.lease! });
-  const acquire = (reopen: boolean): InputEffect => ({ type: "acquire", todoId: ex.todoId, reopen });
+  const acquire = (): InputEffect => ({ type: "acquire", todoId: ex.todoId });
 
   /** Ends a step: step row, turn result (validated progress spends the step), checkpoint, then the next step. */
   const finishStep = (turn: Turn, action: Action | null, description: string, outcome: string, kind: TurnResultKind): void => {
@@ -345,8 +347,21 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
     if (action.type === "ask_user" || needsGate(decision, s.approvals)) {
       const question = action.type === "ask_user" ? askedQuestion(action.question) : gateQuestion(action, decision, ex.lastApp, ex.todoTitle);
       const options = action.type === "ask_user" ? (action.options?.length ? action.options : []) : ["approve", "deny"];
-      turn.asking = { action, kind: decision.kind, approvalKey: decision.approvalKey, tier: action.type === "ask_user" ? "question" : decision.tier === "high_risk" ? "high_risk" : "confirm", question, policy: { ruleId: decision.ruleId, evidence: decision.evidence, policyVersion: decision.policyVersion } };
-      return done({ type: "open_gate", idempotencyKey: `${s.runId}:${turn.stepIndex}:gate`, question, options, evidenceKeys: [screen.observationKey] });
+      const tier = action.type === "ask_user" ? "question" : decision.tier === "high_risk" ? "high_risk" : "confirm";
+      const policy = { ruleId: decision.ruleId, evidence: decision.evidence, policyVersion: decision.policyVersion };
+      turn.asking = { action, kind: decision.kind, approvalKey: decision.approvalKey, tier, question, policy };
+      return done({
+        type: "open_gate",
+        idempotencyKey: `${s.runId}:${turn.stepIndex}:gate`,
+        question,
+        options,
+        evidenceKeys: [screen.observationKey],
+        kind: action.type === "ask_user" ? "question" : "approval",
+        tier,
+        action,
+        policy,
+        lease: leaseRefOf(ex.lease!),
+      });
     }
     return act(turn, action, px);
   };
@@ -372,7 +387,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
     case "begin":
       // A gate this todo waits on (a previous worker opened it): wait for the same gate, do not ask again.
       if (ex.pendingGate && !ex.lease) return done({ type: "wait_gate", gateId: ex.pendingGate.gateId });
-      return ex.lease ? afterAcquired() : done(acquire(false));
+      return ex.lease ? afterAcquired() : done(acquire());
 
     case "cancelled":
       return exit("cancelled", "The run was cancelled by the user.");
@@ -519,8 +534,8 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       delete turn.asking;
       const pending: PendingGate = { gateId: obs.gateId, stepIndex: turn.stepIndex, action: asking.action, kind: asking.kind, tier: asking.tier, ...(asking.approvalKey ? { approvalKey: asking.approvalKey } : {}), ...(asking.policy ? { policy: asking.policy } : {}) };
       ex.pendingGate = pending;
-      // The todo waits for the person: the turn's result blocks it and ends this lease; the answer gives it back.
-      fx.push({ type: "turn_result", idempotencyKey: `${s.runId}:${turn.stepIndex}:gate_turn`, lease: leaseRefOf(ex.lease!), kind: "user_action_required", summary: `gate ${obs.gateId}: ${asking.question}`.slice(0, 2000) });
+      // The todo waits for the person: opening the gate blocked it and ended this lease (the core's one write);
+      // closing the gate gives it back, and the executor claims it again.
       ex.lease = null;
       fx.push({ type: "checkpoint" });
       fx.push({ type: "event", event: { type: "gate", gateId: obs.gateId, question: asking.question } });
@@ -535,7 +550,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
         ex.turn = turn;
         delete ex.pendingGate;
       }
-      return ex.lease ? done(route()) : done(acquire(true));
+      return ex.lease ? done(route()) : done(acquire());
     }
 
     case "performed": {

@@ -105,6 +105,8 @@ async function handleReturn(ctx: RunContext, state: PlannerState, ret: ExecutorR
   await cp.appendEvidence({ idempotencyKey: `${key}:handoff`, kind: "handoff", goalId: state.goalId, runId: state.runId, todoId: ret.todoId, summary: `executor → planner: ${ret.status} (${ret.reason})`, data: { ...ret } });
   const route = routeReturn(ret);
   const title = todo?.title ?? ret.todoId;
+  // The core's one attempt limit, as the todo carries it (its turn router asks for a replan at the same count).
+  const maxAttempts = todo?.maxAttempts ?? 1;
   const release = async (after: Todo | null) => {
     if (lease && stillHeld(after)) await cp.releaseLease(leaseRefOf(lease), `${ret.reason}: ${ret.summary}`.slice(0, 500)).catch((e: unknown) => (e instanceof ControlPlaneConflict ? undefined : Promise.reject(e)));
   };
@@ -122,7 +124,7 @@ async function handleReturn(ctx: RunContext, state: PlannerState, ret: ExecutorR
     await cp.appendEvidence({ idempotencyKey: `${key}:validation`, kind: "validation", goalId: state.goalId, runId: state.runId, todoId: ret.todoId, summary: outs.error.message, data: { code: outs.error.code, keys: outs.error.keys } });
     const after = lease ? await recordTurn(ctx, lease, `${key}:validation_failed`, "validation_failed", outs.error.message) : null;
     state.attempts[ret.todoId] = (state.attempts[ret.todoId] ?? 0) + 1;
-    if (state.attempts[ret.todoId]! >= ctx.config.maxAttemptsPerTodo || !lease || !stillHeld(after)) {
+    if (state.attempts[ret.todoId]! >= maxAttempts || !lease || !stillHeld(after)) {
       await release(after);
       state.blocked.push(outs.error.message);
       return endWith(state, "blocked", "todo_blocked", outs.error.message);
@@ -156,7 +158,7 @@ async function handleReturn(ctx: RunContext, state: PlannerState, ret: ExecutorR
     "supervisor_decision",
   );
   const d = asked.reply ?? { decision: "summarise" as const, reason: "the supervisor's reply could not be read", todos: [] };
-  const exhausted = state.attempts[ret.todoId]! >= ctx.config.maxAttemptsPerTodo;
+  const exhausted = state.attempts[ret.todoId]! >= maxAttempts;
   await cp.appendEvidence({ idempotencyKey: `${key}:decision`, kind: "validation", goalId: state.goalId, runId: state.runId, todoId: ret.todoId, summary: `supervisor: ${d.decision} — ${d.reason}`, data: { decision: d.decision, reason: d.reason, todos: d.todos, attemptsExhausted: exhausted } });
   await spendPlanner(ctx, state, `supervise:${key}`, asked.tokens, asked.microUsd);
   if ((d.decision === "retry" || d.decision === "replan") && exhausted) {

@@ -236,16 +236,19 @@ describe("blackboard and host todos", () => {
     expect(h.executorRequests()).toHaveLength(2);
   });
 
-  it("a missing output fails closed: the todo is not accepted, retried with the reason, then blocked", async () => {
+  it.each([2, 4])("a missing output fails closed: the todo is not accepted, retried with the reason, then blocked at the core's limit (%i attempts)", async (maxAttempts) => {
     const phone = ladderPhone();
     const h = await harness({
       device: phone,
-      executor: [act({ type: "status", status: "complete" }), act({ type: "status", status: "complete" }), act({ type: "status", status: "complete" })],
+      executor: Array.from({ length: maxAttempts + 2 }, () => act({ type: "status", status: "complete" })),
       planner: [planOf([{ id: "read", title: "Read the price", outputs: ["price"] }, { id: "use", title: "Use the price", inputs: ["price"] }])],
+      maxAttempts,
     });
     const out = await runAgent(h.ports, { goal: "Find the price", agent: agent("worker") });
     expect(out.status).toBe("blocked");
     expect(h.executorRequests()[1]!.lastUserText).toMatch(/without reporting price/);
+    // The runtime stops at the limit the core's todo carries, never at one of its own.
+    expect(h.executorRequests()).toHaveLength(maxAttempts);
     expect(out.report.blocked.join(" ")).toMatch(/without reporting price/);
     const todos = [...h.cp.todos.values()];
     expect(todos.find((t) => t.title === "Read the price")!.state).not.toBe("done");

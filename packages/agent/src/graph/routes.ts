@@ -39,7 +39,7 @@ export function routeReturn(ret: Pick<ExecutorReturn, "reason" | "summary">): Re
     case "model_failed":
       return { kind: "stop", turn: "wait", status: "blocked", detail: `model endpoint failing: ${ret.summary}` };
     case "gate_waiting":
-      // The user_action_required turn was recorded when the gate opened.
+      // Opening the gate blocked the todo (the core did, in the same transaction): nothing to record on it.
       return { kind: "stop", turn: null, status: "blocked", detail: ret.summary };
     case "todo_blocked":
     case "writeback_failed":

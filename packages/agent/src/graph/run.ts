@@ -474,10 +474,6 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
   const input = async (e: Exclude<InputEffect, { type: "exit" }>): Promise<Observation> => {
     switch (e.type) {
       case "acquire": {
-        if (e.reopen) {
-          const todo = (await cp.listTodos(state.goalId)).find((t) => t.id === e.todoId);
-          if (todo && (todo.state === "blocked" || todo.state === "failed")) await cp.reopenTodo({ todoId: e.todoId, reason: "the person answered the gate; the executor goes on" });
-        }
         const claim = await cp.claimNext({ agentId: state.agentId, goalId: state.goalId, ttlMs: ctx.config.leaseTtlMs });
         if (!claim.claimed) return { type: "not_acquired", reason: claim.reason };
         if (claim.todo.id !== e.todoId) {
@@ -594,7 +590,21 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
       }
       case "open_gate": {
         const ex = state.executor;
-        const { gateId } = await cp.openGate({ idempotencyKey: e.idempotencyKey, goalId: state.goalId, todoId: ex.todoId, runId: state.runId, question: e.question, options: e.options, evidenceIds: e.evidenceKeys.flatMap((k) => evidenceIds.get(k) ?? []) });
+        // The core blocks the todo and ends this lease as it opens the gate; the executor then only waits.
+        const { gateId } = await cp.openGate({
+          idempotencyKey: e.idempotencyKey,
+          goalId: state.goalId,
+          todoId: ex.todoId,
+          runId: state.runId,
+          question: e.question,
+          options: e.options,
+          evidenceIds: e.evidenceKeys.flatMap((k) => evidenceIds.get(k) ?? []),
+          kind: e.kind,
+          tier: e.tier,
+          action: e.action,
+          policy: e.policy,
+          lease: e.lease,
+        });
         return { type: "gate_opened", gateId };
       }
       case "wait_gate": {

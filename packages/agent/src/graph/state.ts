@@ -183,7 +183,6 @@ export interface AgentConfig {
   maxStepsPerTodo: number;
   /** Per-run iteration cap: stops runaway loops. */
   maxStepsPerRun: number;
-  maxAttemptsPerTodo: number;
   senseRetries: number;
   executeRetries: number;
   modelRetries: number;
@@ -220,7 +219,6 @@ export const DEFAULT_CONFIG: AgentConfig = {
   suspendMaxMs: 15 * 60_000,
   maxStepsPerTodo: 50,
   maxStepsPerRun: 200,
-  maxAttemptsPerTodo: 3,
   senseRetries: 3,
   executeRetries: 3,
   modelRetries: 4,

@@ -107,7 +107,7 @@ export function describeControlPlaneContract(name: string, makeSubject: () => Pr
           ["Open the app", "executor", "pending"],
           ["Compare the prices", "host", "pending"],
         ]);
-        expect(todos[0]).toMatchObject({ goalId, detail: "the booking app", appHint: "com.example.booking", requiredCapabilities: ["phone"], inputs: [], outputs: ["restaurant"], values: {}, attempts: 0, lastResult: null, reason: null, supersededById: null, openGate: null });
+        expect(todos[0]).toMatchObject({ goalId, detail: "the booking app", appHint: "com.example.booking", requiredCapabilities: ["phone"], inputs: [], outputs: ["restaurant"], values: {}, attempts: 0, maxAttempts: 5, lastResult: null, reason: null, supersededById: null, openGate: null });
         expect(todos[1]).toMatchObject({ requiredCapabilities: [], inputs: ["restaurant"], outputs: ["choice"] });
 
         const middleId = unique("todo");
@@ -307,7 +307,18 @@ export function describeControlPlaneContract(name: string, makeSubject: () => Pr
 
     describe("gates", () => {
       async function gateOn(r: Awaited<ReturnType<typeof running>>, extra: { ttlMs?: number; options?: string[] } = {}) {
-        const input = { idempotencyKey: unique("gate"), goalId: r.goalId, todoId: r.todo.id, question: "Pay the 5 EUR deposit to hold the table?", options: extra.options ?? ["pay", "skip"], evidenceIds: [], ...(extra.ttlMs ? { ttlMs: extra.ttlMs } : {}) };
+        const input = {
+          idempotencyKey: unique("gate"),
+          goalId: r.goalId,
+          todoId: r.todo.id,
+          question: "Pay the 5 EUR deposit to hold the table?",
+          options: extra.options ?? ["pay", "skip"],
+          evidenceIds: [],
+          kind: "question" as const,
+          tier: "question" as const,
+          lease: r.ref,
+          ...(extra.ttlMs ? { ttlMs: extra.ttlMs } : {}),
+        };
         const opened = await cp.openGate(input);
         expect(opened.created).toBe(true);
         return { ...opened, input };
@@ -318,6 +329,25 @@ export function describeControlPlaneContract(name: string, makeSubject: () => Pr
         const g = await gateOn(r);
         expect(await cp.openGate(g.input)).toEqual({ gateId: g.gateId, created: false });
         expect((await todoOf(r.goalId, r.todo.id)).openGate).toEqual({ id: g.gateId, question: "Pay the 5 EUR deposit to hold the table?" });
+      });
+
+      it("opening a gate blocks its todo and ends the opener's lease in the same call: nobody can claim it while the gate is open", async () => {
+        const r = await running();
+        await gateOn(r);
+        expect(await todoOf(r.goalId, r.todo.id)).toMatchObject({ state: "blocked" });
+        const other = await agent();
+        expect((await cp.claimNext({ agentId: other, goalId: r.goalId, ttlMs: 60_000 })).claimed).toBe(false);
+        expect((await cp.claimNext({ agentId: r.agentId, goalId: r.goalId, ttlMs: 60_000 })).claimed).toBe(false);
+        expect((await failureOf(cp.renewLease(r.ref, 60_000))).code).toBe("CONFLICT");
+      });
+
+      it.each(["approve", "deny", "answer"] as const)("a gate's answer (%s) gives its todo back: the agent that waited claims it again", async (decision) => {
+        const r = await running();
+        const g = await gateOn(r);
+        await subject.resolveGate(g.gateId, decision === "answer" ? { decision, answer: "pay", rationale: "worth it" } : { decision, rationale: "decided" });
+        expect(await todoOf(r.goalId, r.todo.id)).toMatchObject({ state: "pending" });
+        const again = await cp.claimNext({ agentId: r.agentId, goalId: r.goalId, ttlMs: 60_000 });
+        expect(again).toMatchObject({ claimed: true, todo: { id: r.todo.id } });
       });
 
       it("an open gate stops the todo's turn: the route is user_action_required and shouldRun skips with gate_waiting", async () => {

@@ -15,6 +15,8 @@ export interface HarnessInit {
   planner?: ScriptEntry[];
   summarizer?: ScriptEntry[];
   onGate?: (g: GateRecord) => GateAnswer | undefined | Promise<GateAnswer | undefined>;
+  /** The core's attempt limit on each todo (the core's default when absent). */
+  maxAttempts?: number;
   rejectResponseFormat?: boolean;
   /** The runtime's clock; a test passes the one its virtual phone runs on, so a `wait` moves both (default: a new one). */
   clock?: FakeClock;
@@ -45,7 +47,7 @@ export async function startHarness(init: HarnessInit): Promise<Harness> {
     ],
   });
   const clock = init.clock ?? new FakeClock();
-  const cp = new MemoryControlPlane({ clock, ...(init.onGate ? { onGate: init.onGate } : {}) });
+  const cp = new MemoryControlPlane({ clock, ...(init.onGate ? { onGate: init.onGate } : {}), ...(init.maxAttempts ? { maxAttempts: init.maxAttempts } : {}) });
   const models = createModels({
     executor: { baseURL: server.baseURL, model: "executor-model", price: { inputPerMTok: 2.5, outputPerMTok: 10 } },
     planner: { baseURL: server.baseURL, model: "planner-model", price: { inputPerMTok: 0.15, outputPerMTok: 0.6 } },

@@ -87,7 +87,7 @@ export interface MemoryControlPlaneInit {
   clock?: Clock;
   /** Called when a gate opens; return an answer to end it at once, or undefined to leave it open. */
   onGate?: (gate: GateRecord) => GateAnswer | undefined | Promise<GateAnswer | undefined>;
-  /** Attempts after which the router asks for a replan (the core's default is 5). */
+  /** The attempt limit each todo carries (the core's default is 5): its router asks for a replan at it. */
   maxAttempts?: number;
 }
 
@@ -157,14 +157,14 @@ export class MemoryControlPlane implements ControlPlane {
   cancel(goalId: string): void {
     this.goal(goalId).status = "cancelled";
   }
-  /** A person's decision. An approved or answered gate gives its blocked todo back to the pool once no other gate holds it; a denied one leaves it blocked. */
+  /** A person's decision, or the gate's expiry: as the core, whatever the answer, the todo its opening blocked goes back to the pool once no other gate holds it. */
   resolveGate(gateId: string, a: GateAnswer): void {
     const g = this.gates.get(gateId);
     if (!g) throw new StateError("NOT_FOUND", `Gate ${gateId} does not exist.`, { gateId });
     if (g.status !== "open") throw new ControlPlaneConflict(`Gate ${gateId} was already ${g.status}; the decision was not recorded.`);
     Object.assign(g, { status: a.status, answer: a.answer ?? null, rationale: a.rationale ?? null });
     const todo = g.input.todoId ? this.todos.get(g.input.todoId) : undefined;
-    if (todo && (a.status === "approved" || a.status === "answered") && todo.state === "blocked" && !this.openGatesOn(todo.id).length) {
+    if (todo && todo.state === "blocked" && !this.openGatesOn(todo.id).length) {
       todo.state = nextTodoState(todo.state, "reopen", todo.id);
       todo.reason = null;
     }
@@ -329,6 +329,7 @@ export class MemoryControlPlane implements ControlPlane {
       values: {},
       state: "pending",
       attempts: 0,
+      maxAttempts: this.maxAttempts,
       lastResult: null,
       reason: null,
       supersededById: null,
@@ -444,7 +445,7 @@ export class MemoryControlPlane implements ControlPlane {
       agentId: input.agentId,
       openGates: this.openGatesOn(t.id).length,
       quota: quota ? { decision: "skip", reason: "exhausted" } : { decision: "run" },
-      maxAttempts: this.maxAttempts,
+      maxAttempts: t.maxAttempts,
     });
   }
   async recordTurnResult(input: TurnResultInput): Promise<TurnResultOutcome> {
@@ -568,8 +569,14 @@ export class MemoryControlPlane implements ControlPlane {
       return { gateId: existing, created: false };
     }
     this.goal(input.goalId);
-    this.todo(input.todoId);
+    const t = this.todo(input.todoId);
+    // As the core: the holder's lease is checked, and the todo is blocked (its lease ended) with the gate's opening.
+    if (HELD_STATES.includes(t.state) && input.lease) this.checkLease(input.lease, "openGate");
     const g: GateRecord = { id: this.id("gate"), input: structuredClone(input), status: "open", answer: null, rationale: null, openedAt: this.clock.now() };
+    if (t.state !== "blocked") {
+      this.move(t, "block");
+      t.reason = `waits for gate ${g.id}: ${input.question}`;
+    }
     this.gates.set(g.id, g);
     this.gateKeys.set(input.idempotencyKey, g.id);
     const auto = await this.onGate?.(g);

@@ -47,4 +47,5 @@ export {
 } from "./vocabulary.ts";
 export { todoStatusOf, type TodoStatus, type LeaseStatusView, type GateStatusView, type HolderView } from "./status.ts";
 export { ROLES, PERMISSIONS, PERMISSION_HOLDERS, GATE_ANSWER_ROLES, holds, type Role, type Permission } from "./roles.ts";
+export { GATE_KINDS, APPROVAL_OPTIONS, gateKindOf, type GateKind } from "./gate.ts";
 export { PAGE_LIMIT, type Page } from "./page.ts";
