@@ -60,6 +60,11 @@ export interface LanguageWords {
   /** Words asking how ("কীভাবে", "कैसे"): in the languages whose verb comes last, a text they start is a page about
    * the act that follows ("কীভাবে পেমেন্ট করবেন"), not the act. */
   manner?: string;
+  /** One's own story as a share target names it ("Your story", "Seu story"). */
+  story?: string;
+  /** Who a story goes to besides everyone ("Close friends", "Amigos próximos"): with one's story on the same screen,
+   * the screen is the story's share step. */
+  audience?: string;
   /** Verbs that show what is hidden ("Show", "Reveal", "Показать"): beside a secret they reveal it. */
   reveal?: string;
   /** Secrets a person keeps, which a reveal verb beside them shows (a password, PIN, CVC, card number, recovery
@@ -71,18 +76,20 @@ export interface LanguageWords {
 
 export const LEXICON: Record<string, LanguageWords> = {
   en: {
+    audience: "close friends",
+    story: "your story|my story",
     secrets: "password|passcode|pin|cvv|cvc|cvv2|security code|card number|full card number|card details|recovery phrase|secret phrase|seed phrase|private key|secret key|backup codes",
     reveal: "show|reveal|unhide|display",
     verbs: {
       money:
         "entry fee|entry cost|will be charged to|will be debited|billed|charged|you ll be charged|auto renews|renews automatically|per month|per year|place bet|bet now|wager|add payee|add beneficiary|add recipient|send gift|send a gift|gift|buy coins|get coins|buy credits|add money|load money|add credit|buy tickets|reserve now|confirm booking|confirm ride|request ride|start subscription|join premium|try premium|swap|convert|sell|claim offer|charge|charge my card|will be charged|you will be charged|debit|pay|pay now|checkout|check out|buy|buy now|purchase|order now|place order|submit order|confirm order|complete order|complete purchase|subscribe|resubscribe|unsubscribe|start free trial|start trial|free trial|try free|try it free|upgrade|upgrade now|book|book now|reserve|rent|tip|donate|transfer|send money|request money|top up|recharge|withdraw|wire|cash out|renew|cancel subscription|cancel membership|cancel plan|end subscription|confirm payment|submit payment|add funds|redeem",
       destructive:
-        "cancel draft|delete draft|surrender|concede|concede the game|resign the game|give up the match|replace existing file|replace file|replace the file|will be deleted|will be removed|will be erased|will be lost|will be wiped|permanently|can t be undone|cannot be undone|deleted permanently|overwrite|discard draft|discard|forfeit|wipe|wipe data|erase data|remove account|remove device|clear history|clear chat|delete chat|delete history|sign out of all devices|cancel order|cancel booking|cancel ride|turn off backup|stop sharing|export chat|export chats|export chat history|export data|export backup|leave group|leave channel|leave chat|leave conversation|leave community|unpair|forget device|forget this device|turn off|disable|deactivate|delete|delete all|delete account|remove|erase|erase all|wipe|factory reset|reset|reset phone|reset device|uninstall|clear all|clear data|clear storage|empty trash|move to trash|trash|discard|close account|deactivate|deactivate account|revoke|revoke access|permanently delete|unlink|remove access|revoke permission|revoke permissions|revoke passkey",
+        "cancel draft|delete draft|surrender|concede|concede the game|resign the game|give up the match|replace existing file|replace file|replace the file|will be deleted|will be removed|will be erased|will be lost|will be wiped|permanently|can t be undone|cannot be undone|deleted permanently|overwrite|discard draft|discard|forfeit|wipe|wipe data|erase data|remove account|remove device|clear history|clear chat|delete chat|delete history|sign out of all devices|cancel order|cancel booking|cancel ride|turn off backup|stop sharing|export chat|export chats|export chat history|export data|export backup|leave group|leave channel|leave chat|leave conversation|leave community|unpair|forget device|forget this device|turn off|disable|deactivate|delete|delete all|delete account|remove|erase|erase all|wipe|factory reset|reset|reset phone|reset device|uninstall|clear all|clear data|clear storage|empty trash|move to trash|trash|discard|close account|deactivate|deactivate account|revoke|revoke access|permanently delete|unlink|remove access|revoke permission|revoke permissions|revoke passkey|will be lost forever|you will lose",
       communication:
         "share story|share to story|add to story|add to your story|post story|share post|share to feed|will be sent|will be posted|will be published|will be shared|submit review|post review|publish review|send review|invite|send invitation|share to|reply to all|broadcast|send sms|send email|send text|call now|place call|send|send message|send now|send invite|post|tweet|retweet|repost|publish|go live|share location|share my location|share live location|share contacts|export contacts|call|call back|video call|voice call|dial|invite all",
       credentials: "show password|reveal|show recovery phrase|copy recovery phrase|reveal secret phrase|export private key|copy private key|share login|share password|sign in with google|continue with google|continue with facebook|continue with apple|sign in with apple|sign in with facebook|log in with facebook|save password|reveal password|export passwords|copy password",
       permission:
-        "join family group|join the family group|wants to access your google account|wants access to your|access to your google account|vpn connection|set up a vpn|set as default|make default|give access|link device|link account|add to family|add member|connect account|grant permission|allow|allow all|allow access|grant|grant access|authorize|authorise|permit|while using the app|only this time|allow all the time",
+        "join family group|join the family group|wants to access your google account|wants access to your|access to your google account|vpn connection|set up a vpn|set as default|make default|give access|link device|link account|add to family|add member|connect account|grant permission|allow|allow all|allow access|grant|grant access|authorize|authorise|permit|while using the app|only this time|allow all the time|activate this device admin app|activate device admin app|activating this admin app will allow|agree to provide|agree to share the following|will receive the following|requests access to your|send messages on your behalf|access your friends list|as your sms app|change sms app|as your default sms app|as your default phone app|change default phone app",
       install: "beta test|beta testing|beta tester|beta program|beta versions|beta version|join the beta program|will be installed|will install|join beta|join the beta|become a tester|add to chrome|add extension|download apk|install anyway|install update|get update|install|^update|update now|update all|update app|^get|get app|download app",
       account: "sign in|log in|login|sign up|register|create account|log out|sign out|link account",
       calendar: "add to calendar|save event|create event|add event",
@@ -115,15 +122,17 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "install unknown apps|screen lock|find my device|play protect|two factor|two step verification|2 step verification|backup|backups|encryption|smart lock|sim lock|remote lock|location history|accessibility|device admin|device admin apps|install unknown apps|unknown sources|usage access|notification access|developer options|usb debugging|display over other apps|modify system settings|special app access|app lock|pin lock|fingerprint|fingerprint unlock|face unlock|biometric|biometrics|find hub|encrypted backup|backup encryption|end to end encrypted backup",
   },
   zh: {
+    audience: "密友|亲密好友",
+    story: "你的快拍|我的快拍",
     secrets: "密码|安全码|卡号|完整卡号|助记词|私钥|支付密码",
     reveal: "显示|查看|展示",
     verbs: {
       money:
         "报名费|入场费|扣款|将扣款|支付宝付款|支付|付款|立即支付|确认支付|结算|去结算|下单|提交订单|立即下单|购买|立即购买|买入|订阅|开通|立即开通|续费|充值|转账|汇款|提现|打赏|捐款|捐赠|预订|预定|取消订阅|退订|免费试用|试用|升级会员|缴费",
-      destructive: "放弃草稿|删除草稿|舍弃草稿|认输|投降|弃权|替换现有文件|替换文件|覆盖文件|导出|导出聊天记录|退出群聊|退出|离开|取消配对|忽略此设备|关闭|停用|解除绑定|删除|移除|清空|清除|卸载|恢复出厂|重置|注销|抹掉|格式化|撤销授权|解绑|永久删除|撤销访问权限|移除访问权限|取消授权|撤销权限",
+      destructive: "放弃草稿|删除草稿|舍弃草稿|认输|投降|弃权|替换现有文件|替换文件|覆盖文件|导出|导出聊天记录|退出群聊|退出|离开|取消配对|忽略此设备|关闭|停用|解除绑定|删除|移除|清空|清除|卸载|恢复出厂|重置|注销|抹掉|格式化|撤销授权|解绑|永久删除|撤销访问权限|移除访问权限|取消授权|撤销权限|将丢失|会丢失|将会丢失|将被丢弃",
       communication: "邀请|转发|分享到动态|发布动态|分享到朋友圈|发到朋友圈|发送|发布|发表|发帖|发微博|拨打|呼叫|打电话|共享位置|共享实时位置|发送位置|分享位置|导出联系人",
       credentials: "显示密码|复制密码|显示助记词|备份助记词|复制助记词|导出私钥|复制私钥",
-      permission: "加入家庭群组|加入家庭组|想要访问您的 google 帐号|访问您的 google 账号|访问你的 google 帐号|vpn 连接|添加到家庭|加入家庭组|邀请加入家庭|设为默认|设置为默认|允许|授权|始终允许|仅在使用中允许|仅限这一次|开启权限|激活",
+      permission: "加入家庭群组|加入家庭组|想要访问您的 google 帐号|访问您的 google 账号|访问你的 google 帐号|vpn 连接|添加到家庭|加入家庭组|邀请加入家庭|设为默认|设置为默认|允许|授权|始终允许|仅在使用中允许|仅限这一次|开启权限|激活|激活此设备管理应用|激活设备管理应用|同意提供以下信息|申请获取以下权限|将获得以下权限|获取你的好友列表|代你发送消息|同意授权|授权并登录|作为您的短信应用|作为短信应用|更改短信应用|作为默认短信应用",
       install: "参与测试|加入测试|公测|内测|加入测试计划|加入 beta 计划|测试版计划|成为测试员|beta 版|添加扩展程序|添加至 chrome|将安装|将被安装|安装|立即安装|^更新|立即更新|下载安装",
       account: "登录|注册|退出登录",
       calendar: "添加到日历|保存日程|新建日程",
@@ -153,15 +162,17 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|查找我的设备|安装未知应用|显示在其他应用的上层|在其他应用上层显示|悬浮窗|修改系统设置|特殊应用权限|锁屏|屏幕锁定|查找设备|查找我的设备|备份|两步验证|双重验证|无障碍|设备管理|未知来源|安装未知应用|使用情况访问|通知使用权|开发者选项|悬浮窗|应用锁|指纹|指纹解锁|人脸解锁|面部解锁|生物识别|加密备份|端到端加密备份|查找中心",
   },
   ja: {
+    audience: "親しい友達",
+    story: "あなたのストーリー|ストーリーズ",
     secrets: "パスワード|暗証番号|セキュリティコード|カード番号|秘密鍵|リカバリーフレーズ",
     reveal: "表示|見る",
     verbs: {
       money:
         "参加費|エントリー料|請求|課金|支払|支払う|購入|注文を確定|注文する|決済|振込|振り込む|送金|チャージ|定期購入|無料トライアル|トライアルを開始|アップグレード|予約する|寄付|投げ銭|解約",
-      destructive: "下書きを破棄|下書きを削除|降参|投了|棄権|既存のファイルを置き換え|ファイルを置き換え|上書き|エクスポート|解除|ペア設定を解除|登録を解除|退出|グループを退会|オフにする|無効にする|無効化|削除|消去|リセット|初期化|アンインストール|退会|ゴミ箱を空にする|アクセス権を取り消す|アクセスを取り消す|アクセス権を削除|アクセス権の取り消し",
+      destructive: "下書きを破棄|下書きを削除|降参|投了|棄権|既存のファイルを置き換え|ファイルを置き換え|上書き|エクスポート|解除|ペア設定を解除|登録を解除|退出|グループを退会|オフにする|無効にする|無効化|削除|消去|リセット|初期化|アンインストール|退会|ゴミ箱を空にする|アクセス権を取り消す|アクセスを取り消す|アクセス権を削除|アクセス権の取り消し|失われます|破棄されます",
       communication: "招待|^転送|転送する|に転送|ストーリーズでシェア|ストーリーに追加|送信|投稿|公開する|発信|電話をかける|通話|位置情報を共有",
       credentials: "パスワードを表示|パスワードをコピー|リカバリーフレーズを表示|秘密鍵をエクスポート|秘密鍵をコピー",
-      permission: "ファミリー グループに参加|ファミリーグループに参加|google アカウントへのアクセスをリクエスト|google アカウントへのアクセス|vpn 接続|ファミリーに追加|ファミリーグループに招待|デフォルトに設定|デフォルトとして設定|既定に設定|許可|アプリの使用中のみ許可|今回のみ|有効にする",
+      permission: "ファミリー グループに参加|ファミリーグループに参加|google アカウントへのアクセスをリクエスト|google アカウントへのアクセス|vpn 接続|ファミリーに追加|ファミリーグループに招待|デフォルトに設定|デフォルトとして設定|既定に設定|許可|アプリの使用中のみ許可|今回のみ|有効にする|このデバイス管理アプリを有効にする|デバイス管理アプリを有効にする|以下の情報の提供に同意|次の情報の提供に同意|へのアクセスをリクエストしています|メッセージの送信を許可|sms アプリとして|sms アプリを変更|smsアプリを変更|smsアプリとして",
       install: "ベータテスト|ベータ版テスト|ベータ版プログラム|ベータ プログラム|ベータ版に参加|テスターになる|拡張機能を追加|chrome に追加|インストールされます|インストール|アップデート|^更新",
       account: "ログイン|サインイン|新規登録|会員登録|ログアウト|登録する",
       calendar: "カレンダーに追加|予定を保存",
@@ -190,15 +201,17 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|デバイスを探す|不明なアプリのインストール|他のアプリの上に重ねて表示|システム設定の変更|特別なアプリアクセス|画面ロック|デバイスを探す|バックアップ|2段階認証|ユーザー補助|端末管理|不明なアプリ|使用状況へのアクセス|通知へのアクセス|開発者向けオプション|アプリロック|指紋|指紋認証|顔認証|生体認証|暗号化バックアップ|エンドツーエンド暗号化バックアップ",
   },
   ko: {
+    audience: "친한 친구",
+    story: "내 스토리",
     secrets: "비밀번호|카드 번호|카드번호|보안 코드|복구 구문|개인 키",
     reveal: "보기|표시",
     verbs: {
       money:
         "참가비|입장료|청구|결제됩니다|결제|결제하기|구매|바로 구매|구매하기|주문하기|송금|이체|충전|구독|구독하기|무료 체험|체험 시작|업그레이드|예약하기|후원|기부|구독 해지|해지|출금",
-      destructive: "임시 저장 삭제|초안 삭제|임시저장 취소|임시 저장 취소|기권|항복|기존 파일 대체|파일 대체|덮어쓰기|내보내기|나가기|연결 해제|해제|등록 해제|끄기|사용 중지|비활성화|삭제|초기화|제거|탈퇴|회원 탈퇴|계정 삭제|휴지통 비우기|영구 삭제|액세스 권한 취소|액세스 권한 삭제|권한 철회|액세스 철회|접근 권한 해제",
+      destructive: "임시 저장 삭제|초안 삭제|임시저장 취소|임시 저장 취소|기권|항복|기존 파일 대체|파일 대체|덮어쓰기|내보내기|나가기|연결 해제|해제|등록 해제|끄기|사용 중지|비활성화|삭제|초기화|제거|탈퇴|회원 탈퇴|계정 삭제|휴지통 비우기|영구 삭제|액세스 권한 취소|액세스 권한 삭제|권한 철회|액세스 철회|접근 권한 해제|사라집니다|손실됩니다|삭제됩니다",
       communication: "초대합니다|초대하기|초대 보내기|^초대|스토리에 공유|스토리 올리기|전송|보내기|게시|게시하기|위치 공유|전화 걸기|통화|발신",
       credentials: "비밀번호 보기|비밀번호 표시|비밀번호 복사|복구 구문 보기|시드 구문 보기|개인 키 내보내기|개인 키 복사",
-      permission: "가족 그룹에 참여|가족 그룹 가입|google 계정에 대한 액세스|google 계정에 액세스|vpn 연결|가족 그룹에 추가|가족에 추가|가족 초대|기본으로 설정|기본 앱으로 설정|허용|항상 허용|앱 사용 중에만 허용|이번만 허용|권한 허용",
+      permission: "가족 그룹에 참여|가족 그룹 가입|google 계정에 대한 액세스|google 계정에 액세스|vpn 연결|가족 그룹에 추가|가족에 추가|가족 초대|기본으로 설정|기본 앱으로 설정|허용|항상 허용|앱 사용 중에만 허용|이번만 허용|권한 허용|이 기기 관리자 앱 활성화|기기 관리자 앱 활성화|기기 관리자 활성화|정보 제공에 동의|제공에 동의합니다|정보 제공 동의|접근 권한을 요청|친구 목록 제공|메시지 전송 권한|sms 앱으로 사용|sms 앱을 변경|기본 sms 앱으로",
       install: "베타 테스트|베타 프로그램|베타 버전|베타 테스터|테스터 되기|확장 프로그램 추가|chrome에 추가|설치됩니다|설치|^업데이트",
       account: "로그인|회원가입",
       calendar: "캘린더에 추가|일정 저장",
@@ -228,6 +241,8 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|내 기기 찾기|출처를 알 수 없는 앱 설치|다른 앱 위에 표시|시스템 설정 변경|특별한 앱 액세스|화면 잠금|내 디바이스 찾기|백업|2단계 인증|접근성|기기 관리자|출처를 알 수 없는 앱|사용 정보 접근|알림 접근|개발자 옵션|앱 잠금|지문|지문 인식|얼굴 인식|생체 인증|암호화된 백업|종단간 암호화 백업",
   },
   de: {
+    audience: "enge freunde",
+    story: "deine story|meine story",
     secrets: "passwort|kennwort|kartennummer|sicherheitscode|prüfnummer|wiederherstellungsphrase|privaten schlüssel|kartendaten",
     reveal: "anzeigen|zeigen|einblenden|aufdecken",
     compounds: true,
@@ -235,10 +250,10 @@ export const LEXICON: Record<string, LanguageWords> = {
       money:
         "startgebühr|teilnahmegebühr|eintrittsgebühr|wird belastet|wird abgebucht|kostenpflichtig|belasten|abbuchen|wird belastet|bezahlen|jetzt bezahlen|zahlen|zahlungspflichtig bestellen|kostenpflichtig bestellen|bestellen|jetzt bestellen|kaufen|jetzt kaufen|kauf abschließen|abonnieren|jetzt abonnieren|abo abschließen|probeabo starten|probeabo|kostenlos testen|upgraden|buchen|jetzt buchen|reservieren|spenden|trinkgeld|überweisen|geld senden|aufladen|abheben|kündigen|kündig*|abo kündigen|mitgliedschaft kündigen",
       destructive:
-        "entwurf verwerfen|entwurf löschen|^aufgeben|spiel aufgeben|partie aufgeben|kapitulieren|vorhandene datei ersetzen|datei ersetzen|überschreiben|wird gelöscht|werden gelöscht|endgültig|unwiderruflich|kann nicht rückgängig gemacht werden|exportieren|chat exportieren|verlassen|gruppe verlassen|entkoppeln|gerät vergessen|ausschalten|deaktivieren|beenden|löschen|lösch*|endgültig löschen|entfernen|zurücksetzen|deinstallieren|leeren|papierkorb leeren|konto löschen|konto schließen|widerrufen|verwerfen|alles löschen|zugriff entziehen|zugriff widerrufen|zugriff entfernen",
+        "entwurf verwerfen|entwurf löschen|^aufgeben|spiel aufgeben|partie aufgeben|kapitulieren|vorhandene datei ersetzen|datei ersetzen|überschreiben|wird gelöscht|werden gelöscht|endgültig|unwiderruflich|kann nicht rückgängig gemacht werden|exportieren|chat exportieren|verlassen|gruppe verlassen|entkoppeln|gerät vergessen|ausschalten|deaktivieren|beenden|löschen|lösch*|endgültig löschen|entfernen|zurücksetzen|deinstallieren|leeren|papierkorb leeren|konto löschen|konto schließen|widerrufen|verwerfen|alles löschen|zugriff entziehen|zugriff widerrufen|zugriff entfernen|gehen verloren|geht verloren|verloren gehen",
       communication: "einladen|weiterleiten|story teilen|in story teilen|zur story hinzufügen|beitrag teilen|wird gesendet|wird gepostet|senden|absenden|jetzt senden|veröffentlichen|posten|standort teilen|anrufen|kontakte teilen",
       credentials: "passwort anzeigen|passwort einblenden|passwort kopieren|wiederherstellungsphrase anzeigen|privaten schlüssel exportieren|passwörter exportieren",
-      permission: "familiengruppe beitreten|der familiengruppe beitreten|möchte auf dein google konto zugreifen|möchte auf ihr google konto zugreifen|zugriff auf dein google konto|vpn verbindung|zur familie hinzufügen|zur familiengruppe hinzufügen|als standard festlegen|als standard-app festlegen|als standard|zulassen|erlauben|immer zulassen|nur diesmal|berechtigung erteilen|aktivieren",
+      permission: "familiengruppe beitreten|der familiengruppe beitreten|möchte auf dein google konto zugreifen|möchte auf ihr google konto zugreifen|zugriff auf dein google konto|vpn verbindung|zur familie hinzufügen|zur familiengruppe hinzufügen|als standard festlegen|als standard-app festlegen|als standard|zulassen|erlauben|immer zulassen|nur diesmal|berechtigung erteilen|aktivieren|möchte auf dein|möchte auf ihr|erhält folgende informationen|erhält die folgenden informationen|in deinem namen nachrichten senden|als sms app verwenden|sms app ändern|als standard sms app",
       install: "betatest*|beta test|betaprogramm|beta programm|betaversionen|betaversion|tester werden|erweiterung hinzufügen|zu chrome hinzufügen|wird installiert|installieren|^aktualisieren",
       account: "anmelden|einloggen|registrieren|abmelden",
       calendar: "zum kalender hinzufügen|termin speichern",
@@ -270,15 +285,17 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|installieren unbekannter apps|unbekannter apps|unbekannte apps installieren|über anderen apps einblenden|systemeinstellungen ändern|spezieller app-zugriff|displaysperre|bildschirmsperre|mein gerät finden|sicherung|backup|bestätigung in zwei schritten|zwei faktor|bedienungshilfen|geräteadministrator|unbekannte apps|nutzungsdatenzugriff|benachrichtigungszugriff|entwickleroptionen|usb debugging|app sperre|app-sperre|pin sperre|fingerabdruck|entsperren per fingerabdruck|gesichtserkennung|face unlock|biometrie|biometrische|verschlüsselte sicherung|verschlüsseltes backup|ende zu ende verschlüsseltes backup|find hub",
   },
   es: {
+    audience: "mejores amigos|amigos cercanos",
+    story: "tu historia|mi historia",
     secrets: "contraseña|número de tarjeta|código de seguridad|frase de recuperación|clave privada|datos de la tarjeta",
     reveal: "mostrar|ver|revelar",
     verbs: {
       money:
         "cuota de entrada|tarifa de entrada|coste de entrada|se cobrará|se te cobrará|se cargará|cobrar|se cobrará|cargo|pagar|pagar ahora|comprar|comprar ahora|confirmar compra|finalizar compra|realizar pedido|hacer pedido|suscribirse|suscribirme|suscribir|prueba gratuita|empezar prueba gratuita|actualizar a premium|reservar|reservar ahora|donar|propina|transferir|enviar dinero|recargar|retirar|cancelar suscripción|darse de baja|anular suscripción",
-      destructive: "descartar borrador|descartar el borrador|eliminar borrador|rendirse|rendirte|abandonar la partida|reemplazar el archivo existente|reemplazar archivo|reemplazar el archivo|sobrescribir|será eliminad*|serán eliminad*|será borrad*|serán borrad*|se perderá*|se eliminará|se eliminarán|se borrará|permanentemente|no se puede deshacer|exportar|exportar chat|salir|salir del grupo|abandonar|desvincular|olvidar|desactivar|apagar|finalizar|eliminar|borrar|borrar todo|restablecer|desinstalar|vaciar papelera|cerrar cuenta|eliminar cuenta|revocar|quitar|descartar|revocar acceso|revocar el acceso|quitar acceso|quitar el acceso|retirar el acceso",
+      destructive: "descartar borrador|descartar el borrador|eliminar borrador|rendirse|rendirte|abandonar la partida|reemplazar el archivo existente|reemplazar archivo|reemplazar el archivo|sobrescribir|será eliminad*|serán eliminad*|será borrad*|serán borrad*|se perderá*|se eliminará|se eliminarán|se borrará|permanentemente|no se puede deshacer|exportar|exportar chat|salir|salir del grupo|abandonar|desvincular|olvidar|desactivar|apagar|finalizar|eliminar|borrar|borrar todo|restablecer|desinstalar|vaciar papelera|cerrar cuenta|eliminar cuenta|revocar|quitar|descartar|revocar acceso|revocar el acceso|quitar acceso|quitar el acceso|retirar el acceso|se perderán",
       communication: "invitar|reenviar mensaje|reenviar a|compartir historia|añadir a tu historia|compartir publicación|se enviará|se publicará|enviar|publicar|llamar|compartir ubicación|compartir contactos",
       credentials: "mostrar contraseña|ver contraseña|copiar contraseña|mostrar frase de recuperación|exportar clave privada|copiar clave privada",
-      permission: "unirse al grupo familiar|unirte al grupo familiar|quiere acceder a tu cuenta de google|acceder a tu cuenta de google|conexión vpn|añadir a la familia|agregar al grupo familiar|establecer como predeterminad*|predeterminar|permitir|autorizar|conceder|solo esta vez|mientras se usa la app",
+      permission: "unirse al grupo familiar|unirte al grupo familiar|quiere acceder a tu cuenta de google|acceder a tu cuenta de google|conexión vpn|añadir a la familia|agregar al grupo familiar|establecer como predeterminad*|predeterminar|permitir|autorizar|conceder|solo esta vez|mientras se usa la app|activar esta aplicación de administración de dispositivos|activar la aplicación de administración de dispositivos|activar administrador de dispositivos|quiere acceder a tu|recibirá la siguiente información|aceptar compartir la siguiente información|enviar mensajes en tu nombre|como aplicación de sms|cambiar la aplicación de sms|como app de sms",
       install: "prueba beta|pruebas beta|beta abierta|programa beta|versiones beta|versión beta|hazte tester|convertirse en tester|ser tester|añadir extensión|añadir a chrome|agregar a chrome|se instalará|se instalara|instalar|^actualizar",
       account: "iniciar sesión|registrarse|crear cuenta|cerrar sesión",
       calendar: "añadir al calendario|agregar al calendario|guardar evento",
@@ -309,15 +326,17 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|encontrar mi dispositivo|instalar aplicaciones desconocidas|aplicaciones desconocidas|mostrar sobre otras aplicaciones|mostrar sobre otras apps|modificar ajustes del sistema|acceso especial de aplicaciones|bloqueo de pantalla|encontrar mi dispositivo|copia de seguridad|verificación en dos pasos|accesibilidad|administrador de dispositivos|aplicaciones desconocidas|acceso a datos de uso|acceso a notificaciones|opciones de desarrollador|bloqueo de aplicación|bloqueo de la aplicación|bloqueo de app|bloqueo con pin|huella digital|huella dactilar|desbloqueo facial|biometría|copia de seguridad cifrada|copia cifrada de extremo a extremo",
   },
   fr: {
+    audience: "amis proches",
+    story: "votre story|ta story",
     secrets: "mot de passe|code pin|numéro de carte|cryptogramme|code de sécurité|phrase de récupération|clé privée",
     reveal: "afficher|voir|révéler",
     verbs: {
       money:
         "frais d inscription|frais d entrée|droit d entrée|sera débité|sera facturé|vous serez facturé|débiter|sera débité|facturer|payer|payer maintenant|acheter|acheter maintenant|commander|valider la commande|passer commande|confirmer le paiement|s abonner|abonner|essai gratuit|commencer l essai gratuit|passer à premium|réserver|faire un don|pourboire|virer|envoyer de l argent|recharger|résilier|résilier l abonnement|se désabonner|désabonner",
-      destructive: "supprimer le brouillon|abandonner le brouillon|annuler le brouillon|abandonner la partie|déclarer forfait|capituler|remplacer le fichier existant|remplacer le fichier|écraser|sera supprimé*|seront supprimé*|sera effacé*|seront effacé*|sera perdu*|seront perdu*|sera réinitialisé*|sera supprimé|seront supprimés|définitivement|irréversible|exporter|quitter|quitter le groupe|dissocier|oublier|désactiver|mettre fin|supprimer|effacer|tout effacer|réinitialiser|désinstaller|vider la corbeille|fermer mon compte|fermer le compte|supprimer le compte|révoquer|révoquer l accès|retirer l accès|supprimer l accès",
+      destructive: "supprimer le brouillon|abandonner le brouillon|annuler le brouillon|abandonner la partie|déclarer forfait|capituler|remplacer le fichier existant|remplacer le fichier|écraser|sera supprimé*|seront supprimé*|sera effacé*|seront effacé*|sera perdu*|seront perdu*|sera réinitialisé*|sera supprimé|seront supprimés|définitivement|irréversible|exporter|quitter|quitter le groupe|dissocier|oublier|désactiver|mettre fin|supprimer|effacer|tout effacer|réinitialiser|désinstaller|vider la corbeille|fermer mon compte|fermer le compte|supprimer le compte|révoquer|révoquer l accès|retirer l accès|supprimer l accès|vous perdrez",
       communication: "inviter|transférer|partager la story|ajouter à votre story|partager la publication|sera envoyé|sera publié|envoyer|publier|appeler|partager ma position|partager la position",
       credentials: "afficher le mot de passe|copier le mot de passe|afficher la phrase de récupération|exporter la clé privée|copier la clé privée",
-      permission: "rejoindre le groupe familial|rejoindre la famille|souhaite accéder à votre compte google|accéder à votre compte google|connexion vpn|ajouter à la famille|ajouter au groupe familial|définir par défaut|définir comme application par défaut|définir comme appli par défaut|autoriser|permettre|accorder|uniquement cette fois|lorsque vous utilisez l appli",
+      permission: "rejoindre le groupe familial|rejoindre la famille|souhaite accéder à votre compte google|accéder à votre compte google|connexion vpn|ajouter à la famille|ajouter au groupe familial|définir par défaut|définir comme application par défaut|définir comme appli par défaut|autoriser|permettre|accorder|uniquement cette fois|lorsque vous utilisez l appli|activer cette application d administration de l appareil|activer l application d administration de l appareil|activer cette appli d administration|souhaite accéder à votre|recevra les informations suivantes|accepter de partager les informations suivantes|envoyer des messages en votre nom|comme application sms|changer d application sms|comme appli sms",
       install: "test bêta|tests bêta|bêta test|devenir testeur|programme bêta|versions bêta|version bêta|ajouter l extension|ajouter à chrome|sera installé*|seront installé*|installer|^mettre à jour",
       account: "se connecter|s inscrire|créer un compte|se déconnecter",
       calendar: "ajouter au calendrier|enregistrer l événement",
@@ -348,15 +367,17 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|localiser mon appareil|installer des applis inconnues|installation d applis inconnues|applis inconnues|superposition sur d autres applis|afficher par-dessus d autres applications|modifier les paramètres système|accès spécifiques des applications|verrouillage de l écran|localiser mon appareil|sauvegarde|validation en deux étapes|double authentification|accessibilité|administrateur de l appareil|applications inconnues|accès aux données d utilisation|accès aux notifications|options pour les développeurs|verrouillage de l application|verrouillage de l appli|verrouillage par code pin|empreinte digitale|déverrouillage par empreinte|déverrouillage par reconnaissance faciale|biométrie|sauvegarde chiffrée|sauvegarde chiffrée de bout en bout",
   },
   pt: {
+    audience: "amigos próximos",
+    story: "seu story|sua história|seu stories",
     secrets: "senha|número do cartão|código de segurança|frase de recuperação|chave privada|dados do cartão",
     reveal: "mostrar|exibir|ver|revelar",
     verbs: {
       money:
         "taxa de entrada|taxa de inscrição|será cobrado|você será cobrado|será debitado|cobrar|será cobrado|débito|pagar|pagar agora|comprar|comprar agora|finalizar compra|fazer pedido|assinar|assinar agora|teste grátis|iniciar teste grátis|experimentar grátis|fazer upgrade|reservar|doar|gorjeta|dar gorjeta|transferir|enviar dinheiro|recarregar|sacar|cancelar assinatura",
-      destructive: "descartar rascunho|descartar o rascunho|excluir rascunho|desistir da partida|render se|abandonar a partida|substituir o arquivo existente|substituir arquivo|substituir o ficheiro|substituir ficheiro|substituir o arquivo|será excluíd*|serão excluíd*|será apagad*|serão apagad*|será removid*|serão removid*|será perdid*|serão perdid*|será excluído|serão excluídos|será apagado|permanentemente|não pode ser desfeito|exportar|exportar conversa|sair|sair do grupo|desvincular|esquecer|desativar|desligar|encerrar|excluir|apagar|apagar tudo|redefinir|restaurar|desinstalar|esvaziar lixeira|excluir conta|encerrar conta|revogar|remover|descartar|revogar acesso|revogar o acesso|remover acesso|remover o acesso",
+      destructive: "descartar rascunho|descartar o rascunho|excluir rascunho|desistir da partida|render se|abandonar a partida|substituir o arquivo existente|substituir arquivo|substituir o ficheiro|substituir ficheiro|substituir o arquivo|será excluíd*|serão excluíd*|será apagad*|serão apagad*|será removid*|serão removid*|será perdid*|serão perdid*|será excluído|serão excluídos|será apagado|permanentemente|não pode ser desfeito|exportar|exportar conversa|sair|sair do grupo|desvincular|esquecer|desativar|desligar|encerrar|excluir|apagar|apagar tudo|redefinir|restaurar|desinstalar|esvaziar lixeira|excluir conta|encerrar conta|revogar|remover|descartar|revogar acesso|revogar o acesso|remover acesso|remover o acesso|você perderá",
       communication: "convidar|encaminhar|compartilhar story|adicionar ao story|compartilhar publicação|será enviado|será publicado|enviar|publicar|ligar|compartilhar localização|compartilhar contatos",
       credentials: "mostrar senha|exibir senha|copiar senha|mostrar frase de recuperação|exportar chave privada|copiar chave privada",
-      permission: "participar do grupo familiar|entrar no grupo familiar|aderir ao grupo familiar|quer acessar sua conta do google|quer aceder à sua conta google|acessar sua conta do google|conexão vpn|adicionar à família|adicionar ao grupo familiar|definir como padrão|definir como predefinid*|permitir|autorizar|conceder|apenas esta vez|durante o uso do app",
+      permission: "participar do grupo familiar|entrar no grupo familiar|aderir ao grupo familiar|quer acessar sua conta do google|quer aceder à sua conta google|acessar sua conta do google|conexão vpn|adicionar à família|adicionar ao grupo familiar|definir como padrão|definir como predefinid*|permitir|autorizar|conceder|apenas esta vez|durante o uso do app|ativar este app de administrador do dispositivo|ativar o app de administrador do dispositivo|ativar app de administração do dispositivo|quer acessar sua|quer acessar a sua|receberá as seguintes informações|enviar mensagens em seu nome|como app de sms|alterar app de sms|como seu app de sms|mudar app de sms",
       install: "teste beta|testes beta|programa beta|versões beta|versão beta|tornar se testador|seja um testador|adicionar extensão|usar no chrome|adicionar ao chrome|será instalad*|instalar|^atualizar",
       account: "entrar|fazer login|cadastrar|criar conta|sair",
       calendar: "adicionar à agenda|adicionar ao calendário|salvar evento",
@@ -387,15 +408,17 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|encontre meu dispositivo|encontrar o meu dispositivo|instalar apps desconhecidos|apps desconhecidos|sobrepor a outros apps|exibir sobre outros apps|modificar configurações do sistema|acesso especial para apps|bloqueio de tela|encontre meu dispositivo|backup|verificação em duas etapas|acessibilidade|administrador do dispositivo|apps desconhecidos|acesso aos dados de uso|acesso a notificações|opções do desenvolvedor|bloqueio do app|bloqueio de app|bloqueio com pin|impressão digital|desbloqueio facial|biometria|backup criptografado|backup com criptografia de ponta a ponta",
   },
   ru: {
+    audience: "близкие друзья",
+    story: "ваша история|моя история",
     secrets: "пароль|пин код|номер карты|код безопасности|секретную фразу|секретная фраза|приватный ключ|реквизиты карты",
     reveal: "показать|раскрыть|показывать",
     verbs: {
       money:
         "вступительный взнос|стоимость входа|плата за вход|будет списано|спишется|будет списана|списать|будет списано|спишем|оплатить|купить|купить сейчас|оформить заказ|заказать|подтвердить заказ|оформить подписку|подписаться|пробный период|начать пробный период|попробовать бесплатно|перевести|отправить деньги|пополнить|вывести|забронировать|пожертвовать|чаевые|отменить подписку|отписаться|продлить",
-      destructive: "удалить черновик|отменить черновик|сбросить черновик|сдаться|сдаетесь|сдаётесь|сдаёшься|сдаешься|заменить существующий файл|заменить файл|перезаписать|будет удален*|будут удален*|будет стерт*|будут стерт*|будет потерян*|будут потерян*|будет удален|будут удалены|удалится|безвозвратно|нельзя отменить|экспорт|экспортировать|экспортировать чат|выйти из группы|покинуть|покинуть группу|отвязать|забыть устройство|отключить|выключить|деактивировать|завершить|удалить|стереть|стирать|стирание|сбросить|сбросить настройки|удалить аккаунт|очистить|очистить корзину|отозвать|отозвать доступ|закрыть доступ|удалить доступ|отзыв доступа",
+      destructive: "удалить черновик|отменить черновик|сбросить черновик|сдаться|сдаетесь|сдаётесь|сдаёшься|сдаешься|заменить существующий файл|заменить файл|перезаписать|будет удален*|будут удален*|будет стерт*|будут стерт*|будет потерян*|будут потерян*|будет удален|будут удалены|удалится|безвозвратно|нельзя отменить|экспорт|экспортировать|экспортировать чат|выйти из группы|покинуть|покинуть группу|отвязать|забыть устройство|отключить|выключить|деактивировать|завершить|удалить|стереть|стирать|стирание|сбросить|сбросить настройки|удалить аккаунт|очистить|очистить корзину|отозвать|отозвать доступ|закрыть доступ|удалить доступ|отзыв доступа|вы потеряете",
       communication: "пригласить|переслать|поделиться историей|добавить в историю|поделиться в истории|будет отправлено|будет опубликовано|отправить|опубликовать|позвонить|поделиться геопозицией|поделиться местоположением",
       credentials: "показать пароль|копировать пароль|скопировать пароль|показать секретную фразу|показать фразу восстановления|экспортировать закрытый ключ|скопировать закрытый ключ",
-      permission: "присоединиться к семейной группе|вступить в семейную группу|запрашивает доступ к аккаунту google|доступ к вашему аккаунту google|vpn подключение|подключение vpn|vpn соединение|добавить в семью|добавить в семейную группу|использовать по умолчанию|установить по умолчанию|сделать основным|разрешить|предоставить доступ|только в этот раз|при использовании приложения",
+      permission: "присоединиться к семейной группе|вступить в семейную группу|запрашивает доступ к аккаунту google|доступ к вашему аккаунту google|vpn подключение|подключение vpn|vpn соединение|добавить в семью|добавить в семейную группу|использовать по умолчанию|установить по умолчанию|сделать основным|разрешить|предоставить доступ|только в этот раз|при использовании приложения|активировать приложение администратора устройства|активировать это приложение администратора|запрашивает доступ к|получит доступ к|получит следующие данные|отправлять сообщения от вашего имени|в качестве приложения для sms|изменить приложение для sms|сменить приложение для sms",
       install: "бета тест*|бета программа|бета версии|бета версия|бета тестирования|стать тестировщиком|установить расширение|добавить в chrome|будет установлен*|установить|^обновить",
       account: "войти|зарегистрироваться|выйти",
       calendar: "добавить в календарь|сохранить событие",
@@ -426,15 +449,17 @@ export const LEXICON: Record<string, LanguageWords> = {
   },
   // The fifteen languages below were added with Android's own strings for them (platform-words.ts).
   it: {
+    audience: "amici più stretti|amici stretti",
+    story: "la tua storia|la mia storia",
     secrets: "numero della carta|numero carta|codice di sicurezza|frase di recupero|chiave privata",
     reveal: "mostra|visualizza|rivela",
     verbs: {
       money:
         "quota d ingresso|costo d ingresso|quota di iscrizione|pagare|acquistare|abbonarsi|verrà addebitato|addebiteremo|addebita|verrà addebitato|addebito|paga|paga ora|pagare|acquista|acquista ora|compra|compra ora|ordina|conferma ordine|invia ordine|abbonati|abbonarsi|prova gratuita|inizia la prova gratuita|prenota|prenota ora|dona|fai una donazione|mancia|trasferisci|bonifico|invia denaro|ricarica|preleva|scommetti|punta|annulla abbonamento|disdici|rinnova|aggiungi beneficiario|riscatta",
-      destructive: "elimina bozza|scarta bozza|annulla bozza|arrendersi|arrenditi|ti arrendi|abbandona la partita|abbandonare la partita|sostituisci file esistente|sostituisci il file|sostituisci file|sovrascrivi|disconnetti tutti|disconnettere tutti i dispositivi|esci da tutti i dispositivi|verrà eliminat*|verranno eliminat*|sarà eliminat*|saranno eliminat*|verrà cancellat*|verranno cancellat*|verrà rimoss*|verranno rimoss*|andrà pers*|andranno pers*|eliminare|cancellare|rimuovere|disinstallare|uscire dal gruppo|disattivare|reimpostare|verrà eliminato|verranno eliminati|irreversibile|esporta|esporta chat|abbandona gruppo|esci|spegni|termina|elimina|cancella|rimuovi|ripristina|reimposta|disinstalla|svuota|svuota cestino|chiudi conto|elimina account|revoca|scarta|esci dal gruppo|abbandona|dissocia|disattiva|formatta|cancella dati|revoca accesso|revoca l accesso|rimuovi accesso|rimuovi l accesso",
+      destructive: "elimina bozza|scarta bozza|annulla bozza|arrendersi|arrenditi|ti arrendi|abbandona la partita|abbandonare la partita|sostituisci file esistente|sostituisci il file|sostituisci file|sovrascrivi|disconnetti tutti|disconnettere tutti i dispositivi|esci da tutti i dispositivi|verrà eliminat*|verranno eliminat*|sarà eliminat*|saranno eliminat*|verrà cancellat*|verranno cancellat*|verrà rimoss*|verranno rimoss*|andrà pers*|andranno pers*|eliminare|cancellare|rimuovere|disinstallare|uscire dal gruppo|disattivare|reimpostare|verrà eliminato|verranno eliminati|irreversibile|esporta|esporta chat|abbandona gruppo|esci|spegni|termina|elimina|cancella|rimuovi|ripristina|reimposta|disinstalla|svuota|svuota cestino|chiudi conto|elimina account|revoca|scarta|esci dal gruppo|abbandona|dissocia|disattiva|formatta|cancella dati|revoca accesso|revoca l accesso|rimuovi accesso|rimuovi l accesso|andranno perse|andranno persi|andrà perso|andrà persa|verranno perse|verranno persi",
       communication: "invita|inoltra|condividi storia|aggiungi alla storia|condividi post|inviare|pubblicare|verrà inviato|invia|pubblica|chiama|condividi posizione|inoltra a tutti|invita|rispondi a tutti",
       credentials: "mostra password|copia password|esporta password",
-      permission: "unisciti al gruppo famiglia|entra nel gruppo famiglia|vuole accedere al tuo account google|accedere al tuo account google|connessione vpn|aggiungi alla famiglia|aggiungi al gruppo famiglia|imposta come predefinit*|imposta predefinit*|consenti|autorizza|concedi|attiva",
+      permission: "unisciti al gruppo famiglia|entra nel gruppo famiglia|vuole accedere al tuo account google|accedere al tuo account google|connessione vpn|aggiungi alla famiglia|aggiungi al gruppo famiglia|imposta come predefinit*|imposta predefinit*|consenti|autorizza|concedi|attiva|attiva questa app di amministrazione del dispositivo|attiva l app di amministrazione del dispositivo|vuole accedere al tuo|riceverà le seguenti informazioni|inviare messaggi a tuo nome|come app per gli sms|cambiare app per gli sms|come app sms",
       install: "test beta|beta test|programma beta|versioni beta|versione beta|diventa tester|diventare tester|aggiungi estensione|aggiungi a chrome|verrà installat*|sarà installat*|verranno installat*|installare|installa|^aggiorna|aggiorna ora|scarica app",
       account: "accedi|registrati|crea account|esci",
     },
@@ -463,15 +488,17 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|trova il mio dispositivo|installa app sconosciute|app sconosciute|mostra sopra altre app|modifica impostazioni di sistema|accesso speciale per le app|backup|verifica in due passaggi|accessibilità|amministratore del dispositivo|app sconosciute|accesso ai dati di utilizzo|accesso alle notifiche|opzioni sviluppatore|blocco schermo|trova il mio dispositivo|blocco app|blocco dell app|blocco con pin|impronta digitale|impronta|sblocco con il volto|biometria|backup crittografato|backup crittografato end to end",
   },
   tr: {
+    audience: "yakın arkadaşlar",
+    story: "hikayen|hikayem",
     secrets: "şifre*|parola*|kart numara*|güvenlik kodu*|kurtarma ifade*|özel anahtar*",
     reveal: "göster|görüntüle",
     verbs: {
       money:
         "giriş ücreti|katılım ücreti|ödensin mi|ödenecek|tahsil edilecek|hesabınızdan çekilecek|tahsil|ücretlendirilecek|öde|ödeme yap|şimdi öde|satın al|hemen al|sipariş ver|siparişi onayla|siparişi tamamla|abone ol|ücretsiz dene|deneme başlat|rezervasyon yap|bağış yap|bahşiş|para gönder|transfer et|havale|eft|bakiye yükle|para yükle|para çek|bahis yap|kupon oyna|aboneliği iptal et|yenile|alıcı ekle",
-      destructive: "taslağı sil|taslağı iptal et|taslağı at|teslim ol|pes et*|mevcut dosyayı değiştir|dosyayı değiştir|üzerine yaz|silinsin mi|silinecek|silinir|kaldırılsın mı|kaldırılacak|sıfırlansın mı|geri alınamaz|dışa aktar|sohbeti dışa aktar|çık|gruptan ayrıl|kapat|bitir|sonlandır|sil|hepsini sil|kaldır|sıfırla|fabrika ayarlarına sıfırla|yüklemeyi kaldır|boşalt|çöp kutusunu boşalt|hesabı kapat|hesabı sil|iptal et|gruptan çık|ayrıl|eşleşmeyi kaldır|cihazı unut|devre dışı bırak|geri al erişimi|yok say|erişimi iptal et|erişimi kaldır|erişimi geri al|erişimi kaldırın",
+      destructive: "taslağı sil|taslağı iptal et|taslağı at|teslim ol|pes et*|mevcut dosyayı değiştir|dosyayı değiştir|üzerine yaz|silinsin mi|silinecek|silinir|kaldırılsın mı|kaldırılacak|sıfırlansın mı|geri alınamaz|dışa aktar|sohbeti dışa aktar|çık|gruptan ayrıl|kapat|bitir|sonlandır|sil|hepsini sil|kaldır|sıfırla|fabrika ayarlarına sıfırla|yüklemeyi kaldır|boşalt|çöp kutusunu boşalt|hesabı kapat|hesabı sil|iptal et|gruptan çık|ayrıl|eşleşmeyi kaldır|cihazı unut|devre dışı bırak|geri al erişimi|yok say|erişimi iptal et|erişimi kaldır|erişimi geri al|erişimi kaldırın|kaybolacak|kaybolur|kaybedilecek|kaybedeceksin*|^at",
       communication: "hikayede paylaş|hikayene ekle|gönderiyi paylaş|gönderilsin mi|gönderilecek|paylaşılacak|gönder|paylaş konumu|konumu paylaş|yayınla|ara|davet et|ilet",
       credentials: "şifreyi göster|şifreyi kopyala",
-      permission: "aile grubuna katıl|google hesabınıza erişmek istiyor|google hesabınıza erişim|vpn bağlantısı|aileye ekle|aile grubuna ekle|varsayılan olarak ayarla|varsayılan yap|izin ver|yetki ver|etkinleştir",
+      permission: "aile grubuna katıl|google hesabınıza erişmek istiyor|google hesabınıza erişim|vpn bağlantısı|aileye ekle|aile grubuna ekle|varsayılan olarak ayarla|varsayılan yap|izin ver|yetki ver|etkinleştir|bu cihaz yöneticisi uygulamasını etkinleştir|cihaz yöneticisi uygulamasını etkinleştir|hesabınıza erişmek istiyor|şu bilgileri alacak|aşağıdaki bilgileri alacak|adınıza mesaj göndermek|sms uygulamanız olarak|sms uygulaması değiştirilsin mi|sms uygulamasını değiştir",
       install: "beta testi|beta testine|beta programı|beta sürümleri|beta sürümü|test kullanıcısı ol|uzantı ekle|chrome a ekle|yüklenecek|yükle|^güncelle|şimdi güncelle",
       account: "giriş yap|oturum aç|kayıt ol|çıkış yap",
     },
@@ -500,15 +527,17 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|cihazımı bul|bilinmeyen uygulamaları yükle|bilinmeyen uygulamalar|diğer uygulamaların üzerinde göster|sistem ayarlarını değiştir|özel uygulama erişimi|yedekleme|iki adımlı doğrulama|erişilebilirlik|cihaz yöneticisi|bilinmeyen uygulamalar|kullanım erişimi|bildirim erişimi|geliştirici seçenekleri|ekran kilidi|cihazımı bul|uygulama kilidi|pin kilidi|parmak izi|yüz tanıma|yüzle kilit açma|biyometrik|şifrelenmiş yedekleme|uçtan uca şifreli yedekleme",
   },
   vi: {
+    audience: "bạn thân",
+    story: "tin của bạn|tin của tôi",
     secrets: "mật khẩu|mã pin|số thẻ|mã bảo mật|cụm từ khôi phục|khóa riêng tư",
     reveal: "hiện|hiển thị|xem",
     verbs: {
       money:
         "phí tham gia|phí vào cửa|sẽ bị trừ|sẽ bị tính phí|trừ tiền|sẽ bị trừ|thu phí|thanh toán|thanh toán ngay|mua|mua ngay|đặt hàng|đặt mua|xác nhận đặt hàng|đăng ký gói|dùng thử miễn phí|nâng cấp|đặt phòng|đặt chỗ|đặt xe|ủng hộ|quyên góp|tặng|chuyển tiền|chuyển khoản|nạp tiền|nạp|rút tiền|đặt cược|hủy gói|gia hạn|thêm người nhận|đổi điểm",
-      destructive: "hủy bản nháp|xóa bản nháp|bỏ bản nháp|đầu hàng|bỏ cuộc|thay thế tệp hiện có|thay thế tệp|ghi đè|tắt|sẽ bị xóa|vĩnh viễn|không thể hoàn tác|xuất|xuất đoạn chat|thoát|thoát nhóm|rời|hủy ghép nối|kết thúc|vô hiệu hóa|xóa|xoá|xóa tất cả|gỡ|gỡ bỏ|gỡ cài đặt|đặt lại|khôi phục cài đặt gốc|dọn sạch|xóa dữ liệu|đóng tài khoản|xóa tài khoản|thu hồi|hủy bỏ|rời nhóm|rời khỏi|bỏ ghép nối|quên thiết bị|hủy đơn|thu hồi quyền truy cập|xóa quyền truy cập|gỡ quyền truy cập",
+      destructive: "hủy bản nháp|xóa bản nháp|bỏ bản nháp|đầu hàng|bỏ cuộc|thay thế tệp hiện có|thay thế tệp|ghi đè|tắt|sẽ bị xóa|vĩnh viễn|không thể hoàn tác|xuất|xuất đoạn chat|thoát|thoát nhóm|rời|hủy ghép nối|kết thúc|vô hiệu hóa|xóa|xoá|xóa tất cả|gỡ|gỡ bỏ|gỡ cài đặt|đặt lại|khôi phục cài đặt gốc|dọn sạch|xóa dữ liệu|đóng tài khoản|xóa tài khoản|thu hồi|hủy bỏ|rời nhóm|rời khỏi|bỏ ghép nối|quên thiết bị|hủy đơn|thu hồi quyền truy cập|xóa quyền truy cập|gỡ quyền truy cập|sẽ bị mất|sẽ mất",
       communication: "chia sẻ tin|thêm vào tin|sẽ được gửi|gửi|đăng bài|đăng tin|gọi|chia sẻ vị trí|mời|chuyển tiếp",
       credentials: "hiện mật khẩu|sao chép mật khẩu",
-      permission: "tham gia nhóm gia đình|muốn truy cập vào tài khoản google của bạn|truy cập vào tài khoản google|kết nối vpn|thêm vào gia đình|thêm vào nhóm gia đình|đặt làm mặc định|cho phép|cấp quyền|bật",
+      permission: "tham gia nhóm gia đình|muốn truy cập vào tài khoản google của bạn|truy cập vào tài khoản google|kết nối vpn|thêm vào gia đình|thêm vào nhóm gia đình|đặt làm mặc định|cho phép|cấp quyền|bật|kích hoạt ứng dụng quản trị thiết bị này|kích hoạt ứng dụng quản trị thiết bị|muốn truy cập|sẽ nhận được thông tin sau|đồng ý cung cấp thông tin|gửi tin nhắn thay bạn|làm ứng dụng sms|thay đổi ứng dụng sms",
       install: "thử nghiệm beta|kiểm thử beta|chương trình beta|phiên bản beta|trở thành người thử nghiệm|thêm tiện ích|thêm vào chrome|sẽ được cài đặt|cài đặt|^cập nhật",
       account: "đăng nhập|đăng xuất|tạo tài khoản",
     },
@@ -537,15 +566,17 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|tìm thiết bị|cài đặt ứng dụng không rõ nguồn gốc|ứng dụng không rõ nguồn gốc|hiển thị trên các ứng dụng khác|sửa đổi cài đặt hệ thống|quyền truy cập đặc biệt|sao lưu|xác minh 2 bước|trợ năng|hỗ trợ tiếp cận|quản trị thiết bị|ứng dụng không rõ nguồn gốc|quyền truy cập dữ liệu sử dụng|quyền truy cập thông báo|tùy chọn cho nhà phát triển|khóa màn hình|tìm thiết bị|khóa ứng dụng|khóa bằng mã pin|vân tay|mở khóa bằng vân tay|mở khóa bằng khuôn mặt|sinh trắc học|sao lưu được mã hóa|sao lưu mã hóa đầu cuối",
   },
   id: {
+    audience: "teman dekat",
+    story: "cerita anda|cerita kamu|cerita saya",
     secrets: "kata sandi|nomor kartu|kode keamanan|frasa pemulihan|kunci pribadi",
     reveal: "tampilkan|lihat",
     verbs: {
       money:
         "biaya masuk|biaya pendaftaran|dibayar|akan ditagih|akan dipotong|didebit|tagih|akan ditagih|potong saldo|debit|bayar|bayar sekarang|beli|beli sekarang|checkout|pesan sekarang|buat pesanan|konfirmasi pesanan|langganan|berlangganan|coba gratis|uji coba gratis|tingkatkan|upgrade|booking|reservasi|donasi|sumbang|beri tip|kirim uang|transfer|top up|isi ulang|isi saldo|tarik tunai|tarik saldo|pasang taruhan|batalkan langganan|perpanjang|tambah penerima|tukar poin",
-      destructive: "buang draf|hapus draf|batalkan draf|menyerah|ganti file yang ada|ganti file|timpa|dihapus|akan dihapus|dihapus permanen|tidak dapat dibatalkan|ekspor|ekspor chat|keluar|tinggalkan|keluar grup|putuskan sambungan|matikan|akhiri|hapus|hapus semua|hapus akun|copot|copot pemasangan|uninstal|setel ulang|reset|kosongkan|tutup akun|cabut|cabut akses|buang|keluar dari grup|keluar grup|putuskan|lupakan perangkat|nonaktifkan|batalkan pesanan|hapus akses|cabut izin",
+      destructive: "buang draf|hapus draf|batalkan draf|menyerah|ganti file yang ada|ganti file|timpa|dihapus|akan dihapus|dihapus permanen|tidak dapat dibatalkan|ekspor|ekspor chat|keluar|tinggalkan|keluar grup|putuskan sambungan|matikan|akhiri|hapus|hapus semua|hapus akun|copot|copot pemasangan|uninstal|setel ulang|reset|kosongkan|tutup akun|cabut|cabut akses|buang|keluar dari grup|keluar grup|putuskan|lupakan perangkat|nonaktifkan|batalkan pesanan|hapus akses|cabut izin|akan hilang",
       communication: "bagikan ke cerita|tambahkan ke cerita|bagikan postingan|dikirim|akan dikirim|kirim|posting|unggah|terbitkan|panggil|telepon|bagikan lokasi|undang|teruskan",
       credentials: "tampilkan sandi|salin sandi",
-      permission: "gabung ke grup keluarga|bergabung dengan grup keluarga|ingin mengakses akun google anda|mengakses akun google|koneksi vpn|tambahkan ke keluarga|tambahkan ke grup keluarga|jadikan default|tetapkan sebagai default|setel sebagai default|izinkan|berikan akses|aktifkan",
+      permission: "gabung ke grup keluarga|bergabung dengan grup keluarga|ingin mengakses akun google anda|mengakses akun google|koneksi vpn|tambahkan ke keluarga|tambahkan ke grup keluarga|jadikan default|tetapkan sebagai default|setel sebagai default|izinkan|berikan akses|aktifkan|aktifkan aplikasi admin perangkat ini|aktifkan aplikasi admin perangkat|ingin mengakses|akan menerima informasi berikut|setuju memberikan informasi|mengirim pesan atas nama anda|sebagai aplikasi sms|ubah aplikasi sms",
       install: "uji beta|pengujian beta|program beta|versi beta|jadi penguji|menjadi penguji|tambahkan ekstensi|tambahkan ke chrome|akan diinstal|akan dipasang|instal|pasang|^perbarui|update",
       account: "masuk|daftar|keluar|buat akun",
     },
@@ -574,15 +605,17 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|temukan perangkat saya|instal aplikasi yang tidak dikenal|aplikasi yang tidak dikenal|tampilkan di atas aplikasi lain|ubah setelan sistem|akses aplikasi khusus|pencadangan|verifikasi 2 langkah|aksesibilitas|admin perangkat|aplikasi tidak dikenal|akses penggunaan|akses notifikasi|opsi developer|kunci layar|temukan perangkat|kunci aplikasi|kunci pin|sidik jari|buka dengan sidik jari|buka dengan wajah|biometrik|cadangan terenkripsi|cadangan terenkripsi end to end",
   },
   ms: {
+    audience: "rakan rapat",
+    story: "cerita anda|cerita saya",
     secrets: "kata laluan|nombor kad|kod keselamatan|frasa pemulihan|kunci peribadi",
     reveal: "tunjukkan|papar|lihat",
     verbs: {
       money:
         "yuran masuk|yuran penyertaan|dicaj|akan dicaj|akan ditolak daripada|caj|akan dicaj|potong|bayar|bayar sekarang|beli|beli sekarang|daftar keluar|tempah|tempah sekarang|buat pesanan|sahkan pesanan|langgan|melanggan|cuba percuma|percubaan percuma|naik taraf|derma|tip|hantar wang|pindah wang|pindahan|tambah nilai|top up|tambah nilai sekarang|keluarkan wang|pertaruhan|batalkan langganan|perbaharui|tambah penerima",
-      destructive: "buang draf|padam draf|batalkan draf|menyerah|mengalah|gantikan fail sedia ada|gantikan fail|tulis ganti|dipadam|akan dipadam|tidak boleh dibuat asal|eksport|eksport sembang|nyahaktifkan|keluar|akhiri|padam|padam semua|padamkan|alih keluar|nyahpasang|tetapkan semula|set semula|kosongkan|tutup akaun|padam akaun|batalkan|tarik balik|buang|keluar kumpulan|tinggalkan|nyahganding|lupakan peranti|lumpuhkan|matikan|batalkan akses|tarik balik akses|alih keluar akses",
+      destructive: "buang draf|padam draf|batalkan draf|menyerah|mengalah|gantikan fail sedia ada|gantikan fail|tulis ganti|dipadam|akan dipadam|tidak boleh dibuat asal|eksport|eksport sembang|nyahaktifkan|keluar|akhiri|padam|padam semua|padamkan|alih keluar|nyahpasang|tetapkan semula|set semula|kosongkan|tutup akaun|padam akaun|batalkan|tarik balik|buang|keluar kumpulan|tinggalkan|nyahganding|lupakan peranti|lumpuhkan|matikan|batalkan akses|tarik balik akses|alih keluar akses|akan hilang",
       communication: "kongsi ke cerita|tambah ke cerita|dihantar|akan dihantar|hantar|siarkan|kongsi lokasi|panggil|jemput|majukan",
       credentials: "tunjukkan kata laluan|salin kata laluan",
-      permission: "sertai kumpulan keluarga|ingin mengakses akaun google anda|mengakses akaun google|sambungan vpn|tambah ke keluarga|tambah kepada kumpulan keluarga|tetapkan sebagai lalai|jadikan lalai|benarkan|beri kebenaran|dayakan",
+      permission: "sertai kumpulan keluarga|ingin mengakses akaun google anda|mengakses akaun google|sambungan vpn|tambah ke keluarga|tambah kepada kumpulan keluarga|tetapkan sebagai lalai|jadikan lalai|benarkan|beri kebenaran|dayakan|aktifkan apl pentadbir peranti ini|aktifkan apl pentadbir peranti|akan menerima maklumat berikut|bersetuju memberikan maklumat|menghantar mesej bagi pihak anda|sebagai apl sms|tukar apl sms",
       install: "ujian beta|uji beta|program beta|versi beta|jadi penguji|menjadi penguji|tambah sambungan|tambah pada chrome|akan dipasang|pasang|^kemas kini",
       account: "log masuk|daftar|log keluar",
     },
@@ -611,15 +644,17 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|cari peranti saya|pasang apl yang tidak diketahui|apl yang tidak diketahui|paparkan di atas apl lain|ubah suai tetapan sistem|akses apl khas|sandaran|pengesahan 2 langkah|kebolehaksesan|pentadbir peranti|apl tidak diketahui|akses penggunaan|akses pemberitahuan|pilihan pembangun|kunci skrin|cari peranti saya|kunci apl|kunci aplikasi|kunci pin|cap jari|buka kunci wajah|biometrik|sandaran disulitkan|sandaran disulitkan hujung ke hujung",
   },
   th: {
+    audience: "เพื่อนสนิท",
+    story: "สตอรี่ของคุณ|สตอรี่ของฉัน",
     secrets: "รหัสผ่าน|หมายเลขบัตร|เลขบัตร|รหัสความปลอดภัย|วลีกู้คืน|คีย์ส่วนตัว",
     reveal: "แสดง|ดู",
     verbs: {
       money:
         "ค่าเข้า|ค่าสมัคร|หักเงิน|ตัดเงิน|เรียกเก็บเงิน|ชำระเงิน|จ่ายเงิน|ชำระ|จ่าย|ซื้อ|ซื้อเลย|ซื้อทันที|สั่งซื้อ|ยืนยันการสั่งซื้อ|ชำระเงินตอนนี้|สมัครสมาชิก|สมัครแพ็กเกจ|ทดลองใช้ฟรี|อัปเกรด|จอง|จองเลย|บริจาค|ทิป|โอนเงิน|โอน|เติมเงิน|ถอนเงิน|เดิมพัน|แทงบอล|ยกเลิกการสมัคร|ต่ออายุ|เพิ่มผู้รับเงิน|แลกคะแนน",
-      destructive: "ทิ้งฉบับร่าง|ลบฉบับร่าง|ยกเลิกฉบับร่าง|ยอมแพ้|แทนที่ไฟล์|เขียนทับ|ส่งออก|ส่งออกแชท|ออก|ออกจากแชท|ยกเลิกการจับคู่|ปิดการใช้งาน|สิ้นสุด|ลบ|ลบทั้งหมด|ลบบัญชี|ถอนการติดตั้ง|รีเซ็ต|คืนค่าจากโรงงาน|ล้าง|ล้างข้อมูล|ปิดบัญชี|เพิกถอน|ทิ้ง|ออกจากกลุ่ม|เลิกจับคู่|ลืมอุปกรณ์|ปิดใช้|ยกเลิกคำสั่งซื้อ|เพิกถอนการเข้าถึง|ยกเลิกการเข้าถึง|นำการเข้าถึงออก",
+      destructive: "ทิ้งฉบับร่าง|ลบฉบับร่าง|ยกเลิกฉบับร่าง|ยอมแพ้|แทนที่ไฟล์|เขียนทับ|ส่งออก|ส่งออกแชท|ออก|ออกจากแชท|ยกเลิกการจับคู่|ปิดการใช้งาน|สิ้นสุด|ลบ|ลบทั้งหมด|ลบบัญชี|ถอนการติดตั้ง|รีเซ็ต|คืนค่าจากโรงงาน|ล้าง|ล้างข้อมูล|ปิดบัญชี|เพิกถอน|ทิ้ง|ออกจากกลุ่ม|เลิกจับคู่|ลืมอุปกรณ์|ปิดใช้|ยกเลิกคำสั่งซื้อ|เพิกถอนการเข้าถึง|ยกเลิกการเข้าถึง|นำการเข้าถึงออก|จะหายไป|จะสูญหาย",
       communication: "แชร์สตอรี่|เพิ่มในสตอรี่|ส่ง|โพสต์|เผยแพร่|โทร|แชร์ตำแหน่ง|เชิญ|ส่งต่อ",
       credentials: "แสดงรหัสผ่าน|คัดลอกรหัสผ่าน",
-      permission: "เข้าร่วมกลุ่มครอบครัว|ต้องการเข้าถึงบัญชี google ของคุณ|เข้าถึงบัญชี google|การเชื่อมต่อ vpn|เพิ่มในครอบครัว|เพิ่มเข้ากลุ่มครอบครัว|ตั้งเป็นค่าเริ่มต้น|อนุญาต|ให้สิทธิ์|เปิดใช้",
+      permission: "เข้าร่วมกลุ่มครอบครัว|ต้องการเข้าถึงบัญชี google ของคุณ|เข้าถึงบัญชี google|การเชื่อมต่อ vpn|เพิ่มในครอบครัว|เพิ่มเข้ากลุ่มครอบครัว|ตั้งเป็นค่าเริ่มต้น|อนุญาต|ให้สิทธิ์|เปิดใช้|เปิดใช้งานแอปผู้ดูแลอุปกรณ์นี้|เปิดใช้งานแอปผู้ดูแลอุปกรณ์|ต้องการเข้าถึง|จะได้รับข้อมูลต่อไปนี้|ยินยอมให้ข้อมูล|ส่งข้อความในนามของคุณ|เป็นแอป sms|เปลี่ยนแอป sms",
       install: "ทดสอบเบต้า|โปรแกรมเบต้า|เวอร์ชันเบต้า|เป็นผู้ทดสอบ|เพิ่มส่วนขยาย|เพิ่มลงใน chrome|จะติดตั้ง|ติดตั้ง|อัปเดต",
       account: "เข้าสู่ระบบ|ลงทะเบียน|ออกจากระบบ",
     },
@@ -648,15 +683,17 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|ค้นหาอุปกรณ์ของฉัน|ติดตั้งแอปที่ไม่รู้จัก|แสดงทับแอปอื่น|แก้ไขการตั้งค่าระบบ|การเข้าถึงพิเศษของแอป|สำรองข้อมูล|การยืนยันแบบ 2 ขั้นตอน|การช่วยเหลือพิเศษ|ผู้ดูแลอุปกรณ์|แอปที่ไม่รู้จัก|การเข้าถึงข้อมูลการใช้งาน|การเข้าถึงการแจ้งเตือน|ตัวเลือกสำหรับนักพัฒนา|ล็อกหน้าจอ|ค้นหาอุปกรณ์|ล็อกแอป|ล็อกด้วย pin|ลายนิ้วมือ|สแกนลายนิ้วมือ|ปลดล็อกด้วยใบหน้า|ไบโอเมตริก|ข้อมูลสำรองที่เข้ารหัส|การสำรองข้อมูลที่เข้ารหัสตั้งแต่ต้นทางถึงปลายทาง",
   },
   pl: {
+    audience: "bliscy znajomi",
+    story: "twoja relacja|moja relacja",
     secrets: "hasło|hasła|numer karty|kod bezpieczeństwa|fraza odzyskiwania|klucz prywatny",
     reveal: "pokaż|wyświetl|odkryj",
     verbs: {
       money:
         "wpisowe|opłata za wejście|zapłacić|kupić|zamówić|zostanie obciążona|zostanie pobrana opłata|obciąż|pobierz opłatę|zostanie pobrana|zapłać|zapłać teraz|płacę|kup|kup teraz|kupuję|zamów|zamawiam|zamów i zapłać|potwierdź zamówienie|złóż zamówienie|subskrybuj|wykup|wypróbuj za darmo|rozpocznij okres próbny|zarezerwuj|rezerwuj|przekaż darowiznę|wpłać|napiwek|przelej|wyślij przelew|przelew|doładuj|doładowanie|wypłać|postaw|obstaw|anuluj subskrypcję|odnów|dodaj odbiorcę",
-      destructive: "odrzuć wersję roboczą|usuń wersję roboczą|odrzuć szkic|usuń szkic|eksportuj czat|eksportować czat|eksportuj dane|eksportować dane|eksportuj rozmowę|eksportować rozmowę|poddaj się|poddać się|poddajesz się|zastąp istniejący plik|zastąp plik|zastąpić plik|nadpisz|zostanie usunięt*|zostaną usunięt*|zostanie wymazan*|zostaną wymazan*|zostanie utracon*|zostaną utracon*|rozłączyć|zapomnieć|wymazać|skasować|usunąć|usunąć konto|anulować|zresetować|odinstalować|opuścić|wyłączyć|zostanie usunięte|zostaną usunięte|nieodwracalne|eksportuj|eksportuj czat|opuść czat|zapomnij urządzenie|dezaktywuj|zakończ|usuń|usuń wszystko|usuń konto|odinstaluj|resetuj|przywróć ustawienia fabryczne|wyczyść|wyczyść dane|opróżnij kosz|zamknij konto|cofnij dostęp|odwołaj|odrzuć zmiany|opuść grupę|opuść|rozłącz|wyłącz|anuluj zamówienie|odbierz dostęp|usuń dostęp|cofnięcie dostępu",
+      destructive: "odrzuć wersję roboczą|usuń wersję roboczą|odrzuć szkic|usuń szkic|eksportuj czat|eksportować czat|eksportuj dane|eksportować dane|eksportuj rozmowę|eksportować rozmowę|poddaj się|poddać się|poddajesz się|zastąp istniejący plik|zastąp plik|zastąpić plik|nadpisz|zostanie usunięt*|zostaną usunięt*|zostanie wymazan*|zostaną wymazan*|zostanie utracon*|zostaną utracon*|rozłączyć|zapomnieć|wymazać|skasować|usunąć|usunąć konto|anulować|zresetować|odinstalować|opuścić|wyłączyć|zostanie usunięte|zostaną usunięte|nieodwracalne|eksportuj|eksportuj czat|opuść czat|zapomnij urządzenie|dezaktywuj|zakończ|usuń|usuń wszystko|usuń konto|odinstaluj|resetuj|przywróć ustawienia fabryczne|wyczyść|wyczyść dane|opróżnij kosz|zamknij konto|cofnij dostęp|odwołaj|odrzuć zmiany|opuść grupę|opuść|rozłącz|wyłącz|anuluj zamówienie|odbierz dostęp|usuń dostęp|cofnięcie dostępu|stracisz",
       communication: "udostępnij relację|dodaj do relacji|udostępnij post|wysłać|opublikować|zostanie wysłana|wyślij|opublikuj|zadzwoń|udostępnij lokalizację|zaproś|przekaż dalej",
       credentials: "pokaż hasło|kopiuj hasło",
-      permission: "dołącz do grupy rodzinnej|dołączyć do grupy rodzinnej|chce uzyskać dostęp do twojego konta google|dostęp do twojego konta google|połączenie vpn|połączenia vpn|dodaj do rodziny|dodaj do grupy rodzinnej|ustaw jako domyśln*|zezwól|zezwalaj|przyznaj dostęp|włącz",
+      permission: "dołącz do grupy rodzinnej|dołączyć do grupy rodzinnej|chce uzyskać dostęp do twojego konta google|dostęp do twojego konta google|połączenie vpn|połączenia vpn|dodaj do rodziny|dodaj do grupy rodzinnej|ustaw jako domyśln*|zezwól|zezwalaj|przyznaj dostęp|włącz|aktywuj tę aplikację do administrowania|aktywować aplikację do administrowania|aktywuj aplikację do administrowania|chce uzyskać dostęp do|otrzyma następujące informacje|wysyłać wiadomości w twoim imieniu|jako aplikacji do sms|jako aplikację do sms|zmienić aplikację do sms",
       install: "testy beta|test beta|testów beta|program beta|wersje beta|wersja beta|wersji beta|zostań testerem|dodaj rozszerzenie|dodaj do chrome|zainstal*|zostanie zainstalowan*|zainstaluj|instaluj|^aktualizuj",
       account: "zaloguj się|zarejestruj się|wyloguj",
     },
@@ -685,16 +722,18 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|znajdź moje urządzenie|instalowanie nieznanych aplikacji|nieznane aplikacje|nieznanych aplikacji|wyświetlanie nad innymi aplikacjami|modyfikowanie ustawień systemu|specjalny dostęp aplikacji|kopia zapasowa|weryfikacja dwuetapowa|ułatwienia dostępu|administrator urządzenia|nieznane aplikacje|dostęp do danych o użytkowaniu|dostęp do powiadomień|opcje programisty|blokada ekranu|znajdź urządzenie|blokada aplikacji|blokada pin|kod pin|odcisk palca|odblokowanie odciskiem palca|rozpoznawanie twarzy|biometria|biometryczne|zaszyfrowana kopia zapasowa|kopia zapasowa zaszyfrowana end to end|odciskiem palca|odcisku palca",
   },
   nl: {
+    audience: "naaste vrienden|goede vrienden",
+    story: "jouw verhaal|je verhaal|mijn verhaal",
     secrets: "wachtwoord|pincode|kaartnummer|beveiligingscode|herstelzin|privésleutel",
     reveal: "tonen|toon|weergeven",
     compounds: true,
     verbs: {
       money:
         "inleg|inschrijfgeld|toegangsprijs|wordt afgeschreven|kosten|afschrijven|wordt afgeschreven|in rekening brengen|betalen|betaal|nu betalen|betaal nu|kopen|koop|nu kopen|bestellen|bestel|bestelling plaatsen|bevestig bestelling|abonneren|abonnement afsluiten|gratis proberen|proefperiode starten|upgraden|boeken|reserveren|doneren|fooi|overmaken|geld overmaken|geld sturen|opwaarderen|opladen|opnemen|inzetten|wedden|abonnement opzeggen|opzeggen|verlengen|begunstigde toevoegen",
-      destructive: "concept verwijderen|concept weggooien|concept annuleren|^opgeven|wedstrijd opgeven|partij opgeven|capituleren|bestaand bestand vervangen|bestand vervangen|overschrijven|verwijderd|wordt verwijderd|worden verwijderd|definitief|kan niet ongedaan|exporteren|chat exporteren|verlaten|deactiveren|beëindigen|uitzetten|verwijderen|verwijder|alles verwijderen|account verwijderen|verwijderen van de app|resetten|terugzetten|fabrieksinstellingen|wissen|leegmaken|prullenbak legen|account sluiten|intrekken|weggooien|groep verlaten|verlaten|ontkoppelen|apparaat vergeten|uitschakelen|annuleren bestelling|toegang intrekken|toegang verwijderen|toegang in trekken",
+      destructive: "concept verwijderen|concept weggooien|concept annuleren|^opgeven|wedstrijd opgeven|partij opgeven|capituleren|bestaand bestand vervangen|bestand vervangen|overschrijven|verwijderd|wordt verwijderd|worden verwijderd|definitief|kan niet ongedaan|exporteren|chat exporteren|verlaten|deactiveren|beëindigen|uitzetten|verwijderen|verwijder|alles verwijderen|account verwijderen|verwijderen van de app|resetten|terugzetten|fabrieksinstellingen|wissen|leegmaken|prullenbak legen|account sluiten|intrekken|weggooien|groep verlaten|verlaten|ontkoppelen|apparaat vergeten|uitschakelen|annuleren bestelling|toegang intrekken|toegang verwijderen|toegang in trekken|gaan verloren|gaat verloren",
       communication: "story delen|toevoegen aan je verhaal|bericht delen|wordt verzonden|wordt verstuurd|verzenden|verstuur|versturen|stuur|publiceren|plaatsen|bellen|locatie delen|uitnodigen|doorsturen",
       credentials: "wachtwoord tonen|wachtwoord kopiëren",
-      permission: "lid worden van gezinsgroep|deelnemen aan gezinsgroep|wil toegang tot je google account|toegang tot je google account|vpn verbinding|toevoegen aan gezin|toevoegen aan gezinsgroep|instellen als standaard|als standaard instellen|toestaan|sta toe|toegang verlenen|inschakelen",
+      permission: "lid worden van gezinsgroep|deelnemen aan gezinsgroep|wil toegang tot je google account|toegang tot je google account|vpn verbinding|toevoegen aan gezin|toevoegen aan gezinsgroep|instellen als standaard|als standaard instellen|toestaan|sta toe|toegang verlenen|inschakelen|deze apparaatbeheer app activeren|app voor apparaatbeheer activeren|apparaatbeheerder activeren|wil toegang tot|ontvangt de volgende gegevens|ontvangt de volgende informatie|namens jou berichten sturen|als je sms app|sms app wijzigen",
       install: "bètatest*|betatest*|bètaprogramma|betaprogramma|bètaversies|bètaversie|betaversie|tester worden|extensie toevoegen|toevoegen aan chrome|wordt geïnstalleerd|installeren|^bijwerken|updaten",
       account: "inloggen|aanmelden|registreren|uitloggen|afmelden",
     },
@@ -723,16 +762,18 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|zoek mijn apparaat|onbekende apps installeren|weergeven vóór andere apps|weergeven over andere apps|systeeminstellingen aanpassen|speciale app-toegang|back up|reservekopie|verificatie in twee stappen|toegankelijkheid|apparaatbeheerder|onbekende apps|gebruikstoegang|meldingstoegang|ontwikkelaarsopties|schermvergrendeling|vind mijn apparaat|app vergrendeling|app-vergrendeling|pincode vergrendeling|vingerafdruk|ontgrendelen met vingerafdruk|gezichtsontgrendeling|biometrie|biometrische|versleutelde back up|versleutelde back-up|end to end versleutelde back up",
   },
   sv: {
+    audience: "nära vänner",
+    story: "din berättelse|min berättelse",
     secrets: "lösenord|pinkod|kortnummer|säkerhetskod|återställningsfras|privat nyckel",
     reveal: "visa",
     compounds: true,
     verbs: {
       money:
         "anmälningsavgift|inträdesavgift|debiteras|dras från|debitera|debiteras|dras|betala|betala nu|köp|köp nu|beställ|lägg beställning|slutför köp|bekräfta beställning|prenumerera|starta prenumeration|prova gratis|starta provperiod|uppgradera|boka|boka nu|reservera|donera|skänk|dricks|överför|föra över|skicka pengar|swisha|fyll på|ladda|ta ut|satsa|spela|avsluta prenumeration|säg upp|förnya|lägg till mottagare",
-      destructive: "släng utkast|släng utkastet|ta bort utkast|kasta utkast|ge upp|kapitulera|ersätt befintlig fil|ersätt fil|ersätt filen|skriv över|stäng kontot|stäng konto|stänga ditt konto|stänga kontot|ja stäng|raderas|tas bort|permanent|kan inte ångras|exportera|exportera chatt|avsluta|lämna chatten|glöm enheten|avaktivera|radera|ta bort|ta bort allt|ta bort konto|avinstallera|återställ|fabriksåterställ|rensa|töm|töm papperskorgen|avsluta konto|återkalla|kassera|lämna gruppen|lämna|koppla från|glöm|inaktivera|stäng av|avbryt beställning|återkalla åtkomst|ta bort åtkomst|återkalla behörighet",
+      destructive: "släng utkast|släng utkastet|ta bort utkast|kasta utkast|ge upp|kapitulera|ersätt befintlig fil|ersätt fil|ersätt filen|skriv över|stäng kontot|stäng konto|stänga ditt konto|stänga kontot|ja stäng|raderas|tas bort|permanent|kan inte ångras|exportera|exportera chatt|avsluta|lämna chatten|glöm enheten|avaktivera|radera|ta bort|ta bort allt|ta bort konto|avinstallera|återställ|fabriksåterställ|rensa|töm|töm papperskorgen|avsluta konto|återkalla|kassera|lämna gruppen|lämna|koppla från|glöm|inaktivera|stäng av|avbryt beställning|återkalla åtkomst|ta bort åtkomst|återkalla behörighet|går förlorade|går förlorad|går förlorat",
       communication: "dela berättelse|lägg till i din berättelse|dela inlägg|skickas|skicka|publicera|posta|ring|dela plats|bjud in|vidarebefordra",
       credentials: "visa lösenord|kopiera lösenord",
-      permission: "gå med i familjegrupp|gå med i familjegruppen|vill komma åt ditt google konto|åtkomst till ditt google konto|vpn anslutning|lägg till i familjen|lägg till i familjegruppen|ange som standard|ställ in som standard|gör till standard|tillåt|ge åtkomst|aktivera|slå på",
+      permission: "gå med i familjegrupp|gå med i familjegruppen|vill komma åt ditt google konto|åtkomst till ditt google konto|vpn anslutning|lägg till i familjen|lägg till i familjegruppen|ange som standard|ställ in som standard|gör till standard|tillåt|ge åtkomst|aktivera|slå på|aktivera den här appen för enhetsadministration|aktivera enhetsadministratör|vill få åtkomst till|får följande information|skicka meddelanden å dina vägnar|som sms app|byta sms app|ändra sms app",
       install: "betatest*|betaprogram|betaprogrammet|betaversioner|betaversion|bli testare|lägg till tillägg|lägg till i chrome|kommer att installeras|installeras|installera|^uppdatera",
       account: "logga in|registrera|logga ut|skapa konto",
     },
@@ -761,15 +802,17 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|hitta min enhet|installera okända appar|okända appar|visa ovanpå andra appar|ändra systeminställningar|särskild appåtkomst|säkerhetskopiering|tvåstegsverifiering|tillgänglighet|enhetsadministratör|okända appar|åtkomst till användningsdata|aviseringsåtkomst|utvecklaralternativ|skärmlås|hitta min enhet|applås|applåset|pin lås|fingeravtryck|upplåsning med fingeravtryck|ansiktsupplåsning|biometri|biometrisk|krypterad säkerhetskopia|end to end krypterad säkerhetskopia",
   },
   ar: {
+    audience: "الأصدقاء المقربون|الأصدقاء المقربين",
+    story: "قصتك|قصتي",
     secrets: "كلمة المرور|رقم البطاقة|رمز الأمان|عبارة الاسترداد|المفتاح الخاص|الرقم السري",
     reveal: "إظهار|اظهار|عرض",
     verbs: {
       money:
         "رسوم الدخول|رسوم الاشتراك|سيتم خصم|سيتم تحصيل|ستتم محاسبتك|خصم|سيتم خصم|سيتم تحصيل|رسوم|ادفع|دفع|ادفع الآن|الدفع الآن|إتمام الدفع|شراء|اشتر|اشتر الآن|اشترِ الآن|اطلب|اطلب الآن|تأكيد الطلب|إتمام الطلب|اشترك|اشترك الآن|الاشتراك|تجربة مجانية|ابدأ التجربة المجانية|ترقية|احجز|احجز الآن|تبرع|بقشيش|تحويل|حول|تحويل الأموال|إرسال الأموال|أرسل المال|شحن|شحن الرصيد|اشحن|سحب|راهن|ضع رهانا|إلغاء الاشتراك|تجديد|إضافة مستفيد|استبدال",
-      destructive: "تجاهل المسودة|حذف المسودة|إلغاء المسودة|^إيقاف|إيقاف تشغيل|استسلام|الاستسلام|استسلم|الاستسلام؟|استبدال الملف الحالي|استبدال الملف|استبدل الملف|الكتابة فوق|إلغاء الإقران|إلغاء إقران|الغاء الاقران|الغاء اقران|سيتم حذف|سيتم مسح|نهائيا|نهائيًا|لا يمكن التراجع|تصدير|خروج|الخروج من المجموعة|إلغاء التنشيط|إيقاف التشغيل|إنهاء|حذف|احذف|حذف الكل|حذف الحساب|إزالة|أزل|إلغاء التثبيت|إعادة ضبط|إعادة تعيين|مسح|امسح|مسح البيانات|إفراغ|إغلاق الحساب|إبطال|مغادرة المجموعة|غادر|مغادرة|إلغاء الاقتران|نسيان|تعطيل|إلغاء الطلب|إبطال الوصول|إلغاء الوصول|إزالة الوصول|سحب الوصول|إبطال الإذن",
+      destructive: "تجاهل المسودة|حذف المسودة|إلغاء المسودة|^إيقاف|إيقاف تشغيل|استسلام|الاستسلام|استسلم|الاستسلام؟|استبدال الملف الحالي|استبدال الملف|استبدل الملف|الكتابة فوق|إلغاء الإقران|إلغاء إقران|الغاء الاقران|الغاء اقران|سيتم حذف|سيتم مسح|نهائيا|نهائيًا|لا يمكن التراجع|تصدير|خروج|الخروج من المجموعة|إلغاء التنشيط|إيقاف التشغيل|إنهاء|حذف|احذف|حذف الكل|حذف الحساب|إزالة|أزل|إلغاء التثبيت|إعادة ضبط|إعادة تعيين|مسح|امسح|مسح البيانات|إفراغ|إغلاق الحساب|إبطال|مغادرة المجموعة|غادر|مغادرة|إلغاء الاقتران|نسيان|تعطيل|إلغاء الطلب|إبطال الوصول|إلغاء الوصول|إزالة الوصول|سحب الوصول|إبطال الإذن|ستفقد|سيتم فقد|ستضيع",
       communication: "مشاركة القصة|إضافة إلى قصتك|مشاركة المنشور|سيتم إرسال|سيتم نشر|إرسال|أرسل|نشر|انشر|اتصال|اتصل|مشاركة الموقع|دعوة|ادع|إعادة توجيه",
       credentials: "إظهار كلمة المرور|نسخ كلمة المرور",
-      permission: "الانضمام إلى مجموعة العائلة|انضمام إلى مجموعة العائلة|يريد الوصول إلى حسابك على google|الوصول إلى حسابك على google|اتصال vpn|اتصال شبكة vpn|إضافة إلى العائلة|إضافة إلى مجموعة العائلة|تعيين كتطبيق افتراضي|تعيين كافتراضي|تعيين كتطبيق تلقائي|سماح|السماح|اسمح|منح الإذن|تفعيل|تشغيل",
+      permission: "الانضمام إلى مجموعة العائلة|انضمام إلى مجموعة العائلة|يريد الوصول إلى حسابك على google|الوصول إلى حسابك على google|اتصال vpn|اتصال شبكة vpn|إضافة إلى العائلة|إضافة إلى مجموعة العائلة|تعيين كتطبيق افتراضي|تعيين كافتراضي|تعيين كتطبيق تلقائي|سماح|السماح|اسمح|منح الإذن|تفعيل|تشغيل|تفعيل تطبيق مشرف الجهاز هذا|تفعيل تطبيق مشرف الجهاز|يريد الوصول إلى|يطلب الوصول إلى|سيتلقى المعلومات التالية|إرسال رسائل نيابة عنك|كتطبيق sms|تغيير تطبيق sms|كتطبيق الرسائل القصيرة",
       install: "اختبار بيتا|الاختبار التجريبي|برنامج بيتا|برنامج الإصدار التجريبي|الإصدارات التجريبية|الإصدار التجريبي|كن مختبرًا|إضافة الإضافة|تثبيت الإضافة|إضافة إلى chrome|سيتم تثبيت|سيتم التثبيت|تثبيت|ثبت|تحديث",
       account: "تسجيل الدخول|تسجيل|تسجيل الخروج|إنشاء حساب",
     },
@@ -798,15 +841,17 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|تثبيت التطبيقات غير المعروفة|الظهور فوق التطبيقات الأخرى|العرض فوق التطبيقات الأخرى|تعديل إعدادات النظام|الوصول الخاص للتطبيقات|النسخ الاحتياطي|التحقق بخطوتين|تسهيل الاستخدام|إمكانية الوصول|مشرف الجهاز|التطبيقات غير المعروفة|الوصول إلى بيانات الاستخدام|الوصول إلى الإشعارات|خيارات المطور|قفل الشاشة|العثور على جهازي|قفل التطبيق|قفل برمز pin|بصمة الإصبع|البصمة|فتح القفل بالوجه|التعرف على الوجه|القياسات الحيوية|نسخة احتياطية مشفرة|النسخ الاحتياطي المشفر تمامًا بين الطرفين",
   },
   fa: {
+    audience: "دوستان نزدیک",
+    story: "استوری شما|استوری من",
     secrets: "رمز عبور|گذرواژه|شماره کارت|کد امنیتی|عبارت بازیابی|کلید خصوصی|رمز دوم",
     reveal: "نمایش|نشان دادن",
     verbs: {
       money:
         "هزینه ورود|ورودیه|کسر خواهد شد|کسر می شود|کسر|کسر از حساب|برداشت می شود|پرداخت|پرداخت کنید|بپردازید|خرید|بخرید|خرید کنید|ثبت سفارش|سفارش|تأیید سفارش|اشتراک|خرید اشتراک|مشترک شوید|آزمایش رایگان|ارتقا|رزرو|رزرو کنید|اهدا|کمک مالی|انعام|انتقال|انتقال وجه|کارت به کارت|ارسال پول|شارژ|افزایش موجودی|برداشت|شرط|شرط بندی|لغو اشتراک|تمدید|افزودن گیرنده",
-      destructive: "حذف پیش نویس|لغو پیش نویس|دور انداختن پیش نویس|تسلیم|تسلیم شدن|تسلیم می شوید|جایگزینی فایل موجود|جایگزینی فایل|جایگزین کردن فایل|بازنویسی|غیرفعال شود|غیرفعال کنید|غیرفعالسازی|غیرفعال سازی|پاک میشود|پاک می شود|پاک خواهد شد|پاک خواهند شد|حذف خواهد شد|حذف می شود|برای همیشه|قابل بازگشت نیست|صدور|خروجی گرفتن|ترک|ترک کانال|ترک گروه|خروج|غیرفعال سازی|پایان|حذف|حذف کنید|حذف همه|حذف حساب|پاک کردن|پاک کنید|حذف نصب|بازنشانی|بازنشانی کارخانه|خالی کردن|بستن حساب|لغو دسترسی|دور انداختن|ترک گروه|خروج از گروه|لغو جفت|فراموش کردن|غیرفعال کردن|خاموش کردن|لغو سفارش|حذف دسترسی|ابطال دسترسی",
+      destructive: "حذف پیش نویس|لغو پیش نویس|دور انداختن پیش نویس|تسلیم|تسلیم شدن|تسلیم می شوید|جایگزینی فایل موجود|جایگزینی فایل|جایگزین کردن فایل|بازنویسی|غیرفعال شود|غیرفعال کنید|غیرفعالسازی|غیرفعال سازی|پاک میشود|پاک می شود|پاک خواهد شد|پاک خواهند شد|حذف خواهد شد|حذف می شود|برای همیشه|قابل بازگشت نیست|صدور|خروجی گرفتن|ترک|ترک کانال|ترک گروه|خروج|غیرفعال سازی|پایان|حذف|حذف کنید|حذف همه|حذف حساب|پاک کردن|پاک کنید|حذف نصب|بازنشانی|بازنشانی کارخانه|خالی کردن|بستن حساب|لغو دسترسی|دور انداختن|ترک گروه|خروج از گروه|لغو جفت|فراموش کردن|غیرفعال کردن|خاموش کردن|لغو سفارش|حذف دسترسی|ابطال دسترسی|از دست خواهد رفت|از دست خواهند رفت|از بین خواهد رفت",
       communication: "اشتراک استوری|افزودن به استوری|ارسال خواهد شد|ارسال می شود|ارسال|بفرستید|انتشار|منتشر کردن|تماس|تماس بگیرید|اشتراک گذاری موقعیت|دعوت|بازارسال",
       credentials: "نمایش گذرواژه|کپی گذرواژه",
-      permission: "پیوستن به گروه خانواده|به گروه خانواده بپیوندید|می خواهد به حساب google شما دسترسی داشته باشد|دسترسی به حساب google|اتصال vpn|افزودن به خانواده|افزودن به گروه خانواده|تنظیم به عنوان پیش فرض|تنظیم بهعنوان پیشفرض|پیشفرض کردن|پیش فرض کردن|مجاز|اجازه دادن|اجازه|فعال کردن|روشن کردن",
+      permission: "پیوستن به گروه خانواده|به گروه خانواده بپیوندید|می خواهد به حساب google شما دسترسی داشته باشد|دسترسی به حساب google|اتصال vpn|افزودن به خانواده|افزودن به گروه خانواده|تنظیم به عنوان پیش فرض|تنظیم بهعنوان پیشفرض|پیشفرض کردن|پیش فرض کردن|مجاز|اجازه دادن|اجازه|فعال کردن|روشن کردن|فعال کردن این برنامه سرپرست دستگاه|فعال کردن برنامه سرپرست دستگاه|می خواهد به حساب|درخواست دسترسی به|اطلاعات زیر را دریافت می کند|ارسال پیام از طرف شما|به عنوان برنامه پیامک|تغییر برنامه پیامک",
       install: "تست بتا|آزمایش بتا|برنامه بتا|نسخه بتا|نسخه های بتا|آزمایش کننده شوید|افزودن افزونه|افزودن به chrome|نصب خواهد شد|نصب می شود|نصب|به روزرسانی|به روز رسانی",
       account: "ورود|ثبت نام|خروج",
     },
@@ -835,15 +880,17 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|پیدا کردن دستگاه من|دستگاهم را پیدا کن|نصب برنامه های ناشناس|برنامه های ناشناس|نمایش روی برنامه های دیگر|تغییر تنظیمات سیستم|دسترسی ویژه برنامه|پشتیبان گیری|تأیید دومرحله ای|دسترس پذیری|دسترس‌پذیری|سرپرست دستگاه|برنامه های ناشناس|دسترسی به داده های استفاده|دسترسی به اعلان|گزینه های برنامه نویسان|قفل صفحه|قفل برنامه|قفل پین|اثر انگشت|قفل گشایی با چهره|تشخیص چهره|بیومتریک|پشتیبان رمزگذاری شده|پشتیبان رمزگذاری سرتاسری",
   },
   he: {
+    audience: "חברים קרובים",
+    story: "הסטורי שלך|הסטורי שלי",
     secrets: "סיסמה|מספר הכרטיס|מספר כרטיס|קוד אבטחה|ביטוי שחזור|מפתח פרטי",
     reveal: "הצג|הצגת|הראה",
     verbs: {
       money:
         "דמי כניסה|דמי השתתפות|לרכוש|להעביר|לתרום|לשדרג|יחויבו|תחויב|ייגבה|ייגבו|חיוב|החיוב|יחויב|ההזמנה|התשלום|תשלום|לתשלום|שלם|לשלם|שלם עכשיו|קנה|קנייה|לקנות|קנה עכשיו|הזמן עכשיו|להזמין|ביצוע הזמנה|אישור הזמנה|הירשם למנוי|מנוי|להירשם למנוי|ניסיון חינם|התחל ניסיון חינם|שדרוג|שדרג|הזמנת מקום|תרום|תרומה|טיפ|העבר|העברה|העברת כסף|שלח כסף|טעינה|טען|משיכה|הימור|המר|ביטול מנוי|חידוש|הוספת מוטב",
-      destructive: "מחיקת הטיוטה|ביטול הטיוטה|למחוק את הטיוטה|להיכנע|כניעה|החלפת הקובץ הקיים|החלפת הקובץ|להחליף את הקובץ|החלף קובץ|דריסה|להסיר|לכבות|להשבית|לאפס|לנקות|לרוקן|יימחקו|יימחק|תימחק|ימחקו|לצמיתות|לא ניתן לבטל|לשכוח|שכח את|ייצוא|ייצא|ייצוא צ'אט|עזיבה|יציאה|צא מהקבוצה|השבתה|כיבוי|סיום|מחק|מחיקה|למחוק|מחק הכול|מחיקת חשבון|הסר|הסרה|הסר התקנה|איפוס|אפס|איפוס להגדרות היצרן|נקה|ניקוי|רוקן|סגירת חשבון|ביטול גישה|השלך|עזוב קבוצה|יציאה מהקבוצה|עזוב|ביטול התאמה|שכח מכשיר|השבת|כבה|ביטול הזמנה|שלילת גישה|שלול גישה|לשלול גישה|לשלול את הגישה|הסרת גישה|הסר גישה|ביטול הרשאה",
+      destructive: "מחיקת הטיוטה|ביטול הטיוטה|למחוק את הטיוטה|להיכנע|כניעה|החלפת הקובץ הקיים|החלפת הקובץ|להחליף את הקובץ|החלף קובץ|דריסה|להסיר|לכבות|להשבית|לאפס|לנקות|לרוקן|יימחקו|יימחק|תימחק|ימחקו|לצמיתות|לא ניתן לבטל|לשכוח|שכח את|ייצוא|ייצא|ייצוא צ'אט|עזיבה|יציאה|צא מהקבוצה|השבתה|כיבוי|סיום|מחק|מחיקה|למחוק|מחק הכול|מחיקת חשבון|הסר|הסרה|הסר התקנה|איפוס|אפס|איפוס להגדרות היצרן|נקה|ניקוי|רוקן|סגירת חשבון|ביטול גישה|השלך|עזוב קבוצה|יציאה מהקבוצה|עזוב|ביטול התאמה|שכח מכשיר|השבת|כבה|ביטול הזמנה|שלילת גישה|שלול גישה|לשלול גישה|לשלול את הגישה|הסרת גישה|הסר גישה|ביטול הרשאה|יאבדו|יאבד|תאבד",
       communication: "שתף בסטורי|הוסף לסטורי|לפרסם|להתקשר|לשתף|יישלח|תישלח|יפורסם|שלח|שליחה|לשלוח|פרסם|פרסום|התקשר|חייג|שתף מיקום|הזמן חברים|העבר הלאה",
       credentials: "הצג סיסמה|העתק סיסמה",
-      permission: "הצטרפות לקבוצה המשפחתית|להצטרף לקבוצה המשפחתית|רוצה לקבל גישה לחשבון google|גישה לחשבון google|חיבור vpn|הוספה למשפחה|הוסף לקבוצה המשפחתית|הגדר כברירת מחדל|הגדרה כברירת מחדל|להגדיר כברירת מחדל|לאפשר|להעניק|לתת גישה|אפשר|התר|יש אישור|הענק גישה|הפעל",
+      permission: "הצטרפות לקבוצה המשפחתית|להצטרף לקבוצה המשפחתית|רוצה לקבל גישה לחשבון google|גישה לחשבון google|חיבור vpn|הוספה למשפחה|הוסף לקבוצה המשפחתית|הגדר כברירת מחדל|הגדרה כברירת מחדל|להגדיר כברירת מחדל|לאפשר|להעניק|לתת גישה|אפשר|התר|יש אישור|הענק גישה|הפעל|הפעל את האפליקציה של מנהל המכשיר|הפעלת האפליקציה של מנהל המכשיר|להפעיל את אפליקציית מנהל המכשיר|רוצה לקבל גישה|מבקש גישה|יקבל את המידע הבא|שליחת הודעות בשמך|כאפליקציית sms|כאפליקציית ה sms|לשנות את אפליקציית ה sms",
       install: "בדיקת בטא|ניסוי בטא|תוכנית הבטא|תוכנית בטא|גרסאות בטא|גרסת בטא|גרסאות ניסיוניות|להיות בודק|הוסף תוסף|הוספה ל chrome|להתקין|לעדכן|יותקן|תותקן|התקן|התקנה|עדכן|עדכון",
       account: "התחבר|התחברות|הרשמה|התנתק",
     },
@@ -872,16 +919,18 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|איתור המכשיר שלי|התקנת אפליקציות לא מוכרות|אפליקציות לא מוכרות|הצגה מעל אפליקציות אחרות|שינוי הגדרות המערכת|גישה מיוחדת לאפליקציות|גיבוי|אימות דו-שלבי|נגישות|מנהל מכשיר|אפליקציות לא מוכרות|גישה לנתוני שימוש|גישה להתראות|אפשרויות למפתחים|נעילת מסך|איתור המכשיר|מצא את המכשיר שלי|מציאת המכשיר|נעילת אפליקציה|נעילת האפליקציה|נעילה בקוד pin|טביעת אצבע|ביטול נעילה בטביעת אצבע|פתיחה בזיהוי פנים|זיהוי פנים|ביומטרי|גיבוי מוצפן|גיבוי מוצפן מקצה לקצה",
   },
   hi: {
+    audience: "क्लोज़ फ़्रेंड्स|करीबी दोस्त",
+    story: "आपकी स्टोरी|मेरी स्टोरी",
     manner: "कैसे|किस तरह|कैसे करें",
     secrets: "पासवर्ड|पिन|कार्ड नंबर|सुरक्षा कोड|रिकवरी फ़्रेज़|प्राइवेट की",
     reveal: "दिखाएं|दिखाएँ|देखें",
     verbs: {
       money:
         "एंट्री फ़ीस|प्रवेश शुल्क|भुगतान किया जाएगा|शुल्क लगेगा|कट जाएंगे|शुल्क लिया जाएगा|काटे जाएंगे|डेबिट|भुगतान करें|भुगतान|पे करें|अभी भुगतान करें|खरीदें|अभी खरीदें|ऑर्डर करें|ऑर्डर दें|ऑर्डर की पुष्टि करें|सदस्यता लें|सब्सक्राइब करें|मुफ़्त ट्रायल|मुफ्त ट्रायल|अपग्रेड करें|बुक करें|अभी बुक करें|दान करें|टिप दें|पैसे भेजें|ट्रांसफ़र करें|ट्रांसफर करें|रिचार्ज करें|रिचार्ज|टॉप अप|निकालें पैसे|दांव लगाएं|सदस्यता रद्द करें|रिन्यू करें|लाभार्थी जोड़ें",
-      destructive: "ड्राफ़्ट रद्द करें|ड्राफ़्ट हटाएं|ड्राफ्ट रद्द करें|ड्राफ्ट हटाएं|हार मान*|सरेंडर|मौजूदा फ़ाइल बदलें|फ़ाइल बदलें|ओवरराइट|हटा|मिटा|हटा दें|हटा दिया जाएगा|मिटा दें|मिटा दिया जाएगा|स्थायी रूप से|एक्सपोर्ट करें|निर्यात करें|ग्रुप से बाहर निकलें|बंद करें|निष्क्रिय करें|समाप्त करें|हटाएं|हटाएँ|मिटाएं|मिटाएँ|सब हटाएं|खाता हटाएं|अनइंस्टॉल करें|रीसेट करें|फ़ैक्टरी रीसेट|साफ़ करें|डेटा साफ़ करें|खाता बंद करें|रद्द करें पहुंच|ग्रुप छोड़ें|छोड़ें ग्रुप|बाहर निकलें|अनपेयर करें|भूल जाएं|बंद करें सुरक्षा|ऑर्डर रद्द करें|ऐक्सेस रद्द करें|ऐक्सेस हटाएं|पहुंच हटाएं|पहुंच रद्द करें|ऐक्सेस वापस लें",
+      destructive: "ड्राफ़्ट रद्द करें|ड्राफ़्ट हटाएं|ड्राफ्ट रद्द करें|ड्राफ्ट हटाएं|हार मान*|सरेंडर|मौजूदा फ़ाइल बदलें|फ़ाइल बदलें|ओवरराइट|हटा|मिटा|हटा दें|हटा दिया जाएगा|मिटा दें|मिटा दिया जाएगा|स्थायी रूप से|एक्सपोर्ट करें|निर्यात करें|ग्रुप से बाहर निकलें|बंद करें|निष्क्रिय करें|समाप्त करें|हटाएं|हटाएँ|मिटाएं|मिटाएँ|सब हटाएं|खाता हटाएं|अनइंस्टॉल करें|रीसेट करें|फ़ैक्टरी रीसेट|साफ़ करें|डेटा साफ़ करें|खाता बंद करें|रद्द करें पहुंच|ग्रुप छोड़ें|छोड़ें ग्रुप|बाहर निकलें|अनपेयर करें|भूल जाएं|बंद करें सुरक्षा|ऑर्डर रद्द करें|ऐक्सेस रद्द करें|ऐक्सेस हटाएं|पहुंच हटाएं|पहुंच रद्द करें|ऐक्सेस वापस लें|खो जाएंगे|खो जाएगा|खो जाएगी",
       communication: "स्टोरी शेयर करें|स्टोरी में जोड़ें|भेज दिया जाएगा|भेजा जाएगा|भेजें|पोस्ट करें|प्रकाशित करें|कॉल करें|स्थान शेयर करें|लोकेशन शेयर करें|आमंत्रित करें|फ़ॉरवर्ड करें",
       credentials: "पासवर्ड दिखाएं|पासवर्ड कॉपी करें",
-      permission: "फ़ैमिली ग्रुप में शामिल हों|परिवार ग्रुप में शामिल|आपके google खाते को ऐक्सेस करना चाहता है|google खाते का ऐक्सेस|vpn कनेक्शन|परिवार में जोड़ें|फ़ैमिली ग्रुप में जोड़ें|डिफ़ॉल्ट के रूप में सेट करें|डिफ़ॉल्ट बनाएं|डिफ़ॉल्ट पर सेट करें|अनुमति दें|अनुमति दें|हमेशा मंज़ूरी दें|चालू करें",
+      permission: "फ़ैमिली ग्रुप में शामिल हों|परिवार ग्रुप में शामिल|आपके google खाते को ऐक्सेस करना चाहता है|google खाते का ऐक्सेस|vpn कनेक्शन|परिवार में जोड़ें|फ़ैमिली ग्रुप में जोड़ें|डिफ़ॉल्ट के रूप में सेट करें|डिफ़ॉल्ट बनाएं|डिफ़ॉल्ट पर सेट करें|अनुमति दें|अनुमति दें|हमेशा मंज़ूरी दें|चालू करें|इस डिवाइस एडमिन ऐप्लिकेशन को चालू करें|डिवाइस एडमिन ऐप्लिकेशन चालू करें|डिवाइस एडमिन ऐप चालू करें|ऐक्सेस करना चाहता है|ऐक्सेस का अनुरोध|निम्न जानकारी मिलेगी|आपकी ओर से मैसेज भेजना|sms ऐप के रूप में|sms ऐप बदलें|एसएमएस ऐप के रूप में",
       install: "बीटा टेस्ट|बीटा परीक्षण|बीटा प्रोग्राम|बीटा वर्शन|बीटा संस्करण|टेस्टर बनें|एक्सटेंशन जोड़ें|chrome में जोड़ें|इंस्टॉल हो जाएगा|इंस्टॉल किया जाएगा|इंस्टॉल करें|इंस्‍टॉल करें|अपडेट करें",
       account: "साइन इन करें|लॉग इन करें|रजिस्टर करें|लॉग आउट करें",
     },
@@ -910,16 +959,18 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|मेरा डिवाइस ढूंढें|अनजान ऐप्लिकेशन इंस्टॉल करें|अनजान ऐप्लिकेशन|दूसरे ऐप्लिकेशन के ऊपर दिखाएं|दूसरे ऐप के ऊपर दिखाएं|सिस्टम सेटिंग में बदलाव करें|ऐप्लिकेशन के लिए खास ऐक्सेस|बैकअप|दो चरणों में पुष्टि|सुलभता|डिवाइस एडमिन|अज्ञात ऐप्लिकेशन|इस्तेमाल का ऐक्सेस|सूचना का ऐक्सेस|डेवलपर के लिए सेटिंग और टूल|स्क्रीन लॉक|मेरा डिवाइस ढूंढें|ऐप लॉक|पिन लॉक|फ़िंगरप्रिंट|फिंगरप्रिंट|फ़िंगरप्रिंट से अनलॉक|फ़ेस अनलॉक|बायोमेट्रिक|एन्क्रिप्ट किया गया बैकअप|एंड टू एंड एन्क्रिप्टेड बैकअप",
   },
   bn: {
+    audience: "ঘনিষ্ঠ বন্ধুরা|ক্লোজ ফ্রেন্ডস",
+    story: "আপনার স্টোরি|আমার স্টোরি",
     manner: "কীভাবে|কিভাবে|কেমন করে",
     secrets: "পাসওয়ার্ড|পিন|কার্ড নম্বর|নিরাপত্তা কোড|রিকভারি ফ্রেজ|প্রাইভেট কী",
     reveal: "দেখান|দেখুন",
     verbs: {
       money:
         "প্রবেশ ফি|এন্ট্রি ফি|কাটা হবে|চার্জ করা হবে|চার্জ করা হবে|কেটে নেওয়া হবে|ডেবিট|পেমেন্ট করুন|অর্থপ্রদান করুন|পে করুন|এখনই পেমেন্ট করুন|কিনুন|এখনই কিনুন|অর্ডার করুন|অর্ডার দিন|অর্ডার নিশ্চিত করুন|সাবস্ক্রাইব করুন|সদস্যতা নিন|বিনামূল্যে ট্রায়াল|আপগ্রেড করুন|বুক করুন|দান করুন|টিপ দিন|টাকা পাঠান|সেন্ড মানি|ট্রান্সফার করুন|রিচার্জ করুন|রিচার্জ|ক্যাশ আউট|টাকা তুলুন|বাজি ধরুন|সদস্যতা বাতিল করুন|নবায়ন করুন",
-      destructive: "খসড়া বাতিল করুন|খসড়া বাতিল|খসড়া মুছুন|সরিয়ে দি*|সরিয়ে দে*|সরিয়ে ফেল*|সংযোগ বিচ্ছিন্ন*|আনলিঙ্ক|আত্মসমর্পণ|হার মান*|বিদ্যমান ফাইল প্রতিস্থাপন|ফাইল প্রতিস্থাপন|ওভাররাইট|বন্ধ করবেন|বন্ধ করা হবে|বন্ধ হয়ে যাবে|মুছে|মুছে ফেলা হবে|স্থায়ীভাবে|সরিয়ে দেওয়া হবে|এক্সপোর্ট করুন|রপ্তানি করুন|গ্রুপ ছাড়ুন|বের হন|নিষ্ক্রিয় করুন|শেষ করুন|মুছুন|মুছে ফেলুন|সব মুছুন|অ্যাকাউন্ট মুছুন|সরান|আনইনস্টল করুন|রিসেট করুন|ফ্যাক্টরি রিসেট|সাফ করুন|ডেটা সাফ করুন|অ্যাকাউন্ট বন্ধ করুন|প্রত্যাহার করুন|গ্রুপ ছেড়ে দিন|ছেড়ে দিন|আনপেয়ার করুন|ভুলে যান|বন্ধ করুন সুরক্ষা|অর্ডার বাতিল করুন|অ্যাক্সেস প্রত্যাহার করুন|অ্যাক্সেস প্রত্যাহার|অ্যাক্সেস সরান|অ্যাক্সেস বাতিল করুন",
+      destructive: "খসড়া বাতিল করুন|খসড়া বাতিল|খসড়া মুছুন|সরিয়ে দি*|সরিয়ে দে*|সরিয়ে ফেল*|সংযোগ বিচ্ছিন্ন*|আনলিঙ্ক|আত্মসমর্পণ|হার মান*|বিদ্যমান ফাইল প্রতিস্থাপন|ফাইল প্রতিস্থাপন|ওভাররাইট|বন্ধ করবেন|বন্ধ করা হবে|বন্ধ হয়ে যাবে|মুছে|মুছে ফেলা হবে|স্থায়ীভাবে|সরিয়ে দেওয়া হবে|এক্সপোর্ট করুন|রপ্তানি করুন|গ্রুপ ছাড়ুন|বের হন|নিষ্ক্রিয় করুন|শেষ করুন|মুছুন|মুছে ফেলুন|সব মুছুন|অ্যাকাউন্ট মুছুন|সরান|আনইনস্টল করুন|রিসেট করুন|ফ্যাক্টরি রিসেট|সাফ করুন|ডেটা সাফ করুন|অ্যাকাউন্ট বন্ধ করুন|প্রত্যাহার করুন|গ্রুপ ছেড়ে দিন|ছেড়ে দিন|আনপেয়ার করুন|ভুলে যান|বন্ধ করুন সুরক্ষা|অর্ডার বাতিল করুন|অ্যাক্সেস প্রত্যাহার করুন|অ্যাক্সেস প্রত্যাহার|অ্যাক্সেস সরান|অ্যাক্সেস বাতিল করুন|হারিয়ে যাবে",
       communication: "স্টোরি শেয়ার করুন|স্টোরিতে যোগ করুন|পাঠানো হবে|পাঠান|পোস্ট করুন|প্রকাশ করুন|কল করুন|লোকেশন শেয়ার করুন|আমন্ত্রণ জানান|ফরওয়ার্ড করুন",
       credentials: "পাসওয়ার্ড দেখান|পাসওয়ার্ড কপি করুন",
-      permission: "পরিবার গ্রুপে যোগ দিন|ফ্যামিলি গ্রুপে যোগ দিন|আপনার google অ্যাকাউন্ট অ্যাক্সেস করতে চায়|google অ্যাকাউন্ট অ্যাক্সেস|vpn সংযোগ|পরিবারে যোগ করুন|ফ্যামিলি গ্রুপে যোগ করুন|ডিফল্ট হিসেবে সেট করুন|ডিফল্ট করুন|অনুমতি দিন|হ্যাঁ বলুন|চালু করুন",
+      permission: "পরিবার গ্রুপে যোগ দিন|ফ্যামিলি গ্রুপে যোগ দিন|আপনার google অ্যাকাউন্ট অ্যাক্সেস করতে চায়|google অ্যাকাউন্ট অ্যাক্সেস|vpn সংযোগ|পরিবারে যোগ করুন|ফ্যামিলি গ্রুপে যোগ করুন|ডিফল্ট হিসেবে সেট করুন|ডিফল্ট করুন|অনুমতি দিন|হ্যাঁ বলুন|চালু করুন|এই ডিভাইস অ্যাডমিন অ্যাপটি চালু করুন|ডিভাইস অ্যাডমিন অ্যাপ চালু করুন|অ্যাক্সেস করতে চায়|নিম্নলিখিত তথ্য পাবে|আপনার হয়ে মেসেজ পাঠানো|sms অ্যাপ হিসেবে|sms অ্যাপ পরিবর্তন",
       install: "বিটা টেস্ট|বিটা পরীক্ষা|বিটা প্রোগ্রাম|বিটা ভার্সন|বিটা সংস্করণ|টেস্টার হন|এক্সটেনশন যোগ করুন|chrome এ যোগ করুন|ইনস্টল হবে|ইনস্টল করা হবে|ইনস্টল করুন|আপডেট করুন",
       account: "সাইন ইন করুন|লগ ইন করুন|নিবন্ধন করুন|সাইন আউট করুন",
     },
@@ -948,15 +999,17 @@ export const LEXICON: Record<string, LanguageWords> = {
     securitySettings: "play protect|আমার ডিভাইস খুঁজুন|অজানা অ্যাপ ইনস্টল করুন|অজানা অ্যাপ|অন্যান্য অ্যাপের উপরে দেখানো|অন্য অ্যাপের উপরে দেখান|সিস্টেম সেটিংস পরিবর্তন করা|বিশেষ অ্যাপ অ্যাক্সেস|ব্যাকআপ|২-ধাপ যাচাইকরণ|অ্যাক্সেসিবিলিটি|ডিভাইস অ্যাডমিন|অজানা অ্যাপ|ব্যবহারের অ্যাক্সেস|বিজ্ঞপ্তির অ্যাক্সেস|ডেভেলপার বিকল্প|স্ক্রিন লক|অ্যাপ লক|পিন লক|আঙুলের ছাপ|ফিঙ্গারপ্রিন্ট|ফেস আনলক|বায়োমেট্রিক|এনক্রিপ্ট করা ব্যাকআপ|এন্ড টু এন্ড এনক্রিপ্টেড ব্যাকআপ",
   },
   uk: {
+    audience: "близькі друзі",
+    story: "ваша історія|моя історія",
     secrets: "пароль|пін код|номер картки|код безпеки|секретну фразу|приватний ключ",
     reveal: "показати|розкрити",
     verbs: {
       money:
         "вступний внесок|плата за вхід|буде списано|спишеться|списати|буде списано|спишемо|оплатити|сплатити|оплатити зараз|купити|купити зараз|замовити|оформити замовлення|підтвердити замовлення|підписатися|оформити підписку|спробувати безкоштовно|пробний період|оновити до преміум|забронювати|пожертвувати|задонатити|чайові|переказати|надіслати гроші|поповнити|зняти|вивести|зробити ставку|поставити|скасувати підписку|продовжити підписку|додати отримувача",
-      destructive: "видалити чернетку|скасувати чернетку|здатися|здаєтеся|здаєшся|замінити наявний файл|замінити файл|перезаписати|буде видален*|будуть видален*|буде стерт*|буде втрачен*|будуть втрачен*|буде видалено|будуть видалені|назавжди|не можна скасувати|експорт|експортувати|експортувати чат|вийти з групи|покинути групу|від'єднати|забути пристрій|вимкнути|деактивувати|завершити|видалити|видалити все|видалити акаунт|стерти|стирати|стирання|скинути|скинути налаштування|очистити|очистити кошик|закрити рахунок|відкликати|відхилити зміни|вийти з групи|покинути|від'єднати|вимкнути|скасувати замовлення|відкликати доступ|скасувати доступ|видалити доступ",
+      destructive: "видалити чернетку|скасувати чернетку|здатися|здаєтеся|здаєшся|замінити наявний файл|замінити файл|перезаписати|буде видален*|будуть видален*|буде стерт*|буде втрачен*|будуть втрачен*|буде видалено|будуть видалені|назавжди|не можна скасувати|експорт|експортувати|експортувати чат|вийти з групи|покинути групу|від'єднати|забути пристрій|вимкнути|деактивувати|завершити|видалити|видалити все|видалити акаунт|стерти|стирати|стирання|скинути|скинути налаштування|очистити|очистити кошик|закрити рахунок|відкликати|відхилити зміни|вийти з групи|покинути|від'єднати|вимкнути|скасувати замовлення|відкликати доступ|скасувати доступ|видалити доступ|ви втратите",
       communication: "поділитися історією|додати в історію|буде надіслано|буде опубліковано|надіслати|відправити|опублікувати|зателефонувати|подзвонити|поділитися геопозицією|запросити|переслати",
       credentials: "показати пароль|копіювати пароль",
-      permission: "приєднатися до сімейної групи|долучитися до сімейної групи|хоче отримати доступ до вашого облікового запису google|доступ до вашого облікового запису google|vpn зʼєднання|підключення vpn|додати до сімʼї|додати до сімейної групи|використовувати за умовчанням|установити за замовчуванням|зробити основним|дозволити|надати доступ|увімкнути",
+      permission: "приєднатися до сімейної групи|долучитися до сімейної групи|хоче отримати доступ до вашого облікового запису google|доступ до вашого облікового запису google|vpn зʼєднання|підключення vpn|додати до сімʼї|додати до сімейної групи|використовувати за умовчанням|установити за замовчуванням|зробити основним|дозволити|надати доступ|увімкнути|активувати цей додаток адміністратора пристрою|активувати додаток адміністратора пристрою|хоче отримати доступ до|отримає доступ до|отримає такі дані|надсилати повідомлення від вашого імені|як додаток для sms|змінити додаток для sms",
       install: "бета тест*|бета програма|бета версії|бета версія|бета тестування|стати тестувальником|додати розширення|додати в chrome|буде встановлен*|установити|встановити|^оновити",
       account: "увійти|зареєструватися|вийти",
     },

@@ -707,3 +707,55 @@ describe("Bengali and Hindi put the verb after the place it acts on", () => {
     }
   });
 });
+
+describe("what a message says will be lost, in the languages that lacked it", () => {
+  it("gates the neutral button under it; Turkish 'At' (discard) is the act, the way out beside it is not", () => {
+    for (const line of ["Düzenlemelerin kaybolacak.", "Le modifiche andranno perse.", "Deine Änderungen gehen verloren.", "Các thay đổi sẽ bị mất.", "Perubahan akan hilang.", "השינויים יאבדו."]) {
+      const ok = button("OK");
+      expect(decidePermission(click, { target: ok, tree: screen([dialog([text(line), button("·"), ok])]) }), line).toMatchObject({ tier: "high_risk", kind: "destructive" });
+    }
+    const at = button("At");
+    const cancel = button("İptal");
+    const tree = screen([dialog([text("Videodan vazgeçilsin mi?"), text("Düzenlemelerin kaybolacak."), at, button("Taslak olarak kaydet"), cancel])]);
+    expect(decidePermission(click, { target: at, tree })).toMatchObject({ tier: "high_risk", kind: "destructive" });
+    expect(decidePermission(click, { target: cancel, tree }).tier).toBe("normal");
+  });
+});
+
+describe("activating a device admin app", () => {
+  it.each(["Aktywuj tę aplikację do administrowania urządzeniem", "Activate this device admin app", "Activer cette application d'administration de l'appareil", "Bu cihaz yöneticisi uygulamasını etkinleştir", "이 기기 관리자 앱 활성화"])("%s grants", (label) => {
+    const target = button(label);
+    expect(decidePermission(click, { target, tree: screen([text("·"), target, button("Anuluj")]) })).toMatchObject({ tier: "high_risk", kind: "permission" });
+  });
+});
+
+describe("an app asking another account for what it will receive", () => {
+  it("grants it ('다음 정보 제공에 동의합니다', 'recevra les informations suivantes'); its way out backs out", () => {
+    for (const [title, line, label] of [["카카오계정으로 로그인", "'쿠키런: 킹덤'에서 다음 정보 제공에 동의합니다", "동의하고 계속하기"], ["Facebook", "Spotify recevra les informations suivantes", "Continuer en tant que Marie"], ["Facebook", "Spotify will receive the following info", "Continue"], ["LINE", "「ツムツム」への以下の情報の提供に同意します", "同意する"]] as const) {
+      const target = button(label);
+      expect(decidePermission(click, { target, tree: screen([text(title), text(line), button("·"), target]) }), line).toMatchObject({ tier: "high_risk", kind: "permission" });
+    }
+    const cancel = button("취소");
+    expect(decidePermission(click, { target: cancel, tree: screen([text("카카오계정으로 로그인"), text("다음 정보 제공에 동의합니다"), cancel, button("동의하고 계속하기")]) }).tier).toBe("normal");
+  });
+});
+
+describe("a story's share step", () => {
+  it("posts it when the screen offers the story to an audience ('Seu story' beside 'Amigos próximos'); the home tray's 'Your story' only opens it", () => {
+    for (const [lines, label, other] of [[["Foto do story"], "Seu story", "Amigos próximos"], [["Dela"], "Din berättelse", "Nära vänner"], [["Votre story", "Amis proches"], "Partager", "·"], [["Your story"], "Close friends", "·"]] as const) {
+      const target = button(label);
+      expect(decidePermission(click, { target, tree: screen([...lines.map((l) => text(l)), node({ className: "android.widget.LinearLayout", clickable: false, children: [target, button(other)] })]) }), label).toMatchObject({ tier: "high_risk", kind: "communication", ruleId: "target.story-share" });
+    }
+    const tray = button("Seu story");
+    expect(decidePermission(click, { target: tray, tree: screen([text("Instagram"), node({ className: "android.widget.LinearLayout", clickable: false, children: [tray, button("maria.s")] })]) }).tier).toBe("normal");
+    const list = button("Amigos próximos");
+    expect(decidePermission(click, { target: list, tree: screen([text("Configurações"), list, button("Bloqueados")]) }).tier).toBe("normal");
+  });
+});
+
+describe("making an app the SMS app, in the platform dialog's wording", () => {
+  it.each(["SMS ऐप बदलें?", "Use QuickLoan instead of Messages as your SMS app?", "QuickLoan anstelle von Messages als SMS-App verwenden?", "Utiliser QuickLoan au lieu de Messages comme application SMS ?", "Использовать QuickLoan в качестве приложения для SMS?"])("%s: its yes grants", (title) => {
+    const yes = button("OK");
+    expect(decidePermission(click, { target: yes, tree: screen([dialog([text(title), button("·"), yes])]) })).toMatchObject({ tier: "high_risk", kind: "permission" });
+  });
+});
