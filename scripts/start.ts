@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { setupTokenValid } from "../apps/api/src/auth/one-time-links.ts";
+import { setupTokenValid } from "../packages/state/src/services/account/one-time-links.ts";
 import { createDb } from "../packages/state/src/db/client.ts";
 import { applyMigrations, redact } from "../packages/state/src/db/migrate.ts";
 import { startEmbeddedPostgres, type RunningPostgres } from "../packages/state/src/db/embedded-postgres.ts";

@@ -1,9 +1,8 @@
 // The API process: parse the environment, migrate the database, serve until SIGINT/SIGTERM. On an install with no
 // account yet it prints the one-time setup link that creates the first admin.
-import { applyMigrations, createDb, redact } from "@phoneloop/state";
+import { applyMigrations, createDb, hasAccounts, issueSetupToken, redact } from "@phoneloop/state";
 import { createApiServer } from "./api-server.ts";
 import { blobsFromEnv } from "./blob-config.ts";
-import { hasAccounts, issueSetupToken } from "./auth/one-time-links.ts";
 import { parseEnv } from "./env.ts";
 import { API_VERSION } from "./health.ts";
 import { createApiLogger } from "./logger.ts";

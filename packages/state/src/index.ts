@@ -119,6 +119,10 @@ export {
 } from "./services/workspace/shares.ts";
 export { savePolicyRules, SavePolicyRulesInput, currentPolicyRules, CurrentPolicyRulesInput, type PolicyRulesView } from "./services/workspace/policy-rules.ts";
 export { scopeToWorkspace, SCOPED_FIELDS, type ScopedField } from "./services/workspace/scope.ts";
+export { hasAccounts, issueSetupToken, setupTokenValid, consumeSetupToken, issueInvite, IssueInviteInput, readInvite, consumeInvite, UseOneTimeLinkInput, type InviteTerms } from "./services/account/one-time-links.ts";
+export { discardAccount, DiscardAccountInput, ACCOUNT_DISCARD_REASONS } from "./services/account/discard-account.ts";
+export { MODEL_ROLES, ModelSettingsInput, RoleEndpointInput, readModelSettings, modelSettingsNeedCleaning, cleanModelSettings, CleanModelSettingsInput, setModelSettings, SetModelSettingsInput, type ModelRole, type KeySealer, type StoredModelSettings, type StoredRoleEndpoint } from "./services/model-settings/model-settings.ts";
+export { EndpointUrl, endpointUrlProblem, storedEndpointUrl, endpointUrl } from "./services/model-settings/endpoint-url.ts";
 export { saveSkill, SaveSkillInput, listSkills, ListSkillsInput, updateSkill, UpdateSkillInput, recordSkillUse, RecordSkillUseInput, recordSkillValidation, deleteSkill, SkillRefInput, type SkillView } from "./services/skill/skills.ts";
 export { saveShortcuts, SaveShortcutsInput, listShortcuts, ListShortcutsInput, recordShortcutValidation, RecordShortcutValidationInput, type ShortcutView } from "./services/shortcut/shortcuts.ts";
 export { addLessons, AddLessonsInput, listLessons, ListLessonsInput, updateLesson, UpdateLessonInput, deleteLesson, LessonRefInput, type LessonView } from "./services/lesson/lessons.ts";

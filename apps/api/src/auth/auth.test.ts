@@ -1,9 +1,9 @@
 import { request } from "node:http";
 import { describe, expect, it } from "vitest";
+import { issueInvite, issueSetupToken } from "@phoneloop/state";
 import { useTestDatabase } from "@phoneloop/state/testing";
 import { useApiServer } from "../use-api-server.ts";
 import { SIGN_IN_ATTEMPTS_PER_MINUTE } from "./auth.ts";
-import { issueInvite, issueSetupToken } from "./one-time-links.ts";
 import { signUpMember } from "./testing.ts";
 
 const WEB = "http://127.0.0.1:3000";

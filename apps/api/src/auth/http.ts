@@ -5,11 +5,10 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { toNodeHandler } from "better-auth/node";
 import { APIError } from "better-auth/api";
 import { z } from "zod";
-import { addMember, createWorkspace, isStateError, type Db } from "@phoneloop/state";
+import { addMember, consumeInvite, consumeSetupToken, createWorkspace, discardAccount, isStateError, readInvite, setupTokenValid, type Db } from "@phoneloop/state";
 import { ACCOUNT_PATH } from "../contract.ts";
 import { AUTH_BASE_PATH, MIN_PASSWORD_LENGTH, type Auth } from "./auth.ts";
 import type { ModelSettingsInput, ModelSettingsStore } from "../model-settings.ts";
-import { consumeInvite, consumeSetupToken, readInvite, setupTokenValid } from "./one-time-links.ts";
 import { resolvePrincipal, type PrincipalServices } from "./principal.ts";
 
 export { ACCOUNT_PATH } from "../contract.ts";
@@ -58,8 +57,9 @@ export function accountRoutes(services: PrincipalServices & { db: Db }, auth: Au
     }
   }
 
-  async function deleteUser(userId: string) {
-    await services.db.$executeRaw`DELETE FROM "user" WHERE "id" = ${userId}`;
+  /** An account made for a link that cannot be used after all goes again, so its e-mail address stays free. */
+  async function discard(userId: string, reason: "link_used" | "not_joined") {
+    await discardAccount(services.db, { userId, reason });
   }
 
   async function setup(req: IncomingMessage, res: ServerResponse) {
@@ -68,12 +68,12 @@ export function accountRoutes(services: PrincipalServices & { db: Db }, auth: Au
       throw new HttpFailure(404, "SETUP_LINK_INVALID", "This setup link was used or has expired. Restart `npm start` for a new one, or sign in.");
     }
     const { userId, cookies } = await signUp(body.name, body.email, body.password);
-    if (!(await consumeSetupToken(services.db, body.token))) {
-      await deleteUser(userId);
+    if (!(await consumeSetupToken(services.db, { token: body.token, userId }))) {
+      await discard(userId, "link_used");
       throw new HttpFailure(404, "SETUP_LINK_INVALID", "This setup link was used meanwhile. Sign in instead.");
     }
     const { workspace } = await createWorkspace(services.db, { name: body.workspaceName, adminUserId: userId }).catch(async (e: unknown) => {
-      await deleteUser(userId);
+      await discard(userId, "not_joined");
       throw e;
     });
     if (extras.modelSeed) await extras.modelSettings.set(workspace.id, extras.modelSeed, userId);
@@ -96,15 +96,15 @@ export function accountRoutes(services: PrincipalServices & { db: Db }, auth: Au
       ({ userId, cookies } = await signUp(person.name, person.email, person.password));
       created = true;
     }
-    const used = await consumeInvite(services.db, body.token);
+    const used = await consumeInvite(services.db, { token: body.token, userId });
     if (!used) {
-      if (created) await deleteUser(userId);
+      if (created) await discard(userId, "link_used");
       throw new HttpFailure(404, "INVITE_INVALID", "This invite was used meanwhile. Ask an admin of the workspace for a new one.");
     }
     try {
       await addMember(services.db, { workspaceId: used.workspaceId, userId, role: used.role }, { actor: used.invitedBy });
     } catch (e) {
-      if (created) await deleteUser(userId);
+      if (created) await discard(userId, "not_joined");
       if (isStateError(e) && e.code === "CONFLICT") throw new HttpFailure(409, "ALREADY_MEMBER", e.message);
       throw e;
     }

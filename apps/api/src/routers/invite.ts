@@ -1,7 +1,6 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { RoleSchema } from "@phoneloop/state";
-import { issueInvite } from "../auth/one-time-links.ts";
+import { issueInvite, RoleSchema } from "@phoneloop/state";
 import { procedure } from "../trpc.ts";
 
 export const inviteRouter = {
