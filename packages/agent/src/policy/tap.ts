@@ -112,6 +112,12 @@ export function judgeTap(s: Scene, v: Verdict, target: UiNode): string {
   const submit = w.lists.composeSubmit.find(p);
   const filled = filledCompose(s, pane);
   if (submit && filled) v.raise("high_risk", "communication", "target.compose-submit", `${q(readable)} submits the filled field ${q(filled.text)}`);
+  // "Seu story" beside "Amigos próximos", "Partager" under "Votre story" and "Amis proches": a screen that offers a
+  // story's audience is its share step, so one's story, the audience or a share word there posts it. On the home
+  // tray "Your story" names no audience and only opens one's story.
+  const storyStep = [readable, ...pane.texts.map((t) => t.text)].map((t) => prepare(t));
+  if ((w.lists.story.find(p) || w.lists.audience.find(p) || submit) && storyStep.some((t) => w.lists.story.find(t)) && storyStep.some((t) => w.lists.audience.find(t)))
+    v.raise("high_risk", "communication", "target.story-share", `${q(readable)} posts the story its screen offers to an audience`);
   const confirming = w.lists.confirming.find(p) !== null;
   const noun = findNoun(w, p);
   if (noun && (confirming || (normalise(readable) === noun.word && role.role === "commit")))

@@ -24,7 +24,7 @@ const COMMIT: Category[] = ["money", "destructive", "communication", "credential
 
 const LIST_NAMES: ListName[] = [
   "composeSubmit", "navigation", "ownership", "dismiss", "negation", "keep", "affirmative", "cancelling", "leaving", "held", "staging", "completed", "confirming", "benignObjects",
-  "searchField", "composeField", "otpField", "identityField", "cardField", "enterKeys", "securitySettings", "personalField", "reveal", "secrets", "manner",
+  "searchField", "composeField", "otpField", "identityField", "cardField", "enterKeys", "securitySettings", "personalField", "reveal", "secrets", "manner", "story", "audience",
 ];
 
 type Entry = { text: string; compound?: boolean };
