@@ -181,7 +181,7 @@ describe("POST /blobs", () => {
     const goal = await cp.createGoal({ objective: "Look at the home screen" });
     const run = await cp.startRun({ goalId: goal.id, agentId });
     const png = await screenPng("#27ae60");
-    const { evidenceId } = await cp.appendEvidence({ idempotencyKey: rid("ev"), kind: "observation", goalId: goal.id, runId: run.id, summary: "home", blob: { bytes: png, mime: "image/png" } });
+    const { evidenceId } = await cp.appendEvidence({ idempotencyKey: rid("ev"), kind: "observation", goalId: goal.id, runId: run.id, summary: "home", data: {}, blob: { bytes: png, mime: "image/png" } });
     const [row] = await cp.listEvidence({ goalId: goal.id, runId: run.id });
     expect(row!.id).toBe(evidenceId);
     const { sha256 } = await uploadBlob(client, { bytes: png, mime: "image/png" });

@@ -3,6 +3,21 @@
 export type { AppRouter, RouterInputs, RouterOutputs } from "./root.ts";
 export type { StreamedEvent } from "./events.ts";
 export type { Health } from "./health.ts";
+/** What evidence rows and steps hold (one schema per evidence kind): the core's, browser-safe. */
+export {
+  EVIDENCE_DATA,
+  RecordedAction,
+  ListedElement,
+  PendingGate,
+  pendingGateOf,
+  readEvidenceData,
+  modelCallUsage,
+  type EvidenceData,
+  type PolicyRecord,
+  type GatePolicy,
+  type StepAction,
+  type StepOutcome,
+} from "@phoneloop/state/domain";
 
 export const TRPC_PATH = "/trpc";
 /** Calls one tRPC request may batch; more are refused (413). The client's batches hold at most this many. */

@@ -8,7 +8,7 @@
 // again; a failed call releases all of it) and recorded as `model_call` evidence.
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { appendEvidence, isStateError, reserveQuota, settleQuota, shouldRun, type Db, type QuotaReservationView, type ReserveQuotaInput } from "@phoneloop/state";
+import { appendEvidence, isStateError, reserveQuota, settleQuota, shouldRun, type Db, type EvidenceDataInput, type QuotaReservationView, type ReserveQuotaInput } from "@phoneloop/state";
 import type { Principal } from "./auth/principal.ts";
 import { holdsNow } from "./permissions.ts";
 import { handleReferencePolicyRequest, referenceCompletion, REFERENCE_POLICY_LABEL, REFERENCE_POLICY_MODEL } from "@phoneloop/reference-policy";
@@ -254,11 +254,11 @@ async function recordCall(m: Meter, call: MadeCall): Promise<void> {
         ...usage,
         microUsd,
         latencyMs: call.latencyMs,
-        via: "api",
+        via: "api" as const,
         ...(call.reserved ? { reserved: call.reserved } : {}),
-        ...(call.usageMissing ? { usageMissing: true } : {}),
-        ...(call.demo ? { demo: true } : {}),
-      },
+        ...(call.usageMissing ? { usageMissing: true as const } : {}),
+        ...(call.demo ? { demo: true as const } : {}),
+      } satisfies EvidenceDataInput<"model_call">,
       idempotencyKey: `model:${m.callId}`,
     },
     { actor: m.agentId },

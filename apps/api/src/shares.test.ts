@@ -35,7 +35,9 @@ async function recordedRun(goalId: string) {
   const screenBytes = randomBytes(32);
   const screen = await putBlob(t.db, { bytes: screenBytes, mime: "image/png", workspaceId: ws });
   const shot = await putBlob(t.db, { bytes: randomBytes(32), mime: "image/png", workspaceId: ws });
-  await appendStep(t.db, { runId: run.id, agentId, index: 0, node: "executor", screenSha256: screen.sha256 });
+  // The step's screenshot is its observation's blob.
+  await appendEvidence(t.db, { goalId, runId: run.id, stepIndex: 0, kind: "observation", summary: "the step's screen", blobSha256: screen.sha256, idempotencyKey: rid("ev") });
+  await appendStep(t.db, { runId: run.id, agentId, index: 0, node: "executor" });
   await appendEvidence(t.db, { goalId, runId: run.id, kind: "observation", summary: "the booking screen", blobSha256: shot.sha256, idempotencyKey: rid("ev") });
   return { run, screen: screen.sha256, screenBytes, shot: shot.sha256 };
 }

@@ -16,7 +16,7 @@ export const err = <E extends AgentError>(error: E): Result<never, E> => ({ ok: 
 
 // ─── Clock: one interface for the runtime and the state core ─────────────────────────────────────────
 export { systemClock, type Clock } from "@phoneloop/state/domain";
-import type { Clock } from "@phoneloop/state/domain";
+import type { Clock, EvidenceBody, StepAction, StepOutcome } from "@phoneloop/state/domain";
 
 // ─── Images ───────────────────────────────────────────────────────────────────────────────────────────
 export interface EncodedImage {
@@ -254,9 +254,9 @@ export const leaseRefOf = (l: Lease): LeaseRef => ({ todoId: l.todoId, agentId: 
 
 export type ClaimResult = { claimed: true; todo: Todo; lease: Lease; reclaimedFrom: string | null } | { claimed: false; reason: string };
 
-export interface EvidenceInput {
+/** An evidence row's fields beside its kind and data (EvidenceBody: the core's schema of each kind's data). */
+export interface EvidenceFields {
   idempotencyKey: string;
-  kind: EvidenceKind;
   goalId: string;
   runId?: string;
   todoId?: string;
@@ -264,11 +264,12 @@ export interface EvidenceInput {
   lease?: LeaseRef;
   stepIndex?: number;
   summary: string;
-  data?: Record<string, unknown>;
   /** A screenshot or other bytes, stored content-addressed by sha256. */
   blob?: { bytes: Uint8Array; mime: string };
 }
 
+/** An evidence row as a writer builds it: its data is held to its kind's schema at compile time (and by the core on insert). */
+export type EvidenceInput = EvidenceFields & EvidenceBody;
 export interface Evidence {
   id: string;
   goalId: string;
@@ -355,9 +356,9 @@ export interface StepInput {
   index: number;
   node: "planner" | "executor" | "summarizer";
   todoId?: string;
-  action: unknown;
-  observation: Record<string, unknown>;
-  screenSha256?: string;
+  action: StepAction;
+  /** The step's outcome (the core's StepOutcome); its screenshot is its observation evidence's blob. */
+  observation: StepOutcome;
   anomalies: string[];
   tokens: number;
 }
@@ -400,15 +401,13 @@ export interface LessonRecord {
 }
 
 /** An evidence row of a step record: its goal, run, todo and lease are the record's. */
-export interface StepEvidence {
+export type StepEvidence = {
   idempotencyKey: string;
-  kind: EvidenceKind;
   stepIndex?: number;
   summary: string;
-  data?: Record<string, unknown>;
   /** A blob put before the record (putBlob). */
   blobSha256?: string;
-}
+} & EvidenceBody;
 
 /**
  * One step's writes, recorded in one transaction: its evidence, its step row, its turn result (and the spend of a

@@ -2,7 +2,7 @@
 // wording, the model's words, evidence), and those fields on the screenshots. A password field is one the UI tree
 // marks as such (`password`), or, for runs recorded before observations carried that flag, an input whose id names
 // a password.
-import type { ReplayScreen, ReplayStep } from "@phoneloop/state";
+import type { RecordedAction, ReplayScreen, ReplayStep } from "@phoneloop/state";
 
 export const MASK = "••••••";
 
@@ -19,11 +19,8 @@ function inside(e: Element, p: { x: number; y: number }): boolean {
   return p.x >= l && p.x <= r && p.y >= t && p.y <= b;
 }
 
-interface TypedAction {
-  type?: string;
-  text?: string;
-  element?: string;
-}
+/** The step's parsed action (null: a reply that did not parse, kept as its description). */
+const parsedAction = (step: Pick<ReplayStep, "action">): RecordedAction | null => (typeof step.action === "object" ? step.action : null);
 
 /** The element an action targets on its step's screen: by its point, else by the element index it names. */
 function targetOf(step: Pick<ReplayStep, "action" | "point" | "screen">): Element | undefined {
@@ -33,7 +30,7 @@ function targetOf(step: Pick<ReplayStep, "action" | "point" | "screen">): Elemen
     // The smallest box under the point is the field itself, not its container.
     return hits.sort((a, b) => (a.box[2] - a.box[0]) * (a.box[3] - a.box[1]) - (b.box[2] - b.box[0]) * (b.box[3] - b.box[1]))[0];
   }
-  const named = (step.action as TypedAction | null)?.element;
+  const named = parsedAction(step)?.element;
   const index = named !== undefined ? Number(String(named).replace(/\D/g, "")) : NaN;
   return Number.isFinite(index) ? elements.find((e) => e.i === index) : undefined;
 }
@@ -46,7 +43,7 @@ export function passwordTextsOf(steps: Pick<ReplayStep, "index" | "action" | "po
   const out = new Set<string>();
   let focused: Element | undefined;
   for (const s of [...steps].sort((a, b) => a.index - b.index)) {
-    const a = (s.action ?? {}) as TypedAction;
+    const a = parsedAction(s) ?? { type: "" };
     const target = targetOf(s);
     if (a.type === "click_then_type" && typeof a.text === "string" && target && isPasswordField(target)) out.add(a.text);
     if (a.type === "input_text" && typeof a.text === "string") {

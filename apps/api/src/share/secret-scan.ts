@@ -87,9 +87,8 @@ function stringsOf(value: unknown, out: string[] = [], depth = 0): string[] {
   return out;
 }
 
-function actionText(action: unknown): { typed?: string; thought?: string } {
-  if (!action || typeof action !== "object") return {};
-  const a = action as { text?: unknown; thought?: unknown; type?: unknown };
+function actionText(a: ReplayStep["action"]): { typed?: string; thought?: string } {
+  if (!a || typeof a !== "object") return {};
   return {
     ...(typeof a.text === "string" && (a.type === "input_text" || a.type === "click_then_type") ? { typed: a.text } : {}),
     ...(typeof a.thought === "string" ? { thought: a.thought } : {}),

@@ -3,7 +3,7 @@
 // it. Nothing else of the run (its checkpoint, other runs, other blobs) is reachable through the link.
 import pLimit from "p-limit";
 import sharp from "sharp";
-import { openBlob, runReplay, runSteps, PAGE_LIMIT, type BlobStore, type Db, type OpenedShare, type Page, type ReplayScreen, type ReplayStep, type RunReplay } from "@phoneloop/state";
+import { openBlob, readEvidenceData, runReplay, runSteps, PAGE_LIMIT, type BlobStore, type Db, type OpenedShare, type Page, type ReplayStep, type RunReplay } from "@phoneloop/state";
 import { passwordBoxes, passwordTextsOf, redact } from "./redact.ts";
 import { scanReplay, type SecretFinding } from "./secret-scan.ts";
 
@@ -60,10 +60,7 @@ export type Box = [number, number, number, number];
 /** The boxes a share link draws over a screenshot of its run: every password field an observation of it recorded. */
 export async function passwordBoxesOn(db: Db, share: OpenedShare, sha256: string): Promise<Box[]> {
   const observations = await db.evidence.findMany({ where: { runId: share.runId, blobSha256: sha256, kind: "observation" }, select: { data: true } });
-  return observations.flatMap((o) => {
-    const elements = (o.data as { elements?: unknown } | null)?.elements;
-    return Array.isArray(elements) ? passwordBoxes(elements as ReplayScreen["elements"]) : [];
-  });
+  return observations.flatMap((o) => passwordBoxes(readEvidenceData("observation", o.data).elements ?? []));
 }
 
 /**

@@ -11,7 +11,8 @@ import { anomalyReminder, executorMessages } from "../prompts/executor.ts";
 import { askedQuestion, gateQuestion } from "../prompts/gate.ts";
 import { formatScreenElements } from "../prompts/screen.ts";
 import { isBlindTarget, isBlindTree } from "../policy/blind.ts";
-import { leaseRefOf, type ChatMessage, type EvidenceInput, type GateResolution, type Lease, type LeaseRef, type ModelErrorCode, type OcrReading, type SkipReason, type TurnResultKind, type TurnRoute } from "../ports.ts";
+import type { EvidenceBody } from "@phoneloop/state/domain";
+import { leaseRefOf, type ChatMessage, type EvidenceFields, type EvidenceInput, type GateResolution, type Lease, type LeaseRef, type ModelErrorCode, type OcrReading, type SkipReason, type TurnResultKind, type TurnRoute } from "../ports.ts";
 import { focusedNode, nodeAt, resolveTarget } from "./observe.ts";
 import { endReasonOfSkip, statusForExit } from "./routes.ts";
 import { describeShortcuts, describeSkills } from "./learning.ts";
@@ -52,7 +53,7 @@ export type Observation =
 export type WriteEffect =
   | { type: "evidence"; input: EvidenceInput }
   | { type: "turn_result"; idempotencyKey: string; lease: LeaseRef; kind: TurnResultKind; summary: string; spend?: { key: string; steps: number; tokens: number; microUsd: number } }
-  | { type: "step"; stepIndex: number; todoId: string; action: unknown; outcome: string; app: string; phash: string | null; anomalies: string[]; tokens: number }
+  | { type: "step"; stepIndex: number; todoId: string; action: Action | string; outcome: string; app: string; phash: string | null; anomalies: string[]; tokens: number }
   | { type: "checkpoint" }
   | { type: "event"; event: AgentEvent };
 
@@ -109,7 +110,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
   const fx: Effect[] = [];
   const done = (...more: Effect[]): StepResult => ({ state: s, effects: [...fx, ...more] });
 
-  const evidence = (input: Omit<EvidenceInput, "goalId" | "runId" | "todoId" | "lease">, lease = ex.lease): WriteEffect => ({
+  const evidence = (input: Omit<EvidenceFields, "goalId" | "runId" | "todoId" | "lease"> & EvidenceBody, lease = ex.lease): WriteEffect => ({
     type: "evidence",
     input: { ...input, goalId: s.goalId, runId: s.runId, todoId: ex.todoId, ...(lease ? { lease: leaseRefOf(lease) } : {}) },
   });

@@ -48,7 +48,7 @@ describe("worker killed mid-run", () => {
     expect(h.executorRequests()[3]!.lastUserText).toMatch(/whether it took effect is not recorded; it was not repeated/);
     // A late write by the dead worker is an explicit conflict, not a silent overwrite.
     await expect(
-      h.cp.appendEvidence({ idempotencyKey: "late-write", kind: "action", goalId: out.goalId, todoId: oldLease.todoId, lease: leaseRefOf(oldLease), summary: "late" }),
+      h.cp.appendEvidence({ idempotencyKey: "late-write", kind: "action", goalId: out.goalId, todoId: oldLease.todoId, lease: leaseRefOf(oldLease), summary: "late", data: { action: { type: "navigate_back" } } }),
     ).rejects.toBeInstanceOf(ControlPlaneConflict);
     const startedBy = h.cp.runs.get(runId)!.startedBy;
     expect(startedBy).toHaveLength(2);

@@ -11,6 +11,7 @@ import {
   type AgentPorts,
   type AgentRegistration,
   type EvidenceInput,
+  type StepEvidence,
   type LeaseRef,
   type Outage,
   type RunEndReason,
@@ -439,9 +440,10 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
       r.todoId ??= todoId;
       if (w.type === "turn_result") r.turnResult = w.turnResult;
       else {
-        const { idempotencyKey, kind, stepIndex, summary, data } = w.input;
-        r.evidence!.push({ idempotencyKey, kind, ...(stepIndex !== undefined ? { stepIndex } : {}), summary, ...(data ? { data } : {}), ...(shas[i] ? { blobSha256: shas[i].sha256 } : {}) });
-        keys[keys.length - 1]!.push(idempotencyKey);
+        // The row's own fields; its goal, run, todo and lease are the record's.
+        const { goalId: _goal, runId: _run, todoId: _todo, lease: _lease, blob: _blob, ...row } = w.input;
+        r.evidence!.push({ ...(row as StepEvidence), ...(shas[i] ? { blobSha256: shas[i].sha256 } : {}) });
+        keys[keys.length - 1]!.push(row.idempotencyKey);
       }
     }
     const last: StepRecord = records.at(-1) ?? open(undefined, opts.route);

@@ -10,6 +10,7 @@ import type { AppRule, PermissionDecision, PolicyRules } from "../policy/index.t
 import type { ImageTokenFormula } from "../model/tokens.ts";
 import type { ElementRef } from "./observe.ts";
 import type { Learned } from "./learning.ts";
+import type { GatePolicy, PolicyRecord } from "@phoneloop/state/domain";
 
 export type NodeName = "planner" | "executor" | "summarizer" | "end";
 
@@ -40,11 +41,8 @@ export interface PendingGate {
   policy?: GatePolicy;
 }
 
-export interface GatePolicy {
-  ruleId: string;
-  evidence: string[];
-  policyVersion: string;
-}
+/** Why a gate opened, and the decision recorded with an action: the core's evidence shapes (domain/evidence.ts). */
+export type { GatePolicy, PolicyRecord } from "@phoneloop/state/domain";
 
 /** What the executor sees of the phone in one step (not checkpointed: a resumed step senses again). */
 export interface Screen {
@@ -77,7 +75,7 @@ export interface Turn {
   /** The resolved point of the action being performed. */
   px?: { x: number; y: number } | undefined;
   /** The permission decision for this step's action (recorded with the action's evidence). */
-  policy?: GatePolicy & { tier: string; kind: string };
+  policy?: PolicyRecord;
   /** The guard model is being asked about this action (the rules were unsure). */
   guarding?: { action: Action; px?: { x: number; y: number }; decision: PermissionDecision };
   /** The gate this step is opening (until the core returns its id). */

@@ -64,7 +64,7 @@ describe("the state core goes away longer than the lease", () => {
     // The same agent holds the todo again under a new epoch; the old epoch's late write is a conflict.
     expect(oldLease).toMatchObject({ ownerId: agent.id, epoch: 1 });
     expect([...h.cp.leases.values()].map((l) => [l.ownerId, l.epoch])).toEqual([[agent.id, 2]]);
-    await expect(h.cp.appendEvidence({ idempotencyKey: "late-write", kind: "action", goalId: out.goalId, todoId: oldLease!.todoId, lease: leaseRefOf(oldLease!), summary: "late" })).rejects.toBeInstanceOf(ControlPlaneConflict);
+    await expect(h.cp.appendEvidence({ idempotencyKey: "late-write", kind: "action", goalId: out.goalId, todoId: oldLease!.todoId, lease: leaseRefOf(oldLease!), summary: "late", data: { action: { type: "navigate_back" } } })).rejects.toBeInstanceOf(ControlPlaneConflict);
 
     // What the team reads: one suspension, why, and where the run went on from.
     const suspended = [...h.cp.evidence.values()].filter((e) => e.kind === "anomaly" && (e.data as { fault?: string }).fault === "suspended");

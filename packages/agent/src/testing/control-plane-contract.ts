@@ -202,7 +202,7 @@ export function describeControlPlaneContract(name: string, makeSubject: () => Pr
         expect((await failureOf(cp.startTodo(old.ref))).code).toBe("CONFLICT");
         expect((await failureOf(cp.renewLease(old.ref, 60_000))).code).toBe("CONFLICT");
         expect((await failureOf(cp.recordTurnResult({ idempotencyKey: unique("turn"), lease: old.ref, kind: "validated_completion", summary: "late" }))).code).toBe("CONFLICT");
-        expect((await failureOf(cp.appendEvidence({ idempotencyKey: unique("ev"), kind: "observation", goalId, todoId: old.todo.id, lease: old.ref, summary: "late screenshot" }))).code).toBe("CONFLICT");
+        expect((await failureOf(cp.appendEvidence({ idempotencyKey: unique("ev"), kind: "observation", goalId, todoId: old.todo.id, lease: old.ref, summary: "late screenshot", data: {} }))).code).toBe("CONFLICT");
         // The new holder's writes go through.
         await cp.startTodo(leaseRefOf(next.lease));
         expect((await todoOf(goalId, old.todo.id)).state).toBe("running");
@@ -414,7 +414,7 @@ export function describeControlPlaneContract(name: string, makeSubject: () => Pr
         const first = await cp.appendEvidence(input);
         expect(first.created).toBe(true);
         expect(await cp.appendEvidence(input)).toEqual({ evidenceId: first.evidenceId, created: false });
-        await cp.appendEvidence({ idempotencyKey: unique("ev"), kind: "anomaly", goalId: r.goalId, runId: run.id, summary: "the screen did not change" });
+        await cp.appendEvidence({ idempotencyKey: unique("ev"), kind: "anomaly", goalId: r.goalId, runId: run.id, summary: "the screen did not change", data: { kind: "no_change" } });
 
         const observations = await cp.listEvidence({ goalId: r.goalId, runId: run.id, kind: "observation" });
         expect(observations).toHaveLength(1);
@@ -478,8 +478,8 @@ export function describeControlPlaneContract(name: string, makeSubject: () => Pr
           agentId: a,
           todoId: old.todo.id,
           lease: old.ref,
-          evidence: [{ idempotencyKey: unique("obs"), kind: "observation", stepIndex: 0, summary: "a late screenshot" }],
-          step: { index: 0, node: "executor", action: { type: "navigate_back" }, observation: {}, anomalies: [], tokens: 0 },
+          evidence: [{ idempotencyKey: unique("obs"), kind: "observation", stepIndex: 0, summary: "a late screenshot", data: {} }],
+          step: { index: 0, node: "executor", action: { type: "navigate_back" }, observation: { outcome: "ok" }, anomalies: [], tokens: 0 },
           checkpoint: { node: "executor", late: true },
         });
         expect((await failureOf(late)).code).toBe("CONFLICT");
@@ -492,7 +492,7 @@ export function describeControlPlaneContract(name: string, makeSubject: () => Pr
         const run = await cp.startRun({ goalId: r.goalId, agentId: r.agentId });
         const missing = "0".repeat(64);
         const e = await failureOf(
-          cp.recordStep({ runId: run.id, agentId: r.agentId, todoId: r.todo.id, lease: r.ref, evidence: [{ idempotencyKey: unique("obs"), kind: "observation", summary: "screen", blobSha256: missing }], checkpoint: { step: 1 } }),
+          cp.recordStep({ runId: run.id, agentId: r.agentId, todoId: r.todo.id, lease: r.ref, evidence: [{ idempotencyKey: unique("obs"), kind: "observation", summary: "screen", data: {}, blobSha256: missing }], checkpoint: { step: 1 } }),
         );
         expect(e.code).toBe("NOT_FOUND");
         expect(await cp.listEvidence({ goalId: r.goalId, runId: run.id })).toEqual([]);
@@ -510,7 +510,7 @@ export function describeControlPlaneContract(name: string, makeSubject: () => Pr
         expect(await cp.getRun(runId)).toEqual({ ...run, checkpoint: null });
 
         await cp.saveCheckpoint({ runId, agentId: a, checkpoint: { node: "executor", step: 1 } });
-        const step = { runId, agentId: a, index: 0, node: "executor" as const, action: { type: "click", element: "3" }, observation: { app: "launcher" }, anomalies: [], tokens: 812 };
+        const step = { runId, agentId: a, index: 0, node: "executor" as const, action: { type: "click", element: "3" }, observation: { outcome: "ok", app: "launcher" }, anomalies: [], tokens: 812 };
         expect(await cp.appendStep(step)).toEqual({ created: true });
         expect(await cp.appendStep(step)).toEqual({ created: false });
         expect((await cp.getRun(runId))!.checkpoint).toEqual({ node: "executor", step: 1 });

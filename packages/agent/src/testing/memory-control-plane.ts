@@ -14,6 +14,9 @@ import {
   canTransitionTodo,
   decideTurnRoute,
   nextTodoState,
+  parseEvidenceData,
+  StepAction,
+  StepOutcome,
   type TodoEvent,
 } from "@phoneloop/state/domain";
 import {
@@ -524,6 +527,8 @@ export class MemoryControlPlane implements ControlPlane {
   }
 
   // ── evidence ──
+    // The core's schema of the kind's data (a malformed row is INVALID_INPUT naming the field, as the core says it).
+    invalidUnless("evidence.append", "data", parseEvidenceData(e.kind, e.data ?? {}));
   async appendEvidence(e: EvidenceInput) {
     const dup = this.evidence.get(e.idempotencyKey);
     if (dup) return { evidenceId: dup.id, created: false };
@@ -634,6 +639,8 @@ export class MemoryControlPlane implements ControlPlane {
     const r = this.running(input.runId, input.agentId, "checkpoint");
     r.checkpoint = structuredClone(input.checkpoint);
   }
+    invalidUnless("run.appendStep", "action", StepAction.safeParse(step.action));
+    invalidUnless("run.appendStep", "observation", StepOutcome.safeParse(step.observation));
   async appendStep(step: StepInput) {
     const key = `${step.runId}:${step.index}`;
     if (this.steps.has(key)) return { created: false };
@@ -647,6 +654,11 @@ export class MemoryControlPlane implements ControlPlane {
     return { sha256 };
   }
   /** All or nothing, as the core's one transaction: every rule a part could break is checked before anything is written. */
+    for (const [k, e] of (r.evidence ?? []).entries()) invalidUnless("run.recordStep", `evidence.${k}.data`, parseEvidenceData(e.kind, e.data ?? {}));
+    if (r.step) {
+      invalidUnless("run.recordStep", "step.action", StepAction.safeParse(r.step.action));
+      invalidUnless("run.recordStep", "step.observation", StepOutcome.safeParse(r.step.observation));
+    }
   async recordStep(r: StepRecord): Promise<StepRecordOutcome> {
     const fresh = (r.evidence ?? []).some((e) => !this.evidence.has(e.idempotencyKey)) || (r.turnResult ? !this.turns.has(r.turnResult.idempotencyKey) : false);
     if (r.lease && (r.lease.agentId !== r.agentId || r.lease.todoId !== r.todoId)) this.conflict(`recordStep: lease ${r.lease.leaseKey} is ${r.lease.agentId}'s on ${r.lease.todoId}, not this record's.`);
@@ -676,4 +688,12 @@ export class MemoryControlPlane implements ControlPlane {
     const r = this.running(input.runId, input.agentId, "finish");
     Object.assign(r, { status: input.status, endReason: input.endReason, summary: input.summary });
   }
+}
+
+/** The core's refusal of a field its schema does not hold: `operator: path: message`. */
+function invalidUnless(operator: string, field: string, r: { success: true } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } }): void {
+  if (r.success) return;
+  const issue = r.error.issues[0]!;
+  const path = [field, ...issue.path.map(String)].join(".");
+  throw new StateError("INVALID_INPUT", `${operator}: ${path}: ${issue.message}`, { operator, issues: [{ path, message: issue.message }] });
 }

@@ -199,7 +199,7 @@ describe("headless run against the real API", () => {
 
     // A late write by the dead worker is an explicit conflict, not a silent overwrite.
     const stale = await cpA
-      .appendEvidence({ idempotencyKey: "late-write", kind: "action", goalId: goalId, todoId: oldLeaseCard.id, lease: { todoId: oldLease.todoId, agentId: idA, leaseKey: oldLease.leaseKey }, summary: "late" })
+      .appendEvidence({ idempotencyKey: "late-write", kind: "action", goalId: goalId, todoId: oldLeaseCard.id, lease: { todoId: oldLease.todoId, agentId: idA, leaseKey: oldLease.leaseKey }, summary: "late", data: { action: { type: "navigate_back" } } })
       .catch((e: unknown) => e);
     expect(stale).toBeInstanceOf(ControlPlaneConflict);
     const staleCheckpoint = await cpA.saveCheckpoint({ runId, agentId: idA, checkpoint: { late: true } }).catch((e: unknown) => e);

@@ -45,6 +45,35 @@ export {
   type EvidenceKind,
   type SkipReason,
 } from "./vocabulary.ts";
+export {
+  EVIDENCE_DATA,
+  ObservationData,
+  ActionData,
+  AnomalyData,
+  ValidationData,
+  ModelCallData,
+  SummaryData,
+  GateDecisionData,
+  HandoffData,
+  CheckpointData,
+  ListedElement,
+  RecordedAction,
+  PolicyRecord,
+  GatePolicy,
+  PendingGate,
+  pendingGateOf,
+  StepAction,
+  StepOutcome,
+  parseEvidenceData,
+  refineEvidenceData,
+  readEvidenceData,
+  readStepAction,
+  readStepOutcome,
+  modelCallUsage,
+  type EvidenceData,
+  type EvidenceDataInput,
+  type EvidenceBody,
+} from "./evidence.ts";
 export { todoStatusOf, type TodoStatus, type LeaseStatusView, type GateStatusView, type HolderView } from "./status.ts";
 export { ROLES, PERMISSIONS, PERMISSION_HOLDERS, GATE_ANSWER_ROLES, holds, type Role, type Permission } from "./roles.ts";
 export { GATE_KINDS, APPROVAL_OPTIONS, gateKindOf, type GateKind } from "./gate.ts";

@@ -25,7 +25,7 @@ describe("projections", () => {
     clock.advance(1_000);
     await appendEvidence(t.db, { goalId: goal.id, todoId: a!.id, kind: "observation", summary: "first", idempotencyKey: rid("e") }, ctx);
     clock.advance(1_000);
-    await appendEvidence(t.db, { goalId: goal.id, todoId: a!.id, kind: "action", summary: "tapped Reserve", idempotencyKey: rid("e") }, ctx);
+    await appendEvidence(t.db, { goalId: goal.id, todoId: a!.id, kind: "action", summary: "tapped Reserve", data: { action: { type: "click", element: "Reserve" } }, idempotencyKey: rid("e") }, ctx);
     await spendQuota(t.db, { key: rid("s"), goalId: goal.id, agentId: agent.id, todoId: a!.id, steps: 2, tokens: 300, microUsd: 40 }, ctx);
     await blockTodo(t.db, { todoId: b!.id, reason: "needs the party size" }, ctx);
     await seedGate(t.db, goal.id, { todoId: b!.id, question: "How many people is the table for?" }, ctx);

@@ -9,6 +9,8 @@ import { parseInput } from "../domain/input.ts";
 import { resumableStop, type RunStop } from "../domain/run.ts";
 import { pageOf, PageFields, type Page } from "../domain/page.ts";
 import { Id } from "../domain/schemas.ts";
+import { modelCallUsage, readEvidenceData, readStepAction, readStepOutcome, type EvidenceData, type ListedElement, type PolicyRecord, type StepAction } from "../domain/evidence.ts";
+import type { EvidenceKind } from "../domain/vocabulary.ts";
 import type { DbOrTx } from "../services/operator.ts";
 import { cursorOf, keysetPage, pageOrder } from "./page-query.ts";
 
@@ -33,11 +35,12 @@ export interface ReplayModelCall {
   at: Date;
 }
 
-export interface ReplayNote {
+/** An evidence row as the replay shows it; its data read as its kind's (domain/evidence.ts), fields that no longer fit left out. */
+export interface ReplayNote<K extends EvidenceKind = EvidenceKind> {
   id: string;
-  kind: string;
+  kind: K;
   summary: string;
-  data: unknown;
+  data: Partial<EvidenceData<K>>;
   at: Date;
 }
 
@@ -47,7 +50,7 @@ export interface ReplayScreen {
   width: number | null;
   height: number | null;
   /** The elements the model was shown, boxes in 0–1000 (`password` marks a password field). */
-  elements: { i: number; text?: string | null; id?: string | null; box: [number, number, number, number]; password?: boolean }[];
+  elements: ListedElement[];
   app: string | null;
 }
 
@@ -58,21 +61,21 @@ export interface ReplayStep {
   todoId: string | null;
   at: Date;
   /** The parsed action (its `thought` is the model's words), or the description of a reply that did not parse. */
-  action: unknown;
+  action: StepAction | null;
   outcome: string | null;
   app: string | null;
   /** Where a point action landed, in 0–1000 screen coordinates. */
   point: { x: number; y: number } | null;
   /** The policy decision recorded with the action (tier, rule, evidence, version). */
-  policy: unknown;
+  policy: PolicyRecord | null;
   /** Milliseconds per phase: sensing the screen, the model, acting on the phone, and the core's writes. */
   timings: { sense: number; model: number; act: number; writes: number } | null;
   /** The executor model's raw replies for this step, the model's own words. */
   replies: string[];
   screen: ReplayScreen | null;
-  anomalies: ReplayNote[];
-  gateDecisions: ReplayNote[];
-  validations: ReplayNote[];
+  anomalies: ReplayNote<"anomaly">[];
+  gateDecisions: ReplayNote<"gate_decision">[];
+  validations: ReplayNote<"validation">[];
   modelCalls: ReplayModelCall[];
   tokens: number;
   microUsd: number;
@@ -101,7 +104,7 @@ export interface RunReplay {
   stepCount: number;
   totals: { modelCalls: number; inputTokens: number; outputTokens: number; microUsd: number };
   /** The summarizer's report (its summary evidence), or null while the run has none. */
-  report: unknown;
+  report: Partial<EvidenceData<"summary">> | null;
   /** Everything recorded outside executor steps, oldest first: planner turns, replans, handoffs, the summary. */
   timeline: ReplayNote[];
   /** The model calls outside executor steps (planner, summarizer). */
@@ -167,7 +170,7 @@ export async function runReplay(db: DbOrTx, raw: RunReplayInput): Promise<RunRep
   ]);
   const totals = { modelCalls: 0, inputTokens: 0, outputTokens: 0, microUsd: 0 };
   for (const e of usage) {
-    const u = usageOf(e.data);
+    const u = modelCallUsage(readEvidenceData("model_call", e.data));
     totals.modelCalls++;
     totals.inputTokens += u.inputTokens;
     totals.outputTokens += u.outputTokens;
@@ -180,8 +183,8 @@ export async function runReplay(db: DbOrTx, raw: RunReplayInput): Promise<RunRep
     agent,
     stepCount: _count.steps,
     totals,
-    report: outside.filter((e) => e.kind === "summary").at(-1)?.data ?? null,
-    timeline: outside.filter((e) => e.kind !== "model_call").map(note),
+    report: reportOf(outside.filter((e) => e.kind === "summary").at(-1)),
+    timeline: outside.filter((e) => e.kind !== "model_call").map((e) => note(e)),
     modelCalls: outside.filter((e) => e.kind === "model_call").map(modelCallOf),
   };
 }
@@ -204,52 +207,41 @@ export async function runSteps(db: DbOrTx, raw: RunStepsInput): Promise<Page<Rep
   });
   const byStep = new Map<number, typeof evidence>();
   for (const e of evidence) byStep.set(e.stepIndex!, [...(byStep.get(e.stepIndex!) ?? []), e]);
-  const blobMimes = new Map(
-    (await db.blob.findMany({ where: { sha256: { in: page.items.flatMap((s) => (s.screenSha256 ? [s.screenSha256] : [])) } }, select: { sha256: true, mime: true } })).map((b) => [b.sha256, b.mime]),
-  );
 
   const items = page.items.map((s): ReplayStep => {
     const at = byStep.get(s.index) ?? [];
+    // The step's screenshot is its observation's blob: the one place it is kept.
     const observed = at.find((e) => e.kind === "observation" && e.blobSha256) ?? at.find((e) => e.kind === "observation");
     const acted = at.filter((e) => e.kind === "action").at(-1);
-    const obsData = record(observed?.data);
-    const screenSize = record(obsData.screen);
-    const width = num(screenSize.width);
-    const height = num(screenSize.height);
-    const sha = s.screenSha256 ?? observed?.blobSha256 ?? null;
-    const stepObs = record(s.observation);
-    const actData = record(acted?.data);
-    const px = record(actData.px);
+    const obsData = observed ? readEvidenceData("observation", observed.data) : {};
+    const actData = acted ? readEvidenceData("action", acted.data) : {};
+    const width = obsData.screen?.width || null;
+    const height = obsData.screen?.height || null;
+    const outcome = readStepOutcome(s.observation);
+    const px = actData.px;
     const calls = at.filter((e) => e.kind === "model_call").map(modelCallOf);
-    const anomalyNotes = at.filter((e) => e.kind === "anomaly").map(note);
+    const anomalyNotes = at.filter((e) => e.kind === "anomaly").map((e) => note(e, "anomaly"));
     // A detector's finding is in the step's anomalies even when no evidence row says more.
-    for (const kind of s.anomalies) if (!anomalyNotes.some((n) => record(n.data).kind === kind)) anomalyNotes.push({ id: `${s.id}:${kind}`, kind: "anomaly", summary: kind, data: { kind }, at: s.createdAt });
+    for (const kind of s.anomalies) if (!anomalyNotes.some((n) => "kind" in n.data && n.data.kind === kind)) anomalyNotes.push({ id: `${s.id}:${kind}`, kind: "anomaly", summary: kind, data: { kind }, at: s.createdAt });
     return {
       id: s.id,
       index: s.index,
       node: s.node,
       todoId: observed?.todoId ?? acted?.todoId ?? null,
       at: s.createdAt,
-      action: s.action,
-      outcome: str(stepObs.outcome),
-      app: str(stepObs.app) ?? str(obsData.app),
-      point: width && height && num(px.x) !== null && num(px.y) !== null ? { x: Math.round((num(px.x)! * 1000) / width), y: Math.round((num(px.y)! * 1000) / height) } : null,
+      action: readStepAction(s.action),
+      outcome: outcome.outcome ?? null,
+      app: outcome.app ?? obsData.app ?? null,
+      point: width && height && px ? { x: Math.round((px.x * 1000) / width), y: Math.round((px.y * 1000) / height) } : null,
       policy: actData.policy ?? null,
-      timings: timingsOf(stepObs.timings),
-      replies: Array.isArray(stepObs.replies) ? stepObs.replies.filter((r): r is string => typeof r === "string") : [],
-      screen: sha
-        ? {
-            sha256: sha,
-            mime: (observed?.blobSha256 === sha ? observed.blob?.mime : blobMimes.get(sha)) ?? null,
-            width,
-            height,
-            elements: Array.isArray(obsData.elements) ? (obsData.elements as ReplayScreen["elements"]) : [],
-            app: str(obsData.app),
-          }
+      timings: timingsOf(outcome.timings),
+      replies: outcome.replies ?? [],
+      screen: observed?.blobSha256
+        ? { sha256: observed.blobSha256, mime: observed.blob?.mime ?? null, width, height, elements: obsData.elements ?? [], app: obsData.app ?? null }
         : null,
       anomalies: anomalyNotes,
-      gateDecisions: at.filter((e) => e.kind === "gate_decision").map(note),
-      validations: at.filter((e) => e.kind === "validation").map(note),
+      gateDecisions: at.filter((e) => e.kind === "gate_decision").map((e) => note(e, "gate_decision")),
+      validations: at.filter((e) => e.kind === "validation").map((e) => note(e, "validation")),
       modelCalls: calls,
       tokens: s.tokens || calls.reduce((a, c) => a + c.inputTokens + c.outputTokens, 0),
       microUsd: calls.reduce((a, c) => a + c.microUsd, 0),
@@ -258,41 +250,27 @@ export async function runSteps(db: DbOrTx, raw: RunStepsInput): Promise<Page<Rep
   return { items, nextCursor: page.nextCursor };
 }
 
-function note(e: Evidence): ReplayNote {
-  return { id: e.id, kind: e.kind, summary: e.summary, data: e.data, at: e.createdAt };
+function note<K extends EvidenceKind>(e: Evidence, kind: K = e.kind as K): ReplayNote<K> {
+  return { id: e.id, kind, summary: e.summary, data: readEvidenceData(kind, e.data), at: e.createdAt };
 }
 
-/** Usage as either recorder writes it: the API's proxy ({ inputTokens, outputTokens, microUsd }) or a direct call ({ usage: {…} }). */
-function usageOf(data: unknown): { inputTokens: number; outputTokens: number; microUsd: number } {
-  const d = record(data);
-  const u = { ...d, ...record(d.usage) };
-  return { inputTokens: num(u.inputTokens) ?? 0, outputTokens: num(u.outputTokens) ?? 0, microUsd: num(u.microUsd) ?? 0 };
+function reportOf(e: Evidence | undefined): RunReplay["report"] {
+  return e ? readEvidenceData("summary", e.data) : null;
 }
 
 function modelCallOf(e: Evidence): ReplayModelCall {
-  const d = record(e.data);
-  return { role: str(d.role) ?? "model", model: str(d.model), ...usageOf(d), latencyMs: num(d.latencyMs), reply: str(d.reply), stepIndex: e.stepIndex, at: e.createdAt };
+  const d = readEvidenceData("model_call", e.data);
+  return { role: d.role ?? "model", model: d.model ?? null, ...modelCallUsage(d), latencyMs: d.latencyMs ?? null, reply: ("reply" in d ? d.reply : undefined) ?? null, stepIndex: e.stepIndex, at: e.createdAt };
 }
 
 /** The runner's phase timings folded into sense / model / act / writes (everything else the step spent). */
-function timingsOf(raw: unknown): ReplayStep["timings"] {
-  const t = record(raw);
-  const entries = Object.entries(t).filter((e): e is [string, number] => typeof e[1] === "number");
-  if (!entries.length) return null;
-  const model = t.model as number | undefined ?? 0;
-  const sense = num(t.sense) ?? 0;
-  const act = num(t.perform) ?? 0;
+function timingsOf(t: Record<string, number> | undefined): ReplayStep["timings"] {
+  const entries = Object.entries(t ?? {});
+  if (!t || !entries.length) return null;
+  const model = t.model ?? 0;
+  const sense = t.sense ?? 0;
+  const act = t.perform ?? 0;
   const all = entries.filter(([k]) => k !== "model").reduce((a, [, v]) => a + v, 0);
   const round = (n: number) => Math.max(0, Math.round(n));
   return { sense: round(sense), model: round(model), act: round(act), writes: round(all - sense - act - model) };
-}
-
-function record(x: unknown): Record<string, unknown> {
-  return typeof x === "object" && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : {};
-}
-function num(x: unknown): number | null {
-  return typeof x === "number" && Number.isFinite(x) ? x : null;
-}
-function str(x: unknown): string | null {
-  return typeof x === "string" ? x : null;
 }

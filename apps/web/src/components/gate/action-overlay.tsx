@@ -1,12 +1,13 @@
 "use client";
 // The screenshot with the pending action drawn on it: a ring where the tap lands, an arrow for a swipe or scroll,
 // the text to type in a banner. Drawn in the action's own 0–1000 coordinates, stretched over the image.
-import { describePending, targetOf, type ObservationData, type PendingAction } from "../../lib/gate-evidence.ts";
+import type { RecordedAction } from "@phoneloop/api/contract";
+import { describePending, targetOf, type ScreenView } from "../../lib/action-words.ts";
 import styles from "./gate.module.css";
 
 const SCROLL_VECTOR = { up: [0, -250], down: [0, 250], left: [-250, 0], right: [250, 0] } as const;
 
-export function ActionOverlay({ src, observation, action }: { src: string; observation: ObservationData; action: PendingAction | null }) {
+export function ActionOverlay({ src, observation, action }: { src: string; observation: ScreenView; action: RecordedAction | null }) {
   const { width, height } = observation.screen;
   const target = action ? targetOf(action, observation.elements) : null;
   const arrow =

@@ -1,7 +1,6 @@
 // What a replay shows, as the API answers it (run.replay / run.steps, or share.open / share.steps), and the small
 // readings every part of the replay shares: the parsed action, money and durations in words.
-import type { RouterOutputs } from "@phoneloop/api/contract";
-import { PendingAction } from "../../lib/gate-evidence.ts";
+import type { RecordedAction, RouterOutputs } from "@phoneloop/api/contract";
 
 export type ReplayHeader = RouterOutputs["run"]["replay"];
 export type ReplayStepsPage = RouterOutputs["run"]["steps"];
@@ -9,7 +8,8 @@ export type ReplayStepsPage = RouterOutputs["run"]["steps"];
 /** Steps per page: the first page brings the first screenshot soon; the rest follow while the person looks. */
 export const STEPS_PAGE = 20;
 export type ReplayStep = RouterOutputs["run"]["steps"]["items"][number];
-export type ReplayNote = ReplayStep["anomalies"][number];
+/** An evidence row of the replay (a step's anomaly, validation or gate decision, or a timeline entry), its data typed by its kind. */
+export type ReplayNote = ReplayHeader["timeline"][number];
 
 /** Everything one replay needs: its header, its steps, and where each screenshot is read from. */
 export interface ReplaySource {
@@ -21,10 +21,9 @@ export interface ReplaySource {
   loading: boolean;
 }
 
-/** The step's action as the model's parsed action, or null when its reply did not parse. */
-export function actionOf(step: ReplayStep): PendingAction | null {
-  const parsed = PendingAction.safeParse(step.action);
-  return parsed.success ? parsed.data : null;
+/** The step's action as the model's parsed action, or null when its reply did not parse (its description is kept instead). */
+export function actionOf(step: ReplayStep): RecordedAction | null {
+  return step.action !== null && typeof step.action === "object" ? step.action : null;
 }
 
 export function formatMicroUsd(micro: number): string {
@@ -53,8 +52,7 @@ export const GRADE_MEANING = {
 const REMINDING = new Set(["repetition", "cycle", "no_change", "oscillation"]);
 
 export function remindsModel(note: ReplayNote): boolean {
-  const kind = (note.data as { kind?: unknown } | null)?.kind;
-  return typeof kind === "string" && REMINDING.has(kind);
+  return note.kind === "anomaly" && "kind" in note.data && typeof note.data.kind === "string" && REMINDING.has(note.data.kind);
 }
 
 /** Dates come back as strings from an exported file's JSON; the replay reads them as dates again. */

@@ -5,7 +5,7 @@
 // The same view serves a member's run page (live while the run goes), a share link and an imported file.
 import { ChevronLeft, ChevronRight, Pause, Play } from "lucide-react";
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
-import { describePending } from "../../lib/gate-evidence.ts";
+import { describePending } from "../../lib/action-words.ts";
 import { ActionOverlay } from "../gate/action-overlay.tsx";
 import { ReplayCharts } from "./replay-charts.tsx";
 import { actionOf, formatMicroUsd, formatMs, formatWhen, GRADE_MEANING, remindsModel, type ReplayNote, type ReplaySource, type ReplayStep } from "./replay-data.ts";
@@ -205,7 +205,7 @@ export function ReplayView({ source, actions, review, live, origin }: ReplayView
 function describeStep(step: ReplayStep): string {
   const action = actionOf(step);
   if (!action) return typeof step.action === "string" ? step.action : "(no action)";
-  if (action.type === "status") return `Report: ${String((action as { status?: unknown }).status ?? "done")}`;
+  if (action.type === "status") return `Report: ${action.status ?? "done"}`;
   return describePending(action, step.screen?.elements ?? []);
 }
 
@@ -222,7 +222,7 @@ function StepScreen({ step, url }: { step: ReplayStep; url: (sha: string) => str
     <div className={styles.screen} data-testid="replay-screenshot" data-sha={screen.sha256}>
       <ActionOverlay
         src={url(screen.sha256)}
-        observation={{ screen: { width: screen.width ?? 1080, height: screen.height ?? 2400 }, elements: screen.elements.map((e) => ({ i: e.i, text: e.text ?? null, id: e.id ?? null, box: e.box })) }}
+        observation={{ screen: { width: screen.width ?? 1080, height: screen.height ?? 2400 }, elements: screen.elements }}
         action={point}
       />
     </div>
@@ -232,7 +232,7 @@ function StepScreen({ step, url }: { step: ReplayStep; url: (sha: string) => str
 function StepDetail({ step }: { step: ReplayStep }) {
   const action = actionOf(step);
   const thought = action?.thought;
-  const policy = step.policy as { tier?: string; ruleId?: string; policyVersion?: string; kind?: string } | null;
+  const policy = step.policy;
   return (
     <div className={styles.detail} data-testid="step-detail">
       <h2>

@@ -96,7 +96,9 @@ describe.each(stores)("blobs over the %s store", (_kind, make) => {
     await putBlob(t.db, { bytes: shownBytes, mime: "image/webp", workspaceId: elsewhere }, ctx);
     const screen = await putBlob(t.db, { bytes: shot("step"), mime: "image/webp", workspaceId: workspace.id }, ctx);
     await appendEvidence(t.db, { goalId: goal.id, runId: run.id, kind: "observation", summary: "the screen", blobSha256: shown.sha256, idempotencyKey: rid("ev") }, ctx);
-    await appendStep(t.db, { runId: run.id, index: 0, node: "executor", screenSha256: screen.sha256 }, ctx);
+    // A step's screenshot is its observation's blob.
+    await appendEvidence(t.db, { goalId: goal.id, runId: run.id, stepIndex: 0, kind: "observation", summary: "the step's screen", blobSha256: screen.sha256, idempotencyKey: rid("ev") }, ctx);
+    await appendStep(t.db, { runId: run.id, index: 0, node: "executor" }, ctx);
 
     clock.advance(HOUR / 2);
     await collectBlobs(t.db, { graceMs: HOUR }, ctx);

@@ -6,6 +6,7 @@ import { parseInput } from "../../domain/input.ts";
 import { HELD_STATES } from "../../domain/todo-transitions.ts";
 import { Count, Id, IdempotencyKey, JsonObject, Text } from "../../domain/schemas.ts";
 import { EVIDENCE_KINDS } from "../../domain/vocabulary.ts";
+import { refineEvidenceData } from "../../domain/evidence.ts";
 import { actorOf, appendEvents, atParam, inTx, randomId, type DbOrTx, type EventInput, type OperatorContext, type Tx } from "../operator.ts";
 import { lockTodo, requireHolder } from "../todo/held.ts";
 import { workspaceOfGoal } from "../idempotency-keys.ts";
@@ -24,7 +25,9 @@ export const AppendEvidenceInput = z.object({
   /** When given, the write is fenced: rejected unless this is the todo's current lease. */
   leaseKey: IdempotencyKey.optional(),
   idempotencyKey: IdempotencyKey,
-});
+})
+  // The data is its kind's (domain/evidence.ts): a malformed row is refused naming the field.
+  .superRefine(refineEvidenceData);
 export type AppendEvidenceInput = z.input<typeof AppendEvidenceInput>;
 
 export interface AppendEvidenceResult {

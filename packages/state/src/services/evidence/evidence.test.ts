@@ -3,6 +3,7 @@ import { useTestDatabase, seedClaimed, seedGoal, seedWorkspaceId } from "../../t
 import { type StateError } from "../../domain/errors.ts";
 import { appendEvidence } from "./append-evidence.ts";
 import { EVIDENCE_KINDS } from "../../domain/vocabulary.ts";
+import { EVIDENCE_SAMPLES } from "../../testing/evidence-samples.ts";
 import { putBlob } from "../blob/put-blob.ts";
 import { getBlob } from "../blob/read-blob.ts";
 
@@ -24,10 +25,10 @@ describe("evidence", () => {
     expect(await t.db.event.count({ where: { goalId: goal.id, operator: "evidence.append" } })).toBe(1);
   });
 
-  it("accepts every kind", async () => {
+  it("accepts every kind (its data as its writers write it; evidence-schemas.test.ts refuses malformed data)", async () => {
     const goal = await seedGoal(t.db);
     for (const kind of EVIDENCE_KINDS) {
-      const r = await appendEvidence(t.db, { goalId: goal.id, kind, summary: kind, idempotencyKey: `${goal.id}-${kind}` });
+      const r = await appendEvidence(t.db, { goalId: goal.id, kind, summary: kind, data: EVIDENCE_SAMPLES[kind][0]!, idempotencyKey: `${goal.id}-${kind}` });
       expect(r.evidence.kind).toBe(kind);
     }
     const bad = await appendEvidence(t.db, { goalId: goal.id, kind: "rumour" as "action", summary: "x", idempotencyKey: "x" }).catch((e: StateError) => e);
@@ -37,9 +38,9 @@ describe("evidence", () => {
 
   it("a lease-fenced append from someone who does not hold the lease is rejected", async () => {
     const { goal, todo, claim } = await seedClaimed(t.db);
-    const ok = await appendEvidence(t.db, { goalId: goal.id, todoId: todo.id, agentId: claim.lease.ownerId, leaseKey: claim.lease.leaseKey, kind: "action", summary: "tap Book", idempotencyKey: `${todo.id}-a1` });
+    const ok = await appendEvidence(t.db, { goalId: goal.id, todoId: todo.id, agentId: claim.lease.ownerId, leaseKey: claim.lease.leaseKey, kind: "action", summary: "tap Book", data: { action: { type: "click", element: "Book" } }, idempotencyKey: `${todo.id}-a1` });
     expect(ok.created).toBe(true);
-    const e = await appendEvidence(t.db, { goalId: goal.id, todoId: todo.id, agentId: "agent_other", leaseKey: "stale", kind: "action", summary: "tap", idempotencyKey: `${todo.id}-a2` }).catch((x: StateError) => x);
+    const e = await appendEvidence(t.db, { goalId: goal.id, todoId: todo.id, agentId: "agent_other", leaseKey: "stale", kind: "action", summary: "tap", data: { action: { type: "click", x: 500, y: 500 } }, idempotencyKey: `${todo.id}-a2` }).catch((x: StateError) => x);
     expect((e as StateError).code).toBe("CONFLICT");
     expect((e as StateError).details.currentHolder).toBe(claim.lease.ownerId);
   });

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Run, Step } from "../../generated/prisma/client.ts";
 import { parseInput } from "../../domain/input.ts";
 import { Count, Id, Text, jsonValue } from "../../domain/schemas.ts";
+import { StepAction, StepOutcome } from "../../domain/evidence.ts";
 import { actorOf, clockDate, appendEvent, inTx, randomId, type DbOrTx, type EventInput, type OperatorContext, type Tx } from "../operator.ts";
 import { lockRun, requireRunning } from "./run-guards.ts";
 
@@ -10,9 +11,9 @@ export const AppendStepInput = z.object({
   agentId: Id.optional(),
   index: Count,
   node: Text.trim().min(1).max(100),
-  action: jsonValue().optional(),
-  observation: jsonValue().optional(),
-  screenSha256: Text.regex(/^[0-9a-f]{64}$/).optional(),
+  action: jsonValue().pipe(StepAction).optional(),
+  /** The step's outcome (domain/evidence.ts StepOutcome). Its screenshot is its observation evidence's blob, never the step's. */
+  observation: jsonValue().pipe(StepOutcome).optional(),
   anomalies: z.array(Text.max(200)).default([]),
   tokens: Count.default(0),
 });
@@ -42,9 +43,9 @@ export async function appendStepTo(tx: Tx, run: Run, i: z.output<typeof AppendSt
   // The client's clock as the row's time, as Prisma's default would stamp it (not the transaction's start).
   const at = clockDate(ctx) ?? new Date();
   const rows = await tx.$queryRaw<Step[]>`
-    INSERT INTO "Step" ("id", "runId", "index", "node", "action", "observation", "screenSha256", "anomalies", "tokens", "createdAt")
+    INSERT INTO "Step" ("id", "runId", "index", "node", "action", "observation", "anomalies", "tokens", "createdAt")
     VALUES (${id}, ${run.id}, ${i.index}, ${i.node}, ${i.action == null ? null : JSON.stringify(i.action)}::jsonb, ${i.observation == null ? null : JSON.stringify(i.observation)}::jsonb,
-            ${i.screenSha256 ?? null}, ${i.anomalies}::text[], ${i.tokens}, ${at}::timestamptz)
+            ${i.anomalies}::text[], ${i.tokens}, ${at}::timestamptz)
     ON CONFLICT ("runId", "index") DO NOTHING RETURNING *`;
   const step = rows[0];
   if (!step) return { step: (await first())!, created: false };

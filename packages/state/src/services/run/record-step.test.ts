@@ -32,10 +32,10 @@ async function started() {
     leaseKey: claim.lease.leaseKey,
     evidence: [
       { idempotencyKey: `${run.id}:0:observation`, kind: "observation", stepIndex: 0, summary: "feed, 12 elements", data: { app: "com.example.social" }, blobSha256: blob.sha256 },
-      { idempotencyKey: `${run.id}:0:model`, kind: "model_call", stepIndex: 0, summary: "executor: 1200 tokens" },
+      { idempotencyKey: `${run.id}:0:model`, kind: "model_call", stepIndex: 0, summary: "executor: 1200 tokens", data: { role: "executor", model: "m", usage: { inputTokens: 1000, outputTokens: 200, microUsd: 0 }, latencyMs: 900 } },
       { idempotencyKey: `${run.id}:0:action`, kind: "action", stepIndex: 0, summary: "tap the first post", data: { action: { type: "click", element: "3" } } },
     ],
-    step: { index: 0, node: "executor", action: { type: "click", element: "3" }, observation: { outcome: "ok" }, screenSha256: blob.sha256, anomalies: [], tokens: 1200 },
+    step: { index: 0, node: "executor", action: { type: "click", element: "3" }, observation: { outcome: "ok" }, anomalies: [], tokens: 1200 },
     checkpoint: { node: "executor", stepIndex: 1 },
     ...over,
   });
@@ -60,7 +60,7 @@ describe("run.recordStep", () => {
       index: 0,
       action: { type: "click", element: "3" },
       observation: { outcome: "ok" },
-      screenSha256: s.blob.sha256,
+      screenSha256: null,
       anomalies: [],
       tokens: 1200,
     });
@@ -79,7 +79,7 @@ describe("run.recordStep", () => {
     const s = await started();
     const first = await recordStep(t.db, s.record({ step: undefined, checkpoint: undefined }));
     const more = s.record({ step: undefined, checkpoint: undefined });
-    more.evidence = [...more.evidence!, { idempotencyKey: `${s.run.id}:0:anomaly`, kind: "anomaly", stepIndex: 0, summary: "the screen did not change" }];
+    more.evidence = [...more.evidence!, { idempotencyKey: `${s.run.id}:0:anomaly`, kind: "anomaly", stepIndex: 0, summary: "the screen did not change", data: { kind: "no_change" } }];
     const out = await recordStep(t.db, more);
     expect(out.evidence.slice(0, 3)).toEqual(first.evidence.map((e) => ({ ...e, created: false })));
     expect(out.evidence[3]?.created).toBe(true);
@@ -154,7 +154,7 @@ describe("run.recordStep", () => {
 
     await setQuotaPolicy(t.db, { scope: "goal", goalId: s.goal.id, windowMs: 60_000, maxSteps: 1 });
     const next = s.record({
-      evidence: [{ idempotencyKey: `${s.run.id}:1:action`, kind: "action", stepIndex: 1, summary: "scroll down" }],
+      evidence: [{ idempotencyKey: `${s.run.id}:1:action`, kind: "action", stepIndex: 1, summary: "scroll down", data: { action: { type: "scroll", direction: "down" } } }],
       step: { index: 1, node: "executor" },
       turnResult: turn(1),
       route: true,

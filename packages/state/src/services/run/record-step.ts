@@ -11,6 +11,7 @@ import { BigCount, Count, Id, IdempotencyKey, JsonObject, JSON_CAPS, Text, jsonO
 import { HELD_STATES } from "../../domain/todo-transitions.ts";
 import { TURN_RESULT_KINDS, type TurnRouteDecision } from "../../domain/turn.ts";
 import { EVIDENCE_KINDS } from "../../domain/vocabulary.ts";
+import { refineEvidenceData, StepAction, StepOutcome } from "../../domain/evidence.ts";
 import { insertEvidence } from "../evidence/append-evidence.ts";
 import { appendEvents, atParam, inTx, type DbOrTx, type EventInput, type OperatorContext } from "../operator.ts";
 import { lockTodo, requireHolder } from "../todo/held.ts";
@@ -32,7 +33,7 @@ const StepEvidence = z.object({
   data: JsonObject.default({}),
   /** A blob put before (blob.put); the workspace must hold it. */
   blobSha256: Sha256.optional(),
-});
+}).superRefine(refineEvidenceData);
 
 export const RecordStepInput = z.object({
   runId: Id,
@@ -46,9 +47,9 @@ export const RecordStepInput = z.object({
     .object({
       index: Count,
       node: Text.trim().min(1).max(100),
-      action: jsonValue().optional(),
-      observation: jsonValue().optional(),
-      screenSha256: Sha256.optional(),
+      action: jsonValue().pipe(StepAction).optional(),
+      /** The step's outcome (domain/evidence.ts StepOutcome). Its screenshot is its observation evidence's blob. */
+      observation: jsonValue().pipe(StepOutcome).optional(),
       anomalies: z.array(Text.max(200)).default([]),
       tokens: Count.default(0),
     })
@@ -82,7 +83,7 @@ export async function recordStep(db: DbOrTx, raw: RecordStepInput, ctx?: Operato
   if (i.leaseKey && !i.todoId) throw invalid("todoId", "a fenced record (leaseKey) must name its todo.");
   if (i.turnResult && !i.leaseKey) throw invalid("leaseKey", "a turn result is the holder's: give the lease key of the claim.");
   if (i.route && !i.todoId) throw invalid("todoId", "a route is asked for a todo.");
-  const shas = [...new Set([...i.evidence.flatMap((e) => (e.blobSha256 ? [e.blobSha256] : [])), ...(i.step?.screenSha256 ? [i.step.screenSha256] : [])])];
+  const shas = [...new Set(i.evidence.flatMap((e) => (e.blobSha256 ? [e.blobSha256] : [])))];
   return inTx(db, async (tx) => {
     // The run first, then the todo (the order every operator that takes both follows).
     const { run, heldBlobs, now } = await lockRunOfStep(tx, i.runId, shas, ctx);

@@ -4,6 +4,7 @@ import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { resumableStop, whyFinal } from "../../domain/run.ts";
 import { Id } from "../../domain/schemas.ts";
+import type { EvidenceDataInput } from "../../domain/evidence.ts";
 import { insertEvidence } from "../evidence/append-evidence.ts";
 import { actorOf, appendEvent, atParam, currentTime, inTx, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { lockRun } from "./run-guards.ts";
@@ -62,7 +63,7 @@ export async function resumeRun(db: DbOrTx, raw: ResumeRunInput, ctx?: OperatorC
           kind: "anomaly",
           agentId: i.agentId,
           summary: `Resumed: the run had stopped ${run.status} (${stop.reason}) because ${stop.cause}${stoppedAt ? ` at ${stoppedAt}` : ""}; ${i.agentId} took it up again from its last checkpoint${last._max.index == null ? "" : ` after step ${last._max.index + 1}`}.`,
-          data: { fault: "resumed", status: run.status, endReason: stop.reason, cause: stop.cause, remedy: stop.remedy, stoppedAt, stoppedSummary: run.summary, from: run.agentId, to: i.agentId, lastStepIndex: last._max.index ?? null, deviceSerial: cleared?.deviceSerial ?? null },
+          data: { fault: "resumed", status: run.status, endReason: stop.reason, cause: stop.cause, remedy: stop.remedy, stoppedAt, stoppedSummary: run.summary, from: run.agentId, to: i.agentId, lastStepIndex: last._max.index ?? null, deviceSerial: cleared?.deviceSerial ?? null } satisfies EvidenceDataInput<"anomaly">,
           idempotencyKey: `${run.id}:resumed:${stoppedAt ?? "unknown"}`,
         },
         at: atParam(ctx),
