@@ -6,9 +6,9 @@ import { describe, expect, it } from "vitest";
 import { buildCase, loadCorpus, type CompactNode, type CorpusCase } from "./corpus/build.ts";
 import { decideCase, isGated, withoutIntent } from "./corpus-decision.ts";
 
-/** What the rules achieve on the dev set today (1,783 screens with the sealed sets of 2026-12-01, 2026-12-02 and
- * 2026-12-02b: recall 0.992, specificity 0.991, with and without the intent — the 2026-12-02 and 2026-12-02b sets
- * joined with four misses each), rounded down to 0.05; raise as they improve. */
+/** What the rules achieve on the dev set today (2,143 screens with the sealed sets of 2026-12-01, 2026-12-02,
+ * 2026-12-02b and 2026-12-02c: recall 0.998, specificity 0.992, with and without the intent — three misses and seven
+ * false alarms, five of them by design), rounded down to 0.05; raise as they improve. */
 const DEV_FLOOR = { riskyRecall: 0.95, benignSpecificity: 0.95 } as const;
 
 const LANGUAGES = ["en", "zh", "ja", "ko", "de", "fr", "es", "pt", "ru", "it", "tr", "vi", "id", "th", "pl", "nl", "sv", "ar", "hi", "bn", "fa", "he", "uk", "ms"];
