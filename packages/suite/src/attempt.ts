@@ -2,7 +2,7 @@
 // started on it; the headless agent's composition root (runHeadless: the real runtime, writing through the API to
 // the state core) given its goal; the phone's evaluator scoring the end state (recorded as the run's validation
 // evidence). What it took — steps, tokens, cost, seconds — comes from the run's own report.
-import type { AgentEvent, ModelsInit } from "@phoneloop/agent";
+import type { AgentEvent, ControlPlane, ModelsInit } from "@phoneloop/agent";
 import { runHeadless } from "@phoneloop/cli";
 import { DeadlineExceeded, startDeadline } from "@phoneloop/client";
 import { AdbDevice, type MemoryCredentialStore } from "@phoneloop/device";
@@ -22,6 +22,8 @@ export interface AttemptResult {
   outputTokens: number;
   costMicroUsd: number;
   durationMs: number;
+  /** With shared learning: the place the attempt started in (1, 2, …); it read what attempts that ended before it left. */
+  order?: number;
 }
 
 /** Who answers the gates an attempt opens (a person's part): approvals are approved, questions answered. */
@@ -44,6 +46,8 @@ export interface AttemptInit {
   /** Stops the attempt (the suite was interrupted): its run is summarised. */
   signal?: AbortSignal;
   onEvent?: (e: AgentEvent) => void;
+  /** The state core as the attempt's run sees it (learning as of the suite's start: learning.ts). */
+  controlPlaneView?: (cp: ControlPlane) => ControlPlane;
 }
 
 async function control<T>(url: string, token: string, method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
@@ -85,6 +89,7 @@ export async function runAttempt(init: AttemptInit): Promise<AttemptResult> {
       goal,
       phoneControl: { url: phone.controlUrl, token: phone.controlToken },
       config: { maxStepsPerRun: Math.max(init.task.maxSteps * 3, 60) },
+      ...(init.controlPlaneView ? { controlPlaneView: init.controlPlaneView } : {}),
       signal,
       onEvent: (e) => {
         if (e.type === "run") runId = e.runId;

@@ -6,7 +6,7 @@ import type { ModelsInit } from "@phoneloop/agent";
 import { REFERENCE_POLICY_MODEL, startReferencePolicyServer } from "@phoneloop/reference-policy";
 import { parseSuiteArgs, REFERENCE_POLICY_PROFILE, SUITE_USAGE, UsageError, type SuiteArgs } from "./options.ts";
 import { loadModelProfile, ProfileError } from "./profile.ts";
-import { attemptRow, formatTable, summaryLine } from "./report.ts";
+import { attemptRow, formatTable, learningLine, summaryLine } from "./report.ts";
 import { runSuite } from "./runner.ts";
 import { startSuiteStack, type SuiteStack } from "./stack.ts";
 import { selectTasks, TaskSelectionError } from "./tasks.ts";
@@ -60,12 +60,14 @@ export async function main(argv: string[], env: Record<string, string | undefine
       seeds: args.seeds,
       parallel: args.parallel,
       perturb: args.perturb,
+      learning: args.learning,
       attemptTimeoutMs: args.attemptTimeoutMs,
       ...(stack ? { answerGate: stack.answerGate } : {}),
       ...(io.signal ? { signal: io.signal } : {}),
       onAttempt: (a) => io.stderr(`${a.taskId} seed ${a.seed}: score ${a.score} in ${(a.durationMs / 1000).toFixed(1)} s${a.runId ? ` (run ${a.runId})` : ""} — ${a.reason}\n`),
     });
     io.stdout(`${formatTable(out.attempts.map(attemptRow))}\n`);
+    io.stdout(`${learningLine(out)}\n`);
     io.stdout(`suite run ${out.suiteRunId} (${out.status}): every attempt's replay is /runs/<run id>; the suite is on /suites\n`);
     io.stdout(`${summaryLine(out.summary)}\n`);
     return out.status === "completed" ? 0 : 1;

@@ -3,10 +3,11 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { parsePerturbations, PERTURBATIONS, PERTURBATION_DESCRIPTIONS, type Perturbation } from "@phoneloop/virtual-phone";
+import { SUITE_LEARNING, type SuiteLearning } from "./learning.ts";
 
 export const REFERENCE_POLICY_PROFILE = "reference-policy";
 
-export const SUITE_USAGE = `Usage: npm run suite -- --tasks <glob> [--seeds <n>] [--parallel <k>] [--model <profile>] [--scenarios <dir>] [--perturb <list>]
+export const SUITE_USAGE = `Usage: npm run suite -- --tasks <glob> [--seeds <n>] [--parallel <k>] [--model <profile>] [--scenarios <dir>] [--perturb <list>] [--learning shared]
 
 Runs the virtual phone's tasks through the real agent runtime and the state core: each attempt (a task under one
 seed) gets its own virtual phone process and is a run with its replay; the task's evaluator scores it. Prints a table
@@ -22,6 +23,10 @@ seed) gets its own virtual phone process and is a run with its replay; the task'
   --scenarios <dir>     run the tasks of every scenario file in <dir> instead of the built-in pack
   --perturb <list>      comma-separated, seeded: ${PERTURBATIONS.join(", ")}
 ${PERTURBATIONS.map((p) => `                          ${p.padEnd(13)}${PERTURBATION_DESCRIPTIONS[p]}`).join("\n")}
+  --learning <mode>     what attempts learn from: "isolated" (default) — every attempt starts from the workspace's
+                        skills, shortcuts and lessons as they were when the suite started, so the figures do not
+                        depend on the order attempts ran in; "shared" — each attempt reads what earlier ones left,
+                        and the order they started in is recorded with the results and printed (an "order" column)
   --attempt-timeout <s> cancel an attempt still running after this many seconds (default 600)
   --api-url <url>       write to this running PhoneLoop's API with the agent token in PHONELOOP_AGENT_TOKEN (or
                         --agent-token-file); its gates wait for a person in the web app. Without it the suite starts
@@ -43,6 +48,7 @@ export interface SuiteArgs {
   model: string;
   scenarios?: string;
   perturb: Perturbation[];
+  learning: SuiteLearning;
   attemptTimeoutMs: number;
   api?: { url: string; agentToken: string };
   workspace?: string;
@@ -68,6 +74,7 @@ export function parseSuiteArgs(argv: string[], env: Record<string, string | unde
         model: { type: "string" },
         scenarios: { type: "string" },
         perturb: { type: "string" },
+        learning: { type: "string" },
         "attempt-timeout": { type: "string" },
         "api-url": { type: "string" },
         "agent-token-file": { type: "string" },
@@ -88,6 +95,8 @@ export function parseSuiteArgs(argv: string[], env: Record<string, string | unde
   } catch (e) {
     throw new UsageError(`--perturb: ${(e as Error).message}`);
   }
+  const learning = (values.learning ?? "isolated") as SuiteLearning;
+  if (!SUITE_LEARNING.includes(learning)) throw new UsageError(`--learning must be ${SUITE_LEARNING.map((m) => `"${m}"`).join(" or ")}, got "${values.learning}"`);
   const apiUrl = values["api-url"] ?? undefined;
   let api: SuiteArgs["api"];
   if (apiUrl) {
@@ -111,6 +120,7 @@ export function parseSuiteArgs(argv: string[], env: Record<string, string | unde
     model: values.model ?? REFERENCE_POLICY_PROFILE,
     ...(values.scenarios ? { scenarios: values.scenarios } : {}),
     perturb,
+    learning,
     attemptTimeoutMs: positiveInt(values["attempt-timeout"], "--attempt-timeout", 600, 24 * 3600) * 1000,
     ...(api ? { api } : {}),
     ...(values.workspace ? { workspace: values.workspace } : {}),

@@ -1,4 +1,5 @@
-// What a suite prints: one row per attempt (task, seed, score, steps, tokens, cost, seconds) and the last line of
+// What a suite prints: one row per attempt (task, seed, score, steps, tokens, cost, seconds; with shared learning the
+// order it started in) and the last line of
 // figures, `tasks=… success_rate=… mean_steps=… mean_input_tokens=… mean_cost_usd=… p50_task_s=…`.
 import { isSuccessfulAttempt } from "@phoneloop/state/domain";
 import type { AttemptResult } from "./attempt.ts";
@@ -38,14 +39,28 @@ export function summaryLine(s: SuiteSummary): string {
 
 export const TABLE_HEADER = ["task", "seed", "score", "steps", "tokens", "cost_usd", "seconds"] as const;
 
-/** One attempt as a table row; tokens are input + output. */
+/** With shared learning the table ends with the place each attempt started in. */
+export const ORDER_COLUMN = "order";
+
+/** One attempt as a table row; tokens are input + output; its start order when learning was shared. */
 export function attemptRow(a: AttemptResult): string[] {
-  return [a.taskId, String(a.seed), a.score.toFixed(2), String(a.steps), String(a.inputTokens + a.outputTokens), (a.costMicroUsd / 1e6).toFixed(4), (a.durationMs / 1000).toFixed(1)];
+  return [a.taskId, String(a.seed), a.score.toFixed(2), String(a.steps), String(a.inputTokens + a.outputTokens), (a.costMicroUsd / 1e6).toFixed(4), (a.durationMs / 1000).toFixed(1), ...(a.order ? [String(a.order)] : [])];
 }
 
-/** Rows padded into columns (numbers right-aligned). */
+/** Rows padded into columns (numbers right-aligned); an order column when the rows carry one. */
 export function formatTable(rows: string[][]): string {
-  const all = [[...TABLE_HEADER], ...rows];
-  const widths = TABLE_HEADER.map((_, c) => Math.max(...all.map((r) => r[c]!.length)));
+  const header: string[] = rows.some((r) => r.length > TABLE_HEADER.length) ? [...TABLE_HEADER, ORDER_COLUMN] : [...TABLE_HEADER];
+  const all = [header, ...rows.map((r) => header.map((_, c) => r[c] ?? ""))];
+  const widths = header.map((_, c) => Math.max(...all.map((r) => r[c]!.length)));
   return all.map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join("  ")).join("\n");
+}
+
+/** What the attempts learned from: the snapshot every one started from, or, shared, the order they started in. */
+export function learningLine(out: { learning: "isolated" | "shared"; snapshot: { skills: unknown[]; shortcuts: unknown[]; lessons: unknown[] } | null; attempts: AttemptResult[] }): string {
+  if (out.learning === "isolated") {
+    const s = out.snapshot;
+    return `learning isolated: every attempt started from the workspace's learning at the suite's start (${s?.skills.length ?? 0} skills, ${s?.shortcuts.length ?? 0} shortcuts, ${s?.lessons.length ?? 0} lessons)`;
+  }
+  const started = [...out.attempts].sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
+  return `learning shared: each attempt read what the attempts that ended before it left; started in this order: ${started.map((a) => `${a.order}. ${a.taskId} seed ${a.seed}`).join(", ")}`;
 }

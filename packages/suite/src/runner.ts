@@ -1,15 +1,17 @@
 // The suite: every selected task under seeds 1..n, `parallel` attempts at a time, each recorded in the state core as
 // it ends (a suite run whose attempts link their runs), then the figures. The API is reached through
-// packages/client with the suite's agent token.
+// packages/client with the suite's agent token. Attempts read the learning of the suite's start unless it is shared
+// (learning.ts).
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AgentEvent, ModelsInit } from "@phoneloop/agent";
+import type { AgentEvent, ControlPlane, ModelsInit } from "@phoneloop/agent";
 import { createApiClient, newAgentId } from "@phoneloop/client";
 import { MemoryCredentialStore } from "@phoneloop/device";
 import { adbPublicKeyLine } from "@phoneloop/device/node";
 import type { Perturbation } from "@phoneloop/virtual-phone";
 import { runAttempt, type AttemptResult, type GateAnswerer } from "./attempt.ts";
+import { learningAsOf, snapshotLearning, type LearningSnapshot, type SuiteLearning } from "./learning.ts";
 import { summarize, type SuiteSummary } from "./report.ts";
 import type { SuiteTask } from "./tasks.ts";
 
@@ -26,6 +28,8 @@ export interface SuiteInit {
   seeds: number;
   parallel: number;
   perturb: readonly Perturbation[];
+  /** isolated (default): every attempt reads the learning of the suite's start; shared: what earlier attempts left, their order recorded. */
+  learning?: SuiteLearning;
   answerGate?: GateAnswerer;
   attemptTimeoutMs?: number;
   signal?: AbortSignal;
@@ -38,9 +42,13 @@ export interface SuiteOutcome {
   status: "completed" | "failed";
   attempts: AttemptResult[];
   summary: SuiteSummary;
+  learning: SuiteLearning;
+  /** isolated: what every attempt started from. */
+  snapshot: LearningSnapshot | null;
 }
 
 export async function runSuite(init: SuiteInit): Promise<SuiteOutcome> {
+  const learning = init.learning ?? "isolated";
   const client = createApiClient({ apiUrl: init.apiUrl, auth: { kind: "token", token: init.agentToken } });
   const suite = await client.suite.start.mutate({
     modelProfile: init.profile.name,
@@ -48,7 +56,11 @@ export async function runSuite(init: SuiteInit): Promise<SuiteOutcome> {
     scenarios: init.scenarios,
     seeds: init.seeds,
     perturbations: [...init.perturb],
+    learning,
   });
+  // Taken after the suite run is recorded: its attempts are what comes after.
+  const snapshot = learning === "isolated" ? await snapshotLearning(client) : null;
+  const controlPlaneView = snapshot ? (cp: ControlPlane) => learningAsOf(cp, snapshot) : undefined;
   // One ADB key for the suite: every attempt's phone trusts it from the start, as a phone that allowed this computer.
   const dir = mkdtempSync(join(tmpdir(), "phoneloop-suite-"));
   const credentialStore = new MemoryCredentialStore("suite@phoneloop");
@@ -63,6 +75,7 @@ export async function runSuite(init: SuiteInit): Promise<SuiteOutcome> {
   let next = 0;
   const worker = async () => {
     while (next < queue.length && !init.signal?.aborted) {
+      const order = next + 1;
       const { task, seed } = queue[next++]!;
       const result = await runAttempt({
         apiUrl: init.apiUrl,
@@ -78,7 +91,9 @@ export async function runSuite(init: SuiteInit): Promise<SuiteOutcome> {
         ...(init.attemptTimeoutMs ? { timeoutMs: init.attemptTimeoutMs } : {}),
         ...(init.signal ? { signal: init.signal } : {}),
         ...(init.onEvent ? { onEvent: (e: AgentEvent) => init.onEvent!({ taskId: task.id, seed }, e) } : {}),
+        ...(controlPlaneView ? { controlPlaneView } : {}),
       });
+      if (learning === "shared") result.order = order;
       await client.suite.recordAttempt.mutate({ suiteRunId: suite.id, ...result, reason: result.reason.slice(0, 2000) });
       attempts.push(result);
       init.onAttempt?.(result);
@@ -92,5 +107,5 @@ export async function runSuite(init: SuiteInit): Promise<SuiteOutcome> {
   const status = attempts.length === queue.length ? "completed" : "failed";
   await client.suite.finish.mutate({ suiteRunId: suite.id, status });
   attempts.sort((a, b) => queue.findIndex((q) => q.task.id === a.taskId && q.seed === a.seed) - queue.findIndex((q) => q.task.id === b.taskId && q.seed === b.seed));
-  return { suiteRunId: suite.id, status, attempts, summary: summarize(attempts) };
+  return { suiteRunId: suite.id, status, attempts, summary: summarize(attempts), learning, snapshot };
 }

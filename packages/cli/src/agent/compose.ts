@@ -4,7 +4,7 @@
 import { hostname } from "node:os";
 import { createModels, outageFeed, readingInLocale, runAgent, systemClock, type AgentConfig, type AgentEvent, type Clock, type Device, type Models, type ModelsInit, type RunOutcome } from "@phoneloop/agent";
 import { nodeImages } from "@phoneloop/agent/node";
-import type { Ocr } from "@phoneloop/agent/ports";
+import type { ControlPlane, Ocr } from "@phoneloop/agent/ports";
 import { createNodeOcr, OcrUnavailable, type OcrReader } from "@phoneloop/ocr/node";
 import { checkApi, createApiClient, createControlPlane, newAgentId, type RetryNotice } from "@phoneloop/client";
 import { connectDevice, type DeviceSpec } from "./device.ts";
@@ -44,6 +44,8 @@ export interface HeadlessInit {
    * reader over Debian's Tesseract language data; null, or no data installed: none (such taps are then gated).
    */
   ocr?: Ocr | null;
+  /** What the run sees of the state core, when not all of it as it is now (a suite's attempt reads the learning of the suite's start). */
+  controlPlaneView?: (cp: ControlPlane) => ControlPlane;
 }
 
 /** The Node OCR reader when its language data is installed (its worker starts on the first blind screen). */
@@ -86,7 +88,7 @@ export async function runHeadless(init: HeadlessInit): Promise<RunOutcome & { ta
     const info = await device.info().catch(() => null);
     const models = isModels(init.models) ? init.models : createModels({ ...init.models, clock });
     const out = await runAgent(
-      { device, models, controlPlane, clock, images: nodeImages, outages, ...(ocr ? { ocr: readingInLocale(ocr, info?.locale) } : {}) },
+      { device, models, controlPlane: init.controlPlaneView ? init.controlPlaneView(controlPlane) : controlPlane, clock, images: nodeImages, outages, ...(ocr ? { ocr: readingInLocale(ocr, info?.locale) } : {}) },
       {
         ...(init.goal ? { goal: init.goal } : {}),
         ...(init.goalId ? { goalId: init.goalId } : {}),

@@ -20,6 +20,8 @@ export const RecordSuiteAttemptInput = z.object({
   outputTokens: Count,
   costMicroUsd: BigCount,
   durationMs: Count,
+  /** With shared learning: the place the attempt started in (1, 2, …), recorded in its suite.recordAttempt Event. */
+  order: z.number().int().min(1).max(1_000_000).optional(),
 });
 export type RecordSuiteAttemptInput = z.input<typeof RecordSuiteAttemptInput>;
 
@@ -57,7 +59,7 @@ export async function recordSuiteAttempt(db: DbOrTx, raw: RecordSuiteAttemptInpu
           createdAt: await currentTime(tx, ctx),
         },
       });
-      await appendEvent(tx, { operator: "suite.recordAttempt", actor, subjectId: row.id, workspaceId: suite.workspaceId, payload: { suiteRunId: i.suiteRunId, taskId: i.taskId, seed: i.seed, score: i.score, runId: i.runId ?? null } }, ctx);
+      await appendEvent(tx, { operator: "suite.recordAttempt", actor, subjectId: row.id, workspaceId: suite.workspaceId, payload: { suiteRunId: i.suiteRunId, taskId: i.taskId, seed: i.seed, score: i.score, runId: i.runId ?? null, ...(i.order ? { order: i.order } : {}) } }, ctx);
       return suiteAttemptViewOf(row);
     });
   } catch (e) {

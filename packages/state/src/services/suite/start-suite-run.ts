@@ -15,6 +15,8 @@ export const StartSuiteRunInput = z.object({
   scenarios: Text.trim().min(1).max(1000),
   seeds: z.number().int().min(1).max(1000),
   perturbations: z.array(Text.trim().min(1).max(50)).max(20).default([]),
+  /** What attempts learn from: the workspace's learning at the suite's start (isolated), or each other's (shared). Recorded in the suite.start Event. */
+  learning: z.enum(["isolated", "shared"]).default("isolated"),
 });
 export type StartSuiteRunInput = z.input<typeof StartSuiteRunInput>;
 
@@ -35,7 +37,7 @@ export async function startSuiteRun(db: DbOrTx, raw: StartSuiteRunInput, ctx?: O
         startedAt: await currentTime(tx, ctx),
       },
     });
-    await appendEvent(tx, { operator: "suite.start", actor, subjectId: row.id, workspaceId: i.workspaceId, payload: { tasks: i.tasks, seeds: i.seeds, modelProfile: i.modelProfile } }, ctx);
+    await appendEvent(tx, { operator: "suite.start", actor, subjectId: row.id, workspaceId: i.workspaceId, payload: { tasks: i.tasks, seeds: i.seeds, modelProfile: i.modelProfile, learning: i.learning } }, ctx);
     return suiteRunViewOf(row);
   });
 }
