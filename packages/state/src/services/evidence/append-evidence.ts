@@ -6,7 +6,7 @@ import { parseInput } from "../../domain/input.ts";
 import { HELD_STATES } from "../../domain/todo-transitions.ts";
 import { Count, Id, IdempotencyKey, JsonObject, Text } from "../../domain/schemas.ts";
 import { EVIDENCE_KINDS } from "../../domain/vocabulary.ts";
-import { refineEvidenceData } from "../../domain/evidence.ts";
+import { parseEvidenceData, refineEvidenceData } from "../../domain/evidence.ts";
 import { actorOf, appendEvents, atParam, inTx, randomId, type DbOrTx, type EventInput, type OperatorContext, type Tx } from "../operator.ts";
 import { lockTodo, requireHolder } from "../todo/held.ts";
 import { workspaceOfGoal } from "../idempotency-keys.ts";
@@ -73,6 +73,14 @@ export interface EvidenceRowInput {
  */
 export async function insertEvidence(tx: Tx, rows: EvidenceRowInput[], ctx?: OperatorContext, events?: EventInput[]): Promise<AppendEvidenceResult[]> {
   if (!rows.length) return [];
+  // Every row is its kind's, whoever inserts it (the operators' inputs checked it already; the core's own writers,
+  // such as run.resume's row, are checked here).
+  rows.forEach(({ values: i }, k) => {
+    const r = parseEvidenceData(i.kind, i.data);
+    if (r.success) return;
+    const path = [`evidence.${k}.data`, ...r.error.issues[0]!.path.map(String)].join(".");
+    throw new StateError("INVALID_INPUT", `evidence.insert: ${path}: ${r.error.issues[0]!.message}`, { issues: [{ path, message: r.error.issues[0]!.message }] });
+  });
   const ids = rows.map(() => randomId("ev"));
   const params: unknown[] = [];
   const values = rows.map(({ values: i, at }, k) => {

@@ -6,7 +6,7 @@ import { useTestDatabase, seedClaimed, seedGoal } from "../../testing/index.ts";
 import type { StateError } from "../../domain/errors.ts";
 import { EVIDENCE_KINDS } from "../../domain/vocabulary.ts";
 import { EVIDENCE_SAMPLES, MALFORMED_EVIDENCE, STEP_OUTCOME_SAMPLE } from "../../testing/evidence-samples.ts";
-import { appendEvidence } from "./append-evidence.ts";
+import { appendEvidence, insertEvidence } from "./append-evidence.ts";
 import { appendStep } from "../run/append-step.ts";
 import { recordStep } from "../run/record-step.ts";
 import { startRun } from "../run/start-run.ts";
@@ -51,6 +51,14 @@ describe("evidence is validated on insert", () => {
       expect(await t.db.evidence.count({ where: { runId: run.id } })).toBe(0);
     });
   }
+
+  it("the core's own writers are held to the schemas too (a row inserted without an operator's input)", async () => {
+    const goal = await seedGoal(t.db);
+    const e = await err(t.db.$transaction((tx) => insertEvidence(tx, [{ values: { goalId: goal.id, kind: "anomaly", summary: "resumed", data: { fault: "resumed", status: "blocked" }, idempotencyKey: `${goal.id}-r` }, at: null }])));
+    expect(e?.code).toBe("INVALID_INPUT");
+    expect(e?.message).toContain("evidence.insert: evidence.0.data.endReason");
+    expect(await t.db.evidence.count({ where: { goalId: goal.id } })).toBe(0);
+  });
 
   it("an unknown kind is refused", async () => {
     const goal = await seedGoal(t.db);
