@@ -1,6 +1,7 @@
 // Who must act next: open gates (oldest first, with who may answer), expired leases, interrupted runs (with the
 // action that resumes them), goals whose todos are all done (proposed for completion), blocked todos, exhausted quota.
 import { z } from "zod";
+import type { GateKind } from "../domain/gate.ts";
 import { parseInput } from "../domain/input.ts";
 import { PAGE_LIMIT, type Page } from "../domain/page.ts";
 import { Id, Text } from "../domain/schemas.ts";
@@ -23,7 +24,7 @@ export type AttentionWho =
   | { kind: "planner" };
 
 export type AttentionItem =
-  | { kind: "gate_waiting"; who: AttentionWho; goalId: string; gateId: string; todoId: string | null; question: string; options: string[]; since: Date }
+  | { kind: "gate_waiting"; who: AttentionWho; goalId: string; gateId: string; todoId: string | null; question: string; options: string[]; gateKind: GateKind; since: Date }
   | { kind: "lease_expired"; who: AttentionWho; goalId: string; todoId: string; title: string; previousOwner: string; since: Date }
   | { kind: "todo_blocked"; who: AttentionWho; goalId: string; todoId: string; title: string; reason: string | null; since: Date }
   /** A run whose worker died: `action` is the one click that resumes it (run.resume with the run id, or the worker's flag). */
@@ -67,7 +68,7 @@ export async function attentionQueue(db: DbOrTx, raw: AttentionQueueInput, ctx?:
   ]);
   const items: AttentionItem[] = [];
   for (const g of gates) {
-    items.push({ kind: "gate_waiting", who: { kind: "members", roles: g.answerRoles }, goalId: g.goalId, gateId: g.id, todoId: g.todoId, question: g.question, options: g.options, since: g.createdAt });
+    items.push({ kind: "gate_waiting", who: { kind: "members", roles: g.answerRoles }, goalId: g.goalId, gateId: g.id, todoId: g.todoId, question: g.question, options: g.options, gateKind: g.kind, since: g.createdAt });
   }
   for (const l of expired) {
     items.push({ kind: "lease_expired", who: { kind: "agents", capabilities: l.todo.requiredCapabilities ?? [] }, goalId: l.todo.goalId, todoId: l.todoId, title: l.todo.title, previousOwner: l.ownerId, since: l.expiresAt });

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { StateError } from "../domain/errors.ts";
 import { parseInput } from "../domain/input.ts";
 import { Id } from "../domain/schemas.ts";
+import type { GateKind } from "../domain/gate.ts";
 import type { GateStatusView } from "../domain/status.ts";
 import type { DbOrTx } from "../services/operator.ts";
 
@@ -15,6 +16,14 @@ export type GateDetail = {
   todoId: string | null;
   runId: string | null;
   evidenceIds: string[];
+  /** approval or question, as stored when the gate opened (readers never guess it from the options). */
+  kind: GateKind;
+  /** The permission tier that opened it (null for a gate a person opened). */
+  tier: string | null;
+  /** The action the gate asks about, as the runtime proposed it. */
+  action: Record<string, unknown> | null;
+  /** Why the policy opened it: its rule, the evidence it matched and its version. */
+  policy: { ruleId: string; evidence: string[]; policyVersion: string } | null;
   createdAt: Date;
   resolvedAt: Date | null;
 } & GateStatusView;
@@ -29,6 +38,10 @@ export async function gateDetail(db: DbOrTx, raw: GateDetailInput): Promise<Gate
     todoId: g.todoId,
     runId: g.runId,
     evidenceIds: g.evidenceIds,
+    kind: g.kind,
+    tier: g.tier,
+    action: (g.action ?? null) as GateDetail["action"],
+    policy: (g.policy ?? null) as GateDetail["policy"],
     createdAt: g.createdAt,
     resolvedAt: g.resolvedAt,
   };

@@ -120,7 +120,7 @@ function AttentionRow({ item, goalTitle, now }: { item: AttentionItem; goalTitle
             <Link href={`/gates/${encodeURIComponent(item.gateId)}`} className={ui.button}>
               <SearchCheck size={14} aria-hidden /> Review with the screenshot
             </Link>
-            <GateDecision gateId={item.gateId} question={item.question} options={item.options} compact />
+            <GateDecision gateId={item.gateId} question={item.question} options={item.options} kind={item.gateKind} answerRoles={item.who.kind === "members" ? item.who.roles : []} compact />
           </div>
         </li>
       );

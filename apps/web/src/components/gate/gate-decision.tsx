@@ -12,17 +12,18 @@ import ui from "../ui/ui.module.css";
 /** An answer of `null` is one the person writes (a gate without options). */
 type Decision = { decision: "approve" } | { decision: "deny" } | { decision: "answer"; answer: string | null };
 
-/** Options that are an approval question rather than a choice between answers. */
-const APPROVAL = new Set(["approve", "deny"]);
-
-export function GateDecision({ gateId, question, options, compact }: { gateId: string; question: string; options: string[]; compact?: boolean }) {
+/**
+ * `kind` is the gate's own, stored by the core when it opened: an approval is approved or denied; a question is
+ * answered with one of its options, or in words when it has none. `answerRoles` are the roles the core recorded as
+ * the ones that answer it.
+ */
+export function GateDecision({ gateId, question, options, kind, answerRoles, compact }: { gateId: string; question: string; options: string[]; kind: "approval" | "question"; answerRoles: string[]; compact?: boolean }) {
   const session = useSession();
   const ops = useOperators();
   const [pending, setPending] = useState<Decision | null>(null);
   if (!session.may("answer_gate")) {
-    return <p className={ui.dialogText}>An approver or admin answers this gate; you can follow it here.</p>;
+    return <p className={ui.dialogText}>{rolesSentence(answerRoles)} answers this gate; you can follow it here.</p>;
   }
-  const answers = options.filter((o) => !APPROVAL.has(o));
   const title =
     pending?.decision === "approve" ? "Approve"
     : pending?.decision === "deny" ? "Deny"
@@ -31,7 +32,7 @@ export function GateDecision({ gateId, question, options, compact }: { gateId: s
     : "";
   return (
     <div style={{ display: "flex", flexWrap: "wrap", gap: 8 }} data-field="gate-decision">
-      {answers.length === 0 ? (
+      {kind === "approval" ? (
         <>
           <button type="button" className={`${ui.button} ${ui.primary}`} onClick={() => setPending({ decision: "approve" })}>
             <Check size={14} aria-hidden /> Approve…
@@ -39,14 +40,13 @@ export function GateDecision({ gateId, question, options, compact }: { gateId: s
           <button type="button" className={`${ui.button} ${ui.danger}`} onClick={() => setPending({ decision: "deny" })}>
             <X size={14} aria-hidden /> Deny…
           </button>
-          {options.length === 0 ? (
-            <button type="button" className={ui.button} onClick={() => setPending({ decision: "answer", answer: null })}>
-              <MessageSquareReply size={14} aria-hidden /> Answer in words…
-            </button>
-          ) : null}
         </>
+      ) : options.length === 0 ? (
+        <button type="button" className={ui.button} onClick={() => setPending({ decision: "answer", answer: null })}>
+          <MessageSquareReply size={14} aria-hidden /> Answer in words…
+        </button>
       ) : (
-        answers.map((answer) => (
+        options.map((answer) => (
           <button key={answer} type="button" className={ui.button} onClick={() => setPending({ decision: "answer", answer })}>
             <MessageSquareReply size={14} aria-hidden /> {compact ? answer : `Answer "${answer}"`}…
           </button>
@@ -74,4 +74,11 @@ export function GateDecision({ gateId, question, options, compact }: { gateId: s
       />
     </div>
   );
+}
+
+/** "An approver or admin", from the roles the gate names (an article before the first). */
+function rolesSentence(roles: string[]): string {
+  if (!roles.length) return "A member with the right role";
+  const first = roles[0]!;
+  return `${/^[aeiou]/.test(first) ? "An" : "A"} ${roles.join(" or ")}`;
 }

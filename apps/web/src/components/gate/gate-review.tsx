@@ -109,7 +109,7 @@ export function GateReview({ gateId }: { gateId: string }) {
 
         {g.status === "open" ? (
           <section className={styles.block} aria-label="Your decision">
-            <GateDecision gateId={g.id} question={g.question} options={g.options} />
+            <GateDecision gateId={g.id} question={g.question} options={g.options} kind={g.kind} answerRoles={g.answerRoles} />
           </section>
         ) : g.status === "expired" ? (
           <section className={styles.block}>

@@ -156,6 +156,24 @@ describe("gate and its todo", () => {
     expect(((await claimTodo(t.db, { agentId: agent.id, todoId: todo.id, ttlMs: 60_000 }).catch((x: StateError) => x)) as StateError).code).toBe("ILLEGAL_TRANSITION");
   });
 
+  it("what a gate is reads back as stored: gate.get and the attention queue carry its kind, gate.get its tier, action and policy", async () => {
+    const { gateDetail } = await import("../../projections/gate-detail.ts");
+    const { attentionQueue } = await import("../../projections/attention-queue.ts");
+    const goal = await seedGoal(t.db);
+    const policy = { ruleId: "money.pay_verb", evidence: ['the button reads "Pay 20 EUR"'], policyVersion: "builtin-2026.11" };
+    const { gate } = await openGate(t.db, { goalId: goal.id, question: "Tap Pay 20 EUR in the booking app?", options: ["approve", "deny"], kind: "approval", tier: "high_risk", action: { type: "click", element: "7" }, policy });
+    // A question whose only options read like an approval is still a question: the stored kind wins over the options.
+    const { gate: asked } = await openGate(t.db, { goalId: goal.id, question: "Should the agent approve or deny the invite?", options: ["approve", "deny"], kind: "question", tier: "question" });
+    expect(await gateDetail(t.db, { gateId: gate.id })).toMatchObject({ kind: "approval", tier: "high_risk", action: { type: "click", element: "7" }, policy, status: "open" });
+    expect(await gateDetail(t.db, { gateId: asked.id })).toMatchObject({ kind: "question", tier: "question", action: null, policy: null });
+    const queue = await attentionQueue(t.db, { workspaceId: goal.workspaceId, goalId: goal.id });
+    const gates = queue.items.flatMap((x) => (x.kind === "gate_waiting" ? [[x.gateId, x.gateKind]] : []));
+    expect(gates).toEqual([
+      [gate.id, "approval"],
+      [asked.id, "question"],
+    ]);
+  });
+
   it("a gate's kind, when its opener does not say, follows its options: approve and deny ask for an approval", async () => {
     const goal = await seedGoal(t.db);
     expect((await seedGate(t.db, goal.id, { options: ["approve", "deny"] })).kind).toBe("approval");
