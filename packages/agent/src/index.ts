@@ -19,7 +19,6 @@ export { step, type Observation, type Effect, type StepResult } from "./graph/ex
 export type { RunReport } from "./graph/summarizer.ts";
 export { DEFAULT_CONFIG, WorkerKilled, type AgentConfig, type AgentEvent, type RunState, type ExecutorReturn, type ExitReason, type NodeName } from "./graph/state.ts";
 export { createModels, type ModelsInit, type RoleModelInit } from "./model/models.ts";
-export { validateSkill, type SkillReplayOptions } from "./skills/validate.ts";
 export { runSkill, type SkillRunResult, type SkillRunOptions } from "./skills/execute.ts";
 export { readSkillBody, findElement, checkContract, type SkillBody, type SkillStep, type ScreenContract, type ElementSelector } from "./skills/contract.ts";
 export { distilSkill, recordedActions, dropDetours, skillName } from "./skills/distil.ts";

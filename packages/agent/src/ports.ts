@@ -67,6 +67,7 @@ export interface Ocr {
   read(png: Uint8Array, opts?: { around?: { x: number; y: number }; locale?: string }): Promise<OcrReading>;
 }
 
+
 // ─── Model ────────────────────────────────────────────────────────────────────────────────────────────
 /** "guard": an optional cheap model the permission checkpoint asks when its rules are unsure. */
 export type ModelRole = "planner" | "executor" | "summarizer" | "guard";
@@ -267,9 +268,9 @@ export interface EvidenceFields {
   /** A screenshot or other bytes, stored content-addressed by sha256. */
   blob?: { bytes: Uint8Array; mime: string };
 }
-
 /** An evidence row as a writer builds it: its data is held to its kind's schema at compile time (and by the core on insert). */
 export type EvidenceInput = EvidenceFields & EvidenceBody;
+
 export interface Evidence {
   id: string;
   goalId: string;
@@ -509,11 +510,14 @@ export interface ControlPlane {
   // ── learning: skills, deeplink shortcuts, lessons (the workspace's, per app) ──
   /** The workspace's skills; one app's (and app version's) when given. */
   listSkills(filter: { app?: string; appVersion?: string; status?: SkillStatus }): Promise<SkillRecord[]>;
-  /** A skill distilled from a run; the same app, app version and name again is its repair (the next version, a candidate until replayed). */
+  /** A skill distilled from a run; the same app, app version and name again is its repair (the next version, a candidate until a run's use validates it). */
   saveSkill(input: { app: string; appVersion: string; name: string; goal: string; body: Record<string, unknown>; runId: string }): Promise<SkillRecord>;
-  /** validated after a replay on a fresh phone; disabled / candidate as a person sets it. */
-  setSkillStatus(input: { skillId: string; status: SkillStatus }): Promise<SkillRecord>;
-  recordSkillUse(input: { skillId: string; ok: boolean }): Promise<void>;
+  /**
+   * A use by the run's todo: reached its end screen (ok), or handed back before step `failedAt` for `reason`. The
+   * core decides from the uses (an agent never sets a skill's status): a candidate whose use reached its end for a
+   * todo that was accepted is validated when the run finishes; two failures in a row retire its version.
+   */
+  recordSkillUse(input: { skillId: string; runId: string; todoId: string; ok: boolean; failedAt?: number; reason?: string }): Promise<void>;
   listShortcuts(filter: { app: string; appVersion: string; status?: ShortcutStatus }): Promise<ShortcutRecord[]>;
   /** What the package manager declares; known URIs keep their status. Returns the app version's shortcuts. */
   saveShortcuts(input: { app: string; appVersion: string; shortcuts: { uri: string; activity: string }[] }): Promise<ShortcutRecord[]>;

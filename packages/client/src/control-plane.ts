@@ -278,11 +278,6 @@ export function createControlPlane(client: ApiClient, opts: ControlPlaneOptions)
     async saveSkill(input) {
       return skillOf(await call("skill.save", () => client.skill.save.mutate(input)));
     },
-    async setSkillStatus(input) {
-      // An agent records a validation replay (skill.recordValidation); other status changes are a person's (skill.update).
-      if (input.status === "validated") return skillOf(await call("skill.recordValidation", () => client.skill.recordValidation.mutate({ skillId: input.skillId })));
-      return skillOf(await call("skill.update", () => client.skill.update.mutate(input)));
-    },
     async recordSkillUse(input) {
       await call("skill.recordUse", () => client.skill.recordUse.mutate(input));
     },

@@ -538,17 +538,35 @@ export function describeControlPlaneContract(name: string, makeSubject: () => Pr
     });
 
     describe("learning", () => {
-      it("a skill saved again is repaired in place: the next version, from the new run, a candidate until validated; uses are counted", async () => {
+      it("a skill saved again is repaired in place: the next version, from the new run, a candidate until a run's use validates it; uses are counted", async () => {
         const app = unique("com.app");
         const first = await cp.saveSkill({ app, appVersion: "1.0", name: "search", goal: "Search", body: { steps: [1] }, runId: "run_a" });
         expect(first).toMatchObject({ app, version: 1, status: "candidate", runId: "run_a" });
-        await cp.setSkillStatus({ skillId: first.id, status: "validated" });
-        await cp.recordSkillUse({ skillId: first.id, ok: true });
+        // Used by a run whose todo is accepted: validated when the run finishes, not before.
+        const r = await running();
+        const run = await cp.startRun({ goalId: r.goalId, agentId: r.agentId });
+        await cp.recordSkillUse({ skillId: first.id, runId: run.id, todoId: r.todo.id, ok: true });
+        await cp.recordTurnResult({ idempotencyKey: unique("turn"), lease: r.ref, kind: "validated_completion", summary: "searched" });
+        expect((await cp.listSkills({ app, status: "validated" }))).toEqual([]);
+        await cp.finishRun({ runId: run.id, agentId: r.agentId, status: "completed", endReason: "all_done", summary: "Searched." });
         expect((await cp.listSkills({ app, status: "validated" })).map((s) => [s.id, s.successes])).toEqual([[first.id, 1]]);
         const repaired = await cp.saveSkill({ app, appVersion: "1.0", name: "search", goal: "Search", body: { steps: [1, 2] }, runId: "run_b" });
         expect(repaired).toMatchObject({ id: first.id, version: 2, status: "candidate", runId: "run_b", body: { steps: [1, 2] } });
         expect(await cp.listSkills({ app, status: "validated" })).toEqual([]);
         expect(await cp.listSkills({ app: unique("com.other") })).toEqual([]);
+      });
+
+      it("a skill's use that handed back validates nothing, and the second failure in a row of a version retires it", async () => {
+        const app = unique("com.app");
+        const skill = await cp.saveSkill({ app, appVersion: "1.0", name: "search", goal: "Search", body: { steps: [1] }, runId: "run_a" });
+        const r = await running();
+        const run = await cp.startRun({ goalId: r.goalId, agentId: r.agentId });
+        await cp.recordSkillUse({ skillId: skill.id, runId: run.id, todoId: r.todo.id, ok: false, failedAt: 1, reason: "the element #go is not on the screen" });
+        await cp.recordTurnResult({ idempotencyKey: unique("turn"), lease: r.ref, kind: "validated_completion", summary: "searched by hand" });
+        await cp.finishRun({ runId: run.id, agentId: r.agentId, status: "completed", endReason: "all_done", summary: "Searched." });
+        expect((await cp.listSkills({ app }))[0]).toMatchObject({ status: "candidate", failures: 1 });
+        await cp.recordSkillUse({ skillId: skill.id, runId: run.id, todoId: r.todo.id, ok: false, failedAt: 0, reason: "expected the screen .Search" });
+        expect((await cp.listSkills({ app }))[0]).toMatchObject({ status: "retired", failures: 2 });
       });
 
       it("shortcuts: discovered once per app version; one failed validation retires one for good", async () => {

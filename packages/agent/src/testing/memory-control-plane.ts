@@ -267,17 +267,16 @@ export class MemoryControlPlane implements ControlPlane {
     this.skills.set(row.id, row);
     return structuredClone(row);
   }
-  async setSkillStatus(i: { skillId: string; status: SkillStatus }) {
-    const s = this.skills.get(i.skillId);
-    if (!s) throw Object.assign(new Error(`Skill ${i.skillId} does not exist in this workspace.`), { code: "NOT_FOUND" });
-    s.status = i.status;
-    return structuredClone(s);
-  }
-  async recordSkillUse(i: { skillId: string; ok: boolean }) {
+  /** Each use as the core keeps it (its skill.recordUse Events): the run's end validates from them. */
+  readonly skillUses: { skillId: string; runId: string; todoId: string; ok: boolean; version: number }[] = [];
+  async recordSkillUse(i: { skillId: string; runId: string; todoId: string; ok: boolean; failedAt?: number; reason?: string }) {
     const s = this.skills.get(i.skillId);
     if (!s) throw Object.assign(new Error(`Skill ${i.skillId} does not exist in this workspace.`), { code: "NOT_FOUND" });
     if (i.ok) s.successes++;
     else s.failures++;
+    const last = [...this.skillUses].reverse().find((u) => u.skillId === s.id);
+    if (!i.ok && (s.status === "candidate" || s.status === "validated") && last && !last.ok && last.version === s.version) s.status = "retired";
+    this.skillUses.push({ skillId: s.id, runId: i.runId, todoId: i.todoId, ok: i.ok, version: s.version });
   }
   async listShortcuts(f: { app: string; appVersion: string; status?: ShortcutStatus }) {
     return [...this.shortcuts.values()].filter((s) => s.app === f.app && s.appVersion === f.appVersion && (!f.status || s.status === f.status)).sort((a, b) => a.uri.localeCompare(b.uri)).map((s) => structuredClone(s));
@@ -527,9 +526,9 @@ export class MemoryControlPlane implements ControlPlane {
   }
 
   // ── evidence ──
+  async appendEvidence(e: EvidenceInput) {
     // The core's schema of the kind's data (a malformed row is INVALID_INPUT naming the field, as the core says it).
     invalidUnless("evidence.append", "data", parseEvidenceData(e.kind, e.data ?? {}));
-  async appendEvidence(e: EvidenceInput) {
     const dup = this.evidence.get(e.idempotencyKey);
     if (dup) return { evidenceId: dup.id, created: false };
     if (e.lease) this.checkLease(e.lease, "appendEvidence");
@@ -639,9 +638,9 @@ export class MemoryControlPlane implements ControlPlane {
     const r = this.running(input.runId, input.agentId, "checkpoint");
     r.checkpoint = structuredClone(input.checkpoint);
   }
+  async appendStep(step: StepInput) {
     invalidUnless("run.appendStep", "action", StepAction.safeParse(step.action));
     invalidUnless("run.appendStep", "observation", StepOutcome.safeParse(step.observation));
-  async appendStep(step: StepInput) {
     const key = `${step.runId}:${step.index}`;
     if (this.steps.has(key)) return { created: false };
     this.running(step.runId, step.agentId, "append a step to");
@@ -654,12 +653,12 @@ export class MemoryControlPlane implements ControlPlane {
     return { sha256 };
   }
   /** All or nothing, as the core's one transaction: every rule a part could break is checked before anything is written. */
+  async recordStep(r: StepRecord): Promise<StepRecordOutcome> {
     for (const [k, e] of (r.evidence ?? []).entries()) invalidUnless("run.recordStep", `evidence.${k}.data`, parseEvidenceData(e.kind, e.data ?? {}));
     if (r.step) {
       invalidUnless("run.recordStep", "step.action", StepAction.safeParse(r.step.action));
       invalidUnless("run.recordStep", "step.observation", StepOutcome.safeParse(r.step.observation));
     }
-  async recordStep(r: StepRecord): Promise<StepRecordOutcome> {
     const fresh = (r.evidence ?? []).some((e) => !this.evidence.has(e.idempotencyKey)) || (r.turnResult ? !this.turns.has(r.turnResult.idempotencyKey) : false);
     if (r.lease && (r.lease.agentId !== r.agentId || r.lease.todoId !== r.todoId)) this.conflict(`recordStep: lease ${r.lease.leaseKey} is ${r.lease.agentId}'s on ${r.lease.todoId}, not this record's.`);
     if (r.turnResult && !r.lease) throw new StateError("INVALID_INPUT", "run.recordStep: leaseKey: a turn result is the holder's: give the lease key of the claim.", { issues: [{ path: "leaseKey" }] });
@@ -687,6 +686,12 @@ export class MemoryControlPlane implements ControlPlane {
   async finishRun(input: { runId: string; agentId: string; status: RunEndStatus; endReason: RunEndReason; summary: string }) {
     const r = this.running(input.runId, input.agentId, "finish");
     Object.assign(r, { status: input.status, endReason: input.endReason, summary: input.summary });
+    // Validation by use, as the core's run.finish decides it.
+    for (const u of this.skillUses) {
+      const s = this.skills.get(u.skillId);
+      const t = this.todos.get(u.todoId);
+      if (u.runId === input.runId && u.ok && s?.status === "candidate" && s.version === u.version && t?.state === "done" && t.lastResult === "validated_completion") s.status = "validated";
+    }
   }
 }
 
