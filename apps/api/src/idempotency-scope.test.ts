@@ -56,9 +56,11 @@ describe("a key another workspace used first is still this workspace's", () => {
     const here = await working(mine);
     const there = await working(theirs);
     const key = `${here.runId}:summary`;
-    const taken = await call(theirs, "evidence.append", { goalId: there.goalId, kind: "summary", summary: "squatted", idempotencyKey: key });
+    // A report as the summarizer writes it (the summary schema).
+    const data = { goal: "g", status: "completed", endReason: "all_done", executed: [], findings: [], blocked: [], conclusion: "Done.", outputs: {}, totals: { steps: 0, modelCalls: 0, inputTokens: 0, outputTokens: 0, microUsd: 0, promptTokensCounted: 0 }, lessons: [] };
+    const taken = await call(theirs, "evidence.append", { goalId: there.goalId, kind: "summary", summary: "squatted", data, idempotencyKey: key });
     expect(taken.status, taken.message).toBe(200);
-    const own = await call(mine, "evidence.append", { goalId: here.goalId, runId: here.runId, kind: "summary", summary: "the run's summary", idempotencyKey: key });
+    const own = await call(mine, "evidence.append", { goalId: here.goalId, runId: here.runId, kind: "summary", summary: "the run's summary", data, idempotencyKey: key });
     expect(own.status, own.message).toBe(200);
     expect(own.data).toMatchObject({ created: true, evidence: { goalId: here.goalId, summary: "the run's summary" } });
     const byKey = await call(mine, "evidence.byKey", { idempotencyKey: key });

@@ -269,6 +269,8 @@ export function parseEvidenceData<K extends EvidenceKind>(kind: K, data: unknown
  * path under `data`, so the caller's error names the field (`data.elements.0.box`).
  */
 export function refineEvidenceData(row: { kind: EvidenceKind; data: unknown }, ctx: z.RefinementCtx): void {
+  // Data the JSON check refused already (too large, not storable) is not read again: one refusal per field.
+  if (ctx.issues.some((i) => i.path?.[0] === "data")) return;
   const r = parseEvidenceData(row.kind, row.data);
   if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: ["data", ...issue.path] });
 }
