@@ -1,6 +1,6 @@
 // The commands: each names its words, flags and positionals, calls one procedure, and says what happened.
 import { readAllPages, type ApiClient, type RouterOutputs } from "@phoneloop/client";
-import { PAGE_LIMIT } from "@phoneloop/state/domain";
+import { GATE_ANSWER_ROLES, PAGE_LIMIT } from "@phoneloop/state/domain";
 import { UsageError, type Options } from "./args.ts";
 import type { CommandArgs } from "./run.ts";
 import { duration, relative, table } from "./format.ts";
@@ -222,7 +222,7 @@ export const COMMANDS: Command[] = [
   {
     path: ["gate", "resolve"],
     usage: "gate resolve <gateId> --decision <approve|deny|answer> --rationale … [--answer …]",
-    summary: "Answer a gate (an approver or admin; agent tokens may not: answer in the web app).",
+    summary: `Answer a gate (an ${GATE_ANSWER_ROLES.join(" or ")}; agent tokens may not: answer in the web app).`,
     args: ["gateId"],
     options: { decision: { type: "string" }, answer: { type: "string" }, rationale: { type: "string" } },
     async run({ client, args }) {

@@ -14,6 +14,7 @@ import { useConnectedPhone } from "../device/phone-store.tsx";
 import { useRunner } from "../runner/runner-store.tsx";
 import ui from "../ui/ui.module.css";
 import styles from "./goal.module.css";
+import { GATE_ANSWER_ROLES } from "@phoneloop/state/domain";
 
 interface Draft {
   title: string;
@@ -153,7 +154,7 @@ export function NewGoalForm() {
           </select>
         </label>
         {tasks.error ? <p className={styles.note}>The built-in tasks could not be loaded ({describeProblem(tasks.error, apiUrl).message}); write the goal yourself.</p> : null}
-        {chosen?.payment ? <p className={styles.note}>This task pays for something: the run stops before paying and waits for an approver at a gate.</p> : null}
+        {chosen?.payment ? <p className={styles.note}>This task pays for something: the run stops before paying and waits at a gate for an {GATE_ANSWER_ROLES.join(" or ")}.</p> : null}
       </fieldset>
 
       <label className={ui.field}>
