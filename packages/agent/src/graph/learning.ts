@@ -53,10 +53,10 @@ export async function prepareLearning(ctx: RunContext, goal: string): Promise<Le
   // A phone without a package manager to ask names no apps, so nothing is offered.
   if (!device.packageManager) return learned;
   const [launchers, fg] = await Promise.all([launcherApps(device), device.foreground().catch(() => null)]);
-  // The goal's apps: those it names (or the one in front), and those of validated skills made for a similar goal.
+  // The goal's apps: those it names (or the one in front), and those of skills offered made for a similar goal.
   const [validated, candidates] = await Promise.all([cp.listSkills({ status: "validated" }), cp.listSkills({ status: "candidate" })]);
   const apps = appsOfGoal(goal, launchers, fg?.packageName ?? null);
-  for (const s of validated) {
+  for (const s of [...validated, ...candidates]) {
     const launcher = launchers.find((a) => a.packageName === s.app);
     if (launcher && !apps.includes(launcher) && goalSimilarity(goal, s.goal) >= SKILL_GOAL_SIMILARITY) apps.push(launcher);
   }
