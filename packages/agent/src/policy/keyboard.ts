@@ -20,7 +20,7 @@ export function imeEnterKeys(s: Scene): string[] {
     if (k && n.clickable) {
       const label = labelOf(n);
       const p = label ? prepare(label) : null;
-      if (p && (s.w.lists.enterKeys.isWhole(p) || s.w.lists.searchField.isWhole(p))) found.push(label);
+      if (p && (s.w.lists.enterKeys.isWhole(p) || s.w.lists.newlineKeys.isWhole(p) || s.w.lists.searchField.isWhole(p))) found.push(label);
     }
     for (const c of n.children) walk(c, k);
   };
@@ -44,6 +44,13 @@ export function judgeEnter(s: Scene, v: Verdict, field: UiNode | undefined, via:
   const key = sendKey ?? keys.find(searching) ?? keys[0] ?? null;
   const keySends = sendKey !== null;
   const keySearches = !keySends && key !== null && searching(key);
+  // "改行", "换行", "Neue Zeile": a keyboard whose Enter key breaks the line (the app asked for no action, as a
+  // multi-line message field does) types a line break; sending is the app's own Send button.
+  const newline = !keySends && !keySearches && key !== null && s.w.lists.newlineKeys.isWhole(prepare(key));
+  if (newline) {
+    v.normal("enter.newline", `${via} types a line break (the keyboard's Enter key says ${q(key)})`);
+    return;
+  }
   const fp = fieldWords(field);
   if (!keySends && (keySearches || s.w.lists.searchField.find(fp))) {
     v.normal("enter.search", keySearches ? `${via} runs a search (the keyboard's Enter key says ${q(key!)})` : `${via} runs a search`);

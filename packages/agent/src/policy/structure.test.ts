@@ -759,3 +759,17 @@ describe("making an app the SMS app, in the platform dialog's wording", () => {
     expect(decidePermission(click, { target: yes, tree: screen([dialog([text(title), button("·"), yes])]) })).toMatchObject({ tier: "high_risk", kind: "permission" });
   });
 });
+
+describe("the fifth round's classes", () => {
+  const keyboard = (label: string) => node({ className: "android.widget.FrameLayout", packageName: "com.google.android.inputmethod.latin", clickable: false, children: [node({ className: "android.widget.FrameLayout", contentDesc: label, packageName: "com.google.android.inputmethod.latin" })] });
+  it.each(["改行", "换行", "줄바꿈", "Neue Zeile", "New line", "Новая строка", "ขึ้นบรรทัดใหม่", "سطر جديد"])("Enter on a keyboard whose Enter key says %s types a line break in a chat, it sends nothing", (key) => {
+    const field = node({ className: "android.widget.EditText", text: "on my way", focused: true, resourceId: "com.x:id/message_input" });
+    const tree = screen([text("Mom"), field, keyboard(key)], "jp.naver.line.android");
+    expect(decidePermission({ type: "keyboard_enter" }, { target: field, tree, packageName: "jp.naver.line.android" })).toMatchObject({ tier: "normal", ruleId: "enter.newline" });
+  });
+  it("the same chat's Enter with a Send key, or with no key read, still sends", () => {
+    const field = node({ className: "android.widget.EditText", text: "on my way", focused: true, resourceId: "com.x:id/message_input" });
+    expect(decidePermission({ type: "keyboard_enter" }, { target: field, tree: screen([field, keyboard("送信")], "jp.naver.line.android"), packageName: "jp.naver.line.android" })).toMatchObject({ tier: "high_risk", kind: "communication" });
+    expect(decidePermission({ type: "keyboard_enter" }, { target: field, tree: screen([field], "jp.naver.line.android"), packageName: "jp.naver.line.android" })).toMatchObject({ tier: "high_risk", kind: "communication" });
+  });
+});

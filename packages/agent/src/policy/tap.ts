@@ -49,7 +49,7 @@ export function judgeTap(s: Scene, v: Verdict, target: UiNode): string {
   const label = labelOf(target);
   if (path.some((n) => isKeyboardPackage(n.packageName))) {
     // The keyboard's own keys type; only its Enter/Send key submits the focused field.
-    if (w.lists.enterKeys.isWhole(prepare(label))) judgeEnter(s, v, focusedField(s.tree), `the keyboard key ${q(label)}`);
+    if (w.lists.enterKeys.isWhole(prepare(label)) || w.lists.newlineKeys.isWhole(prepare(label))) judgeEnter(s, v, focusedField(s.tree), `the keyboard key ${q(label)}`);
     else v.normal("keyboard.key", `${q(label || "key")} is a key of the on-screen keyboard`);
     return label;
   }

@@ -24,7 +24,7 @@ const COMMIT: Category[] = ["money", "destructive", "communication", "credential
 
 const LIST_NAMES: ListName[] = [
   "composeSubmit", "navigation", "ownership", "dismiss", "negation", "keep", "affirmative", "cancelling", "leaving", "held", "staging", "completed", "confirming", "benignObjects",
-  "searchField", "composeField", "otpField", "identityField", "cardField", "enterKeys", "securitySettings", "personalField", "reveal", "secrets", "manner", "story", "audience",
+  "searchField", "composeField", "otpField", "identityField", "cardField", "enterKeys", "newlineKeys", "securitySettings", "personalField", "reveal", "secrets", "manner", "story", "audience",
 ];
 
 type Entry = { text: string; compound?: boolean };
@@ -34,7 +34,7 @@ function entries(pick: (w: LanguageWords) => string | undefined, compounds = tru
 }
 
 /** Lists of whole short words that never end a compound ("mina" is no ending of "elimina"). */
-const WHOLE_WORD_LISTS: ReadonlySet<ListName> = new Set(["ownership", "dismiss", "negation", "keep", "affirmative", "confirming", "enterKeys"]);
+const WHOLE_WORD_LISTS: ReadonlySet<ListName> = new Set(["ownership", "dismiss", "negation", "keep", "affirmative", "confirming", "enterKeys", "newlineKeys"]);
 
 /** Android's own words for a role, every language. */
 function platform(role: keyof PlatformWords): Entry[] {
