@@ -5,6 +5,7 @@ import type { ReactNode } from "react";
 import { AccountBadge } from "../components/account/account-badge.tsx";
 import { PhoneProvider } from "../components/device/phone-store.tsx";
 import { RunnerProvider } from "../components/runner/runner-store.tsx";
+import { SiteMenu } from "../components/ui/site-menu.tsx";
 import { readEnv } from "../env.ts";
 import { ApiProvider } from "../lib/api.tsx";
 import { DataProvider } from "../lib/data-provider.tsx";
@@ -32,18 +33,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                   <Link href="/" className={styles.brand}>
                     PhoneLoop
                   </Link>
-                  <nav className={styles.nav}>
-                    <Link href="/">Attention</Link>
-                    <Link href="/board">Board</Link>
-                    <Link href="/goals/new">New goal</Link>
-                    <Link href="/devices">Devices</Link>
-                    <Link href="/runs">Runs</Link>
-                    <Link href="/suites">Suites</Link>
-                    <Link href="/learning">Learning</Link>
-                    <Link href="/team">Team</Link>
-                    <Link href="/settings/models">Models</Link>
-                  </nav>
-                  <AccountBadge />
+                  <SiteMenu account={<AccountBadge />} />
                 </header>
                 <main className={styles.main}>{children}</main>
               </RunnerProvider>

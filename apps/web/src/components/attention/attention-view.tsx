@@ -8,6 +8,7 @@ import { describeProblem, useApi } from "../../lib/api.tsx";
 import { formatAgo, LANE_LABEL, whoLabel, type AttentionItem, type GoalSummary, type TodoState } from "../../lib/labels.ts";
 import { useStreamState } from "../../lib/live-cache.tsx";
 import { replanKey, useOperators } from "../../lib/operators.ts";
+import { plainQuestion } from "../../lib/plain-question.ts";
 import { useSession } from "../../lib/session.tsx";
 import { useTRPC } from "../../lib/trpc.ts";
 import { GateDecision } from "../gate/gate-decision.tsx";
@@ -108,11 +109,20 @@ function AttentionRow({ item, goalTitle, now }: { item: AttentionItem; goalTitle
     </Link>
   ) : null;
   switch (item.kind) {
-    case "gate_waiting":
+    case "gate_waiting": {
+      const plain = plainQuestion(item.question);
       return (
         <li className={`${styles.item} ${styles.gate}`} data-kind={item.kind} data-gate-id={item.gateId}>
-          <div className={styles.kind}>Question for {whoLabel(item.who)}</div>
-          <p className={styles.question}>{item.question}</p>
+          <div className={styles.kind}>
+            {plain.asked ? "The agent's question" : "Question"} for {whoLabel(item.who)}
+          </div>
+          <h2 className={styles.question}>{plain.question}</h2>
+          {plain.detail ? (
+            <details className={styles.detail}>
+              <summary>Why it asks</summary>
+              <p>{plain.detail}</p>
+            </details>
+          ) : null}
           <p className={styles.meta}>
             {goal} · open {formatAgo(item.since, now)}
           </p>
@@ -120,10 +130,11 @@ function AttentionRow({ item, goalTitle, now }: { item: AttentionItem; goalTitle
             <Link href={`/gates/${encodeURIComponent(item.gateId)}`} className={ui.button}>
               <SearchCheck size={14} aria-hidden /> Review with the screenshot
             </Link>
-            <GateDecision gateId={item.gateId} question={item.question} options={item.options} kind={item.gateKind} answerRoles={item.who.kind === "members" ? item.who.roles : []} compact />
+            <GateDecision gateId={item.gateId} question={plain.question} options={item.options} kind={item.gateKind} answerRoles={item.who.kind === "members" ? item.who.roles : []} compact />
           </div>
         </li>
       );
+    }
     case "lease_expired":
       return (
         <li className={styles.item} data-kind={item.kind}>

@@ -2,8 +2,9 @@
 // The board across goals: every active goal's todos in one set of lanes, each card naming its goal.
 import { useQueries, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useMemo } from "react";
 import { describeProblem, useApi } from "../../lib/api.tsx";
-import { LANE_ORDER, type BoardCard, type TodoState } from "../../lib/labels.ts";
+import { LANE_ORDER, type TodoState } from "../../lib/labels.ts";
 import { useStreamState } from "../../lib/live-cache.tsx";
 import { useTRPC } from "../../lib/trpc.ts";
 import { Empty } from "../empty.tsx";
@@ -22,17 +23,17 @@ export function AllGoalsBoard() {
   const stream = useStreamState();
   const goals = useQuery(trpc.board.goals.queryOptions({}));
   const shown = (goals.data?.items ?? []).filter((g) => g.status === "active" || g.status === "paused").slice(0, MAX_GOALS);
-  const boards = useQueries({ queries: shown.map((g) => trpc.board.get.queryOptions({ goalId: g.id })) });
+  // The boards' data, the same array while no board changed (combine's result is structurally shared), so the
+  // merged lanes below are a new object only when a board is: a new one on every render would make
+  // useChangedCards set state on every render, a loop that never lets a navigation away from this page commit.
+  const boards = useQueries({ queries: shown.map((g) => trpc.board.get.queryOptions({ goalId: g.id })), combine: (results) => results.map((r) => r.data) });
   const lanes = new Map<TodoState, LaneCard[]>(LANE_ORDER.map((s) => [s, []]));
-  const merged: { state: TodoState; cards: BoardCard[] }[] = [];
   for (const b of boards) {
-    if (!b.data) continue;
-    for (const lane of b.data.lanes) {
-      merged.push(lane);
-      for (const card of lane.cards) lanes.get(lane.state)?.push({ card, goalId: b.data.goal.id, goalTitle: b.data.goal.title });
-    }
+    if (!b) continue;
+    for (const lane of b.lanes) for (const card of lane.cards) lanes.get(lane.state)?.push({ card, goalId: b.goal.id, goalTitle: b.goal.title });
   }
-  const changed = useChangedCards(boards.every((b) => b.data) ? { lanes: merged } : undefined);
+  const merged = useMemo(() => (boards.every((b) => b) ? { lanes: boards.flatMap((b) => b!.lanes) } : undefined), [boards]);
+  const changed = useChangedCards(merged);
 
   if (!goals.data) {
     if (goals.error) return <Problem problem={describeProblem(goals.error, apiUrl)} apiUrl={apiUrl} what="the goals" />;

@@ -148,7 +148,8 @@ export function useChangedCards(board: Pick<Board, "lanes"> | undefined): Set<st
       }
     }
     previous.current = next;
-    setChanged(moved);
+    // Nothing moved and nothing shown as moved: no new state, so no render for nothing.
+    setChanged((shown) => (moved.size === 0 && shown.size === 0 ? shown : moved));
     if (moved.size === 0) return;
     const timer = setTimeout(() => setChanged(new Set()), 2500);
     return () => clearTimeout(timer);

@@ -1,11 +1,17 @@
 "use client";
 // One lane of the board. Only the cards in view are in the DOM (@tanstack/react-virtual), so a lane of 1,000
-// todos scrolls and updates as fast as one of ten.
+// todos scrolls and updates as fast as one of ten. Done and Failed start folded to their count: finished work
+// would otherwise take the width the work in progress needs. Folding changes what is shown, never where a card is.
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useRef, type ReactNode } from "react";
+import { ChevronLeft, ChevronRight } from "lucide-react";
+import { useRef, useState, type ReactNode } from "react";
 import { LANE_HINT, LANE_LABEL, type BoardCard, type TodoState } from "../../lib/labels.ts";
+import ui from "../ui/ui.module.css";
 import { TodoCard } from "./todo-card.tsx";
 import styles from "./board.module.css";
+
+/** Lanes shown folded to their count until someone opens them. */
+const FOLDED: ReadonlySet<TodoState> = new Set(["done", "failed"]);
 
 /** A card and the goal it belongs to (the board across goals mixes goals in one lane). */
 export interface LaneCard {
@@ -23,7 +29,49 @@ export interface LaneProps {
   tools?: ReactNode;
 }
 
-export function Lane({ state, cards, changed, stepLimit, tools }: LaneProps) {
+export function Lane(props: LaneProps) {
+  const foldable = FOLDED.has(props.state);
+  const [open, setOpen] = useState(!foldable);
+  // The toggle is a new button once the lane folds or opens: the focus moves to it, so a keyboard user stays put.
+  const toggled = useRef(false);
+  const toggle = (next: boolean) => {
+    toggled.current = true;
+    setOpen(next);
+  };
+  const focusIfToggled = (el: HTMLButtonElement | null) => {
+    if (el && toggled.current) {
+      toggled.current = false;
+      el.focus();
+    }
+  };
+  const { state, cards } = props;
+  const headingId = `lane-${state}`;
+  const listId = `lane-${state}-cards`;
+  const what = `${cards.length === 1 ? "todo" : "todos"}`;
+  if (!open) {
+    return (
+      <section className={`${styles.lane} ${styles.laneFolded}`} data-lane={state} data-collapsed="true" aria-labelledby={headingId}>
+        <header className={styles.laneHead}>
+          <h2 id={headingId}>
+            {LANE_LABEL[state]} <span className={styles.count}>{cards.length}</span>
+          </h2>
+          <p>{LANE_HINT[state]}</p>
+        </header>
+        <button type="button" className={ui.button} aria-expanded={false} onClick={() => toggle(true)} ref={focusIfToggled}>
+          Show the {cards.length} {LANE_LABEL[state].toLowerCase()} {what} <ChevronRight size={14} aria-hidden />
+        </button>
+      </section>
+    );
+  }
+  const hide = foldable ? (
+    <button type="button" className={ui.button} aria-expanded aria-controls={listId} onClick={() => toggle(false)} ref={focusIfToggled}>
+      <ChevronLeft size={14} aria-hidden /> Hide the {LANE_LABEL[state].toLowerCase()} {what}
+    </button>
+  ) : null;
+  return <OpenLane {...props} listId={listId} headingId={headingId} hide={hide} />;
+}
+
+function OpenLane({ state, cards, changed, stepLimit, tools, listId, headingId, hide }: LaneProps & { listId: string; headingId: string; hide: ReactNode }) {
   const scroller = useRef<HTMLDivElement>(null);
   const virtual = useVirtualizer({
     count: cards.length,
@@ -32,16 +80,20 @@ export function Lane({ state, cards, changed, stepLimit, tools }: LaneProps) {
     overscan: 4,
     getItemKey: (i) => cards[i]!.card.id,
   });
-  const headingId = `lane-${state}`;
   return (
-    <section className={styles.lane} data-lane={state} aria-labelledby={headingId}>
+    <section className={styles.lane} data-lane={state} data-collapsed="false" aria-labelledby={headingId} id={listId}>
       <header className={styles.laneHead}>
         <h2 id={headingId}>
           {LANE_LABEL[state]} <span className={styles.count}>{cards.length}</span>
         </h2>
         <p>{LANE_HINT[state]}</p>
       </header>
-      {tools ? <div className={styles.laneTools}>{tools}</div> : null}
+      {tools || hide ? (
+        <div className={styles.laneTools}>
+          {tools}
+          {hide}
+        </div>
+      ) : null}
       {cards.length === 0 ? (
         <p className={styles.laneEmpty}>Nothing here</p>
       ) : (

@@ -4,7 +4,9 @@ import Link from "next/link";
 import { useApi } from "../../lib/api.tsx";
 import type { BoardCard } from "../../lib/labels.ts";
 import { formatMicroUsd, LANE_LABEL } from "../../lib/labels.ts";
+import { plainQuestion } from "../../lib/plain-question.ts";
 import { TimeLeft } from "../time-left.tsx";
+import { CopyId } from "./copy-id.tsx";
 import { TodoOperators, type Neighbours } from "./todo-operators.tsx";
 import styles from "./board.module.css";
 
@@ -28,9 +30,11 @@ export function TodoCard({ card, changed, neighbours, stepLimit, goalTitle }: To
       ) : null}
       <header className={styles.cardHead}>
         <h3 className={styles.cardTitle}>{card.title}</h3>
-        <span className={`${styles.pill} ${styles[`pill_${card.state}`]}`}>{LANE_LABEL[card.state]}</span>
+        <span className={styles.cardTags}>
+          <span className={`${styles.pill} ${styles[`pill_${card.state}`]}`}>{LANE_LABEL[card.state]}</span>
+          <CopyId id={card.id} what={card.title} />
+        </span>
       </header>
-      <p className={styles.cardId}>{card.id}</p>
       {goalTitle ? (
         <p className={styles.row} data-field="goal">
           <span className={styles.label}>Goal</span>
@@ -42,7 +46,7 @@ export function TodoCard({ card, changed, neighbours, stepLimit, goalTitle }: To
         <p className={styles.row} data-field="owner">
           <span className={styles.label}>Owner</span>
           <span>
-            {card.owner.name} <span className={styles.muted}>({card.owner.agentId})</span>
+            <span title={card.owner.agentId}>{card.owner.name}</span>
             {card.leaseExpiresAt ? (
               <span className={styles.lease} data-field="lease">
                 {" · "}
@@ -56,12 +60,12 @@ export function TodoCard({ card, changed, neighbours, stepLimit, goalTitle }: To
       {card.openGate ? (
         <div className={styles.gate} data-field="gate">
           <span className={styles.label}>Waiting on a person</span>
-          <p>{card.openGate.question}</p>
+          <p className={styles.gateQuestion}>{plainQuestion(card.openGate.question).question}</p>
           <p className={styles.muted}>May answer: {card.openGate.answerRoles.join(", ")}</p>
         </div>
       ) : null}
 
-      {(card.status.state === "blocked" || card.status.state === "failed") && card.status.reason ? (
+      {(card.status.state === "blocked" || card.status.state === "failed") && card.status.reason && !isGateReason(card) ? (
         <p className={styles.reason}>
           <span className={styles.label}>Why</span>
           {card.status.reason}
@@ -89,4 +93,10 @@ export function TodoCard({ card, changed, neighbours, stepLimit, goalTitle }: To
       <TodoOperators card={card} neighbours={neighbours} />
     </article>
   );
+}
+
+/** The core blocks a todo whose gate opens with the reason "waits for gate <id>: <question>"; the card's gate part
+ * already says it, in plain words. */
+function isGateReason(card: BoardCard): boolean {
+  return card.openGate !== null && card.status.state === "blocked" && (card.status.reason ?? "").startsWith(`waits for gate ${card.openGate.id}`);
 }

@@ -2,15 +2,17 @@
 // One gate, for the person who answers it: the question and options, the screen with the pending action drawn on
 // it, the rule that fired, the model's own words (labelled as such), and approve / deny / answer with a rationale.
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
-import { blobUrl, pendingGateOf, readEvidenceData } from "@phoneloop/api/contract";
+import { blobUrl } from "@phoneloop/api/contract";
 import Link from "next/link";
 import { useEffect } from "react";
 import { describeProblem, useApi } from "../../lib/api.tsx";
-import { describePending, type ScreenView } from "../../lib/action-words.ts";
+import { describePending, observationOf, pendingGateOf } from "../../lib/gate-evidence.ts";
 import { useStreamState } from "../../lib/live-cache.tsx";
+import { plainQuestion } from "../../lib/plain-question.ts";
 import { useTRPC } from "../../lib/trpc.ts";
 import { LiveBadge } from "../live-badge.tsx";
 import { Problem } from "../problem.tsx";
+import ui from "../ui/ui.module.css";
 import { ActionOverlay } from "./action-overlay.tsx";
 import { GateDecision } from "./gate-decision.tsx";
 import styles from "./gate.module.css";
@@ -46,8 +48,10 @@ export function GateReview({ gateId }: { gateId: string }) {
   const g = gate.data;
   const pending = run.data ? pendingGateOf(run.data.checkpoint, g.id) : null;
   const shot = observations?.find((e) => g.evidenceIds.includes(e.id) && e.blobSha256);
-  const observation = shot ? screenOf(readEvidenceData("observation", shot.data)) : null;
+  const observation = shot ? observationOf(shot.data) : null;
   const action = pending?.action ?? null;
+  const plain = g.status === "open" ? plainQuestion(g.question) : null;
+  const modelWords = Boolean(action?.thought || action?.intent);
 
   return (
     <div className={styles.page} data-testid="gate-review" data-gate-status={g.status}>
@@ -65,9 +69,10 @@ export function GateReview({ gateId }: { gateId: string }) {
           <Link href="/">Attention</Link> / <Link href={`/goals/${encodeURIComponent(g.goalId)}`}>Board</Link> / Gate <code>{g.id}</code>{" "}
           <LiveBadge state={stream} />
         </p>
-        {g.status === "open" ? (
+        {g.status === "open" && plain ? (
           <>
-            <h1 className={styles.question}>{g.question}</h1>
+            {plain.asked ? <p className={styles.crumb}>The agent asks</p> : null}
+            <h1 className={styles.question}>{plain.question}</h1>
             {g.options.length > 0 ? <p className={styles.crumb}>Options: {g.options.join(" · ")}</p> : null}
           </>
         ) : (
@@ -83,33 +88,40 @@ export function GateReview({ gateId }: { gateId: string }) {
           </section>
         ) : null}
 
-        {pending?.policy ? (
-          <section className={styles.block} aria-labelledby="rule" data-field="rule">
-            <h2 id="rule">The rule that fired</h2>
-            <p>
-              <code>{pending.policy.ruleId}</code> ({pending.kind}), policy {pending.policy.policyVersion}
-            </p>
-            {pending.policy.evidence.length > 0 ? (
-              <ul>
-                {pending.policy.evidence.map((e) => (
-                  <li key={e}>{e}</li>
-                ))}
-              </ul>
+        {/* For a person first: the question above; why it is asked (the agent's detail, the rule and the policy
+            version, the model's words) folded here. */}
+        {plain?.detail || pending?.policy || modelWords ? (
+          <details className={styles.why}>
+            <summary>Why the agent asks: {[plain?.detail || pending?.policy ? "the rule and the policy version" : null, modelWords ? "the model's words" : null].filter(Boolean).join(", ")}</summary>
+            {plain?.detail ? <p className={styles.detail}>{plain.detail}</p> : null}
+            {pending?.policy ? (
+              <section className={styles.block} aria-labelledby="rule" data-field="rule">
+                <h2 id="rule">The rule that fired</h2>
+                <p>
+                  <code>{pending.policy.ruleId}</code> ({pending.kind}), policy {pending.policy.policyVersion}
+                </p>
+                {pending.policy.evidence.length > 0 ? (
+                  <ul>
+                    {pending.policy.evidence.map((e) => (
+                      <li key={e}>{e}</li>
+                    ))}
+                  </ul>
+                ) : null}
+              </section>
             ) : null}
-          </section>
-        ) : null}
-
-        {action?.thought || action?.intent ? (
-          <section className={styles.block} aria-labelledby="model-words" data-field="model-words">
-            <h2 id="model-words">The model&apos;s words (not checked by anyone)</h2>
-            {action.intent ? <blockquote className={styles.modelWords}>Intent: {action.intent}</blockquote> : null}
-            {action.thought ? <blockquote className={styles.modelWords}>{action.thought}</blockquote> : null}
-          </section>
+            {action && modelWords ? (
+              <section className={styles.block} aria-labelledby="model-words" data-field="model-words">
+                <h2 id="model-words">The model&apos;s words (not checked by anyone)</h2>
+                {action.intent ? <blockquote className={styles.modelWords}>Intent: {action.intent}</blockquote> : null}
+                {action.thought ? <blockquote className={styles.modelWords}>{action.thought}</blockquote> : null}
+              </section>
+            ) : null}
+          </details>
         ) : null}
 
         {g.status === "open" ? (
           <section className={styles.block} aria-label="Your decision">
-            <GateDecision gateId={g.id} question={g.question} options={g.options} kind={g.kind} answerRoles={g.answerRoles} />
+            <GateDecision gateId={g.id} question={plain?.question ?? g.question} options={g.options} kind={g.kind} answerRoles={g.answerRoles} />
           </section>
         ) : g.status === "expired" ? (
           <section className={styles.block}>
@@ -126,12 +138,15 @@ export function GateReview({ gateId }: { gateId: string }) {
             {g.rationale ? <p>{g.rationale}</p> : null}
           </section>
         )}
+        {g.runId ? (
+          <p>
+            <Link href={`/runs/${encodeURIComponent(g.runId)}`} className={ui.button}>
+              Open the run&apos;s replay
+            </Link>
+          </p>
+        ) : null}
       </div>
     </div>
   );
 }
 
-/** The observation's screen for the overlay: its size and elements (null when it recorded no size). */
-function screenOf(o: ReturnType<typeof readEvidenceData<"observation">>): ScreenView | null {
-  return o.screen ? { screen: o.screen, elements: o.elements ?? [] } : null;
-}
