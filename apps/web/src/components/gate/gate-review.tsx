@@ -2,11 +2,11 @@
 // One gate, for the person who answers it: the question and options, the screen with the pending action drawn on
 // it, the rule that fired, the model's own words (labelled as such), and approve / deny / answer with a rationale.
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
-import { blobUrl } from "@phoneloop/api/contract";
+import { blobUrl, pendingGateOf, readEvidenceData } from "@phoneloop/api/contract";
 import Link from "next/link";
 import { useEffect } from "react";
 import { describeProblem, useApi } from "../../lib/api.tsx";
-import { describePending, observationOf, pendingGateOf } from "../../lib/gate-evidence.ts";
+import { describePending, type ScreenView } from "../../lib/action-words.ts";
 import { useStreamState } from "../../lib/live-cache.tsx";
 import { plainQuestion } from "../../lib/plain-question.ts";
 import { useTRPC } from "../../lib/trpc.ts";
@@ -48,7 +48,7 @@ export function GateReview({ gateId }: { gateId: string }) {
   const g = gate.data;
   const pending = run.data ? pendingGateOf(run.data.checkpoint, g.id) : null;
   const shot = observations?.find((e) => g.evidenceIds.includes(e.id) && e.blobSha256);
-  const observation = shot ? observationOf(shot.data) : null;
+  const observation = shot ? screenOf(readEvidenceData("observation", shot.data)) : null;
   const action = pending?.action ?? null;
   const plain = g.status === "open" ? plainQuestion(g.question) : null;
   const modelWords = Boolean(action?.thought || action?.intent);
@@ -150,3 +150,7 @@ export function GateReview({ gateId }: { gateId: string }) {
   );
 }
 
+/** The observation's screen for the overlay: its size and elements (null when it recorded no size). */
+function screenOf(o: ReturnType<typeof readEvidenceData<"observation">>): ScreenView | null {
+  return o.screen ? { screen: o.screen, elements: o.elements ?? [] } : null;
+}
