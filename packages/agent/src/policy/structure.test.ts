@@ -772,4 +772,23 @@ describe("the fifth round's classes", () => {
     expect(decidePermission({ type: "keyboard_enter" }, { target: field, tree: screen([field, keyboard("送信")], "jp.naver.line.android"), packageName: "jp.naver.line.android" })).toMatchObject({ tier: "high_risk", kind: "communication" });
     expect(decidePermission({ type: "keyboard_enter" }, { target: field, tree: screen([field], "jp.naver.line.android"), packageName: "jp.naver.line.android" })).toMatchObject({ tier: "high_risk", kind: "communication" });
   });
+
+  const row = (...texts: string[]) => node({ className: "android.widget.LinearLayout", children: texts.map((t) => text(t)) });
+  it.each([
+    ["Addebito SDD Enel Energia", "-84,37 €", "Bonifico a favore di Marco", "-150,00 €"],
+    ["转账-张*明", "-2,000.00", "余额宝-收益发放", "+3.21"],
+    ["Transfer to Sam Lee", "-$20.00", "Top up via Apple Pay", "+$100.00"],
+    ["शर्मा किराना स्टोर को भुगतान किया", "₹1,499", "अमित कुमार से प्राप्त", "₹1,25,000"],
+  ])("a row of %s %s among other rows of amounts opens that entry", (a, x, b, y) => {
+    const entry = row(a, x);
+    const tree = screen([text("History"), entry, row(b, y), button("Transfer")]);
+    expect(decidePermission(click, { target: entry, tree })).toMatchObject({ tier: "normal", ruleId: "target.ledger-row" });
+  });
+  it("a row alone, or a row that holds its own pay button, is no entry of a list", () => {
+    const alone = row("Transfer to Sam Lee", "-$20.00");
+    expect(decidePermission(click, { target: alone, tree: screen([text("Transfer"), alone]) }).ruleId).not.toBe("target.ledger-row");
+    const pay = node({ className: "android.widget.LinearLayout", children: [text("Pay $45.00"), node({ className: "android.widget.ImageButton", contentDesc: "Pay" })] });
+    const tree = screen([text("Pay or request"), pay, node({ className: "android.widget.LinearLayout", children: [text("Request $45.00"), node({ className: "android.widget.ImageButton", contentDesc: "Request" })] })]);
+    expect(gated({ target: pay, tree })).toBe(true);
+  });
 });

@@ -73,6 +73,12 @@ export function judgeTap(s: Scene, v: Verdict, target: UiNode): string {
     return readable;
   }
   const p = prepare(readable);
+  // "Addebito SDD Enel Energia -84,37 €" among other such rows: an entry of a list of amounts (past payments, a
+  // statement) opens that entry, whatever its words say was paid; the list's own buttons still commit.
+  if (!pane.dialog && isLedgerRow(target, path[path.length - 2])) {
+    v.normal("target.ledger-row", `${q(readable, 60)} is one entry of a list of amounts: the tap opens it`);
+    return readable;
+  }
   // On a blind screen every short drawn label below the first (the screen's title: "Betatest", "Comprar") may be a
   // button ("Instalar" drawn above "Acerca de esta aplicación").
   const drawnLabels = s.drawn && !pane.dialog ? pane.texts.slice(1).filter((t) => t.text.split(/\s+/).length <= DRAWN_BUTTON_WORDS).map((t) => t.text) : [];
@@ -158,6 +164,17 @@ function endingNamedBeside(w: Scene["w"], p: Prepared, pane: Pane): string | nul
 function namesAct(s: Scene, p: Prepared): boolean {
   return findVerb(s.w, p, COMMIT_CATEGORIES) !== null && !(s.w.lists.navigation.find(p) && navigationFirst(s, p, true));
 }
+
+/** A row of texts only (no control inside) that carries an amount, beside at least one more such row in its list. */
+function isLedgerRow(target: UiNode, parent: UiNode | undefined): boolean {
+  const textRow = (n: UiNode): boolean => n.children.length > 0 && !n.children.some(hasControl) && (findAmount(labelOf(n)) !== null || n.children.some((c) => SIGNED_FIGURE.test(c.text.trim())));
+  return parent !== undefined && textRow(target) && parent.children.some((c) => c !== target && textRow(c));
+}
+
+/** A line that is only a signed sum ("-2,000.00", "+3.21"): a statement's entry, its currency in the heading. */
+const SIGNED_FIGURE = /^[+\-−]\s?\d[\d,.\s]*[.,]\d{2}$/u;
+
+const hasControl = (n: UiNode): boolean => n.clickable || n.checkable || isEditable(n) || n.children.some(hasControl);
 
 /** Whether the node or a node inside it shows text (a message's row does; an icon has only a description). */
 const showsText = (n: UiNode): boolean => n.text.trim() !== "" || n.children.some(showsText);
