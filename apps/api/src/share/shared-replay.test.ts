@@ -61,7 +61,7 @@ beforeAll(async () => {
       observation: { outcome: "ok", app: "com.example.social", timings: { sense: 10, ask_model: 120, model: 100, perform: 30, writeback: 5 }, replies: [JSON.stringify(s.action)] },
     });
   }
-  await appendEvidence(t.db, { goalId: goal.id, runId, kind: "summary", summary: "done", data: { conclusion: "Logged in." }, idempotencyKey: `${runId}:summary` });
+  await appendEvidence(t.db, { goalId: goal.id, runId, kind: "summary", summary: "done", data: { goal: "Log in", status: "completed", endReason: "all_done", executed: [], findings: [], blocked: [], conclusion: "Logged in.", outputs: {}, totals: { steps: 3, modelCalls: 3, inputTokens: 303, outputTokens: 60, microUsd: 150, promptTokensCounted: 0 }, lessons: [] }, idempotencyKey: `${runId}:summary` });
 });
 
 describe("secret scan", () => {
@@ -97,7 +97,7 @@ describe("run replay", () => {
     const replay = await call<RunReplay>("run.replay", { runId }, cookies.viewer);
     expect(replay.data.stepCount).toBe(3);
     expect(replay.data.totals).toEqual({ modelCalls: 3, inputTokens: 303, outputTokens: 60, microUsd: 150 });
-    expect(replay.data.report).toEqual({ conclusion: "Logged in." });
+    expect(replay.data.report).toMatchObject({ conclusion: "Logged in.", status: "completed" });
   });
 
   it("a reviewer grades the run; the grade names who gave it; a viewer may not grade", async () => {
