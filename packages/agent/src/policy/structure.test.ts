@@ -791,4 +791,23 @@ describe("the fifth round's classes", () => {
     const tree = screen([text("Pay or request"), pay, node({ className: "android.widget.LinearLayout", children: [text("Request $45.00"), node({ className: "android.widget.ImageButton", contentDesc: "Request" })] })]);
     expect(gated({ target: pay, tree })).toBe(true);
   });
+
+  it.each([
+    ["Media toevoegen?", "Als je media toevoegt, wordt een grotere chatexport gegenereerd.", "Annuleren", "Zonder media", "Media toevoegen"],
+    ["मीडिया शामिल करें?", "मीडिया शामिल करने से चैट एक्सपोर्ट फ़ाइल बड़ी हो जाएगी।", "रद्द करें", "मीडिया के बिना", "मीडिया शामिल करें"],
+    ["Inclure les médias ?", "Inclure les médias générera une exportation de discussion plus volumineuse.", "Annuler", "Sans médias", "Inclure les médias"],
+    ["Medya eklensin mi?", "Medya eklemek daha büyük bir sohbet dışa aktarımı oluşturur.", "İptal", "Medya olmadan", "Medya ekle"],
+  ])("%s: beside the dialog's own way out, the negative button's other choice goes forward and carries out the export", (title, message, cancel, without, withMedia) => {
+    const target = button(without, "android:id/button2");
+    const tree = screen([text("Chat"), dialog([text(title, "android:id/alertTitle"), text(message, "android:id/message"), button(cancel, "android:id/button3"), target, button(withMedia, "android:id/button1")])]);
+    expect(decidePermission(click, { target, tree })).toMatchObject({ tier: "high_risk", kind: "destructive" });
+    // The way out itself still backs out.
+    const out = tree.children[1]!.children[2]!;
+    expect(decidePermission(click, { target: out, tree })).toMatchObject({ tier: "normal", ruleId: "target.dismiss" });
+  });
+  it("a choice that keeps things beside a named act and a way out still keeps", () => {
+    const keep = button("Weiter bearbeiten");
+    const tree = screen([dialog([text("Entwurf verwerfen?"), button("Abbrechen"), keep, button("Verwerfen")])]);
+    expect(decidePermission(click, { target: keep, tree }).tier).toBe("normal");
+  });
 });

@@ -46,6 +46,12 @@ export function controlRole(w: CompiledWords, target: UiNode, label: string, pan
   const id = target.resourceId;
   const idw = idWords(id);
   if (isSlideControl(target)) return { role: "commit", why: "a slide or hold control confirms" };
+  // "Sans médias" on the negative button beside "Annuler": a dialog that has its own plain way out (a button whose
+  // whole label backs out) makes each other choice a way forward, whatever its id or its first word ("ไม่จำอุปกรณ์",
+  // forget the device, starts with "not"). Only a choice that keeps things ("Keep editing") or is itself a plain
+  // way out still backs out.
+  const wayOut = pane.dialog ? ownWayOut(w, label, target, pane.buttons) : null;
+  if (wayOut) return { role: "commit", why: `${JSON.stringify(wayOut)} is the dialog's way out, so ${JSON.stringify(label)} is a way forward` };
   if (isDismissLabel(w, label)) return { role: "dismiss", why: `${JSON.stringify(label)} backs out` };
   if (NEGATIVE_IDS.test(id)) return { role: "dismiss", why: `the dialog's negative button (${id})` };
   if (GRANT_IDS.test(id)) return { role: "commit", why: `the permission prompt's allow button (${id})`, grants: true };
@@ -69,6 +75,17 @@ export function controlRole(w: CompiledWords, target: UiNode, label: string, pan
   const after = buttons.slice(at + 1).filter((b) => !isDismissLabel(w, labelOf(b)) && !NEGATIVE_IDS.test(b.resourceId));
   if (at >= 0 && after.length === 0) return { role: "commit", why: pane.dialog ? "the last button of its dialog that does not back out (the positive one)" : "the primary button at the foot of the screen" };
   return { role: "other", why: "another button follows it" };
+}
+
+/** Another button of the dialog whose whole label backs out ("Cancel", "ยกเลิก"), when this label is neither a plain
+ * way out itself (a whole dismissal, a close glyph), nor keeps things, nor is the other choice beside a named act. */
+function ownWayOut(w: CompiledWords, label: string, target: UiNode, buttons: UiNode[]): string | null {
+  const p = prepare(label);
+  if (!p.words || w.lists.dismiss.isWhole(p) || DISMISS_GLYPHS.test(label.trim()) || w.lists.keep.atStart(p) || w.lists.cancelling.atStart(p) || w.lists.leaving.atStart(p)) return null;
+  const others = buttons.filter((b) => b !== target).map(labelOf);
+  const out = others.find((o) => w.lists.dismiss.isWhole(prepare(o)));
+  if (!out || namedCommit(w, label, others, false)) return null;
+  return out;
 }
 
 /** The label of another button that ends a thing held which this label names without a cancelling or leaving verb. */
