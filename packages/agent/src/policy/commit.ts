@@ -5,7 +5,8 @@ import { isKeyboardPackage } from "./apps.ts";
 import { countedUnit } from "./counted-units.ts";
 import { LEXICON } from "./lexicon.ts";
 import { prepare, type Prepared } from "./match.ts";
-import { findAmount, type Pane } from "./screen.ts";
+import { findAmount, labelOf, type Pane } from "./screen.ts";
+import { isDismissLabel } from "./structure.ts";
 import { CATEGORY_TIER, COMMIT_CATEGORIES, q, type Scene, type Verdict } from "./verdict.ts";
 import { findNoun, findReveal, findVerb } from "./wordsets.ts";
 
@@ -40,6 +41,16 @@ export function commitRisk(s: Scene, v: Verdict, pane: Pane, label: string, why:
       v.raise(CATEGORY_TIER[category], category, "pane.inherit", `${q(label)} confirms ${q(text)} (${q(hit.word)}, ${category}; ${why})`);
       return;
     }
+  }
+  // "ปิด Play Protect ไหม", "2 Adımlı Doğrulama kapatılsın mı?": a plain OK or Yes of a dialog that offers a choice
+  // (a way out beside it) about a protection of the phone or account confirms changing it, as its switch would,
+  // whatever word the language turns it off with ("ปิด" and "kapat" also close). A choice that names itself
+  // ("Speicherplatz sparen" under "Qualität der Sicherung") says what it does instead.
+  const plainAnswer = w.lists.confirming.isWhole(prepare(label)) || w.lists.affirmative.isWhole(prepare(label));
+  const guarded = pane.dialog && plainAnswer && pane.buttons.some((b) => isDismissLabel(w, labelOf(b))) ? own.find((t) => w.lists.securitySettings.find(prepare(t.text))) : undefined;
+  if (guarded) {
+    v.raise("high_risk", "permission", "pane.security", `${q(label)} answers ${q(guarded.text)} about a protection (${q(w.lists.securitySettings.find(prepare(guarded.text))!)}; ${why})`);
+    return;
   }
   // "Quer mesmo cancelar?" over "Pedido #4821": a dialog that asks to cancel or leave without naming what says it
   // in its other lines or in the title of the screen behind it; its positive answer ends that thing.

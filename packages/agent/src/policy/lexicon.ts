@@ -122,7 +122,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     enterKeys: "enter|send|go|done|search|return|next|↵|⏎",
     newlineKeys: "new line|newline|line break|next line",
     personalField: "address|street|street address|phone|phone number|mobile number|email|e mail|date of birth|birthday|full name|postal code|zip code",
-    securitySettings: "install unknown apps|screen lock|find my device|play protect|two factor|two step verification|2 step verification|backup|backups|encryption|smart lock|sim lock|remote lock|location history|accessibility|device admin|device admin apps|install unknown apps|unknown sources|usage access|notification access|developer options|usb debugging|display over other apps|modify system settings|special app access|app lock|pin lock|fingerprint|fingerprint unlock|face unlock|biometric|biometrics|find hub|encrypted backup|backup encryption|end to end encrypted backup",
+    securitySettings: "2 step verification|two step verification|2fa|two factor authentication|2 factor authentication|multi factor authentication|install unknown apps|screen lock|find my device|play protect|two factor|two step verification|2 step verification|backup|backups|encryption|smart lock|sim lock|remote lock|location history|accessibility|device admin|device admin apps|install unknown apps|unknown sources|usage access|notification access|developer options|usb debugging|display over other apps|modify system settings|special app access|app lock|pin lock|fingerprint|fingerprint unlock|face unlock|biometric|biometrics|find hub|encrypted backup|backup encryption|end to end encrypted backup",
   },
   zh: {
     audience: "密友|亲密好友",
@@ -163,7 +163,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     enterKeys: "发送|回车|完成|搜索|前往",
     newlineKeys: "换行|換行|回车换行",
     personalField: "地址|收货地址|电话|手机号|邮箱|出生日期|姓名",
-    securitySettings: "play protect|查找我的设备|安装未知应用|显示在其他应用的上层|在其他应用上层显示|悬浮窗|修改系统设置|特殊应用权限|锁屏|屏幕锁定|查找设备|查找我的设备|备份|两步验证|双重验证|无障碍|设备管理|未知来源|安装未知应用|使用情况访问|通知使用权|开发者选项|悬浮窗|应用锁|指纹|指纹解锁|人脸解锁|面部解锁|生物识别|加密备份|端到端加密备份|查找中心",
+    securitySettings: "两步验证|兩步驗證|两步骤验证|双重身份验证|双因素认证|二次验证|play protect|查找我的设备|安装未知应用|显示在其他应用的上层|在其他应用上层显示|悬浮窗|修改系统设置|特殊应用权限|锁屏|屏幕锁定|查找设备|查找我的设备|备份|两步验证|双重验证|无障碍|设备管理|未知来源|安装未知应用|使用情况访问|通知使用权|开发者选项|悬浮窗|应用锁|指纹|指纹解锁|人脸解锁|面部解锁|生物识别|加密备份|端到端加密备份|查找中心",
   },
   ja: {
     audience: "親しい友達",
@@ -203,7 +203,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     enterKeys: "送信|確定|検索|完了|実行",
     newlineKeys: "改行",
     personalField: "住所|電話番号|メールアドレス|生年月日|氏名|郵便番号",
-    securitySettings: "play protect|デバイスを探す|不明なアプリのインストール|他のアプリの上に重ねて表示|システム設定の変更|特別なアプリアクセス|画面ロック|デバイスを探す|バックアップ|2段階認証|ユーザー補助|端末管理|不明なアプリ|使用状況へのアクセス|通知へのアクセス|開発者向けオプション|アプリロック|指紋|指紋認証|顔認証|生体認証|暗号化バックアップ|エンドツーエンド暗号化バックアップ",
+    securitySettings: "2段階認証|2 段階認証プロセス|2段階認証プロセス|二段階認証|2要素認証|多要素認証|play protect|デバイスを探す|不明なアプリのインストール|他のアプリの上に重ねて表示|システム設定の変更|特別なアプリアクセス|画面ロック|デバイスを探す|バックアップ|2段階認証|ユーザー補助|端末管理|不明なアプリ|使用状況へのアクセス|通知へのアクセス|開発者向けオプション|アプリロック|指紋|指紋認証|顔認証|生体認証|暗号化バックアップ|エンドツーエンド暗号化バックアップ",
   },
   ko: {
     audience: "친한 친구",
@@ -244,7 +244,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     enterKeys: "전송|완료|검색|이동",
     newlineKeys: "줄바꿈|줄 바꿈|새 줄",
     personalField: "주소|전화번호|휴대폰 번호|이메일|생년월일|이름",
-    securitySettings: "play protect|내 기기 찾기|출처를 알 수 없는 앱 설치|다른 앱 위에 표시|시스템 설정 변경|특별한 앱 액세스|화면 잠금|내 디바이스 찾기|백업|2단계 인증|접근성|기기 관리자|출처를 알 수 없는 앱|사용 정보 접근|알림 접근|개발자 옵션|앱 잠금|지문|지문 인식|얼굴 인식|생체 인증|암호화된 백업|종단간 암호화 백업",
+    securitySettings: "2단계 인증|2단계 인증 절차|2차 인증|이중 인증|play protect|내 기기 찾기|출처를 알 수 없는 앱 설치|다른 앱 위에 표시|시스템 설정 변경|특별한 앱 액세스|화면 잠금|내 디바이스 찾기|백업|2단계 인증|접근성|기기 관리자|출처를 알 수 없는 앱|사용 정보 접근|알림 접근|개발자 옵션|앱 잠금|지문|지문 인식|얼굴 인식|생체 인증|암호화된 백업|종단간 암호화 백업",
   },
   de: {
     audience: "enge freunde",
@@ -289,7 +289,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     enterKeys: "eingabe|senden|los|fertig|suchen|weiter",
     newlineKeys: "neue zeile|zeilenumbruch",
     personalField: "adresse|straße|telefon|telefonnummer|e mail|geburtsdatum|postleitzahl",
-    securitySettings: "play protect|installieren unbekannter apps|unbekannter apps|unbekannte apps installieren|über anderen apps einblenden|systemeinstellungen ändern|spezieller app-zugriff|displaysperre|bildschirmsperre|mein gerät finden|sicherung|backup|bestätigung in zwei schritten|zwei faktor|bedienungshilfen|geräteadministrator|unbekannte apps|nutzungsdatenzugriff|benachrichtigungszugriff|entwickleroptionen|usb debugging|app sperre|app-sperre|pin sperre|fingerabdruck|entsperren per fingerabdruck|gesichtserkennung|face unlock|biometrie|biometrische|verschlüsselte sicherung|verschlüsseltes backup|ende zu ende verschlüsseltes backup|find hub",
+    securitySettings: "bestätigung in zwei schritten|zwei faktor authentifizierung|2 faktor authentifizierung|zweistufige verifizierung|play protect|installieren unbekannter apps|unbekannter apps|unbekannte apps installieren|über anderen apps einblenden|systemeinstellungen ändern|spezieller app-zugriff|displaysperre|bildschirmsperre|mein gerät finden|sicherung|backup|bestätigung in zwei schritten|zwei faktor|bedienungshilfen|geräteadministrator|unbekannte apps|nutzungsdatenzugriff|benachrichtigungszugriff|entwickleroptionen|usb debugging|app sperre|app-sperre|pin sperre|fingerabdruck|entsperren per fingerabdruck|gesichtserkennung|face unlock|biometrie|biometrische|verschlüsselte sicherung|verschlüsseltes backup|ende zu ende verschlüsseltes backup|find hub",
   },
   es: {
     audience: "mejores amigos|amigos cercanos",
@@ -331,7 +331,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     enterKeys: "intro|enviar|ir|buscar|listo|siguiente",
     newlineKeys: "nueva línea|salto de línea",
     personalField: "dirección|teléfono|correo|correo electrónico|fecha de nacimiento|código postal",
-    securitySettings: "play protect|encontrar mi dispositivo|instalar aplicaciones desconocidas|aplicaciones desconocidas|mostrar sobre otras aplicaciones|mostrar sobre otras apps|modificar ajustes del sistema|acceso especial de aplicaciones|bloqueo de pantalla|encontrar mi dispositivo|copia de seguridad|verificación en dos pasos|accesibilidad|administrador de dispositivos|aplicaciones desconocidas|acceso a datos de uso|acceso a notificaciones|opciones de desarrollador|bloqueo de aplicación|bloqueo de la aplicación|bloqueo de app|bloqueo con pin|huella digital|huella dactilar|desbloqueo facial|biometría|copia de seguridad cifrada|copia cifrada de extremo a extremo",
+    securitySettings: "verificación en dos pasos|verificación en 2 pasos|autenticación de dos factores|autenticación en dos pasos|play protect|encontrar mi dispositivo|instalar aplicaciones desconocidas|aplicaciones desconocidas|mostrar sobre otras aplicaciones|mostrar sobre otras apps|modificar ajustes del sistema|acceso especial de aplicaciones|bloqueo de pantalla|encontrar mi dispositivo|copia de seguridad|verificación en dos pasos|accesibilidad|administrador de dispositivos|aplicaciones desconocidas|acceso a datos de uso|acceso a notificaciones|opciones de desarrollador|bloqueo de aplicación|bloqueo de la aplicación|bloqueo de app|bloqueo con pin|huella digital|huella dactilar|desbloqueo facial|biometría|copia de seguridad cifrada|copia cifrada de extremo a extremo",
   },
   fr: {
     audience: "amis proches",
@@ -373,7 +373,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     enterKeys: "entrée|envoyer|rechercher|suivant",
     newlineKeys: "nouvelle ligne|retour à la ligne|saut de ligne",
     personalField: "adresse|téléphone|e mail|courriel|date de naissance|code postal",
-    securitySettings: "play protect|localiser mon appareil|installer des applis inconnues|installation d applis inconnues|applis inconnues|superposition sur d autres applis|afficher par-dessus d autres applications|modifier les paramètres système|accès spécifiques des applications|verrouillage de l écran|localiser mon appareil|sauvegarde|validation en deux étapes|double authentification|accessibilité|administrateur de l appareil|applications inconnues|accès aux données d utilisation|accès aux notifications|options pour les développeurs|verrouillage de l application|verrouillage de l appli|verrouillage par code pin|empreinte digitale|déverrouillage par empreinte|déverrouillage par reconnaissance faciale|biométrie|sauvegarde chiffrée|sauvegarde chiffrée de bout en bout",
+    securitySettings: "validation en deux étapes|validation en 2 étapes|authentification à deux facteurs|vérification en deux étapes|play protect|localiser mon appareil|installer des applis inconnues|installation d applis inconnues|applis inconnues|superposition sur d autres applis|afficher par-dessus d autres applications|modifier les paramètres système|accès spécifiques des applications|verrouillage de l écran|localiser mon appareil|sauvegarde|validation en deux étapes|double authentification|accessibilité|administrateur de l appareil|applications inconnues|accès aux données d utilisation|accès aux notifications|options pour les développeurs|verrouillage de l application|verrouillage de l appli|verrouillage par code pin|empreinte digitale|déverrouillage par empreinte|déverrouillage par reconnaissance faciale|biométrie|sauvegarde chiffrée|sauvegarde chiffrée de bout en bout",
   },
   pt: {
     audience: "amigos próximos",
@@ -415,7 +415,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     enterKeys: "enviar|ir|buscar|concluído|próximo",
     newlineKeys: "nova linha|quebra de linha",
     personalField: "endereço|telefone|celular|e mail|data de nascimento|cep",
-    securitySettings: "play protect|encontre meu dispositivo|encontrar o meu dispositivo|instalar apps desconhecidos|apps desconhecidos|sobrepor a outros apps|exibir sobre outros apps|modificar configurações do sistema|acesso especial para apps|bloqueio de tela|encontre meu dispositivo|backup|verificação em duas etapas|acessibilidade|administrador do dispositivo|apps desconhecidos|acesso aos dados de uso|acesso a notificações|opções do desenvolvedor|bloqueio do app|bloqueio de app|bloqueio com pin|impressão digital|desbloqueio facial|biometria|backup criptografado|backup com criptografia de ponta a ponta",
+    securitySettings: "verificação em duas etapas|verificação em 2 etapas|autenticação de dois fatores|verificação em dois passos|play protect|encontre meu dispositivo|encontrar o meu dispositivo|instalar apps desconhecidos|apps desconhecidos|sobrepor a outros apps|exibir sobre outros apps|modificar configurações do sistema|acesso especial para apps|bloqueio de tela|encontre meu dispositivo|backup|verificação em duas etapas|acessibilidade|administrador do dispositivo|apps desconhecidos|acesso aos dados de uso|acesso a notificações|opções do desenvolvedor|bloqueio do app|bloqueio de app|bloqueio com pin|impressão digital|desbloqueio facial|biometria|backup criptografado|backup com criptografia de ponta a ponta",
   },
   ru: {
     audience: "близкие друзья",
@@ -456,7 +456,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     enterKeys: "ввод|отправить|готово|найти|далее",
     newlineKeys: "новая строка|перенос строки|новая строчка",
     personalField: "адрес|телефон|номер телефона|почта|электронная почта|дата рождения",
-    securitySettings: "play защита|play protect|найти устройство|установка неизвестных приложений|неизвестные приложения|поверх других приложений|изменение системных настроек|специальный доступ|блокировка экрана|найти устройство|резервное копирование|двухэтапная аутентификация|двухфакторная|специальные возможности|администратор устройства|неизвестные приложения|доступ к истории использования|доступ к уведомлениям|для разработчиков|блокировка приложения|вход по pin|pin код|пин код|отпечаток пальца|отпечаток|разблокировка по отпечатку|распознавание лица|фейс-контроль|биометри*|зашифрованная резервная копия|сквозное шифрование резервной копии|отпечат*",
+    securitySettings: "двухэтапная аутентификация|двухэтапную аутентификацию|двухфакторная аутентификация|двухфакторную аутентификацию|двухэтапная проверка|play защита|play protect|найти устройство|установка неизвестных приложений|неизвестные приложения|поверх других приложений|изменение системных настроек|специальный доступ|блокировка экрана|найти устройство|резервное копирование|двухэтапная аутентификация|двухфакторная|специальные возможности|администратор устройства|неизвестные приложения|доступ к истории использования|доступ к уведомлениям|для разработчиков|блокировка приложения|вход по pin|pin код|пин код|отпечаток пальца|отпечаток|разблокировка по отпечатку|распознавание лица|фейс-контроль|биометри*|зашифрованная резервная копия|сквозное шифрование резервной копии|отпечат*",
   },
   // The fifteen languages below were added with Android's own strings for them (platform-words.ts).
   it: {
@@ -497,7 +497,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     enterKeys: "invio|invia|vai|fatto|cerca|avanti",
     newlineKeys: "nuova riga|a capo|vai a capo",
     personalField: "indirizzo|telefono|numero di telefono|email|data di nascita|cap",
-    securitySettings: "play protect|trova il mio dispositivo|installa app sconosciute|app sconosciute|mostra sopra altre app|modifica impostazioni di sistema|accesso speciale per le app|backup|verifica in due passaggi|accessibilità|amministratore del dispositivo|app sconosciute|accesso ai dati di utilizzo|accesso alle notifiche|opzioni sviluppatore|blocco schermo|trova il mio dispositivo|blocco app|blocco dell app|blocco con pin|impronta digitale|impronta|sblocco con il volto|biometria|backup crittografato|backup crittografato end to end",
+    securitySettings: "verifica in due passaggi|verifica in 2 passaggi|autenticazione a due fattori|play protect|trova il mio dispositivo|installa app sconosciute|app sconosciute|mostra sopra altre app|modifica impostazioni di sistema|accesso speciale per le app|backup|verifica in due passaggi|accessibilità|amministratore del dispositivo|app sconosciute|accesso ai dati di utilizzo|accesso alle notifiche|opzioni sviluppatore|blocco schermo|trova il mio dispositivo|blocco app|blocco dell app|blocco con pin|impronta digitale|impronta|sblocco con il volto|biometria|backup crittografato|backup crittografato end to end",
   },
   tr: {
     audience: "yakın arkadaşlar",
@@ -537,7 +537,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     enterKeys: "gönder|git|bitti|ara|ileri|giriş",
     newlineKeys: "yeni satır|satır sonu",
     personalField: "adres|telefon|telefon numarası|e posta|doğum tarihi|posta kodu",
-    securitySettings: "play protect|cihazımı bul|bilinmeyen uygulamaları yükle|bilinmeyen uygulamalar|diğer uygulamaların üzerinde göster|sistem ayarlarını değiştir|özel uygulama erişimi|yedekleme|iki adımlı doğrulama|erişilebilirlik|cihaz yöneticisi|bilinmeyen uygulamalar|kullanım erişimi|bildirim erişimi|geliştirici seçenekleri|ekran kilidi|cihazımı bul|uygulama kilidi|pin kilidi|parmak izi|yüz tanıma|yüzle kilit açma|biyometrik|şifrelenmiş yedekleme|uçtan uca şifreli yedekleme",
+    securitySettings: "2 adımlı doğrulama|iki adımlı doğrulama|iki faktörlü kimlik doğrulama|2 faktörlü kimlik doğrulama|play protect|cihazımı bul|bilinmeyen uygulamaları yükle|bilinmeyen uygulamalar|diğer uygulamaların üzerinde göster|sistem ayarlarını değiştir|özel uygulama erişimi|yedekleme|iki adımlı doğrulama|erişilebilirlik|cihaz yöneticisi|bilinmeyen uygulamalar|kullanım erişimi|bildirim erişimi|geliştirici seçenekleri|ekran kilidi|cihazımı bul|uygulama kilidi|pin kilidi|parmak izi|yüz tanıma|yüzle kilit açma|biyometrik|şifrelenmiş yedekleme|uçtan uca şifreli yedekleme",
   },
   vi: {
     audience: "bạn thân",
@@ -577,7 +577,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     enterKeys: "gửi|đi|xong|tìm|tiếp",
     newlineKeys: "dòng mới|xuống dòng|ngắt dòng",
     personalField: "địa chỉ|số điện thoại|điện thoại|email|ngày sinh",
-    securitySettings: "play protect|tìm thiết bị|cài đặt ứng dụng không rõ nguồn gốc|ứng dụng không rõ nguồn gốc|hiển thị trên các ứng dụng khác|sửa đổi cài đặt hệ thống|quyền truy cập đặc biệt|sao lưu|xác minh 2 bước|trợ năng|hỗ trợ tiếp cận|quản trị thiết bị|ứng dụng không rõ nguồn gốc|quyền truy cập dữ liệu sử dụng|quyền truy cập thông báo|tùy chọn cho nhà phát triển|khóa màn hình|tìm thiết bị|khóa ứng dụng|khóa bằng mã pin|vân tay|mở khóa bằng vân tay|mở khóa bằng khuôn mặt|sinh trắc học|sao lưu được mã hóa|sao lưu mã hóa đầu cuối",
+    securitySettings: "xác minh 2 bước|xác minh hai bước|xác thực hai yếu tố|xác thực 2 yếu tố|play protect|tìm thiết bị|cài đặt ứng dụng không rõ nguồn gốc|ứng dụng không rõ nguồn gốc|hiển thị trên các ứng dụng khác|sửa đổi cài đặt hệ thống|quyền truy cập đặc biệt|sao lưu|xác minh 2 bước|trợ năng|hỗ trợ tiếp cận|quản trị thiết bị|ứng dụng không rõ nguồn gốc|quyền truy cập dữ liệu sử dụng|quyền truy cập thông báo|tùy chọn cho nhà phát triển|khóa màn hình|tìm thiết bị|khóa ứng dụng|khóa bằng mã pin|vân tay|mở khóa bằng vân tay|mở khóa bằng khuôn mặt|sinh trắc học|sao lưu được mã hóa|sao lưu mã hóa đầu cuối",
   },
   id: {
     audience: "teman dekat",
@@ -617,7 +617,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     enterKeys: "kirim|hantar|buka|selesai|cari|lanjut",
     newlineKeys: "baris baru|ganti baris|pindah baris",
     personalField: "alamat|nomor telepon|no hp|email|tanggal lahir|kode pos",
-    securitySettings: "play protect|temukan perangkat saya|instal aplikasi yang tidak dikenal|aplikasi yang tidak dikenal|tampilkan di atas aplikasi lain|ubah setelan sistem|akses aplikasi khusus|pencadangan|verifikasi 2 langkah|aksesibilitas|admin perangkat|aplikasi tidak dikenal|akses penggunaan|akses notifikasi|opsi developer|kunci layar|temukan perangkat|kunci aplikasi|kunci pin|sidik jari|buka dengan sidik jari|buka dengan wajah|biometrik|cadangan terenkripsi|cadangan terenkripsi end to end",
+    securitySettings: "verifikasi 2 langkah|verifikasi dua langkah|autentikasi dua faktor|autentikasi 2 faktor|play protect|temukan perangkat saya|instal aplikasi yang tidak dikenal|aplikasi yang tidak dikenal|tampilkan di atas aplikasi lain|ubah setelan sistem|akses aplikasi khusus|pencadangan|verifikasi 2 langkah|aksesibilitas|admin perangkat|aplikasi tidak dikenal|akses penggunaan|akses notifikasi|opsi developer|kunci layar|temukan perangkat|kunci aplikasi|kunci pin|sidik jari|buka dengan sidik jari|buka dengan wajah|biometrik|cadangan terenkripsi|cadangan terenkripsi end to end",
   },
   ms: {
     audience: "rakan rapat",
@@ -657,7 +657,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     enterKeys: "hantar|pergi|selesai|cari|seterusnya",
     newlineKeys: "baris baharu|baris baru|pemisah baris",
     personalField: "alamat|nombor telefon|telefon|e mel|tarikh lahir|poskod",
-    securitySettings: "play protect|cari peranti saya|pasang apl yang tidak diketahui|apl yang tidak diketahui|paparkan di atas apl lain|ubah suai tetapan sistem|akses apl khas|sandaran|pengesahan 2 langkah|kebolehaksesan|pentadbir peranti|apl tidak diketahui|akses penggunaan|akses pemberitahuan|pilihan pembangun|kunci skrin|cari peranti saya|kunci apl|kunci aplikasi|kunci pin|cap jari|buka kunci wajah|biometrik|sandaran disulitkan|sandaran disulitkan hujung ke hujung",
+    securitySettings: "pengesahan 2 langkah|pengesahan dua langkah|pengesahan dua faktor|play protect|cari peranti saya|pasang apl yang tidak diketahui|apl yang tidak diketahui|paparkan di atas apl lain|ubah suai tetapan sistem|akses apl khas|sandaran|pengesahan 2 langkah|kebolehaksesan|pentadbir peranti|apl tidak diketahui|akses penggunaan|akses pemberitahuan|pilihan pembangun|kunci skrin|cari peranti saya|kunci apl|kunci aplikasi|kunci pin|cap jari|buka kunci wajah|biometrik|sandaran disulitkan|sandaran disulitkan hujung ke hujung",
   },
   th: {
     audience: "เพื่อนสนิท",
@@ -697,7 +697,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     enterKeys: "ส่ง|ไป|เสร็จ|ค้นหา|ถัดไป",
     newlineKeys: "ขึ้นบรรทัดใหม่|บรรทัดใหม่",
     personalField: "ที่อยู่|เบอร์โทร|หมายเลขโทรศัพท์|อีเมล|วันเกิด|รหัสไปรษณีย์",
-    securitySettings: "play protect|ค้นหาอุปกรณ์ของฉัน|ติดตั้งแอปที่ไม่รู้จัก|แสดงทับแอปอื่น|แก้ไขการตั้งค่าระบบ|การเข้าถึงพิเศษของแอป|สำรองข้อมูล|การยืนยันแบบ 2 ขั้นตอน|การช่วยเหลือพิเศษ|ผู้ดูแลอุปกรณ์|แอปที่ไม่รู้จัก|การเข้าถึงข้อมูลการใช้งาน|การเข้าถึงการแจ้งเตือน|ตัวเลือกสำหรับนักพัฒนา|ล็อกหน้าจอ|ค้นหาอุปกรณ์|ล็อกแอป|ล็อกด้วย pin|ลายนิ้วมือ|สแกนลายนิ้วมือ|ปลดล็อกด้วยใบหน้า|ไบโอเมตริก|ข้อมูลสำรองที่เข้ารหัส|การสำรองข้อมูลที่เข้ารหัสตั้งแต่ต้นทางถึงปลายทาง",
+    securitySettings: "การยืนยันแบบ 2 ขั้นตอน|ยืนยันแบบ 2 ขั้นตอน|การยืนยันแบบสองขั้นตอน|การตรวจสอบสิทธิ์แบบสองปัจจัย|play protect|ค้นหาอุปกรณ์ของฉัน|ติดตั้งแอปที่ไม่รู้จัก|แสดงทับแอปอื่น|แก้ไขการตั้งค่าระบบ|การเข้าถึงพิเศษของแอป|สำรองข้อมูล|การยืนยันแบบ 2 ขั้นตอน|การช่วยเหลือพิเศษ|ผู้ดูแลอุปกรณ์|แอปที่ไม่รู้จัก|การเข้าถึงข้อมูลการใช้งาน|การเข้าถึงการแจ้งเตือน|ตัวเลือกสำหรับนักพัฒนา|ล็อกหน้าจอ|ค้นหาอุปกรณ์|ล็อกแอป|ล็อกด้วย pin|ลายนิ้วมือ|สแกนลายนิ้วมือ|ปลดล็อกด้วยใบหน้า|ไบโอเมตริก|ข้อมูลสำรองที่เข้ารหัส|การสำรองข้อมูลที่เข้ารหัสตั้งแต่ต้นทางถึงปลายทาง",
   },
   pl: {
     audience: "bliscy znajomi",
@@ -737,7 +737,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     enterKeys: "wyślij|idź|gotowe|szukaj|dalej",
     newlineKeys: "nowy wiersz|nowa linia|podział wiersza",
     personalField: "adres|telefon|numer telefonu|e mail|data urodzenia|kod pocztowy",
-    securitySettings: "play protect|znajdź moje urządzenie|instalowanie nieznanych aplikacji|nieznane aplikacje|nieznanych aplikacji|wyświetlanie nad innymi aplikacjami|modyfikowanie ustawień systemu|specjalny dostęp aplikacji|kopia zapasowa|weryfikacja dwuetapowa|ułatwienia dostępu|administrator urządzenia|nieznane aplikacje|dostęp do danych o użytkowaniu|dostęp do powiadomień|opcje programisty|blokada ekranu|znajdź urządzenie|blokada aplikacji|blokada pin|kod pin|odcisk palca|odblokowanie odciskiem palca|rozpoznawanie twarzy|biometria|biometryczne|zaszyfrowana kopia zapasowa|kopia zapasowa zaszyfrowana end to end|odciskiem palca|odcisku palca",
+    securitySettings: "weryfikacja dwuetapowa|weryfikację dwuetapową|weryfikacji dwuetapowej|uwierzytelnianie dwuskładnikowe|play protect|znajdź moje urządzenie|instalowanie nieznanych aplikacji|nieznane aplikacje|nieznanych aplikacji|wyświetlanie nad innymi aplikacjami|modyfikowanie ustawień systemu|specjalny dostęp aplikacji|kopia zapasowa|weryfikacja dwuetapowa|ułatwienia dostępu|administrator urządzenia|nieznane aplikacje|dostęp do danych o użytkowaniu|dostęp do powiadomień|opcje programisty|blokada ekranu|znajdź urządzenie|blokada aplikacji|blokada pin|kod pin|odcisk palca|odblokowanie odciskiem palca|rozpoznawanie twarzy|biometria|biometryczne|zaszyfrowana kopia zapasowa|kopia zapasowa zaszyfrowana end to end|odciskiem palca|odcisku palca",
   },
   nl: {
     audience: "naaste vrienden|goede vrienden",
@@ -778,7 +778,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     enterKeys: "verzenden|ga|klaar|zoeken|volgende",
     newlineKeys: "nieuwe regel|regeleinde",
     personalField: "adres|telefoon|telefoonnummer|e mail|geboortedatum|postcode",
-    securitySettings: "play protect|zoek mijn apparaat|onbekende apps installeren|weergeven vóór andere apps|weergeven over andere apps|systeeminstellingen aanpassen|speciale app-toegang|back up|reservekopie|verificatie in twee stappen|toegankelijkheid|apparaatbeheerder|onbekende apps|gebruikstoegang|meldingstoegang|ontwikkelaarsopties|schermvergrendeling|vind mijn apparaat|app vergrendeling|app-vergrendeling|pincode vergrendeling|vingerafdruk|ontgrendelen met vingerafdruk|gezichtsontgrendeling|biometrie|biometrische|versleutelde back up|versleutelde back-up|end to end versleutelde back up",
+    securitySettings: "verificatie in 2 stappen|verificatie in twee stappen|tweestapsverificatie|tweefactorauthenticatie|play protect|zoek mijn apparaat|onbekende apps installeren|weergeven vóór andere apps|weergeven over andere apps|systeeminstellingen aanpassen|speciale app-toegang|back up|reservekopie|verificatie in twee stappen|toegankelijkheid|apparaatbeheerder|onbekende apps|gebruikstoegang|meldingstoegang|ontwikkelaarsopties|schermvergrendeling|vind mijn apparaat|app vergrendeling|app-vergrendeling|pincode vergrendeling|vingerafdruk|ontgrendelen met vingerafdruk|gezichtsontgrendeling|biometrie|biometrische|versleutelde back up|versleutelde back-up|end to end versleutelde back up",
   },
   sv: {
     audience: "nära vänner",
@@ -819,7 +819,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     enterKeys: "skicka|gå|klar|sök|nästa",
     newlineKeys: "ny rad|radbrytning",
     personalField: "adress|telefon|telefonnummer|e post|födelsedatum|postnummer",
-    securitySettings: "play protect|hitta min enhet|installera okända appar|okända appar|visa ovanpå andra appar|ändra systeminställningar|särskild appåtkomst|säkerhetskopiering|tvåstegsverifiering|tillgänglighet|enhetsadministratör|okända appar|åtkomst till användningsdata|aviseringsåtkomst|utvecklaralternativ|skärmlås|hitta min enhet|applås|applåset|pin lås|fingeravtryck|upplåsning med fingeravtryck|ansiktsupplåsning|biometri|biometrisk|krypterad säkerhetskopia|end to end krypterad säkerhetskopia",
+    securitySettings: "tvåstegsverifiering|tvåstegsverifieringen|tvåfaktorsautentisering|play protect|hitta min enhet|installera okända appar|okända appar|visa ovanpå andra appar|ändra systeminställningar|särskild appåtkomst|säkerhetskopiering|tvåstegsverifiering|tillgänglighet|enhetsadministratör|okända appar|åtkomst till användningsdata|aviseringsåtkomst|utvecklaralternativ|skärmlås|hitta min enhet|applås|applåset|pin lås|fingeravtryck|upplåsning med fingeravtryck|ansiktsupplåsning|biometri|biometrisk|krypterad säkerhetskopia|end to end krypterad säkerhetskopia",
   },
   ar: {
     audience: "الأصدقاء المقربون|الأصدقاء المقربين",
@@ -859,7 +859,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     enterKeys: "إرسال|انتقال|تم|بحث|التالي",
     newlineKeys: "سطر جديد|فاصل أسطر",
     personalField: "العنوان|رقم الهاتف|الهاتف|البريد الإلكتروني|تاريخ الميلاد|الرمز البريدي",
-    securitySettings: "play protect|تثبيت التطبيقات غير المعروفة|الظهور فوق التطبيقات الأخرى|العرض فوق التطبيقات الأخرى|تعديل إعدادات النظام|الوصول الخاص للتطبيقات|النسخ الاحتياطي|التحقق بخطوتين|تسهيل الاستخدام|إمكانية الوصول|مشرف الجهاز|التطبيقات غير المعروفة|الوصول إلى بيانات الاستخدام|الوصول إلى الإشعارات|خيارات المطور|قفل الشاشة|العثور على جهازي|قفل التطبيق|قفل برمز pin|بصمة الإصبع|البصمة|فتح القفل بالوجه|التعرف على الوجه|القياسات الحيوية|نسخة احتياطية مشفرة|النسخ الاحتياطي المشفر تمامًا بين الطرفين",
+    securitySettings: "التحقق بخطوتين|التحقق بخطوتين|المصادقة الثنائية|التحقق الثنائي|play protect|تثبيت التطبيقات غير المعروفة|الظهور فوق التطبيقات الأخرى|العرض فوق التطبيقات الأخرى|تعديل إعدادات النظام|الوصول الخاص للتطبيقات|النسخ الاحتياطي|التحقق بخطوتين|تسهيل الاستخدام|إمكانية الوصول|مشرف الجهاز|التطبيقات غير المعروفة|الوصول إلى بيانات الاستخدام|الوصول إلى الإشعارات|خيارات المطور|قفل الشاشة|العثور على جهازي|قفل التطبيق|قفل برمز pin|بصمة الإصبع|البصمة|فتح القفل بالوجه|التعرف على الوجه|القياسات الحيوية|نسخة احتياطية مشفرة|النسخ الاحتياطي المشفر تمامًا بين الطرفين",
   },
   fa: {
     audience: "دوستان نزدیک",
@@ -899,7 +899,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     enterKeys: "ارسال|برو|تمام|جستجو|بعدی",
     newlineKeys: "خط جدید|خط بعد|شکستن خط",
     personalField: "نشانی|آدرس|شماره تلفن|تلفن|ایمیل|تاریخ تولد|کد پستی",
-    securitySettings: "play protect|پیدا کردن دستگاه من|دستگاهم را پیدا کن|نصب برنامه های ناشناس|برنامه های ناشناس|نمایش روی برنامه های دیگر|تغییر تنظیمات سیستم|دسترسی ویژه برنامه|پشتیبان گیری|تأیید دومرحله ای|دسترس پذیری|دسترس‌پذیری|سرپرست دستگاه|برنامه های ناشناس|دسترسی به داده های استفاده|دسترسی به اعلان|گزینه های برنامه نویسان|قفل صفحه|قفل برنامه|قفل پین|اثر انگشت|قفل گشایی با چهره|تشخیص چهره|بیومتریک|پشتیبان رمزگذاری شده|پشتیبان رمزگذاری سرتاسری",
+    securitySettings: "تأیید ۲ مرحله ای|تایید دو مرحله ای|تأیید دو مرحله ای|احراز هویت دو مرحله ای|play protect|پیدا کردن دستگاه من|دستگاهم را پیدا کن|نصب برنامه های ناشناس|برنامه های ناشناس|نمایش روی برنامه های دیگر|تغییر تنظیمات سیستم|دسترسی ویژه برنامه|پشتیبان گیری|تأیید دومرحله ای|دسترس پذیری|دسترس‌پذیری|سرپرست دستگاه|برنامه های ناشناس|دسترسی به داده های استفاده|دسترسی به اعلان|گزینه های برنامه نویسان|قفل صفحه|قفل برنامه|قفل پین|اثر انگشت|قفل گشایی با چهره|تشخیص چهره|بیومتریک|پشتیبان رمزگذاری شده|پشتیبان رمزگذاری سرتاسری",
   },
   he: {
     audience: "חברים קרובים",
@@ -939,7 +939,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     enterKeys: "שלח|עבור|סיום|חפש|הבא",
     newlineKeys: "שורה חדשה|מעבר שורה",
     personalField: "כתובת|טלפון|מספר טלפון|אימייל|דוא ל|תאריך לידה|מיקוד",
-    securitySettings: "play protect|איתור המכשיר שלי|התקנת אפליקציות לא מוכרות|אפליקציות לא מוכרות|הצגה מעל אפליקציות אחרות|שינוי הגדרות המערכת|גישה מיוחדת לאפליקציות|גיבוי|אימות דו-שלבי|נגישות|מנהל מכשיר|אפליקציות לא מוכרות|גישה לנתוני שימוש|גישה להתראות|אפשרויות למפתחים|נעילת מסך|איתור המכשיר|מצא את המכשיר שלי|מציאת המכשיר|נעילת אפליקציה|נעילת האפליקציה|נעילה בקוד pin|טביעת אצבע|ביטול נעילה בטביעת אצבע|פתיחה בזיהוי פנים|זיהוי פנים|ביומטרי|גיבוי מוצפן|גיבוי מוצפן מקצה לקצה",
+    securitySettings: "אימות דו שלבי|אימות דו-שלבי|אימות בשני שלבים|play protect|איתור המכשיר שלי|התקנת אפליקציות לא מוכרות|אפליקציות לא מוכרות|הצגה מעל אפליקציות אחרות|שינוי הגדרות המערכת|גישה מיוחדת לאפליקציות|גיבוי|אימות דו-שלבי|נגישות|מנהל מכשיר|אפליקציות לא מוכרות|גישה לנתוני שימוש|גישה להתראות|אפשרויות למפתחים|נעילת מסך|איתור המכשיר|מצא את המכשיר שלי|מציאת המכשיר|נעילת אפליקציה|נעילת האפליקציה|נעילה בקוד pin|טביעת אצבע|ביטול נעילה בטביעת אצבע|פתיחה בזיהוי פנים|זיהוי פנים|ביומטרי|גיבוי מוצפן|גיבוי מוצפן מקצה לקצה",
   },
   hi: {
     audience: "क्लोज़ फ़्रेंड्स|करीबी दोस्त",
@@ -980,7 +980,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     enterKeys: "भेजें|जाएं|हो गया|खोजें|अगला",
     newlineKeys: "नई पंक्ति|नई लाइन|अगली पंक्ति",
     personalField: "पता|फ़ोन नंबर|मोबाइल नंबर|ईमेल|जन्म तिथि|पिन कोड",
-    securitySettings: "play protect|मेरा डिवाइस ढूंढें|अनजान ऐप्लिकेशन इंस्टॉल करें|अनजान ऐप्लिकेशन|दूसरे ऐप्लिकेशन के ऊपर दिखाएं|दूसरे ऐप के ऊपर दिखाएं|सिस्टम सेटिंग में बदलाव करें|ऐप्लिकेशन के लिए खास ऐक्सेस|बैकअप|दो चरणों में पुष्टि|सुलभता|डिवाइस एडमिन|अज्ञात ऐप्लिकेशन|इस्तेमाल का ऐक्सेस|सूचना का ऐक्सेस|डेवलपर के लिए सेटिंग और टूल|स्क्रीन लॉक|मेरा डिवाइस ढूंढें|ऐप लॉक|पिन लॉक|फ़िंगरप्रिंट|फिंगरप्रिंट|फ़िंगरप्रिंट से अनलॉक|फ़ेस अनलॉक|बायोमेट्रिक|एन्क्रिप्ट किया गया बैकअप|एंड टू एंड एन्क्रिप्टेड बैकअप",
+    securitySettings: "दो चरणों में पुष्टि|2 चरणों में पुष्टि|दो चरणीय सत्यापन|2 चरणीय सत्यापन|टू फ़ैक्टर ऑथेंटिकेशन|play protect|मेरा डिवाइस ढूंढें|अनजान ऐप्लिकेशन इंस्टॉल करें|अनजान ऐप्लिकेशन|दूसरे ऐप्लिकेशन के ऊपर दिखाएं|दूसरे ऐप के ऊपर दिखाएं|सिस्टम सेटिंग में बदलाव करें|ऐप्लिकेशन के लिए खास ऐक्सेस|बैकअप|दो चरणों में पुष्टि|सुलभता|डिवाइस एडमिन|अज्ञात ऐप्लिकेशन|इस्तेमाल का ऐक्सेस|सूचना का ऐक्सेस|डेवलपर के लिए सेटिंग और टूल|स्क्रीन लॉक|मेरा डिवाइस ढूंढें|ऐप लॉक|पिन लॉक|फ़िंगरप्रिंट|फिंगरप्रिंट|फ़िंगरप्रिंट से अनलॉक|फ़ेस अनलॉक|बायोमेट्रिक|एन्क्रिप्ट किया गया बैकअप|एंड टू एंड एन्क्रिप्टेड बैकअप",
   },
   bn: {
     audience: "ঘনিষ্ঠ বন্ধুরা|ক্লোজ ফ্রেন্ডস",
@@ -1021,7 +1021,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     enterKeys: "পাঠান|যান|সম্পন্ন|সার্চ|পরবর্তী",
     newlineKeys: "নতুন লাইন|নতুন সারি",
     personalField: "ঠিকানা|ফোন নম্বর|মোবাইল নম্বর|ইমেল|জন্ম তারিখ",
-    securitySettings: "play protect|আমার ডিভাইস খুঁজুন|অজানা অ্যাপ ইনস্টল করুন|অজানা অ্যাপ|অন্যান্য অ্যাপের উপরে দেখানো|অন্য অ্যাপের উপরে দেখান|সিস্টেম সেটিংস পরিবর্তন করা|বিশেষ অ্যাপ অ্যাক্সেস|ব্যাকআপ|২-ধাপ যাচাইকরণ|অ্যাক্সেসিবিলিটি|ডিভাইস অ্যাডমিন|অজানা অ্যাপ|ব্যবহারের অ্যাক্সেস|বিজ্ঞপ্তির অ্যাক্সেস|ডেভেলপার বিকল্প|স্ক্রিন লক|অ্যাপ লক|পিন লক|আঙুলের ছাপ|ফিঙ্গারপ্রিন্ট|ফেস আনলক|বায়োমেট্রিক|এনক্রিপ্ট করা ব্যাকআপ|এন্ড টু এন্ড এনক্রিপ্টেড ব্যাকআপ",
+    securitySettings: "২ ধাপে যাচাইকরণ|দুই ধাপে যাচাইকরণ|2 ধাপে যাচাইকরণ|দ্বি স্তরীয় যাচাইকরণ|play protect|আমার ডিভাইস খুঁজুন|অজানা অ্যাপ ইনস্টল করুন|অজানা অ্যাপ|অন্যান্য অ্যাপের উপরে দেখানো|অন্য অ্যাপের উপরে দেখান|সিস্টেম সেটিংস পরিবর্তন করা|বিশেষ অ্যাপ অ্যাক্সেস|ব্যাকআপ|২-ধাপ যাচাইকরণ|অ্যাক্সেসিবিলিটি|ডিভাইস অ্যাডমিন|অজানা অ্যাপ|ব্যবহারের অ্যাক্সেস|বিজ্ঞপ্তির অ্যাক্সেস|ডেভেলপার বিকল্প|স্ক্রিন লক|অ্যাপ লক|পিন লক|আঙুলের ছাপ|ফিঙ্গারপ্রিন্ট|ফেস আনলক|বায়োমেট্রিক|এনক্রিপ্ট করা ব্যাকআপ|এন্ড টু এন্ড এনক্রিপ্টেড ব্যাকআপ",
   },
   uk: {
     audience: "близькі друзі",
@@ -1061,7 +1061,7 @@ export const LEXICON: Record<string, LanguageWords> = {
     enterKeys: "надіслати|перейти|готово|шукати|далі",
     newlineKeys: "новий рядок|перенесення рядка",
     personalField: "адреса|телефон|номер телефону|пошта|електронна пошта|дата народження",
-    securitySettings: "play захист|play protect|установлення невідомих додатків|невідомих додатків|показувати поверх інших додатків|поверх інших додатків|змінювати системні налаштування|спеціальний доступ|резервне копіювання|двоетапна перевірка|спеціальні можливості|адміністратор пристрою|невідомі додатки|доступ до даних про використання|доступ до сповіщень|для розробників|блокування екрана|знайти пристрій|блокування додатка|блокування застосунку|вхід за pin|пін код|відбиток пальця|розблокування відбитком|розпізнавання обличчя|біометрі*|зашифрована резервна копія|наскрізне шифрування резервної копії|знайти мій пристрій|відбит*",
+    securitySettings: "двоетапна перевірка|двоетапну перевірку|двофакторна автентифікація|двофакторну автентифікацію|play захист|play protect|установлення невідомих додатків|невідомих додатків|показувати поверх інших додатків|поверх інших додатків|змінювати системні налаштування|спеціальний доступ|резервне копіювання|двоетапна перевірка|спеціальні можливості|адміністратор пристрою|невідомі додатки|доступ до даних про використання|доступ до сповіщень|для розробників|блокування екрана|знайти пристрій|блокування додатка|блокування застосунку|вхід за pin|пін код|відбиток пальця|розблокування відбитком|розпізнавання обличчя|біометрі*|зашифрована резервна копія|наскрізне шифрування резервної копії|знайти мій пристрій|відбит*",
   },
 };
 

@@ -810,4 +810,21 @@ describe("the fifth round's classes", () => {
     const tree = screen([dialog([text("Entwurf verwerfen?"), button("Abbrechen"), keep, button("Verwerfen")])]);
     expect(decidePermission(click, { target: keep, tree }).tier).toBe("normal");
   });
+
+  it.each([
+    ["ปิด Play Protect ไหม", "ยกเลิก", "ตกลง"],
+    ["2 Adımlı Doğrulama kapatılsın mı?", "İptal", "Tamam"],
+    ["화면 잠금을 사용하지 않을까요?", "취소", "확인"],
+    ["ปิดการล็อกหน้าจอใช่ไหม", "ยกเลิก", "ตกลง"],
+  ])("%s: a plain OK of a choice about a protection changes it", (title, cancel, ok) => {
+    const yes = button(ok, "android:id/button1");
+    const tree = screen([dialog([text(title, "android:id/alertTitle"), button(cancel, "android:id/button2"), yes])]);
+    expect(decidePermission(click, { target: yes, tree })).toMatchObject({ tier: "high_risk", ruleId: "pane.security" });
+  });
+  it("a dialog that only tells about a protection, or a named choice about it, is no change of it", () => {
+    const ok = button("OK", "android:id/button1");
+    expect(decidePermission(click, { target: ok, tree: screen([dialog([text("Backup complete", "android:id/alertTitle"), ok])]) }).ruleId).not.toBe("pane.security");
+    const save = button("Speicherplatz sparen", "android:id/button2");
+    expect(decidePermission(click, { target: save, tree: screen([dialog([text("Qualität der Sicherung"), button("Abbrechen", "android:id/button3"), save, button("Originalqualität", "android:id/button1")])]) }).ruleId).not.toBe("pane.security");
+  });
 });
