@@ -69,6 +69,9 @@ export interface LanguageWords {
   audience?: string;
   /** Verbs that show what is hidden ("Show", "Reveal", "Показать"): beside a secret they reveal it. */
   reveal?: string;
+  /** Verbs that copy a text to the clipboard ("Copy", "คัดลอก", "Kopieren"): on a screen that shows a secret they
+   * take it out of the app, as revealing it would. */
+  copying?: string;
   /** Secrets a person keeps, which a reveal verb beside them shows (a password, PIN, CVC, card number, recovery
    * phrase, private key): "Показать номер и CVC" is credentials, "Show balance" is not. */
   secrets?: string;
@@ -80,8 +83,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   en: {
     audience: "close friends",
     story: "your story|my story",
-    secrets: "password|passcode|pin|cvv|cvc|cvv2|security code|card number|full card number|card details|recovery phrase|secret phrase|seed phrase|private key|secret key|backup codes",
+    secrets: "secret recovery phrase|password|passcode|pin|cvv|cvc|cvv2|security code|card number|full card number|card details|recovery phrase|secret phrase|seed phrase|private key|secret key|backup codes",
     reveal: "show|reveal|unhide|display",
+    copying: "copy|copy to clipboard|copy all",
     verbs: {
       money:
         "entry fee|entry cost|will be charged to|will be debited|billed|charged|you ll be charged|auto renews|renews automatically|per month|per year|place bet|bet now|wager|add payee|add beneficiary|add recipient|send gift|send a gift|gift|buy coins|get coins|buy credits|add money|load money|add credit|buy tickets|reserve now|confirm booking|confirm ride|request ride|start subscription|join premium|try premium|swap|convert|sell|claim offer|charge|charge my card|will be charged|you will be charged|debit|pay|pay now|checkout|check out|buy|buy now|purchase|order now|place order|submit order|confirm order|complete order|complete purchase|subscribe|resubscribe|unsubscribe|start free trial|start trial|free trial|try free|try it free|upgrade|upgrade now|book|book now|reserve|rent|tip|donate|transfer|send money|request money|top up|recharge|withdraw|wire|cash out|renew|cancel subscription|cancel membership|cancel plan|end subscription|confirm payment|submit payment|add funds|redeem",
@@ -127,8 +131,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   zh: {
     audience: "密友|亲密好友",
     story: "你的快拍|我的快拍",
-    secrets: "密码|安全码|卡号|完整卡号|助记词|私钥|支付密码",
+    secrets: "助记词|私钥|恢复短语|秘密恢复短语|密码|安全码|卡号|完整卡号|助记词|私钥|支付密码",
     reveal: "显示|查看|展示",
+    copying: "复制|拷贝|複製",
     verbs: {
       money:
         "报名费|入场费|扣款|将扣款|支付宝付款|支付|付款|立即支付|确认支付|结算|去结算|下单|提交订单|立即下单|购买|立即购买|买入|订阅|开通|立即开通|续费|充值|转账|汇款|提现|打赏|捐款|捐赠|预订|预定|取消订阅|退订|免费试用|试用|升级会员|缴费",
@@ -168,8 +173,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   ja: {
     audience: "親しい友達",
     story: "あなたのストーリー|ストーリーズ",
-    secrets: "パスワード|暗証番号|セキュリティコード|カード番号|秘密鍵|リカバリーフレーズ",
+    secrets: "シークレットリカバリーフレーズ|リカバリーフレーズ|秘密のフレーズ|パスワード|暗証番号|セキュリティコード|カード番号|秘密鍵|リカバリーフレーズ",
     reveal: "表示|見る",
+    copying: "コピー|コピーする",
     verbs: {
       money:
         "参加費|エントリー料|請求|課金|支払|支払う|購入|注文を確定|注文する|決済|振込|振り込む|送金|チャージ|定期購入|無料トライアル|トライアルを開始|アップグレード|予約する|寄付|投げ銭|解約",
@@ -208,8 +214,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   ko: {
     audience: "친한 친구",
     story: "내 스토리",
-    secrets: "비밀번호|카드 번호|카드번호|보안 코드|복구 구문|개인 키",
+    secrets: "비밀 복구 구문|복구 구문|시드 구문|비밀번호|카드 번호|카드번호|보안 코드|복구 구문|개인 키",
     reveal: "보기|표시",
+    copying: "복사|복사하기",
     verbs: {
       money:
         "참가비|입장료|청구|결제됩니다|결제|결제하기|구매|바로 구매|구매하기|주문하기|송금|이체|충전|구독|구독하기|무료 체험|체험 시작|업그레이드|예약하기|후원|기부|구독 해지|해지|출금",
@@ -249,8 +256,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   de: {
     audience: "enge freunde",
     story: "deine story|meine story",
-    secrets: "passwort|kennwort|kartennummer|sicherheitscode|prüfnummer|wiederherstellungsphrase|privaten schlüssel|kartendaten",
+    secrets: "geheime wiederherstellungsphrase|wiederherstellungsphrase|seed phrase|passwort|passwort|kennwort|kartennummer|sicherheitscode|prüfnummer|wiederherstellungsphrase|privaten schlüssel|kartendaten",
     reveal: "anzeigen|zeigen|einblenden|aufdecken",
+    copying: "kopieren|kopiere|in die zwischenablage",
     compounds: true,
     verbs: {
       money:
@@ -294,8 +302,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   es: {
     audience: "mejores amigos|amigos cercanos",
     story: "tu historia|mi historia",
-    secrets: "contraseña|número de tarjeta|código de seguridad|frase de recuperación|clave privada|datos de la tarjeta",
+    secrets: "frase secreta|frase secreta de recuperación|frase de recuperación|frase semilla|contraseña|número de tarjeta|código de seguridad|frase de recuperación|clave privada|datos de la tarjeta",
     reveal: "mostrar|ver|revelar",
+    copying: "copiar|copiar al portapapeles|copia",
     verbs: {
       money:
         "cuota de entrada|tarifa de entrada|coste de entrada|se cobrará|se te cobrará|se cargará|cobrar|se cobrará|cargo|pagar|pagar ahora|comprar|comprar ahora|confirmar compra|finalizar compra|realizar pedido|hacer pedido|suscribirse|suscribirme|suscribir|prueba gratuita|empezar prueba gratuita|actualizar a premium|reservar|reservar ahora|donar|propina|transferir|enviar dinero|recargar|retirar|cancelar suscripción|darse de baja|anular suscripción",
@@ -336,8 +345,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   fr: {
     audience: "amis proches",
     story: "votre story|ta story",
-    secrets: "mot de passe|code pin|numéro de carte|cryptogramme|code de sécurité|phrase de récupération|clé privée",
+    secrets: "phrase secrète|phrase de récupération|phrase de récupération secrète|mot de passe|code pin|numéro de carte|cryptogramme|code de sécurité|phrase de récupération|clé privée",
     reveal: "afficher|voir|révéler",
+    copying: "copier|copier dans le presse papiers|copiez",
     verbs: {
       money:
         "frais d inscription|frais d entrée|droit d entrée|sera débité|sera facturé|vous serez facturé|débiter|sera débité|facturer|payer|payer maintenant|acheter|acheter maintenant|commander|valider la commande|passer commande|confirmer le paiement|s abonner|abonner|essai gratuit|commencer l essai gratuit|passer à premium|réserver|faire un don|pourboire|virer|envoyer de l argent|recharger|résilier|résilier l abonnement|se désabonner|désabonner",
@@ -378,8 +388,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   pt: {
     audience: "amigos próximos",
     story: "seu story|sua história|seu stories",
-    secrets: "senha|número do cartão|código de segurança|frase de recuperação|chave privada|dados do cartão",
+    secrets: "frase secreta|frase de recuperação|frase de recuperação secreta|senha|número do cartão|código de segurança|frase de recuperação|chave privada|dados do cartão",
     reveal: "mostrar|exibir|ver|revelar",
+    copying: "copiar|copiar para a área de transferência",
     verbs: {
       money:
         "taxa de entrada|taxa de inscrição|será cobrado|você será cobrado|será debitado|cobrar|será cobrado|débito|pagar|pagar agora|comprar|comprar agora|finalizar compra|fazer pedido|assinar|assinar agora|teste grátis|iniciar teste grátis|experimentar grátis|fazer upgrade|reservar|doar|gorjeta|dar gorjeta|transferir|enviar dinheiro|recarregar|sacar|cancelar assinatura",
@@ -420,8 +431,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   ru: {
     audience: "близкие друзья",
     story: "ваша история|моя история",
-    secrets: "пароль|пин код|номер карты|код безопасности|секретную фразу|секретная фраза|приватный ключ|реквизиты карты",
+    secrets: "секретная фраза|секретную фразу|фраза восстановления|сид фраза|пароль|пин код|номер карты|код безопасности|секретную фразу|секретная фраза|приватный ключ|реквизиты карты",
     reveal: "показать|раскрыть|показывать",
+    copying: "копировать|скопировать|скопируйте",
     verbs: {
       money:
         "вступительный взнос|стоимость входа|плата за вход|будет списано|спишется|будет списана|списать|будет списано|спишем|оплатить|купить|купить сейчас|оформить заказ|заказать|подтвердить заказ|оформить подписку|подписаться|пробный период|начать пробный период|попробовать бесплатно|перевести|отправить деньги|пополнить|вывести|забронировать|пожертвовать|чаевые|отменить подписку|отписаться|продлить",
@@ -462,8 +474,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   it: {
     audience: "amici più stretti|amici stretti",
     story: "la tua storia|la mia storia",
-    secrets: "numero della carta|numero carta|codice di sicurezza|frase di recupero|chiave privata",
+    secrets: "frase segreta|frase di recupero|numero della carta|numero carta|codice di sicurezza|frase di recupero|chiave privata",
     reveal: "mostra|visualizza|rivela",
+    copying: "copia|copiare|copia negli appunti",
     verbs: {
       money:
         "quota d ingresso|costo d ingresso|quota di iscrizione|pagare|acquistare|abbonarsi|verrà addebitato|addebiteremo|addebita|verrà addebitato|addebito|paga|paga ora|pagare|acquista|acquista ora|compra|compra ora|ordina|conferma ordine|invia ordine|abbonati|abbonarsi|prova gratuita|inizia la prova gratuita|prenota|prenota ora|dona|fai una donazione|mancia|trasferisci|bonifico|invia denaro|ricarica|preleva|scommetti|punta|annulla abbonamento|disdici|rinnova|aggiungi beneficiario|riscatta",
@@ -502,8 +515,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   tr: {
     audience: "yakın arkadaşlar",
     story: "hikayen|hikayem",
-    secrets: "şifre*|parola*|kart numara*|güvenlik kodu*|kurtarma ifade*|özel anahtar*",
+    secrets: "gizli kurtarma ifadesi|kurtarma ifadesi|gizli ifade|şifre*|parola*|kart numara*|güvenlik kodu*|kurtarma ifade*|özel anahtar*",
     reveal: "göster|görüntüle",
+    copying: "kopyala|panoya kopyala",
     verbs: {
       money:
         "giriş ücreti|katılım ücreti|ödensin mi|ödenecek|tahsil edilecek|hesabınızdan çekilecek|tahsil|ücretlendirilecek|öde|ödeme yap|şimdi öde|satın al|hemen al|sipariş ver|siparişi onayla|siparişi tamamla|abone ol|ücretsiz dene|deneme başlat|rezervasyon yap|bağış yap|bahşiş|para gönder|transfer et|havale|eft|bakiye yükle|para yükle|para çek|bahis yap|kupon oyna|aboneliği iptal et|yenile|alıcı ekle",
@@ -542,8 +556,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   vi: {
     audience: "bạn thân",
     story: "tin của bạn|tin của tôi",
-    secrets: "mật khẩu|mã pin|số thẻ|mã bảo mật|cụm từ khôi phục|khóa riêng tư",
+    secrets: "cụm từ bí mật|cụm từ khôi phục|mật khẩu|mã pin|số thẻ|mã bảo mật|cụm từ khôi phục|khóa riêng tư",
     reveal: "hiện|hiển thị|xem",
+    copying: "sao chép|chép",
     verbs: {
       money:
         "phí tham gia|phí vào cửa|sẽ bị trừ|sẽ bị tính phí|trừ tiền|sẽ bị trừ|thu phí|thanh toán|thanh toán ngay|mua|mua ngay|đặt hàng|đặt mua|xác nhận đặt hàng|đăng ký gói|dùng thử miễn phí|nâng cấp|đặt phòng|đặt chỗ|đặt xe|ủng hộ|quyên góp|tặng|chuyển tiền|chuyển khoản|nạp tiền|nạp|rút tiền|đặt cược|hủy gói|gia hạn|thêm người nhận|đổi điểm",
@@ -582,8 +597,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   id: {
     audience: "teman dekat",
     story: "cerita anda|cerita kamu|cerita saya",
-    secrets: "kata sandi|nomor kartu|kode keamanan|frasa pemulihan|kunci pribadi",
+    secrets: "frasa rahasia|frasa pemulihan|kata sandi|nomor kartu|kode keamanan|frasa pemulihan|kunci pribadi",
     reveal: "tampilkan|lihat",
+    copying: "salin|salin ke papan klip",
     verbs: {
       money:
         "biaya masuk|biaya pendaftaran|dibayar|akan ditagih|akan dipotong|didebit|tagih|akan ditagih|potong saldo|debit|bayar|bayar sekarang|beli|beli sekarang|checkout|pesan sekarang|buat pesanan|konfirmasi pesanan|langganan|berlangganan|coba gratis|uji coba gratis|tingkatkan|upgrade|booking|reservasi|donasi|sumbang|beri tip|kirim uang|transfer|top up|isi ulang|isi saldo|tarik tunai|tarik saldo|pasang taruhan|batalkan langganan|perpanjang|tambah penerima|tukar poin",
@@ -622,8 +638,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   ms: {
     audience: "rakan rapat",
     story: "cerita anda|cerita saya",
-    secrets: "kata laluan|nombor kad|kod keselamatan|frasa pemulihan|kunci peribadi",
+    secrets: "frasa rahsia|kata laluan|nombor kad|kod keselamatan|frasa pemulihan|kunci peribadi",
     reveal: "tunjukkan|papar|lihat",
+    copying: "salin|salin ke papan keratan",
     verbs: {
       money:
         "yuran masuk|yuran penyertaan|dicaj|akan dicaj|akan ditolak daripada|caj|akan dicaj|potong|bayar|bayar sekarang|beli|beli sekarang|daftar keluar|tempah|tempah sekarang|buat pesanan|sahkan pesanan|langgan|melanggan|cuba percuma|percubaan percuma|naik taraf|derma|tip|hantar wang|pindah wang|pindahan|tambah nilai|top up|tambah nilai sekarang|keluarkan wang|pertaruhan|batalkan langganan|perbaharui|tambah penerima",
@@ -662,8 +679,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   th: {
     audience: "เพื่อนสนิท",
     story: "สตอรี่ของคุณ|สตอรี่ของฉัน",
-    secrets: "รหัสผ่าน|หมายเลขบัตร|เลขบัตร|รหัสความปลอดภัย|วลีกู้คืน|คีย์ส่วนตัว",
+    secrets: "วลีลับ|วลีกู้คืนลับ|วลีช่วยจำ|วลีสำรอง|คำกู้คืน|รหัสผ่าน|หมายเลขบัตร|เลขบัตร|รหัสความปลอดภัย|วลีกู้คืน|คีย์ส่วนตัว",
     reveal: "แสดง|ดู",
+    copying: "คัดลอก|ก๊อปปี้",
     verbs: {
       money:
         "ค่าเข้า|ค่าสมัคร|หักเงิน|ตัดเงิน|เรียกเก็บเงิน|ชำระเงิน|จ่ายเงิน|ชำระ|จ่าย|ซื้อ|ซื้อเลย|ซื้อทันที|สั่งซื้อ|ยืนยันการสั่งซื้อ|ชำระเงินตอนนี้|สมัครสมาชิก|สมัครแพ็กเกจ|ทดลองใช้ฟรี|อัปเกรด|จอง|จองเลย|บริจาค|ทิป|โอนเงิน|โอน|เติมเงิน|ถอนเงิน|เดิมพัน|แทงบอล|ยกเลิกการสมัคร|ต่ออายุ|เพิ่มผู้รับเงิน|แลกคะแนน",
@@ -702,8 +720,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   pl: {
     audience: "bliscy znajomi",
     story: "twoja relacja|moja relacja",
-    secrets: "hasło|hasła|numer karty|kod bezpieczeństwa|fraza odzyskiwania|klucz prywatny",
+    secrets: "tajna fraza|fraza odzyskiwania|hasło|hasła|numer karty|kod bezpieczeństwa|fraza odzyskiwania|klucz prywatny",
     reveal: "pokaż|wyświetl|odkryj",
+    copying: "kopiuj|skopiuj|kopiuj do schowka",
     verbs: {
       money:
         "wpisowe|opłata za wejście|zapłacić|kupić|zamówić|zostanie obciążona|zostanie pobrana opłata|obciąż|pobierz opłatę|zostanie pobrana|zapłać|zapłać teraz|płacę|kup|kup teraz|kupuję|zamów|zamawiam|zamów i zapłać|potwierdź zamówienie|złóż zamówienie|subskrybuj|wykup|wypróbuj za darmo|rozpocznij okres próbny|zarezerwuj|rezerwuj|przekaż darowiznę|wpłać|napiwek|przelej|wyślij przelew|przelew|doładuj|doładowanie|wypłać|postaw|obstaw|anuluj subskrypcję|odnów|dodaj odbiorcę",
@@ -742,8 +761,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   nl: {
     audience: "naaste vrienden|goede vrienden",
     story: "jouw verhaal|je verhaal|mijn verhaal",
-    secrets: "wachtwoord|pincode|kaartnummer|beveiligingscode|herstelzin|privésleutel",
+    secrets: "geheime herstelzin|herstelzin|geheime zin|wachtwoord|pincode|kaartnummer|beveiligingscode|herstelzin|privésleutel",
     reveal: "tonen|toon|weergeven",
+    copying: "kopiëren|kopieer|kopieren",
     compounds: true,
     verbs: {
       money:
@@ -783,8 +803,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   sv: {
     audience: "nära vänner",
     story: "din berättelse|min berättelse",
-    secrets: "lösenord|pinkod|kortnummer|säkerhetskod|återställningsfras|privat nyckel",
+    secrets: "hemlig återställningsfras|återställningsfras|lösenord|pinkod|kortnummer|säkerhetskod|återställningsfras|privat nyckel",
     reveal: "visa",
+    copying: "kopiera|kopiera till urklipp",
     compounds: true,
     verbs: {
       money:
@@ -824,8 +845,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   ar: {
     audience: "الأصدقاء المقربون|الأصدقاء المقربين",
     story: "قصتك|قصتي",
-    secrets: "كلمة المرور|رقم البطاقة|رمز الأمان|عبارة الاسترداد|المفتاح الخاص|الرقم السري",
+    secrets: "العبارة السرية|عبارة الاسترداد|عبارة الاسترداد السرية|كلمة المرور|رقم البطاقة|رمز الأمان|عبارة الاسترداد|المفتاح الخاص|الرقم السري",
     reveal: "إظهار|اظهار|عرض",
+    copying: "نسخ|انسخ|نسخ إلى الحافظة",
     verbs: {
       money:
         "رسوم الدخول|رسوم الاشتراك|سيتم خصم|سيتم تحصيل|ستتم محاسبتك|خصم|سيتم خصم|سيتم تحصيل|رسوم|ادفع|دفع|ادفع الآن|الدفع الآن|إتمام الدفع|شراء|اشتر|اشتر الآن|اشترِ الآن|اطلب|اطلب الآن|تأكيد الطلب|إتمام الطلب|اشترك|اشترك الآن|الاشتراك|تجربة مجانية|ابدأ التجربة المجانية|ترقية|احجز|احجز الآن|تبرع|بقشيش|تحويل|حول|تحويل الأموال|إرسال الأموال|أرسل المال|شحن|شحن الرصيد|اشحن|سحب|راهن|ضع رهانا|إلغاء الاشتراك|تجديد|إضافة مستفيد|استبدال",
@@ -864,8 +886,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   fa: {
     audience: "دوستان نزدیک",
     story: "استوری شما|استوری من",
-    secrets: "رمز عبور|گذرواژه|شماره کارت|کد امنیتی|عبارت بازیابی|کلید خصوصی|رمز دوم",
+    secrets: "عبارت بازیابی|عبارت مخفی|رمز عبور|گذرواژه|شماره کارت|کد امنیتی|عبارت بازیابی|کلید خصوصی|رمز دوم",
     reveal: "نمایش|نشان دادن",
+    copying: "کپی|رونوشت",
     verbs: {
       money:
         "هزینه ورود|ورودیه|کسر خواهد شد|کسر می شود|کسر|کسر از حساب|برداشت می شود|پرداخت|پرداخت کنید|بپردازید|خرید|بخرید|خرید کنید|ثبت سفارش|سفارش|تأیید سفارش|اشتراک|خرید اشتراک|مشترک شوید|آزمایش رایگان|ارتقا|رزرو|رزرو کنید|اهدا|کمک مالی|انعام|انتقال|انتقال وجه|کارت به کارت|ارسال پول|شارژ|افزایش موجودی|برداشت|شرط|شرط بندی|لغو اشتراک|تمدید|افزودن گیرنده",
@@ -904,8 +927,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   he: {
     audience: "חברים קרובים",
     story: "הסטורי שלך|הסטורי שלי",
-    secrets: "סיסמה|מספר הכרטיס|מספר כרטיס|קוד אבטחה|ביטוי שחזור|מפתח פרטי",
+    secrets: "ביטוי סודי|ביטוי שחזור|סיסמה|מספר הכרטיס|מספר כרטיס|קוד אבטחה|ביטוי שחזור|מפתח פרטי",
     reveal: "הצג|הצגת|הראה",
+    copying: "העתק|העתקה|להעתיק",
     verbs: {
       money:
         "דמי כניסה|דמי השתתפות|לרכוש|להעביר|לתרום|לשדרג|יחויבו|תחויב|ייגבה|ייגבו|חיוב|החיוב|יחויב|ההזמנה|התשלום|תשלום|לתשלום|שלם|לשלם|שלם עכשיו|קנה|קנייה|לקנות|קנה עכשיו|הזמן עכשיו|להזמין|ביצוע הזמנה|אישור הזמנה|הירשם למנוי|מנוי|להירשם למנוי|ניסיון חינם|התחל ניסיון חינם|שדרוג|שדרג|הזמנת מקום|תרום|תרומה|טיפ|העבר|העברה|העברת כסף|שלח כסף|טעינה|טען|משיכה|הימור|המר|ביטול מנוי|חידוש|הוספת מוטב",
@@ -945,8 +969,9 @@ export const LEXICON: Record<string, LanguageWords> = {
     audience: "क्लोज़ फ़्रेंड्स|करीबी दोस्त",
     story: "आपकी स्टोरी|मेरी स्टोरी",
     manner: "कैसे|किस तरह|कैसे करें",
-    secrets: "पासवर्ड|पिन|कार्ड नंबर|सुरक्षा कोड|रिकवरी फ़्रेज़|प्राइवेट की",
+    secrets: "गुप्त वाक्यांश|रिकवरी वाक्यांश|पासवर्ड|पिन|कार्ड नंबर|सुरक्षा कोड|रिकवरी फ़्रेज़|प्राइवेट की",
     reveal: "दिखाएं|दिखाएँ|देखें",
+    copying: "कॉपी|कॉपी करें|प्रतिलिपि",
     verbs: {
       money:
         "एंट्री फ़ीस|प्रवेश शुल्क|भुगतान किया जाएगा|शुल्क लगेगा|कट जाएंगे|शुल्क लिया जाएगा|काटे जाएंगे|डेबिट|भुगतान करें|भुगतान|पे करें|अभी भुगतान करें|खरीदें|अभी खरीदें|ऑर्डर करें|ऑर्डर दें|ऑर्डर की पुष्टि करें|सदस्यता लें|सब्सक्राइब करें|मुफ़्त ट्रायल|मुफ्त ट्रायल|अपग्रेड करें|बुक करें|अभी बुक करें|दान करें|टिप दें|पैसे भेजें|ट्रांसफ़र करें|ट्रांसफर करें|रिचार्ज करें|रिचार्ज|टॉप अप|निकालें पैसे|दांव लगाएं|सदस्यता रद्द करें|रिन्यू करें|लाभार्थी जोड़ें",
@@ -986,8 +1011,9 @@ export const LEXICON: Record<string, LanguageWords> = {
     audience: "ঘনিষ্ঠ বন্ধুরা|ক্লোজ ফ্রেন্ডস",
     story: "আপনার স্টোরি|আমার স্টোরি",
     manner: "কীভাবে|কিভাবে|কেমন করে",
-    secrets: "পাসওয়ার্ড|পিন|কার্ড নম্বর|নিরাপত্তা কোড|রিকভারি ফ্রেজ|প্রাইভেট কী",
+    secrets: "গোপন বাক্যাংশ|পুনরুদ্ধার বাক্যাংশ|পাসওয়ার্ড|পিন|কার্ড নম্বর|নিরাপত্তা কোড|রিকভারি ফ্রেজ|প্রাইভেট কী",
     reveal: "দেখান|দেখুন",
+    copying: "কপি|কপি করুন|অনুলিপি",
     verbs: {
       money:
         "প্রবেশ ফি|এন্ট্রি ফি|কাটা হবে|চার্জ করা হবে|চার্জ করা হবে|কেটে নেওয়া হবে|ডেবিট|পেমেন্ট করুন|অর্থপ্রদান করুন|পে করুন|এখনই পেমেন্ট করুন|কিনুন|এখনই কিনুন|অর্ডার করুন|অর্ডার দিন|অর্ডার নিশ্চিত করুন|সাবস্ক্রাইব করুন|সদস্যতা নিন|বিনামূল্যে ট্রায়াল|আপগ্রেড করুন|বুক করুন|দান করুন|টিপ দিন|টাকা পাঠান|সেন্ড মানি|ট্রান্সফার করুন|রিচার্জ করুন|রিচার্জ|ক্যাশ আউট|টাকা তুলুন|বাজি ধরুন|সদস্যতা বাতিল করুন|নবায়ন করুন",
@@ -1026,8 +1052,9 @@ export const LEXICON: Record<string, LanguageWords> = {
   uk: {
     audience: "близькі друзі",
     story: "ваша історія|моя історія",
-    secrets: "пароль|пін код|номер картки|код безпеки|секретну фразу|приватний ключ",
+    secrets: "секретна фраза|секретну фразу|фраза відновлення|пароль|пін код|номер картки|код безпеки|секретну фразу|приватний ключ",
     reveal: "показати|розкрити",
+    copying: "копіювати|скопіювати|скопіюйте",
     verbs: {
       money:
         "вступний внесок|плата за вхід|буде списано|спишеться|списати|буде списано|спишемо|оплатити|сплатити|оплатити зараз|купити|купити зараз|замовити|оформити замовлення|підтвердити замовлення|підписатися|оформити підписку|спробувати безкоштовно|пробний період|оновити до преміум|забронювати|пожертвувати|задонатити|чайові|переказати|надіслати гроші|поповнити|зняти|вивести|зробити ставку|поставити|скасувати підписку|продовжити підписку|додати отримувача",

@@ -827,4 +827,18 @@ describe("the fifth round's classes", () => {
     const save = button("Speicherplatz sparen", "android:id/button2");
     expect(decidePermission(click, { target: save, tree: screen([dialog([text("Qualität der Sicherung"), button("Abbrechen", "android:id/button3"), save, button("Originalqualität", "android:id/button1")])]) }).ruleId).not.toBe("pane.security");
   });
+
+  it.each([
+    ["วลีลับของคุณ", "คัดลอก"],
+    ["Frase secreta de recuperación", "Copiar al portapapeles"],
+    ["Passwort", "Kopieren"],
+    ["비밀 복구 구문", "복사"],
+  ])("copying on a screen headed %s takes the secret out", (heading, copy) => {
+    const target = button(copy);
+    expect(decidePermission(click, { target, tree: screen([text(heading), text("•••• •••• ••••"), target]) })).toMatchObject({ tier: "high_risk", kind: "credentials", ruleId: "target.copy-secret" });
+  });
+  it("copying a referral code, or under a warning or a page's name, copies no secret", () => {
+    for (const tree of [screen([text("Mã giới thiệu của bạn"), text("SHOPEE8KQ2"), button("Sao chép")]), screen([text("Forgot your password?"), text("We sent a link to a***@gmail.com"), button("Copy email")]), screen([text("Never share your PIN with anyone"), button("Copy")])])
+      expect(decidePermission(click, { target: tree.children[tree.children.length - 1]!, tree }).ruleId).not.toBe("target.copy-secret");
+  });
 });

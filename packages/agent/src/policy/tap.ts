@@ -115,6 +115,11 @@ export function judgeTap(s: Scene, v: Verdict, target: UiNode): string {
     if (verb.category === "destructive" && w.lists.benignObjects.find(p)) v.normal("target.benign-object", `${q(readable)} only removes a view setting`);
     else v.raise(CATEGORY_TIER[verb.category], verb.category, "target.label", `the control ${q(readable)} says ${q(verb.word)} (${verb.category})`);
   }
+  // "คัดลอก" under "วลีลับของคุณ", "Kopieren" beside "Passwort": copying on a screen that shows a secret takes the
+  // secret out of the app, as revealing it would; a line that only warns ("Never share your PIN") or names a page
+  // ("Forgot your password?") shows none.
+  const copied = w.lists.copying.find(p) ? [readable, ...pane.texts.filter((t) => !t.control).map((t) => t.text)].find((t) => showsSecret(w, prepare(t))) : undefined;
+  if (copied) v.raise("high_risk", "credentials", "target.copy-secret", `${q(readable)} copies the secret its screen shows (${q(copied, 40)})`);
   const submit = w.lists.composeSubmit.find(p);
   const filled = filledCompose(s, pane);
   if (submit && filled) v.raise("high_risk", "communication", "target.compose-submit", `${q(readable)} submits the filled field ${q(filled.text)}`);
@@ -163,6 +168,11 @@ function endingNamedBeside(w: Scene["w"], p: Prepared, pane: Pane): string | nul
 /** A dialog's line that names a committing act, not a place to look at ("Exportera konton", not "Betalningshistorik"). */
 function namesAct(s: Scene, p: Prepared): boolean {
   return findVerb(s.w, p, COMMIT_CATEGORIES) !== null && !(s.w.lists.navigation.find(p) && navigationFirst(s, p, true));
+}
+
+/** A text that names a secret it shows: not under a negation, not a place to look at. */
+function showsSecret(w: Scene["w"], p: Prepared): boolean {
+  return w.lists.secrets.find(p) !== null && !w.lists.negation.find(p) && !w.lists.navigation.find(p);
 }
 
 /** A row of texts only (no control inside) that carries an amount, beside at least one more such row in its list. */

@@ -24,7 +24,7 @@ const COMMIT: Category[] = ["money", "destructive", "communication", "credential
 
 const LIST_NAMES: ListName[] = [
   "composeSubmit", "navigation", "ownership", "dismiss", "negation", "keep", "affirmative", "cancelling", "leaving", "held", "staging", "completed", "confirming", "benignObjects",
-  "searchField", "composeField", "otpField", "identityField", "cardField", "enterKeys", "newlineKeys", "securitySettings", "personalField", "reveal", "secrets", "manner", "story", "audience",
+  "searchField", "composeField", "otpField", "identityField", "cardField", "enterKeys", "newlineKeys", "securitySettings", "personalField", "reveal", "copying", "secrets", "manner", "story", "audience",
 ];
 
 type Entry = { text: string; compound?: boolean };
