@@ -44,3 +44,16 @@ describe("a unit counted on two lines is the screen's currency", () => {
     expect(decided(["Loja", "Pacote Elite · 1.299 diamantes"]).tier).toBe("normal");
   });
 });
+
+describe("a Chinese or Japanese counter after two numbers in the hundreds counts the screen's currency", () => {
+  it.each([
+    [["ジュエルを1500個使用して10回ガチャを引きますか？", "所持ジュエル　有償 3,200個 / 無償 0個"], "個"],
+    [["消耗1600颗原石进行十连祈愿？", "当前拥有原石：3,280颗"], "颗"],
+    [["スタージュエルを2500個消費します。", "所持数 4,100個"], "個"],
+  ])("%j counts %s", (texts, unit) => {
+    expect(countedUnit(texts)?.unit).toBe(unit);
+  });
+  it.each([[["共 128 个笔记", "已选 0 个"]], [["ティッシュ 5箱 × 2", "お届け予定 12月4日"]]])("%j counts nothing", (texts) => {
+    expect(countedUnit(texts)).toBeNull();
+  });
+});

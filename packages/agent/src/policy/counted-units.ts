@@ -52,6 +52,9 @@ const NUMBER = /\d[\d.,'\u00a0\u202f ]*\d|\d/g;
 /** Scripts written without spaces: a word beside a number may run on into the next ("คูปองของคุณ"). */
 const NO_SPACES = /[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff]/;
 
+/** A Han character at the start of the word after a number: Chinese and Japanese counters (個, 颗, 枚, 张). */
+const COUNTER = /^[\u3400-\u9fff]/u;
+
 interface Count {
   digits: number;
   before: string | null;
@@ -90,6 +93,11 @@ export function countedUnit(texts: readonly string[]): CountedUnit | null {
         for (const b of all[j]!.counts) {
           if (Math.max(a.digits, b.digits) < 3) continue;
           if ([b.after, b.before].some((w) => w && !m.has(w) && same(unit, w))) return { unit, texts: [all[i]!.text, all[j]!.text] };
+          // "ジュエルを1500個使用して" and "所持ジュエル 3,200個", "消耗1600颗原石" and "原石：3,280颗": Chinese and
+          // Japanese count with a one-character counter after the number, the currency's name elsewhere; the same
+          // counter after two numbers in the hundreds counts a currency ("共 128 个" and "已选 0 个" do not).
+          const counter = COUNTER.exec(unit)?.[0];
+          if (counter && b.after?.startsWith(counter) && Math.min(a.digits, b.digits) >= 3) return { unit: counter, texts: [all[i]!.text, all[j]!.text] };
         }
       }
     }
