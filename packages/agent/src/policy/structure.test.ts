@@ -841,4 +841,16 @@ describe("the fifth round's classes", () => {
     for (const tree of [screen([text("Mã giới thiệu của bạn"), text("SHOPEE8KQ2"), button("Sao chép")]), screen([text("Forgot your password?"), text("We sent a link to a***@gmail.com"), button("Copy email")]), screen([text("Never share your PIN with anyone"), button("Copy")])])
       expect(decidePermission(click, { target: tree.children[tree.children.length - 1]!, tree }).ruleId).not.toBe("target.copy-secret");
   });
+
+  it.each([["Odrzuć", "Zaplanuj wysłanie", "Ustawienia"], ["Ignora", "Pianifica invio", "Impostazioni"], ["Negeren", "Verzenden plannen", "Instellingen"]])("%s in a menu over a written draft discards it", (item, first, last) => {
+    const target = button(item);
+    const tree = screen([text("Compose"), node({ className: "android.widget.EditText", text: "Dear Jan, the quote is attached." }), dialog([button(first), target, button(last)])]);
+    expect(decidePermission(click, { target, tree })).toMatchObject({ tier: "high_risk", kind: "destructive", ruleId: "menu.discard-draft" });
+  });
+  it("a menu's last item, a cancel, or a menu over no draft still backs out", () => {
+    const cancel = button("Cancelar");
+    expect(decidePermission(click, { target: cancel, tree: screen([node({ className: "android.widget.EditText", text: "Feliz viernes" }), dialog([button("Cámara"), button("Galería"), cancel])]) }).tier).toBe("normal");
+    const dismiss = button("Dismiss");
+    expect(decidePermission(click, { target: dismiss, tree: screen([text("New tab"), dialog([button("New tab"), dismiss, button("Settings")])]) }).tier).toBe("normal");
+  });
 });

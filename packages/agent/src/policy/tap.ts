@@ -93,8 +93,13 @@ export function judgeTap(s: Scene, v: Verdict, target: UiNode): string {
   // Only when it is the one way forward: beside a "Yes" under "Cancel order?", "Cancel download" stays a way out.
   const onlyWayOn = !(pane.dialog ? pane.buttons : buttonsOf(s.tree)).some((b) => b !== target && !isDismissLabel(w, labelOf(b)));
   const screenEnding = role.role === "dismiss" && !commitVerb && onlyWayOn ? endingNamedBeside(w, p, pane) : null;
+  // "Odrzuć", "Ignora" amid "Zaplanuj wysłanie" and "Ustawienia" over a written draft: in a menu (a sheet of
+  // buttons only) a dismissal before its last item is one of its acts, not its way out, and over a filled field it
+  // discards what was written. A menu's last item ("Cancelar" under "Cámara", "Galería") still backs out.
+  const discards = role.role === "dismiss" && pane.dialog && isMenuItemBeforeLast(pane, target) && !w.lists.cancelling.atStart(p) && filledDraft(s);
+  if (discards) v.raise("high_risk", "destructive", "menu.discard-draft", `${q(readable)} is an item of a menu over the written draft ${q(discards.text, 40)}: it discards it`);
   if (screenEnding) v.raise("high_risk", "destructive", "target.screen-ending", `${q(readable)} carries out the ending its screen names (${q(screenEnding)})`);
-  else if (role.role === "dismiss" && !plainWayOut && (isDismissLabel(w, readable) || !commitVerb)) {
+  else if (!discards && role.role === "dismiss" && !plainWayOut && (isDismissLabel(w, readable) || !commitVerb)) {
     v.normal("target.dismiss", `${q(readable)} backs out (${role.why})`);
     return readable;
   }
@@ -168,6 +173,24 @@ function endingNamedBeside(w: Scene["w"], p: Prepared, pane: Pane): string | nul
 /** A dialog's line that names a committing act, not a place to look at ("Exportera konton", not "Betalningshistorik"). */
 function namesAct(s: Scene, p: Prepared): boolean {
   return findVerb(s.w, p, COMMIT_CATEGORIES) !== null && !(s.w.lists.navigation.find(p) && navigationFirst(s, p, true));
+}
+
+/** A dialog of buttons only (a menu: three items or more, no title or message) and the target not its last item. */
+function isMenuItemBeforeLast(pane: Pane, target: UiNode): boolean {
+  const at = pane.buttons.indexOf(target);
+  return pane.buttons.length >= 3 && at >= 0 && at < pane.buttons.length - 1 && pane.texts.every((t) => t.control);
+}
+
+/** A field of the screen holding written text that is no search and no password: a draft. */
+function filledDraft(s: Scene): UiNode | undefined {
+  const stack = s.tree ? [s.tree] : [];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (isKeyboardPackage(n.packageName)) continue;
+    if (isEditable(n) && n.text.trim() && !n.password && !s.w.lists.searchField.find(prepare(`${n.text} ${idWords(n.resourceId)} ${n.contentDesc}`))) return n;
+    stack.push(...n.children);
+  }
+  return undefined;
 }
 
 /** A text that names a secret it shows: not under a negation, not a place to look at. */
