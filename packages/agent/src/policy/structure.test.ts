@@ -853,4 +853,13 @@ describe("the fifth round's classes", () => {
     const dismiss = button("Dismiss");
     expect(decidePermission(click, { target: dismiss, tree: screen([text("New tab"), dialog([button("New tab"), dismiss, button("Settings")])]) }).tier).toBe("normal");
   });
+
+  it.each(["محو جميع البيانات", "מחיקת כל הנתונים", "Wymaż wszystkie notatki", "Tüm verileri temizle", "Удаление данных", "Effacement des données", "Borrado de datos", "데이터 지우기", "Видалення даних", "Penghapusan data"])("%s, erasing or its noun, at a screen's foot destroys", (label) => {
+    const target = button(label);
+    expect(decidePermission(click, { target, tree: screen([text("Settings"), target]) })).toMatchObject({ tier: "high_risk", kind: "destructive" });
+  });
+  it("clearing a search is no erasing", () => {
+    const target = button("محو البحث");
+    expect(decidePermission(click, { target, tree: screen([node({ className: "android.widget.EditText", text: "وصفات" }), target]) }).tier).toBe("normal");
+  });
 });
