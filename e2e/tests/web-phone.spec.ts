@@ -278,6 +278,10 @@ test("on a phone a gate opened by its link reads as a question, is approved with
   await expectWhole(row.getByRole("link", { name: "Review with the screenshot" }), PHONE, "Review with the screenshot");
   await expect(row.getByRole("heading", { name: PLAIN })).toBeVisible();
   expect(await row.innerText()).not.toContain("rules-7");
+  // The todo the gate blocks says so in a few words rather than repeating the agent's whole question.
+  const blocked = page.locator(`[data-kind="todo_blocked"][data-todo-id="${seeded.pay.id}"]`);
+  await expect(blocked).toContainText("waits for its gate's answer");
+  expect(await blocked.innerText()).not.toContain("rules-7");
   await expectNoSidewaysScroll(page);
   await attachScreenshot(page, testInfo, "phone-attention");
   await expectNoViolations(page, testInfo, "phone-attention");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { plainQuestion } from "./plain-question.ts";
+import { gateWaitOf, plainQuestion } from "./plain-question.ts";
 
 describe("plainQuestion", () => {
   it("leads an approval with its first sentence and keeps the rule, policy and the model's words apart", () => {
@@ -23,5 +23,13 @@ describe("plainQuestion", () => {
   it("keeps a question in no known shape whole", () => {
     expect(plainQuestion("Is the order number 4412 the right one?")).toEqual({ question: "Is the order number 4412 the right one?", detail: null, asked: false });
     expect(plainQuestion("Check the delivery address")).toEqual({ question: "Check the delivery address", detail: null, asked: false });
+  });
+});
+
+describe("gateWaitOf", () => {
+  it("names the gate a todo is blocked on, from the core's reason", () => {
+    expect(gateWaitOf('waits for gate gate_1a2b: Allow the agent to click on "Pay" in shop?')).toBe("gate_1a2b");
+    expect(gateWaitOf("The restaurant list needs a person to pick")).toBeNull();
+    expect(gateWaitOf(null)).toBeNull();
   });
 });

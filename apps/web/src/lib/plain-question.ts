@@ -54,3 +54,8 @@ function unquote(quoted: string): string {
   }
   return quoted.slice(1, -1);
 }
+
+/** The core blocks a todo whose gate opens with the reason "waits for gate <id>: <question>": the gate's id, else null. */
+export function gateWaitOf(reason: string | null): string | null {
+  return /^waits for gate (\S+): /.exec(reason ?? "")?.[1] ?? null;
+}

@@ -8,7 +8,7 @@ import { describeProblem, useApi } from "../../lib/api.tsx";
 import { formatAgo, LANE_LABEL, whoLabel, type AttentionItem, type GoalSummary, type TodoState } from "../../lib/labels.ts";
 import { useStreamState } from "../../lib/live-cache.tsx";
 import { replanKey, useOperators } from "../../lib/operators.ts";
-import { plainQuestion } from "../../lib/plain-question.ts";
+import { gateWaitOf, plainQuestion } from "../../lib/plain-question.ts";
 import { useSession } from "../../lib/session.tsx";
 import { useTRPC } from "../../lib/trpc.ts";
 import { GateDecision } from "../gate/gate-decision.tsx";
@@ -154,7 +154,7 @@ function AttentionRow({ item, goalTitle, now }: { item: AttentionItem; goalTitle
           <p className={styles.question}>{item.title}</p>
           <p className={styles.meta}>
             {goal}
-            {item.reason ? ` · ${item.reason}` : ""} · since {formatAgo(item.since, now)}
+            {item.reason ? ` · ${gateWaitOf(item.reason) ? "waits for its gate's answer" : item.reason}` : ""} · since {formatAgo(item.since, now)}
           </p>
           <div className={styles.actions}>
             <BlockedActions goalId={item.goalId} todoId={item.todoId} title={item.title} />

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useApi } from "../../lib/api.tsx";
 import type { BoardCard } from "../../lib/labels.ts";
 import { formatMicroUsd, LANE_LABEL } from "../../lib/labels.ts";
-import { plainQuestion } from "../../lib/plain-question.ts";
+import { gateWaitOf, plainQuestion } from "../../lib/plain-question.ts";
 import { TimeLeft } from "../time-left.tsx";
 import { CopyId } from "./copy-id.tsx";
 import { TodoOperators, type Neighbours } from "./todo-operators.tsx";
@@ -95,8 +95,7 @@ export function TodoCard({ card, changed, neighbours, stepLimit, goalTitle }: To
   );
 }
 
-/** The core blocks a todo whose gate opens with the reason "waits for gate <id>: <question>"; the card's gate part
- * already says it, in plain words. */
+/** A blocked todo's reason that is its open gate's (the card's gate part already says it, in plain words). */
 function isGateReason(card: BoardCard): boolean {
-  return card.openGate !== null && card.status.state === "blocked" && (card.status.reason ?? "").startsWith(`waits for gate ${card.openGate.id}`);
+  return card.openGate !== null && card.status.state === "blocked" && gateWaitOf(card.status.reason) === card.openGate.id;
 }
