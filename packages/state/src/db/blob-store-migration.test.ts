@@ -1,33 +1,19 @@
 // The blob_store migration keeps every blob stored before it: the bytes move from Blob into the Postgres store's
 // BlobBytes under the blob's sha256 as storage key, and reading the blob through the state core gives them back.
-import { cpSync, mkdtempSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createHash, randomBytes } from "node:crypto";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
-import { applyMigrations, MIGRATIONS_DIR } from "./migrate.ts";
+import { describe, expect, it } from "vitest";
+import { applyMigrations } from "./migrate.ts";
 import { createDb } from "./client.ts";
-import { testServerAdminUrl, withDatabase } from "../testing/test-database.ts";
+import { migrationDatabase } from "../testing/migration-database.ts";
 import { getBlob } from "../services/blob/read-blob.ts";
 
 const MIGRATION = "20261130232000_blob_store";
-const name = `phoneloop_mig_${randomBytes(6).toString("hex")}`;
-const url = withDatabase(testServerAdminUrl(), name);
-
-afterAll(async () => {
-  const admin = new pg.Client({ connectionString: testServerAdminUrl() });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => admin.end());
-});
+const { url, migrateBefore } = migrationDatabase();
 
 describe(`migration ${MIGRATION}`, () => {
   it("moves stored bytes into BlobBytes under the sha256, and the blob reads back the same", async () => {
-    const before = mkdtempSync(join(tmpdir(), "phoneloop-mig-"));
-    for (const dir of readdirSync(MIGRATIONS_DIR).filter((d) => /^\d+_/.test(d) && d < MIGRATION)) {
-      cpSync(join(MIGRATIONS_DIR, dir), join(before, dir), { recursive: true });
-    }
-    await applyMigrations(url, before);
+    await migrateBefore(MIGRATION);
     const bytes = randomBytes(200_000);
     const sha256 = createHash("sha256").update(bytes).digest("hex");
     const c = new pg.Client({ connectionString: url });

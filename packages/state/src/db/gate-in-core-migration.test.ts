@@ -1,33 +1,18 @@
 // The gate_in_core migration keeps every gate opened before it and gives each its kind by the rule the web app
 // guessed it with (options all "approve" or "deny": an approval; else a question); todos get the core's attempt
 // limit.
-import { cpSync, mkdtempSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { gateKindOf } from "../domain/gate.ts";
-import { applyMigrations, MIGRATIONS_DIR } from "./migrate.ts";
-import { testServerAdminUrl, withDatabase } from "../testing/test-database.ts";
+import { applyMigrations } from "./migrate.ts";
+import { migrationDatabase } from "../testing/migration-database.ts";
 
 const MIGRATION = "20261202035000_gate_in_core";
-const name = `phoneloop_mig_${randomBytes(6).toString("hex")}`;
-const url = withDatabase(testServerAdminUrl(), name);
-
-afterAll(async () => {
-  const admin = new pg.Client({ connectionString: testServerAdminUrl() });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => admin.end());
-});
+const { url, migrateBefore } = migrationDatabase();
 
 describe(`migration ${MIGRATION}`, () => {
   it("gives the gates opened before it their kind by their options, losing none, and todos the core's attempt limit", async () => {
-    const before = mkdtempSync(join(tmpdir(), "phoneloop-mig-"));
-    for (const dir of readdirSync(MIGRATIONS_DIR).filter((d) => /^\d+_/.test(d) && d < MIGRATION)) {
-      cpSync(join(MIGRATIONS_DIR, dir), join(before, dir), { recursive: true });
-    }
-    await applyMigrations(url, before);
+    await migrateBefore(MIGRATION);
     const c = new pg.Client({ connectionString: url });
     await c.connect();
     const gates: [string, string[]][] = [

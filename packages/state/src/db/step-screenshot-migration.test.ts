@@ -2,35 +2,22 @@
 // step's own screenshot on the step row, the replay's old readers' shapes: a proxied and a direct model call, an
 // action without its policy, a report from before lessons, an anomaly row without its detector's kind), then the
 // migration step_screenshot_in_observation, then the projections. The step's screenshot is its observation's now.
-import { cpSync, mkdtempSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
-import { applyMigrations, MIGRATIONS_DIR } from "./migrate.ts";
+import { describe, expect, it } from "vitest";
+import { applyMigrations } from "./migrate.ts";
 import { createDb } from "./client.ts";
-import { testServerAdminUrl, withDatabase } from "../testing/test-database.ts";
+import { migrationDatabase } from "../testing/migration-database.ts";
 import { runReplay, runSteps } from "../projections/run-replay.ts";
 
 const MIGRATION = "20261202041500_step_screenshot_in_observation";
-const name = `phoneloop_mig_${randomBytes(6).toString("hex")}`;
-const url = withDatabase(testServerAdminUrl(), name);
-
-afterAll(async () => {
-  const admin = new pg.Client({ connectionString: testServerAdminUrl() });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => admin.end());
-});
+const { url, migrateBefore } = migrationDatabase();
 
 const SHOT = "a".repeat(64);
 const OTHER = "b".repeat(64);
 
 describe(`migration ${MIGRATION}`, () => {
   it("a replay of a run recorded with the old shapes opens: the step's screenshot moved to an observation, old rows read with the fields that fit", async () => {
-    const before = mkdtempSync(join(tmpdir(), "phoneloop-mig-"));
-    for (const dir of readdirSync(MIGRATIONS_DIR).filter((d) => /^\d+_/.test(d) && d < MIGRATION)) cpSync(join(MIGRATIONS_DIR, dir), join(before, dir), { recursive: true });
-    await applyMigrations(url, before);
+    await migrateBefore(MIGRATION);
     const c = new pg.Client({ connectionString: url });
     await c.connect();
     try {

@@ -1,32 +1,17 @@
 // The workspaces migration carries existing rows over: goals, agents, blobs and events go into one "Default"
 // workspace; old members become people and members of it with their roles renamed (owner -> admin, reviewer ->
 // approver), and so do the answer roles recorded on gates.
-import { cpSync, mkdtempSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
-import { applyMigrations, MIGRATIONS_DIR } from "./migrate.ts";
-import { testServerAdminUrl, withDatabase } from "../testing/test-database.ts";
+import { describe, expect, it } from "vitest";
+import { applyMigrations } from "./migrate.ts";
+import { migrationDatabase } from "../testing/migration-database.ts";
 
 const MIGRATION = "20261130211000_workspaces";
-const name = `phoneloop_mig_${randomBytes(6).toString("hex")}`;
-const url = withDatabase(testServerAdminUrl(), name);
-
-afterAll(async () => {
-  const admin = new pg.Client({ connectionString: testServerAdminUrl() });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => admin.end());
-});
+const { url, migrateBefore } = migrationDatabase();
 
 describe(`migration ${MIGRATION}`, () => {
   it("puts existing rows in a Default workspace and maps members and roles", async () => {
-    const before = mkdtempSync(join(tmpdir(), "phoneloop-mig-"));
-    for (const dir of readdirSync(MIGRATIONS_DIR).filter((d) => /^\d+_/.test(d) && d < MIGRATION)) {
-      cpSync(join(MIGRATIONS_DIR, dir), join(before, dir), { recursive: true });
-    }
-    await applyMigrations(url, before);
+    await migrateBefore(MIGRATION);
     const c = new pg.Client({ connectionString: url });
     await c.connect();
     try {
