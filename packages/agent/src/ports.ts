@@ -517,7 +517,8 @@ export interface ControlPlane {
    * core decides from the uses (an agent never sets a skill's status): a candidate whose use reached its end for a
    * todo that was accepted is validated when the run finishes; two failures in a row retire its version.
    */
-  recordSkillUse(input: { skillId: string; runId: string; todoId: string; ok: boolean; failedAt?: number; reason?: string }): Promise<void>;
+  /** One use of a skill by a run's todo; a repeat of its idempotencyKey (a retry) counts nothing again. */
+  recordSkillUse(input: { idempotencyKey: string; skillId: string; runId: string; todoId: string; ok: boolean; failedAt?: number; reason?: string }): Promise<void>;
   listShortcuts(filter: { app: string; appVersion: string; status?: ShortcutStatus }): Promise<ShortcutRecord[]>;
   /** What the package manager declares; known URIs keep their status. Returns the app version's shortcuts. */
   saveShortcuts(input: { app: string; appVersion: string; shortcuts: { uri: string; activity: string }[] }): Promise<ShortcutRecord[]>;

@@ -545,7 +545,7 @@ export function describeControlPlaneContract(name: string, makeSubject: () => Pr
         // Used by a run whose todo is accepted: validated when the run finishes, not before.
         const r = await running();
         const run = await cp.startRun({ goalId: r.goalId, agentId: r.agentId });
-        await cp.recordSkillUse({ skillId: first.id, runId: run.id, todoId: r.todo.id, ok: true });
+        await cp.recordSkillUse({ idempotencyKey: unique("use"), skillId: first.id, runId: run.id, todoId: r.todo.id, ok: true });
         await cp.recordTurnResult({ idempotencyKey: unique("turn"), lease: r.ref, kind: "validated_completion", summary: "searched" });
         expect((await cp.listSkills({ app, status: "validated" }))).toEqual([]);
         await cp.finishRun({ runId: run.id, agentId: r.agentId, status: "completed", endReason: "all_done", summary: "Searched." });
@@ -561,11 +561,14 @@ export function describeControlPlaneContract(name: string, makeSubject: () => Pr
         const skill = await cp.saveSkill({ app, appVersion: "1.0", name: "search", goal: "Search", body: { steps: [1] }, runId: "run_a" });
         const r = await running();
         const run = await cp.startRun({ goalId: r.goalId, agentId: r.agentId });
-        await cp.recordSkillUse({ skillId: skill.id, runId: run.id, todoId: r.todo.id, ok: false, failedAt: 1, reason: "the element #go is not on the screen" });
+        await cp.recordSkillUse({ idempotencyKey: unique("use"), skillId: skill.id, runId: run.id, todoId: r.todo.id, ok: false, failedAt: 1, reason: "the element #go is not on the screen" });
         await cp.recordTurnResult({ idempotencyKey: unique("turn"), lease: r.ref, kind: "validated_completion", summary: "searched by hand" });
         await cp.finishRun({ runId: run.id, agentId: r.agentId, status: "completed", endReason: "all_done", summary: "Searched." });
         expect((await cp.listSkills({ app }))[0]).toMatchObject({ status: "candidate", failures: 1 });
-        await cp.recordSkillUse({ skillId: skill.id, runId: run.id, todoId: r.todo.id, ok: false, failedAt: 0, reason: "expected the screen .Search" });
+        // The second failure sent twice (a retry with its key): counted once.
+        const second = unique("use");
+        await cp.recordSkillUse({ idempotencyKey: second, skillId: skill.id, runId: run.id, todoId: r.todo.id, ok: false, failedAt: 0, reason: "expected the screen .Search" });
+        await cp.recordSkillUse({ idempotencyKey: second, skillId: skill.id, runId: run.id, todoId: r.todo.id, ok: false, failedAt: 0, reason: "expected the screen .Search" });
         expect((await cp.listSkills({ app }))[0]).toMatchObject({ status: "retired", failures: 2 });
       });
 

@@ -18,8 +18,8 @@ describe("skills", () => {
     expect(s1).toMatchObject({ version: 1, status: "candidate", runId: "run_a" });
     await changeSkillStatus(t.db, { workspaceId: ws, skillId: s1.id, change: "approve" });
     const [todo] = await seedTodos(t.db, (await seedGoal(t.db, { workspaceId: ws })).id, 1);
-    await recordSkillUse(t.db, { workspaceId: ws, skillId: s1.id, runId: "run_a", todoId: todo!.id, ok: true });
-    await recordSkillUse(t.db, { workspaceId: ws, skillId: s1.id, runId: "run_a", todoId: todo!.id, ok: false, failedAt: 1, reason: "the element #go is not on the screen" });
+    await recordSkillUse(t.db, { workspaceId: ws, skillId: s1.id, idempotencyKey: "run_a:3:skill-use", runId: "run_a", todoId: todo!.id, ok: true });
+    await recordSkillUse(t.db, { workspaceId: ws, skillId: s1.id, idempotencyKey: "run_a:7:skill-use", runId: "run_a", todoId: todo!.id, ok: false, failedAt: 1, reason: "the element #go is not on the screen" });
     const s2 = await saveSkill(t.db, { workspaceId: ws, app: "com.loop", appVersion: "1.0", name: "search", goal: "Search Loop", body: { steps: [1, 2] }, runId: "run_b" });
     expect(s2).toMatchObject({ id: s1.id, version: 2, status: "candidate", runId: "run_b", successes: 1, failures: 1, body: { steps: [1, 2] } });
     expect((await listSkills(t.db, { workspaceId: ws, status: "validated" })).items).toEqual([]);
@@ -36,7 +36,8 @@ describe("skills", () => {
     const { workspace } = await seedWorkspace(t.db, "Retire");
     const ws = workspace.id;
     const [todo] = await seedTodos(t.db, (await seedGoal(t.db, { workspaceId: ws })).id, 1);
-    const use = (ok: boolean) => recordSkillUse(t.db, { workspaceId: ws, skillId: s.id, runId: "run_u", todoId: todo!.id, ok, ...(ok ? {} : { failedAt: 0, reason: "expected the screen .Search" }) });
+    let n = 0;
+    const use = (ok: boolean) => recordSkillUse(t.db, { workspaceId: ws, skillId: s.id, idempotencyKey: `run_u:${n++}:skill-use`, runId: "run_u", todoId: todo!.id, ok, ...(ok ? {} : { failedAt: 0, reason: "expected the screen .Search" }) });
     const s = await saveSkill(t.db, { workspaceId: ws, app: "com.loop", appVersion: "1.0", name: "search", goal: "Search Loop", body: {}, runId: "run_a" });
     expect((await use(false)).status).toBe("candidate");
     expect((await use(true)).status).toBe("candidate");
@@ -49,6 +50,23 @@ describe("skills", () => {
     const retire = await t.db.event.findMany({ where: { subjectId: s.id, operator: "skill.recordUse" }, orderBy: { id: "asc" } });
     expect(retire.map((e) => (e.payload as { retired?: boolean }).retired ?? false)).toEqual([false, false, false, true, false]);
     expect(retire[0]!.payload).toMatchObject({ ok: false, version: 1, runId: "run_u", todoId: todo!.id, failedAt: 0, reason: "expected the screen .Search" });
+  });
+
+  it("a use sent again with its key (a client's retry) is counted once: no second success, no second failure towards retiring", async () => {
+    const { workspace } = await seedWorkspace(t.db, "Retried uses");
+    const ws = workspace.id;
+    const [todo] = await seedTodos(t.db, (await seedGoal(t.db, { workspaceId: ws })).id, 1);
+    const s = await saveSkill(t.db, { workspaceId: ws, app: "com.loop", appVersion: "1.0", name: "search", goal: "Search Loop", body: {}, runId: "run_a" });
+    const use = (key: string, ok: boolean) => recordSkillUse(t.db, { workspaceId: ws, skillId: s.id, idempotencyKey: key, runId: "run_r", todoId: todo!.id, ok, ...(ok ? {} : { failedAt: 0, reason: "expected the screen .Search" }) });
+    await use("run_r:1:skill-use", true);
+    expect(await use("run_r:1:skill-use", true)).toMatchObject({ successes: 1, failures: 0 });
+    await use("run_r:2:skill-use", false);
+    // The same failure retried twice more is still one failure: the version is not retired by a retry.
+    await Promise.all([use("run_r:2:skill-use", false), use("run_r:2:skill-use", false)]);
+    expect((await listSkills(t.db, { workspaceId: ws })).items[0]).toMatchObject({ status: "candidate", successes: 1, failures: 1 });
+    expect(await t.db.event.count({ where: { subjectId: s.id, operator: "skill.recordUse" } })).toBe(2);
+    await use("run_r:3:skill-use", false);
+    expect((await listSkills(t.db, { workspaceId: ws })).items[0]).toMatchObject({ status: "retired", failures: 2 });
   });
 });
 

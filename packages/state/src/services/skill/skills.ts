@@ -6,7 +6,7 @@ import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { SKILL_FAILURES_TO_RETIRE, SKILL_STATUSES, type SkillStatus } from "../../domain/learning.ts";
 import { pageOf, PageFields, type Page } from "../../domain/page.ts";
-import { Id, jsonObject, LongText, ShortText } from "../../domain/schemas.ts";
+import { Id, IdempotencyKey, jsonObject, LongText, ShortText } from "../../domain/schemas.ts";
 import { cursorOf, keysetPage, pageOrder } from "../../projections/page-query.ts";
 import type { Prisma } from "../../generated/prisma/client.ts";
 import { actorOf, appendEvent, currentTime, inTx, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
@@ -37,7 +37,8 @@ export type UpdateSkillInput = z.input<typeof UpdateSkillInput>;
  * One use of a skill by a run's todo: it reached its end screen (ok), or a step's screen was not as expected and it
  * handed back before step `failedAt` (0-based; the number of steps: its end screen) for `reason`.
  */
-export const RecordSkillUseInput = SkillRefInput.extend({ runId: Id, todoId: Id, ok: z.boolean(), failedAt: z.number().int().min(0).max(10_000).optional(), reason: LongText.max(1000).optional() });
+/** One use by a run's todo; a repeat of its key (a client's retry) counts nothing again and answers the skill as it is. */
+export const RecordSkillUseInput = SkillRefInput.extend({ idempotencyKey: IdempotencyKey, runId: Id, todoId: Id, ok: z.boolean(), failedAt: z.number().int().min(0).max(10_000).optional(), reason: LongText.max(1000).optional() });
 export type RecordSkillUseInput = z.input<typeof RecordSkillUseInput>;
 
 export interface SkillView {
@@ -134,6 +135,11 @@ export async function recordSkillUse(db: DbOrTx, raw: RecordSkillUseInput, ctx?:
     const todo = await tx.todo.findFirst({ where: { id: i.todoId, goal: { workspaceId: i.workspaceId } }, select: { goalId: true } });
     if (!todo) throw new StateError("NOT_FOUND", `Todo ${i.todoId} does not exist in this workspace.`, { todoId: i.todoId });
     await tx.$queryRaw`SELECT "id" FROM "Skill" WHERE "id" = ${before.id} FOR UPDATE`;
+    // Under the skill's lock, a use recorded before with this key is seen: its retry changes nothing.
+    const [seen] = await tx.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS "n" FROM "Event"
+      WHERE "workspaceId" = ${i.workspaceId} AND "operator" = 'skill.recordUse' AND "subjectId" = ${before.id} AND "payload"->>'key' = ${i.idempotencyKey}`;
+    if (seen!.n > 0) return viewOf(await tx.skill.findUniqueOrThrow({ where: { id: before.id } }));
     // A disabled skill stays disabled; a retired one is retired already.
     const retire = !i.ok && (before.status === "candidate" || before.status === "validated") && (await failuresInARow(tx, i.workspaceId, before.id, before.version)) + 1 >= SKILL_FAILURES_TO_RETIRE;
     const row = await tx.skill.update({
@@ -148,7 +154,7 @@ export async function recordSkillUse(db: DbOrTx, raw: RecordSkillUseInput, ctx?:
         subjectId: row.id,
         workspaceId: i.workspaceId,
         goalId: todo.goalId,
-        payload: { ok: i.ok, version: before.version, runId: i.runId, todoId: i.todoId, ...(i.failedAt !== undefined ? { failedAt: i.failedAt } : {}), ...(i.reason ? { reason: i.reason } : {}), ...(retire ? { retired: true } : {}) },
+        payload: { key: i.idempotencyKey, ok: i.ok, version: before.version, runId: i.runId, todoId: i.todoId, ...(i.failedAt !== undefined ? { failedAt: i.failedAt } : {}), ...(i.reason ? { reason: i.reason } : {}), ...(retire ? { retired: true } : {}) },
       },
       ctx,
     );
