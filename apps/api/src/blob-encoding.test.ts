@@ -116,6 +116,10 @@ describe("POST /blobs refuses images it cannot decode whole or should not decode
         return answer;
       });
       for (const c of open) c.enqueue(new Uint8Array(png.subarray(0, 8)));
+      // Give the held uploads a head start over the probe, longer after each lost race: on a loaded machine a probe
+      // on a kept-alive connection reached the server before the second held upload had its slot, every time
+      // (early answers 429, 400 in each of 20 attempts).
+      await new Promise((r) => setTimeout(r, 50 * (attempt + 1)));
       // The server has them once their first bytes arrive: probe until a next upload is refused.
       for (let probe = 0; probe < 200 && settled === 0; probe++) {
         const r = await upload(png, "image/png");
