@@ -33,6 +33,8 @@ export interface RunningPostgres {
 const USER = "postgres";
 /** What data folders made before passwords were random use; replaced on their next start. */
 const LEGACY_PASSWORD = "phoneloop";
+/** Starts tried on fresh ports before giving up, when the caller asked for no particular port. */
+const START_ATTEMPTS = 3;
 
 /** Where the superuser's password is kept: beside the data folder, e.g. .data/postgres.password. */
 export function passwordFileOf(dataDir: string): string {
@@ -41,7 +43,7 @@ export function passwordFileOf(dataDir: string): string {
 
 export async function startEmbeddedPostgres(init: EmbeddedPostgresInit): Promise<RunningPostgres> {
   const dataDir = resolve(init.dataDir);
-  const port = init.port && init.port > 0 ? init.port : await freePort();
+  const askedPort = init.port && init.port > 0 ? init.port : null;
   const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
   const onLog = init.onLog ?? (() => {});
   const flags = ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=300"];
@@ -51,34 +53,48 @@ export async function startEmbeddedPostgres(init: EmbeddedPostgresInit): Promise
   const hadPassword = existsSync(passwordFileOf(dataDir));
   mkdirSync(dirname(dataDir), { recursive: true });
   const password = readOrCreateSecret(passwordFileOf(dataDir));
-  const server = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port,
-    user: USER,
-    // A folder from before random passwords still has the old one until it is changed below.
-    password: initialised && !hadPassword ? LEGACY_PASSWORD : password,
-    authMethod: "scram-sha-256",
-    persistent: !init.ephemeral,
-    createPostgresUser: isRoot,
-    postgresFlags: flags,
-    onLog,
-    onError: (e) => onLog(String(e)),
-  });
+  const serverOn = (port: number) =>
+    new EmbeddedPostgres({
+      databaseDir: dataDir,
+      port,
+      user: USER,
+      // A folder from before random passwords still has the old one until it is changed below.
+      password: initialised && !hadPassword ? LEGACY_PASSWORD : password,
+      authMethod: "scram-sha-256",
+      persistent: !init.ephemeral,
+      createPostgresUser: isRoot,
+      postgresFlags: flags,
+      onLog,
+      onError: (e) => onLog(String(e)),
+    });
 
+  let port = askedPort ?? (await freePort());
+  let server = serverOn(port);
   if (!initialised) {
     if (isRoot) makeTraversable(dirname(dataDir));
     rmSync(dataDir, { recursive: true, force: true });
     await server.initialise();
   }
-  removeStalePid(dataDir);
-  try {
-    await server.start();
-  } catch (cause) {
-    throw new Error(
-      `Embedded Postgres did not start on port ${port} with data in ${dataDir}. ` +
-        `If another Postgres uses this folder, stop it; or set DATABASE_URL to a Postgres you run yourself.`,
-      { cause },
-    );
+  // A free port can be taken by another process between freePort() and Postgres binding it (several test
+  // suites starting servers at once): when no port was asked for, a failed start is tried again on a fresh one.
+  for (let attempt = 1; ; attempt++) {
+    removeStalePid(dataDir);
+    try {
+      await server.start();
+      break;
+    } catch (cause) {
+      if (askedPort === null && attempt < START_ATTEMPTS) {
+        onLog(`Embedded Postgres did not start on port ${port}; trying another free port.`);
+        port = await freePort();
+        server = serverOn(port);
+        continue;
+      }
+      throw new Error(
+        `Embedded Postgres did not start on port ${port} with data in ${dataDir}. ` +
+          `If another Postgres uses this folder, stop it; or set DATABASE_URL to a Postgres you run yourself.`,
+        { cause },
+      );
+    }
   }
   const urlFor = (database: string) => `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
   if (initialised && !hadPassword) {
