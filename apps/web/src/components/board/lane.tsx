@@ -47,28 +47,45 @@ export function Lane(props: LaneProps) {
   const { state, cards } = props;
   const headingId = `lane-${state}`;
   const listId = `lane-${state}-cards`;
-  const what = `${cards.length === 1 ? "todo" : "todos"}`;
+  const fold = foldable ? <FoldToggle state={state} count={cards.length} open={open} controls={listId} onToggle={() => toggle(!open)} focusRef={focusIfToggled} /> : null;
   if (!open) {
     return (
       <section className={`${styles.lane} ${styles.laneFolded}`} data-lane={state} data-collapsed="true" aria-labelledby={headingId}>
-        <header className={styles.laneHead}>
-          <h2 id={headingId}>
-            {LANE_LABEL[state]} <span className={styles.count}>{cards.length}</span>
-          </h2>
-          <p>{LANE_HINT[state]}</p>
-        </header>
-        <button type="button" className={ui.button} aria-expanded={false} onClick={() => toggle(true)} ref={focusIfToggled}>
-          Show the {cards.length} {LANE_LABEL[state].toLowerCase()} {what} <ChevronRight size={14} aria-hidden />
-        </button>
+        <LaneHead state={state} count={cards.length} headingId={headingId} />
+        {fold}
       </section>
     );
   }
-  const hide = foldable ? (
-    <button type="button" className={ui.button} aria-expanded aria-controls={listId} onClick={() => toggle(false)} ref={focusIfToggled}>
-      <ChevronLeft size={14} aria-hidden /> Hide the {LANE_LABEL[state].toLowerCase()} {what}
+  return <OpenLane {...props} listId={listId} headingId={headingId} hide={fold} />;
+}
+
+function LaneHead({ state, count, headingId }: { state: TodoState; count: number; headingId: string }) {
+  return (
+    <header className={styles.laneHead}>
+      <h2 id={headingId}>
+        {LANE_LABEL[state]} <span className={styles.count}>{count}</span>
+      </h2>
+      <p>{LANE_HINT[state]}</p>
+    </header>
+  );
+}
+
+/** Shows or hides a foldable lane's cards; the words say which and how many. */
+function FoldToggle(p: { state: TodoState; count: number; open: boolean; controls: string; onToggle(): void; focusRef(el: HTMLButtonElement | null): void }) {
+  const what = `${LANE_LABEL[p.state].toLowerCase()} ${p.count === 1 ? "todo" : "todos"}`;
+  return (
+    <button type="button" className={ui.button} aria-expanded={p.open} aria-controls={p.open ? p.controls : undefined} onClick={p.onToggle} ref={p.focusRef}>
+      {p.open ? (
+        <>
+          <ChevronLeft size={14} aria-hidden /> Hide the {what}
+        </>
+      ) : (
+        <>
+          Show the {p.count} {what} <ChevronRight size={14} aria-hidden />
+        </>
+      )}
     </button>
-  ) : null;
-  return <OpenLane {...props} listId={listId} headingId={headingId} hide={hide} />;
+  );
 }
 
 function OpenLane({ state, cards, changed, stepLimit, tools, listId, headingId, hide }: LaneProps & { listId: string; headingId: string; hide: ReactNode }) {
@@ -82,12 +99,7 @@ function OpenLane({ state, cards, changed, stepLimit, tools, listId, headingId, 
   });
   return (
     <section className={styles.lane} data-lane={state} data-collapsed="false" aria-labelledby={headingId} id={listId}>
-      <header className={styles.laneHead}>
-        <h2 id={headingId}>
-          {LANE_LABEL[state]} <span className={styles.count}>{cards.length}</span>
-        </h2>
-        <p>{LANE_HINT[state]}</p>
-      </header>
+      <LaneHead state={state} count={cards.length} headingId={headingId} />
       {tools || hide ? (
         <div className={styles.laneTools}>
           {tools}
