@@ -8,8 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fencedRegions } from "@phoneloop/agent";
-import { planOf, startScriptedModelServer, type RecordedRequest, type ScriptedModelServer, type ScriptedReply } from "@phoneloop/agent/testing";
+import { elementOn as find, lampScenario, offeredLampSkill, planOf, replyAction as reply, startScriptedModelServer, type RecordedRequest, type ScriptedModelServer, type ScriptedReply } from "@phoneloop/agent/testing";
 import { useApiServer } from "@phoneloop/api/testing";
 import { issueAgentToken } from "@phoneloop/state";
 import { seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
@@ -24,36 +23,13 @@ let dir: string;
 let server: ScriptedModelServer;
 
 const LESSON = "The light switch is under Controls.";
-const lamp = {
-  name: "lamp",
-  start: { app: "lamp" },
-  apps: [
-    {
-      id: "lamp",
-      package: "com.example.lamp",
-      label: "Lamp",
-      start: "home",
-      state: { on: false },
-      screens: [
-        { id: "home", appBar: { title: "Lamp" }, body: [{ type: "text", text: "Welcome to Lamp" }, { type: "button", id: "open_controls", text: "Controls", onTap: [{ do: "navigate", screen: "controls" }] }] },
-        { id: "controls", activity: ".ControlsActivity", appBar: { back: true, title: "Controls" }, body: [{ type: "switch", id: "lamp_switch", text: "Lamp light", bind: "on" }] },
-      ],
-    },
-  ],
-  tasks: [{ id: "lamp_on", goal: "Turn on the light in Lamp.", apps: ["lamp"], maxSteps: 20, evaluator: { checks: [{ name: "the lamp is on", when: { eq: [{ var: "lamp:on" }, true] } }] } }],
-};
+const lamp = lampScenario();
 
-const reply = (a: Record<string, unknown>): ScriptedReply => ({ text: JSON.stringify(a) });
-const screenOf = (req: RecordedRequest) => fencedRegions(req.lastUserText).at(-1) ?? "";
-const find = (req: RecordedRequest, test: RegExp) => {
-  for (const line of screenOf(req).split("\n")) if (test.test(line)) return /^\[(\d+)\]/.exec(line)?.[1];
-  return undefined;
-};
 /** Reads only its prompt (attempts share the server): takes an offered skill once, else Controls, then the switch. */
 const executor = (req: RecordedRequest): ScriptedReply => {
   const text = req.lastUserText;
   if (/The skill "[^"]+" ran its/.test(text)) return reply({ type: "status", status: "complete", summary: "The skill turned the lamp on." });
-  const skill = /SKILLS \(/.test(text) ? /- "([^"]+)" \(com\.example\.lamp\)/.exec(text)?.[1] : undefined;
+  const skill = offeredLampSkill(req);
   if (skill && !/#\d+ use_skill/.test(text)) return reply({ type: "use_skill", skill, intent: "replay the path that worked before" });
   if (find(req, /"ON" id="?lamp_switch/)) return reply({ type: "status", status: "complete", summary: "The lamp is on." });
   const sw = find(req, /"OFF" id="?lamp_switch/);

@@ -10,69 +10,10 @@ import { runAgent } from "../graph/run.ts";
 import { planOf } from "../testing/harness.ts";
 import { useHarness } from "../testing/use-harness.ts";
 import type { RecordedRequest, ScriptedReply } from "../testing/scripted-model-server.ts";
-import { fencedRegions } from "../prompts/fence.ts";
+import { elementOn as find, lampExecutor, lampScenario, replyAction as reply, screenOf, type LampVariant } from "../testing/lamp.ts";
 import { readSkillBody } from "./contract.ts";
 
 const agent = { name: "learner", kind: "headless" as const, capabilities: ["phone"] };
-const reply = (a: Record<string, unknown>): ScriptedReply => ({ text: JSON.stringify(a) });
-const screenOf = (req: RecordedRequest) => fencedRegions(req.lastUserText).at(-1) ?? "";
-const find = (req: RecordedRequest, test: RegExp) => {
-  for (const line of screenOf(req).split("\n")) if (test.test(line)) return /^\[(\d+)\]/.exec(line)?.[1];
-  return undefined;
-};
-
-type Variant = "plain" | "moved" | "broken_link";
-/** A lamp app (and a radio app): the lamp switch is on the Controls screen, reached from home — or, "moved", through a More screen. */
-function scenario(variant: Variant) {
-  const home = [
-    { type: "text", text: "Welcome to Lamp" },
-    ...(variant === "moved" ? [{ type: "button", id: "open_more", text: "More", onTap: [{ do: "navigate", screen: "more" }] }] : [{ type: "button", id: "open_controls", text: "Controls", onTap: [{ do: "navigate", screen: "controls" }] }]),
-    { type: "button", id: "open_about", text: "About", onTap: [{ do: "navigate", screen: "about" }] },
-  ];
-  return {
-    name: `lamp-${variant}`,
-    start: { app: "lamp" },
-    apps: [
-      {
-        id: "lamp",
-        package: "com.example.lamp",
-        label: "Lamp",
-        start: "home",
-        state: { on: false },
-        screens: [
-          { id: "home", appBar: { title: "Lamp" }, body: home },
-          { id: "more", activity: ".MoreActivity", appBar: { back: true, title: "More" }, body: [{ type: "button", id: "open_controls", text: "Controls", onTap: [{ do: "navigate", screen: "controls" }] }] },
-          { id: "about", activity: ".AboutActivity", appBar: { back: true, title: "About" }, body: [{ type: "text", text: "Lamp 1.0" }] },
-          {
-            id: "controls",
-            activity: ".ControlsActivity",
-            appBar: { back: true, title: "Controls" },
-            body: [{ type: "switch", id: "lamp_switch", text: "Lamp light", bind: "on" }],
-            // The broken deeplink: the app sends whoever opens it straight back home.
-            ...(variant === "broken_link" ? { onOpen: [{ do: "navigate", screen: "home" }] } : {}),
-          },
-        ],
-        deeplinks: [
-          { pattern: "lamp://controls", screen: "controls" },
-          { pattern: "lamp://about", screen: "about" },
-        ],
-      },
-      {
-        id: "radio",
-        package: "com.example.radio",
-        label: "Radio",
-        start: "home",
-        state: { on: false },
-        screens: [{ id: "home", appBar: { title: "Radio" }, body: [{ type: "switch", id: "radio_switch", text: "Radio power", bind: "on" }] }],
-      },
-    ],
-    tasks: [
-      { id: "lamp_on", goal: "Turn on the light in Lamp.", apps: ["lamp"], maxSteps: 20, evaluator: { checks: [{ name: "the lamp is on", when: { eq: [{ var: "lamp:on" }, true] } }] } },
-      { id: "radio_on", goal: "Turn on the power in Radio.", apps: ["radio"], maxSteps: 10, evaluator: { checks: [{ name: "the radio is on", when: { eq: [{ var: "radio:on" }, true] } }] } },
-    ],
-  };
-}
-
 const phones: VirtualPhone[] = [];
 const devices: AdbDevice[] = [];
 afterEach(async () => {
@@ -82,48 +23,15 @@ afterEach(async () => {
 // Registered after the phones' afterEach, so (hooks run as a stack) each test's harnesses stop before its phones.
 const harness = useHarness();
 
-async function phone(variant: Variant, seed: number, task = "lamp_on") {
+async function phone(variant: LampVariant, seed: number, task = "lamp_on") {
   const credentialStore = new MemoryCredentialStore();
   const key = await credentialStore.generateKey();
-  const p = await startVirtualPhone({ scenario: scenario(variant) as unknown as string /* the engine takes a scenario object too */, seed, adbKeys: [adbPublicKeyLine(key.buffer, key.name ?? credentialStore.name)] });
+  const p = await startVirtualPhone({ scenario: lampScenario(variant, { radio: true, deeplinks: true }) as unknown as string /* the engine takes a scenario object too */, seed, adbKeys: [adbPublicKeyLine(key.buffer, key.name ?? credentialStore.name)] });
   phones.push(p);
   const { goal } = p.engine.startTask(task);
   const device = new AdbDevice(await connectTcp({ host: "127.0.0.1", port: p.adbPort, credentialStore }));
   devices.push(device);
   return { phone: p, device, goal, score: () => p.engine.evaluate(task).score };
-}
-
-/** An executor that takes the skill when one is offered and, without one (or after it handed back), finds its way — exploring About first. */
-function lampExecutor() {
-  let explored = false;
-  let skillTried = false;
-  let switched = false;
-  return (req: RecordedRequest): ScriptedReply => {
-    const text = req.lastUserText;
-    if (/The skill "[^"]+" ran its/.test(text)) return reply({ type: "status", status: "complete", summary: "The skill turned the lamp on." });
-    const skill = /SKILLS \(/.test(text) ? /- "([^"]+)" \(com\.example\.lamp\)/.exec(text)?.[1] : undefined;
-    if (skill && !skillTried) {
-      skillTried = true;
-      return reply({ type: "use_skill", skill, intent: "replay the path that worked before" });
-    }
-    const sw = find(req, /id="?lamp_switch/);
-    if (sw && switched) return reply({ type: "status", status: "complete", summary: "The lamp is on." });
-    if (sw) {
-      switched = true;
-      return reply({ type: "click", element: sw, intent: "switch the lamp on" });
-    }
-    const about = find(req, /id="?open_about/);
-    if (about && !explored && !skill) {
-      explored = true;
-      return reply({ type: "click", element: about, intent: "look around" });
-    }
-    if (/Lamp 1\.0/.test(screenOf(req))) return reply({ type: "navigate_back", intent: "back home" });
-    const controls = find(req, /id="?open_controls/);
-    if (controls) return reply({ type: "click", element: controls, intent: "open the controls" });
-    const more = find(req, /id="?open_more/);
-    if (more) return reply({ type: "click", element: more, intent: "the controls moved under More" });
-    return reply({ type: "navigate_back" });
-  };
 }
 
 const planner = (req: RecordedRequest): ScriptedReply => {

@@ -5,3 +5,4 @@ export { describeControlPlaneContract, type ContractSubject } from "./control-pl
 export { FakePhone, FakeDisconnect, box, type FakeElement, type FakeScreen, type FakeCommand } from "./fake-phone.ts";
 export { FakeClock } from "./fake-clock.ts";
 export { startHarness, planOf, type Harness, type HarnessInit } from "./harness.ts";
+export { lampScenario, lampExecutor, replyAction, screenOf, elementOn, offeredLampSkill, type LampVariant } from "./lamp.ts";

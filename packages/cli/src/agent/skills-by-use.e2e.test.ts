@@ -7,8 +7,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { AdbDevice, MemoryCredentialStore } from "@phoneloop/device";
 import { adbPublicKeyLine, connectTcp } from "@phoneloop/device/node";
-import { fencedRegions } from "@phoneloop/agent";
-import { planOf, startScriptedModelServer, type RecordedRequest, type ScriptedModelServer, type ScriptedReply } from "@phoneloop/agent/testing";
+import { lampExecutor, lampScenario, planOf, startScriptedModelServer, type LampVariant, type ScriptedModelServer } from "@phoneloop/agent/testing";
 import { useApiServer } from "@phoneloop/api/testing";
 import { issueAgentToken } from "@phoneloop/state";
 import { seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
@@ -27,80 +26,15 @@ afterEach(async () => {
   for (const s of servers.splice(0)) await s.stop();
 });
 
-/** A lamp app: Controls from home, then the switch — or, "renamed", the switch's screen is another activity (step 2's screen is not the skill's). */
-function scenario(variant: "plain" | "renamed") {
-  return {
-    name: `lamp-${variant}`,
-    start: { app: "lamp" },
-    apps: [
-      {
-        id: "lamp",
-        package: "com.example.lamp",
-        label: "Lamp",
-        start: "home",
-        state: { on: false },
-        screens: [
-          {
-            id: "home",
-            appBar: { title: "Lamp" },
-            body: [
-              { type: "text", text: "Welcome to Lamp" },
-              { type: "button", id: "open_controls", text: "Controls", onTap: [{ do: "navigate", screen: "controls" }] },
-              { type: "button", id: "open_about", text: "About", onTap: [{ do: "navigate", screen: "about" }] },
-            ],
-          },
-          { id: "about", activity: ".AboutActivity", appBar: { back: true, title: "About" }, body: [{ type: "text", text: "Lamp 1.0" }] },
-          { id: "controls", activity: variant === "plain" ? ".ControlsActivity" : ".LightsActivity", appBar: { back: true, title: "Controls" }, body: [{ type: "switch", id: "lamp_switch", text: "Lamp light", bind: "on" }] },
-        ],
-      },
-    ],
-    tasks: [{ id: "lamp_on", goal: "Turn on the light in Lamp.", apps: ["lamp"], maxSteps: 20, evaluator: { checks: [{ name: "the lamp is on", when: { eq: [{ var: "lamp:on" }, true] } }] } }],
-  };
-}
-
 const credentialStore = new MemoryCredentialStore("skills-e2e@phoneloop");
-async function phone(variant: "plain" | "renamed", seed: number) {
+async function phone(variant: LampVariant, seed: number) {
   const key = await credentialStore.generateKey();
-  const p = await startVirtualPhone({ scenario: scenario(variant) as unknown as string /* the engine takes a scenario object too */, seed, adbKeys: [adbPublicKeyLine(key.buffer, key.name ?? credentialStore.name)] });
+  const p = await startVirtualPhone({ scenario: lampScenario(variant) as unknown as string /* the engine takes a scenario object too */, seed, adbKeys: [adbPublicKeyLine(key.buffer, key.name ?? credentialStore.name)] });
   phones.push(p);
   const { goal } = p.engine.startTask("lamp_on");
   const device = new AdbDevice(await connectTcp({ host: "127.0.0.1", port: p.adbPort, credentialStore }));
   devices.push(device);
   return { device, goal, score: () => p.engine.evaluate("lamp_on").score };
-}
-
-const reply = (a: Record<string, unknown>): ScriptedReply => ({ text: JSON.stringify(a) });
-const screenOf = (req: RecordedRequest) => fencedRegions(req.lastUserText).at(-1) ?? "";
-const find = (req: RecordedRequest, test: RegExp) => {
-  for (const line of screenOf(req).split("\n")) if (test.test(line)) return /^\[(\d+)\]/.exec(line)?.[1];
-  return undefined;
-};
-
-/** The executor: takes an offered skill once; without one (or after it handed back) finds its way, looking at About first. */
-function lampExecutor() {
-  let explored = false;
-  let skillTried = false;
-  return (req: RecordedRequest): ScriptedReply => {
-    const text = req.lastUserText;
-    if (/The skill "[^"]+" ran its/.test(text)) return reply({ type: "status", status: "complete", summary: "The skill turned the lamp on." });
-    const skill = /SKILLS \(/.test(text) ? /- "([^"]+)" \(com\.example\.lamp\)/.exec(text)?.[1] : undefined;
-    if (skill && !skillTried) {
-      skillTried = true;
-      return reply({ type: "use_skill", skill, intent: "replay the path that worked before" });
-    }
-    if (find(req, /"ON" id="?lamp_switch/)) return reply({ type: "status", status: "complete", summary: "The lamp is on." });
-    const sw = find(req, /"OFF" id="?lamp_switch/);
-    if (sw) return reply({ type: "click", element: sw, intent: "switch the lamp on" });
-    const about = find(req, /id="?open_about/);
-    if (about && !explored && !skill) {
-      explored = true;
-      return reply({ type: "click", element: about, intent: "look around" });
-    }
-    if (/Lamp 1\.0/.test(screenOf(req))) return reply({ type: "navigate_back", intent: "back home" });
-    const controls = find(req, /id="?open_controls/);
-    if (controls) return reply({ type: "click", element: controls, intent: "open the controls" });
-    return reply({ type: "navigate_back" });
-  };
 }
 
 /** One run of the headless agent with its own scripted models; what the executor was shown is kept. */
