@@ -6,7 +6,7 @@ export { parseAction, type ParseError, type ParseErrorCode, type ParseResult } f
 export { normalisePunctuation, extractFenced, extractBalanced, repairJson } from "./actions/repair.ts";
 export { detectAnomalies, detectRepetition, detectCycle, detectScreen, detectScrollStreak, sampleOf, DETECTOR_LIMITS, phash, hammingDistance, type Anomaly, type AnomalyKind, type ActionSample } from "./detectors/index.ts";
 export { decidePermission, needsGate, recordApproval, AUTO_ALLOW_AFTER, parsePolicyRules, checkWorkspacePolicyRules, workspacePolicyRules, mergePolicyRules, PolicyRulesSchema, DEFAULT_POLICY, consultGuard, applyGuardVerdict, guardMessages, CATEGORIES, LEXICON, type Tier, type PermissionDecision, type SessionApprovals, type AppRule, type Category, type PolicyRules } from "./policy/index.ts";
-export { createOpenAIModel, type OpenAIModelInit, type Price } from "./model/openai.ts";
+export { createOpenAIModel, type OpenAIModelInit, type Price, type SamplingSettings, MAX_OUTPUT_TOKENS } from "./model/openai.ts";
 export { countTextTokens, countImageTokens, countRequestTokens, type ImageTokenFormula, type RequestTokens } from "./model/tokens.ts";
 export { prepareScreenshot, fitLongSide, type PreparedScreenshot } from "./images/index.ts";
 export { browserImages } from "./images/browser.ts";

@@ -50,6 +50,17 @@ describe("OpenAI-compatible model adapter", () => {
     expect(await m.complete(req)).toMatchObject({ ok: true, value: { text: "b" } });
     expect(server.requests.map((r) => Boolean(r.responseFormat))).toEqual([true, false, false]);
   });
+  it("sends the endpoint's pinned sampling settings with every call, over the runtime's temperature; without them the runtime's", async () => {
+    server = await startScriptedModelServer({ script: [{ text: "a" }, { text: "b" }] });
+    const pinned = createOpenAIModel({ baseURL: server.baseURL, model: "m", sampling: { temperature: 0.7, topP: 0.9, seed: 42 } });
+    await pinned.complete({ ...req, temperature: 0 });
+    await createOpenAIModel({ baseURL: server.baseURL, model: "m" }).complete({ ...req, temperature: 0 });
+    expect(server.requests[0]!.body).toMatchObject({ temperature: 0.7, top_p: 0.9, seed: 42 });
+    expect(server.requests[1]!.body).toMatchObject({ temperature: 0 });
+    expect(server.requests[1]!.body).not.toHaveProperty("top_p");
+    expect(server.requests[1]!.body).not.toHaveProperty("seed");
+  });
+
   it("knows whether its endpoint records usage: the API's model proxy does, a direct endpoint does not", () => {
     expect(isModelProxyUrl("http://127.0.0.1:4000/model/executor/v1")).toBe(true);
     expect(isModelProxyUrl("https://api.example.com/model/planner/v1/")).toBe(true);

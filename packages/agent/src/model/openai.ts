@@ -17,6 +17,13 @@ export interface Price {
  */
 export const MAX_OUTPUT_TOKENS: Record<ModelRole, number> = { executor: 1024, guard: 256, planner: 4096, summarizer: 4096 };
 
+/** Sampling parameters sent with every call of an endpoint (OpenAI chat-completions names: temperature, top_p, seed). */
+export interface SamplingSettings {
+  temperature?: number;
+  topP?: number;
+  seed?: number;
+}
+
 export interface OpenAIModelInit {
   baseURL: string;
   /** In the browser this is a session token for the API proxy, never a provider key. Default "none". */
@@ -33,6 +40,11 @@ export interface OpenAIModelInit {
   clock?: Clock;
   /** Overrides MAX_OUTPUT_TOKENS for every role this endpoint serves (e.g. a reasoning model that thinks long). */
   maxOutputTokens?: number;
+  /**
+   * Sampling settings this endpoint's calls always use (a suite's model profile pins them so its figures can be
+   * reproduced); a field left out keeps the runtime's choice (temperature 0) or the endpoint's default.
+   */
+  sampling?: SamplingSettings;
   /** Whether the endpoint records usage as model_call evidence itself; default: true for the API's model proxy path. */
   recordsUsage?: boolean;
 }
@@ -99,7 +111,9 @@ export function createOpenAIModel(init: OpenAIModelInit): Model {
       model: init.model,
       messages: toOpenAIMessages(req.messages, init.imageDetail ?? "high"),
       max_tokens: req.maxOutputTokens ?? init.maxOutputTokens ?? MAX_OUTPUT_TOKENS[req.role],
-      ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+      ...(init.sampling?.temperature !== undefined ? { temperature: init.sampling.temperature } : req.temperature !== undefined ? { temperature: req.temperature } : {}),
+      ...(init.sampling?.topP !== undefined ? { top_p: init.sampling.topP } : {}),
+      ...(init.sampling?.seed !== undefined ? { seed: init.sampling.seed } : {}),
     };
     if (req.jsonSchema && format === "json_schema")
       params.response_format = { type: "json_schema", json_schema: { name: req.jsonSchema.name, schema: req.jsonSchema.schema, strict: false } };

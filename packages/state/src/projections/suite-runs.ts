@@ -74,10 +74,10 @@ export type SuiteRunDetailInput = z.input<typeof SuiteRunDetailInput>;
 
 export type SuiteRunDetail = SuiteRunView & { figures: SuiteFigures; attempts: SuiteAttemptView[] };
 
-/** One suite run with every attempt, by task and seed. */
+/** One suite run with every attempt, by task, seed and trial. */
 export async function suiteRunDetail(db: DbOrTx, raw: SuiteRunDetailInput): Promise<SuiteRunDetail> {
   const i = parseInput(SuiteRunDetailInput, raw, "suite.get");
-  const run = await db.suiteRun.findUnique({ where: { id: i.suiteRunId }, include: { attempts: { orderBy: [{ taskId: "asc" }, { seed: "asc" }] } } });
+  const run = await db.suiteRun.findUnique({ where: { id: i.suiteRunId }, include: { attempts: { orderBy: [{ taskId: "asc" }, { seed: "asc" }, { trial: "asc" }] } } });
   if (!run) throw new StateError("NOT_FOUND", `Suite run ${i.suiteRunId} does not exist.`, { suiteRunId: i.suiteRunId });
   const attempts = run.attempts.map(suiteAttemptViewOf);
   return { ...suiteRunViewOf(run), figures: suiteFigures(attempts), attempts };

@@ -1,5 +1,5 @@
 // One attempt's outcome joins its suite run: the task, the seed, the run (its replay) and the evaluator's score with
-// what it cost. The task and seed are the key: recording them again returns the first outcome and changes nothing.
+// what it cost. The task, seed and trial are the key: recording them again returns the first outcome and changes nothing.
 import { z } from "zod";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
@@ -11,6 +11,8 @@ export const RecordSuiteAttemptInput = z.object({
   suiteRunId: Id,
   taskId: Text.trim().min(1).max(200),
   seed: Count,
+  /** Which trial of this task and seed (1 when the suite runs one). */
+  trial: z.number().int().min(1).max(100).default(1),
   /** The agent's run; absent when the attempt failed before a run began (the reason says why). */
   runId: Id.nullish(),
   score: z.number().min(0).max(1),
@@ -27,7 +29,7 @@ export type RecordSuiteAttemptInput = z.input<typeof RecordSuiteAttemptInput>;
 
 export async function recordSuiteAttempt(db: DbOrTx, raw: RecordSuiteAttemptInput, ctx?: OperatorContext): Promise<SuiteAttemptView> {
   const i = parseInput(RecordSuiteAttemptInput, raw, "suite.recordAttempt");
-  const existing = () => db.suiteAttempt.findUnique({ where: { suiteRunId_taskId_seed: { suiteRunId: i.suiteRunId, taskId: i.taskId, seed: i.seed } } });
+  const existing = () => db.suiteAttempt.findUnique({ where: { suiteRunId_taskId_seed_trial: { suiteRunId: i.suiteRunId, taskId: i.taskId, seed: i.seed, trial: i.trial } } });
   const first = await existing();
   if (first) return suiteAttemptViewOf(first);
   try {
@@ -48,6 +50,7 @@ export async function recordSuiteAttempt(db: DbOrTx, raw: RecordSuiteAttemptInpu
           suiteRunId: i.suiteRunId,
           taskId: i.taskId,
           seed: i.seed,
+          trial: i.trial,
           runId: i.runId ?? null,
           score: i.score,
           reason: i.reason,
@@ -59,11 +62,11 @@ export async function recordSuiteAttempt(db: DbOrTx, raw: RecordSuiteAttemptInpu
           createdAt: await currentTime(tx, ctx),
         },
       });
-      await appendEvent(tx, { operator: "suite.recordAttempt", actor, subjectId: row.id, workspaceId: suite.workspaceId, payload: { suiteRunId: i.suiteRunId, taskId: i.taskId, seed: i.seed, score: i.score, runId: i.runId ?? null, ...(i.order ? { order: i.order } : {}) } }, ctx);
+      await appendEvent(tx, { operator: "suite.recordAttempt", actor, subjectId: row.id, workspaceId: suite.workspaceId, payload: { suiteRunId: i.suiteRunId, taskId: i.taskId, seed: i.seed, trial: i.trial, score: i.score, runId: i.runId ?? null, ...(i.order ? { order: i.order } : {}) } }, ctx);
       return suiteAttemptViewOf(row);
     });
   } catch (e) {
-    // a concurrent record of the same task and seed won: its outcome is the one
+    // a concurrent record of the same task, seed and trial won: its outcome is the one
     if (isUniqueViolation(e)) {
       const won = await existing();
       if (won) return suiteAttemptViewOf(won);

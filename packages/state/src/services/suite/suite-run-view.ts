@@ -1,5 +1,5 @@
 // How a suite run and its attempts look to callers (money as a number of micro-USD, never a BigInt).
-import type { SuiteRunStatus } from "../../domain/suite.ts";
+import { storedSuiteSettings, type SuiteRunStatus, type SuiteSettings } from "../../domain/suite.ts";
 
 export interface SuiteRunView {
   id: string;
@@ -8,7 +8,10 @@ export interface SuiteRunView {
   tasks: string;
   scenarios: string;
   seeds: number;
+  trials: number;
   perturbations: string[];
+  /** Null for suite runs recorded before settings were. */
+  settings: SuiteSettings | null;
   status: SuiteRunStatus;
   createdBy: string;
   startedAt: Date;
@@ -20,6 +23,7 @@ export interface SuiteAttemptView {
   suiteRunId: string;
   taskId: string;
   seed: number;
+  trial: number;
   /** The agent's run: its replay is /runs/<runId>. Null when the attempt failed before a run began. */
   runId: string | null;
   score: number;
@@ -32,7 +36,7 @@ export interface SuiteAttemptView {
   createdAt: Date;
 }
 
-export function suiteRunViewOf(row: Omit<SuiteRunView, "status"> & { status: string }): SuiteRunView {
+export function suiteRunViewOf(row: Omit<SuiteRunView, "status" | "settings"> & { status: string; settings: unknown }): SuiteRunView {
   return {
     id: row.id,
     workspaceId: row.workspaceId,
@@ -40,7 +44,9 @@ export function suiteRunViewOf(row: Omit<SuiteRunView, "status"> & { status: str
     tasks: row.tasks,
     scenarios: row.scenarios,
     seeds: row.seeds,
+    trials: row.trials,
     perturbations: row.perturbations,
+    settings: storedSuiteSettings(row.settings),
     status: row.status as SuiteRunStatus,
     createdBy: row.createdBy,
     startedAt: row.startedAt,
@@ -54,6 +60,7 @@ export function suiteAttemptViewOf(row: Omit<SuiteAttemptView, "costMicroUsd"> &
     suiteRunId: row.suiteRunId,
     taskId: row.taskId,
     seed: row.seed,
+    trial: row.trial,
     runId: row.runId,
     score: row.score,
     reason: row.reason,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { useTestDatabase, seedAgent, seedGoal, seedWorkspace } from "../../testing/index.ts";
 import type { StateError } from "../../domain/errors.ts";
-import { wilsonInterval } from "../../domain/suite.ts";
+import { settingDifferences, wilsonInterval, type SuiteRoleSettings, type SuiteSettings } from "../../domain/suite.ts";
 import { suiteRunDetail, suiteRunList } from "../../projections/suite-runs.ts";
 import { scopeToWorkspace } from "../workspace/scope.ts";
 import { startRun } from "../run/start-run.ts";
@@ -10,6 +10,9 @@ import { recordSuiteAttempt } from "./record-suite-attempt.ts";
 import { startSuiteRun } from "./start-suite-run.ts";
 
 const t = useTestDatabase();
+
+const role: SuiteRoleSettings = { model: "gpt-x", endpoint: "http://127.0.0.1:8000/v1", adapter: "phoneloop", adapterVersion: "1", temperature: 0, topP: null, seed: null, maxOutputTokens: 1024, structuredOutput: "auto", imageDetail: "high" };
+const settings: SuiteSettings = { prompts: "0123456789abcdef", roles: { executor: role, planner: { ...role, maxOutputTokens: 4096 }, summarizer: { ...role, maxOutputTokens: 4096 } } };
 
 const err = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as StateError);
 const figures = { steps: 4, inputTokens: 1200, outputTokens: 80, costMicroUsd: 340, durationMs: 5000 };
@@ -63,6 +66,41 @@ describe("suite runs", () => {
     expect((await err(recordSuiteAttempt(t.db, { suiteRunId: suite.id, taskId: "x", seed: 1, runId: foreignRun, score: 1, reason: "", ...figures })))?.code).toBe("NOT_FOUND");
     expect((await suiteRunList(t.db, { workspaceId: b.workspace.id })).items).toEqual([]);
     expect((await err(startSuiteRun(t.db, { workspaceId: a.workspace.id, modelProfile: "p", tasks: "*", scenarios: "pack", seeds: 0 })))?.code).toBe("INVALID_INPUT");
+  });
+
+  it("records the settings its figures depend on and the trials; each trial of a task and seed is its own attempt", async () => {
+    const { workspace } = await seedWorkspace(t.db, "Reproducible");
+    const suite = await startSuiteRun(t.db, { workspaceId: workspace.id, modelProfile: "ui-tars", tasks: "*", scenarios: "pack", seeds: 1, trials: 3, settings });
+    expect(suite).toMatchObject({ trials: 3, settings });
+    for (const trial of [1, 2, 3]) await recordSuiteAttempt(t.db, { suiteRunId: suite.id, taskId: "notes_add", seed: 1, trial, runId: null, score: trial === 2 ? 0 : 1, reason: "", ...figures });
+    const again = await recordSuiteAttempt(t.db, { suiteRunId: suite.id, taskId: "notes_add", seed: 1, trial: 2, runId: null, score: 1, reason: "a retry", ...figures });
+    expect(again.score).toBe(0);
+    const detail = await suiteRunDetail(t.db, { suiteRunId: suite.id });
+    expect(detail.attempts.map((a) => [a.trial, a.score])).toEqual([[1, 1], [2, 0], [3, 1]]);
+    expect(detail.settings).toEqual(settings);
+    const start = await t.db.event.findFirstOrThrow({ where: { subjectId: suite.id, operator: "suite.start" } });
+    expect(start.payload).toMatchObject({ trials: 3, settings });
+
+    const older = await startSuiteRun(t.db, { workspaceId: workspace.id, modelProfile: "p", tasks: "*", scenarios: "pack", seeds: 1 });
+    expect(older).toMatchObject({ trials: 1, settings: null });
+    const bad = await err(startSuiteRun(t.db, { workspaceId: workspace.id, modelProfile: "p", tasks: "*", scenarios: "pack", seeds: 1, settings: { ...settings, roles: { ...settings.roles, executor: { ...role, temperature: "hot" } } } as never }));
+    expect(bad?.code).toBe("INVALID_INPUT");
+    expect(bad?.message).toMatch(/settings\.roles\.executor\.temperature/);
+  });
+
+  it("two runs' settings: every difference named with both values, and runs without recorded settings flagged", () => {
+    const same = { settings, trials: 1, perturbations: ["popup"] };
+    expect(settingDifferences(same, { ...same, perturbations: ["popup"] })).toEqual([]);
+    const other: SuiteSettings = { prompts: "ffff000011112222", roles: { ...settings.roles, executor: { ...role, adapter: "ui-tars", adapterVersion: "1.5", temperature: 0.3 } } };
+    expect(settingDifferences(same, { settings: other, trials: 5, perturbations: [] })).toEqual([
+      { setting: "trials", a: "1", b: "5" },
+      { setting: "perturbations", a: "popup", b: "none" },
+      { setting: "prompts", a: "0123456789abcdef", b: "ffff000011112222" },
+      { setting: "executor.adapter", a: "phoneloop", b: "ui-tars" },
+      { setting: "executor.adapterVersion", a: "1", b: "1.5" },
+      { setting: "executor.temperature", a: "0", b: "0.3" },
+    ]);
+    expect(settingDifferences(same, { ...same, settings: null })).toEqual([{ setting: "settings", a: "recorded", b: "not recorded" }]);
   });
 
   it("Wilson's interval stays inside [0, 1] and narrows with more attempts", () => {
