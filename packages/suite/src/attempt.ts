@@ -14,6 +14,8 @@ import type { SuiteTask } from "./tasks.ts";
 export interface AttemptResult {
   taskId: string;
   seed: number;
+  /** Which trial of this task and seed (1..trials). */
+  trial: number;
   runId: string | null;
   score: number;
   reason: string;
@@ -36,6 +38,7 @@ export interface AttemptInit {
   models: ModelsInit;
   task: SuiteTask;
   seed: number;
+  trial: number;
   perturb: readonly Perturbation[];
   /** The suite's ADB key: the phone lists its public half (adbKeysFile) in adb_keys. */
   credentialStore: MemoryCredentialStore;
@@ -62,7 +65,7 @@ async function control<T>(url: string, token: string, method: "GET" | "POST", pa
 
 export async function runAttempt(init: AttemptInit): Promise<AttemptResult> {
   const started = performance.now();
-  const base = { taskId: init.task.id, seed: init.seed };
+  const base = { taskId: init.task.id, seed: init.seed, trial: init.trial };
   const failed = (reason: string, runId: string | null = null): AttemptResult => ({ ...base, runId, score: 0, reason, steps: 0, inputTokens: 0, outputTokens: 0, costMicroUsd: 0, durationMs: Math.round(performance.now() - started) });
   let phone;
   try {

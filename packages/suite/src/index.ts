@@ -5,6 +5,7 @@ export { runAttempt, type AttemptResult, type AttemptInit, type GateAnswerer } f
 export { startSuiteStack, type SuiteStack, type SuiteStackInit } from "./stack.ts";
 export { loadModelProfile, profileOf, ModelProfileSchema, ProfileError, type ModelProfile } from "./profile.ts";
 export { selectTasks, availableTasks, PACK_SCENARIO, type SuiteTask } from "./tasks.ts";
-export { summarize, summaryLine, formatTable, attemptRow, type SuiteSummary } from "./report.ts";
+export { summarize, summaryLine, formatTable, formatTaskSuccess, settingsLine, type SuiteSummary } from "./report.ts";
+export { suiteSettingsOf, recordedEndpoint } from "./settings.ts";
 export { parseSuiteArgs, SUITE_USAGE, REFERENCE_POLICY_PROFILE, type SuiteArgs } from "./options.ts";
 export { main } from "./main.ts";

@@ -12,7 +12,7 @@ import { elementOn as find, lampScenario, offeredLampSkill, planOf, replyAction 
 import { useApiServer } from "@phoneloop/api/testing";
 import { issueAgentToken } from "@phoneloop/state";
 import { seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
-import { formatTable, attemptRow, learningLine } from "./report.ts";
+import { formatTable, learningLine } from "./report.ts";
 import { runSuite, type SuiteOutcome } from "./runner.ts";
 import type { SuiteLearning } from "./learning.ts";
 import { selectTasks } from "./tasks.ts";
@@ -101,7 +101,7 @@ describe("what a suite's attempts learn from", () => {
     expect(learningLine(out)).toBe("learning isolated: every attempt started from the workspace's learning at the suite's start (0 skills, 0 shortcuts, 0 lessons)");
     expect(out.attempts.map((a) => a.order)).toEqual([undefined, undefined]);
     expect((await eventsOf(out.suiteRunId, "suite.recordAttempt")).map((e) => (e.payload as { order?: number }).order ?? null)).toEqual([null, null]);
-    expect(formatTable(out.attempts.map(attemptRow)).split("\n")[0]).not.toMatch(/order/);
+    expect(formatTable(out.attempts).split("\n")[0]).not.toMatch(/order/);
   });
 
   it("with learning shared the second attempt is offered the first's skill (unverified) and lesson and uses the skill; the order is recorded and printed", { timeout: 180_000 }, async () => {
@@ -119,7 +119,7 @@ describe("what a suite's attempts learn from", () => {
     expect((await eventsOf(out.suiteRunId, "suite.recordAttempt")).map((e) => (e.payload as { order?: number }).order)).toEqual([1, 2]);
     const start = await t.db.event.findFirstOrThrow({ where: { operator: "suite.start", subjectId: out.suiteRunId } });
     expect(start.payload).toMatchObject({ learning: "shared" });
-    const table = formatTable(out.attempts.map(attemptRow)).split("\n");
+    const table = formatTable(out.attempts).split("\n");
     expect(table[0]).toMatch(/^task\s+seed\s+score\s+steps\s+tokens\s+cost_usd\s+seconds\s+order$/);
     expect(table.slice(1).map((l) => l.split(/\s+/).at(-1))).toEqual(["1", "2"]);
     expect(learningLine(out)).toBe("learning shared: each attempt read what the attempts that ended before it left; started in this order: 1. lamp_on seed 1, 2. lamp_on seed 2");

@@ -6,7 +6,7 @@ import type { ModelsInit } from "@phoneloop/agent";
 import { REFERENCE_POLICY_MODEL, startReferencePolicyServer } from "@phoneloop/reference-policy";
 import { parseSuiteArgs, REFERENCE_POLICY_PROFILE, SUITE_USAGE, UsageError, type SuiteArgs } from "./options.ts";
 import { loadModelProfile, ProfileError } from "./profile.ts";
-import { attemptRow, formatTable, learningLine, summaryLine } from "./report.ts";
+import { formatTable, formatTaskSuccess, learningLine, settingsLine, summaryLine } from "./report.ts";
 import { runSuite } from "./runner.ts";
 import { startSuiteStack, type SuiteStack } from "./stack.ts";
 import { selectTasks, TaskSelectionError } from "./tasks.ts";
@@ -49,7 +49,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
       io.stderr(`Recording in workspace "${stack.workspace.name}" through the API at ${stack.apiUrl}; gates are answered by the suite.\n`);
     }
     const api = args.api ?? { url: stack!.apiUrl, agentToken: stack!.agentToken };
-    io.stderr(`${tasks.length} task(s) × ${args.seeds} seed(s) with ${profile.name}${args.perturb.length ? `, perturbed: ${args.perturb.join(", ")}` : ""}; ${args.parallel} at a time\n`);
+    io.stderr(`${tasks.length} task(s) × ${args.seeds} seed(s)${args.trials > 1 ? ` × ${args.trials} trials` : ""} with ${profile.name}${args.perturb.length ? `, perturbed: ${args.perturb.join(", ")}` : ""}; ${args.parallel} at a time\n`);
     const out = await runSuite({
       apiUrl: api.url,
       agentToken: api.agentToken,
@@ -58,16 +58,18 @@ export async function main(argv: string[], env: Record<string, string | undefine
       tasksGlob: args.tasks,
       scenarios: args.scenarios ?? "pack",
       seeds: args.seeds,
+      trials: args.trials,
       parallel: args.parallel,
       perturb: args.perturb,
       learning: args.learning,
       attemptTimeoutMs: args.attemptTimeoutMs,
       ...(stack ? { answerGate: stack.answerGate } : {}),
       ...(io.signal ? { signal: io.signal } : {}),
-      onAttempt: (a) => io.stderr(`${a.taskId} seed ${a.seed}: score ${a.score} in ${(a.durationMs / 1000).toFixed(1)} s${a.runId ? ` (run ${a.runId})` : ""} — ${a.reason}\n`),
+      onAttempt: (a) => io.stderr(`${a.taskId} seed ${a.seed}${a.trial > 1 || args.trials > 1 ? ` trial ${a.trial}` : ""}: score ${a.score} in ${(a.durationMs / 1000).toFixed(1)} s${a.runId ? ` (run ${a.runId})` : ""} — ${a.reason}\n`),
     });
-    io.stdout(`${formatTable(out.attempts.map(attemptRow))}\n`);
+    io.stdout(`${formatTable(out.attempts)}\n\n${formatTaskSuccess(out.attempts)}\n`);
     io.stdout(`${learningLine(out)}\n`);
+    io.stdout(`${settingsLine(out.settings)}\n`);
     io.stdout(`suite run ${out.suiteRunId} (${out.status}): every attempt's replay is /runs/<run id>; the suite is on /suites\n`);
     io.stdout(`${summaryLine(out.summary)}\n`);
     return out.status === "completed" ? 0 : 1;

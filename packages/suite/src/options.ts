@@ -7,7 +7,7 @@ import { SUITE_LEARNING, type SuiteLearning } from "./learning.ts";
 
 export const REFERENCE_POLICY_PROFILE = "reference-policy";
 
-export const SUITE_USAGE = `Usage: npm run suite -- --tasks <glob> [--seeds <n>] [--parallel <k>] [--model <profile>] [--scenarios <dir>] [--perturb <list>] [--learning shared]
+export const SUITE_USAGE = `Usage: npm run suite -- --tasks <glob> [--seeds <n>] [--trials <k>] [--parallel <k>] [--model <profile>] [--scenarios <dir>] [--perturb <list>] [--learning shared]
 
 Runs the virtual phone's tasks through the real agent runtime and the state core: each attempt (a task under one
 seed) gets its own virtual phone process and is a run with its replay; the task's evaluator scores it. Prints a table
@@ -16,6 +16,8 @@ seed) gets its own virtual phone process and is a run with its replay; the task'
 
   --tasks <glob>        task ids to run: "*", "settings_*", "{mail,notes}_*" (several: comma-separated)
   --seeds <n>           seeds 1..n per task (default 1)
+  --trials <k>          run each task and seed k times under the same settings (default 1); per task, the
+                        success rate is printed with its 95% confidence interval (Wilson)
   --parallel <k>        attempts at a time (default 1)
   --model <profile>     a model profile (JSON or YAML: the executor's, planner's and summarizer's OpenAI-compatible
                         endpoints; packages/suite/README.md), or "${REFERENCE_POLICY_PROFILE}" (default): the reference
@@ -44,6 +46,7 @@ export class UsageError extends Error {
 export interface SuiteArgs {
   tasks: string;
   seeds: number;
+  trials: number;
   parallel: number;
   model: string;
   scenarios?: string;
@@ -70,6 +73,7 @@ export function parseSuiteArgs(argv: string[], env: Record<string, string | unde
       options: {
         tasks: { type: "string" },
         seeds: { type: "string" },
+        trials: { type: "string" },
         parallel: { type: "string" },
         model: { type: "string" },
         scenarios: { type: "string" },
@@ -116,6 +120,7 @@ export function parseSuiteArgs(argv: string[], env: Record<string, string | unde
   return {
     tasks: values.tasks,
     seeds: positiveInt(values.seeds, "--seeds", 1, 100),
+    trials: positiveInt(values.trials, "--trials", 1, 100),
     parallel: positiveInt(values.parallel, "--parallel", 1, 32),
     model: values.model ?? REFERENCE_POLICY_PROFILE,
     ...(values.scenarios ? { scenarios: values.scenarios } : {}),

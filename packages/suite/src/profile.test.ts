@@ -2,8 +2,10 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadModelProfile, ProfileError } from "./profile.ts";
-import { formatTable, summarize, summaryLine, attemptRow } from "./report.ts";
+import { loadModelProfile, profileOf, ProfileError } from "./profile.ts";
+import { suiteSettingsOf } from "./settings.ts";
+import { formatTable, formatTaskSuccess, summarize, summaryLine } from "./report.ts";
+import { wilsonInterval } from "@phoneloop/state/domain";
 
 const dir = mkdtempSync(join(tmpdir(), "suite-profile-"));
 const file = (name: string, text: string) => {
@@ -50,15 +52,45 @@ planner:
 
 describe("the report", () => {
   it("prints a row per attempt and the last line of figures", () => {
-    const a = (taskId: string, seed: number, score: number, steps: number, durationMs: number, costMicroUsd = 0) => ({ taskId, seed, runId: "run_1", score, reason: "", steps, inputTokens: steps * 1000, outputTokens: 10, costMicroUsd, durationMs });
+    const a = (taskId: string, seed: number, score: number, steps: number, durationMs: number, costMicroUsd = 0, trial = 1) => ({ taskId, seed, trial, runId: "run_1", score, reason: "", steps, inputTokens: steps * 1000, outputTokens: 10, costMicroUsd, durationMs });
     const attempts = [a("settings_wifi_off", 1, 1, 4, 9000, 1500), a("settings_wifi_off", 2, 0.5, 6, 12000, 2500), a("notes_create", 1, 1, 8, 20000, 2000)];
     expect(summaryLine(summarize(attempts))).toBe("tasks=2 success_rate=0.667 mean_steps=6 mean_input_tokens=6000 mean_cost_usd=0.002 p50_task_s=12");
-    expect(formatTable(attempts.map(attemptRow)).split("\n")).toEqual([
+    expect(formatTable(attempts).split("\n")).toEqual([
       "task               seed  score  steps  tokens  cost_usd  seconds",
       "settings_wifi_off     1   1.00      4    4010    0.0015      9.0",
       "settings_wifi_off     2   0.50      6    6010    0.0025     12.0",
       "notes_create          1   1.00      8    8010    0.0020     20.0",
     ]);
     expect(summaryLine(summarize([]))).toBe("tasks=0 success_rate=0 mean_steps=0 mean_input_tokens=0 mean_cost_usd=0 p50_task_s=0");
+  });
+
+  it("with several trials: a trial column, and per task the success rate with its 95% Wilson interval", () => {
+    const t = (trial: number, score: number) => ({ taskId: "notes_create", seed: 1, trial, runId: null, score, reason: "", steps: 3, inputTokens: 100, outputTokens: 10, costMicroUsd: 0, durationMs: 1000 });
+    const attempts = [t(1, 1), t(2, 0), t(3, 1), t(4, 1), { ...t(1, 1), taskId: "settings_wifi_off" }];
+    expect(formatTable(attempts).split("\n")[0]).toBe("task               seed  trial  score  steps  tokens  cost_usd  seconds");
+    expect(formatTable(attempts).split("\n")[2]).toMatch(/^notes_create\s+1\s+2\s+0\.00/);
+    const w = wilsonInterval(3, 4);
+    expect(formatTaskSuccess(attempts).split("\n")).toEqual([
+      "task               successes  rate  95% interval",
+      `notes_create             3/4  0.75     ${w.low.toFixed(2)}–${w.high.toFixed(2)}`,
+      "settings_wifi_off        1/1  1.00     0.21–1.00",
+    ]);
+  });
+});
+
+describe("the settings a suite run records", () => {
+  it("are what the attempts send: model, endpoint without credentials, adapter, pinned sampling over the runtime's temperature, output budget", () => {
+    const p = profileOf({
+      name: "pinned",
+      executor: { baseURL: "http://user:secret@127.0.0.1:8000/v1?key=abc", model: "vision-1", sampling: { temperature: 0.6, topP: 0.95, seed: 7 }, maxOutputTokens: 2048, imageDetail: "low" },
+      planner: { baseURL: "http://127.0.0.1:8001/v1", model: "text-1" },
+    }, "pinned.json");
+    const s = suiteSettingsOf(p.models);
+    expect(s.prompts).toMatch(/^[0-9a-f]{16}$/);
+    expect(s.roles.executor).toEqual({ model: "vision-1", endpoint: "http://127.0.0.1:8000/v1", adapter: "phoneloop", adapterVersion: "1", temperature: 0.6, topP: 0.95, seed: 7, maxOutputTokens: 2048, structuredOutput: "auto", imageDetail: "low" });
+    expect(s.roles.planner).toMatchObject({ model: "text-1", temperature: 0, topP: null, seed: null, maxOutputTokens: 4096 });
+    expect(s.roles.summarizer).toEqual({ ...s.roles.planner, maxOutputTokens: 4096 });
+    expect(JSON.stringify(s)).not.toMatch(/secret|abc/);
+    expect(() => profileOf({ name: "x", executor: { baseURL: "http://127.0.0.1:1/v1", model: "m", sampling: { temperature: 9 } } }, "x.json")).toThrow(/at executor\.sampling\.temperature/);
   });
 });

@@ -16,6 +16,11 @@ const Role = z.strictObject({
   timeoutMs: z.number().int().min(1000).max(600_000).optional(),
   structuredOutput: z.enum(["auto", "json_schema", "json_object", "none"]).optional(),
   imageDetail: z.enum(["high", "low", "auto"]).optional(),
+  /** Sent with every call of this role (recorded with the suite run); left out: temperature 0, the endpoint's top_p. */
+  sampling: z
+    .strictObject({ temperature: z.number().min(0).max(2).optional(), topP: z.number().gt(0).max(1).optional(), seed: z.number().int().optional() })
+    .optional(),
+  maxOutputTokens: z.number().int().min(16).max(1_000_000).optional(),
 });
 export type ProfileRole = z.infer<typeof Role>;
 
@@ -84,6 +89,8 @@ export function profileOf(raw: unknown, source: string, env: Record<string, stri
       ...(r.timeoutMs ? { timeoutMs: r.timeoutMs } : {}),
       ...(r.structuredOutput ? { structuredOutput: r.structuredOutput } : {}),
       ...(r.imageDetail ? { imageDetail: r.imageDetail } : {}),
+      ...(r.sampling ? { sampling: r.sampling } : {}),
+      ...(r.maxOutputTokens ? { maxOutputTokens: r.maxOutputTokens } : {}),
     };
   };
   return {

@@ -1,7 +1,7 @@
-// The suite: every selected task under seeds 1..n, `parallel` attempts at a time, each recorded in the state core as
-// it ends (a suite run whose attempts link their runs), then the figures. The API is reached through
-// packages/client with the suite's agent token. Attempts read the learning of the suite's start unless it is shared
-// (learning.ts).
+// The suite: every selected task under seeds 1..n, each seed `trials` times, `parallel` attempts at a time, each
+// recorded in the state core as it ends (a suite run whose attempts link their runs, with the settings its figures
+// depend on: settings.ts), then the figures. The API is reached through packages/client with the suite's agent
+// token. Attempts read the learning of the suite's start unless it is shared (learning.ts).
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,6 +14,8 @@ import { runAttempt, type AttemptResult, type GateAnswerer } from "./attempt.ts"
 import { learningAsOf, snapshotLearning, type LearningSnapshot, type SuiteLearning } from "./learning.ts";
 import { summarize, type SuiteSummary } from "./report.ts";
 import type { SuiteTask } from "./tasks.ts";
+import { suiteSettingsOf } from "./settings.ts";
+import type { SuiteSettings } from "@phoneloop/state/domain";
 
 export interface SuiteInit {
   apiUrl: string;
@@ -26,6 +28,8 @@ export interface SuiteInit {
   /** "pack", or the folder the scenario files came from. */
   scenarios: string;
   seeds: number;
+  /** Attempts per task and seed under the same settings (default 1). */
+  trials?: number;
   parallel: number;
   perturb: readonly Perturbation[];
   /** isolated (default): every attempt reads the learning of the suite's start; shared: what earlier attempts left, their order recorded. */
@@ -39,6 +43,8 @@ export interface SuiteInit {
 
 export interface SuiteOutcome {
   suiteRunId: string;
+  /** What was recorded as the figures' settings (models, adapters, sampling, the prompts' fingerprint). */
+  settings: SuiteSettings;
   status: "completed" | "failed";
   attempts: AttemptResult[];
   summary: SuiteSummary;
@@ -49,12 +55,16 @@ export interface SuiteOutcome {
 
 export async function runSuite(init: SuiteInit): Promise<SuiteOutcome> {
   const learning = init.learning ?? "isolated";
+  const trials = init.trials ?? 1;
+  const settings = suiteSettingsOf(init.profile.models);
   const client = createApiClient({ apiUrl: init.apiUrl, auth: { kind: "token", token: init.agentToken } });
   const suite = await client.suite.start.mutate({
     modelProfile: init.profile.name,
     tasks: init.tasksGlob,
     scenarios: init.scenarios,
     seeds: init.seeds,
+    trials,
+    settings,
     perturbations: [...init.perturb],
     learning,
   });
@@ -70,13 +80,13 @@ export async function runSuite(init: SuiteInit): Promise<SuiteOutcome> {
 
   // The token binds to the agent id it first registers: every attempt acts as this one agent.
   const agentId = newAgentId();
-  const queue = init.tasks.flatMap((task) => Array.from({ length: init.seeds }, (_, i) => ({ task, seed: i + 1 })));
+  const queue = init.tasks.flatMap((task) => Array.from({ length: init.seeds }, (_, i) => Array.from({ length: trials }, (_, t) => ({ task, seed: i + 1, trial: t + 1 }))).flat());
   const attempts: AttemptResult[] = [];
   let next = 0;
   const worker = async () => {
     while (next < queue.length && !init.signal?.aborted) {
       const order = next + 1;
-      const { task, seed } = queue[next++]!;
+      const { task, seed, trial } = queue[next++]!;
       const result = await runAttempt({
         apiUrl: init.apiUrl,
         agentToken: init.agentToken,
@@ -84,6 +94,7 @@ export async function runSuite(init: SuiteInit): Promise<SuiteOutcome> {
         models: init.profile.models,
         task,
         seed,
+        trial,
         perturb: init.perturb,
         credentialStore,
         adbKeysFile,
@@ -106,6 +117,7 @@ export async function runSuite(init: SuiteInit): Promise<SuiteOutcome> {
   }
   const status = attempts.length === queue.length ? "completed" : "failed";
   await client.suite.finish.mutate({ suiteRunId: suite.id, status });
-  attempts.sort((a, b) => queue.findIndex((q) => q.task.id === a.taskId && q.seed === a.seed) - queue.findIndex((q) => q.task.id === b.taskId && q.seed === b.seed));
-  return { suiteRunId: suite.id, status, attempts, summary: summarize(attempts), learning, snapshot };
+  const place = (a: AttemptResult) => queue.findIndex((q) => q.task.id === a.taskId && q.seed === a.seed && q.trial === a.trial);
+  attempts.sort((a, b) => place(a) - place(b));
+  return { suiteRunId: suite.id, settings, status, attempts, summary: summarize(attempts), learning, snapshot };
 }
