@@ -28,6 +28,7 @@ export function startReaper(db: Db, opts: ReaperOptions): Reaper {
     const gates = await expireGates(db, {}, ctx);
     for (const r of runs) log(`reaper: run ${r.runId} interrupted (worker ${r.agentId} silent since ${r.heartbeatAt.toISOString()}, no lease)`);
     if (gates.gateIds.length) log(`reaper: expired gates ${gates.gateIds.join(", ")}`);
+    if (gates.escalatedGateIds.length) log(`reaper: escalated gates to the admins ${gates.escalatedGateIds.join(", ")}`);
     return { interruptedRunIds: runs.map((r) => r.runId), expiredGateIds: gates.gateIds };
   };
   return startPeriodicPass("reaper", opts.intervalMs, tick, log);

@@ -302,8 +302,10 @@ export interface OpenGateInput {
   tier: "confirm" | "high_risk" | "question";
   /** The action the gate asks about. */
   action?: Record<string, unknown>;
-  /** Why the policy opened it: its rule, the evidence it matched and its version. */
-  policy?: { ruleId: string; evidence: string[]; policyVersion: string };
+  /** Why the policy opened it: its rule, the evidence it matched and its version; the category it named (money,
+   * destructive…) and its approval key (category|app|target), from which the core reads the gate's approval
+   * category and target. */
+  policy?: { ruleId: string; evidence: string[]; policyVersion: string; kind?: string; approvalKey?: string };
   /** The opener's lease: the core blocks the todo and ends this lease in the transaction that opens the gate. */
   lease?: LeaseRef;
 }

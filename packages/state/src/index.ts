@@ -45,6 +45,15 @@ export { transferLease, TransferLeaseInput } from "./services/lease/transfer-lea
 export { openGate, OpenGateInput, type OpenGateResult } from "./services/gate/open-gate.ts";
 export { resolveGate, ResolveGateInput } from "./services/gate/resolve-gate.ts";
 export { expireGate, ExpireGateInput } from "./services/gate/expire-gate.ts";
+export { decideBatch, DecideBatchInput, type BatchDecisionResult } from "./services/gate/decide-batch.ts";
+export {
+  setApprovalRule,
+  SetApprovalRuleInput,
+  approvalRules,
+  ApprovalRulesInput,
+  defaultApprovalRule,
+  type ApprovalRuleView,
+} from "./services/approval-rule/approval-rules.ts";
 
 export { appendEvidence, AppendEvidenceInput, type AppendEvidenceResult } from "./services/evidence/append-evidence.ts";
 export { putBlob, PutBlobInput, MAX_BLOB_BYTES, sha256Of, type PutBlobResult, type BlobContext } from "./services/blob/put-blob.ts";
@@ -137,6 +146,7 @@ export { board, BoardInput, type Board, type BoardCard, type BoardRun } from "./
 export { attentionQueue, AttentionQueueInput, type AttentionItem, type AttentionWho } from "./projections/attention-queue.ts";
 export { goalHistory, GoalHistoryInput, type GoalHistoryPage, type EventView } from "./projections/goal-history.ts";
 export { gateDetail, GateDetailInput, type GateDetail } from "./projections/gate-detail.ts";
+export { type GateApprovals, type GateDecisionView } from "./projections/gate-approvals.ts";
 export { evidenceList, EvidenceListInput, type EvidenceView } from "./projections/evidence-list.ts";
 export { todoList, TodoListInput, type TodoListItem } from "./projections/todo-list.ts";
 export { goalDetail, GoalDetailInput } from "./projections/goal-detail.ts";

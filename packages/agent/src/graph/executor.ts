@@ -71,7 +71,7 @@ export type InputEffect =
   | { type: "ask_model"; role?: "guard"; messages: ChatMessage[]; jsonSchema: { name: string; schema: Record<string, unknown> }; key: string; stepIndex: number; lease: LeaseRef }
   /** `evidenceKeys`: the evidence the gate shows (its screenshot), by idempotency key; the runner records it first.
    * The core blocks the todo and ends the lease in the transaction that opens the gate. */
-  | { type: "open_gate"; idempotencyKey: string; question: string; options: string[]; evidenceKeys: string[]; kind: GateKind; tier: PendingGate["tier"]; action: Action; policy: GatePolicy; lease: LeaseRef }
+  | { type: "open_gate"; idempotencyKey: string; question: string; options: string[]; evidenceKeys: string[]; kind: GateKind; tier: PendingGate["tier"]; action: Action; policy: GatePolicy & { kind: string; approvalKey: string }; lease: LeaseRef }
   | { type: "wait_gate"; gateId: string }
   | { type: "perform"; action: Action; px: { x: number; y: number } | undefined; screen: { width: number; height: number }; description: string }
   /** Runs a skill on the phone, checking its contract before and after each step. */
@@ -360,7 +360,8 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
         kind: action.type === "ask_user" ? "question" : "approval",
         tier,
         action,
-        policy,
+        // The core reads the gate's approval category and target from the decision's kind and approval key.
+        policy: { ...policy, kind: decision.kind, approvalKey: decision.approvalKey },
         lease: leaseRefOf(ex.lease!),
       });
     }

@@ -7,6 +7,7 @@ import { PAGE_LIMIT, type Page } from "../domain/page.ts";
 import { Id, Text } from "../domain/schemas.ts";
 import { currentTime, type DbOrTx, type OperatorContext } from "../services/operator.ts";
 import { describeRemaining, policyUsage } from "../services/quota/usage.ts";
+import { gateApprovalsOf, type GateApprovals } from "./gate-approvals.ts";
 
 /** A page of the queue in its order (gates, expired leases, interrupted runs, done goals, blocked todos, quota); the
  * cursor is how many items earlier pages held (the queue is computed, so a page may shift as work moves). */
@@ -24,7 +25,7 @@ export type AttentionWho =
   | { kind: "planner" };
 
 export type AttentionItem =
-  | { kind: "gate_waiting"; who: AttentionWho; goalId: string; gateId: string; todoId: string | null; question: string; options: string[]; gateKind: GateKind; since: Date }
+  | { kind: "gate_waiting"; who: AttentionWho; goalId: string; gateId: string; todoId: string | null; question: string; options: string[]; gateKind: GateKind; approvals: GateApprovals; since: Date }
   | { kind: "lease_expired"; who: AttentionWho; goalId: string; todoId: string; title: string; previousOwner: string; since: Date }
   | { kind: "todo_blocked"; who: AttentionWho; goalId: string; todoId: string; title: string; reason: string | null; since: Date }
   /** A run whose worker died: `action` is the one click that resumes it (run.resume with the run id, or the worker's flag). */
@@ -67,8 +68,9 @@ export async function attentionQueue(db: DbOrTx, raw: AttentionQueueInput, ctx?:
     db.run.findMany({ where: { status: "interrupted", ...goalFilter }, orderBy: [{ startedAt: "asc" }, { id: "asc" }], take, include: { goal: { select: { todos: { where: { state: { notIn: ["done", "superseded"] } }, orderBy: { position: "asc" }, take: 1, select: { requiredCapabilities: true } } } } } }),
   ]);
   const items: AttentionItem[] = [];
+  const approvals = await gateApprovalsOf(db, gates);
   for (const g of gates) {
-    items.push({ kind: "gate_waiting", who: { kind: "members", roles: g.answerRoles }, goalId: g.goalId, gateId: g.id, todoId: g.todoId, question: g.question, options: g.options, gateKind: g.kind, since: g.createdAt });
+    items.push({ kind: "gate_waiting", who: { kind: "members", roles: g.answerRoles }, goalId: g.goalId, gateId: g.id, todoId: g.todoId, question: g.question, options: g.options, gateKind: g.kind, approvals: approvals.get(g.id)!, since: g.createdAt });
   }
   for (const l of expired) {
     items.push({ kind: "lease_expired", who: { kind: "agents", capabilities: l.todo.requiredCapabilities ?? [] }, goalId: l.todo.goalId, todoId: l.todoId, title: l.todo.title, previousOwner: l.ownerId, since: l.expiresAt });

@@ -6,6 +6,7 @@ import { Id } from "../domain/schemas.ts";
 import type { GateKind } from "../domain/gate.ts";
 import type { GateStatusView } from "../domain/status.ts";
 import type { DbOrTx } from "../services/operator.ts";
+import { gateApprovalsOf, type GateApprovals } from "./gate-approvals.ts";
 
 export const GateDetailInput = z.object({ gateId: Id });
 export type GateDetailInput = z.input<typeof GateDetailInput>;
@@ -24,6 +25,8 @@ export type GateDetail = {
   action: Record<string, unknown> | null;
   /** Why the policy opened it: its rule, the evidence it matched and its version. */
   policy: { ruleId: string; evidence: string[]; policyVersion: string } | null;
+  /** Its approval rule, who decided what, its escalation and its batch (gateApprovalsOf, as the Attention page). */
+  approvals: GateApprovals;
   createdAt: Date;
   resolvedAt: Date | null;
 } & GateStatusView;
@@ -42,6 +45,7 @@ export async function gateDetail(db: DbOrTx, raw: GateDetailInput): Promise<Gate
     tier: g.tier,
     action: (g.action ?? null) as GateDetail["action"],
     policy: (g.policy ?? null) as GateDetail["policy"],
+    approvals: (await gateApprovalsOf(db, [g])).get(g.id)!,
     createdAt: g.createdAt,
     resolvedAt: g.resolvedAt,
   };

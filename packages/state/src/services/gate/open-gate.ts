@@ -6,13 +6,14 @@ import { z } from "zod";
 import { Prisma, type Gate } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
-import { GATE_KINDS, gateKindOf } from "../../domain/gate.ts";
+import { GATE_KINDS, gateCategoryOf, gateKindOf, gateTargetOf } from "../../domain/gate.ts";
 import { GATE_ANSWER_ROLES } from "../../domain/roles.ts";
 import { Id, IdempotencyKey, JsonObject, ShortText, Text } from "../../domain/schemas.ts";
 import { actorOf, clockDate, appendEvent, inTx, isUniqueViolation, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { workspaceOfGoal } from "../idempotency-keys.ts";
 import { applyTodoTransition, lockTodo, requireHolder } from "../todo/held.ts";
 import { HELD_STATES } from "../../domain/todo-transitions.ts";
+import { approvalRuleOf } from "../approval-rule/approval-rules.ts";
 
 export const OpenGateInput = z.object({
   id: Id.optional(),
@@ -30,12 +31,16 @@ export const OpenGateInput = z.object({
   tier: z.enum(["confirm", "high_risk", "question"]).optional(),
   /** The action the gate asks about, as the runtime proposed it. */
   action: JsonObject.optional(),
-  /** Why the policy opened it: its rule, the evidence it matched (quoted from the screen) and its version. */
-  policy: z.object({ ruleId: ShortText, evidence: z.array(Text.max(2000)).max(50), policyVersion: ShortText }).optional(),
+  /** Why the policy opened it: its rule, the evidence it matched (quoted from the screen) and its version; the
+   * category it named and its approval key (category|app|target), from which the gate's approval category and
+   * target are read (gateCategoryOf, gateTargetOf). */
+  policy: z
+    .object({ ruleId: ShortText, evidence: z.array(Text.max(2000)).max(50), policyVersion: ShortText, kind: ShortText.optional(), approvalKey: Text.max(1000).optional() })
+    .optional(),
   /** The opener's lease on the todo (an agent holding it): when the todo is held, only its holder may gate it. */
   agentId: Id.optional(),
   leaseKey: IdempotencyKey.optional(),
-  /** After this long the gate may be expired. */
+  /** After this long the gate may be expired (its category's approval rule, when it has a time-to-live, decides instead). */
   ttlMs: z.number().int().min(1).max(366 * 24 * 60 * 60 * 1000).optional(),
   /** A repeat with this key returns the gate the first call opened. */
   idempotencyKey: IdempotencyKey.optional(),
@@ -78,7 +83,7 @@ export async function openGate(db: DbOrTx, raw: OpenGateInput, ctx?: OperatorCon
 
 async function open(db: DbOrTx, i: z.output<typeof OpenGateInput>, ctx?: OperatorContext): Promise<OpenGateResult> {
   return inTx(db, async (tx) => {
-    const goal = await tx.goal.findUnique({ where: { id: i.goalId }, select: { id: true } });
+    const goal = await tx.goal.findUnique({ where: { id: i.goalId }, select: { id: true, workspaceId: true } });
     if (!goal) throw new StateError("NOT_FOUND", `Goal ${i.goalId} does not exist.`, { goalId: i.goalId });
     // The todo is locked first (the lock order of every todo operator), so a claim waits for this gate.
     const todo = i.todoId ? await lockTodo(tx, i.todoId, ctx) : null;
@@ -91,6 +96,11 @@ async function open(db: DbOrTx, i: z.output<typeof OpenGateInput>, ctx?: Operato
       }
     }
     const now = clockDate(ctx) ?? (await tx.$queryRaw<{ now: Date }[]>`SELECT now() AS now`)[0]!.now;
+    // The gate keeps the approval rule of its category as it stands now; a rule saved later is for later gates.
+    const kind = i.kind ?? gateKindOf(i.options);
+    const category = gateCategoryOf({ kind, policy: i.policy });
+    const rule = await approvalRuleOf(tx, goal.workspaceId, category);
+    const ttlMs = rule.ttlMs ?? i.ttlMs;
     const gate = await tx.gate.create({
       data: {
         id: i.id ?? randomId("gate"),
@@ -101,11 +111,16 @@ async function open(db: DbOrTx, i: z.output<typeof OpenGateInput>, ctx?: Operato
         options: i.options,
         evidenceIds: i.evidenceIds,
         answerRoles: [...GATE_ANSWER_ROLES],
-        kind: i.kind ?? gateKindOf(i.options),
+        kind,
+        category,
+        target: gateTargetOf({ kind, policy: i.policy }),
+        approvalsNeeded: kind === "approval" ? rule.approvalsNeeded : 1,
+        starterMayApprove: rule.starterMayApprove,
+        afterExpiry: rule.afterExpiry,
         tier: i.tier ?? null,
         action: (i.action as Prisma.InputJsonObject | undefined) ?? Prisma.DbNull,
         policy: i.policy ?? Prisma.DbNull,
-        expiresAt: i.ttlMs ? new Date(now.getTime() + i.ttlMs) : null,
+        expiresAt: ttlMs ? new Date(now.getTime() + ttlMs) : null,
         idempotencyKey: i.idempotencyKey ?? null,
         createdAt: now,
       },
@@ -120,7 +135,7 @@ async function open(db: DbOrTx, i: z.output<typeof OpenGateInput>, ctx?: Operato
     }
     await appendEvent(
       tx,
-      { operator: "gate.open", actor: actorOf(ctx, i.agentId), subjectId: gate.id, goalId: i.goalId, payload: { question: gate.question, options: gate.options, kind: gate.kind, tier: gate.tier, answerRoles: gate.answerRoles, todoId: gate.todoId, todo: todoMove } },
+      { operator: "gate.open", actor: actorOf(ctx, i.agentId), subjectId: gate.id, goalId: i.goalId, payload: { question: gate.question, options: gate.options, kind: gate.kind, tier: gate.tier, category: gate.category, target: gate.target, approvalsNeeded: gate.approvalsNeeded, answerRoles: gate.answerRoles, todoId: gate.todoId, todo: todoMove } },
       ctx,
     );
     return { gate, created: true };
