@@ -166,6 +166,7 @@ const EXPECTED: Record<string, string> = {
   "gate.open": AGENTS_AND_RUNNERS,
   "gate.resolve": PEOPLE_WHO_ANSWER,
   "gate.expire": AGENTS_AND_RUNNERS,
+  "gate.decideBatch": PEOPLE_WHO_ANSWER,
   "evidence.list": EVERYONE_READS,
   "evidence.byKey": EVERYONE_READS,
   "evidence.append": AGENTS_AND_RUNNERS,
@@ -218,6 +219,8 @@ const EXPECTED: Record<string, string> = {
   "demoPhone.allowBrowser": PEOPLE_WHO_RUN,
   "policy.get": EVERYONE_READS,
   "policy.save": ADMINS,
+  "approvalRule.list": ADMINS,
+  "approvalRule.set": ADMINS,
   "suite.list": EVERYONE_READS,
   "suite.get": EVERYONE_READS,
   "suite.start": AGENTS_AND_RUNNERS,
@@ -347,6 +350,11 @@ const fixtures: Record<string, Fixture> = {
       return { gateId: (await seedGate(t.db, (await goal()).id, { ttlMs: 1_000 }, past)).id };
     },
   },
+  "gate.decideBatch": { input: async () => {
+      const policy = { ruleId: "pane.amount", evidence: ["Pay 5 EUR"], policyVersion: "test", kind: "money", approvalKey: "money|com.shop|pay" };
+      return { gateIds: [(await seedGate(t.db, (await goal()).id, { kind: "approval", options: ["approve", "deny"], policy })).id], decision: "approve", rationale: "refundable" };
+    },
+  },
   "evidence.list": { input: async () => ({ goalId: (await goal()).id }) },
   "evidence.byKey": { input: async () => {
       const key = rid("ev");
@@ -423,6 +431,8 @@ const fixtures: Record<string, Fixture> = {
   "suite.recordAttempt": { input: async () => ({ suiteRunId: (await suiteRun()).id, runId: (await run()).id, ...attempt }) },
   "suite.finish": { input: async () => ({ suiteRunId: (await suiteRun()).id, status: "completed" }) },
   "policy.save": { input: async () => ({ rules: { words: { money: ["zahlen"] } } }), outsider: "ok" },
+  "approvalRule.list": { input: async () => ({}), outsider: "ok" },
+  "approvalRule.set": { input: async () => ({ category: "money", approvalsNeeded: 2, starterMayApprove: false, ttlMs: null, afterExpiry: "deny" }), outsider: "ok" },
   "share.create": { input: async () => ({ runId: (await run()).id }) },
   "share.revoke": { input: async () => ({ shareId: (await createShare(t.db, { workspaceId: w.ws, runId: (await run()).id })).share.id }) },
   "share.list": { input: async () => ({}), outsider: "ok" },

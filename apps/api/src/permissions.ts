@@ -55,6 +55,7 @@ export const PROCEDURE_ACCESS = {
   "gate.open": agentsRun,
   "gate.resolve": people("answer_gate"),
   "gate.expire": agentsRun,
+  "gate.decideBatch": people("answer_gate"),
   "evidence.list": read,
   "evidence.byKey": read,
   "evidence.append": agentsRun,
@@ -107,6 +108,8 @@ export const PROCEDURE_ACCESS = {
   "demoPhone.allowBrowser": people("operate"), // a person at the demo phone clicks Allow
   "policy.get": read,
   "policy.save": people("admin"),
+  "approvalRule.list": people("admin"),
+  "approvalRule.set": people("admin"),
   "suite.list": read,
   "suite.get": read,
   "suite.start": agentsRun, // the suite runner holds an agent token

@@ -13,6 +13,7 @@ import { memberRouter } from "./routers/member.ts";
 import { modelSettingsRouter } from "./routers/model-settings.ts";
 import { demoPhoneRouter } from "./routers/demo-phone.ts";
 import { policyRouter } from "./routers/policy.ts";
+import { approvalRuleRouter } from "./routers/approval-rule.ts";
 import { quotaRouter } from "./routers/quota.ts";
 import { runRouter } from "./routers/run.ts";
 import { shareRouter } from "./routers/share.ts";
@@ -46,6 +47,7 @@ export const appRouter = createTRPCRouter({
   modelSettings: modelSettingsRouter,
   demoPhone: demoPhoneRouter,
   policy: policyRouter,
+  approvalRule: approvalRuleRouter,
   suite: suiteRouter,
   skill: skillRouter,
   shortcut: shortcutRouter,
