@@ -21,12 +21,12 @@ export function TeamAdmin() {
         <>
           <Invites />
           <p className={styles.lead}>
-            The models runs call are on the <Link href="/settings/models">Models</Link> page.
+            The models runs call are on the <Link href="/settings/models">Models</Link> page; who must approve what, on the <Link href="/settings/approval-rules">Approval rules</Link> page.
           </p>
         </>
       ) : (
         <p className={styles.lead}>
-          An admin of {session.person.workspaceName} manages invites and the <Link href="/settings/models">models</Link>.
+          An admin of {session.person.workspaceName} manages invites, the <Link href="/settings/models">models</Link> and the approval rules.
         </p>
       )}
     </>

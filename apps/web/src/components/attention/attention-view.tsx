@@ -11,6 +11,7 @@ import { replanKey, useOperators } from "../../lib/operators.ts";
 import { gateWaitOf, plainQuestion } from "../../lib/plain-question.ts";
 import { useSession } from "../../lib/session.tsx";
 import { useTRPC } from "../../lib/trpc.ts";
+import { ApprovalsLine, BatchDecision } from "../gate/gate-approvals.tsx";
 import { GateDecision } from "../gate/gate-decision.tsx";
 import { ReasonDialog } from "../ui/reason-dialog.tsx";
 import ui from "../ui/ui.module.css";
@@ -126,12 +127,14 @@ function AttentionRow({ item, goalTitle, now }: { item: AttentionItem; goalTitle
           <p className={styles.meta}>
             {goal} · open {formatAgo(item.since, now)}
           </p>
+          {item.gateKind === "approval" ? <ApprovalsLine approvals={item.approvals} /> : null}
           <div className={styles.actions}>
             <Link href={`/gates/${encodeURIComponent(item.gateId)}`} className={ui.button}>
               <SearchCheck size={14} aria-hidden /> Review with the screenshot
             </Link>
             <GateDecision gateId={item.gateId} question={plain.question} options={item.options} kind={item.gateKind} answerRoles={item.who.kind === "members" ? item.who.roles : []} compact />
           </div>
+          <BatchDecision approvals={item.approvals} />
         </li>
       );
     }

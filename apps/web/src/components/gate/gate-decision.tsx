@@ -69,7 +69,9 @@ export function GateDecision({ gateId, question, options, kind, answerRoles, com
               pending?.decision === "answer" ? { gateId, rationale, decision: "answer", answer: pending.answer ?? written }
               : { gateId, rationale, decision: pending?.decision ?? "deny" },
             )
-            .then(() => toast.success(`${title}: recorded; the run continues by itself`))
+            .then((gate) =>
+              toast.success(gate.status === "open" ? `${title}: recorded; the gate waits for its other approvals` : `${title}: recorded; the run continues by itself`),
+            )
         }
       />
     </div>

@@ -14,6 +14,7 @@ import { LiveBadge } from "../live-badge.tsx";
 import { Problem } from "../problem.tsx";
 import ui from "../ui/ui.module.css";
 import { ActionOverlay } from "./action-overlay.tsx";
+import { ApprovalsLine, BatchDecision } from "./gate-approvals.tsx";
 import { GateDecision } from "./gate-decision.tsx";
 import styles from "./gate.module.css";
 
@@ -121,7 +122,9 @@ export function GateReview({ gateId }: { gateId: string }) {
 
         {g.status === "open" ? (
           <section className={styles.block} aria-label="Your decision">
+            {g.kind === "approval" ? <ApprovalsLine approvals={g.approvals} /> : null}
             <GateDecision gateId={g.id} question={plain?.question ?? g.question} options={g.options} kind={g.kind} answerRoles={g.answerRoles} />
+            <BatchDecision approvals={g.approvals} />
           </section>
         ) : g.status === "expired" ? (
           <section className={styles.block}>
@@ -136,6 +139,15 @@ export function GateReview({ gateId }: { gateId: string }) {
               {g.resolvedAt ? ` at ${g.resolvedAt.toLocaleString("en")}` : ""}
             </p>
             {g.rationale ? <p>{g.rationale}</p> : null}
+            {g.approvals.decisions.length > 1 ? (
+              <ul data-field="decisions">
+                {g.approvals.decisions.map((d) => (
+                  <li key={d.userId}>
+                    {d.decision} by {d.userId} at {new Date(d.at).toLocaleString("en")}: {d.rationale}
+                  </li>
+                ))}
+              </ul>
+            ) : null}
           </section>
         )}
         {g.runId ? (
