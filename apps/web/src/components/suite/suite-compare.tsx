@@ -1,12 +1,14 @@
 "use client";
-// Two suite runs side by side: the overall success rate with its 95% Wilson interval, then per task the mean score,
-// steps, tokens and cost over the seeds, each attempt linking to its replay.
+// Two suite runs side by side: the overall success rate with its 95% Wilson interval, the settings each ran under
+// (differences flagged), then per task the success rate with its interval and the mean score, steps, tokens and cost
+// over the seeds and trials, each attempt linking to its replay.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { describeProblem, useApi } from "../../lib/api.tsx";
 import { useTRPC } from "../../lib/trpc.ts";
 import { Problem } from "../problem.tsx";
 import { AttemptLink } from "./attempt-links.tsx";
+import { SuiteSettingsCompare } from "./suite-settings.tsx";
 import { rateText, round1, scoreClass, usd, when } from "./suite-format.ts";
 import { byTask, type SuiteRunDetail } from "./suite-tasks.ts";
 import styles from "./suite.module.css";
@@ -41,7 +43,8 @@ export function SuiteCompare({ a, b }: { a: string; b: string }) {
               <Link href={`/suites/${encodeURIComponent(s.id)}`}>{name(s, i)}</Link>
             </h2>
             <span className={styles.hint}>
-              {when(s.startedAt)} · <code>{s.tasks}</code> · {s.seeds} seed{s.seeds === 1 ? "" : "s"} · perturbations: {s.perturbations.length ? s.perturbations.join(", ") : "none"}
+              {when(s.startedAt)} · <code>{s.tasks}</code> · {s.seeds} seed{s.seeds === 1 ? "" : "s"}
+              {s.trials > 1 ? ` × ${s.trials} trials` : ""} · perturbations: {s.perturbations.length ? s.perturbations.join(", ") : "none"}
             </span>
             <span className={styles.rate}>{s.figures.attempts ? `${Math.round(s.figures.successRate.rate * 1000) / 10}%` : "—"}</span>
             <span className={styles.interval}>
@@ -53,22 +56,23 @@ export function SuiteCompare({ a, b }: { a: string; b: string }) {
           </div>
         ))}
       </section>
-      <table className={styles.table} data-testid="suite-compare" aria-label="Per task, mean over seeds">
+      <SuiteSettingsCompare a={qa.data} b={qb.data} />
+      <table className={styles.table} data-testid="suite-compare" aria-label="Per task, over seeds and trials">
         <thead>
           <tr>
             <th scope="col" rowSpan={2}>
               Task
             </th>
             {sides.map((s, i) => (
-              <th scope="colgroup" colSpan={5} key={s.id} className={styles.sideA}>
+              <th scope="colgroup" colSpan={6} key={s.id} className={styles.sideA}>
                 {name(s, i)}
               </th>
             ))}
           </tr>
           <tr>
             {sides.map((s) =>
-              ["Score", "Steps", "Tokens", "Cost", "Attempts"].map((h, k) => (
-                <th scope="col" key={`${s.id}-${h}`} className={`${k < 4 ? styles.num : ""} ${k === 0 ? styles.sideA : ""}`}>
+              ["Success (95% CI)", "Score", "Steps", "Tokens", "Cost", "Attempts"].map((h, k) => (
+                <th scope="col" key={`${s.id}-${h}`} className={`${k < 5 ? styles.num : ""} ${k === 0 ? styles.sideA : ""}`}>
                   {h}
                 </th>
               )),
@@ -83,12 +87,15 @@ export function SuiteCompare({ a, b }: { a: string; b: string }) {
                 const f = t.get(id);
                 if (!f)
                   return (
-                    <td key={i} colSpan={5} className={`${styles.hint} ${styles.sideA}`}>
+                    <td key={i} colSpan={6} className={`${styles.hint} ${styles.sideA}`}>
                       not in this suite run
                     </td>
                   );
                 return [
-                  <td key={`${i}-score`} className={`${styles.num} ${styles.sideA} ${styles[scoreClass(f.score)]}`}>
+                  <td key={`${i}-success`} className={`${styles.num} ${styles.sideA}`}>
+                    {f.successes}/{f.attempts.length} · {rateText(f.successRate)}
+                  </td>,
+                  <td key={`${i}-score`} className={`${styles.num} ${styles[scoreClass(f.score)]}`}>
                     {f.score.toFixed(2)}
                   </td>,
                   <td key={`${i}-steps`} className={styles.num}>

@@ -28,7 +28,8 @@ export function SuiteDetail({ suiteRunId }: { suiteRunId: string }) {
             {s.modelProfile} · <code>{s.tasks}</code>
           </h1>
           <p className={uiStyles.meta}>
-            Started {when(s.startedAt)} · {s.seeds} seed{s.seeds === 1 ? "" : "s"} · perturbations: {s.perturbations.length ? s.perturbations.join(", ") : "none"} · tasks from {s.scenarios} ·{" "}
+            Started {when(s.startedAt)} · {s.seeds} seed{s.seeds === 1 ? "" : "s"}
+            {s.trials > 1 ? ` × ${s.trials} trials` : ""} · perturbations: {s.perturbations.length ? s.perturbations.join(", ") : "none"} · tasks from {s.scenarios} ·{" "}
             <StatusPill status={s.status} />
           </p>
         </div>
@@ -70,7 +71,10 @@ export function SuiteDetail({ suiteRunId }: { suiteRunId: string }) {
             {s.attempts.map((a) => (
               <tr key={a.id}>
                 <td>{a.taskId}</td>
-                <td className={styles.num}>{a.seed}</td>
+                <td className={styles.num}>
+                  {a.seed}
+                  {s.trials > 1 ? ` · trial ${a.trial}` : ""}
+                </td>
                 <td className={`${styles.num} ${styles[scoreClass(a.score)]}`}>{a.score.toFixed(2)}</td>
                 <td className={styles.num}>{a.steps}</td>
                 <td className={styles.num}>{a.inputTokens + a.outputTokens}</td>
