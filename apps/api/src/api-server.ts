@@ -26,6 +26,7 @@ import { appRouter } from "./root.ts";
 import { BLOB_PATH, HEALTH_PATH, TRPC_PATH } from "./contract.ts";
 import { createTRPCContext } from "./trpc.ts";
 import { startReaper, type Reaper, type ReaperOptions } from "./reaper.ts";
+import { DEFAULT_NOTIFICATION_CONFIG, startNotificationDispatcher, type NotificationConfig, type NotificationDispatcher } from "./notifications/dispatcher.ts";
 
 export { TRPC_PATH } from "./contract.ts";
 
@@ -60,6 +61,11 @@ export interface ApiServerInit {
   blobs?: { store?: BlobStore; presignedReadS?: number | null; retentionDays?: number | null; collector?: Pick<BlobCollectorOptions, "intervalMs" | "graceMs"> | null };
   /** A request not answered within this is answered 503 (REQUEST_TIMEOUT_MS; see timeBudgetOf). Default 30 s. */
   requestTimeoutMs?: number;
+  /**
+   * Notifications (webhooks, Web Push, e-mail) and their dispatcher (server.ts turns it on); webOrigin defaults to
+   * the first web origin. Unset: no dispatcher runs in this process.
+   */
+  notifications?: Partial<NotificationConfig> | null;
 }
 
 export interface ApiServer {
@@ -71,6 +77,7 @@ export interface ApiServer {
   modelSettings: ModelSettingsStore;
   reaper: Reaper | null;
   blobCollector: BlobCollector | null;
+  notifications: NotificationDispatcher | null;
   close(): Promise<void>;
 }
 
@@ -153,11 +160,19 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
   const events = new EventHub({ databaseUrl: init.databaseUrl, onLog: (line) => log.warn({ component: "events" }, line) });
   await events.start();
   const modelSettings = modelSettingsStore(init.db, secretKey);
+  const notifyConfig: NotificationConfig | null =
+    init.notifications ? { ...DEFAULT_NOTIFICATION_CONFIG, webOrigin: [...rules.origins][0] ?? "http://127.0.0.1:3000", ...init.notifications } : null;
+  const notificationServices = {
+    secretKey,
+    allowPrivateTargets: notifyConfig?.allowPrivateTargets ?? false,
+    vapidPublicKey: notifyConfig?.vapid?.publicKey ?? null,
+    emailEnabled: Boolean(notifyConfig?.smtp),
+  };
   // better-auth needs the API's own origin, known once the port is: set in the listen callback, before any request.
   let auth!: Auth;
   let closeAuth!: () => Promise<void>;
   let accounts!: AccountRoutes;
-  let services!: PrincipalServices & { events: EventHub; modelSettings: ModelSettingsStore; demoPhone: DemoPhoneControl | null };
+  let services!: PrincipalServices & { events: EventHub; modelSettings: ModelSettingsStore; demoPhone: DemoPhoneControl | null; notifications: typeof notificationServices };
 
   const trpc = createHTTPHandler({
     router: appRouter,
@@ -231,7 +246,7 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
       const created = createAuth({ databaseUrl: init.databaseUrl, baseURL: urlOf(init.host, port), trustedOrigins: [...rules.origins], secretKey });
       auth = created.auth;
       closeAuth = created.close;
-      services = { db: init.db, events, modelSettings, demoPhone: init.demoPhone ?? null, auth: sessionReader(auth) };
+      services = { db: init.db, events, modelSettings, demoPhone: init.demoPhone ?? null, notifications: notificationServices, auth: sessionReader(auth) };
       accounts = accountRoutes(services, auth, { modelSeed: init.modelSeed ?? null, modelSettings }, (req, e) => routeFailed("account", req, e));
       resolve();
     });
@@ -242,6 +257,9 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
   const blobCollector = collector
     ? startBlobCollector(init.db, { ...collector, retentionDays: blobRoute.retentionDays, store: blobStore, onLog: (line) => log.info({ component: "blob-collector" }, line) })
     : null;
+  const notifications = notifyConfig
+    ? startNotificationDispatcher(init.db, { events, secretKey, apiOrigin: urlOf(init.host, port), config: notifyConfig, onLog: (line) => log.info({ component: "notifications" }, line) })
+    : null;
   return {
     url: urlOf(init.host, port),
     port,
@@ -249,7 +267,9 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
     modelSettings,
     reaper,
     blobCollector,
+    notifications,
     async close() {
+      await notifications?.close();
       await reaper?.close();
       await blobCollector?.close();
       // Subscriptions keep connections open: end them, then stop listening.

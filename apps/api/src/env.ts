@@ -55,7 +55,34 @@ const EnvSchema = z.object({
   BLOB_GC_INTERVAL_MS: z.coerce.number().int().min(1_000).max(7 * 24 * 3_600_000).default(600_000),
   /** A blob no evidence or step shows is kept this long after its last upload (an upload precedes the evidence that shows it). */
   BLOB_GC_GRACE_MS: z.coerce.number().int().min(60_000).max(30 * 24 * 3_600_000).default(3_600_000),
+  /** Notifications: send webhooks and Web Push to loopback and private addresses too ("true": tests, a closed network). */
+  NOTIFY_ALLOW_PRIVATE_TARGETS: z.enum(["true", "false"], { error: 'NOTIFY_ALLOW_PRIVATE_TARGETS must be "true" or "false"' }).default("false").transform((v) => v === "true"),
+  /** How often the notification dispatcher looks for due deliveries (it is also woken by each gate's Event). */
+  NOTIFY_POLL_MS: z.coerce.number().int().min(50).max(600_000).default(1_000),
+  /** The first retry's wait after a failed delivery; each next one doubles (8 attempts in all). */
+  NOTIFY_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(5_000),
+  /** How long one webhook, push or e-mail send may take. */
+  NOTIFY_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** E-mail through SMTP (all unset: no e-mail). */
+  SMTP_HOST: z.string().min(1).optional(),
+  SMTP_PORT: z.coerce.number().int().min(1).max(65535).default(587),
+  /** "true": TLS from the first byte (port 465); else STARTTLS when the server offers it. */
+  SMTP_SECURE: z.enum(["true", "false"], { error: 'SMTP_SECURE must be "true" or "false"' }).default("false").transform((v) => v === "true"),
+  SMTP_USER: z.string().min(1).optional(),
+  SMTP_PASSWORD: z.string().optional(),
+  SMTP_FROM: z.string().min(3).optional(),
+  /** Web Push's VAPID key pair (`npm start` makes it in .data/vapid.json); only the public key reaches a browser. */
+  VAPID_PUBLIC_KEY: z.string().min(20).optional(),
+  VAPID_PRIVATE_KEY: z.string().min(20).optional(),
+  /** VAPID's contact for the push services: mailto: or https:. */
+  VAPID_SUBJECT: z.string().regex(/^(mailto:|https:)/, "VAPID_SUBJECT must start with mailto: or https:").default("mailto:admin@phoneloop.invalid"),
 }).superRefine((env, ctx) => {
+  if (env.SMTP_HOST && !env.SMTP_FROM) {
+    ctx.addIssue({ code: "custom", path: ["SMTP_FROM"], message: "SMTP_HOST needs SMTP_FROM, the address e-mails are sent from (e.g. PhoneLoop <phoneloop@example.com>)." });
+  }
+  if (Boolean(env.VAPID_PUBLIC_KEY) !== Boolean(env.VAPID_PRIVATE_KEY)) {
+    ctx.addIssue({ code: "custom", path: [env.VAPID_PUBLIC_KEY ? "VAPID_PRIVATE_KEY" : "VAPID_PUBLIC_KEY"], message: "Set VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY together (npx web-push generate-vapid-keys), or neither for no Web Push." });
+  }
   if (env.BLOB_STORE === "s3" && !env.S3_BUCKET) {
     ctx.addIssue({ code: "custom", path: ["S3_BUCKET"], message: "BLOB_STORE=s3 needs S3_BUCKET (and S3_ENDPOINT unless it is AWS S3)." });
   }

@@ -2,9 +2,8 @@
 // core's modelSettings.set (packages/state: its rules, the row and its Event). Every API key is encrypted at rest
 // here (AES-256-GCM under a key derived from PHONELOOP_SECRET_KEY) — the core stores only what this seals — and is
 // never returned: views say only whether one is set.
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { cleanModelSettings, MODEL_ROLES, modelSettingsNeedCleaning, readModelSettings, setModelSettings, type Db, type ModelRole, type ModelSettingsInput, type StoredModelSettings } from "@phoneloop/state";
-import { deriveKey } from "./auth/secret-key.ts";
+import { deriveKey, openSecret, sealSecret } from "./auth/secret-key.ts";
 
 export { MODEL_ROLES, ModelSettingsInput, RoleEndpointInput, endpointUrl, endpointUrlProblem, storedEndpointUrl, type ModelRole } from "@phoneloop/state";
 
@@ -55,7 +54,7 @@ export interface ModelSettingsStore {
 
 export function modelSettingsStore(db: Db, secretKey: string): ModelSettingsStore {
   const key = deriveKey(secretKey, "model-settings");
-  const seal = (plain: string) => encrypt(key, plain);
+  const seal = (plain: string) => sealSecret(key, plain);
   /** A row saved before endpoints were stored as origin + path is cleaned on its first read (the core's modelSettings.clean). */
   const read = async (workspaceId: string): Promise<StoredModelSettings | null> => {
     const row = await readModelSettings(db, workspaceId);
@@ -83,7 +82,7 @@ export function modelSettingsStore(db: Db, secretKey: string): ModelSettingsStor
     ),
     updatedAt: r.updatedAt,
   });
-  const open = (sealed: string | undefined) => (sealed ? decrypt(key, sealed) : "");
+  const open = (sealed: string | undefined) => (sealed ? openSecret(key, sealed, "model key") : "");
   return {
     async view(workspaceId) {
       const row = await read(workspaceId);
@@ -122,23 +121,4 @@ export function modelSettingsStore(db: Db, secretKey: string): ModelSettingsStor
       return toView(await setModelSettings(db, { workspaceId, updatedBy, settings }, seal));
     },
   };
-}
-
-function encrypt(key: Buffer, plain: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", key, iv);
-  const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
-  return ["v1", iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), body.toString("base64url")].join(".");
-}
-
-function decrypt(key: Buffer, sealed: string): string {
-  const [version, iv, tag, body] = sealed.split(".");
-  if (version !== "v1" || !iv || !tag || body === undefined) throw new Error("A stored model key is in an unknown format; an admin must set it again.");
-  try {
-    const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
-    decipher.setAuthTag(Buffer.from(tag, "base64url"));
-    return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
-  } catch {
-    throw new Error("The stored model key cannot be decrypted: PHONELOOP_SECRET_KEY changed since it was saved. An admin must set the key again.");
-  }
 }

@@ -110,6 +110,15 @@ export const PROCEDURE_ACCESS = {
   "policy.save": people("admin"),
   "approvalRule.list": people("admin"),
   "approvalRule.set": people("admin"),
+  "notification.channels": read,
+  "notification.endpoints": people("admin"),
+  "notification.createEndpoint": people("admin"),
+  "notification.deleteEndpoint": people("admin"),
+  "notification.sendTest": people("admin"),
+  "notification.deliveries": people("admin"),
+  "notification.subscribePush": people("answer_gate"), // an approver's own device
+  "notification.unsubscribePush": people("answer_gate"),
+  "notification.pushStatus": people("answer_gate"),
   "suite.list": read,
   "suite.get": read,
   "suite.start": agentsRun, // the suite runner holds an agent token

@@ -14,6 +14,7 @@ import { modelSettingsRouter } from "./routers/model-settings.ts";
 import { demoPhoneRouter } from "./routers/demo-phone.ts";
 import { policyRouter } from "./routers/policy.ts";
 import { approvalRuleRouter } from "./routers/approval-rule.ts";
+import { notificationRouter } from "./routers/notification.ts";
 import { quotaRouter } from "./routers/quota.ts";
 import { runRouter } from "./routers/run.ts";
 import { shareRouter } from "./routers/share.ts";
@@ -48,6 +49,7 @@ export const appRouter = createTRPCRouter({
   demoPhone: demoPhoneRouter,
   policy: policyRouter,
   approvalRule: approvalRuleRouter,
+  notification: notificationRouter,
   suite: suiteRouter,
   skill: skillRouter,
   shortcut: shortcutRouter,

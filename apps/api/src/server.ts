@@ -47,6 +47,14 @@ async function main(): Promise<void> {
     logger,
     reaper: { intervalMs: env.REAPER_INTERVAL_MS, agentStaleMs: env.AGENT_STALE_MS },
     blobs: await blobsFromEnv(env, db),
+    notifications: {
+      allowPrivateTargets: env.NOTIFY_ALLOW_PRIVATE_TARGETS,
+      pollMs: env.NOTIFY_POLL_MS,
+      retryBaseMs: env.NOTIFY_RETRY_BASE_MS,
+      timeoutMs: env.NOTIFY_TIMEOUT_MS,
+      smtp: env.SMTP_HOST && env.SMTP_FROM ? { host: env.SMTP_HOST, port: env.SMTP_PORT, secure: env.SMTP_SECURE, user: env.SMTP_USER, password: env.SMTP_PASSWORD, from: env.SMTP_FROM } : null,
+      vapid: env.VAPID_PUBLIC_KEY && env.VAPID_PRIVATE_KEY ? { publicKey: env.VAPID_PUBLIC_KEY, privateKey: env.VAPID_PRIVATE_KEY, subject: env.VAPID_SUBJECT } : null,
+    },
   });
   log(`PhoneLoop API ${API_VERSION} on ${server.url} (tRPC at ${server.url}/trpc, database ${redact(env.DATABASE_URL)})`);
   if (!(await hasAccounts(db))) {

@@ -18,6 +18,7 @@ import { inCallersTurn } from "./fair-share.ts";
 import { newSecret } from "./auth/secret-key.ts";
 import { modelSettingsStore, type ModelSettingsStore } from "./model-settings.ts";
 import type { DemoPhoneControl } from "./demo-phone.ts";
+import type { NotificationServices } from "./routers/notification.ts";
 
 export interface ApiServices {
   db: Db;
@@ -26,13 +27,16 @@ export interface ApiServices {
   modelSettings?: ModelSettingsStore;
   /** The demo phone's control API (npm start's virtual phone), when this installation runs one. */
   demoPhone?: DemoPhoneControl | null;
+  /** Notifications: how webhook secrets are sealed, which targets are allowed, Web Push's public key. */
+  notifications?: NotificationServices;
 }
 
 const PROCESS_SECRET = newSecret();
 
 export function createTRPCContext(opts: { services: ApiServices; principal: Principal }) {
   const modelSettings = opts.services.modelSettings ?? modelSettingsStore(opts.services.db, PROCESS_SECRET);
-  return { db: opts.services.db, events: opts.services.events, modelSettings, demoPhone: opts.services.demoPhone ?? null, principal: opts.principal };
+  const notifications = opts.services.notifications ?? { secretKey: PROCESS_SECRET, allowPrivateTargets: false, vapidPublicKey: null, emailEnabled: false };
+  return { db: opts.services.db, events: opts.services.events, modelSettings, demoPhone: opts.services.demoPhone ?? null, notifications, principal: opts.principal };
 }
 export type Context = ReturnType<typeof createTRPCContext>;
 

@@ -157,3 +157,32 @@ export { goalList, GoalListInput, type GoalListItem } from "./projections/goal-l
 export { agentList, AgentListInput, type AgentListItem } from "./projections/agent-list.ts";
 export { goalRuns, GoalRunsInput, type GoalRunItem } from "./projections/goal-runs.ts";
 export { suiteRunList, SuiteRunListInput, suiteRunDetail, SuiteRunDetailInput, suiteFigures, type SuiteRunListItem, type SuiteRunDetail, type SuiteFigures } from "./projections/suite-runs.ts";
+export {
+  claimDeliveries,
+  createWebhookEndpoint,
+  CreateWebhookEndpointInput,
+  deleteWebhookEndpoint,
+  enqueueNotifications,
+  enqueueTestDelivery,
+  finishDelivery,
+  hasPushSubscription,
+  listDeliveries,
+  listWebhookEndpoints,
+  MAX_DELIVERY_ATTEMPTS,
+  NOTIFICATION_KINDS,
+  NOTIFIED_OPERATORS,
+  pushSubscriptionsByIds,
+  removePushSubscription,
+  retryDelayMs,
+  savePushSubscription,
+  SavePushSubscriptionInput,
+  WEBHOOK_FORMATS,
+  webhookEndpointSecrets,
+  WebhookEndpointInput,
+  type DeliveryView,
+  type NotificationKind,
+  type NotificationPayload,
+  type WebhookEndpointView,
+  type WebhookFormat,
+} from "./services/notification/notifications.ts";
+export type { NotificationDelivery, WebhookEndpoint, PushSubscription } from "./generated/prisma/client.ts";
