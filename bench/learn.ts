@@ -252,7 +252,7 @@ async function benchTask(task: string, n: number) {
         const scored = p.phone.engine.evaluate(task, { answer });
         if (process.env.DEBUG_LEARN) {
           console.log(`  ${task} scored ${scored.score}: ${scored.reason}`);
-          for (const st of await db.step.findMany({ where: { runId: out.runId }, orderBy: { index: "asc" } })) console.log(`  ${task} step ${st.index}: ${JSON.stringify(st.action).slice(0, 160)} → ${JSON.stringify((st.observation as { outcome?: unknown } | null)?.outcome ?? null).slice(0, 300)}`);
+          for (const st of await db.step.findMany({ where: { runId: out.runId }, orderBy: { index: "asc" } })) console.log(`  ${task} step ${st.index}: ${JSON.stringify(st.action).slice(0, 160)} → ${JSON.stringify((st.outcome as { outcome?: unknown } | null)?.outcome ?? null).slice(0, 300)}`);
         }
         return { steps, tokens: out.report.totals.inputTokens + out.report.totals.outputTokens, score: scored.score, runId: out.runId };
       } finally {

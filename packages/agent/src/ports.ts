@@ -361,7 +361,7 @@ export interface StepInput {
   todoId?: string;
   action: StepAction;
   /** The step's outcome (the core's StepOutcome); its screenshot is its observation evidence's blob. */
-  observation: StepOutcome;
+  outcome: StepOutcome;
   anomalies: string[];
   tokens: number;
 }

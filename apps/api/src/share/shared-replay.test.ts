@@ -58,7 +58,7 @@ beforeAll(async () => {
     await appendEvidence(t.db, { goalId: goal.id, runId, stepIndex: index, kind: "action", summary: s.action.type, data: { action: s.action, px: s.px }, idempotencyKey: `${key}:act` });
     await appendStep(t.db, {
       runId, agentId: agent.id, index, node: "executor", action: s.action, anomalies: index === 2 ? ["no_change"] : [], tokens: 120 + index,
-      observation: { outcome: "ok", app: "com.example.social", timings: { sense: 10, ask_model: 120, model: 100, perform: 30, writeback: 5 }, replies: [JSON.stringify(s.action)] },
+      outcome: { outcome: "ok", app: "com.example.social", timings: { sense: 10, ask_model: 120, model: 100, perform: 30, writeback: 5 }, replies: [JSON.stringify(s.action)] },
     });
   }
   await appendEvidence(t.db, { goalId: goal.id, runId, kind: "summary", summary: "done", data: { goal: "Log in", status: "completed", endReason: "all_done", executed: [], findings: [], blocked: [], conclusion: "Logged in.", outputs: {}, totals: { steps: 3, modelCalls: 3, inputTokens: 303, outputTokens: 60, microUsd: 150, promptTokensCounted: 0 }, lessons: [] }, idempotencyKey: `${runId}:summary` });

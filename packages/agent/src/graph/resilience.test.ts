@@ -41,7 +41,7 @@ describe("worker killed mid-run", () => {
     expect(tappedRows(phone)).toEqual([0, 1, 2, 3, 4]);
     const steps = h.cp.stepsOf(runId);
     expect(steps.map((s) => s.index)).toEqual([0, 1, 2, 3, 4, 5]);
-    expect(steps[2]!.observation.outcome).toMatch(/^outcome unknown: its record is missing/);
+    expect(steps[2]!.outcome.outcome).toMatch(/^outcome unknown: its record is missing/);
     // Nothing worker A wrote was lost or rewritten.
     for (const [key, id] of evidenceBefore) expect(h.cp.evidence.get(key)?.id).toBe(id);
     // The next request after resume tells the model its last action's effect is not recorded: the screen shows it.
@@ -188,7 +188,7 @@ describe("model endpoint faults", () => {
     const reqs = h.executorRequests();
     expect(reqs[2]!.lastUserText).toMatch(/NO_ACTION_FOUND/);
     const steps = h.cp.stepsOf(out.runId);
-    expect(steps.map((s) => s.observation.outcome)).toEqual(["ok", "failed: NO_ACTION_FOUND", "complete"]);
+    expect(steps.map((s) => s.outcome.outcome)).toEqual(["ok", "failed: NO_ACTION_FOUND", "complete"]);
     expect(h.cp.evidenceList({ kind: "validation" }).some((e) => e.summary.includes("parse failed twice"))).toBe(true);
   });
 

@@ -400,7 +400,7 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
             todoId: e.todoId,
             action: e.action,
             // Timings (ms) of this step's phases so far and the model's raw replies: what a replay shows per step.
-            observation: { outcome: e.outcome, app: e.app, phash: e.phash, timings: { ...phases, model: modelMs }, replies },
+            outcome: { outcome: e.outcome, app: e.app, phash: e.phash, timings: { ...phases, model: modelMs }, replies },
             anomalies: e.anomalies,
             tokens: e.tokens,
           },

@@ -98,7 +98,7 @@ describe("social search task on the virtual phone", () => {
       for (const e of log) if (e.event === "popup" && e.popup) popupsSeen.add(e.popup);
     });
     const out = await runAgent(h.ports, { goal, agent: { name: "acceptance", kind: "headless", capabilities: ["phone"] }, config: { maxStepsPerTodo: task.maxSteps } });
-    if (process.env.DEBUG_SOCIAL || out.status !== "completed") console.log(JSON.stringify({ report: out.report, steps: h.cp.stepsOf(out.runId).map((s) => `${s.index} ${JSON.stringify(s.action)} ${String(s.observation.outcome)}`), log: (phone.engine.state() as { log: unknown[] }).log }, null, 1));
+    if (process.env.DEBUG_SOCIAL || out.status !== "completed") console.log(JSON.stringify({ report: out.report, steps: h.cp.stepsOf(out.runId).map((s) => `${s.index} ${JSON.stringify(s.action)} ${String(s.outcome.outcome)}`), log: (phone.engine.state() as { log: unknown[] }).log }, null, 1));
     expect(out.status).toBe("completed");
     const answer = out.report.findings.find((f) => f.includes("Three main views"));
     expect(answer).toBeDefined();
@@ -154,7 +154,7 @@ describe("social search task on the virtual phone", () => {
     expect(out.status).toBe("completed");
     const steps = h.cp.stepsOf(runId);
     expect(steps.map((s) => s.index)).toEqual(steps.map((_, i) => i));
-    expect(steps.filter((s) => /^outcome unknown: its record is missing/.test(String(s.observation.outcome)))).toHaveLength(1);
+    expect(steps.filter((s) => /^outcome unknown: its record is missing/.test(String(s.outcome.outcome)))).toHaveLength(1);
     for (const [k, id] of before) expect(h.cp.evidence.get(k)?.id).toBe(id);
     const log = (phone.engine.state() as { log: { event: string }[] }).log;
     // The search was submitted once in all: nothing worker A did was done again by worker B.

@@ -91,7 +91,7 @@ describe("the state core goes away longer than the lease", () => {
     expect(suspended[0]!.data).toMatchObject({ node: "executor", stepIndex: 2 });
     expect(suspended[0]!.summary).toMatch(/at step 3 of todo /);
     // The step recorded before the outage is not reported as interrupted or unknown afterwards, to the model or in its row.
-    expect(h.cp.stepsOf(out.runId).map((st) => st.observation.outcome)).toEqual(["ok", "ok", "ok", "ok", "ok", "complete"].map((o) => expect.stringMatching(new RegExp(`^${o}`))));
+    expect(h.cp.stepsOf(out.runId).map((st) => st.outcome.outcome)).toEqual(["ok", "ok", "ok", "ok", "ok", "complete"].map((o) => expect.stringMatching(new RegExp(`^${o}`))));
     expect(h.executorRequests()[3]!.lastUserText).not.toMatch(/interrupted|not recorded|unknown/);
   });
 

@@ -79,7 +79,7 @@ describe("shop: Pay now is gated", () => {
       };
       const h = await harness({ device: device!, executor: Array.from({ length: 30 }, () => exec), planner: [planOf([{ id: "buy", title: goal }])], onGate: decide });
       const out = await runAgent(h.ports, { goal, agent });
-      if (process.env.DEBUG_SHOP) console.log(h.cp.stepsOf(out.runId).map((s) => `${s.index} ${JSON.stringify(s.action)} ${String(s.observation.outcome)}`).join("\n"), [...h.cp.gates.values()].map((g) => g.input.question), screenOf(h.executorRequests().at(-1)!));
+      if (process.env.DEBUG_SHOP) console.log(h.cp.stepsOf(out.runId).map((s) => `${s.index} ${JSON.stringify(s.action)} ${String(s.outcome.outcome)}`).join("\n"), [...h.cp.gates.values()].map((g) => g.input.question), screenOf(h.executorRequests().at(-1)!));
       expect(paymentsWhenPayGateOpened).toEqual([0]);
       const payGate = [...h.cp.gates.values()].find((g) => /Pay now/.test(g.input.question))!;
       expect(payGate.input.question).toMatch(/high-risk/);

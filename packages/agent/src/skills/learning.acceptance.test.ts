@@ -80,7 +80,7 @@ describe("skills", () => {
     expect(third.status).toBe("completed");
     expect(d.score()).toBe(1);
     const fallback = h.cp.stepsOf(third.runId).find((s) => /use_skill/.test(JSON.stringify(s.action)));
-    expect(String(fallback?.observation.outcome)).toMatch(/skill stopped before step 1\/2: .*open_controls/);
+    expect(String(fallback?.outcome.outcome)).toMatch(/skill stopped before step 1\/2: .*open_controls/);
     const repaired = (await h.cp.listSkills({ app: "com.example.lamp" }))[0]!;
     expect(repaired).toMatchObject({ id: skill!.id, version: 2, runId: third.runId, status: "candidate", failures: 1 });
     expect(readSkillBody(repaired.body)!.steps.map((s) => s.target?.resourceId?.replace(/^.*\//, ""))).toEqual(["open_more", "open_controls", "lamp_switch"]);

@@ -442,7 +442,7 @@ export function describeControlPlaneContract(name: string, makeSubject: () => Pr
             { idempotencyKey: unique("obs"), kind: "observation" as const, stepIndex: 0, summary: "the booking app, 12 elements", data: { app: "com.book" }, blobSha256: sha256 },
             { idempotencyKey: unique("act"), kind: "action" as const, stepIndex: 0, summary: "click [3]", data: { action: { type: "click", element: "3" } } },
           ],
-          step: { index: 0, node: "executor" as const, todoId: r.todo.id, action: { type: "click", element: "3" }, observation: { outcome: "ok" }, anomalies: [], tokens: 812 },
+          step: { index: 0, node: "executor" as const, todoId: r.todo.id, action: { type: "click", element: "3" }, outcome: { outcome: "ok" }, anomalies: [], tokens: 812 },
           turnResult: { idempotencyKey: unique("turn"), kind: "repair_required" as const, summary: "click [3] → the tap missed" },
           checkpoint: { node: "executor", step: 1 },
           route: true,
@@ -479,7 +479,7 @@ export function describeControlPlaneContract(name: string, makeSubject: () => Pr
           todoId: old.todo.id,
           lease: old.ref,
           evidence: [{ idempotencyKey: unique("obs"), kind: "observation", stepIndex: 0, summary: "a late screenshot", data: {} }],
-          step: { index: 0, node: "executor", action: { type: "navigate_back" }, observation: { outcome: "ok" }, anomalies: [], tokens: 0 },
+          step: { index: 0, node: "executor", action: { type: "navigate_back" }, outcome: { outcome: "ok" }, anomalies: [], tokens: 0 },
           checkpoint: { node: "executor", late: true },
         });
         expect((await failureOf(late)).code).toBe("CONFLICT");
@@ -510,7 +510,7 @@ export function describeControlPlaneContract(name: string, makeSubject: () => Pr
         expect(await cp.getRun(runId)).toEqual({ ...run, checkpoint: null });
 
         await cp.saveCheckpoint({ runId, agentId: a, checkpoint: { node: "executor", step: 1 } });
-        const step = { runId, agentId: a, index: 0, node: "executor" as const, action: { type: "click", element: "3" }, observation: { outcome: "ok", app: "launcher" }, anomalies: [], tokens: 812 };
+        const step = { runId, agentId: a, index: 0, node: "executor" as const, action: { type: "click", element: "3" }, outcome: { outcome: "ok", app: "launcher" }, anomalies: [], tokens: 812 };
         expect(await cp.appendStep(step)).toEqual({ created: true });
         expect(await cp.appendStep(step)).toEqual({ created: false });
         expect((await cp.getRun(runId))!.checkpoint).toEqual({ node: "executor", step: 1 });

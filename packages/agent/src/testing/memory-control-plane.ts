@@ -641,7 +641,7 @@ export class MemoryControlPlane implements ControlPlane {
   }
   async appendStep(step: StepInput) {
     invalidUnless("run.appendStep", "action", StepAction.safeParse(step.action));
-    invalidUnless("run.appendStep", "observation", StepOutcome.safeParse(step.observation));
+    invalidUnless("run.appendStep", "outcome", StepOutcome.safeParse(step.outcome));
     const key = `${step.runId}:${step.index}`;
     if (this.steps.has(key)) return { created: false };
     this.running(step.runId, step.agentId, "append a step to");
@@ -658,7 +658,7 @@ export class MemoryControlPlane implements ControlPlane {
     for (const [k, e] of (r.evidence ?? []).entries()) invalidUnless("run.recordStep", `evidence.${k}.data`, parseEvidenceData(e.kind, e.data ?? {}));
     if (r.step) {
       invalidUnless("run.recordStep", "step.action", StepAction.safeParse(r.step.action));
-      invalidUnless("run.recordStep", "step.observation", StepOutcome.safeParse(r.step.observation));
+      invalidUnless("run.recordStep", "step.outcome", StepOutcome.safeParse(r.step.outcome));
     }
     const fresh = (r.evidence ?? []).some((e) => !this.evidence.has(e.idempotencyKey)) || (r.turnResult ? !this.turns.has(r.turnResult.idempotencyKey) : false);
     if (r.lease && (r.lease.agentId !== r.agentId || r.lease.todoId !== r.todoId)) this.conflict(`recordStep: lease ${r.lease.leaseKey} is ${r.lease.agentId}'s on ${r.lease.todoId}, not this record's.`);

@@ -187,7 +187,7 @@ describe("headless run against the real API", () => {
     expect(run.status).toBe("completed");
     expect(run.agentId).toBe(out.agentId);
     expect(run.steps.map((s) => s.index)).toEqual([0, 1, 2, 3, 4, 5]);
-    expect((run.steps[2]!.observation as { outcome: string }).outcome).toMatch(/^outcome unknown: its record is missing/);
+    expect((run.steps[2]!.outcome as { outcome: string }).outcome).toMatch(/^outcome unknown: its record is missing/);
     // Nothing worker A wrote was lost or rewritten.
     const after = new Map((await reader.evidence.list.query({ goalId })).items.map((e) => [e.idempotencyKey, e]));
     for (const e of evidenceBefore) expect(after.get(e.idempotencyKey)).toMatchObject({ id: e.id, summary: e.summary, agentId: e.agentId });

@@ -174,7 +174,7 @@ describe("recovery drills", () => {
       const run = await t.db.run.findUniqueOrThrow({ where: { id: runId }, include: { steps: { orderBy: { index: "asc" } } } });
       expect(run.status).toBe("completed");
       // The tap whose record was missing is reported as unknown, with what the screen showed after the drain.
-      expect((run.steps[2]!.observation as { outcome: string }).outcome, JSON.stringify(run.steps.map((x) => x.observation))).toMatch(/^outcome unknown: its record is missing .* the screen now shows com\.example\.counter/);
+      expect((run.steps[2]!.outcome as { outcome: string }).outcome, JSON.stringify(run.steps.map((x) => x.outcome))).toMatch(/^outcome unknown: its record is missing .* the screen now shows com\.example\.counter/);
       const resumedAsk = counting.requests.filter((r) => r.model === "executor-model").at(-1)!;
       expect(resumedAsk.lastUserText).toMatch(/Count: 3/);
       expect(resumedAsk.lastUserText).toMatch(/the phone finished every input it was still carrying out/);

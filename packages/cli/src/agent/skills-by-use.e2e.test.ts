@@ -104,7 +104,7 @@ describe("skills validated by use", () => {
     expect(b.score()).toBe(1);
     const steps = await t.db.step.findMany({ where: { runId: second.runId }, orderBy: { index: "asc" } });
     const used = steps.find((s) => /use_skill/.test(JSON.stringify(s.action)));
-    expect(String((used?.observation as { outcome?: unknown } | null)?.outcome)).toMatch(/^skill stopped before step 2\/2: expected the screen com\.example\.lamp\.ControlsActivity, found com\.example\.lamp\.LightsActivity/);
+    expect(String((used?.outcome as { outcome?: unknown } | null)?.outcome)).toMatch(/^skill stopped before step 2\/2: expected the screen com\.example\.lamp\.ControlsActivity, found com\.example\.lamp\.LightsActivity/);
     // Only the first step ran as the skill; the model tapped the switch itself.
     expect(await t.db.evidence.count({ where: { runId: second.runId, kind: "action", idempotencyKey: { contains: ":skill:" } } })).toBe(1);
 

@@ -1,30 +1,16 @@
 // The one_contract migration carries existing rows over: free-text agent kinds map onto the enum, the kind the
 // runtime kept in values["@kind"] moves to the column (and leaves values), lease keys survive the rename.
-import { cpSync, mkdtempSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
-import { applyMigrations, MIGRATIONS_DIR } from "./migrate.ts";
-import { testServerAdminUrl, withDatabase } from "../testing/test-database.ts";
+import { describe, expect, it } from "vitest";
+import { applyMigrations } from "./migrate.ts";
+import { migrationDatabase } from "../testing/migration-database.ts";
 
-const name = `phoneloop_mig_${randomBytes(6).toString("hex")}`;
-const url = withDatabase(testServerAdminUrl(), name);
-
-afterAll(async () => {
-  const admin = new pg.Client({ connectionString: testServerAdminUrl() });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => admin.end());
-});
+const MIGRATION = "20261130200649_one_contract";
+const { url, migrateBefore } = migrationDatabase();
 
 describe("migration one_contract", () => {
   it("maps agent kinds, moves @kind to Todo.kind, keeps lease keys", async () => {
-    const before = mkdtempSync(join(tmpdir(), "phoneloop-mig-"));
-    for (const dir of readdirSync(MIGRATIONS_DIR).filter((d) => /^\d+_/.test(d) && d < "20261130200649_one_contract")) {
-      cpSync(join(MIGRATIONS_DIR, dir), join(before, dir), { recursive: true });
-    }
-    await applyMigrations(url, before);
+    await migrateBefore(MIGRATION);
     const c = new pg.Client({ connectionString: url });
     await c.connect();
     try {
@@ -39,7 +25,7 @@ describe("migration one_contract", () => {
                      VALUES ('l1', 't_exec', 'a_cli', 60000, now(), 1, 'lk_kept')`);
 
       const result = await applyMigrations(url);
-      expect(result.applied).toContain("20261130200649_one_contract");
+      expect(result.applied).toContain(MIGRATION);
 
       const agents = await c.query(`SELECT "id", "kind"::text AS kind FROM "Agent" ORDER BY "id"`);
       expect(agents.rows).toEqual([

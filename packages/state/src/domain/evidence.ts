@@ -318,7 +318,7 @@ export function modelCallUsage(data: Partial<EvidenceData<"model_call">>): { inp
 export const StepAction = z.union([RecordedAction, z.string()]);
 export type StepAction = z.infer<typeof StepAction>;
 
-/** A step's outcome (the row's `observation` column): what came of the action, the app, the screen's hash, phase timings (ms) and the model's raw replies. */
+/** A step's outcome (the row's `outcome` column): what came of the action, the app, the screen's hash, phase timings (ms) and the model's raw replies. */
 export const StepOutcome = z.strictObject({
   outcome: z.string(),
   app: z.string().optional(),

@@ -39,7 +39,7 @@ export const StoredDate = z.date().min(new Date(0), "must be 1970 or later").max
 
 /** Caps on JSON fields (the UTF-8 size of their JSON text); docs/concepts.md lists them. */
 export const JSON_CAPS = {
-  /** Evidence data, agent meta, todo values, step action and observation. */
+  /** Evidence data, agent meta, todo values, step action and outcome. */
   default: 256 * 1024,
   /** A run's checkpoint (the agent's whole resumable state). */
   checkpoint: 2 * 1024 * 1024,

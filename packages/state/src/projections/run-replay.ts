@@ -217,7 +217,7 @@ export async function runSteps(db: DbOrTx, raw: RunStepsInput): Promise<Page<Rep
     const actData = acted ? readEvidenceData("action", acted.data) : {};
     const width = obsData.screen?.width || null;
     const height = obsData.screen?.height || null;
-    const outcome = readStepOutcome(s.observation);
+    const outcome = readStepOutcome(s.outcome);
     const px = actData.px;
     const calls = at.filter((e) => e.kind === "model_call").map(modelCallOf);
     const anomalyNotes = at.filter((e) => e.kind === "anomaly").map((e) => note(e, "anomaly"));

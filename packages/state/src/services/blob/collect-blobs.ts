@@ -57,8 +57,6 @@ export async function collectBlobs(db: DbOrTx, raw: CollectBlobsInput = {}, ctx?
         SELECT wb."workspaceId", wb."sha256" FROM "WorkspaceBlob" wb
         WHERE wb."touchedAt" < ${graceEnd}
           AND NOT EXISTS (SELECT 1 FROM "Evidence" e JOIN "Goal" g ON g."id" = e."goalId" WHERE e."blobSha256" = wb."sha256" AND g."workspaceId" = wb."workspaceId")
-          AND NOT EXISTS (SELECT 1 FROM "Step" s JOIN "Run" r ON r."id" = s."runId" JOIN "Goal" g ON g."id" = r."goalId"
-                          WHERE s."screenSha256" = wb."sha256" AND g."workspaceId" = wb."workspaceId")
         LIMIT ${i.batch} FOR UPDATE OF wb SKIP LOCKED)`;
     released += n;
     if (n < i.batch) break;
@@ -72,7 +70,6 @@ export async function collectBlobs(db: DbOrTx, raw: CollectBlobsInput = {}, ctx?
         SELECT b."sha256", b."storageKey" FROM "Blob" b
         WHERE NOT EXISTS (SELECT 1 FROM "WorkspaceBlob" w WHERE w."sha256" = b."sha256")
           AND NOT EXISTS (SELECT 1 FROM "Evidence" e WHERE e."blobSha256" = b."sha256")
-          AND NOT EXISTS (SELECT 1 FROM "Step" s WHERE s."screenSha256" = b."sha256")
         LIMIT ${i.batch} FOR UPDATE OF b SKIP LOCKED`;
       if (rows.length) await tx.$executeRaw`DELETE FROM "Blob" WHERE "sha256" = ANY(${rows.map((r) => r.sha256)}::text[])`;
       return rows;
@@ -99,7 +96,6 @@ export async function collectBlobs(db: DbOrTx, raw: CollectBlobsInput = {}, ctx?
             AND NOT EXISTS (SELECT 1 FROM "WorkspaceBlob" w WHERE w."sha256" = b."sha256" AND w."touchedAt" >= ${graceEnd})
             AND NOT EXISTS (SELECT 1 FROM "Evidence" e LEFT JOIN "Run" r ON r."id" = e."runId"
                             WHERE e."blobSha256" = b."sha256" AND (r."id" IS NULL OR r."id" IN (SELECT "id" FROM kept)))
-            AND NOT EXISTS (SELECT 1 FROM "Step" s WHERE s."screenSha256" = b."sha256" AND s."runId" IN (SELECT "id" FROM kept))
           LIMIT ${i.batch} FOR UPDATE OF b SKIP LOCKED`;
         if (rows.length) {
           await tx.$executeRaw`UPDATE "Blob" SET "storageKey" = NULL, "expiredAt" = ${now} WHERE "sha256" = ANY(${rows.map((r) => r.sha256)}::text[])`;

@@ -70,13 +70,13 @@ describe("evidence is validated on insert", () => {
   it("a step's outcome and action are held to their schemas; the outcome the runtime writes is stored as given", async () => {
     const { goal, agent } = await seedClaimed(t.db);
     const run = await startRun(t.db, { goalId: goal.id, agentId: agent.id });
-    const bad = await err(appendStep(t.db, { runId: run.id, agentId: agent.id, index: 0, node: "executor", action: { type: "click" }, observation: { outcome: "ok", timings: { sense: "fast" } } }));
+    const bad = await err(appendStep(t.db, { runId: run.id, agentId: agent.id, index: 0, node: "executor", action: { type: "click" }, outcome: { outcome: "ok", timings: { sense: "fast" } } }));
     expect(bad?.code).toBe("INVALID_INPUT");
-    expect(bad?.message).toContain("run.appendStep: observation.timings.sense");
-    const noType = await err(recordStep(t.db, { runId: run.id, agentId: agent.id, step: { index: 0, node: "executor", action: { x: 5 }, observation: STEP_OUTCOME_SAMPLE } }));
+    expect(bad?.message).toContain("run.appendStep: outcome.timings.sense");
+    const noType = await err(recordStep(t.db, { runId: run.id, agentId: agent.id, step: { index: 0, node: "executor", action: { x: 5 }, outcome: STEP_OUTCOME_SAMPLE } }));
     expect(noType?.code).toBe("INVALID_INPUT");
     expect(noType?.message).toContain("step.action");
-    const ok = await appendStep(t.db, { runId: run.id, agentId: agent.id, index: 0, node: "executor", action: { type: "click", element: "3" }, observation: STEP_OUTCOME_SAMPLE });
-    expect(ok.step.observation).toEqual(STEP_OUTCOME_SAMPLE);
+    const ok = await appendStep(t.db, { runId: run.id, agentId: agent.id, index: 0, node: "executor", action: { type: "click", element: "3" }, outcome: STEP_OUTCOME_SAMPLE });
+    expect(ok.step.outcome).toEqual(STEP_OUTCOME_SAMPLE);
   });
 });

@@ -13,7 +13,7 @@ export const AppendStepInput = z.object({
   node: Text.trim().min(1).max(100),
   action: jsonValue().pipe(StepAction).optional(),
   /** The step's outcome (domain/evidence.ts StepOutcome). Its screenshot is its observation evidence's blob, never the step's. */
-  observation: jsonValue().pipe(StepOutcome).optional(),
+  outcome: jsonValue().pipe(StepOutcome).optional(),
   anomalies: z.array(Text.max(200)).default([]),
   tokens: Count.default(0),
 });
@@ -43,8 +43,8 @@ export async function appendStepTo(tx: Tx, run: Run, i: z.output<typeof AppendSt
   // The client's clock as the row's time, as Prisma's default would stamp it (not the transaction's start).
   const at = clockDate(ctx) ?? new Date();
   const rows = await tx.$queryRaw<Step[]>`
-    INSERT INTO "Step" ("id", "runId", "index", "node", "action", "observation", "anomalies", "tokens", "createdAt")
-    VALUES (${id}, ${run.id}, ${i.index}, ${i.node}, ${i.action == null ? null : JSON.stringify(i.action)}::jsonb, ${i.observation == null ? null : JSON.stringify(i.observation)}::jsonb,
+    INSERT INTO "Step" ("id", "runId", "index", "node", "action", "outcome", "anomalies", "tokens", "createdAt")
+    VALUES (${id}, ${run.id}, ${i.index}, ${i.node}, ${i.action == null ? null : JSON.stringify(i.action)}::jsonb, ${i.outcome == null ? null : JSON.stringify(i.outcome)}::jsonb,
             ${i.anomalies}::text[], ${i.tokens}, ${at}::timestamptz)
     ON CONFLICT ("runId", "index") DO NOTHING RETURNING *`;
   const step = rows[0];

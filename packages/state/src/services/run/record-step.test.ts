@@ -35,7 +35,7 @@ async function started() {
       { idempotencyKey: `${run.id}:0:model`, kind: "model_call", stepIndex: 0, summary: "executor: 1200 tokens", data: { role: "executor", model: "m", usage: { inputTokens: 1000, outputTokens: 200, microUsd: 0 }, latencyMs: 900 } },
       { idempotencyKey: `${run.id}:0:action`, kind: "action", stepIndex: 0, summary: "tap the first post", data: { action: { type: "click", element: "3" } } },
     ],
-    step: { index: 0, node: "executor", action: { type: "click", element: "3" }, observation: { outcome: "ok" }, anomalies: [], tokens: 1200 },
+    step: { index: 0, node: "executor", action: { type: "click", element: "3" }, outcome: { outcome: "ok" }, anomalies: [], tokens: 1200 },
     checkpoint: { node: "executor", stepIndex: 1 },
     ...over,
   });
@@ -59,8 +59,7 @@ describe("run.recordStep", () => {
     expect(await t.db.step.findUniqueOrThrow({ where: { id: first.step!.id } })).toMatchObject({
       index: 0,
       action: { type: "click", element: "3" },
-      observation: { outcome: "ok" },
-      screenSha256: null,
+      outcome: { outcome: "ok" },
       anomalies: [],
       tokens: 1200,
     });

@@ -49,7 +49,7 @@ export const RecordStepInput = z.object({
       node: Text.trim().min(1).max(100),
       action: jsonValue().pipe(StepAction).optional(),
       /** The step's outcome (domain/evidence.ts StepOutcome). Its screenshot is its observation evidence's blob. */
-      observation: jsonValue().pipe(StepOutcome).optional(),
+      outcome: jsonValue().pipe(StepOutcome).optional(),
       anomalies: z.array(Text.max(200)).default([]),
       tokens: Count.default(0),
     })

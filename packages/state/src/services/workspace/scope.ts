@@ -37,7 +37,6 @@ const FIELDS = {
   },
   evidenceIds: { word: "Evidence", ...inGoalOf("Evidence") },
   blobSha256: blob,
-  screenSha256: blob,
   sha256: blob,
   suiteRunId: { word: "Suite run", ...inWorkspaceOf("SuiteRun") },
   // A goal's policy is in the goal's workspace; an agent's, in the agent's.

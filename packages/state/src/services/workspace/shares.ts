@@ -88,13 +88,9 @@ export async function openShare(db: DbOrTx, token: string, ctx?: OperatorContext
   return { shareId: share.id, runId: share.runId, workspaceId: share.workspaceId };
 }
 
-/** Whether a blob is part of the shared run (its evidence's or its steps' screens). */
+/** Whether a blob is part of the shared run: one of its evidence's (a step's screenshot is its observation's blob). */
 export async function shareHasBlob(db: DbOrTx, share: OpenedShare, sha256: string): Promise<boolean> {
-  const [evidence, step] = await Promise.all([
-    db.evidence.count({ where: { runId: share.runId, blobSha256: sha256 } }),
-    db.step.count({ where: { runId: share.runId, screenSha256: sha256 } }),
-  ]);
-  return evidence + step > 0;
+  return (await db.evidence.count({ where: { runId: share.runId, blobSha256: sha256 } })) > 0;
 }
 
 function withoutHash<T extends { tokenHash: string }>(row: T): Omit<T, "tokenHash"> {
