@@ -36,7 +36,7 @@ export function startProcess(args: string[], env: Record<string, string>, ready:
  * A temporary Postgres (durable writes unless `fast`), migrated, with one workspace whose admin issues agent tokens,
  * and the API server over it on a loopback port.
  */
-export async function startBenchCore(name: string, opts: { fast?: boolean } = {}) {
+export async function startBenchCore(name: string, opts: { fast?: boolean; env?: Record<string, string> } = {}) {
   const dir = mkdtempSync(join(tmpdir(), `phoneloop-bench-${name}-`));
   const pg = await startEmbeddedPostgres({ dataDir: join(dir, "data"), ephemeral: true, fast: opts.fast ?? false });
   const databaseUrl = pg.urlFor("postgres");
@@ -45,7 +45,7 @@ export async function startBenchCore(name: string, opts: { fast?: boolean } = {}
   const { workspace, admin } = await seedWorkspace(db, "Bench team");
   const api = await startProcess(
     ["apps/api/src/server.ts"],
-    { DATABASE_URL: databaseUrl, API_PORT: "0", API_HOST: "127.0.0.1", PHONELOOP_SECRET_KEY: "bench-secret-key-not-for-production-0000" },
+    { DATABASE_URL: databaseUrl, API_PORT: "0", API_HOST: "127.0.0.1", PHONELOOP_SECRET_KEY: "bench-secret-key-not-for-production-0000", ...opts.env },
     /on (http:\/\/127\.0\.0\.1:\d+)/,
   );
   const issueToken = async (tokenName: string) => (await issueAgentToken(db, { workspaceId: workspace.id, issuedBy: admin.id, name: tokenName })).token;

@@ -1,9 +1,11 @@
 // The API's notification dispatcher: fills the core's outbox from the Event stream (enqueueNotifications), claims
 // the deliveries that are due (claimDeliveries: FOR UPDATE SKIP LOCKED, so several API processes never send one at
-// once) and sends each — a signed webhook POST, an encrypted Web Push message, an e-mail over SMTP — then records the
-// outcome (finishDelivery): delivered on a 2xx, else again after an exponential backoff, failed after the last
-// attempt. It wakes on every notifying Event this process hears (LISTEN) and polls every pollMs besides, so another
-// process's Events and the retries that fell due are sent too.
+// once) and sends each — a signed webhook POST, an encrypted Web Push message, an e-mail over SMTP — then records a
+// batch's outcomes in one statement (finishDeliveries): delivered on a 2xx, else again after an exponential backoff,
+// failed after the last attempt. It wakes on every notifying Event this process hears (LISTEN) and polls every
+// pollMs besides, so another process's Events and the retries that fell due are sent too. A process that dies
+// mid-send leaves its claims to be taken again after their hold: delivery is at least once, and each carries its
+// delivery id (X-PhoneLoop-Delivery) for a receiver to drop a repeat.
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import nodemailer from "nodemailer";
@@ -12,7 +14,8 @@ import webpush from "web-push";
 import {
   claimDeliveries,
   enqueueNotifications,
-  finishDelivery,
+  finishDeliveries,
+  type FinishDeliveryInput,
   NOTIFIED_OPERATORS,
   pushSubscriptionsByIds,
   retryDelayMs,
@@ -99,7 +102,7 @@ export function startNotificationDispatcher(db: Db, init: { events: EventHub | n
         socketTimeout: cfg.timeoutMs,
       })
     : null;
-  const sending = pLimit(16);
+  const sending = pLimit(32);
 
   /** One POST with a plain timer for its deadline (cleared when the answer ended); the answer's body is drained. */
   const post = (url: string, headers: Record<string, string>, body: Buffer | string): Promise<Outcome> =>
@@ -181,6 +184,7 @@ export function startNotificationDispatcher(db: Db, init: { events: EventHub | n
       if (!claimed.length) return { sent };
       const endpoints = await webhookEndpointSecrets(db, [...new Set(claimed.flatMap((d) => (d.endpointId ? [d.endpointId] : [])))]);
       const subs = await pushSubscriptionsByIds(db, [...new Set(claimed.flatMap((d) => (d.pushSubscriptionId ? [d.pushSubscriptionId] : [])))]);
+      const outcomes: FinishDeliveryInput[] = [];
       await Promise.all(
         claimed.map((d) =>
           sending(async () => {
@@ -188,12 +192,13 @@ export function startNotificationDispatcher(db: Db, init: { events: EventHub | n
               ok: false,
               error: e instanceof Error ? e.message : String(e),
             }));
-            await finishDelivery(db, { id: d.id, attempts: d.attempts, ok: outcome.ok, statusCode: outcome.statusCode ?? null, error: outcome.error ?? null, retryInMs: retryDelayMs(d.attempts, cfg.retryBaseMs) });
+            outcomes.push({ id: d.id, attempts: d.attempts, ok: outcome.ok, statusCode: outcome.statusCode ?? null, error: outcome.error ?? null, retryInMs: retryDelayMs(d.attempts, cfg.retryBaseMs) });
             if (outcome.ok) sent += 1;
             else log(`notifications: delivery ${d.id} (${d.channel}, attempt ${d.attempts}) failed: ${outcome.error ?? "unknown"}`);
           }),
         ),
       );
+      await finishDeliveries(db, outcomes);
       if (claimed.length < CLAIM) return { sent };
     }
   };

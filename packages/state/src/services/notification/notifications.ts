@@ -323,17 +323,25 @@ export function retryDelayMs(attempts: number, baseMs: number): number {
   return Math.min(baseMs * 2 ** Math.max(0, attempts - 1), 3_600_000);
 }
 
-export async function finishDelivery(db: DbOrTx, i: FinishDeliveryInput): Promise<void> {
-  const error = i.error ? i.error.slice(0, 500) : null;
-  if (i.ok) {
-    await db.$executeRaw`UPDATE "NotificationDelivery" SET "status" = 'delivered', "deliveredAt" = now(), "lockedUntil" = NULL, "lastStatusCode" = ${i.statusCode ?? null}, "lastError" = NULL
-      WHERE "id" = ${i.id} AND "attempts" = ${i.attempts} AND "status" = 'pending'`;
-    return;
-  }
-  const giveUp = i.attempts >= MAX_DELIVERY_ATTEMPTS;
-  await db.$executeRaw`UPDATE "NotificationDelivery" SET "status" = ${giveUp ? "failed" : "pending"}, "lockedUntil" = NULL, "lastStatusCode" = ${i.statusCode ?? null}, "lastError" = ${error},
-      "nextAttemptAt" = now() + (${i.retryInMs ?? 0}::int * interval '1 millisecond')
-    WHERE "id" = ${i.id} AND "attempts" = ${i.attempts} AND "status" = 'pending'`;
+/** Records the outcomes of claimed deliveries in one statement: delivered, pending again after its wait, or failed. */
+export async function finishDeliveries(db: DbOrTx, outcomes: FinishDeliveryInput[]): Promise<void> {
+  if (!outcomes.length) return;
+  const ids = outcomes.map((o) => o.id);
+  const attempts = outcomes.map((o) => o.attempts);
+  const oks = outcomes.map((o) => o.ok);
+  const codes = outcomes.map((o) => o.statusCode ?? null);
+  const errors = outcomes.map((o) => (o.ok || !o.error ? null : o.error.slice(0, 500)));
+  const waits = outcomes.map((o) => o.retryInMs ?? 0);
+  await db.$executeRaw`
+    UPDATE "NotificationDelivery" d SET
+      "status" = CASE WHEN o.ok THEN 'delivered' WHEN d."attempts" >= ${MAX_DELIVERY_ATTEMPTS} THEN 'failed' ELSE 'pending' END,
+      "deliveredAt" = CASE WHEN o.ok THEN now() ELSE NULL END,
+      "lockedUntil" = NULL,
+      "lastStatusCode" = o.code,
+      "lastError" = o.error,
+      "nextAttemptAt" = CASE WHEN o.ok THEN d."nextAttemptAt" ELSE now() + (o.wait * interval '1 millisecond') END
+    FROM unnest(${ids}::text[], ${attempts}::int[], ${oks}::boolean[], ${codes}::int[], ${errors}::text[], ${waits}::int[]) AS o(id, attempts, ok, code, error, wait)
+    WHERE d."id" = o.id AND d."attempts" = o.attempts AND d."status" = 'pending'`;
 }
 
 export type DeliveryView = Pick<NotificationDelivery, "id" | "channel" | "destination" | "endpointId" | "kind" | "status" | "attempts" | "lastStatusCode" | "lastError" | "createdAt" | "deliveredAt" | "nextAttemptAt"> & { eventId: string | null; title: string };
