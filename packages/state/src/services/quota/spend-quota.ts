@@ -6,7 +6,7 @@ import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { BigCount, Count, Id, IdempotencyKey } from "../../domain/schemas.ts";
 import { actorOf, appendEvent, atParam, inTxJoining, isUniqueViolation, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
-import { describeRemaining, overLimit, policyUsage, type PolicyUsage } from "./usage.ts";
+import { describeRemaining, overLimit, policyUsage, usageWithSpend, type PolicyUsage } from "./usage.ts";
 import { workspaceOfGoal } from "../idempotency-keys.ts";
 
 export const SpendQuotaInput = z.object({
@@ -42,20 +42,29 @@ export interface SpendQuotaResult {
   usage: PolicyUsage[];
 }
 
-export async function spendQuota(db: DbOrTx, raw: SpendQuotaInput, ctx?: OperatorContext): Promise<SpendQuotaResult> {
+/**
+ * What the caller's transaction has read already (a step record): the goal's workspace, and the goal of the run
+ * it spends in. Each is then not read again.
+ */
+export interface SpendKnown {
+  workspaceId: string;
+  runGoalId?: string;
+}
+
+export async function spendQuota(db: DbOrTx, raw: SpendQuotaInput, ctx?: OperatorContext, known?: SpendKnown): Promise<SpendQuotaResult> {
   const i = parseInput(SpendQuotaInput, raw, "quota.spend");
   const at = atParam(ctx);
   try {
     return await inTxJoining(db, async (tx) => {
       const usage = await policyUsage(tx, { goalId: i.goalId, agentId: i.agentId, at, lock: true });
       // Checked after taking the lock: a concurrent spend of the same key has committed by now.
-      const previous = await spendOfKey(tx, i.goalId, i.key);
+      const previous = await spendOfKey(tx, i.goalId, i.key, known?.workspaceId);
       if (previous && previous.goalId !== i.goalId) {
         throw new StateError("CONFLICT", `Spend key ${i.key} was used for another goal; use a fresh key for each spend.`, { key: i.key });
       }
       if (previous) return { spend: spendView(previous), duplicate: true, usage };
       if (i.runId) {
-        const run = await tx.run.findUnique({ where: { id: i.runId }, select: { goalId: true } });
+        const run = known?.runGoalId !== undefined ? { goalId: known.runGoalId } : await tx.run.findUnique({ where: { id: i.runId }, select: { goalId: true } });
         if (!run || run.goalId !== i.goalId) throw new StateError("NOT_FOUND", `Run ${i.runId} is not a run of goal ${i.goalId}; spend in the run that did the work.`, { runId: i.runId, goalId: i.goalId });
       }
       for (const u of usage) {
@@ -76,13 +85,12 @@ export async function spendQuota(db: DbOrTx, raw: SpendQuotaInput, ctx?: Operato
         ON CONFLICT ("workspaceId", "key") DO NOTHING RETURNING *`;
       if (!spend) {
         // Spent meanwhile by a call that held no policy lock (no policy applies): that spend stands.
-        const previous = (await spendOfKey(tx, i.goalId, i.key))!;
+        const previous = (await spendOfKey(tx, i.goalId, i.key, known?.workspaceId))!;
         if (previous.goalId !== i.goalId) throw new StateError("CONFLICT", `Spend key ${i.key} was used for another goal; use a fresh key for each spend.`, { key: i.key });
         return { spend: spendView(previous), duplicate: true, usage };
       }
       await appendEvent(tx, { operator: "quota.spend", actor: actorOf(ctx, i.agentId), subjectId: id, goalId: i.goalId, payload: { key: i.key, steps: i.steps, tokens: i.tokens, microUsd: i.microUsd, todoId: i.todoId ?? null, runId: i.runId ?? null } }, ctx);
-      const after = usage.map((u) => ({ ...u, used: { steps: u.used.steps + i.steps, tokens: u.used.tokens + i.tokens, microUsd: u.used.microUsd + i.microUsd } }));
-      return { spend: spendView(spend), duplicate: false, usage: after };
+      return { spend: spendView(spend), duplicate: false, usage: usage.map((u) => usageWithSpend(u, i, spend.createdAt)) };
     });
   } catch (e) {
     // No policy to lock, and a concurrent spend of the same key won: that one stands.
@@ -104,7 +112,7 @@ export function spendView(s: { id: string; key: string; goalId: string; agentId:
 }
 
 /** The spend recorded under `key` in the workspace of goal `goalId` (spend keys are the workspace's), or null. */
-async function spendOfKey(db: DbOrTx, goalId: string, key: string): Promise<QuotaSpend | null> {
-  const workspaceId = await workspaceOfGoal(db, goalId);
+async function spendOfKey(db: DbOrTx, goalId: string, key: string, knownWorkspaceId?: string): Promise<QuotaSpend | null> {
+  const workspaceId = knownWorkspaceId ?? (await workspaceOfGoal(db, goalId));
   return workspaceId ? db.quotaSpend.findUnique({ where: { workspaceId_key: { workspaceId, key } } }) : null;
 }

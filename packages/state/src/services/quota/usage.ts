@@ -88,9 +88,6 @@ function toUsage(r: Row): PolicyUsage {
   const used = { steps: Number(r.steps), tokens: Number(r.tokens), microUsd: Number(r.microUsd) };
   const limits = { steps: r.maxSteps, tokens: r.maxTokens, microUsd: r.maxMicroUsd === null ? null : Number(r.maxMicroUsd) };
   const reserved = { tokens: Number(r.reservedTokens), microUsd: Number(r.reservedMicroUsd) };
-  const rem = (limit: number | null, u: number) => (limit === null ? null : Math.max(0, limit - u));
-  const remaining = { steps: rem(limits.steps, used.steps), tokens: rem(limits.tokens, used.tokens + reserved.tokens), microUsd: rem(limits.microUsd, used.microUsd + reserved.microUsd) };
-  const exhausted = Object.values(remaining).some((v) => v === 0);
   const resets = r.oldest ? Math.max(0, r.oldest.getTime() + r.windowMs - r.now.getTime()) : null;
   return {
     policyId: r.id,
@@ -100,11 +97,27 @@ function toUsage(r: Row): PolicyUsage {
     limits,
     used,
     reserved,
-    remaining,
-    exhausted,
+    ...room(limits, used, reserved),
     oldestSpendAt: r.oldest,
     windowResetsInMs: resets,
   };
+}
+
+function room(limits: PolicyUsage["limits"], used: Amounts, reserved: PolicyUsage["reserved"]): Pick<PolicyUsage, "remaining" | "exhausted"> {
+  const rem = (limit: number | null, u: number) => (limit === null ? null : Math.max(0, limit - u));
+  const remaining = { steps: rem(limits.steps, used.steps), tokens: rem(limits.tokens, used.tokens + reserved.tokens), microUsd: rem(limits.microUsd, used.microUsd + reserved.microUsd) };
+  return { remaining, exhausted: Object.values(remaining).some((v) => v === 0) };
+}
+
+/**
+ * The usage `u` read under the policy lock with a spend of `spent` made at `at` added: what reading it again in the
+ * same transaction would answer — other spends and reservations of the policy wait for the lock until commit; a
+ * call settled meanwhile (settling takes no lock) moves its reservation, counted here at its worst case, into a
+ * spend of at most that much, so this never shows more room than there is.
+ */
+export function usageWithSpend(u: PolicyUsage, spent: Amounts, at: Date): PolicyUsage {
+  const used = { steps: u.used.steps + spent.steps, tokens: u.used.tokens + spent.tokens, microUsd: u.used.microUsd + spent.microUsd };
+  return u.oldestSpendAt ? { ...u, used, ...room(u.limits, used, u.reserved) } : { ...u, used, ...room(u.limits, used, u.reserved), oldestSpendAt: at, windowResetsInMs: u.windowMs };
 }
 
 /** The dimensions in which `ask` does not fit in `u`'s remaining room. */

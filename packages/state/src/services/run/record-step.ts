@@ -15,12 +15,11 @@ import { refineEvidenceData, StepAction, StepOutcome } from "../../domain/eviden
 import { insertEvidence } from "../evidence/append-evidence.ts";
 import { appendEvents, atParam, inTx, type DbOrTx, type EventInput, type OperatorContext } from "../operator.ts";
 import { lockTodo, requireHolder } from "../todo/held.ts";
-import { recordTurnResult, type RecordTurnResultResult } from "../turn/record-turn-result.ts";
+import { recordTurnResultIn, type HeldTodo, type RecordTurnResultResult } from "../turn/record-turn-result.ts";
 import { routeTurn } from "../turn/route-turn.ts";
 import { appendStepTo } from "./append-step.ts";
 import { lockRunOfStep } from "./run-guards.ts";
 import { saveCheckpointOf } from "./save-checkpoint.ts";
-import { workspaceOfTodo } from "../idempotency-keys.ts";
 
 const Sha256 = Text.regex(/^[0-9a-f]{64}$/, "a lowercase hex sha256");
 
@@ -86,23 +85,28 @@ export async function recordStep(db: DbOrTx, raw: RecordStepInput, ctx?: Operato
   const shas = [...new Set(i.evidence.flatMap((e) => (e.blobSha256 ? [e.blobSha256] : [])))];
   return inTx(db, async (tx) => {
     // The run first, then the todo (the order every operator that takes both follows).
-    const { run, heldBlobs, now } = await lockRunOfStep(tx, i.runId, shas, ctx);
+    const { run, heldBlobs, now, workspaceId } = await lockRunOfStep(tx, i.runId, shas, ctx);
     if (heldBlobs < shas.length) {
       throw new StateError("NOT_FOUND", `A blob this step refers to was never put in this workspace; put it first (blob.put).`, { sha256: shas });
     }
     // The fence is checked once, under the todo's lock, which this transaction keeps: no other writer can take the
-    // lease before its evidence is written (the turn result checks it again, as it always does). Evidence recorded
-    // before (a retried record) is answered as it was, even after the lease ended.
+    // lease before its evidence is written, and the turn result takes the todo, the lease and the workspace as read
+    // here (each fact once per record). Evidence recorded before (a retried record) is answered as it was, even
+    // after the lease ended; a turn result then checks for itself (a repeat of its key is answered as recorded).
     const keys = i.evidence.map((e) => e.idempotencyKey);
-    if (i.leaseKey && keys.length) {
+    let held: HeldTodo | undefined;
+    if (i.leaseKey && (keys.length || i.turnResult)) {
       const todo = await lockTodo(tx, i.todoId!, ctx);
       try {
         if (!HELD_STATES.includes(todo.state)) {
           throw new StateError("CONFLICT", `Todo ${todo.id} is ${todo.state}; nobody holds it, so a lease-fenced write is rejected.`, { todoId: todo.id, currentHolder: null });
         }
-        await requireHolder(tx, todo, { agentId: i.agentId, leaseKey: i.leaseKey });
+        const lease = await requireHolder(tx, todo, { agentId: i.agentId, leaseKey: i.leaseKey });
+        // (A todo of another goal than the run's keeps its own reads: the run's workspace need not be its.)
+        if (todo.goalId === run.goalId) held = { todo, lease, workspaceId, runGoalId: run.goalId };
       } catch (e) {
-        if (!isStateError(e) || e.code !== "CONFLICT" || (await tx.evidence.count({ where: { workspaceId: (await workspaceOfTodo(tx, todo.id)) ?? "", idempotencyKey: { in: keys } } })) < new Set(keys).size) throw e;
+        if (!isStateError(e) || e.code !== "CONFLICT") throw e;
+        if (keys.length && (await tx.evidence.count({ where: { workspaceId, idempotencyKey: { in: keys } } })) < new Set(keys).size) throw e;
       }
     }
     // The rows of one transaction share its now(): each evidence row is stamped a millisecond after the one before,
@@ -118,10 +122,12 @@ export async function recordStep(db: DbOrTx, raw: RecordStepInput, ctx?: Operato
     const evidence: RecordStepResult["evidence"] = (await insertEvidence(tx, stamped, ctx, events)).map((r) => ({ id: r.evidence.id, created: r.created }));
     const step = i.step ? await appendStepTo(tx, run, { ...i.step, runId: run.id, agentId: i.agentId }, ctx, events) : null;
     if (i.turnResult) await appendEvents(tx, events.splice(0), ctx);
-    const turnResult = i.turnResult ? await recordTurnResult(tx, { ...i.turnResult, todoId: i.todoId!, agentId: i.agentId, leaseKey: i.leaseKey!, runId: run.id }, ctx) : null;
+    const turn = i.turnResult ? await recordTurnResultIn(tx, { ...i.turnResult, todoId: i.todoId!, agentId: i.agentId, leaseKey: i.leaseKey!, runId: run.id }, ctx, held) : null;
+    const turnResult = turn?.result ?? null;
     if (i.checkpoint) await saveCheckpointOf(tx, run, { runId: run.id, agentId: i.agentId, checkpoint: i.checkpoint }, ctx, events);
     await appendEvents(tx, events, ctx);
-    const route = i.route ? await routeTurn(tx, { todoId: i.todoId!, agentId: i.agentId }, ctx) : null;
+    // The route reads the todo as the record left it; the quota, as its spend left it (when it spent).
+    const route = i.route ? await routeTurn(tx, { todoId: i.todoId!, agentId: i.agentId }, ctx, turn?.usage ? { usage: turn.usage } : undefined) : null;
     return { evidence, step: step ? { id: step.step.id, created: step.created } : null, turnResult, route };
   });
 }

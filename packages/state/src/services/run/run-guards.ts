@@ -11,17 +11,17 @@ export async function lockRun(tx: Tx, runId: string): Promise<Run> {
 }
 
 /**
- * lockRun for a step record, in the same statement: the operator's time (clock or now()) and how many of the
- * blobs the step names its workspace holds.
+ * lockRun for a step record, in the same statement: the operator's time (clock or now()), the run's workspace and
+ * how many of the blobs the step names that workspace holds.
  */
-export async function lockRunOfStep(tx: Tx, runId: string, shas: string[], ctx?: OperatorContext): Promise<{ run: Run; heldBlobs: number; now: Date }> {
-  const rows = await tx.$queryRaw<(Run & { heldBlobs: number; now: Date })[]>`
-    SELECT r.*, COALESCE(${atParam(ctx)}::timestamptz, now()) AS "now",
+export async function lockRunOfStep(tx: Tx, runId: string, shas: string[], ctx?: OperatorContext): Promise<{ run: Run; heldBlobs: number; now: Date; workspaceId: string }> {
+  const rows = await tx.$queryRaw<(Run & { heldBlobs: number; now: Date; goalWorkspaceId: string })[]>`
+    SELECT r.*, COALESCE(${atParam(ctx)}::timestamptz, now()) AS "now", g."workspaceId" AS "goalWorkspaceId",
       (SELECT count(*)::int FROM "WorkspaceBlob" wb WHERE wb."workspaceId" = g."workspaceId" AND wb."sha256" = ANY(${shas}::text[])) AS "heldBlobs"
     FROM "Run" r JOIN "Goal" g ON g."id" = r."goalId" WHERE r."id" = ${runId} FOR UPDATE OF r`;
   if (!rows[0]) throw new StateError("NOT_FOUND", `Run ${runId} does not exist.`, { runId });
-  const { heldBlobs, now, ...run } = rows[0];
-  return { run, heldBlobs, now };
+  const { heldBlobs, now, goalWorkspaceId, ...run } = rows[0];
+  return { run, heldBlobs, now, workspaceId: goalWorkspaceId };
 }
 
 /** `interrupted` passes too when the operator may act on a run whose worker died (resume it, or a person ends it). */

@@ -148,18 +148,20 @@ export async function transitionLockedAsHolder(
   todo: LockedTodo,
   ref: { todoId: string; agentId?: string | undefined; leaseKey?: string | undefined },
   event: TodoEvent,
-  opts: { actor: string; patch?: TodoPatch; operator?: string; payload?: Record<string, unknown>; requireActiveGoal?: boolean },
+  opts: { actor: string; patch?: TodoPatch; operator?: string; payload?: Record<string, unknown>; requireActiveGoal?: boolean; heldLease?: Lease },
   ctx?: OperatorContext,
 ): Promise<TransitionResult> {
   nextTodoState(todo.state, event, todo.id); // an illegal move fails before any other check
-  const lease = HELD_STATES.includes(todo.state) ? await requireHolder(tx, todo, ref) : null;
+  // heldLease: the lease requireHolder answered for `ref` under this same lock (a step record checked it already).
+  const { heldLease, ...rest } = opts;
+  const lease = HELD_STATES.includes(todo.state) ? (heldLease ?? (await requireHolder(tx, todo, ref))) : null;
   if (opts.requireActiveGoal && todo.goalStatus !== "active") {
     throw new StateError("PRECONDITION_FAILED", `Goal ${todo.goalId} is ${todo.goalStatus}; resume it before working on its todos.`, {
       goalId: todo.goalId,
       goalStatus: todo.goalStatus,
     });
   }
-  return applyTodoTransition(tx, todo, event, { ...opts, lease }, ctx);
+  return applyTodoTransition(tx, todo, event, { ...rest, lease }, ctx);
 }
 
 /**

@@ -4,7 +4,7 @@
 // later transaction); if that spend fails the turn's result becomes quota_spend_failed, whose own transition is
 // then applied.
 import { z } from "zod";
-import type { Prisma, Todo } from "../../generated/prisma/client.ts";
+import type { Lease, Prisma, Todo } from "../../generated/prisma/client.ts";
 import { isStateError, StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { canTransitionTodo } from "../../domain/todo-transitions.ts";
@@ -12,7 +12,8 @@ import { BigCount, Count, Id, IdempotencyKey, JsonObject, Text } from "../../dom
 import { SPENDING_RESULTS, TURN_RESULT_KINDS, TURN_RESULT_TRANSITION, type TurnResultKind } from "../../domain/turn.ts";
 import { actorOf, appendEvent, clockDate, inTx, inTxJoining, isOpenTx, isUniqueViolation, randomId, type DbOrTx, type OperatorContext, type Tx } from "../operator.ts";
 import { spendQuota, type QuotaSpendView } from "../quota/spend-quota.ts";
-import { lockTodo, normalizeTodo, transitionAsHolder, transitionLockedAsHolder } from "../todo/held.ts";
+import type { PolicyUsage } from "../quota/usage.ts";
+import { lockTodo, normalizeTodo, transitionAsHolder, transitionLockedAsHolder, type LockedTodo } from "../todo/held.ts";
 import { workspaceOfTodo } from "../idempotency-keys.ts";
 
 export const RecordTurnResultInput = z.object({
@@ -46,16 +47,37 @@ export interface RecordTurnResultResult {
   duplicate: boolean;
 }
 
+/**
+ * What a step record's transaction has read already, so that the turn result reads none of it again: the todo it
+ * locked, the lease requireHolder answered for this holder under that lock, the goal's workspace and the goal of
+ * the run.
+ */
+export interface HeldTodo {
+  todo: LockedTodo;
+  lease: Lease;
+  workspaceId: string;
+  runGoalId: string;
+}
+
 export async function recordTurnResult(db: DbOrTx, raw: RecordTurnResultInput, ctx?: OperatorContext): Promise<RecordTurnResultResult> {
+  return (await recordTurnResultIn(db, raw, ctx)).result;
+}
+
+/**
+ * recordTurnResult inside a step record: given what the record read (`held`), and answering the quota usage after
+ * its spend too (null when it made none), which the record's route then reads instead of the quota again.
+ */
+export async function recordTurnResultIn(db: DbOrTx, raw: RecordTurnResultInput, ctx?: OperatorContext, held?: HeldTodo): Promise<{ result: RecordTurnResultResult; usage: PolicyUsage[] | null }> {
   const i = parseInput(RecordTurnResultInput, raw, "turn.result");
+  if (held && held.todo.id !== i.todoId) throw new Error(`turn.result: the held todo ${held.todo.id} is not ${i.todoId}`);
   const actor = actorOf(ctx, i.agentId);
   const validated = SPENDING_RESULTS.includes(i.kind);
   const event = TURN_RESULT_TRANSITION[i.kind];
   let written: { todo: Todo; transition: TurnTransition } | RecordTurnResultResult;
   try {
     written = await inTxJoining(db, async (tx) => {
-      const locked = await lockTodo(tx, i.todoId, ctx); // serialises repeats of one key with each other
-      const first = await duplicateOf(tx, i);
+      const locked = held?.todo ?? (await lockTodo(tx, i.todoId, ctx)); // serialises repeats of one key with each other
+      const first = await duplicateOf(tx, i, held?.workspaceId);
       if (first) return first;
       const moved = await transitionLockedAsHolder(
         tx,
@@ -71,6 +93,7 @@ export async function recordTurnResult(db: DbOrTx, raw: RecordTurnResultInput, c
             ...(event === "block" ? { reason: i.summary } : {}),
           },
           payload: { kind: i.kind, summary: i.summary, idempotencyKey: i.idempotencyKey },
+          ...(held ? { heldLease: held.lease } : {}),
         },
         ctx,
       );
@@ -94,12 +117,13 @@ export async function recordTurnResult(db: DbOrTx, raw: RecordTurnResultInput, c
     if (!first) throw e;
     written = first;
   }
-  if ("duplicate" in written) return written;
+  if ("duplicate" in written) return { result: written, usage: null };
   const transitions = [written.transition];
-  if (!validated || !i.spend) return { kind: i.kind, todo: written.todo, transitions, spend: null, spendError: null, duplicate: false };
+  if (!validated || !i.spend) return { result: { kind: i.kind, todo: written.todo, transitions, spend: null, spendError: null, duplicate: false }, usage: null };
   try {
-    const spent = await spendQuota(db, { ...i.spend, goalId: written.todo.goalId, agentId: i.agentId, todoId: i.todoId, ...(i.runId ? { runId: i.runId } : {}) }, ctx);
-    return { kind: i.kind, todo: written.todo, transitions, spend: spent.spend, spendError: null, duplicate: false };
+    const spendInput = { ...i.spend, goalId: written.todo.goalId, agentId: i.agentId, todoId: i.todoId, ...(i.runId ? { runId: i.runId } : {}) };
+    const spent = await spendQuota(db, spendInput, ctx, held ? { workspaceId: held.workspaceId, runGoalId: held.runGoalId } : undefined);
+    return { result: { kind: i.kind, todo: written.todo, transitions, spend: spent.spend, spendError: null, duplicate: false }, usage: spent.usage };
   } catch (e) {
     if (!isStateError(e)) throw e;
     const spendError = { code: e.code, message: e.message, details: e.details };
@@ -120,7 +144,7 @@ export async function recordTurnResult(db: DbOrTx, raw: RecordTurnResultInput, c
       await tx.turn.updateMany({ where: { todoId: i.todoId, idempotencyKey: i.idempotencyKey }, data: { kind: "quota_spend_failed", transitions: transitions as Prisma.InputJsonArray } });
       return moved;
     });
-    return { kind: "quota_spend_failed", todo: failed.todo, transitions, spend: null, spendError, duplicate: false };
+    return { result: { kind: "quota_spend_failed", todo: failed.todo, transitions, spend: null, spendError, duplicate: false }, usage: null };
   }
 }
 
@@ -137,8 +161,8 @@ class TurnKeyTaken extends Error {
  * another worker or tab re-sends the record of the step its predecessor wrote last (the post-step checkpoint is
  * folded into the next write-ahead one), and is answered as it was recorded.
  */
-async function duplicateOf(db: DbOrTx | Tx, i: z.output<typeof RecordTurnResultInput>): Promise<RecordTurnResultResult | null> {
-  const workspaceId = await workspaceOfTodo(db, i.todoId);
+async function duplicateOf(db: DbOrTx | Tx, i: z.output<typeof RecordTurnResultInput>, knownWorkspaceId?: string): Promise<RecordTurnResultResult | null> {
+  const workspaceId = knownWorkspaceId ?? (await workspaceOfTodo(db, i.todoId));
   const turn = workspaceId ? await db.turn.findUnique({ where: { workspaceId_idempotencyKey: { workspaceId, idempotencyKey: i.idempotencyKey } }, include: { todo: true } }) : null;
   if (!turn) return null;
   const sameRun = i.runId !== undefined && turn.runId === i.runId;

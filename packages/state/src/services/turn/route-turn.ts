@@ -7,7 +7,7 @@ import type { GoalStatus, Todo } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { atParam, rawStatement, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { quotaSkip } from "../quota/should-run.ts";
-import { policyUsage } from "../quota/usage.ts";
+import { policyUsage, type PolicyUsage } from "../quota/usage.ts";
 
 export const RouteTurnInput = z.object({
   todoId: Id,
@@ -16,7 +16,8 @@ export const RouteTurnInput = z.object({
 });
 export type RouteTurnInput = z.input<typeof RouteTurnInput>;
 
-export async function routeTurn(db: DbOrTx, raw: RouteTurnInput, ctx?: OperatorContext): Promise<TurnRouteDecision> {
+/** `usage`: the goal's and the agent's quota usage as this transaction left it (a step record's spend answers it). */
+export async function routeTurn(db: DbOrTx, raw: RouteTurnInput, ctx?: OperatorContext, known?: { usage: PolicyUsage[] }): Promise<TurnRouteDecision> {
   const i = parseInput(RouteTurnInput, raw, "turn.route");
   // The todo, its goal's status, the time, its active lease and the open gates that stop it, in one statement; then
   // the quota (only while the goal is active: a goal that is not routes to blocked first).
@@ -34,7 +35,7 @@ export async function routeTurn(db: DbOrTx, raw: RouteTurnInput, ctx?: OperatorC
   // The goal's done todos are read only when the todo's own values lack an input (most todos declare none).
   const needsDone = missingInputs(own, {}).length > 0;
   const [usage, done] = await Promise.all([
-    todo.goalStatus === "active" ? policyUsage(db, { goalId: todo.goalId, agentId: i.agentId, at: atParam(ctx) }) : Promise.resolve([]),
+    todo.goalStatus !== "active" ? Promise.resolve([]) : known ? Promise.resolve(known.usage) : policyUsage(db, { goalId: todo.goalId, agentId: i.agentId, at: atParam(ctx) }),
     needsDone ? db.todo.findMany({ where: { goalId: todo.goalId, state: "done" }, orderBy: { position: "asc" }, select: { values: true } }) : Promise.resolve([]),
   ]);
   const quota = quotaSkip(usage, i.estimate);
