@@ -105,6 +105,7 @@ export const PROCEDURE_ACCESS = {
   "modelSettings.status": read,
   "modelSettings.set": people("admin"),
   "modelSettings.test": people("admin"),
+  "modelSettings.checkGrounding": people("admin"),
   "demoPhone.allowBrowser": people("operate"), // a person at the demo phone clicks Allow
   "policy.get": read,
   "policy.save": people("admin"),

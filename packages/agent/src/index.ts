@@ -9,6 +9,7 @@ export { decidePermission, needsGate, recordApproval, AUTO_ALLOW_AFTER, parsePol
 export { createOpenAIModel, type OpenAIModelInit, type Price, type SamplingSettings, MAX_OUTPUT_TOKENS } from "./model/openai.ts";
 export { countTextTokens, countImageTokens, countRequestTokens, type ImageTokenFormula, type RequestTokens } from "./model/tokens.ts";
 export { prepareScreenshot, fitLongSide, type PreparedScreenshot } from "./images/index.ts";
+export { groundingMessages, groundingTap, groundingScore, type GroundingTarget, type GroundingTap } from "./model/grounding.ts";
 export { browserImages } from "./images/browser.ts";
 export { fenceUntrusted, fencedRegions, outsideFences, FENCE_TAG } from "./prompts/fence.ts";
 export { readInputs, extractOutputs, type Blackboard, type BlackboardError } from "./memory/blackboard.ts";

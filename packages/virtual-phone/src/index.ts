@@ -11,3 +11,4 @@ export { AdbKeyStore, parseAdbPublicKey, parseAdbKeys, ADB_TRUST, type AdbTrust 
 export { AdbMessageParser, AdbCommand, encodeMessage } from "./adb/message.ts";
 export { Latency, LATENCY_PROFILES, type LatencyProfile } from "./latency.ts";
 export { ManualClock, parseDump, find, has, center, tapOn, type DumpNode } from "./testing.ts";
+export { knownTarget, type KnownTarget } from "./known-target.ts";

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { REFERENCE_POLICY_LABEL, REFERENCE_POLICY_MODEL } from "@phoneloop/reference-policy";
 import { MODEL_ROLES, ModelSettingsInput } from "../model-settings.ts";
 import { testModelConnection } from "../model-connection.ts";
+import { checkGrounding } from "../grounding-check.ts";
 import { procedure } from "../trpc.ts";
 
 export const modelSettingsRouter = {
@@ -24,4 +25,9 @@ export const modelSettingsRouter = {
    * when none is saved). Answers per role: ok, the model that answered and the time, or what failed and what to do.
    */
   test: procedure(z.object({}).default({})).mutation(async ({ ctx }) => testModelConnection(await ctx.modelSettings.upstream(ctx.workspaceId))),
+  /**
+   * "Check grounding": one real screenshot of the demo phone with a known target sent to the executor's endpoint;
+   * answers the screenshot, the target, the model's parsed tap in device pixels and its distance from the target.
+   */
+  checkGrounding: procedure(z.object({}).default({})).mutation(async ({ ctx }) => checkGrounding(await ctx.modelSettings.upstream(ctx.workspaceId))),
 } satisfies TRPCRouterRecord;

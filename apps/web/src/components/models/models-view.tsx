@@ -12,6 +12,7 @@ import { describeProblem, useApi } from "../../lib/api.tsx";
 import { useSession } from "../../lib/session.tsx";
 import { useTRPC } from "../../lib/trpc.ts";
 import ui from "../ui/ui.module.css";
+import { GroundingCheck } from "./grounding-check.tsx";
 import styles from "./models.module.css";
 
 const ROLES = ["planner", "executor", "summarizer"] as const;
@@ -60,6 +61,7 @@ export function ModelsView() {
       ) : null}
       <RoleTable models={s.models} demo={s.mode === "demo"} current={settings.data ?? null} />
       {admin ? <ModelSettingsForm current={settings.data ?? null} /> : settings.data ? <ReadOnlySettings current={settings.data} /> : null}
+      {admin ? <GroundingCheck /> : null}
     </div>
   );
 }
