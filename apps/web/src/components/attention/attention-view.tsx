@@ -127,7 +127,7 @@ function AttentionRow({ item, goalTitle, now }: { item: AttentionItem; goalTitle
           <p className={styles.meta}>
             {goal} · open {formatAgo(item.since, now)}
           </p>
-          {item.gateKind === "approval" ? <ApprovalsLine approvals={item.approvals} /> : null}
+          <ApprovalsLine approvals={item.approvals} kind={item.gateKind} />
           <div className={styles.actions}>
             <Link href={`/gates/${encodeURIComponent(item.gateId)}`} className={ui.button}>
               <SearchCheck size={14} aria-hidden /> Review with the screenshot

@@ -17,8 +17,9 @@ import styles from "./gate.module.css";
 
 export type GateApprovals = RouterOutputs["gate"]["get"]["approvals"];
 
-/** "1 of 2 approvals: you, bea_…" and the rule's other conditions, for an open approval. */
-export function ApprovalsLine({ approvals }: { approvals: GateApprovals }) {
+/** "1 of 2 approvals: you, bea_…" and the rule's other conditions, for an open approval; for a question, only
+ * its expiry and escalation (a question is answered once, by anyone who may answer it). */
+export function ApprovalsLine({ approvals, kind }: { approvals: GateApprovals; kind: "approval" | "question" }) {
   const session = useSession();
   const me = session.status === "signed-in" ? session.person.userId : null;
   const who = approvals.approvedBy.map((u) => (u === me ? "you" : u));
@@ -29,7 +30,7 @@ export function ApprovalsLine({ approvals }: { approvals: GateApprovals }) {
           Escalated to the admins at {new Date(approvals.escalatedAt).toLocaleString("en")}: nobody decided in time, so only an admin may answer it now.
         </p>
       ) : null}
-      {approvals.approvalsNeeded > 1 || approvals.approvedBy.length > 0 ? (
+      {kind === "approval" && (approvals.approvalsNeeded > 1 || approvals.approvedBy.length > 0) ? (
         <p data-field="approval-count">
           <strong>
             {approvals.approvedBy.length} of {approvals.approvalsNeeded} approvals
@@ -38,7 +39,7 @@ export function ApprovalsLine({ approvals }: { approvals: GateApprovals }) {
           {approvals.approvedBy.length < approvals.approvalsNeeded ? ` — ${approvals.approvalsNeeded - approvals.approvedBy.length} more needed from a different person` : ""}
         </p>
       ) : null}
-      {!approvals.starterMayApprove ? <p className={styles.rule}>The person who started this run cannot approve it ({approvals.category} rule).</p> : null}
+      {kind === "approval" && !approvals.starterMayApprove ? <p className={styles.rule}>The person who started this run cannot approve it ({approvals.category} rule).</p> : null}
       {approvals.expiresAt && !approvals.escalatedAt ? (
         <p className={styles.rule}>
           If nobody decides by {new Date(approvals.expiresAt).toLocaleString("en")}, it is {approvals.afterExpiry === "escalate" ? "escalated to the admins" : "denied"}.

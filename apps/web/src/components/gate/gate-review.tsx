@@ -122,7 +122,7 @@ export function GateReview({ gateId }: { gateId: string }) {
 
         {g.status === "open" ? (
           <section className={styles.block} aria-label="Your decision">
-            {g.kind === "approval" ? <ApprovalsLine approvals={g.approvals} /> : null}
+            <ApprovalsLine approvals={g.approvals} kind={g.kind} />
             <GateDecision gateId={g.id} question={plain?.question ?? g.question} options={g.options} kind={g.kind} answerRoles={g.answerRoles} />
             <BatchDecision approvals={g.approvals} />
           </section>
