@@ -1,10 +1,14 @@
-// The summarizer node: the structured report (goal, executed, findings, blocked items, conclusion), stored as
-// evidence. Facts come from the run's records; the text model only phrases findings and the conclusion, and is
-// not called at all when the quota or a pause forbids it.
+// The summarizer node as a pure transition: summarize(state, input) → { state, effects }. The structured report
+// (goal, executed, findings, blocked items, conclusion) is decided here and stored as evidence by the runner
+// (graph/run.ts), which performs the effects and feeds back what they returned. Facts come from the run's records;
+// the text model only phrases findings and the conclusion, and is not asked at all when the quota or a pause
+// forbids it.
 import { REPORT_JSON_SCHEMA, ReportReplySchema, parseReply, reportMessages } from "../prompts/planner.ts";
-import type { RunEndReason, RunEndStatus } from "../ports.ts";
-import { callModel } from "./effects.ts";
-import { guard, type RunCommon, type RunContext, type SummarizerState } from "./state.ts";
+import type { ChatMessage, RunEndReason, RunEndStatus } from "../ports.ts";
+import type { RecordEffect } from "./runner/record.ts";
+import { addUsage, type Observation } from "./executor.ts";
+import type { RunCommon, SummarizerState } from "./state.ts";
+import type { z } from "zod";
 
 export interface RunReport {
   goal: string;
@@ -38,45 +42,86 @@ export function factualConclusion(state: SummarizerState): string {
   return `${headline(state)}${state.end.status === "completed" ? "" : reason} ${state.executed.length} todo(s) worked on, ${state.totals.steps} step(s).`.replace(/\.\./g, ".");
 }
 
-export async function runSummarizer(ctx: RunContext, state: SummarizerState): Promise<RunReport> {
-  const cp = ctx.ports.controlPlane;
-  guard(ctx);
+/** What the runner saw when it performed the summarizer's last input effect. */
+export type SummarizerInput =
+  | { type: "begin" }
+  /** The core's word on whether the run may still call a model (its quota, a pause), and whether the run was cancelled. */
+  | { type: "may_run"; run: boolean; cancelled: boolean }
+  | Extract<Observation, { type: "replied" | "model_failed" }>;
+
+export type SummarizerEffect =
+  /** Ask the core whether the run may still call a model. */
+  | { type: "should_run" }
+  | { type: "ask_model"; role: "summarizer"; messages: ChatMessage[]; jsonSchema: { name: string; schema: Record<string, unknown> }; key: string }
+  /** The report's evidence, the spend the runtime still owes for the call (none when the model proxy settled it), the run's finish. */
+  | RecordEffect
+  /** The report is written and the run finished: the summarizer's last effect. */
+  | { type: "done"; report: RunReport };
+
+export interface SummarizeResult {
+  state: SummarizerState;
+  effects: SummarizerEffect[];
+}
+
+/**
+ * A run resumed after a stop is summarised again when it ends again: each end has its own keys (a retry of the same
+ * end has the same ones), so its report and its spend are not taken for the earlier stop's.
+ */
+const endKeyOf = (state: SummarizerState): string => `${state.runId}:summary:${state.stepIndex}:${state.plannerCalls}`;
+
+/** The summarizer's transition. Pure: the same state and input give the same result; the state handed in is not changed. */
+export function summarize(state: SummarizerState, input: SummarizerInput): SummarizeResult {
+  switch (input.type) {
+    case "begin":
+      return { state, effects: [{ type: "should_run" }] };
+    case "may_run":
+      if (input.run && !input.cancelled) return { state, effects: [askReport(state)] };
+      return report(state, null, { tokens: 0, microUsd: 0 });
+    case "replied": {
+      const s = withUsage(state, input.usage);
+      return report(s, parseReply(input.text, ReportReplySchema), input.spend);
+    }
+    case "model_failed":
+      return report(withUsage(state, input.usage), null, { tokens: 0, microUsd: 0 });
+  }
+}
+
+function withUsage(state: SummarizerState, usage: RunCommon["totals"]): SummarizerState {
+  const totals = { ...state.totals };
+  addUsage(totals, usage);
+  return { ...state, totals };
+}
+
+function askReport(state: SummarizerState): SummarizerEffect {
+  return {
+    type: "ask_model",
+    role: "summarizer",
+    messages: reportMessages({
+      goal: state.goal,
+      executed: state.executed.map((e) => `- ${e.title}: ${e.status} — ${e.summary}`).join("\n"),
+      blocked: state.blocked.map((b) => `- ${b}`).join("\n"),
+      answers: [...state.findings, ...Object.entries(state.blackboard).map(([k, v]) => `${k} = ${v}`)].join("\n"),
+      end: `${state.end.status} (${state.end.reason})${state.end.detail ? `: ${state.end.detail}` : ""}`,
+    }),
+    jsonSchema: { name: "run_report", schema: REPORT_JSON_SCHEMA },
+    key: `${endKeyOf(state)}:summarizer`,
+  };
+}
+
+/** The report from the run's facts and the model's reply (when it was asked and readable), and the writes that store it and finish the run. */
+function report(state: SummarizerState, reply: z.infer<typeof ReportReplySchema> | null, spend: { tokens: number; microUsd: number }): SummarizeResult {
   const status = state.end.status;
+  const endKey = endKeyOf(state);
   let findings = [...state.findings];
   let lessons: RunReport["lessons"] = [];
   let conclusion = factualConclusion(state);
-  let tokens = 0;
-  let microUsd = 0;
-  // A run resumed after a stop is summarised again when it ends again: each end has its own keys (a retry of the
-  // same end has the same ones), so its report and its spend are not taken for the earlier stop's.
-  const endKey = `${state.runId}:summary:${state.stepIndex}:${state.plannerCalls}`;
-  const sr = await cp.shouldRun({ agentId: state.agentId, goalId: state.goalId });
-  if (sr.decision === "run" && !ctx.signal?.aborted) {
-    const r = await callModel(ctx, state, {
-      role: "summarizer",
-      messages: reportMessages({
-        goal: state.goal,
-        executed: state.executed.map((e) => `- ${e.title}: ${e.status} — ${e.summary}`).join("\n"),
-        blocked: state.blocked.map((b) => `- ${b}`).join("\n"),
-        answers: [...state.findings, ...Object.entries(state.blackboard).map(([k, v]) => `${k} = ${v}`)].join("\n"),
-        end: `${status} (${state.end.reason})${state.end.detail ? `: ${state.end.detail}` : ""}`,
-      }),
-      jsonSchema: { name: "run_report", schema: REPORT_JSON_SCHEMA },
-      key: `${endKey}:summarizer`,
-    }, state.totals);
-    if (r.ok) {
-      tokens = r.value.spend.tokens;
-      microUsd = r.value.spend.microUsd;
-      const reply = parseReply(r.value.response.text, ReportReplySchema);
-      if (reply) {
-        findings = [...new Set([...findings, ...reply.findings])];
-        lessons = reply.lessons.slice(0, 3);
-        // The model phrases the conclusion; the status line stays factual and first.
-        conclusion = status === "completed" ? reply.conclusion : `${headline(state)}${state.end.detail ? ` ${state.end.detail}.` : ""} ${reply.conclusion}`;
-      }
-    }
+  if (reply) {
+    findings = [...new Set([...findings, ...reply.findings])];
+    lessons = reply.lessons.slice(0, 3);
+    // The model phrases the conclusion; the status line stays factual and first.
+    conclusion = status === "completed" ? reply.conclusion : `${headline(state)}${state.end.detail ? ` ${state.end.detail}.` : ""} ${reply.conclusion}`;
   }
-  const report: RunReport = {
+  const r: RunReport = {
     goal: state.goal,
     status,
     endReason: state.end.reason,
@@ -88,8 +133,8 @@ export async function runSummarizer(ctx: RunContext, state: SummarizerState): Pr
     totals: state.totals,
     lessons,
   };
-  await cp.appendEvidence({ idempotencyKey: endKey, kind: "summary", goalId: state.goalId, runId: state.runId, summary: conclusion, data: { ...report } });
-  if (tokens) await cp.spendQuota({ key: `${endKey}:summarizer`, agentId: state.agentId, goalId: state.goalId, runId: state.runId, steps: 0, tokens, microUsd });
-  await cp.finishRun({ runId: state.runId, agentId: state.agentId, status, endReason: state.end.reason, summary: conclusion.slice(0, 2000) });
-  return report;
+  const effects: SummarizerEffect[] = [{ type: "evidence", input: { idempotencyKey: endKey, kind: "summary", goalId: state.goalId, runId: state.runId, summary: conclusion, data: { ...r } } }];
+  if (spend.tokens) effects.push({ type: "spend", key: `${endKey}:summarizer`, tokens: spend.tokens, microUsd: spend.microUsd });
+  effects.push({ type: "finish_run", status, endReason: state.end.reason, summary: conclusion.slice(0, 2000) }, { type: "done", report: r });
+  return { state, effects };
 }

@@ -1,0 +1,62 @@
+// The ask-model effect family: the one seam between the graph's pure transitions (executor, planner, summarizer) and
+// a model. A transition asks with messages, a reply schema and a key; the runner performs the ask here and feeds the
+// answer back — the reply's text and usage, or the failure's code — as the transition's next input. Retries, usage
+// evidence for direct endpoints and the device-loss abort are callModel's (graph/effects.ts). Model adapters (how a
+// model family's prompt is rendered and its reply parsed) plug in at this seam: nothing else calls a model.
+import type { ChatMessage, EvidenceInput, LeaseRef, ModelRole } from "../../ports.ts";
+import { callModel } from "../effects.ts";
+import type { InputEffect, Observation } from "../executor.ts";
+import type { ExecutorRunState, RunCommon, RunContext } from "../state.ts";
+import type { StepRecords } from "./step-record.ts";
+import type { StepTimings } from "./timings.ts";
+
+/** What asking a model gives a transition: the reply, or why there is none (with what the attempts used). */
+export type ModelAnswer = Extract<Observation, { type: "replied" | "model_failed" }>;
+
+/** One ask, as a transition's effect states it. */
+export interface ModelAsk {
+  role: ModelRole;
+  messages: ChatMessage[];
+  jsonSchema: { name: string; schema: Record<string, unknown> };
+  key: string;
+  todoId?: string;
+  lease?: LeaseRef;
+  stepIndex?: number;
+}
+
+const emptyTotals = (): RunCommon["totals"] => ({ steps: 0, modelCalls: 0, inputTokens: 0, outputTokens: 0, microUsd: 0, promptTokensCounted: 0 });
+
+/**
+ * Asks the model. `modelMs` is the time the model took (every attempt's, for a failure), `promptTokens` the prompt's
+ * counted size. `recordUsage` writes a direct endpoint's usage evidence (by default at once).
+ */
+export async function askModel(
+  ctx: RunContext,
+  run: { goalId: string; runId: string },
+  ask: ModelAsk,
+  recordUsage?: (e: EvidenceInput) => Promise<unknown>,
+): Promise<{ answer: ModelAnswer; modelMs: number; promptTokens: number }> {
+  const usage = emptyTotals();
+  const started = ctx.ports.clock.monotonic();
+  const r = await callModel(ctx, run, ask, usage, recordUsage);
+  if (!r.ok) return { answer: { type: "model_failed", code: r.error.code, message: r.error.message, usage }, modelMs: ctx.ports.clock.monotonic() - started, promptTokens: 0 };
+  return { answer: { type: "replied", text: r.value.response.text, usage, spend: r.value.spend }, modelMs: r.value.modelMs, promptTokens: r.value.promptTokens };
+}
+
+/**
+ * The executor's ask: the step's model time, prompt size and (for the executor role) raw reply are counted into its
+ * figures, a direct endpoint's usage evidence goes out with the step's next record, and a phone lost while the model
+ * was asked is a failed sense.
+ */
+export async function askForStep(ctx: RunContext, state: ExecutorRunState, e: Extract<InputEffect, { type: "ask_model" }>, records: StepRecords, timings: StepTimings): Promise<Observation> {
+  const role = e.role ?? "executor";
+  const { answer, modelMs, promptTokens } = await askModel(ctx, state, { role, messages: e.messages, jsonSchema: e.jsonSchema, key: e.key, todoId: state.executor.todoId, lease: e.lease, stepIndex: e.stepIndex }, async (usageEvidence) => {
+    // The usage evidence need not precede the model's reply: it goes out with the step's next record.
+    records.evidence(usageEvidence);
+  });
+  timings.modelMs += modelMs;
+  if (answer.type === "model_failed") return answer.code === "DEVICE_LOST" ? { type: "sense_failed", lost: true, message: answer.message } : answer;
+  if (role === "executor") timings.replies.push(answer.text.slice(0, 4000));
+  timings.promptTokens = Math.max(timings.promptTokens, promptTokens);
+  return answer;
+}
