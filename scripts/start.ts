@@ -9,7 +9,7 @@ import { createDb } from "../packages/state/src/db/client.ts";
 import { applyMigrations, redact } from "../packages/state/src/db/migrate.ts";
 import { startEmbeddedPostgres, type RunningPostgres } from "../packages/state/src/db/embedded-postgres.ts";
 import { provisionProductDatabase } from "../packages/state/src/db/provision.ts";
-import { readOrCreateSecret } from "../packages/state/src/db/secret-file.ts";
+import { readOrCreateSecret, readOrCreateVapidKeys } from "../packages/state/src/db/secret-file.ts";
 import { DEFAULT_PORTS } from "../packages/virtual-phone/src/default-ports.ts";
 import { demoPhoneArgs } from "./demo-phone.ts";
 import { accountsNote, maskControlToken } from "./start-output.ts";
@@ -30,6 +30,8 @@ const dataDir = join(root, ".data");
 mkdirSync(dataDir, { recursive: true });
 // Signs sessions and encrypts model keys at rest: kept in .data (0600) unless the environment sets one.
 const secretKey = process.env.PHONELOOP_SECRET_KEY ?? readOrCreateSecret(join(dataDir, "secret-key"));
+// Web Push's VAPID key pair, made at the first start and kept in .data (0600) unless the environment sets one.
+const vapid = process.env.VAPID_PUBLIC_KEY && process.env.VAPID_PRIVATE_KEY ? { publicKey: process.env.VAPID_PUBLIC_KEY, privateKey: process.env.VAPID_PRIVATE_KEY } : readOrCreateVapidKeys(join(dataDir, "vapid.json"));
 
 let pg: RunningPostgres | undefined;
 let databaseUrl = process.env.DATABASE_URL;
@@ -106,6 +108,8 @@ launch("api", ["tsx", "apps/api/src/server.ts"], {
   API_HOST: host,
   WEB_ORIGIN: `http://${host}:${webPort}`,
   PHONELOOP_SECRET_KEY: secretKey,
+  VAPID_PUBLIC_KEY: vapid.publicKey,
+  VAPID_PRIVATE_KEY: vapid.privateKey,
 });
 launch("web", ["next", dev ? "dev" : "start", "apps/web", "-p", String(webPort), "-H", host], {
   NEXT_PUBLIC_API_URL: apiUrl,

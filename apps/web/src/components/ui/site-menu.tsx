@@ -20,6 +20,7 @@ const ITEMS = [
   { href: "/learning", label: "Learning" },
   { href: "/team", label: "Team" },
   { href: "/settings/models", label: "Models" },
+  { href: "/settings/notifications", label: "Notifications" },
 ] as const;
 
 const PANEL_ID = "site-menu";
