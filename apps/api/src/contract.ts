@@ -11,7 +11,6 @@ export {
   PendingGate,
   pendingGateOf,
   readEvidenceData,
-  modelCallUsage,
   type EvidenceData,
   type PolicyRecord,
   type GatePolicy,

@@ -1,6 +1,7 @@
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { countRequestTokens, createOpenAIModel } from "@phoneloop/agent";
+import { countRequestTokens, countTextTokens, createOpenAIModel } from "@phoneloop/agent";
+import { countPromptTokens } from "./prompt-tokens.ts";
 import { startScriptedModelServer, type RecordedRequest, type ScriptedModelServer } from "@phoneloop/agent/testing";
 import { evidenceList, finishRun, issueAgentToken, pauseGoal, registerAgent, setQuotaPolicy, startRun } from "@phoneloop/state";
 import { rid, seedGoal, seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
@@ -61,6 +62,35 @@ describe("model proxy", () => {
     expect(calls[0]!.runId).toBe(a.run.id);
     const spends = await t.db.quotaSpend.findMany({ where: { goalId: a.goal.id } });
     expect(spends.map((s) => ({ tokens: s.tokens, microUsd: Number(s.microUsd), agentId: s.agentId }))).toEqual([{ tokens: 1230, microUsd: 2700, agentId: a.agent.id }]);
+  });
+
+  it("counts a reply without usage with the tokenizer, marks it estimated and spends it at the role's prices; the quota spent is the calls' evidence, exactly", async () => {
+    const reply = 'I will tap the "Send" button at the bottom of the conversation.';
+    const bare = await startScriptedModelServer({ script: [{ text: reply, noUsage: true }, { text: '{"type":"wait"}', promptTokens: 900, completionTokens: 12 }, { text: reply, noUsage: true }] });
+    try {
+      const a = await runningAgent({ baseUrl: bare.baseURL });
+      for (let n = 0; n < 3; n++) expect((await ask({ key: a.token, run: a.run.id })).ok).toBe(true);
+      const calls = (await evidenceList(t.db, { goalId: a.goal.id, kind: "model_call" })).items.map((c) => c.data as Record<string, number | boolean | undefined>);
+      expect(calls).toHaveLength(3);
+      const estimated = calls.filter((c) => c.estimated === true);
+      expect(estimated).toHaveLength(2);
+      // The prompt as the proxy counted it before the call; the reply's text by the same tokenizer.
+      const prompt = await countPromptTokens(bare.requests[0]!.body);
+      for (const c of estimated) {
+        expect(c).toMatchObject({ via: "api", inputTokens: prompt, outputTokens: countTextTokens(reply), microUsd: prompt * 2 + countTextTokens(reply) * 10 });
+        expect(c.outputTokens).toBeGreaterThan(0);
+      }
+      expect(calls.filter((c) => !c.estimated)).toMatchObject([{ inputTokens: 900, outputTokens: 12, microUsd: 900 * 2 + 12 * 10 }]);
+      const spends = await t.db.quotaSpend.findMany({ where: { goalId: a.goal.id } });
+      const sum = (xs: number[]) => xs.reduce((x, y) => x + y, 0);
+      expect({ tokens: sum(spends.map((x) => x.tokens)), microUsd: sum(spends.map((x) => Number(x.microUsd))) }).toEqual({
+        tokens: sum(calls.map((c) => Number(c.inputTokens) + Number(c.outputTokens))),
+        microUsd: sum(calls.map((c) => Number(c.microUsd))),
+      });
+      expect(await t.db.quotaReservation.count({ where: { goalId: a.goal.id } })).toBe(0);
+    } finally {
+      await bare.stop();
+    }
   });
 
   it("answers 401 to an anonymous caller and 403 to a signed-in person, before any upstream call", async () => {

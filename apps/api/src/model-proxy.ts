@@ -5,15 +5,18 @@
 // worst case (its prompt's tokens counted before the call, its reply budget capped by what the quota leaves, at the
 // role's prices): a call the core will not reserve is a 409 naming the quota, and is never forwarded. The call goes
 // out with that reply budget; its real usage is settled after it answers (the rest of the reservation is free
-// again; a failed call releases all of it) and recorded as `model_call` evidence.
+// again; a failed call releases all of it) and recorded as `model_call` evidence in the settle's transaction, so a
+// proxied call is metered once, here (the runtime spends none of it). An answer without usage is counted with the
+// tokenizer — its prompt as counted before the call, its reply's text — priced at the role's prices and marked
+// `estimated`.
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { appendEvidence, isStateError, reserveQuota, settleQuota, shouldRun, type Db, type EvidenceDataInput, type QuotaReservationView, type ReserveQuotaInput } from "@phoneloop/state";
+import { isStateError, reserveQuota, settleQuota, shouldRun, type Db, type EvidenceDataInput, type QuotaReservationView, type ReserveQuotaInput } from "@phoneloop/state";
 import type { Principal } from "./auth/principal.ts";
 import { holdsNow } from "./permissions.ts";
 import { handleReferencePolicyRequest, referenceCompletion, REFERENCE_POLICY_LABEL, REFERENCE_POLICY_MODEL } from "@phoneloop/reference-policy";
 import { endpointUrl, MODEL_ROLES, type ModelRole, type ModelSettingsStore, type RoleUpstream } from "./model-settings.ts";
-import { countPromptTokens } from "./prompt-tokens.ts";
+import { countPromptTokens, countReplyTokens } from "./prompt-tokens.ts";
 
 export { MODEL_ROLES, type ModelRole } from "./model-settings.ts";
 export const MODEL_PROXY_PATH = "/model";
@@ -108,8 +111,7 @@ export async function handleModelProxy(req: IncomingMessage, res: ServerResponse
       await settleQuota(db, { key: spendKey });
       return fail(res, 409, `The quota refuses this model call: its reply needs ${usage.outputTokens} tokens and the quota leaves room for ${held.maxOutputTokens}; an admin can raise the quota (quota.setPolicy).`, "QUOTA_EXCEEDED");
     }
-    await settleQuota(db, { key: spendKey, spent: { tokens: usage.inputTokens + usage.outputTokens, microUsd: 0 } });
-    await recordCall(meter, { model: REFERENCE_POLICY_MODEL, usage, microUsd: 0, latencyMs: 0, demo: true });
+    await settleCall(meter, spendKey, { model: REFERENCE_POLICY_MODEL, usage, microUsd: 0, latencyMs: 0, demo: true });
     return void res.writeHead(200, { "content-type": "application/json", ...usageHeaders(usage, 0) }).end(JSON.stringify(completion));
   }
 
@@ -126,9 +128,10 @@ export async function handleModelProxy(req: IncomingMessage, res: ServerResponse
   // The worst case is reserved before the call: its prompt as counted here, its reply budget as asked (max_tokens or
   // max_completion_tokens), capped by what the quota leaves. A call the core will not reserve is never forwarded.
   const budgets = [body.max_tokens, body.max_completion_tokens].filter((v): v is number => typeof v === "number" && Number.isInteger(v) && v >= 1);
+  const promptTokens = await countPromptTokens(body);
   const reservation = await reserve(res, db, {
     ...owner,
-    inputTokens: await countPromptTokens(body),
+    inputTokens: promptTokens,
     ...(budgets.length ? { maxOutputTokens: Math.min(...budgets) } : {}),
     microUsdPerInputToken: target.microUsdPerInputToken,
     microUsdPerOutputToken: target.microUsdPerOutputToken,
@@ -175,11 +178,11 @@ export async function handleModelProxy(req: IncomingMessage, res: ServerResponse
     return fail(res, answer.status, `The ${role} role's model endpoint answered ${answer.status}: ${scrub(upstreamMessage(text), target)}`, "UPSTREAM_ERROR");
   }
   const reported = reportedUsage(text);
-  // An answer without usage is spent at its worst case: what was reserved.
-  const usage = reported ?? { inputTokens: reservation.tokens - (budget ?? 0), outputTokens: budget ?? 0 };
-  const microUsd = reported ? Math.round(usage.inputTokens * target.microUsdPerInputToken + usage.outputTokens * target.microUsdPerOutputToken) : reservation.microUsd;
-  await settleQuota(db, { key: spendKey, spent: { tokens: usage.inputTokens + usage.outputTokens, microUsd } });
-  await recordCall(meter, { model, usage, microUsd, latencyMs, demo: false, reserved: { tokens: reservation.tokens, microUsd: reservation.microUsd, maxOutputTokens: budget }, ...(reported ? {} : { usageMissing: true }) });
+  // What the answer does not report is counted: its prompt as counted before the call, its reply's text.
+  const estimated = reported.inputTokens === null || reported.outputTokens === null;
+  const usage = { inputTokens: reported.inputTokens ?? promptTokens, outputTokens: reported.outputTokens ?? (await countReplyTokens(text)) };
+  const microUsd = Math.round(usage.inputTokens * target.microUsdPerInputToken + usage.outputTokens * target.microUsdPerOutputToken);
+  await settleCall(meter, spendKey, { model, usage, microUsd, latencyMs, demo: false, reserved: { tokens: reservation.tokens, microUsd: reservation.microUsd, maxOutputTokens: budget }, ...(estimated ? { estimated: true } : {}) });
   res.writeHead(200, { "content-type": "application/json", ...usageHeaders(usage, microUsd) }).end(text);
 }
 
@@ -200,16 +203,14 @@ async function reserve(res: ServerResponse, db: Db, input: ReserveQuotaInput): P
   }
 }
 
-/** The usage an endpoint's answer reports, or null when it reports none (or is not JSON). */
-function reportedUsage(text: string): { inputTokens: number; outputTokens: number } | null {
+/** The usage an endpoint's answer reports: each count null where it reports none (or the answer is not JSON). */
+function reportedUsage(text: string): { inputTokens: number | null; outputTokens: number | null } {
   try {
     const u = (JSON.parse(text) as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } }).usage;
     const n = (v: unknown) => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : null);
-    const inputTokens = n(u?.prompt_tokens);
-    const outputTokens = n(u?.completion_tokens);
-    return inputTokens === null && outputTokens === null ? null : { inputTokens: inputTokens ?? 0, outputTokens: outputTokens ?? 0 };
+    return { inputTokens: n(u?.prompt_tokens), outputTokens: n(u?.completion_tokens) };
   } catch {
-    return null; // the client reports an unparseable answer itself
+    return { inputTokens: null, outputTokens: null }; // the client reports an unparseable answer itself
   }
 }
 
@@ -232,22 +233,19 @@ interface MadeCall {
   demo: boolean;
   /** What the call's reservation held (an upstream call), and the reply budget it went out with. */
   reserved?: { tokens: number; microUsd: number; maxOutputTokens: number | null };
-  usageMissing?: boolean;
+  /** Some usage was counted here, not reported by the endpoint. */
+  estimated?: boolean;
 }
 
-/** Records a made call (spent already: settled, or the demo model's spend) as `model_call` evidence. */
-async function recordCall(m: Meter, call: MadeCall): Promise<void> {
+/** Settles a made call's reservation into its spend, and records the call as `model_call` evidence in that transaction. */
+async function settleCall(m: Meter, spendKey: string, call: MadeCall): Promise<void> {
   const { usage, microUsd } = call;
-  await appendEvidence(
-    m.db,
-    {
-      goalId: m.goalId,
-      runId: m.runId,
-      ...(m.todoId ? { todoId: m.todoId } : {}),
+  await settleQuota(m.db, {
+    key: spendKey,
+    spent: { tokens: usage.inputTokens + usage.outputTokens, microUsd },
+    evidence: {
       ...(m.stepIndex !== undefined ? { stepIndex: m.stepIndex } : {}),
-      agentId: m.agentId,
-      kind: "model_call",
-      summary: `${m.role} call to ${call.demo ? `${call.model} (${REFERENCE_POLICY_LABEL})` : call.model}: ${usage.inputTokens} in, ${usage.outputTokens} out, ${microUsd} µ$`,
+      summary: `${m.role} call to ${call.demo ? `${call.model} (${REFERENCE_POLICY_LABEL})` : call.model}: ${usage.inputTokens} in, ${usage.outputTokens} out, ${microUsd} µ$${call.estimated ? " (estimated: the endpoint reported no usage)" : ""}`,
       data: {
         role: m.role,
         model: call.model,
@@ -255,14 +253,13 @@ async function recordCall(m: Meter, call: MadeCall): Promise<void> {
         microUsd,
         latencyMs: call.latencyMs,
         via: "api" as const,
+        ...(call.estimated ? { estimated: true as const } : {}),
         ...(call.reserved ? { reserved: call.reserved } : {}),
-        ...(call.usageMissing ? { usageMissing: true as const } : {}),
         ...(call.demo ? { demo: true as const } : {}),
       } satisfies EvidenceDataInput<"model_call">,
       idempotencyKey: `model:${m.callId}`,
     },
-    { actor: m.agentId },
-  );
+  });
 }
 
 /**

@@ -5,7 +5,8 @@
 // pixel. An image whose size cannot be read (a remote URL, a header sharp does not know) counts as the largest the
 // rule allows; tools and the response format count as their JSON text. A long text (a body may be 24 MiB) is
 // counted in slices cut at whitespace, the event loop free between them, so one large prompt does not hold up the
-// API's other requests while it is counted.
+// API's other requests while it is counted. An answer that reports no usage has its reply counted the same way
+// (countReplyTokens), its prompt being the count made before the call.
 import { setImmediate as yieldToOthers } from "node:timers/promises";
 import sharp from "sharp";
 import { countImageTokens, countRequestTokens, countTextTokens, type ChatMessage } from "@phoneloop/agent";
@@ -48,6 +49,26 @@ export async function countPromptTokens(body: Record<string, unknown>): Promise<
   }
   for (const k of ["tools", "functions", "response_format"] as const) if (body[k] !== undefined) extra += await countLongText(JSON.stringify(body[k]) ?? "");
   return countRequestTokens(textOnly).total + images + extra;
+}
+
+/**
+ * The reply tokens of a chat completion answer that reports no usage: its choices' text, tool calls and refusals as
+ * the tokenizer counts them (0 for an answer that is not JSON: nothing readable came back).
+ */
+export async function countReplyTokens(answer: string): Promise<number> {
+  let choices: unknown;
+  try {
+    choices = (JSON.parse(answer) as { choices?: unknown }).choices;
+  } catch {
+    return 0;
+  }
+  const texts: string[] = [];
+  for (const c of Array.isArray(choices) ? (choices as { message?: Record<string, unknown> }[]) : []) {
+    const m = c?.message ?? {};
+    for (const k of ["content", "refusal", "reasoning_content"] as const) if (typeof m[k] === "string") texts.push(m[k]);
+    for (const k of ["tool_calls", "function_call"] as const) if (m[k] !== undefined && m[k] !== null) texts.push(JSON.stringify(m[k]));
+  }
+  return countLongText(texts.join("\n"));
 }
 
 async function countLongText(text: string): Promise<number> {

@@ -96,6 +96,8 @@ export interface ModelUsage {
   outputTokens: number;
   /** Cost in micro-USD, from the adapter's price table (0 when unknown). */
   microUsd: number;
+  /** The endpoint reported no usage (or only part of it): the rest is the tokenizer's count of the prompt and the reply. */
+  estimated?: true;
 }
 
 export interface ModelResponse {

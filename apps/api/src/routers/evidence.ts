@@ -11,5 +11,11 @@ export const evidenceRouter = {
   byKey: procedure(EvidenceByKeyInput.omit({ workspaceId: true })).query(({ ctx, input }) =>
     evidenceByKey(ctx.db, { ...input, workspaceId: ctx.workspaceId }),
   ),
-  append: procedure(AppendEvidenceInput).mutation(({ ctx, input }) => appendEvidence(ctx.db, input, { actor: ctx.actor })),
+  /**
+   * An agent's evidence is its own: a row naming no agent is the caller's (a model call the runtime metered is spent
+   * against that agent's quota as the row is recorded). Naming another agent is refused (the acting-agent check).
+   */
+  append: procedure(AppendEvidenceInput).mutation(({ ctx, input }) =>
+    appendEvidence(ctx.db, { ...input, ...(ctx.caller.kind === "agent" && ctx.caller.agentId && !input.agentId ? { agentId: ctx.caller.agentId } : {}) }, { actor: ctx.actor }),
+  ),
 } satisfies TRPCRouterRecord;

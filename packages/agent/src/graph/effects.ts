@@ -141,17 +141,13 @@ export interface ModelCallResult {
   response: ModelResponse;
   promptTokens: number;
   modelMs: number;
-  /**
-   * What the runtime still spends for this call: its usage for a direct endpoint; nothing for a model that records
-   * usage itself (the API's model proxy settled the call against the quota already).
-   */
-  spend: { tokens: number; microUsd: number };
 }
 
 /**
- * One model call, retried on rate limits and server errors with backoff on the injected clock. Usage and cost
- * become model_call evidence here only for a direct endpoint: the API's model proxy records the calls it relays.
- * The caller spends the result's `spend` after its own validated writeback (nothing for a proxied call).
+ * One model call, retried on rate limits and server errors with backoff on the injected clock. A call is metered
+ * once, where it is made: a direct endpoint's usage and cost become model_call evidence here (`via: "runtime"`),
+ * which the core spends against the quota as it records the row (with the step, for the executor); the API's model
+ * proxy meters and records the calls it relays itself. The caller spends no tokens of its own.
  */
 export async function callModel(
   ctx: RunContext,
@@ -233,11 +229,15 @@ async function callModelRetrying(
           ...(input.todoId ? { todoId: input.todoId } : {}),
           ...(input.lease ? { lease: input.lease } : {}),
           ...(input.stepIndex !== undefined ? { stepIndex: input.stepIndex } : {}),
-          summary: `${input.role} ${r.value.model}: ${u.inputTokens} in / ${u.outputTokens} out tokens, ${u.microUsd} µUSD`,
+          summary: `${input.role} ${r.value.model}: ${u.inputTokens} in / ${u.outputTokens} out tokens, ${u.microUsd} µUSD${u.estimated ? " (estimated: the endpoint reported no usage)" : ""}`,
           data: {
+            via: "runtime",
             role: input.role,
             model: r.value.model,
-            usage: { ...u },
+            inputTokens: u.inputTokens,
+            outputTokens: u.outputTokens,
+            microUsd: u.microUsd,
+            ...(u.estimated ? { estimated: true } : {}),
             promptTokensCounted: { ...counted },
             latencyMs: Math.round(r.value.latencyMs),
             structured: r.value.structured,
@@ -245,8 +245,7 @@ async function callModelRetrying(
             attempt,
           },
         });
-      const spend = model.recordsUsage ? { tokens: 0, microUsd: 0 } : { tokens: u.inputTokens + u.outputTokens, microUsd: u.microUsd };
-      return { ok: true, value: { response: r.value, promptTokens: counted.total, modelMs, spend } };
+      return { ok: true, value: { response: r.value, promptTokens: counted.total, modelMs } };
     }
     last = r.error;
     const willRetry = Boolean(r.error.retryable) && attempt < retries;

@@ -30,9 +30,8 @@ const screen: Screen = {
 };
 const usage = { steps: 0, modelCalls: 1, inputTokens: 900, outputTokens: 20, microUsd: 2450, promptTokensCounted: 880 };
 const ready: Observation = { type: "routed", route: "ready_for_host", reason: "held, unblocked, within quota", skip: null, openGate: null };
-/** A direct endpoint's reply: the runtime spends its usage. */
-const spend = { tokens: 920, microUsd: 2450 };
-const reply = (action: Record<string, unknown>): Observation => ({ type: "replied", text: JSON.stringify(action), usage, spend });
+/** A model's reply: it was metered where the call was made (the proxy, or its model_call evidence). */
+const reply = (action: Record<string, unknown>): Observation => ({ type: "replied", text: JSON.stringify(action), usage });
 
 /** Walks observations through `step`, checking each time that the state handed in is left as it was. */
 function walk(state: ExecutorRunState, observations: Observation[]): { state: ExecutorRunState; batches: Effect[][] } {
@@ -66,7 +65,7 @@ describe("executor step (pure)", () => {
     expect(types(batches[3]!)).toEqual(["evidence", "step", "turn_result", "checkpoint", "event", "route"]);
     expect(batches[3]![0]).toMatchObject({ type: "evidence", input: { idempotencyKey: "run_1:0:action", kind: "action", goalId: "goal_1", runId: "run_1", todoId: "t1", lease: ref(), stepIndex: 0 } });
     expect(batches[3]![1]).toMatchObject({ type: "step", stepIndex: 0, todoId: "t1", outcome: "ok", phash: "00ff00ff00ff00ff", tokens: 920 });
-    expect(batches[3]![2]).toEqual({ type: "turn_result", idempotencyKey: "run_1:0:turn", lease: ref(), kind: "validated_progress", summary: "scroll down → ok", spend: { key: "run_1:0:spend", steps: 1, tokens: 920, microUsd: 2450 } });
+    expect(batches[3]![2]).toEqual({ type: "turn_result", idempotencyKey: "run_1:0:turn", lease: ref(), kind: "validated_progress", summary: "scroll down → ok", spend: { key: "run_1:0:spend", steps: 1, tokens: 0, microUsd: 0 } });
     expect(state.stepIndex).toBe(1);
     expect(state.executor).toMatchObject({ stepCount: 1, sensedAfterAction: false, steps: [{ index: 0, action: "scroll down", outcome: "ok" }] });
     // The write-ahead record is gone once the step is recorded; nothing of the step in progress is left.
@@ -75,8 +74,8 @@ describe("executor step (pure)", () => {
     expect(state.totals).toMatchObject({ steps: 1, modelCalls: 1, inputTokens: 900, outputTokens: 20, microUsd: 2450 });
   });
 
-  it("a reply the model proxy settled already is counted on the step row and in the totals, but its turn result spends only the step", () => {
-    const proxied: Observation = { type: "replied", text: JSON.stringify({ type: "scroll", direction: "down" }), usage, spend: { tokens: 0, microUsd: 0 } };
+  it("a reply is counted on the step row and in the totals, but its turn result spends only the step (the call was metered as made)", () => {
+    const proxied: Observation = { type: "replied", text: JSON.stringify({ type: "scroll", direction: "down" }), usage };
     const { state, batches } = walk(runState(), [ready, { type: "sensed", screen }, proxied, { type: "performed", outcome: "ok" }]);
     expect(batches[3]![1]).toMatchObject({ type: "step", stepIndex: 0, tokens: 920 });
     expect(batches[3]![2]).toMatchObject({ type: "turn_result", kind: "validated_progress", spend: { key: "run_1:0:spend", steps: 1, tokens: 0, microUsd: 0 } });
@@ -174,7 +173,7 @@ describe("executor step (pure)", () => {
   });
 
   it("an unusable reply gets one repair round; a second one fails the step as repair_required, spending nothing", () => {
-    const garbage: Observation = { type: "replied", text: "I think I should look around first.", usage, spend };
+    const garbage: Observation = { type: "replied", text: "I think I should look around first.", usage };
     const { state, batches } = walk(runState(), [ready, { type: "sensed", screen }, garbage, garbage]);
     expect(batches[2]![0]).toMatchObject({ type: "ask_model", key: "run_1:0:1:1" });
     expect(types(batches[3]!)).toEqual(["evidence", "step", "turn_result", "checkpoint", "event", "route"]);

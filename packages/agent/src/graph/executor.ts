@@ -39,8 +39,8 @@ export type Observation =
   | { type: "drained"; drained: boolean; checked: boolean; running: string[]; waitedMs: number; app: string | null }
   /** What OCR read on the step's screen (null: no reader, or it failed). */
   | { type: "screen_read"; ocr: OcrReading | null }
-  /** `spend`: what the runtime spends for the call (nothing when the model proxy settled it: Model.recordsUsage). */
-  | { type: "replied"; text: string; usage: RunCommon["totals"]; spend: { tokens: number; microUsd: number } }
+  /** The call is metered where it was made (the proxy, or its model_call evidence): the step spends none of its tokens. */
+  | { type: "replied"; text: string; usage: RunCommon["totals"] }
   | { type: "model_failed"; code: ModelErrorCode; message: string; usage: RunCommon["totals"] }
   | { type: "gate_opened"; gateId: string }
   | { type: "gate_resolved"; gateId: string; resolution: GateResolution }
@@ -130,7 +130,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
   const route = (): InputEffect => ({ type: "route", todoId: ex.todoId, lease: ex.lease! });
   const acquire = (): InputEffect => ({ type: "acquire", todoId: ex.todoId });
 
-  /** Ends a step: step row, turn result (validated progress spends the step), checkpoint, then the next step. */
+  /** Ends a step: step row, turn result (validated progress spends the step; its model calls were spent as made), checkpoint, then the next step. */
   const finishStep = (turn: Turn, action: Action | null, description: string, outcome: string, kind: TurnResultKind): void => {
     const lease = ex.lease!;
     const stepIndex = turn.stepIndex;
@@ -142,7 +142,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       lease: leaseRefOf(lease),
       kind,
       summary: `${description} → ${outcome}`.slice(0, 2000),
-      ...(kind === "validated_progress" ? { spend: { key: `${s.runId}:${stepIndex}:spend`, steps: 1, tokens: turn.spend.tokens, microUsd: turn.spend.microUsd } } : {}),
+      ...(kind === "validated_progress" ? { spend: { key: `${s.runId}:${stepIndex}:spend`, steps: 1, tokens: 0, microUsd: 0 } } : {}),
     });
     ex.stepCount++;
     s.stepIndex = Math.max(s.stepIndex, stepIndex + 1);
@@ -175,7 +175,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
         : "the phone could not be asked whether it was still carrying out inputs, so the screen may still change";
     const outcome = `outcome unknown: its record is missing (the worker stopped while it was performed); not repeated; ${shows}`;
     ex.feedback = `Your previous action (${f.description}) was sent to the phone just before the worker stopped, and whether it took effect is not recorded; it was not repeated. Since then ${phone}: the screen below shows what happened. Check it before acting again; do not redo the action unless the screen shows it did not happen.`;
-    finishStep({ stepIndex: f.stepIndex, round: 0, tokens: 0, spend: { tokens: 0, microUsd: 0 } }, f.action, f.description, outcome, "validated_progress");
+    finishStep({ stepIndex: f.stepIndex, round: 0, tokens: 0 }, f.action, f.description, outcome, "validated_progress");
     return done(route());
   };
 
@@ -413,7 +413,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
           if (ex.stepCount >= config.maxStepsPerTodo) return exit("step_cap", `Reached the cap of ${config.maxStepsPerTodo} steps for this todo.`);
           if (s.stepIndex >= config.maxStepsPerRun) return exit("run_step_cap", `Reached the run's iteration cap of ${config.maxStepsPerRun} steps.`);
           // After a gate this step opened, the step goes on where it stopped (same index, same screen if seen).
-          const turn: Turn = ex.turn?.gate ? ex.turn : { stepIndex: s.stepIndex, round: 0, tokens: 0, spend: { tokens: 0, microUsd: 0 } };
+          const turn: Turn = ex.turn?.gate ? ex.turn : { stepIndex: s.stepIndex, round: 0, tokens: 0 };
           ex.turn = turn;
           if (turn.gate && turn.screen) return applyGate(turn);
           return done({ type: "sense", stepIndex: turn.stepIndex, lease: leaseRefOf(ex.lease!) });
@@ -494,8 +494,6 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       const turn = ex.turn!;
       addUsage(s.totals, obs.usage);
       turn.tokens += obs.usage.inputTokens + obs.usage.outputTokens;
-      turn.spend.tokens += obs.spend.tokens;
-      turn.spend.microUsd += obs.spend.microUsd;
       if (turn.guarding) return guardAnswered(turn, obs.text);
       turn.round++;
       const parsed = parseAction(obs.text);
@@ -547,7 +545,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
     case "gate_resolved": {
       const pending = ex.pendingGate;
       if (pending && pending.gateId === obs.gateId) {
-        const turn: Turn = ex.turn ?? { stepIndex: pending.stepIndex, round: 0, tokens: 0, spend: { tokens: 0, microUsd: 0 } };
+        const turn: Turn = ex.turn ?? { stepIndex: pending.stepIndex, round: 0, tokens: 0 };
         turn.gate = { pending, resolution: obs.resolution };
         ex.turn = turn;
         delete ex.pendingGate;

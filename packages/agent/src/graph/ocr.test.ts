@@ -32,7 +32,7 @@ const webPage = blindScreen(node({ className: "android.widget.FrameLayout", boun
 const usage = { steps: 0, modelCalls: 1, inputTokens: 900, outputTokens: 20, microUsd: 2450, promptTokensCounted: 880 };
 const ready: Observation = { type: "routed", route: "ready_for_host", reason: "held", skip: null, openGate: null };
 // The committing button of a payment dialog drawn inside the page, at 750,1355 (x 694/1000, y 565/1000).
-const tapPay: Observation = { type: "replied", text: JSON.stringify({ type: "click", x: 694, y: 565 }), usage, spend: { tokens: 920, microUsd: 2450 } };
+const tapPay: Observation = { type: "replied", text: JSON.stringify({ type: "click", x: 694, y: 565 }), usage };
 const payDialog: OcrReading = {
   items: [
     { text: "Confirm payment", bounds: { left: 150, top: 985, right: 620, bottom: 1045 } },

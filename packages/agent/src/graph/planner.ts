@@ -39,28 +39,21 @@ function toDraft(t: TodoDraftReply, runId: string, n: number, i: number): TodoDr
   };
 }
 
-/** A planner-role model call whose reply must match `schema`; one repair round, then null. */
-async function askPlanner<T>(ctx: RunContext, state: PlannerState, messages: ChatMessage[], schema: z.ZodType<T>, jsonSchema: Record<string, unknown>, name: string): Promise<{ reply: T | null; tokens: number; microUsd: number }> {
-  let tokens = 0;
-  let microUsd = 0;
+/**
+ * A planner-role model call whose reply must match `schema`; one repair round, then null. Each call is metered where
+ * it is made (the model proxy, or its model_call evidence for a direct endpoint): the planner spends none itself.
+ */
+async function askPlanner<T>(ctx: RunContext, state: PlannerState, messages: ChatMessage[], schema: z.ZodType<T>, jsonSchema: Record<string, unknown>, name: string): Promise<{ reply: T | null }> {
   let msgs = messages;
   for (let round = 0; round < 2; round++) {
     const n = ++state.plannerCalls;
     const r = await callModel(ctx, state, { role: "planner", messages: msgs, jsonSchema: { name, schema: jsonSchema }, key: `${state.runId}:planner:${n}` }, state.totals);
-    if (!r.ok) return { reply: null, tokens, microUsd };
-    tokens += r.value.spend.tokens;
-    microUsd += r.value.spend.microUsd;
+    if (!r.ok) return { reply: null };
     const reply = parseReply(r.value.response.text, schema);
-    if (reply) return { reply, tokens, microUsd };
+    if (reply) return { reply };
     msgs = [...messages, { role: "assistant", content: r.value.response.text }, { role: "user", content: `That reply is not valid JSON for the requested shape. Reply with exactly one JSON object matching: ${JSON.stringify(jsonSchema)}` }];
   }
-  return { reply: null, tokens, microUsd };
-}
-
-/** Planner calls are spent on their own key: no todo's turn result carries them. */
-async function spendPlanner(ctx: RunContext, state: PlannerState, key: string, tokens: number, microUsd: number): Promise<void> {
-  if (tokens === 0 && microUsd === 0) return;
-  await ctx.ports.controlPlane.spendQuota({ key: `${state.runId}:${key}`, agentId: state.agentId, goalId: state.goalId, runId: state.runId, steps: 0, tokens, microUsd });
+  return { reply: null };
 }
 
 async function mayCallModel(ctx: RunContext, state: PlannerState): Promise<{ ok: true } | { ok: false; reason: RunEndReason; message: string }> {
@@ -160,7 +153,6 @@ async function handleReturn(ctx: RunContext, state: PlannerState, ret: ExecutorR
   const d = asked.reply ?? { decision: "summarise" as const, reason: "the supervisor's reply could not be read", todos: [] };
   const exhausted = state.attempts[ret.todoId]! >= maxAttempts;
   await cp.appendEvidence({ idempotencyKey: `${key}:decision`, kind: "validation", goalId: state.goalId, runId: state.runId, todoId: ret.todoId, summary: `supervisor: ${d.decision} — ${d.reason}`, data: { decision: d.decision, reason: d.reason, todos: d.todos, attemptsExhausted: exhausted } });
-  await spendPlanner(ctx, state, `supervise:${key}`, asked.tokens, asked.microUsd);
   if ((d.decision === "retry" || d.decision === "replan") && exhausted) {
     const why = `${title}: gave up after ${state.attempts[ret.todoId]} attempts (${ret.reason}: ${ret.summary})`;
     state.blocked.push(why);
@@ -241,7 +233,6 @@ async function answerHost(ctx: RunContext, state: PlannerState, todo: Todo, leas
   const reply = asked.reply;
   const outs = reply ? extractOutputs(todo.outputs, reply.outputs, [reply.answer], todo.title) : null;
   if (!reply || !outs || !outs.ok) {
-    await spendPlanner(ctx, state, `host:${todo.id}`, asked.tokens, asked.microUsd);
     return fail(!reply ? `The planner could not answer "${todo.title}".` : outs && !outs.ok ? outs.error.message : `The planner could not answer "${todo.title}".`);
   }
   await cp.appendEvidence({ idempotencyKey: key, kind: "validation", goalId: state.goalId, runId: state.runId, todoId: todo.id, lease: leaseRefOf(lease), summary: `host answered: ${todo.title}`, data: { answer: reply.answer, outputs: outs.value } });
@@ -251,7 +242,6 @@ async function answerHost(ctx: RunContext, state: PlannerState, todo: Todo, leas
     kind: "validated_completion",
     summary: reply.answer.slice(0, 2000) || "answered",
     values: outs.value,
-    spend: { key: `${state.runId}:host:${todo.id}`, steps: 0, tokens: asked.tokens, microUsd: asked.microUsd },
   });
   Object.assign(state.blackboard, outs.value);
   state.executed.push({ todoId: todo.id, title: todo.title, status: "host", summary: reply.answer });
@@ -288,7 +278,6 @@ export async function runPlanner(ctx: RunContext, state: PlannerState): Promise<
     const n = state.plannerCalls;
     todos = await cp.replanTodos({ goalId: state.goalId, idempotencyKey: `${state.runId}:plan`, reason: "initial plan", ops: plan.todos.map((t, i) => ({ op: "add" as const, todo: toDraft(t, state.runId, n, i) })) });
     await cp.appendEvidence({ idempotencyKey: `${state.runId}:plan`, kind: "validation", goalId: state.goalId, runId: state.runId, summary: `plan: ${todos.length} todos`, data: { plan: plan.plan, todos: todos.map((t) => ({ id: t.id, title: t.title, kind: t.kind })) } });
-    await spendPlanner(ctx, state, "plan", asked.tokens, asked.microUsd);
   }
   // What earlier runs wrote back is on the board too (a run that resumes a goal starts with it).
   for (const t of todos) if (t.state === "done") for (const [k, v] of Object.entries(t.values)) if (typeof v === "string" && state.blackboard[k] === undefined) state.blackboard[k] = v;

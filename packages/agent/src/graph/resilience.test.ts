@@ -100,20 +100,22 @@ describe("quota exhausted", () => {
     expect(h.cp.spent.get(goal.id)!.steps).toBe(3);
   });
 
-  it("a step whose spend the core refuses (a direct endpoint's tokens past the cap) ends the run with the quota as the reason", async () => {
+  it("a direct endpoint's call past the cap is spent as made (never refused); no further call is made and the run ends exhausted", async () => {
     const phone = ladderPhone();
     const h = await harness({ device: phone, executor: Array.from({ length: 10 }, (_, i) => tapRow(i % 8)) });
     const goal = await h.cp.createGoal({ objective: "Open every item" });
-    // Room left (1 token), so the step is routed and its model called; its spend of the call's tokens does not fit.
+    // Room left (1 token), so the plan is asked; the call costs more than that and is spent in full with its evidence.
     h.cp.setQuota(goal.id, { tokens: 1 });
     const out = await runAgent(h.ports, { goalId: goal.id, agent: agent("worker") });
     expect(out).toMatchObject({ status: "blocked", endReason: "exhausted" });
-    expect(h.executorRequests()).toHaveLength(1);
-    expect(out.report.blocked.join(" ")).toMatch(/quota refused the last step's spend/i);
-    expect([...h.cp.todos.values()][0]).toMatchObject({ state: "blocked", lastResult: "quota_spend_failed" });
+    expect(h.plannerRequests()).toHaveLength(1);
+    expect(h.executorRequests()).toHaveLength(0);
+    const [plan] = h.cp.evidenceList({ kind: "model_call" }).map((c) => c.data as { inputTokens: number; outputTokens: number });
+    expect(h.cp.spent.get(goal.id)!.tokens).toBe(plan!.inputTokens + plan!.outputTokens);
+    expect(out.report.blocked.join(" ")).toMatch(/quota exhausted/i);
   });
 
-  it("spends only after the step was written back, once per key", async () => {
+  it("spends a step only after it was written back, once per key; each direct call once, with its evidence", async () => {
     const phone = ladderPhone();
     const h = await harness({ device: phone, executor: [tapRow(0), act({ type: "status", status: "complete" })] });
     const out = await runAgent(h.ports, { goal: "Open an item", agent: agent("worker") });
@@ -123,10 +125,12 @@ describe("quota exhausted", () => {
     expect(spent.microUsd).toBeGreaterThan(0);
     const again = await h.cp.spendQuota({ key: `${out.runId}:0:spend`, agentId: out.agentId, goalId: out.goalId, steps: 1, tokens: 1, microUsd: 1 });
     expect(again).toEqual({ spent: false, duplicate: true });
-    // Usage and cost of every call are evidence.
-    const calls = h.cp.evidenceList({ kind: "model_call" });
+    // Usage and cost of every call are evidence, metered by the runtime; the tokens spent are exactly theirs.
+    const calls = h.cp.evidenceList({ kind: "model_call" }).map((c) => c.data as { via: string; inputTokens: number; outputTokens: number; microUsd: number });
     expect(calls.length).toBe(h.server.requests.length);
-    expect(calls.every((c) => typeof (c.data as { usage: { inputTokens: number } }).usage.inputTokens === "number")).toBe(true);
+    expect(calls.every((c) => c.via === "runtime")).toBe(true);
+    expect(spent.tokens).toBe(calls.reduce((n, c) => n + c.inputTokens + c.outputTokens, 0));
+    expect(spent.microUsd).toBe(calls.reduce((n, c) => n + c.microUsd, 0));
   });
 });
 

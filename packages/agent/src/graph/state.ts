@@ -68,8 +68,6 @@ export interface Turn {
   round: number;
   /** Tokens this step's model calls used (the step row's count). */
   tokens: number;
-  /** What the step's turn result spends: its model calls' usage, but none the model proxy settled itself. */
-  spend: { tokens: number; microUsd: number };
   /** Anomalies the detectors saw on this step's screen. */
   anomalies?: string[];
   /** The resolved point of the action being performed. */

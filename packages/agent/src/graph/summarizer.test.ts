@@ -37,9 +37,9 @@ const types = (effects: SummarizerEffect[]) => effects.map((e) => e.type);
 const reportOf = (effects: SummarizerEffect[]): RunReport => (effects.at(-1) as Extract<SummarizerEffect, { type: "done" }>).report;
 
 describe("summarizer (pure)", () => {
-  it("asks the core first, then the model with the run's facts, then stores the report, spends the call and finishes the run", () => {
+  it("asks the core first, then the model with the run's facts, then stores the report and finishes the run (the call was metered where it was made)", () => {
     const reply = JSON.stringify({ findings: ["the earbuds are in stock"], conclusion: "The earbuds cost 49 €.", lessons: [{ kind: "worked", text: "search from the home tab" }] });
-    const { state, batches } = walk(ended(), [{ type: "begin" }, { type: "may_run", run: true, cancelled: false }, { type: "replied", text: reply, usage, spend: { tokens: 340, microUsd: 700 } }]);
+    const { state, batches } = walk(ended(), [{ type: "begin" }, { type: "may_run", run: true, cancelled: false }, { type: "replied", text: reply, usage }]);
     expect(batches[0]).toEqual([{ type: "should_run" }]);
     const ask = batches[1]!;
     expect(ask).toHaveLength(1);
@@ -48,9 +48,8 @@ describe("summarizer (pure)", () => {
     expect(prompt).toContain("Open the shop: done — the shop is open");
     expect(prompt).toContain("price = 49 €");
 
-    expect(types(batches[2]!)).toEqual(["evidence", "spend", "finish_run", "done"]);
-    const [evidence, spend, finish] = batches[2]!;
-    expect(spend).toEqual({ type: "spend", key: "run_1:summary:4:1:summarizer", tokens: 340, microUsd: 700 });
+    expect(types(batches[2]!)).toEqual(["evidence", "finish_run", "done"]);
+    const [evidence, finish] = batches[2]!;
     expect(finish).toEqual({ type: "finish_run", status: "completed", endReason: "all_done", summary: "The earbuds cost 49 €." });
     const report = reportOf(batches[2]!);
     expect(report).toMatchObject({ status: "completed", conclusion: "The earbuds cost 49 €.", findings: ["the earbuds cost 49 €", "the earbuds are in stock"], outputs: { price: "49 €" }, lessons: [{ kind: "worked", text: "search from the home tab" }] });
@@ -76,23 +75,22 @@ describe("summarizer (pure)", () => {
   it("keeps the status line factual and first when the run did not complete, and the model's conclusion after it", () => {
     const lost = ended({}, { status: "blocked", reason: "device_lost", detail: "the phone disconnected" });
     const reply = JSON.stringify({ findings: [], conclusion: "Reconnect the phone and resume." });
-    const { batches } = walk(lost, [{ type: "may_run", run: true, cancelled: false }, { type: "replied", text: reply, usage, spend: { tokens: 0, microUsd: 0 } }]);
-    // A proxied call was settled by the proxy: nothing left to spend.
+    const { batches } = walk(lost, [{ type: "may_run", run: true, cancelled: false }, { type: "replied", text: reply, usage }]);
     expect(types(batches[1]!)).toEqual(["evidence", "finish_run", "done"]);
     expect(reportOf(batches[1]!).conclusion).toBe("The run stopped: the connection to the phone was lost. the phone disconnected. Reconnect the phone and resume.");
   });
 
   it("falls back to the facts on an unreadable reply or a failed call, still counting the attempts' usage", () => {
     const s = ended();
-    for (const input of [{ type: "replied", text: "not json", usage, spend: { tokens: 340, microUsd: 700 } }, { type: "model_failed", code: "RATE_LIMITED", message: "429", usage }] as SummarizerInput[]) {
+    for (const input of [{ type: "replied", text: "not json", usage }, { type: "model_failed", code: "RATE_LIMITED", message: "429", usage }] as SummarizerInput[]) {
       const { state, batches } = walk(s, [input]);
       const report = reportOf(batches[0]!);
       expect(report.conclusion).toBe("The goal was completed. 1 todo(s) worked on, 4 step(s).");
       expect(report.findings).toEqual(["the earbuds cost 49 €"]);
       expect(state.totals.modelCalls).toBe(6);
     }
-    // An unreadable reply was still a call the runtime owes for.
-    expect(types(summarize(s, { type: "replied", text: "not json", usage, spend: { tokens: 340, microUsd: 700 } }).effects)).toEqual(["evidence", "spend", "finish_run", "done"]);
+    // An unreadable reply was still a call, metered where it was made: the summarizer spends nothing of its own.
+    expect(types(summarize(s, { type: "replied", text: "not json", usage }).effects)).toEqual(["evidence", "finish_run", "done"]);
   });
 
   it("keys each end of a resumed run apart: a later end has its own report and model call keys", () => {

@@ -53,7 +53,7 @@ export type SummarizerEffect =
   /** Ask the core whether the run may still call a model. */
   | { type: "should_run" }
   | { type: "ask_model"; role: "summarizer"; messages: ChatMessage[]; jsonSchema: { name: string; schema: Record<string, unknown> }; key: string }
-  /** The report's evidence, the spend the runtime still owes for the call (none when the model proxy settled it), the run's finish. */
+  /** The report's evidence and the run's finish (the model call was metered where it was made: nothing to spend here). */
   | RecordEffect
   /** The report is written and the run finished: the summarizer's last effect. */
   | { type: "done"; report: RunReport };
@@ -76,13 +76,13 @@ export function summarize(state: SummarizerState, input: SummarizerInput): Summa
       return { state, effects: [{ type: "should_run" }] };
     case "may_run":
       if (input.run && !input.cancelled) return { state, effects: [askReport(state)] };
-      return report(state, null, { tokens: 0, microUsd: 0 });
+      return report(state, null);
     case "replied": {
       const s = withUsage(state, input.usage);
-      return report(s, parseReply(input.text, ReportReplySchema), input.spend);
+      return report(s, parseReply(input.text, ReportReplySchema));
     }
     case "model_failed":
-      return report(withUsage(state, input.usage), null, { tokens: 0, microUsd: 0 });
+      return report(withUsage(state, input.usage), null);
   }
 }
 
@@ -109,7 +109,7 @@ function askReport(state: SummarizerState): SummarizerEffect {
 }
 
 /** The report from the run's facts and the model's reply (when it was asked and readable), and the writes that store it and finish the run. */
-function report(state: SummarizerState, reply: z.infer<typeof ReportReplySchema> | null, spend: { tokens: number; microUsd: number }): SummarizeResult {
+function report(state: SummarizerState, reply: z.infer<typeof ReportReplySchema> | null): SummarizeResult {
   const status = state.end.status;
   const endKey = endKeyOf(state);
   let findings = [...state.findings];
@@ -134,7 +134,6 @@ function report(state: SummarizerState, reply: z.infer<typeof ReportReplySchema>
     lessons,
   };
   const effects: SummarizerEffect[] = [{ type: "evidence", input: { idempotencyKey: endKey, kind: "summary", goalId: state.goalId, runId: state.runId, summary: conclusion, data: { ...r } } }];
-  if (spend.tokens) effects.push({ type: "spend", key: `${endKey}:summarizer`, tokens: spend.tokens, microUsd: spend.microUsd });
   effects.push({ type: "finish_run", status, endReason: state.end.reason, summary: conclusion.slice(0, 2000) }, { type: "done", report: r });
   return { state, effects };
 }

@@ -4,6 +4,7 @@ import OpenAI from "openai";
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { ChatMessage, Clock, Model, ModelError, ModelRequest, ModelResponse, ModelRole, Result } from "../ports.ts";
 import { systemClock } from "../ports.ts";
+import { countRequestTokens, countTextTokens } from "./tokens.ts";
 
 export interface Price {
   /** USD per million input tokens (equals micro-USD per token). */
@@ -122,15 +123,19 @@ export function createOpenAIModel(init: OpenAIModelInit): Model {
     try {
       const res = await client.chat.completions.create(params, req.signal ? { signal: req.signal } : {});
       const text = res.choices[0]?.message?.content ?? "";
-      const inputTokens = res.usage?.prompt_tokens ?? 0;
-      const outputTokens = res.usage?.completion_tokens ?? 0;
+      // What the endpoint does not report is counted with the tokenizer (the prompt as sent, the reply's text) and
+      // marked estimated, so an endpoint that omits usage is still spent against the quota.
+      const reported = { input: res.usage?.prompt_tokens, output: res.usage?.completion_tokens };
+      const estimated = typeof reported.input !== "number" || typeof reported.output !== "number";
+      const inputTokens = typeof reported.input === "number" ? reported.input : countRequestTokens(req.messages, init.imageDetail === "low" ? "openai-low" : "openai-high").total;
+      const outputTokens = typeof reported.output === "number" ? reported.output : countTextTokens(text);
       const price = init.price ?? { inputPerMTok: 0, outputPerMTok: 0 };
       return {
         ok: true,
         value: {
           text,
           model: res.model || init.model,
-          usage: { inputTokens, outputTokens, microUsd: Math.round(inputTokens * price.inputPerMTok + outputTokens * price.outputPerMTok) },
+          usage: { inputTokens, outputTokens, microUsd: Math.round(inputTokens * price.inputPerMTok + outputTokens * price.outputPerMTok), ...(estimated ? { estimated: true as const } : {}) },
           latencyMs: clock.monotonic() - started,
           structured: Boolean(req.jsonSchema) && format === "json_schema",
         },

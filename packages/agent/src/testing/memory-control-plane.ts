@@ -556,6 +556,13 @@ export class MemoryControlPlane implements ControlPlane {
       createdAt: this.clock.now(),
     };
     this.evidence.set(e.idempotencyKey, row);
+    // A model call the runtime metered is spent with its row, never refused (the call was made), as the core does.
+    const call = e.kind === "model_call" ? (e.data as { via?: string; inputTokens?: number; outputTokens?: number; microUsd?: number }) : null;
+    if (call?.via === "runtime") {
+      const cur = this.spent.get(e.goalId) ?? { steps: 0, tokens: 0, microUsd: 0 };
+      this.spends.add(`model_call:${e.idempotencyKey}`);
+      this.spent.set(e.goalId, { steps: cur.steps, tokens: cur.tokens + (call.inputTokens ?? 0) + (call.outputTokens ?? 0), microUsd: cur.microUsd + (call.microUsd ?? 0) });
+    }
     return { evidenceId: row.id, created: true };
   }
   async listEvidence(filter: { goalId: string; runId?: string; kind?: EvidenceKind }): Promise<Evidence[]> {

@@ -22,7 +22,8 @@ export interface RecordedRequest {
 }
 
 export type ScriptedReply =
-  | { text: string; promptTokens?: number; completionTokens?: number; delayMs?: number }
+  /** `noUsage`: the answer carries no usage (an endpoint that does not report it). */
+  | { text: string; promptTokens?: number; completionTokens?: number; delayMs?: number; noUsage?: true }
   | { status: number; message?: string; delayMs?: number }
   /** Accept the connection and never answer (until the server stops or the client aborts). */
   | { hang: true };
@@ -139,7 +140,7 @@ export async function startScriptedModelServer(init: ScriptedModelServerInit = {
       created: 0,
       model: rec.model,
       choices: [{ index: 0, message: { role: "assistant", content: reply.text, refusal: null }, finish_reason: "stop", logprobs: null }],
-      usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+      ...(reply.noUsage ? {} : { usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } }),
     });
   };
 

@@ -171,33 +171,31 @@ export const ValidationData = z.strictObject({
 const Usage = z.strictObject({ inputTokens: Int, outputTokens: Int, microUsd: Int });
 const ModelRole = z.enum(["planner", "executor", "summarizer", "guard"]);
 
-/** A model call and what it cost: metered by the API's proxy (`via: "api"`), or by the runtime for a direct endpoint (`usage`). */
-export const ModelCallData = z.discriminatedUnion("via", [
-  z.strictObject({
-    via: z.literal("api"),
-    role: ModelRole,
-    model: z.string(),
-    ...Usage.shape,
-    latencyMs: z.number(),
-    /** What the call's reservation held, and the reply budget it went out with. */
-    reserved: z.strictObject({ tokens: Int, microUsd: Int, maxOutputTokens: Int.nullable() }).optional(),
-    /** The endpoint reported no usage. */
-    usageMissing: z.literal(true).optional(),
-    /** The demo model (the reference policy) answered. */
-    demo: z.literal(true).optional(),
-  }),
-  z.strictObject({
-    via: z.undefined().optional(),
-    role: ModelRole,
-    model: z.string(),
-    usage: Usage,
-    promptTokensCounted: z.strictObject({ text: Int, image: Int, total: Int }).optional(),
-    latencyMs: z.number(),
-    structured: z.boolean().optional(),
-    reply: z.string().optional(),
-    attempt: Int.optional(),
-  }),
-]);
+/**
+ * A model call and what it cost, one shape whoever metered it: `via` names the meter — the API's model proxy ("api",
+ * which spent it with its reservation's settlement) or the runtime's record of a direct endpoint's call ("runtime",
+ * which the core spends as it inserts this row). Either way the row and its spend are one transaction, so the quota
+ * spent is the sum of these rows. `estimated`: the endpoint reported no usage, so the tokens are the tokenizer's
+ * count of the prompt as sent and of the reply, priced at the model settings' prices.
+ */
+export const ModelCallData = z.strictObject({
+  via: z.enum(["api", "runtime"]),
+  role: ModelRole,
+  model: z.string(),
+  ...Usage.shape,
+  latencyMs: z.number(),
+  estimated: z.literal(true).optional(),
+  /** What the call's reservation held, and the reply budget it went out with (a proxied call). */
+  reserved: z.strictObject({ tokens: Int, microUsd: Int, maxOutputTokens: Int.nullable() }).optional(),
+  /** The demo model (the reference policy) answered. */
+  demo: z.literal(true).optional(),
+  /** The runtime's own count of the prompt it sent (text and images). */
+  promptTokensCounted: z.strictObject({ text: Int, image: Int, total: Int }).optional(),
+  structured: z.boolean().optional(),
+  reply: z.string().optional(),
+  attempt: Int.optional(),
+});
+export type ModelCallData = z.infer<typeof ModelCallData>;
 
 /** The summarizer's report of the run. */
 export const SummaryData = z.strictObject({
@@ -304,12 +302,6 @@ function salvage(schema: z.ZodType, data: unknown): Record<string, unknown> {
     if (r.success) out[k] = r.data;
   }
   return out;
-}
-
-/** A model call's usage, whichever meter recorded it. */
-export function modelCallUsage(data: Partial<EvidenceData<"model_call">>): { inputTokens: number; outputTokens: number; microUsd: number } {
-  const u: Partial<z.infer<typeof Usage>> = "usage" in data && data.usage ? data.usage : (data as Partial<z.infer<typeof Usage>>);
-  return { inputTokens: u.inputTokens ?? 0, outputTokens: u.outputTokens ?? 0, microUsd: u.microUsd ?? 0 };
 }
 
 // ─── A step row ───────────────────────────────────────────────────────────────────────────────────────────

@@ -69,7 +69,6 @@ export {
   readEvidenceData,
   readStepAction,
   readStepOutcome,
-  modelCallUsage,
   type EvidenceData,
   type EvidenceDataInput,
   type EvidenceBody,

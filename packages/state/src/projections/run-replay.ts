@@ -9,7 +9,7 @@ import { parseInput } from "../domain/input.ts";
 import { resumableStop, type RunStop } from "../domain/run.ts";
 import { pageOf, PageFields, type Page } from "../domain/page.ts";
 import { Id } from "../domain/schemas.ts";
-import { modelCallUsage, readEvidenceData, readStepAction, readStepOutcome, type EvidenceData, type ListedElement, type PolicyRecord, type StepAction } from "../domain/evidence.ts";
+import { readEvidenceData, readStepAction, readStepOutcome, type EvidenceData, type ListedElement, type PolicyRecord, type StepAction } from "../domain/evidence.ts";
 import type { EvidenceKind } from "../domain/vocabulary.ts";
 import type { DbOrTx } from "../services/operator.ts";
 import { cursorOf, keysetPage, pageOrder } from "./page-query.ts";
@@ -28,6 +28,8 @@ export interface ReplayModelCall {
   inputTokens: number;
   outputTokens: number;
   microUsd: number;
+  /** The endpoint reported no usage: the tokens are the tokenizer's count (evidence `estimated`). */
+  estimated: boolean;
   latencyMs: number | null;
   /** The model's raw reply, when the call recorded it (direct endpoints). */
   reply: string | null;
@@ -170,11 +172,11 @@ export async function runReplay(db: DbOrTx, raw: RunReplayInput): Promise<RunRep
   ]);
   const totals = { modelCalls: 0, inputTokens: 0, outputTokens: 0, microUsd: 0 };
   for (const e of usage) {
-    const u = modelCallUsage(readEvidenceData("model_call", e.data));
+    const u = readEvidenceData("model_call", e.data);
     totals.modelCalls++;
-    totals.inputTokens += u.inputTokens;
-    totals.outputTokens += u.outputTokens;
-    totals.microUsd += u.microUsd;
+    totals.inputTokens += u.inputTokens ?? 0;
+    totals.outputTokens += u.outputTokens ?? 0;
+    totals.microUsd += u.microUsd ?? 0;
   }
   const { goal, agent, _count, gradedBy, ...header } = run;
   return {
@@ -260,7 +262,18 @@ function reportOf(e: Evidence | undefined): RunReplay["report"] {
 
 function modelCallOf(e: Evidence): ReplayModelCall {
   const d = readEvidenceData("model_call", e.data);
-  return { role: d.role ?? "model", model: d.model ?? null, ...modelCallUsage(d), latencyMs: d.latencyMs ?? null, reply: ("reply" in d ? d.reply : undefined) ?? null, stepIndex: e.stepIndex, at: e.createdAt };
+  return {
+    role: d.role ?? "model",
+    model: d.model ?? null,
+    inputTokens: d.inputTokens ?? 0,
+    outputTokens: d.outputTokens ?? 0,
+    microUsd: d.microUsd ?? 0,
+    estimated: d.estimated === true,
+    latencyMs: d.latencyMs ?? null,
+    reply: d.reply ?? null,
+    stepIndex: e.stepIndex,
+    at: e.createdAt,
+  };
 }
 
 /** The runner's phase timings folded into sense / model / act / writes (everything else the step spent). */

@@ -62,9 +62,11 @@ export const EVIDENCE_SAMPLES: { [K in EvidenceKind]: EvidenceDataInput<K>[] } =
   model_call: [
     // apps/api model-proxy.ts, recordCall
     { role: "executor", model: "gpt-test", inputTokens: 1200, outputTokens: 80, microUsd: 420, latencyMs: 900, via: "api", reserved: { tokens: 5000, microUsd: 2000, maxOutputTokens: 1024 } },
-    { role: "planner", model: "reference-policy", inputTokens: 0, outputTokens: 0, microUsd: 0, latencyMs: 3, via: "api", usageMissing: true, demo: true },
+    { role: "planner", model: "reference-policy", inputTokens: 40, outputTokens: 12, microUsd: 0, latencyMs: 3, via: "api", demo: true },
+    { role: "executor", model: "gpt-test", inputTokens: 1190, outputTokens: 31, microUsd: 400, latencyMs: 700, via: "api", estimated: true, reserved: { tokens: 5000, microUsd: 2000, maxOutputTokens: 1024 } },
     // graph/effects.ts, a direct endpoint
-    { role: "guard", model: "small", usage: { inputTokens: 300, outputTokens: 20, microUsd: 10 }, promptTokensCounted: { text: 250, image: 0, total: 250 }, latencyMs: 400, structured: true, reply: '{"tier":"normal","reason":"looks"}', attempt: 0 },
+    { role: "guard", model: "small", via: "runtime", inputTokens: 300, outputTokens: 20, microUsd: 10, promptTokensCounted: { text: 250, image: 0, total: 250 }, latencyMs: 400, structured: true, reply: '{"tier":"normal","reason":"looks"}', attempt: 0 },
+    { role: "executor", model: "small", via: "runtime", inputTokens: 260, outputTokens: 9, microUsd: 3, estimated: true, latencyMs: 300, structured: false, reply: "tap 3", attempt: 1 },
   ],
   summary: [
     // graph/summarizer.ts

@@ -40,7 +40,7 @@ export async function askModel(
   const started = ctx.ports.clock.monotonic();
   const r = await callModel(ctx, run, ask, usage, recordUsage);
   if (!r.ok) return { answer: { type: "model_failed", code: r.error.code, message: r.error.message, usage }, modelMs: ctx.ports.clock.monotonic() - started, promptTokens: 0 };
-  return { answer: { type: "replied", text: r.value.response.text, usage, spend: r.value.spend }, modelMs: r.value.modelMs, promptTokens: r.value.promptTokens };
+  return { answer: { type: "replied", text: r.value.response.text, usage }, modelMs: r.value.modelMs, promptTokens: r.value.promptTokens };
 }
 
 /**

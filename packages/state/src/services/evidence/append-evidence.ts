@@ -10,6 +10,7 @@ import { parseEvidenceData, refineEvidenceData } from "../../domain/evidence.ts"
 import { actorOf, appendEvents, atParam, inTx, randomId, type DbOrTx, type EventInput, type OperatorContext, type Tx } from "../operator.ts";
 import { lockTodo, requireHolder } from "../todo/held.ts";
 import { workspaceOfGoal } from "../idempotency-keys.ts";
+import { spendRuntimeModelCalls } from "../quota/spend-model-calls.ts";
 
 
 export const AppendEvidenceInput = z.object({
@@ -70,6 +71,7 @@ export interface EvidenceRowInput {
  * Inserts evidence rows whose fence the caller checked, in one statement, and their Events in one more (in the
  * rows' order). A key recorded before keeps its first row, answered with `created: false` (only to a writer of the
  * same goal). The one place evidence rows are written: appendEvidence and a step record (run.recordStep) use it.
+ * A model call the runtime metered (model_call `via: "runtime"`) is spent here, with its row (spend-model-calls.ts).
  */
 export async function insertEvidence(tx: Tx, rows: EvidenceRowInput[], ctx?: OperatorContext, events?: EventInput[]): Promise<AppendEvidenceResult[]> {
   if (!rows.length) return [];
@@ -77,7 +79,13 @@ export async function insertEvidence(tx: Tx, rows: EvidenceRowInput[], ctx?: Ope
   // such as run.resume's row, are checked here).
   rows.forEach(({ values: i }, k) => {
     const r = parseEvidenceData(i.kind, i.data);
-    if (r.success) return;
+    if (r.success) {
+      if (r.data && i.kind === "model_call" && (r.data as { via?: string }).via === "runtime" && !i.agentId) {
+        const path = `evidence.${k}.agentId`;
+        throw new StateError("INVALID_INPUT", `evidence.insert: ${path}: a model call the runtime metered is spent against its agent's quota: name the agent.`, { issues: [{ path }] });
+      }
+      return;
+    }
     const path = [`evidence.${k}.data`, ...r.error.issues[0]!.path.map(String)].join(".");
     throw new StateError("INVALID_INPUT", `evidence.insert: ${path}: ${r.error.issues[0]!.message}`, { issues: [{ path, message: r.error.issues[0]!.message }] });
   });
@@ -110,6 +118,7 @@ export async function insertEvidence(tx: Tx, rows: EvidenceRowInput[], ctx?: Ope
   const appended = out.flatMap(({ evidence: e, created }): EventInput[] =>
     created ? [{ operator: "evidence.append", actor: actorOf(ctx, e.agentId ?? undefined), subjectId: e.id, goalId: e.goalId, payload: { kind: e.kind, summary: e.summary, todoId: e.todoId, runId: e.runId } }] : [],
   );
+  await spendRuntimeModelCalls(tx, out.flatMap((r) => (r.created ? [r.evidence] : [])), appended, ctx);
   if (events) events.push(...appended);
   else await appendEvents(tx, appended, ctx);
   return out;

@@ -16,10 +16,11 @@ const err = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as Sta
 
 describe("evidence is validated on insert", () => {
   it("every kind's data as its writers write it is stored as given", async () => {
-    const goal = await seedGoal(t.db);
+    // An agent writes them: a model call the runtime metered is spent against its agent.
+    const { goal, agent } = await seedClaimed(t.db);
     for (const kind of EVIDENCE_KINDS) {
       for (const [n, data] of EVIDENCE_SAMPLES[kind].entries()) {
-        const r = await appendEvidence(t.db, { goalId: goal.id, kind, summary: `${kind} ${n}`, data, idempotencyKey: `${goal.id}-${kind}-${n}` });
+        const r = await appendEvidence(t.db, { goalId: goal.id, agentId: agent.id, kind, summary: `${kind} ${n}`, data, idempotencyKey: `${goal.id}-${kind}-${n}` });
         expect((await t.db.evidence.findUniqueOrThrow({ where: { id: r.evidence.id } })).data).toEqual(data);
       }
     }

@@ -3,13 +3,16 @@
 // released. One transaction deletes the reservation and inserts the spend, so a reader (a concurrent reserve under
 // the policy lock) sees either the one or the other, never both or neither: settling needs no policy lock. The
 // spend is never refused: the call was made and is paid for (the reservation was its permission). Idempotent on
-// the key: a repeat answers the spend the first settle made.
+// the key: a repeat answers the spend the first settle made. The call's model_call evidence is recorded in the same
+// transaction as its spend (one fact, one write): the quota spent is the sum of the calls' evidence.
 import { z } from "zod";
 import type { QuotaSpend } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
-import { BigCount, Count, IdempotencyKey } from "../../domain/schemas.ts";
+import { BigCount, Count, IdempotencyKey, JsonObject, Text } from "../../domain/schemas.ts";
+import { refineEvidenceData } from "../../domain/evidence.ts";
 import { actorOf, appendEvent, atParam, inTx, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
+import { insertEvidence } from "../evidence/append-evidence.ts";
 import { spendView, type QuotaSpendView } from "./spend-quota.ts";
 
 export const SettleQuotaInput = z.object({
@@ -17,7 +20,16 @@ export const SettleQuotaInput = z.object({
   key: IdempotencyKey,
   /** What the call spent, as the endpoint reported it; omitted: the call failed and spent nothing (a release). */
   spent: z.object({ tokens: Count.default(0), microUsd: BigCount.default(0) }).optional(),
-});
+  /**
+   * The made call's model_call evidence (`via: "api"`, its usage the spent amounts), recorded with the spend; its
+   * goal, run, todo and agent are the reservation's. Only with `spent`.
+   */
+  evidence: z
+    .object({ idempotencyKey: IdempotencyKey, stepIndex: Count.optional(), summary: Text.trim().min(1).max(2000), data: JsonObject })
+    .superRefine((e, ctx) => refineEvidenceData({ kind: "model_call", data: e.data }, ctx))
+    .refine((e) => (e.data as { via?: unknown }).via === "api", { message: 'a settled call was metered by the API: via "api"', path: ["data", "via"] })
+    .optional(),
+}).refine((i) => !i.evidence || i.spent, { message: "a released call made no model call to record: give what it spent", path: ["evidence"] });
 export type SettleQuotaInput = z.input<typeof SettleQuotaInput>;
 
 export interface SettleQuotaResult {
@@ -65,6 +77,10 @@ export async function settleQuota(db: DbOrTx, raw: SettleQuotaInput, ctx?: Opera
       spend = spendView(row!);
     }
     const spent = { tokens: spend?.tokens ?? 0, microUsd: spend?.microUsd ?? 0 };
+    if (i.evidence) {
+      const values = { ...i.evidence, kind: "model_call" as const, goalId: r.goalId, agentId: r.agentId, ...(r.todoId ? { todoId: r.todoId } : {}), ...(r.runId ? { runId: r.runId } : {}) };
+      await insertEvidence(tx, [{ values, at }], ctx);
+    }
     const released = { tokens: held.tokens - spent.tokens, microUsd: held.microUsd - spent.microUsd };
     await appendEvent(
       tx,
