@@ -24,15 +24,17 @@ export function countTextTokens(text: string): number {
   return n;
 }
 
-export type ImageTokenFormula = "openai-high" | "openai-low" | "qwen-vl";
+export type ImageTokenFormula = "openai-high" | "openai-low" | "qwen-vl" | "qwen3-vl";
 
 /**
  * openai-high: fit in 2048², shortest side to 768, 512-px tiles → 85 + 170 per tile.
- * openai-low: a flat 85. qwen-vl: one token per 28×28 patch, plus the two vision delimiters.
+ * openai-low: a flat 85. qwen-vl: one token per 28×28 patch, plus the two vision delimiters; qwen3-vl the same per
+ * 32×32 patch (patch 16, merged 2×2).
  */
 export function countImageTokens(width: number, height: number, formula: ImageTokenFormula = "openai-high"): number {
   if (formula === "openai-low") return 85;
   if (formula === "qwen-vl") return Math.ceil(width / 28) * Math.ceil(height / 28) + 2;
+  if (formula === "qwen3-vl") return Math.ceil(width / 32) * Math.ceil(height / 32) + 2;
   let w = width;
   let h = height;
   const fit = Math.min(1, 2048 / Math.max(w, h));
