@@ -323,6 +323,7 @@ function StepDetail({ step }: { step: ReplayStep }) {
               <li key={i}>
                 {c.role} {c.model ?? ""}: {c.inputTokens} in / {c.outputTokens} out, {formatMicroUsd(c.microUsd)}
                 {c.latencyMs !== null ? `, ${formatMs(c.latencyMs)}` : ""}
+                {c.estimated ? " (estimated: the endpoint reported no usage)" : ""}
               </li>
             ))}
           </ul>
