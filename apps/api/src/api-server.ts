@@ -26,6 +26,7 @@ import { appRouter } from "./root.ts";
 import { BLOB_PATH, HEALTH_PATH, TRPC_PATH } from "./contract.ts";
 import { createTRPCContext } from "./trpc.ts";
 import { startReaper, type Reaper, type ReaperOptions } from "./reaper.ts";
+import { startLessonMerger, type LessonMerger, type LessonMergerOptions } from "./lesson-merger.ts";
 import { DEFAULT_NOTIFICATION_CONFIG, startNotificationDispatcher, type NotificationConfig, type NotificationDispatcher } from "./notifications/dispatcher.ts";
 
 export { TRPC_PATH } from "./contract.ts";
@@ -54,6 +55,8 @@ export interface ApiServerInit {
   logger?: ApiLogger;
   /** Interrupts runs whose worker died and expires overdue gates every intervalMs (server.ts turns it on). */
   reaper?: Omit<ReaperOptions, "onLog"> | null;
+  /** Merges each app's new lessons every intervalMs (server.ts turns it on). */
+  lessonMerge?: Omit<LessonMergerOptions, "onLog"> | null;
   /**
    * The blob store (default: Postgres, in this database), whether reads redirect to presigned URLs (S3 only, valid
    * that many seconds), the retention, and the collector's timer (server.ts turns it on).
@@ -76,6 +79,7 @@ export interface ApiServer {
   auth: Auth;
   modelSettings: ModelSettingsStore;
   reaper: Reaper | null;
+  lessonMerger: LessonMerger | null;
   blobCollector: BlobCollector | null;
   notifications: NotificationDispatcher | null;
   close(): Promise<void>;
@@ -253,6 +257,7 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
   });
   const port = (server.address() as AddressInfo).port;
   const reaper = init.reaper ? startReaper(init.db, { ...init.reaper, onLog: (line) => log.info({ component: "reaper" }, line) }) : null;
+  const lessonMerger = init.lessonMerge ? startLessonMerger(init.db, { ...init.lessonMerge, onLog: (line) => log.info({ component: "lesson-merge" }, line) }) : null;
   const collector = init.blobs?.collector;
   const blobCollector = collector
     ? startBlobCollector(init.db, { ...collector, retentionDays: blobRoute.retentionDays, store: blobStore, onLog: (line) => log.info({ component: "blob-collector" }, line) })
@@ -266,11 +271,13 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
     auth,
     modelSettings,
     reaper,
+    lessonMerger,
     blobCollector,
     notifications,
     async close() {
       await notifications?.close();
       await reaper?.close();
+      await lessonMerger?.close();
       await blobCollector?.close();
       // Subscriptions keep connections open: end them, then stop listening.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -35,6 +35,8 @@ const EnvSchema = z.object({
   DEMO_PHONE_CONTROL_TOKEN: z.string().min(22, "DEMO_PHONE_CONTROL_TOKEN must be the demo phone's control token (printed at its start)").optional(),
   /** How often the reaper interrupts runs whose worker died and expires overdue gates. */
   REAPER_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(5_000),
+  /** How often the API merges each app's new lessons (duplicates folded, contradictions resolved). */
+  LESSON_MERGE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   /** A worker silent this long (no heartbeat) and holding no lease is gone: its running runs become interrupted. */
   AGENT_STALE_MS: z.coerce.number().int().min(1_000).max(7 * 24 * 3_600_000).default(240_000),
   /** Where blobs' bytes live: "postgres" (this database, the default) or "s3" (any S3-compatible object storage). */

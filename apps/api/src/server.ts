@@ -46,6 +46,7 @@ async function main(): Promise<void> {
       : null,
     logger,
     reaper: { intervalMs: env.REAPER_INTERVAL_MS, agentStaleMs: env.AGENT_STALE_MS },
+    lessonMerge: { intervalMs: env.LESSON_MERGE_INTERVAL_MS },
     blobs: await blobsFromEnv(env, db),
     notifications: {
       allowPrivateTargets: env.NOTIFY_ALLOW_PRIVATE_TARGETS,

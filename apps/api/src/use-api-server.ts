@@ -37,6 +37,9 @@ export function useApiServer(t: UsedTestDatabase, init: Omit<ApiServerInit, "db"
     get reaper() {
       return current().reaper;
     },
+    get lessonMerger() {
+      return current().lessonMerger;
+    },
     get notifications() {
       return current().notifications;
     },

@@ -135,7 +135,7 @@ export { EndpointUrl, endpointUrlProblem, storedEndpointUrl, endpointUrl } from 
 export { saveSkill, SaveSkillInput, listSkills, ListSkillsInput, updateSkill, UpdateSkillInput, recordSkillUse, RecordSkillUseInput, deleteSkill, SkillRefInput, type SkillView } from "./services/skill/skills.ts";
 export { changeSkillStatus, ChangeSkillStatusInput, SKILL_CHANGES, type SkillChange } from "./services/skill/change-status.ts";
 export { saveShortcuts, SaveShortcutsInput, listShortcuts, ListShortcutsInput, recordShortcutValidation, RecordShortcutValidationInput, type ShortcutView } from "./services/shortcut/shortcuts.ts";
-export { addLessons, AddLessonsInput, listLessons, ListLessonsInput, updateLesson, UpdateLessonInput, deleteLesson, LessonRefInput, type LessonView } from "./services/lesson/lessons.ts";
+export { addLessons, AddLessonsInput, listLessons, ListLessonsInput, updateLesson, UpdateLessonInput, deleteLesson, LessonRefInput, mergeLessons, MergeLessonsInput, type LessonView, type MergeLessonsResult } from "./services/lesson/lessons.ts";
 export { startSuiteRun, StartSuiteRunInput } from "./services/suite/start-suite-run.ts";
 export { recordSuiteAttempt, RecordSuiteAttemptInput } from "./services/suite/record-suite-attempt.ts";
 export { finishSuiteRun, FinishSuiteRunInput } from "./services/suite/finish-suite-run.ts";

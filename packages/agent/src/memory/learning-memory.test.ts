@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { answerArithmetic, evaluate, numberIn } from "./arithmetic.ts";
 import { goalSimilarity, lessonsFor } from "./lessons.ts";
+import { MAX_LESSONS_PER_APP_IN_PROMPT } from "@phoneloop/state/domain";
 import type { LessonRecord } from "../ports.ts";
 
 describe("host arithmetic", () => {
@@ -30,5 +31,13 @@ describe("lessons for a goal", () => {
     const all = [lesson("com.loop", "Search Loop for mobile AI agents", "a", 1), lesson("com.loop", "Log in to Loop", "b", 2), lesson("com.shop", "Search Loop for mobile AI agents", "c", 3), lesson("com.loop", "Search Loop for agents and like a post", "d", 4)];
     expect(lessonsFor("Search Loop for 'mobile AI agents' and collect views", ["com.loop"], all).map((l) => l.text)).toEqual(["a", "d"]);
     expect(goalSimilarity("Turn off Wi-Fi", "Turn off Wi-Fi.")).toBe(1);
+  });
+  it("at most a handful per app reach the planner, each app its own handful, the most similar first", () => {
+    const many = Array.from({ length: 2 * MAX_LESSONS_PER_APP_IN_PROMPT + 2 }, (_, i) => lesson(i % 2 ? "com.shop" : "com.loop", "Search Loop and shop", `t${i}`, i));
+    const got = lessonsFor("Search Loop and shop", ["com.loop", "com.shop"], many);
+    expect(got.filter((l) => l.app === "com.loop")).toHaveLength(MAX_LESSONS_PER_APP_IN_PROMPT);
+    expect(got.filter((l) => l.app === "com.shop")).toHaveLength(MAX_LESSONS_PER_APP_IN_PROMPT);
+    const crowded = Array.from({ length: 9 }, (_, i) => lesson("com.loop", "Search Loop and shop", `c${i}`, i));
+    expect(lessonsFor("Search Loop and shop", ["com.loop"], crowded).map((l) => l.text)).toEqual(crowded.slice(0, MAX_LESSONS_PER_APP_IN_PROMPT).map((l) => l.text));
   });
 });

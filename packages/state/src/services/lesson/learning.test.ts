@@ -5,7 +5,7 @@ import type { StateError } from "../../domain/errors.ts";
 import { deleteSkill, listSkills, recordSkillUse, saveSkill } from "../skill/skills.ts";
 import { changeSkillStatus } from "../skill/change-status.ts";
 import { listShortcuts, recordShortcutValidation, saveShortcuts } from "../shortcut/shortcuts.ts";
-import { addLessons, deleteLesson, listLessons, updateLesson } from "./lessons.ts";
+import { addLessons, deleteLesson, listLessons, mergeLessons, updateLesson } from "./lessons.ts";
 
 const t = useTestDatabase();
 const err = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as StateError);
@@ -104,5 +104,36 @@ describe("lessons", () => {
     expect((await updateLesson(t.db, { workspaceId: ws, lessonId: a[1]!.id, text: "Open search from the feed's search bar." })).text).toBe("Open search from the feed's search bar.");
     await deleteLesson(t.db, { workspaceId: ws, lessonId: a[0]!.id });
     expect((await listLessons(t.db, { workspaceId: ws, app: "com.loop" })).items).toHaveLength(1);
+  });
+
+  it("the background merge folds paraphrases per app into one naming every run, and the later evidence resolves a contradiction", async () => {
+    const { workspace } = await seedWorkspace(t.db, "Merged lessons");
+    const ws = workspace.id;
+    const add = (app: string, runId: string, lessons: { kind: "failed" | "worked"; text: string }[]) => addLessons(t.db, { workspaceId: ws, app, goal: "Search Loop", runId, lessons });
+    const [dialog] = await add("com.loop", "run_1", [{ kind: "failed", text: "The update dialog hides the search field." }, { kind: "worked", text: "Tapping Search opens the results page." }]);
+    await add("com.loop", "run_2", [{ kind: "failed", text: "the search field is hidden by the Update dialog" }, { kind: "failed", text: "更新对话框挡住了搜索框。" }]);
+    await add("com.loop", "run_3", [{ kind: "failed", text: "搜索框被更新对话框挡住了" }, { kind: "worked", text: "Tapping Search does not open the results page." }]);
+    // Another app's same lesson is its own.
+    await add("com.shop", "run_4", [{ kind: "failed", text: "The update dialog hides the search field." }]);
+    expect((await listLessons(t.db, { workspaceId: ws, app: "com.loop" })).items).toHaveLength(6);
+
+    const pass = await mergeLessons(t.db, {}, { actor: "lesson-merge" });
+    expect(pass).toMatchObject({ folded: 2, contradicted: 1 });
+    const after = (await listLessons(t.db, { workspaceId: ws, app: "com.loop" })).items;
+    expect(after.map((l) => [l.text, l.runIds]).sort()).toEqual([
+      ["Tapping Search does not open the results page.", ["run_3"]],
+      ["The update dialog hides the search field.", ["run_1", "run_2"]],
+      ["更新对话框挡住了搜索框。", ["run_2", "run_3"]],
+    ]);
+    expect(after.find((l) => l.id === dialog!.id)).toMatchObject({ runId: "run_2" });
+    expect((await listLessons(t.db, { workspaceId: ws, app: "com.shop" })).items.map((l) => l.runIds)).toEqual([["run_4"]]);
+    const [ev] = await t.db.event.findMany({ where: { workspaceId: ws, operator: "lesson.merge" } });
+    expect(ev).toMatchObject({ actor: "lesson-merge", payload: { app: "com.loop", folded: [expect.objectContaining({ into: dialog!.id }), expect.anything()], contradicted: [expect.anything()] } });
+
+    // Nothing new: the next pass has no app to merge. A run stating a lesson again joins its runs and is merged again.
+    expect(await mergeLessons(t.db)).toEqual({ apps: 0, folded: 0, contradicted: 0 });
+    await add("com.loop", "run_5", [{ kind: "failed", text: "THE UPDATE DIALOG HIDES THE SEARCH FIELD." }]);
+    expect(await mergeLessons(t.db)).toEqual({ apps: 1, folded: 0, contradicted: 0 });
+    expect((await listLessons(t.db, { workspaceId: ws, app: "com.loop" })).items.find((l) => l.id === dialog!.id)?.runIds).toEqual(["run_1", "run_2", "run_5"]);
   });
 });
