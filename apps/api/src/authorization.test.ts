@@ -13,6 +13,7 @@ import type { AnyProcedure } from "@trpc/server";
 import {
   appendEvidence,
   blockTodo,
+  createWebhookEndpoint,
   changeSkillStatus,
   claimTodo,
   createShare,
@@ -222,6 +223,15 @@ const EXPECTED: Record<string, string> = {
   "policy.save": ADMINS,
   "approvalRule.list": ADMINS,
   "approvalRule.set": ADMINS,
+  "notification.channels": EVERYONE_READS,
+  "notification.endpoints": ADMINS,
+  "notification.createEndpoint": ADMINS,
+  "notification.deleteEndpoint": ADMINS,
+  "notification.sendTest": ADMINS,
+  "notification.deliveries": ADMINS,
+  "notification.subscribePush": PEOPLE_WHO_ANSWER,
+  "notification.unsubscribePush": PEOPLE_WHO_ANSWER,
+  "notification.pushStatus": PEOPLE_WHO_ANSWER,
   "suite.list": EVERYONE_READS,
   "suite.get": EVERYONE_READS,
   "suite.start": AGENTS_AND_RUNNERS,
@@ -256,6 +266,7 @@ function expectationOf(path: string, caller: CallerName): "ok" | "401" | "403" {
 let actingAgent = "";
 const A = () => actingAgent;
 const goal = () => seedGoal(t.db, { workspaceId: w.ws });
+const endpoint = () => createWebhookEndpoint(t.db, { workspaceId: w.ws, url: "https://hooks.example.com/x", format: "generic", kinds: ["gate_opened"], secretSealed: "v1.sealed-for-the-test" });
 async function todo() {
   const g = await goal();
   const [td] = await seedTodos(t.db, g.id, 1);
@@ -435,6 +446,15 @@ const fixtures: Record<string, Fixture> = {
   "policy.save": { input: async () => ({ rules: { words: { money: ["zahlen"] } } }), outsider: "ok" },
   "approvalRule.list": { input: async () => ({}), outsider: "ok" },
   "approvalRule.set": { input: async () => ({ category: "money", approvalsNeeded: 2, starterMayApprove: false, ttlMs: null, afterExpiry: "deny" }), outsider: "ok" },
+  "notification.channels": { input: async () => ({}), outsider: "ok" },
+  "notification.endpoints": { input: async () => ({}), outsider: "ok" },
+  "notification.createEndpoint": { input: async () => ({ url: "https://hooks.example.com/phoneloop", format: "generic", kinds: ["gate_opened"] }), outsider: "ok" },
+  "notification.deleteEndpoint": { input: async () => ({ endpointId: (await endpoint()).id }) },
+  "notification.sendTest": { input: async () => ({ endpointId: (await endpoint()).id }) },
+  "notification.deliveries": { input: async () => ({}), outsider: "ok" },
+  "notification.subscribePush": { input: async () => ({ endpoint: "https://push.example.com/sub", p256dh: "B".repeat(87), auth: "a".repeat(22) }), outsider: "ok" },
+  "notification.unsubscribePush": { input: async () => ({ endpoint: "https://push.example.com/sub" }), outsider: "ok" },
+  "notification.pushStatus": { input: async () => ({ endpoint: "https://push.example.com/sub" }), outsider: "ok" },
   "share.create": { input: async () => ({ runId: (await run()).id }) },
   "share.revoke": { input: async () => ({ shareId: (await createShare(t.db, { workspaceId: w.ws, runId: (await run()).id })).share.id }) },
   "share.list": { input: async () => ({}), outsider: "ok" },
