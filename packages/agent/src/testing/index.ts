@@ -6,3 +6,4 @@ export { FakePhone, FakeDisconnect, box, type FakeElement, type FakeScreen, type
 export { FakeClock } from "./fake-clock.ts";
 export { startHarness, planOf, type Harness, type HarnessInit } from "./harness.ts";
 export { lampScenario, lampExecutor, replyAction, screenOf, elementOn, offeredLampSkill, type LampVariant } from "./lamp.ts";
+export { checkFixture, fixtureAdapter, type AdapterFixture, type FixtureFile, type FixtureOutcome } from "../model/adapters/fixture-check.ts";
