@@ -4,7 +4,7 @@
 // leaves neither the row nor its spend.
 import { describe, expect, it } from "vitest";
 import { useTestDatabase, seedClaimed } from "../../testing/index.ts";
-import { StateError } from "../../domain/errors.ts";
+import type { StateError } from "../../domain/errors.ts";
 import { recordStep } from "../run/record-step.ts";
 import { startRun } from "../run/start-run.ts";
 import { appendEvidence } from "../evidence/append-evidence.ts";

@@ -32,7 +32,7 @@ async function started() {
     leaseKey: claim.lease.leaseKey,
     evidence: [
       { idempotencyKey: `${run.id}:0:observation`, kind: "observation", stepIndex: 0, summary: "feed, 12 elements", data: { app: "com.example.social" }, blobSha256: blob.sha256 },
-      { idempotencyKey: `${run.id}:0:model`, kind: "model_call", stepIndex: 0, summary: "executor: 1200 tokens", data: { role: "executor", model: "m", usage: { inputTokens: 1000, outputTokens: 200, microUsd: 0 }, latencyMs: 900 } },
+      { idempotencyKey: `${run.id}:0:model`, kind: "model_call", stepIndex: 0, summary: "executor: 1200 tokens", data: { via: "runtime", role: "executor", model: "m", inputTokens: 1000, outputTokens: 200, microUsd: 30, latencyMs: 900 } },
       { idempotencyKey: `${run.id}:0:action`, kind: "action", stepIndex: 0, summary: "tap the first post", data: { action: { type: "click", element: "3" } } },
     ],
     step: { index: 0, node: "executor", action: { type: "click", element: "3" }, outcome: { outcome: "ok" }, anomalies: [], tokens: 1200 },
@@ -64,13 +64,14 @@ describe("run.recordStep", () => {
       tokens: 1200,
     });
     expect((await t.db.run.findUniqueOrThrow({ where: { id: s.run.id } })).checkpoint).toEqual({ node: "executor", stepIndex: 1 });
-    // In the order of the record's parts.
-    expect(await s.events()).toEqual(["evidence.append", "evidence.append", "evidence.append", "run.appendStep", "run.saveCheckpoint"]);
+    // In the order of the record's parts; the direct endpoint's model call is spent with its row.
+    expect(await s.events()).toEqual(["evidence.append", "evidence.append", "evidence.append", "quota.spend", "run.appendStep", "run.saveCheckpoint"]);
 
     const again = await recordStep(t.db, s.record({ checkpoint: undefined }));
     expect(again.evidence).toEqual(first.evidence.map((e) => ({ ...e, created: false })));
     expect(again.step).toEqual({ id: first.step!.id, created: false });
-    expect(await s.events()).toHaveLength(5);
+    expect(await s.events()).toHaveLength(6);
+    expect(await t.db.quotaSpend.findMany({ where: { goalId: s.goal.id }, select: { key: true, tokens: true, microUsd: true } })).toEqual([{ key: `model_call:${s.run.id}:0:model`, tokens: 1200, microUsd: 30n }]);
     expect(await t.db.evidence.count({ where: { runId: s.run.id } })).toBe(3);
   });
 
@@ -141,14 +142,15 @@ describe("run.recordStep", () => {
   it("records the turn result and its spend within the step's transaction: once; a spend the quota refuses ends quota_spend_failed, the rest stands", async () => {
     const s = await started();
     await startTodo(t.db, { todoId: s.todo.id, agentId: s.agent.id, leaseKey: s.claim.lease.leaseKey });
-    const turn = (n: number) => ({ idempotencyKey: `${s.run.id}:${n}:turn`, kind: "validated_progress" as const, summary: `step ${n} done`, spend: { key: `${s.run.id}:${n}:spend`, steps: 1, tokens: 1200 } });
+    // The turn result spends the step; the step's model call was spent with its evidence.
+    const turn = (n: number) => ({ idempotencyKey: `${s.run.id}:${n}:turn`, kind: "validated_progress" as const, summary: `step ${n} done`, spend: { key: `${s.run.id}:${n}:spend`, steps: 1 } });
     const first = await recordStep(t.db, s.record({ turnResult: turn(0), route: true }));
-    expect(first.turnResult).toMatchObject({ kind: "validated_progress", duplicate: false, spend: { steps: 1, tokens: 1200 }, spendError: null });
+    expect(first.turnResult).toMatchObject({ kind: "validated_progress", duplicate: false, spend: { steps: 1, tokens: 0 }, spendError: null });
     expect(first.route?.route).toBe("ready_for_host");
-    expect(await s.events()).toEqual(["evidence.append", "evidence.append", "evidence.append", "run.appendStep", "turn.result", "quota.spend", "run.saveCheckpoint"]);
+    expect(await s.events()).toEqual(["evidence.append", "evidence.append", "evidence.append", "quota.spend", "run.appendStep", "turn.result", "quota.spend", "run.saveCheckpoint"]);
     const again = await recordStep(t.db, s.record({ turnResult: turn(0), route: true }));
     expect(again.turnResult).toMatchObject({ kind: "validated_progress", duplicate: true });
-    expect(await t.db.quotaSpend.count({ where: { goalId: s.goal.id } })).toBe(1);
+    expect(await t.db.quotaSpend.count({ where: { goalId: s.goal.id } })).toBe(2);
     expect(await t.db.turn.count({ where: { todoId: s.todo.id } })).toBe(1);
 
     await setQuotaPolicy(t.db, { scope: "goal", goalId: s.goal.id, windowMs: 60_000, maxSteps: 1 });
@@ -164,7 +166,7 @@ describe("run.recordStep", () => {
     expect(refused.route).toEqual({ route: "blocked", reason: "the todo is blocked" });
     expect(await t.db.evidence.count({ where: { idempotencyKey: `${s.run.id}:1:action` } })).toBe(1);
     expect(await t.db.step.count({ where: { runId: s.run.id } })).toBe(2);
-    expect(await t.db.quotaSpend.count({ where: { goalId: s.goal.id } })).toBe(1);
+    expect(await t.db.quotaSpend.count({ where: { goalId: s.goal.id } })).toBe(2);
     expect((await t.db.todo.findUniqueOrThrow({ where: { id: s.todo.id } })).state).toBe("blocked");
     // The run stops for the quota: should-run names the refused spend (the one way a run learns why it stops).
     const verdict = await shouldRun(t.db, { goalId: s.goal.id, agentId: s.agent.id, todoId: s.todo.id });
@@ -172,22 +174,25 @@ describe("run.recordStep", () => {
     if (verdict.decision === "skip") expect(verdict.message).toMatch(/quota refused the last step's spend: Spending 1 steps would exceed the goal quota/);
   });
 
-  it("a step's spend (a direct endpoint's usage) counts the model calls in flight: a reservation leaves it no room, and it is refused", async () => {
+  it("a direct endpoint's call past the cap is spent with its row (it was made), and the quota then stops the run", async () => {
     const s = await started();
     await startTodo(t.db, { todoId: s.todo.id, agentId: s.agent.id, leaseKey: s.claim.lease.leaseKey });
     await setQuotaPolicy(t.db, { scope: "goal", goalId: s.goal.id, windowMs: 60_000, maxTokens: 2000 });
+    // Another call in flight holds 1000 tokens: this step's call (1200) goes past the cap and is spent all the same.
     await reserveQuota(t.db, { key: rid("model"), goalId: s.goal.id, agentId: s.agent.id, inputTokens: 500, maxOutputTokens: 500, ttlMs: 60_000 });
-    const turnResult = { idempotencyKey: `${s.run.id}:0:turn`, kind: "validated_progress" as const, summary: "step 0 done", spend: { key: `${s.run.id}:0:spend`, steps: 1, tokens: 1200 } };
+    const turnResult = { idempotencyKey: `${s.run.id}:0:turn`, kind: "validated_progress" as const, summary: "step 0 done", spend: { key: `${s.run.id}:0:spend`, steps: 1 } };
     const r = await recordStep(t.db, s.record({ turnResult, route: true }));
-    expect(r.turnResult).toMatchObject({ kind: "quota_spend_failed", spendError: { code: "QUOTA_EXCEEDED" } });
-    expect(r.turnResult?.spendError?.message).toContain("1000 tokens held by model calls in flight");
-    expect(await shouldRun(t.db, { goalId: s.goal.id, agentId: s.agent.id, todoId: s.todo.id })).toMatchObject({ decision: "skip", reason: "exhausted" });
+    expect(r.turnResult).toMatchObject({ kind: "validated_progress", spendError: null });
+    const spends = await t.db.quotaSpend.findMany({ where: { goalId: s.goal.id } });
+    expect(spends.reduce((n, x) => n + x.tokens, 0)).toBe(1200);
+    // No room for a next call: the model proxy refuses to reserve one, and should-run says the quota is exhausted.
+    await expect(reserveQuota(t.db, { key: rid("model"), goalId: s.goal.id, agentId: s.agent.id, inputTokens: 100, ttlMs: 60_000 })).rejects.toMatchObject({ code: "QUOTA_EXCEEDED" });
   });
 
   it("a run resumed by another agent re-sends its predecessor's last step record: answered as recorded, nothing repeated or spent twice", async () => {
     const s = await started();
     await startTodo(t.db, { todoId: s.todo.id, agentId: s.agent.id, leaseKey: s.claim.lease.leaseKey });
-    const turn = { idempotencyKey: `${s.run.id}:0:turn`, kind: "validated_progress" as const, summary: "step 0 done", spend: { key: `${s.run.id}:0:spend`, steps: 1, tokens: 1200 } };
+    const turn = { idempotencyKey: `${s.run.id}:0:turn`, kind: "validated_progress" as const, summary: "step 0 done", spend: { key: `${s.run.id}:0:spend`, steps: 1 } };
     // The first worker's step record (its post-step checkpoint would ride on the next write-ahead: never sent).
     const first = await recordStep(t.db, s.record({ turnResult: turn, checkpoint: undefined, route: true }));
     expect(first.turnResult).toMatchObject({ duplicate: false });
@@ -204,7 +209,7 @@ describe("run.recordStep", () => {
     expect(again.step?.created).toBe(false);
     expect(again.route?.route).toBe("ready_for_host");
     expect(await t.db.turn.count({ where: { todoId: s.todo.id } })).toBe(1);
-    expect(await t.db.quotaSpend.count({ where: { goalId: s.goal.id } })).toBe(1);
+    expect(await t.db.quotaSpend.count({ where: { goalId: s.goal.id } })).toBe(2); // its model call and its step, once each
 
     // The run's key stays the run's: another run's agent using it is CONFLICT.
     const other = await started();
