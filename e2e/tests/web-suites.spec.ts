@@ -20,15 +20,15 @@ test.beforeAll(async () => {
   policy = await startReferencePolicyServer();
 });
 
-/** Two suite runs through this stack's API: the settings tasks as they are, then with the phone in Chinese. */
+/** Two suite runs through this stack's API: the settings tasks as they are, then with the phone in Chinese and the executor's temperature pinned. */
 async function runTwoSuites(): Promise<void> {
   const role = { baseURL: policy.baseURL, model: REFERENCE_POLICY_MODEL };
-  const profile = { name: "reference-policy", models: { executor: role, planner: role, summarizer: role } };
+  const profile = (executor: typeof role & { sampling?: { temperature: number } }) => ({ name: "reference-policy", models: { executor, planner: role, summarizer: role } });
   const { token } = await agentTokenHeaders(stack.db, { workspaceId: stack.workspaceId, issuedBy: stack.admin.userId, name: "suite runner" });
-  const run = (perturb: ("popup" | "zh")[]) =>
-    runSuite({ apiUrl: stack.api.url, agentToken: token, profile, tasks: selectTasks("settings_wifi_off,settings_bluetooth_on"), tasksGlob: "settings_wifi_off,settings_bluetooth_on", scenarios: "pack", seeds: 1, parallel: 2, perturb });
+  const run = (perturb: ("popup" | "zh")[], executor: typeof role & { sampling?: { temperature: number } } = role) =>
+    runSuite({ apiUrl: stack.api.url, agentToken: token, profile: profile(executor), tasks: selectTasks("settings_wifi_off,settings_bluetooth_on"), tasksGlob: "settings_wifi_off,settings_bluetooth_on", scenarios: "pack", seeds: 1, parallel: 2, perturb });
   plain = await run([]);
-  perturbed = await run(["zh"]);
+  perturbed = await run(["zh"], { ...role, sampling: { temperature: 0.2 } });
   expect(plain.status).toBe("completed");
   expect(perturbed.status).toBe("completed");
 }
@@ -65,6 +65,13 @@ test("suite runs are listed with their success rate and its interval; two compar
   for (const task of ["settings_bluetooth_on", "settings_wifi_off"]) await expect(table).toContainText(task);
   await expect(page.getByTestId("suite-side-a")).toContainText("95% CI");
   await expect(page.getByTestId("suite-side-b")).toContainText("95% CI");
+  // the settings each ran under, side by side, the differences flagged before the figures are read
+  const settings = page.getByTestId("suite-settings");
+  await expect(settings.getByTestId("settings-differ")).toContainText("differ in 2 settings (perturbations, executor.temperature)");
+  const temperature = settings.getByRole("row", { name: /executor: temperature/ });
+  await expect(temperature).toHaveAttribute("data-differs", "true");
+  await expect(temperature.getByRole("cell")).toHaveText(["0.2", "0"]);
+  await expect(settings.getByRole("row", { name: /prompts' fingerprint/ })).not.toHaveAttribute("data-differs", "true");
   await expectAccessible(page, testInfo, "suites-compare");
   await attachScreenshot(page, testInfo, "suites-compare");
 
