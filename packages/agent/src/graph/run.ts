@@ -1,18 +1,19 @@
 // The runner: the only loop that performs effects. It registers the agent, starts or resumes a run from its last
 // checkpoint, walks planner → executor → planner … → summarizer, checkpointing after every node, and performs the
-// effects of the executor's pure steps, feeding each input's result back as the next observation.
+// effects of the three nodes' pure transitions (the planner's plan, the executor's step, the summarizer's summarize)
+// through the effect families in graph/runner/, feeding each result back as the transition's next input.
 import { resumableStop } from "@phoneloop/state/domain";
 import { workspacePolicyRules } from "../policy/rules.ts";
 import type { AgentPorts, AgentRegistration, Outage, RunEndReason, RunEndStatus } from "../ports.ts";
 import { step, type InputEffect, type Observation } from "./executor.ts";
 import { emptyLearned, learnFromRun, prepareLearning } from "./learning.ts";
-import { runPlanner } from "./planner.ts";
+import { plan, type PlannerEffect } from "./planner.ts";
 import { summarize, type RunReport, type SummarizerInput } from "./summarizer.ts";
-import { acquire, mayRun, route, suspensionOf, type SuspensionCause } from "./runner/acquire.ts";
+import { acquire, acquireForPlanner, mayRun, route, suspensionOf, type SuspensionCause } from "./runner/acquire.ts";
 import { askForStep, askModel } from "./runner/ask-model.ts";
 import { openGate, waitGate } from "./runner/gate.ts";
 import { performAction } from "./runner/perform.ts";
-import { record } from "./runner/record.ts";
+import { record, recordTurn, replan } from "./runner/record.ts";
 import { Senses } from "./runner/sense.ts";
 import { runSkill } from "./runner/skill.ts";
 import { isStepWrite, StepRecords } from "./runner/step-record.ts";
@@ -27,6 +28,7 @@ import {
   type ExecutorReturn,
   type ExecutorRunState,
   type RunContext,
+  type PlannerState,
   type RunState,
   type SummarizerState,
 } from "./state.ts";
@@ -159,6 +161,41 @@ export async function runAgent(ports: AgentPorts, opts: RunAgentOptions): Promis
   report ??= ((await cp.listEvidence({ goalId, runId: state.runId, kind: "summary" })).at(-1)?.data as RunReport | undefined) ?? null;
   ctx.onEvent?.({ type: "end", status: state.end.status, endReason: state.end.reason, reason: state.end.detail });
   return { runId: state.runId, goalId, agentId, status: state.end.status, endReason: state.end.reason, resumed, report: report! };
+}
+
+/** Performs the planner's effects, feeding each answer back, until it hands the run to the executor or the summarizer. */
+async function runPlanner(ctx: RunContext, start: PlannerState): Promise<RunState> {
+  const planning = plan(start);
+  let answer: unknown;
+  for (;;) {
+    guard(ctx);
+    const r = planning.next(answer);
+    if (r.done) return r.value;
+    answer = await performForPlanner(ctx, start, r.value);
+  }
+}
+
+function performForPlanner(ctx: RunContext, run: PlannerState, e: PlannerEffect): Promise<unknown> {
+  switch (e.type) {
+    case "ask_model":
+      return askModel(ctx, run, e).then((asked) => asked.answer);
+    case "turn_result":
+      return recordTurn(ctx, e);
+    case "replan":
+      return replan(ctx, run, e);
+    case "cancel_requested":
+      return Promise.resolve(Boolean(ctx.signal?.aborted));
+    case "list_todos":
+    case "get_goal":
+    case "should_run":
+    case "claim_next":
+    case "start_todo":
+    case "release_lease":
+    case "reopen_todo":
+      return acquireForPlanner(ctx, run, e);
+    default:
+      return record(ctx, run, e);
+  }
 }
 
 /** Performs the summarizer's effects until it is done: the run is finished, its report stored. */

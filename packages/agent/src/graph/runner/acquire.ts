@@ -4,6 +4,7 @@
 // this worker rather than another worker taking its work.
 import { API_UNREACHABLE, ControlPlaneConflict, leaseRefOf } from "../../ports.ts";
 import type { InputEffect, Observation } from "../executor.ts";
+import type { PlannerAnswers, PlannerEffect } from "../planner.ts";
 import type { ExecutorRunState, RunCommon, RunContext } from "../state.ts";
 import type { StepRecords } from "./step-record.ts";
 
@@ -71,4 +72,29 @@ export async function route(ctx: RunContext, state: ExecutorRunState, e: Extract
 export async function mayRun(ctx: RunContext, run: Pick<RunCommon, "goalId" | "agentId">): Promise<{ type: "may_run"; run: boolean; cancelled: boolean }> {
   const sr = await ctx.ports.controlPlane.shouldRun({ agentId: run.agentId, goalId: run.goalId });
   return { type: "may_run", run: sr.decision === "run", cancelled: Boolean(ctx.signal?.aborted) };
+}
+
+/** The planner's reads and moves on the todos and their leases; each answer is what the planner asked for. */
+export async function acquireForPlanner(
+  ctx: RunContext,
+  run: Pick<RunCommon, "goalId" | "agentId">,
+  e: Extract<PlannerEffect, { type: "list_todos" | "get_goal" | "should_run" | "claim_next" | "start_todo" | "release_lease" | "reopen_todo" }>,
+): Promise<PlannerAnswers[typeof e.type]> {
+  const cp = ctx.ports.controlPlane;
+  switch (e.type) {
+    case "list_todos":
+      return cp.listTodos(run.goalId);
+    case "get_goal":
+      return cp.getGoal(run.goalId);
+    case "should_run":
+      return cp.shouldRun({ agentId: run.agentId, goalId: run.goalId, ...(e.todoId ? { todoId: e.todoId } : {}) });
+    case "claim_next":
+      return cp.claimNext({ agentId: run.agentId, goalId: run.goalId, ttlMs: ctx.config.leaseTtlMs });
+    case "start_todo":
+      return cp.startTodo(e.lease);
+    case "release_lease":
+      return cp.releaseLease(e.lease, e.reason).catch((err: unknown) => (e.tolerateConflict && err instanceof ControlPlaneConflict ? undefined : Promise.reject(err)));
+    case "reopen_todo":
+      await cp.reopenTodo({ todoId: e.todoId, reason: e.reason });
+  }
 }
