@@ -131,6 +131,8 @@ export interface Model {
   readonly recordsUsage: boolean;
   /** Retries after a retryable failure (5xx, 429, timeout) for this role; default the run's modelRetries. */
   readonly retries?: number;
+  /** The model adapter this role's model speaks (model/adapters: id, and version where it has several); default phoneloop. */
+  readonly adapter?: { id: string; version?: string };
   complete(req: ModelRequest): Promise<Result<ModelResponse, ModelError>>;
 }
 

@@ -3,7 +3,8 @@
 // observation. One step: route (the core's turn router) → sense → model → parse → policy → (gate) → act →
 // settle, recorded and checkpointed; see docs/concepts.md, "Executor steps are pure transitions".
 import { ACTION_JSON_SCHEMA, describeAction, type Action } from "../actions/schema.ts";
-import { parseAction } from "../actions/parse.ts";
+import { parseAction, type ParseError, type ParseResult } from "../actions/parse.ts";
+import type { AdapterInput } from "../model/adapters/port.ts";
 import { detectAnomalies, detectCycle, detectRepetition, sampleOf, screenSample, targetOf, DETECTOR_LIMITS, type Anomaly } from "../detectors/index.ts";
 import { formatHistory } from "../memory/history.ts";
 import { applyGuardVerdict, askUserDecision, decidePermission, guardMessages, needsGate, recordApproval, GUARD_JSON_SCHEMA, type PermissionContext, type PermissionDecision } from "../policy/index.ts";
@@ -40,7 +41,8 @@ export type Observation =
   /** What OCR read on the step's screen (null: no reader, or it failed). */
   | { type: "screen_read"; ocr: OcrReading | null }
   /** The call is metered where it was made (the proxy, or its model_call evidence): the step spends none of its tokens. */
-  | { type: "replied"; text: string; usage: RunCommon["totals"] }
+  /** `rejection`: the role's model adapter could not read the reply (its typed rejection); otherwise `text` is one action in the product's language. */
+  | { type: "replied"; text: string; usage: RunCommon["totals"]; rejection?: ParseError }
   | { type: "model_failed"; code: ModelErrorCode; message: string; usage: RunCommon["totals"] }
   | { type: "gate_opened"; gateId: string }
   | { type: "gate_resolved"; gateId: string; resolution: GateResolution }
@@ -68,7 +70,7 @@ export type InputEffect =
   /** Read the sensed screenshot's pixels (the tree is blind where the action lands); `around`: that point. */
   | { type: "read_screen"; stepIndex: number; around?: { x: number; y: number } }
   /** The executor model, or with role "guard" the permission checkpoint's guard model. */
-  | { type: "ask_model"; role?: "guard"; messages: ChatMessage[]; jsonSchema: { name: string; schema: Record<string, unknown> }; key: string; stepIndex: number; lease: LeaseRef }
+  | { type: "ask_model"; role?: "guard"; messages: ChatMessage[]; /** The executor's step inputs, for a model adapter to render. */ prompt?: AdapterInput; jsonSchema: { name: string; schema: Record<string, unknown> }; key: string; stepIndex: number; lease: LeaseRef }
   /** `evidenceKeys`: the evidence the gate shows (its screenshot), by idempotency key; the runner records it first.
    * The core blocks the todo and ends the lease in the transaction that opens the gate. */
   | { type: "open_gate"; idempotencyKey: string; question: string; options: string[]; evidenceKeys: string[]; kind: GateKind; tier: PendingGate["tier"]; action: Action; policy: GatePolicy & { kind: string; approvalKey: string }; lease: LeaseRef }
@@ -181,7 +183,9 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
 
   const askModel = (turn: Turn): StepResult => {
     const screen = turn.screen!;
-    const messages = executorMessages({
+    // The step's inputs in the product's words: today's prompt renders them, and a model adapter other than
+    // phoneloop renders them in its family's format where the ask is performed (graph/runner/ask-model.ts).
+    const prompt: AdapterInput = {
       goal: s.goal,
       todo: ex.todoTitle,
       inputs: ex.inputs,
@@ -195,10 +199,12 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       image: screen.image,
       ...(s.learned?.skills.length ? { skills: describeSkills(s.learned.skills) } : {}),
       ...(s.learned?.shortcuts.length ? { shortcuts: describeShortcuts(s.learned.shortcuts) } : {}),
-    });
+    };
+    const messages = executorMessages({ ...prompt, inputs: ex.inputs, outputs: ex.outputsDeclared });
     const lease = ex.lease!;
     return done({
       type: "ask_model",
+      prompt,
       messages,
       jsonSchema: { name: "phone_action", schema: ACTION_JSON_SCHEMA },
       key: `${s.runId}:${turn.stepIndex}:${lease.epoch}:${turn.round}`,
@@ -496,7 +502,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       turn.tokens += obs.usage.inputTokens + obs.usage.outputTokens;
       if (turn.guarding) return guardAnswered(turn, obs.text);
       turn.round++;
-      const parsed = parseAction(obs.text);
+      const parsed: ParseResult = obs.rejection ? { ok: false, error: obs.rejection } : parseAction(obs.text);
       delete ex.reminder;
       if (parsed.ok) {
         delete ex.feedback;

@@ -21,6 +21,7 @@ export function withCircuitBreaker(model: Model, init: CircuitBreakerInit): Mode
     name: model.name,
     recordsUsage: model.recordsUsage,
     ...(model.retries !== undefined ? { retries: model.retries } : {}),
+    ...(model.adapter ? { adapter: model.adapter } : {}),
     async complete(req) {
       const now = init.clock.monotonic();
       if (now < openUntil) {

@@ -9,6 +9,8 @@ export type RoleModelInit = Omit<OpenAIModelInit, "clock"> & {
   retries?: number;
   /** Rest the endpoint after this many failures in a row (circuit breaker); default 5 failures, 30 s. */
   breaker?: { failures?: number; cooldownMs?: number };
+  /** The model adapter the role's model speaks (model/adapters, e.g. { id: "ui-tars", version: "1.5" }); default phoneloop. */
+  adapter?: { id: string; version?: string };
 };
 
 export interface ModelsInit {
@@ -24,9 +26,9 @@ export interface ModelsInit {
 
 export function createModels(init: ModelsInit): Models {
   const clock = init.clock ?? systemClock;
-  const role = ({ retries, breaker, ...m }: RoleModelInit): Model => {
-    const model = createOpenAIModel({ ...m, clock });
-    return withCircuitBreaker(retries === undefined ? model : Object.assign(model, { retries }), { clock, ...breaker });
+  const role = ({ retries, breaker, adapter, ...m }: RoleModelInit): Model => {
+    const model = Object.assign(createOpenAIModel({ ...m, clock }), retries === undefined ? {} : { retries }, adapter ? { adapter } : {});
+    return withCircuitBreaker(model, { clock, ...breaker });
   };
   const planner = init.planner ?? init.executor;
   return {

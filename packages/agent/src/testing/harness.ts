@@ -20,6 +20,8 @@ export interface HarnessInit {
   rejectResponseFormat?: boolean;
   /** The runtime's clock; a test passes the one its virtual phone runs on, so a `wait` moves both (default: a new one). */
   clock?: FakeClock;
+  /** The executor model's adapter setting (default phoneloop). */
+  executorAdapter?: { id: string; version?: string };
 }
 
 export interface Harness {
@@ -49,7 +51,7 @@ export async function startHarness(init: HarnessInit): Promise<Harness> {
   const clock = init.clock ?? new FakeClock();
   const cp = new MemoryControlPlane({ clock, ...(init.onGate ? { onGate: init.onGate } : {}), ...(init.maxAttempts ? { maxAttempts: init.maxAttempts } : {}) });
   const models = createModels({
-    executor: { baseURL: server.baseURL, model: "executor-model", price: { inputPerMTok: 2.5, outputPerMTok: 10 } },
+    executor: { baseURL: server.baseURL, model: "executor-model", price: { inputPerMTok: 2.5, outputPerMTok: 10 }, ...(init.executorAdapter ? { adapter: init.executorAdapter } : {}) },
     planner: { baseURL: server.baseURL, model: "planner-model", price: { inputPerMTok: 0.15, outputPerMTok: 0.6 } },
     summarizer: { baseURL: server.baseURL, model: "summarizer-model" },
     clock,

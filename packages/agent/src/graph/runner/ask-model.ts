@@ -5,6 +5,7 @@
 // model family's prompt is rendered and its reply parsed) plug in at this seam: nothing else calls a model.
 import type { ChatMessage, EvidenceInput, LeaseRef, ModelRole } from "../../ports.ts";
 import { callModel } from "../effects.ts";
+import { ADAPTER_IDS, DEFAULT_ADAPTER, adapterFor, imageSizeFor, parseReply } from "../../model/adapters/index.ts";
 import type { InputEffect, Observation } from "../executor.ts";
 import type { ExecutorRunState, RunCommon, RunContext } from "../state.ts";
 import type { StepRecords } from "./step-record.ts";
@@ -17,7 +18,8 @@ export type ModelAnswer = Extract<Observation, { type: "replied" | "model_failed
 export interface ModelAsk {
   role: ModelRole;
   messages: ChatMessage[];
-  jsonSchema: { name: string; schema: Record<string, unknown> };
+  /** Structured output, where the model's language has one. */
+  jsonSchema?: { name: string; schema: Record<string, unknown> };
   key: string;
   todoId?: string;
   lease?: LeaseRef;
@@ -50,7 +52,20 @@ export async function askModel(
  */
 export async function askForStep(ctx: RunContext, state: ExecutorRunState, e: Extract<InputEffect, { type: "ask_model" }>, records: StepRecords, timings: StepTimings): Promise<Observation> {
   const role = e.role ?? "executor";
-  const { answer, modelMs, promptTokens } = await askModel(ctx, state, { role, messages: e.messages, jsonSchema: e.jsonSchema, key: e.key, todoId: state.executor.todoId, lease: e.lease, stepIndex: e.stepIndex }, async (usageEvidence) => {
+  // The executor model's adapter (its `adapter` setting): phoneloop asks with the transition's own messages; another
+  // renders the step's inputs in its family's format, and its reply is read here — as one action in the product's
+  // language (points in 0–1000, unrounded, so they land on the device pixels the adapter mapped) or its rejection.
+  const setting = role === "executor" ? ctx.ports.models.executor.adapter : undefined;
+  const adapter = setting && setting.id !== DEFAULT_ADAPTER && e.prompt ? adapterFor(setting.id, setting.version) : null;
+  if (setting && setting.id !== DEFAULT_ADAPTER && !adapter)
+    return { type: "model_failed", code: "BAD_REQUEST", message: `The executor's model adapter "${setting.id}${setting.version ? ` ${setting.version}` : ""}" is not one the runtime has (${ADAPTER_IDS.join(", ")}); pick one in the model settings.`, usage: emptyTotals() };
+  // The model client sends messages and reads text: offering tools and reading tool calls is not wired yet.
+  if (adapter?.descriptor.replyStyle === "tool-calls")
+    return { type: "model_failed", code: "BAD_REQUEST", message: `The executor's model adapter "${adapter.descriptor.id}" answers with tool calls, which the runtime's model client does not send or read yet; pick another adapter (e.g. phoneloop) in the model settings.`, usage: emptyTotals() };
+  const ask: ModelAsk = adapter
+    ? { role, messages: adapter.messages(e.prompt!), ...(adapter.jsonSchema ? { jsonSchema: adapter.jsonSchema } : {}), key: e.key, todoId: state.executor.todoId, lease: e.lease, stepIndex: e.stepIndex }
+    : { role, messages: e.messages, jsonSchema: e.jsonSchema, key: e.key, todoId: state.executor.todoId, lease: e.lease, stepIndex: e.stepIndex };
+  const { answer, modelMs, promptTokens } = await askModel(ctx, state, ask, async (usageEvidence) => {
     // The usage evidence need not precede the model's reply: it goes out with the step's next record.
     records.evidence(usageEvidence);
   });
@@ -58,5 +73,8 @@ export async function askForStep(ctx: RunContext, state: ExecutorRunState, e: Ex
   if (answer.type === "model_failed") return answer.code === "DEVICE_LOST" ? { type: "sense_failed", lost: true, message: answer.message } : answer;
   if (role === "executor") timings.replies.push(answer.text.slice(0, 4000));
   timings.promptTokens = Math.max(timings.promptTokens, promptTokens);
-  return answer;
+  if (!adapter) return answer;
+  const image = e.prompt!.image;
+  const read = parseReply(adapter, answer.text, { device: e.prompt!.screen, image: imageSizeFor(adapter.descriptor.image, { width: image.width, height: image.height }) });
+  return read.ok ? { ...answer, text: JSON.stringify(read.actions[0]!.action) } : { ...answer, rejection: read.error };
 }

@@ -3,7 +3,7 @@
 // first (a "Thought:" paragraph or a <thinking> block), a one-line "Action:" summary, then one <tool_call>.
 // Coordinates are absolute pixels of the image as it saw it after Qwen2.5-VL's smart resize (factor 28). Follows
 // X-PLUG/MobileAgent Mobile-Agent-v3 (GUI-Owl-7B/32B release, 2025-08, and its mobile code, 2025-09); re-written.
-import type { CoordinateFrame } from "./frame.ts";
+import { imageSizeFor, type CoordinateFrame } from "./frame.ts";
 import { oneTurn, taskLines, type ModelAdapter } from "./port.ts";
 import { mobileUseSystem, mobileUseTool, readToolCalls } from "./qwen-vl.ts";
 
@@ -36,6 +36,10 @@ export const guiOwlAdapter: ModelAdapter = {
     replyStyle: "text",
   },
   systemPrompt: system("{width}", "{height}"),
-  messages: (input) => oneTurn(system(input.image.width, input.image.height), taskLines(input, { elements: false }).join("\n"), input.image),
+  messages: (input) => {
+    // The size the model works in: its processor resizes whatever it is sent by the same rule.
+    const seen = imageSizeFor(guiOwlAdapter.descriptor.image, input.image);
+    return oneTurn(system(seen.width, seen.height), taskLines(input, { elements: false }).join("\n"), input.image);
+  },
   read: (reply, screen) => readToolCalls(reply, screen, FRAME, thoughtOf(reply)),
 };

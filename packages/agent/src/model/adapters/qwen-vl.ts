@@ -9,7 +9,7 @@
 // (2025-02) and QwenLM/Qwen3-VL cookbooks' mobile agent and processor config (2025-10); re-written, not copied.
 import type { Action } from "../../actions/schema.ts";
 import { tryParseJson } from "../../actions/repair.ts";
-import type { CoordinateFrame, ImageRule } from "./frame.ts";
+import { imageSizeFor, type CoordinateFrame, type ImageRule } from "./frame.ts";
 import { mapPoint, oneTurn, reject, taskLines, type AdapterDescriptor, type AdapterReply, type DeviceAction, type ModelAdapter, type ReplyScreen } from "./port.ts";
 
 export type QwenVersion = "2.5" | "3";
@@ -185,7 +185,11 @@ export function qwenVlAdapter(version: QwenVersion): ModelAdapter {
   return {
     descriptor: descriptor(version),
     systemPrompt: sample,
-    messages: (input) => oneTurn(mobileUseSystem(mobileUseTool(note(input.image.width, input.image.height), version === "3"), base), taskLines(input, { elements: false }).join("\n"), input.image),
+    messages: (input) => {
+      // The size the model works in: its processor resizes whatever it is sent by the same rule.
+      const seen = imageSizeFor(RULES[version], input.image);
+      return oneTurn(mobileUseSystem(mobileUseTool(note(seen.width, seen.height), version === "3"), base), taskLines(input, { elements: false }).join("\n"), input.image);
+    },
     read: (reply, screen) => readToolCalls(reply, screen, frame, thoughtBefore(reply)),
   };
 }
