@@ -21,7 +21,9 @@ export function GateDecision({ gateId, question, options, kind, answerRoles, com
   const session = useSession();
   const ops = useOperators();
   const [pending, setPending] = useState<Decision | null>(null);
-  if (!session.may("answer_gate")) {
+  // The gate's own roles decide (an escalated gate is the admins' alone), not only the permission to answer gates.
+  const mayAnswer = session.may("answer_gate") && (session.status !== "signed-in" || answerRoles.includes(session.person.role));
+  if (!mayAnswer) {
     return <p className={ui.dialogText}>{rolesSentence(answerRoles)} answers this gate; you can follow it here.</p>;
   }
   const title =
