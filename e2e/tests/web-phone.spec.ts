@@ -196,7 +196,7 @@ async function expectBoardCards(page: Page): Promise<void> {
   const pay = page.locator(`[data-lane="blocked"] [data-todo-id="${seeded.pay.id}"]`);
   await expect(pay.getByRole("heading", { name: "Pay the 20 EUR deposit" })).toBeVisible();
   await expect(pay.locator('[data-field="gate"]')).toContainText(PLAIN);
-  await expect(pay.getByRole("link", { name: "Answer the gate" })).toBeVisible();
+  await expect(pay.getByRole("link", { name: 'Open the gate of "Pay the 20 EUR deposit"' })).toBeVisible();
   for (const [card, todo] of [[held, seeded.held], [pay, seeded.pay]] as const) {
     const text = await card.innerText();
     expect(text).not.toContain(todo.id);

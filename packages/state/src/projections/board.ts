@@ -28,7 +28,8 @@ export interface BoardCard {
   leaseExpiresAt: Date | null;
   /** Negative once the lease has expired (the todo is then reclaimable). */
   leaseMsLeft: number | null;
-  openGate: { id: string; question: string; answerRoles: string[] } | null;
+  /** The open gate on the todo: its question, kind (approval or question), options and who answers it. */
+  openGate: { id: string; question: string; kind: "approval" | "question"; options: string[]; answerRoles: string[] } | null;
   latestEvidence: { summary: string; kind: string; at: Date } | null;
   /** The todo's newest screenshot (an image blob on its evidence), for the card's thumbnail. */
   latestScreenshot: { sha256: string; at: Date } | null;
@@ -110,7 +111,7 @@ export async function board(db: DbOrTx, raw: BoardInput, ctx?: OperatorContext):
       owner: lease ? { agentId: lease.ownerId, name: lease.owner.name } : null,
       leaseExpiresAt: lease?.expiresAt ?? null,
       leaseMsLeft: lease ? lease.expiresAt.getTime() - at.getTime() : null,
-      openGate: gate ? { id: gate.id, question: gate.question, answerRoles: gate.answerRoles } : null,
+      openGate: gate ? { id: gate.id, question: gate.question, kind: gate.kind, options: gate.options, answerRoles: gate.answerRoles } : null,
       latestEvidence: ev ? { summary: ev.summary, kind: ev.kind, at: ev.createdAt } : null,
       latestScreenshot: shot ? { sha256: shot.sha256, at: shot.createdAt } : null,
       quotaUsed: spends.byTodo.get(t.id) ?? { ...NOTHING_SPENT },

@@ -2,9 +2,13 @@
 // One lane of the board. Only the cards in view are in the DOM (@tanstack/react-virtual), so a lane of 1,000
 // todos scrolls and updates as fast as one of ten. Done and Failed start folded to their count: finished work
 // would otherwise take the width the work in progress needs. Folding changes what is shown, never where a card is.
+// By keyboard: Tab reaches each lane's current card (one per lane, a roving tab stop), the arrow keys move between
+// cards (up and down in a lane, left and right across lanes), Home and End go to a lane's first and last card,
+// Enter opens the card's gate or its latest run, and the card's own buttons are its operators.
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { ChevronLeft, ChevronRight } from "lucide-react";
-import { useRef, useState, type ReactNode } from "react";
+import { useRouter } from "next/navigation";
+import { useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
 import { LANE_HINT, LANE_LABEL, type BoardCard, type TodoState } from "../../lib/labels.ts";
 import ui from "../ui/ui.module.css";
 import { TodoCard } from "./todo-card.tsx";
@@ -90,6 +94,7 @@ function FoldToggle(p: { state: TodoState; count: number; open: boolean; control
 
 function OpenLane({ state, cards, changed, stepLimit, tools, listId, headingId, hide }: LaneProps & { listId: string; headingId: string; hide: ReactNode }) {
   const scroller = useRef<HTMLDivElement>(null);
+  const router = useRouter();
   const virtual = useVirtualizer({
     count: cards.length,
     getScrollElement: () => scroller.current,
@@ -97,6 +102,45 @@ function OpenLane({ state, cards, changed, stepLimit, tools, listId, headingId, 
     overscan: 4,
     getItemKey: (i) => cards[i]!.card.id,
   });
+  // The lane's tab stop: one card; the arrow keys move it (and the focus, once the card is rendered).
+  const [current, setCurrent] = useState(0);
+  const focusWanted = useRef(false);
+  const at = Math.min(current, Math.max(0, cards.length - 1));
+  useEffect(() => {
+    if (!focusWanted.current) return;
+    const el = scroller.current?.querySelector<HTMLElement>(`[data-index="${at}"] article`);
+    if (el) {
+      focusWanted.current = false;
+      el.focus();
+    }
+  });
+  const go = (i: number) => {
+    const next = Math.max(0, Math.min(cards.length - 1, i));
+    focusWanted.current = true;
+    setCurrent(next);
+    virtual.scrollToIndex(next, { align: "auto" });
+  };
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    const card = (e.target as HTMLElement).closest("article[data-todo-id]");
+    // Keys on a card's own buttons and fields are theirs.
+    if (!card || card !== e.target) return;
+    const i = Number(card.closest("[data-index]")?.getAttribute("data-index") ?? at);
+    const key = e.key;
+    if (key === "ArrowDown" || key === "ArrowUp" || key === "Home" || key === "End") {
+      e.preventDefault();
+      go(key === "ArrowDown" ? i + 1 : key === "ArrowUp" ? i - 1 : key === "Home" ? 0 : cards.length - 1);
+    } else if (key === "ArrowRight" || key === "ArrowLeft") {
+      e.preventDefault();
+      focusNeighbourLane(card.closest("section[data-lane]"), key === "ArrowRight" ? 1 : -1);
+    } else if (key === "Enter") {
+      const c = cards[i]?.card;
+      const href = c?.openGate ? `/gates/${encodeURIComponent(c.openGate.id)}` : c?.latestRun ? `/runs/${encodeURIComponent(c.latestRun.id)}` : null;
+      if (href) {
+        e.preventDefault();
+        router.push(href);
+      }
+    }
+  };
   return (
     <section className={styles.lane} data-lane={state} data-collapsed="false" aria-labelledby={headingId} id={listId}>
       <LaneHead state={state} count={cards.length} headingId={headingId} />
@@ -109,7 +153,7 @@ function OpenLane({ state, cards, changed, stepLimit, tools, listId, headingId, 
       {cards.length === 0 ? (
         <p className={styles.laneEmpty}>Nothing here</p>
       ) : (
-        <div ref={scroller} className={styles.laneScroll} tabIndex={0} aria-label={`${LANE_LABEL[state]} todos, ${cards.length}`}>
+        <div ref={scroller} className={styles.laneScroll} aria-label={`${LANE_LABEL[state]} todos, ${cards.length}`} onKeyDown={onKeyDown}>
           <div className={styles.laneInner} style={{ height: virtual.getTotalSize() }} role="list">
             {virtual.getVirtualItems().map((item) => {
               const { card, goalId, goalTitle } = cards[item.index]!;
@@ -128,6 +172,8 @@ function OpenLane({ state, cards, changed, stepLimit, tools, listId, headingId, 
                 >
                   <TodoCard
                     card={card}
+                    tabStop={item.index === at}
+                    onFocusCard={() => setCurrent(item.index)}
                     goalTitle={goalTitle}
                     changed={changed.has(card.id)}
                     stepLimit={stepLimit}
@@ -141,4 +187,17 @@ function OpenLane({ state, cards, changed, stepLimit, tools, listId, headingId, 
       )}
     </section>
   );
+}
+
+/** Moves the focus to the next lane that way with a card: its current card, or its fold toggle when folded. Empty lanes are passed over. */
+function focusNeighbourLane(from: Element | null, step: 1 | -1): void {
+  const lanes = [...document.querySelectorAll<HTMLElement>("section[data-lane]")];
+  for (let i = (from ? lanes.indexOf(from as HTMLElement) : -1) + step; i >= 0 && i < lanes.length; i += step) {
+    const lane = lanes[i]!;
+    const target = lane.querySelector<HTMLElement>('article[data-todo-id][tabindex="0"]') ?? (lane.dataset.collapsed === "true" ? lane.querySelector<HTMLElement>("button[aria-expanded]") : null);
+    if (target) {
+      target.focus();
+      return;
+    }
+  }
 }

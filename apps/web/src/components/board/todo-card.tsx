@@ -16,14 +16,30 @@ export interface TodoCardProps {
   neighbours: Neighbours;
   stepLimit: number | null;
   goalTitle?: string | undefined;
+  /** Whether the card is its lane's tab stop (the arrow keys move it between cards). */
+  tabStop?: boolean;
+  onFocusCard?: () => void;
 }
 
-export function TodoCard({ card, changed, neighbours, stepLimit, goalTitle }: TodoCardProps) {
+export function TodoCard({ card, changed, neighbours, stepLimit, goalTitle, tabStop = false, onFocusCard }: TodoCardProps) {
   const { apiUrl } = useApi();
   const used = card.quotaUsed;
   const spent = used.steps > 0 || used.tokens > 0 || used.microUsd > 0;
   return (
-    <article className={`${styles.card} ${changed ? styles.changed : ""}`} data-todo-id={card.id} data-state={card.state} aria-label={card.title}>
+    <article
+      className={`${styles.card} ${changed ? styles.changed : ""}`}
+      data-todo-id={card.id}
+      data-state={card.state}
+      aria-label={card.title}
+      aria-describedby={`${card.id}-keys`}
+      tabIndex={tabStop ? 0 : -1}
+      onFocus={(e) => {
+        if (e.target === e.currentTarget) onFocusCard?.();
+      }}
+    >
+      <span id={`${card.id}-keys`} hidden>
+        Arrow keys move between cards; Enter opens {card.openGate ? "its gate" : card.latestRun ? "its latest run" : "nothing yet"}.
+      </span>
       {card.latestScreenshot ? (
         // A plain <img>: the blob URL is immutable and cached by the browser; nothing for an image optimiser to do.
         <img className={styles.thumb} src={blobUrl(apiUrl, card.latestScreenshot.sha256)} alt={`Latest screenshot of "${card.title}"`} loading="lazy" data-field="thumbnail" />

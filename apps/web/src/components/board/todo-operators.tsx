@@ -1,6 +1,7 @@
 "use client";
 // What a person may do to one todo, as buttons: the board never moves a card by dragging, only through the core's
-// operators (answer the gate, retry, block, cancel, reorder), each offered only in a state that allows it.
+// operators (approve, deny or answer the gate, retry, block, cancel, reorder), each offered only in a state that
+// allows it.
 import * as Menu from "@radix-ui/react-dropdown-menu";
 import { canTransitionTodo } from "@phoneloop/state/domain";
 import { ArrowDown, ArrowUp, Ban, CircleStop, MessageCircleQuestion, MoreHorizontal, RotateCcw } from "lucide-react";
@@ -10,6 +11,7 @@ import { toast } from "sonner";
 import type { BoardCard } from "../../lib/labels.ts";
 import { replanKey, useOperators } from "../../lib/operators.ts";
 import { useSession } from "../../lib/session.tsx";
+import { GateDecision } from "../gate/gate-decision.tsx";
 import { ReasonDialog } from "../ui/reason-dialog.tsx";
 import ui from "../ui/ui.module.css";
 import styles from "./board.module.css";
@@ -44,9 +46,12 @@ export function TodoOperators({ card, neighbours }: { card: BoardCard; neighbour
   return (
     <div className={styles.ops} data-field="operators">
       {gate ? (
-        <Link href={`/gates/${encodeURIComponent(gate.id)}`} className={`${ui.button} ${ui.primary}`}>
-          <MessageCircleQuestion size={14} aria-hidden /> Answer the gate
-        </Link>
+        <>
+          <GateDecision gateId={gate.id} question={gate.question} options={gate.options} kind={gate.kind} answerRoles={gate.answerRoles} compact />
+          <Link href={`/gates/${encodeURIComponent(gate.id)}`} className={ui.button} aria-label={`Open the gate of "${card.title}"`}>
+            <MessageCircleQuestion size={14} aria-hidden /> Open the gate
+          </Link>
+        </>
       ) : null}
       {canRetry ? (
         <button
