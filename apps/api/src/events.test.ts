@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "@phoneloop/state/testing";
 import { useApiServer } from "./use-api-server.ts";
 import { EVENTS_APPLICATION_NAME, type StreamedEvent } from "./events.ts";
+import { EventHorizon } from "@phoneloop/state";
 import { createApiClient } from "@phoneloop/client";
 import pg from "pg";
 import { agentTokenHeaders, signUpMember } from "./auth/testing.ts";
@@ -21,11 +22,9 @@ beforeAll(async () => {
 /** A client acting as the workspace's agent. */
 const clientOf = (apiUrl: string) => createApiClient({ apiUrl, auth: { kind: "token", token } });
 
-// Stands in for any operator's commit: the same row, the same trigger, from outside either API process.
+// Stands in for any operator's commit: the same row, from outside either API process.
 async function commitEvent(subjectId: string, goalId: string | null = null): Promise<string> {
-  const placeholder = await t.db.event.create({ data: { workspaceId, operator: "test.touch", actor: "test", subjectId, goalId } });
-  // The id returned at insert is a placeholder; the row's id is given at commit (migration event_ids_at_commit).
-  const row = await t.db.event.findFirstOrThrow({ where: { subjectId, goalId, createdAt: placeholder.createdAt }, orderBy: { id: "desc" } });
+  const row = await t.db.event.create({ data: { workspaceId, operator: "test.touch", actor: "test", subjectId, goalId } });
   return row.id.toString();
 }
 
@@ -82,7 +81,7 @@ describe("event stream", () => {
     expect(onA.received.filter((e) => e.operator === "goal.create")).toHaveLength(1);
   });
 
-  it("numbers events in commit order: a transaction that began first but commits last comes last", async () => {
+  it("holds back an event committed after a later id was final, then delivers both in id order, skipping none", async () => {
     const goalId = `goal_open_${Date.now().toString(36)}`;
     const onA = collect(a.url, { goalId });
     await onA.ready;
@@ -90,19 +89,28 @@ describe("event stream", () => {
     await slow.connect();
     try {
       await slow.query("BEGIN");
-      await slow.query(
-        `INSERT INTO "Event" ("workspaceId", "goalId", operator, actor, "subjectId") VALUES ($1, $2, 'test.slow', 'test', 'slow')`,
+      const early = await slow.query<{ id: string }>(
+        `INSERT INTO "Event" ("workspaceId", "goalId", operator, actor, "subjectId") VALUES ($1, $2, 'test.slow', 'test', 'slow') RETURNING id::text AS id`,
         [workspaceId, goalId],
       );
       const fast = await commitEvent("fast", goalId);
-      await onA.until(1);
+      expect(BigInt(early.rows[0]!.id) < BigInt(fast)).toBe(true);
+      // "fast" is committed and "slow" (a smaller id) not yet: a reader passing "fast" now would never see "slow".
+      // The horizon every hub reads up to stays below "slow" for as long as it is open.
+      const pool = new pg.Pool({ connectionString: t.url, max: 1 });
+      try {
+        const horizon = new EventHorizon(pool);
+        for (let k = 0; k < 3; k++) expect((await horizon.advance()) < BigInt(early.rows[0]!.id)).toBe(true);
+      } finally {
+        await pool.end();
+      }
+      expect(onA.received).toEqual([]);
       await slow.query("COMMIT");
       await onA.until(2);
       onA.stop();
       const stored = await t.db.event.findMany({ where: { goalId }, orderBy: { id: "asc" } });
-      expect(stored.map((e) => e.subjectId)).toEqual(["fast", "slow"]);
+      expect(stored.map((e) => e.subjectId)).toEqual(["slow", "fast"]);
       expect(onA.received.map((e) => e.id)).toEqual(stored.map((e) => e.id.toString()));
-      expect(onA.received[0]!.id).toBe(fast);
       // A subscriber resuming from before both sees the same order.
       const resumed = collect(b.url, { goalId, lastEventId: "0" });
       await resumed.until(2);
@@ -113,7 +121,7 @@ describe("event stream", () => {
     }
   });
 
-  it("exactly once, in commit order: concurrent writers, subscribers that drop at random and resume from their last id, two API instances", async () => {
+  it("exactly once, in id order: concurrent writers, subscribers that drop at random and resume from their last id, two API instances", async () => {
     const goalId = `goal_once_${Date.now().toString(36)}`;
     const random = seeded(11);
     const writers = new pg.Pool({ connectionString: t.url, max: 8 });

@@ -1,9 +1,11 @@
-// The live event stream. Every state change appends an Event row whose insert trigger runs
-// pg_notify('phoneloop_events', …); one dedicated LISTEN connection per process reads the events committed after
-// the last one it saw, in id order — which is commit order (see readEventsAfter) — and fans them out to that
-// process's subscribers, so any number of API processes can share one database.
+// The live event stream. Every state change appends an Event row (its id drawn at insert); one dedicated
+// connection per process reads the events after the last one it dispatched, in id order, up to the horizon (no
+// running transaction can still commit a smaller id: @phoneloop/state EventHorizon), and fans them out to that
+// process's subscribers, so any number of API processes can share one database. It reads every pollMs, and at
+// once on a NOTIFY on phoneloop_events (anyone may wake the readers that way); writers do not notify, since a
+// NOTIFY holds Postgres's commit-order lock through the notifying transaction's WAL flush.
 import pg from "pg";
-import type { EventView } from "@phoneloop/state";
+import { EventHorizon, type EventView } from "@phoneloop/state";
 
 export const EVENTS_CHANNEL = "phoneloop_events";
 /** How the LISTEN connection shows in pg_stat_activity. */
@@ -17,6 +19,8 @@ type Listener = (event: StreamedEvent) => void;
 export interface EventHubInit {
   databaseUrl: string;
   onLog?: (line: string) => void;
+  /** How often the reader reads (ms); 50 unless set. */
+  pollMs?: number;
 }
 
 export class EventHub {
@@ -26,6 +30,8 @@ export class EventHub {
   private flushQueued = false;
   /** The last id dispatched: every committed event up to it went out, in id order. */
   private lastSeenId: bigint | undefined;
+  private horizon: EventHorizon;
+  private pollTimer: NodeJS.Timeout | undefined;
   private closed = false;
   private reconnectDelayMs = 250;
   private reconnectTimer: NodeJS.Timeout | undefined;
@@ -37,17 +43,20 @@ export class EventHub {
     this.log = init.onLog ?? (() => {});
     this.pool = new pg.Pool({ connectionString: init.databaseUrl, application_name: `${EVENTS_APPLICATION_NAME}-backlog`, max: 4 });
     this.pool.on("error", (e) => this.log(`event backlog connection failed: ${e.message}`));
+    this.horizon = new EventHorizon(this.pool);
   }
 
-  /** Events after `afterId`, in id order (a subscriber's backlog). */
+  /**
+   * Events after `afterId` up to the last one this hub dispatched, in id order (a subscriber's backlog): what comes
+   * after that reaches a subscriber from the hub.
+   */
   readAfter(afterId: bigint, limit: number, goalId?: string, workspaceId?: string): Promise<StreamedEvent[]> {
-    return readEventsAfter(this.pool, afterId, limit, goalId, workspaceId);
+    return readEventsAfter(this.pool, afterId, this.lastSeenId ?? 0n, limit, goalId, workspaceId);
   }
 
-  /** The id of the newest committed event (0 when none): every event committed after this read has a larger id. */
-  async lastCommittedId(): Promise<bigint> {
-    const r = await this.pool.query<{ id: string }>(`SELECT coalesce(max(id), 0)::text AS id FROM "Event"`);
-    return BigInt(r.rows[0]!.id);
+  /** The last id drawn now: every event committed before this call has an id up to it (a stream "from now on"). */
+  lastCommittedId(): Promise<bigint> {
+    return this.horizon.lastDrawn();
   }
 
   /** Connects and LISTENs; resolves once notifications are being received. */
@@ -67,6 +76,7 @@ export class EventHub {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.reconnectTimer);
+    clearInterval(this.pollTimer);
     this.listeners.clear();
     const client = this.client;
     this.client = undefined;
@@ -84,12 +94,12 @@ export class EventHub {
     client.on("end", () => this.lost(client, new Error("connection ended")));
     await client.connect();
     await client.query(`LISTEN ${EVENTS_CHANNEL}`);
-    if (this.lastSeenId === undefined) {
-      const r = await client.query<{ max: string | null }>(`SELECT max(id)::text AS max FROM "Event"`);
-      this.lastSeenId = BigInt(r.rows[0]?.max ?? "0");
-    }
+    // The first horizon: events up to it were final before this hub existed, and are not "new".
+    if (this.lastSeenId === undefined) this.lastSeenId = await this.horizon.advance();
     this.client = client;
     this.reconnectDelayMs = 250;
+    this.pollTimer ??= setInterval(() => this.scheduleFlush(), this.init.pollMs ?? 50);
+    this.pollTimer.unref();
     // Events committed while the connection was down were never notified to us: read them now.
     this.scheduleFlush();
   }
@@ -111,8 +121,8 @@ export class EventHub {
     this.reconnectTimer = setTimeout(retry, this.reconnectDelayMs);
   }
 
-  // Notifications only say "something committed"; one reader per process reads what committed since the last
-  // dispatched id. A burst of notifications while a read runs queues one more read, not one per notification.
+  // A tick or a notification only says "look"; one reader per process reads what is final since the last
+  // dispatched id. Ticks and notifications while a read runs queue one more read, not one each.
   private scheduleFlush(): void {
     if (this.flushQueued) return;
     this.flushQueued = true;
@@ -127,8 +137,9 @@ export class EventHub {
   private async flush(): Promise<void> {
     const client = this.client;
     if (!client || this.closed) return;
+    const upTo = await this.horizon.advance();
     for (;;) {
-      const events = await readEventsAfter(client, this.lastSeenId ?? 0n, HUB_PAGE);
+      const events = await readEventsAfter(client, this.lastSeenId ?? 0n, upTo, HUB_PAGE);
       for (const event of events) {
         this.lastSeenId = BigInt(event.id);
         for (const listener of this.listeners) listener(event);
@@ -147,16 +158,17 @@ interface Queryable {
 }
 
 /**
- * Committed events after `afterId`, in id order. An Event gets its id at commit, under a lock held until the
- * commit is visible (migration event_ids_at_commit), so any snapshot sees a prefix of the ids: nothing smaller
- * than what this returns can appear later, and resuming after the last id loses and repeats nothing.
+ * Committed events after `afterId` and up to `upTo` (a horizon, or below one), in id order. Below the horizon no
+ * running transaction can still commit an id, so nothing smaller than what this returns can appear later, and
+ * resuming after the last id loses and repeats nothing.
  */
-export async function readEventsAfter(db: Queryable, afterId: bigint, limit: number, goalId?: string, workspaceId?: string): Promise<StreamedEvent[]> {
+export async function readEventsAfter(db: Queryable, afterId: bigint, upTo: bigint, limit: number, goalId?: string, workspaceId?: string): Promise<StreamedEvent[]> {
+  if (upTo <= afterId) return [];
   const r = await db.query<EventRow>(
-    `${SELECT_EVENTS} WHERE id > $1::bigint AND ($3::text IS NULL OR "goalId" = $3::text)
+    `${SELECT_EVENTS} WHERE id > $1::bigint AND id <= $5::bigint AND ($3::text IS NULL OR "goalId" = $3::text)
        AND ($4::text IS NULL OR "workspaceId" = $4::text)
      ORDER BY "Event".id LIMIT $2`,
-    [String(afterId), limit, goalId ?? null, workspaceId ?? null],
+    [String(afterId), limit, goalId ?? null, workspaceId ?? null, String(upTo)],
   );
   return r.rows.map(toStreamedEvent);
 }
@@ -193,7 +205,7 @@ const BACKLOG_PAGE = 500;
 
 /**
  * Events after `lastEventId` from the table, then live ones from the hub: each committed event once, in id order
- * (commit order). Both sources hand out events in id order with no gaps, so one cursor — the last id sent —
+ * (the order ids were drawn, which puts every cause before its effect). Both sources hand out events in id order with no gaps, so one cursor — the last id sent —
  * drops what the other already sent. Subscribes to the hub at once (not at the first read), so an SSE client that
  * has seen "connected" misses nothing after it.
  */

@@ -12,8 +12,12 @@ describe("migrations", () => {
     expect(again.applied).toEqual([]);
   });
 
-  it("announce every appended event on the phoneloop_events channel", async () => {
-    const fns = await t.db.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM pg_trigger WHERE tgname = 'Event_id_at_commit'`; // it announces each id at commit
-    expect(Number(fns[0]?.n)).toBe(1);
+  it("draw each Event's id at insert and write the row once: no trigger but the workspace's (before insert)", async () => {
+    const triggers = await t.db.$queryRaw<{ tgname: string }[]>`
+      SELECT tgname FROM pg_trigger WHERE tgrelid = '"Event"'::regclass AND NOT tgisinternal ORDER BY tgname`;
+    expect(triggers.map((r) => r.tgname)).toEqual(["Event_workspace"]);
+    const row = await t.db.event.create({ data: { operator: "test.touch", actor: "test", subjectId: "once" } });
+    expect(row.id > 0n).toBe(true);
+    expect((await t.db.event.findUniqueOrThrow({ where: { id: row.id } })).subjectId).toBe("once");
   });
 });

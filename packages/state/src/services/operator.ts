@@ -64,7 +64,7 @@ export interface EventInput {
   payload?: Record<string, unknown>;
 }
 
-/** The one Event row every operator appends (the trigger announces it on phoneloop_events). */
+/** The one Event row every operator appends; the event stream's readers find it by polling up to the horizon. */
 export async function appendEvent(tx: Tx, e: EventInput, ctx?: OperatorContext): Promise<void> {
   await appendEvents(tx, [e], ctx);
 }
@@ -77,7 +77,7 @@ export async function appendEvents(tx: Tx, events: EventInput[], ctx?: OperatorC
     const at = params.push(e.workspaceId ?? null, e.goalId ?? null, e.operator, e.actor, e.subjectId, JSON.stringify(e.payload ?? {}));
     return `($${at - 5}, $${at - 4}, $${at - 3}, $${at - 2}, $${at - 1}, $${at}::jsonb, COALESCE($1::timestamptz, now()))`;
   });
-  // No id is returned: the event's id is given at commit (see migration event_ids_at_commit), not here.
+  // Each id is drawn here, at insert (migration event_ids_at_insert); readers stop at the horizon, not writers.
   await tx.$executeRawUnsafe(`INSERT INTO "Event" ("workspaceId", "goalId", "operator", "actor", "subjectId", "payload", "createdAt") VALUES ${values.join(", ")}`, ...params);
 }
 
@@ -99,8 +99,7 @@ export function isUniqueViolation(e: unknown): boolean {
 
 /**
  * One SQL statement with positional parameters ($1, $2, …): straight on the pool when `db` is a client from
- * createDb (a single statement commits on its own), else through Prisma (inside a transaction). Its Event is
- * announced at commit by the Event_id_at_commit trigger, like every other.
+ * createDb (a single statement commits on its own), else through Prisma (inside a transaction).
  */
 export async function rawStatement<T>(db: DbOrTx, sql: string, params: unknown[]): Promise<T[]> {
   const pool = poolOf(db);

@@ -3,9 +3,9 @@
 //
 // The outbox is filled by a reader of the Event stream, not inside the operators' transactions: every operator
 // appends its Event through one function and the gate operators change under other hands, so the outbox subscribes
-// by operator name (NOTIFIED_OPERATORS) and touches none of them. That is safe because Event ids are handed out in
-// commit order (migration event_ids_at_commit): reading `id > cursor` sees a prefix of the final sequence, so the
-// cursor (NotificationCursor, advanced in the same transaction as the deliveries it read into) never skips an Event,
+// by operator name (NOTIFIED_OPERATORS) and touches none of them. That is safe because it reads in id order only up to
+// the Event stream's horizon (services/event-horizon.ts: no running transaction can still commit an id below it), so
+// the cursor (NotificationCursor, advanced in the same transaction as the deliveries it read into) never skips an Event,
 // and the unique key (eventId, destination) makes writing a delivery twice impossible, whichever API process reads.
 // Deliveries are claimed with FOR UPDATE SKIP LOCKED and held for a while (lockedUntil), so two processes never send
 // one at once; a process that died mid-send leaves it to be taken again after the hold.
@@ -18,6 +18,7 @@ import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { Id, Text } from "../../domain/schemas.ts";
 import { actorOf, appendEvent, inTx, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
+import { advanceEventHorizon } from "../event-horizon.ts";
 
 export const NOTIFICATION_KINDS = ["gate_opened", "gate_answered", "gate_expired", "takeover_asked", "run_ended"] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
@@ -185,12 +186,14 @@ type EventRow = { id: bigint; workspaceId: string | null; operator: string; subj
  */
 export async function enqueueNotifications(db: DbOrTx, raw: EnqueueNotificationsInput = {}): Promise<{ events: number; deliveries: number }> {
   const limit = raw.limit ?? 500;
+  // Only Events below the horizon: a running transaction may still commit an id between those already read.
+  const upTo = await advanceEventHorizon(db);
   return inTx(db, async (tx) => {
     const cursor = await tx.$queryRaw<{ eventId: bigint }[]>`SELECT "eventId" FROM "NotificationCursor" WHERE "name" = ${CURSOR} FOR UPDATE SKIP LOCKED`;
     if (!cursor[0]) return { events: 0, deliveries: 0 };
     const events = await tx.$queryRaw<EventRow[]>`
       SELECT "id", "workspaceId", "operator", "subjectId", "payload", "createdAt" FROM "Event"
-      WHERE "id" > ${cursor[0].eventId} ORDER BY "id" LIMIT ${limit}`;
+      WHERE "id" > ${cursor[0].eventId} AND "id" <= ${upTo} ORDER BY "id" LIMIT ${limit}`;
     if (!events.length) return { events: 0, deliveries: 0 };
     const last = events[events.length - 1]!.id;
     const notified = events.filter((e) => e.workspaceId && NOTIFIED_OPERATORS[e.operator]);
