@@ -401,6 +401,17 @@ export function describeControlPlaneContract(name: string, makeSubject: () => Pr
         expect(await cp.spendQuota(spend)).toEqual({ spent: true, duplicate: false });
         expect(await cp.spendQuota(spend)).toEqual({ spent: false, duplicate: true });
       });
+
+      it("a model call the runtime metered is spent with its evidence row, once, under model_call:<the row's key>", async () => {
+        const r = await running();
+        const key = unique("call");
+        const data = { via: "runtime" as const, role: "executor" as const, model: "m", inputTokens: 900, outputTokens: 30, microUsd: 120, latencyMs: 5, estimated: true as const };
+        const row = { idempotencyKey: key, kind: "model_call" as const, goalId: r.goalId, todoId: r.todo.id, lease: r.ref, summary: "executor call", data };
+        await cp.appendEvidence(row);
+        await cp.appendEvidence(row);
+        // Its spend is there already: spending the same key again is a duplicate, in the core as in the double.
+        expect(await cp.spendQuota({ key: `model_call:${key}`, agentId: r.agentId, goalId: r.goalId, steps: 0, tokens: 930, microUsd: 120 })).toEqual({ spent: false, duplicate: true });
+      });
     });
 
     describe("evidence", () => {
