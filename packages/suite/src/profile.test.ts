@@ -93,4 +93,16 @@ describe("the settings a suite run records", () => {
     expect(JSON.stringify(s)).not.toMatch(/secret|abc/);
     expect(() => profileOf({ name: "x", executor: { baseURL: "http://127.0.0.1:1/v1", model: "m", sampling: { temperature: 9 } } }, "x.json")).toThrow(/at executor\.sampling\.temperature/);
   });
+
+  it("record the executor's model adapter and the version it follows, and refuse one the runtime does not have", () => {
+    const p = profileOf({ name: "tars", executor: { baseURL: "http://127.0.0.1:8000/v1", model: "ui-tars-1.5-7b", adapter: { id: "ui-tars", version: "1.5" } } }, "tars.json");
+    expect(p.models.executor.adapter).toEqual({ id: "ui-tars", version: "1.5" });
+    expect(suiteSettingsOf(p.models).roles.executor).toMatchObject({ adapter: "ui-tars", adapterVersion: "1.5" });
+    // The planner runs on the executor's endpoint here, but only the executor's call goes through the adapter.
+    expect(suiteSettingsOf(p.models).roles.planner).toMatchObject({ adapter: "phoneloop", adapterVersion: "1" });
+    // Without a version: the newest the runtime lists for the id.
+    expect(suiteSettingsOf(profileOf({ name: "q", executor: { baseURL: "http://127.0.0.1:8000/v1", model: "qwen", adapter: { id: "qwen-vl" } } }, "q.json").models).roles.executor).toMatchObject({ adapter: "qwen-vl", adapterVersion: "3" });
+    expect(() => profileOf({ name: "x", executor: { baseURL: "http://127.0.0.1:1/v1", model: "m", adapter: { id: "ui-tars", version: "9" } } }, "x.json")).toThrow(/at executor\.adapter: no such published version.*ui-tars 1\.5/);
+    expect(() => profileOf({ name: "x", executor: { baseURL: "http://127.0.0.1:1/v1", model: "m", adapter: { id: "ui-venus" } } }, "x.json")).toThrow(/at executor\.adapter\.id/);
+  });
 });

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import type { ModelsInit, RoleModelInit } from "@phoneloop/agent";
+import { ADAPTER_DESCRIPTORS, ADAPTER_IDS, adapterFor, type ModelsInit, type RoleModelInit } from "@phoneloop/agent";
 
 const Role = z.strictObject({
   baseURL: z.url().describe("the endpoint's /v1 URL, e.g. https://api.openai.com/v1 or http://127.0.0.1:8000/v1"),
@@ -22,12 +22,17 @@ const Role = z.strictObject({
     .optional(),
   maxOutputTokens: z.number().int().min(16).max(1_000_000).optional(),
 });
-export type ProfileRole = z.infer<typeof Role>;
+export type ProfileRole = z.infer<typeof Role> & { adapter?: { id: string; version?: string } };
+
+/** The executor's model adapter (packages/agent model/adapters): the planner and summarizer speak the product's language. */
+const Adapter = z
+  .strictObject({ id: z.enum(ADAPTER_IDS as unknown as [string, ...string[]]), version: z.string().min(1).optional() })
+  .refine((a) => adapterFor(a.id, a.version) !== null, { message: `no such published version of this adapter; the adapters and versions are ${ADAPTER_DESCRIPTORS.map((d) => `${d.id} ${d.version}`).join(", ")}` });
 
 export const ModelProfileSchema = z.strictObject({
   name: z.string().min(1).max(200),
   description: z.string().optional(),
-  executor: Role,
+  executor: Role.extend({ adapter: Adapter.optional() }),
   /** Defaults to the executor's endpoint. */
   planner: Role.optional(),
   /** Defaults to the planner's. */
@@ -91,6 +96,7 @@ export function profileOf(raw: unknown, source: string, env: Record<string, stri
       ...(r.imageDetail ? { imageDetail: r.imageDetail } : {}),
       ...(r.sampling ? { sampling: r.sampling } : {}),
       ...(r.maxOutputTokens ? { maxOutputTokens: r.maxOutputTokens } : {}),
+      ...(r.adapter ? { adapter: { id: r.adapter.id, ...(r.adapter.version ? { version: r.adapter.version } : {}) } } : {}),
     };
   };
   return {

@@ -2,12 +2,15 @@
 // role the model, the endpoint (without credentials or query), the model adapter and the version it follows, the
 // sampling as sent, the output budget, structured output and image detail; and the prompts' fingerprint. Read off
 // the same ModelsInit the attempts run with, so what is recorded is what was sent.
-import { MAX_OUTPUT_TOKENS, type ModelsInit, type RoleModelInit } from "@phoneloop/agent";
+import { DEFAULT_ADAPTER, MAX_OUTPUT_TOKENS, adapterFor, type ModelsInit, type RoleModelInit } from "@phoneloop/agent";
 import { promptFingerprint } from "@phoneloop/agent/node";
 import type { SuiteRoleSettings, SuiteSettings } from "@phoneloop/state/domain";
 
-/** The product's own action language (JSON actions, points 0–1000), version 1: what every role speaks today. */
-const DEFAULT_ADAPTER = { adapter: "phoneloop", adapterVersion: "1" } as const;
+/** The model adapter a role speaks and the published version it follows (the product's own language, 1, by default). */
+function adapterOf(init: Pick<RoleModelInit, "adapter">): { adapter: string; adapterVersion: string } {
+  const a = adapterFor(init.adapter?.id ?? DEFAULT_ADAPTER, init.adapter?.version);
+  return a ? { adapter: a.descriptor.id, adapterVersion: a.descriptor.version } : { adapter: init.adapter?.id ?? DEFAULT_ADAPTER, adapterVersion: init.adapter?.version ?? "unknown" };
+}
 /** The temperature the runtime asks for on every call unless the endpoint pins its own. */
 const RUNTIME_TEMPERATURE = 0;
 
@@ -29,7 +32,8 @@ function roleSettings(init: RoleModelInit, role: "executor" | "planner" | "summa
   return {
     model: init.model,
     endpoint: recordedEndpoint(init.baseURL),
-    ...DEFAULT_ADAPTER,
+    // Only the executor's call goes through its adapter; the planner and summarizer speak the product's language.
+    ...adapterOf(role === "executor" ? init : {}),
     temperature: init.sampling?.temperature ?? RUNTIME_TEMPERATURE,
     topP: init.sampling?.topP ?? null,
     seed: init.sampling?.seed ?? null,
