@@ -126,6 +126,7 @@ export const PROCEDURE_ACCESS = {
   "suite.recordAttempt": agentsRun,
   "suite.finish": agentsRun,
   "skill.list": read,
+  "skill.versions": read,
   "skill.save": agentsRun, // agents propose skills from their runs (a candidate, or a repair as the next version's candidate)
   "skill.recordUse": agentsRun, // a run's use; the core validates or retires from it, not the agent
   "skill.update": peopleRun, // a skill's steps, status and existence are people's: edit, disable, enable, approve, delete

@@ -133,7 +133,7 @@ export { hasAccounts, issueSetupToken, setupTokenValid, consumeSetupToken, issue
 export { discardAccount, DiscardAccountInput, ACCOUNT_DISCARD_REASONS } from "./services/account/discard-account.ts";
 export { MODEL_ROLES, ModelSettingsInput, RoleEndpointInput, readModelSettings, modelSettingsNeedCleaning, cleanModelSettings, CleanModelSettingsInput, setModelSettings, SetModelSettingsInput, type ModelRole, type KeySealer, type StoredModelSettings, type StoredRoleEndpoint } from "./services/model-settings/model-settings.ts";
 export { EndpointUrl, endpointUrlProblem, storedEndpointUrl, endpointUrl } from "./services/model-settings/endpoint-url.ts";
-export { saveSkill, SaveSkillInput, listSkills, ListSkillsInput, updateSkill, UpdateSkillInput, recordSkillUse, RecordSkillUseInput, deleteSkill, SkillRefInput, type SkillView } from "./services/skill/skills.ts";
+export { saveSkill, SaveSkillInput, listSkills, ListSkillsInput, updateSkill, UpdateSkillInput, recordSkillUse, RecordSkillUseInput, deleteSkill, SkillRefInput, listSkillVersions, type SkillView, type SkillVersionView } from "./services/skill/skills.ts";
 export { changeSkillStatus, ChangeSkillStatusInput, SKILL_CHANGES, type SkillChange } from "./services/skill/change-status.ts";
 export { saveShortcuts, SaveShortcutsInput, listShortcuts, ListShortcutsInput, recordShortcutValidation, RecordShortcutValidationInput, type ShortcutView } from "./services/shortcut/shortcuts.ts";
 export { addLessons, AddLessonsInput, listLessons, ListLessonsInput, updateLesson, UpdateLessonInput, deleteLesson, LessonRefInput, mergeLessons, MergeLessonsInput, type LessonView, type MergeLessonsResult } from "./services/lesson/lessons.ts";

@@ -1,5 +1,5 @@
 import type { TRPCRouterRecord } from "@trpc/server";
-import { changeSkillStatus, deleteSkill, listSkills, ListSkillsInput, PAGE_LIMIT, recordSkillUse, RecordSkillUseInput, saveSkill, SaveSkillInput, SkillRefInput, updateSkill, UpdateSkillInput, type SkillChange } from "@phoneloop/state";
+import { changeSkillStatus, deleteSkill, listSkills, listSkillVersions, ListSkillsInput, PAGE_LIMIT, recordSkillUse, RecordSkillUseInput, saveSkill, SaveSkillInput, SkillRefInput, updateSkill, UpdateSkillInput, type SkillChange } from "@phoneloop/state";
 import { procedure } from "../trpc.ts";
 
 const change = (c: SkillChange) =>
@@ -11,6 +11,8 @@ const change = (c: SkillChange) =>
  */
 export const skillRouter = {
   list: procedure(ListSkillsInput.omit({ workspaceId: true }).default({ limit: PAGE_LIMIT.default })).query(({ ctx, input }) => listSkills(ctx.db, { ...input, workspaceId: ctx.workspaceId })),
+  /** A skill's versions kept, newest first, each with what changed in its steps from the one before. */
+  versions: procedure(SkillRefInput.omit({ workspaceId: true })).query(({ ctx, input }) => listSkillVersions(ctx.db, { ...input, workspaceId: ctx.workspaceId })),
   /** A skill distilled from a run; the same app, app version and name again is a repair (the next version). */
   save: procedure(SaveSkillInput.omit({ workspaceId: true })).mutation(({ ctx, input }) => saveSkill(ctx.db, { ...input, workspaceId: ctx.workspaceId }, { actor: ctx.actor })),
   /** A run's use of a skill for a todo: reached its end, or handed back at a step (the second failure in a row retires the version). */

@@ -2,6 +2,8 @@
 // node modules (the generated client's enums are held equal to these lists by vocabulary.test.ts).
 export { StateError, StateErrorCode, isStateError } from "./errors.ts";
 export { SKILL_STATUSES, SHORTCUT_STATUSES, LESSON_KINDS, MAX_LESSONS_PER_RUN, type SkillStatus, type ShortcutStatus, type LessonKind } from "./learning.ts";
+export { skillStepsOf, skillStepDiff, type SkillStepsView, type SkillStepView, type SkillScreenView, type SkillStepChange } from "./skill-steps.ts";
+export { shortcutStatusText, type ShortcutStatusText } from "./shortcut-status.ts";
 export { LESSON_SAME_SIMILARITY, MAX_LESSONS_PER_APP_IN_PROMPT, lessonSimilarity, planLessonMerge, type MergeableLesson, type LessonMergePlan } from "./lesson-merge.ts";
 export { SUITE_RUN_STATUSES, SUITE_SETTING_ROLES, SuiteRoleSettings, SuiteSettings, isSuccessfulAttempt, settingDifferences, storedSuiteSettings, wilsonInterval, type SettingDifference, type SuiteRunStatus, type SuiteSettingRole, type RateInterval } from "./suite.ts";
 export { TAB_TOKEN_IDLE_MS } from "./agent-tokens.ts";

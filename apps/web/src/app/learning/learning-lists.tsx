@@ -2,7 +2,8 @@
 // What the agents learned in this workspace: skills distilled from runs (with their success counts; a person edits,
 // disables or deletes one), the deeplink shortcuts of each app version (validated or retired), and the lessons the
 // summarizer wrote (edited or deleted by a person), each with the run it came from.
-import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { RouterOutputs } from "@phoneloop/client";
 import Link from "next/link";
 import { useState, type ReactNode } from "react";
 import { useSession } from "../../lib/session.tsx";
@@ -167,6 +168,8 @@ function Skills({ canEdit }: { canEdit: boolean }) {
                 <strong>{s.name}</strong> (version {s.version})
                 <br />
                 {s.goal}
+                {s.steps?.parameters.length ? <p className={styles.params}>Parameters: {s.steps.parameters.map((p) => `{${p}}`).join(", ")}</p> : null}
+                <SkillDetails skillId={s.id} name={s.name} steps={s.steps} />
               </>
             )}
           </td>
@@ -233,8 +236,8 @@ function Shortcuts() {
           </td>
           <td>{s.activity}</td>
           <td>
-            {s.status}
-            {s.reason ? `: ${s.reason}` : ""}
+            <strong>{s.status}</strong>: {s.statusText.summary}
+            {s.statusText.whatToDo ? <span className={styles.whatToDo}>{s.statusText.whatToDo}</span> : null}
           </td>
         </tr>
       )}
@@ -292,5 +295,61 @@ function Lessons({ canEdit }: { canEdit: boolean }) {
         </tr>
       )}
     />
+  );
+}
+
+type SkillSteps = NonNullable<RouterOutputs["skill"]["list"]["items"][number]["steps"]>;
+type SkillScreen = SkillSteps["endsOn"];
+
+const screenWords = (s: SkillScreen) => `${s.activity ?? s.app}${s.required.length ? ` with ${s.required.join(", ")}` : ""}`;
+
+/** A skill's steps with the screen each expects, its end screen, and (read when opened) its versions and what changed between them. */
+function SkillDetails({ skillId, name, steps }: { skillId: string; name: string; steps: SkillSteps | null }) {
+  const [open, setOpen] = useState(false);
+  const trpc = useTRPC();
+  const versions = useQuery({ ...trpc.skill.versions.queryOptions({ skillId }), enabled: open });
+  return (
+    <details className={styles.details} onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <summary>Steps and versions of {name}</summary>
+      {steps ? (
+        <ol className={styles.steps} aria-label={`Steps of ${name}`}>
+          {steps.steps.map((st) => (
+            <li key={st.number}>
+              {st.does} <span className={styles.expects}>on {screenWords(st.expects)}</span>
+            </li>
+          ))}
+          <li className={styles.expects}>ends on {screenWords(steps.endsOn)}</li>
+        </ol>
+      ) : (
+        <p>These steps were saved in a form this page cannot show.</p>
+      )}
+      {problem(versions.error)}
+      {versions.data ? (
+        <ul className={styles.versions} aria-label={`Versions of ${name}`}>
+          {versions.data.map((v) => (
+            <li key={v.version}>
+              Version {v.version} from run <Link href={`/runs/${encodeURIComponent(v.runId)}`}>{v.runId}</Link>
+              {v.changes === null ? (
+                v.version === 1 ? " (first version)" : " (what changed before it was not kept)"
+              ) : v.changes.every((c) => c.kind === "same") ? (
+                ": the same steps"
+              ) : (
+                <ul>
+                  {v.changes
+                    .filter((c) => c.kind !== "same")
+                    .map((c) => (
+                      <li key={`${c.kind}-${c.number}`}>
+                        {c.kind === "changed" ? `step ${c.number} changed: ${c.before.does} on ${screenWords(c.before.expects)} → ${c.after.does} on ${screenWords(c.after.expects)}` : null}
+                        {c.kind === "added" ? `step ${c.number} added: ${c.step.does} on ${screenWords(c.step.expects)}` : null}
+                        {c.kind === "removed" ? `step ${c.number} removed: ${c.step.does}` : null}
+                      </li>
+                    ))}
+                </ul>
+              )}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </details>
   );
 }

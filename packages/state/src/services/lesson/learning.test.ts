@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { useTestDatabase, seedGoal, seedTodos, seedWorkspace } from "../../testing/index.ts";
 import type { StateError } from "../../domain/errors.ts";
-import { deleteSkill, listSkills, recordSkillUse, saveSkill } from "../skill/skills.ts";
+import { deleteSkill, listSkills, listSkillVersions, recordSkillUse, saveSkill } from "../skill/skills.ts";
 import { changeSkillStatus } from "../skill/change-status.ts";
 import { listShortcuts, recordShortcutValidation, saveShortcuts } from "../shortcut/shortcuts.ts";
 import { addLessons, deleteLesson, listLessons, mergeLessons, updateLesson } from "./lessons.ts";
@@ -67,6 +67,53 @@ describe("skills", () => {
     expect(await t.db.event.count({ where: { subjectId: s.id, operator: "skill.recordUse" } })).toBe(2);
     await use("run_r:3:skill-use", false);
     expect((await listSkills(t.db, { workspaceId: ws })).items[0]).toMatchObject({ status: "retired", failures: 2 });
+  });
+});
+
+describe("skill steps and versions", () => {
+  const screen = (activity: string, ...ids: string[]) => ({ app: "com.loop", activity, required: ids.map((id) => ({ resourceId: `com.loop:id/${id}`, at: { x: 500, y: 100 } })) });
+  const body = (steps: { action: Record<string, unknown>; target?: string; before: ReturnType<typeof screen> }[]) => ({
+    format: 1,
+    app: "com.loop",
+    pre: steps[0]!.before,
+    steps: steps.map((s) => ({ action: s.action, ...(s.target ? { target: { resourceId: `com.loop:id/${s.target}`, at: { x: 500, y: 100 } } } : {}), before: s.before })),
+    post: screen(".Results", "result_list"),
+  });
+  it("a skill's steps come in words with the screen each expects; each repair is a version with its step-level diff", async () => {
+    const { workspace } = await seedWorkspace(t.db, "Skill versions");
+    const ws = workspace.id;
+    const v1 = body([
+      { action: { type: "click" }, target: "search_box", before: screen(".Feed", "search_box") },
+      { action: { type: "input_text", text: "{query}" }, before: screen(".Search", "search_input") },
+      { action: { type: "keyboard_enter" }, before: screen(".Search", "search_input") },
+    ]);
+    const s1 = await saveSkill(t.db, { workspaceId: ws, app: "com.loop", appVersion: "1.0", name: "search", goal: "Search Loop for a phrase", body: v1, runId: "run_v1" });
+    expect(s1.steps).toEqual({
+      parameters: ["query"],
+      steps: [
+        { number: 1, does: "tap #search_box", target: "#search_box", expects: { app: "com.loop", activity: ".Feed", required: ["#search_box"] } },
+        { number: 2, does: 'type "{query}"', target: null, expects: { app: "com.loop", activity: ".Search", required: ["#search_input"] } },
+        { number: 3, does: "press Enter", target: null, expects: { app: "com.loop", activity: ".Search", required: ["#search_input"] } },
+      ],
+      endsOn: { app: "com.loop", activity: ".Results", required: ["#result_list"] },
+    });
+    // The app moved its search box: the repair taps the new one and waits on a dialog first.
+    const v2 = body([
+      { action: { type: "click" }, target: "search_icon", before: screen(".Feed", "search_icon") },
+      { action: { type: "input_text", text: "{query}" }, before: screen(".Search", "search_input") },
+      { action: { type: "keyboard_enter" }, before: screen(".Search", "search_input") },
+      { action: { type: "click" }, target: "first_result", before: screen(".Results", "result_list") },
+    ]);
+    await saveSkill(t.db, { workspaceId: ws, app: "com.loop", appVersion: "1.0", name: "search", goal: "Search Loop for a phrase", body: v2, runId: "run_v2" });
+    const versions = await listSkillVersions(t.db, { workspaceId: ws, skillId: s1.id });
+    expect(versions.map((v) => [v.version, v.runId])).toEqual([[2, "run_v2"], [1, "run_v1"]]);
+    expect(versions[1]!.changes).toBeNull();
+    expect(versions[0]!.changes!.map((c) => [c.kind, c.number])).toEqual([["changed", 1], ["same", 2], ["same", 3], ["added", 4]]);
+    expect(versions[0]!.changes![0]).toMatchObject({ before: { does: "tap #search_box" }, after: { does: "tap #search_icon" } });
+    // A body the page cannot read is said to be so, not decoded by the reader.
+    expect((await saveSkill(t.db, { workspaceId: ws, app: "com.loop", appVersion: "1.0", name: "odd", goal: "g", body: { steps: [1] }, runId: "run_x" })).steps).toBeNull();
+    const other = await seedWorkspace(t.db, "Other versions");
+    expect((await err(listSkillVersions(t.db, { workspaceId: other.workspace.id, skillId: s1.id })))?.code).toBe("NOT_FOUND");
   });
 });
 

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { SHORTCUT_STATUSES, type ShortcutStatus } from "../../domain/learning.ts";
+import { shortcutStatusText, type ShortcutStatusText } from "../../domain/shortcut-status.ts";
 import { pageOf, PageFields, type Page } from "../../domain/page.ts";
 import { Id, ShortText, Text } from "../../domain/schemas.ts";
 import { cursorOf, keysetPage, pageOrder } from "../../projections/page-query.ts";
@@ -34,13 +35,19 @@ export interface ShortcutView {
   uri: string;
   activity: string;
   status: ShortcutStatus;
+  /** The phone's own words for a failed try (kept for the record; people read statusText). */
   reason: string | null;
+  /** The status in words and what to do about it (known failures mapped; never raw `am start` text). */
+  statusText: ShortcutStatusText;
   validatedAt: Date | null;
   createdAt: Date;
 }
 
-type Row = Omit<ShortcutView, "status"> & { status: string; workspaceId: string };
-const viewOf = ({ workspaceId: _w, ...r }: Row): ShortcutView => ({ ...r, status: r.status as ShortcutStatus });
+type Row = Omit<ShortcutView, "status" | "statusText"> & { status: string; workspaceId: string };
+const viewOf = ({ workspaceId: _w, ...r }: Row): ShortcutView => {
+  const status = r.status as ShortcutStatus;
+  return { ...r, status, statusText: shortcutStatusText({ status, reason: r.reason, uri: r.uri, activity: r.activity }) };
+};
 
 /** Records what the package manager declares for an app version; known URIs keep their status. Returns the app version's shortcuts. */
 export async function saveShortcuts(db: DbOrTx, raw: SaveShortcutsInput, ctx?: OperatorContext): Promise<ShortcutView[]> {

@@ -8,6 +8,7 @@ import { SKILL_FAILURES_TO_RETIRE, SKILL_STATUSES, type SkillStatus } from "../.
 import { pageOf, PageFields, type Page } from "../../domain/page.ts";
 import { Id, IdempotencyKey, jsonObject, LongText, ShortText } from "../../domain/schemas.ts";
 import { cursorOf, keysetPage, pageOrder } from "../../projections/page-query.ts";
+import { skillStepDiff, skillStepsOf, type SkillStepChange, type SkillStepsView } from "../../domain/skill-steps.ts";
 import type { Prisma } from "../../generated/prisma/client.ts";
 import { actorOf, appendEvent, currentTime, inTx, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
 
@@ -48,6 +49,8 @@ export interface SkillView {
   name: string;
   goal: string;
   body: Record<string, unknown>;
+  /** Its steps as people read them (parameters, each step's action and expected screen, the end screen); null when the body is not readable. */
+  steps: SkillStepsView | null;
   status: SkillStatus;
   version: number;
   runId: string;
@@ -57,8 +60,8 @@ export interface SkillView {
   updatedAt: Date;
 }
 
-export type Row = Omit<SkillView, "status" | "body"> & { status: string; body: unknown; workspaceId: string };
-export const viewOf = ({ workspaceId: _w, ...r }: Row): SkillView => ({ ...r, status: r.status as SkillStatus, body: r.body as Record<string, unknown> });
+export type Row = Omit<SkillView, "status" | "body" | "steps"> & { status: string; body: unknown; workspaceId: string };
+export const viewOf = ({ workspaceId: _w, ...r }: Row): SkillView => ({ ...r, status: r.status as SkillStatus, body: r.body as Record<string, unknown>, steps: skillStepsOf(r.body) });
 
 /**
  * Saves a distilled skill: a new one is a candidate at version 1; an existing one (same app, app version and name)
@@ -81,6 +84,7 @@ export async function saveSkill(db: DbOrTx, raw: SaveSkillInput, ctx?: OperatorC
       : await tx.skill.create({
           data: { id: randomId("skill"), workspaceId: i.workspaceId, app: i.app, appVersion: i.appVersion, name: i.name, goal: i.goal, body: i.body as Prisma.InputJsonObject, runId: i.runId, createdAt: now, updatedAt: now },
         });
+    await tx.skillVersion.create({ data: { skillId: row.id, version: row.version, body: i.body as Prisma.InputJsonObject, runId: i.runId, createdAt: now } });
     await appendEvent(tx, { operator: existing ? "skill.repair" : "skill.save", actor: actorOf(ctx, undefined), subjectId: row.id, workspaceId: i.workspaceId, payload: { app: row.app, appVersion: row.appVersion, version: row.version, runId: row.runId } }, ctx);
     return viewOf(row);
   });
@@ -117,6 +121,7 @@ export async function updateSkill(db: DbOrTx, raw: UpdateSkillInput, ctx?: Opera
       if ((e as { code?: string }).code === "P2002") throw new StateError("CONFLICT", `Another skill of ${before.app} ${before.appVersion} is already named "${i.name}"; choose another name.`, { name: i.name });
       throw e;
     });
+    if (i.body) await tx.skillVersion.create({ data: { skillId: row.id, version: row.version, body: i.body as Prisma.InputJsonObject, runId: row.runId, createdAt: row.updatedAt } });
     await appendEvent(tx, { operator: "skill.update", actor: actorOf(ctx, undefined), subjectId: row.id, workspaceId: i.workspaceId, payload: { status: row.status, version: row.version, ...(i.body ? { statusBefore: before.status } : {}) } }, ctx);
     return viewOf(row);
   });
@@ -184,4 +189,27 @@ export async function deleteSkill(db: DbOrTx, raw: SkillRefInput, ctx?: Operator
     await appendEvent(tx, { operator: "skill.delete", actor: actorOf(ctx, undefined), subjectId: row.id, workspaceId: i.workspaceId, payload: { app: row.app, name: row.name } }, ctx);
     return { deleted: true as const };
   });
+}
+
+export interface SkillVersionView {
+  version: number;
+  /** The run it was distilled or repaired from. */
+  runId: string;
+  createdAt: Date;
+  steps: SkillStepsView | null;
+  /** What changed in its steps from the version before; null for the first version kept (or when either is unreadable). */
+  changes: SkillStepChange[] | null;
+}
+
+/** A skill's versions kept, newest first, each with what changed from the one before (a step-level diff). */
+export async function listSkillVersions(db: DbOrTx, raw: SkillRefInput): Promise<SkillVersionView[]> {
+  const i = parseInput(SkillRefInput, raw, "skill.versions");
+  await held(db, i.workspaceId, i.skillId);
+  const rows = await db.skillVersion.findMany({ where: { skillId: i.skillId }, orderBy: { version: "asc" } });
+  const out = rows.map((r, k): SkillVersionView => {
+    const steps = skillStepsOf(r.body);
+    const prev = k > 0 ? skillStepsOf(rows[k - 1]!.body) : null;
+    return { version: r.version, runId: r.runId, createdAt: r.createdAt, steps, changes: steps && prev ? skillStepDiff(prev.steps, steps.steps) : null };
+  });
+  return out.reverse();
 }
