@@ -86,6 +86,8 @@ export interface ModelRequest {
   messages: ChatMessage[];
   /** JSON schema for structured output; adapters use it where the endpoint supports it. */
   jsonSchema?: { name: string; schema: Record<string, unknown> };
+  /** OpenAI-style functions offered (a tool-calls model adapter); the reply's calls come back as {"tool_calls":[…]} text. */
+  tools?: Array<{ type: "function"; function: { name: string; description: string; parameters: Record<string, unknown> } }>;
   maxOutputTokens?: number;
   temperature?: number;
   signal?: AbortSignal;

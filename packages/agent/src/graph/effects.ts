@@ -2,7 +2,7 @@
 // with retries, and the one place where an Action becomes Device calls. Timeouts live in the device layer.
 import type { Action } from "../actions/schema.ts";
 import { sameBytes } from "@phoneloop/device";
-import type { ChatMessage, Device, EvidenceInput, Foreground, LeaseRef, ModelError, ModelResponse, ModelRole, Result, Screenshot, UiNode } from "../ports.ts";
+import type { ChatMessage, Device, EvidenceInput, Foreground, LeaseRef, ModelError, ModelRequest, ModelResponse, ModelRole, Result, Screenshot, UiNode } from "../ports.ts";
 import { countRequestTokens } from "../model/tokens.ts";
 import { encodeFrame, hashFrame, type PreparedScreenshot } from "../images/index.ts";
 import { guard, type RunCommon, type RunContext } from "./state.ts";
@@ -176,7 +176,7 @@ export async function callModel(
   }
 }
 
-type ModelCallInput = { role: ModelRole; messages: ChatMessage[]; jsonSchema?: { name: string; schema: Record<string, unknown> }; key: string; todoId?: string; lease?: LeaseRef; stepIndex?: number };
+type ModelCallInput = { role: ModelRole; messages: ChatMessage[]; jsonSchema?: { name: string; schema: Record<string, unknown> }; tools?: ModelRequest["tools"]; key: string; todoId?: string; lease?: LeaseRef; stepIndex?: number };
 
 async function callModelRetrying(
   ctx: RunContext,
@@ -205,6 +205,7 @@ async function callModelRetrying(
         role: input.role,
         messages: input.messages,
         ...(input.jsonSchema ? { jsonSchema: input.jsonSchema } : {}),
+        ...(input.tools ? { tools: input.tools } : {}),
         ...(ctx.signal ? { signal: ctx.signal } : {}),
         temperature: 0,
       })

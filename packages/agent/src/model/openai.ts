@@ -119,10 +119,16 @@ export function createOpenAIModel(init: OpenAIModelInit): Model {
     if (req.jsonSchema && format === "json_schema")
       params.response_format = { type: "json_schema", json_schema: { name: req.jsonSchema.name, schema: req.jsonSchema.schema, strict: false } };
     else if (req.jsonSchema && format === "json_object") params.response_format = { type: "json_object" };
+    if (req.tools?.length) {
+      params.tools = req.tools;
+      params.tool_choice = "required";
+    }
     const started = clock.monotonic();
     try {
       const res = await client.chat.completions.create(params, req.signal ? { signal: req.signal } : {});
-      const text = res.choices[0]?.message?.content ?? "";
+      const message = res.choices[0]?.message;
+      // A model answering with tool calls: the calls as JSON text, for the tool-calls adapter to read.
+      const text = message?.tool_calls?.length ? JSON.stringify({ tool_calls: message.tool_calls }) : (message?.content ?? "");
       // What the endpoint does not report is counted with the tokenizer (the prompt as sent, the reply's text) and
       // marked estimated, so an endpoint that omits usage is still spent against the quota.
       const reported = { input: res.usage?.prompt_tokens, output: res.usage?.completion_tokens };

@@ -23,7 +23,8 @@ export interface RecordedRequest {
 
 export type ScriptedReply =
   /** `noUsage`: the answer carries no usage (an endpoint that does not report it). */
-  | { text: string; promptTokens?: number; completionTokens?: number; delayMs?: number; noUsage?: true }
+  /** `toolCalls`: the answer is these function calls (content null), as an endpoint answering with tools does. */
+  | { text: string; promptTokens?: number; completionTokens?: number; delayMs?: number; noUsage?: true; toolCalls?: Array<{ name: string; arguments: string }> }
   | { status: number; message?: string; delayMs?: number }
   /** Accept the connection and never answer (until the server stops or the client aborts). */
   | { hang: true };
@@ -139,7 +140,11 @@ export async function startScriptedModelServer(init: ScriptedModelServerInit = {
       object: "chat.completion",
       created: 0,
       model: rec.model,
-      choices: [{ index: 0, message: { role: "assistant", content: reply.text, refusal: null }, finish_reason: "stop", logprobs: null }],
+      choices: [
+        reply.toolCalls
+          ? { index: 0, message: { role: "assistant", content: null, refusal: null, tool_calls: reply.toolCalls.map((c, i) => ({ id: `call_${rec.index}_${i}`, type: "function", function: c })) }, finish_reason: "tool_calls", logprobs: null }
+          : { index: 0, message: { role: "assistant", content: reply.text, refusal: null }, finish_reason: "stop", logprobs: null },
+      ],
       ...(reply.noUsage ? {} : { usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } }),
     });
   };

@@ -3,7 +3,7 @@
 // answer back — the reply's text and usage, or the failure's code — as the transition's next input. Retries, usage
 // evidence for direct endpoints and the device-loss abort are callModel's (graph/effects.ts). Model adapters (how a
 // model family's prompt is rendered and its reply parsed) plug in at this seam: nothing else calls a model.
-import type { ChatMessage, EvidenceInput, LeaseRef, ModelRole } from "../../ports.ts";
+import type { ChatMessage, EvidenceInput, LeaseRef, ModelRequest, ModelRole } from "../../ports.ts";
 import { callModel } from "../effects.ts";
 import { ADAPTER_IDS, DEFAULT_ADAPTER, adapterFor, imageSizeFor, parseReply } from "../../model/adapters/index.ts";
 import type { InputEffect, Observation } from "../executor.ts";
@@ -20,6 +20,7 @@ export interface ModelAsk {
   messages: ChatMessage[];
   /** Structured output, where the model's language has one. */
   jsonSchema?: { name: string; schema: Record<string, unknown> };
+  tools?: ModelRequest["tools"];
   key: string;
   todoId?: string;
   lease?: LeaseRef;
@@ -59,11 +60,8 @@ export async function askForStep(ctx: RunContext, state: ExecutorRunState, e: Ex
   const adapter = setting && setting.id !== DEFAULT_ADAPTER && e.prompt ? adapterFor(setting.id, setting.version) : null;
   if (setting && setting.id !== DEFAULT_ADAPTER && !adapter)
     return { type: "model_failed", code: "BAD_REQUEST", message: `The executor's model adapter "${setting.id}${setting.version ? ` ${setting.version}` : ""}" is not one the runtime has (${ADAPTER_IDS.join(", ")}); pick one in the model settings.`, usage: emptyTotals() };
-  // The model client sends messages and reads text: offering tools and reading tool calls is not wired yet.
-  if (adapter?.descriptor.replyStyle === "tool-calls")
-    return { type: "model_failed", code: "BAD_REQUEST", message: `The executor's model adapter "${adapter.descriptor.id}" answers with tool calls, which the runtime's model client does not send or read yet; pick another adapter (e.g. phoneloop) in the model settings.`, usage: emptyTotals() };
   const ask: ModelAsk = adapter
-    ? { role, messages: adapter.messages(e.prompt!), ...(adapter.jsonSchema ? { jsonSchema: adapter.jsonSchema } : {}), key: e.key, todoId: state.executor.todoId, lease: e.lease, stepIndex: e.stepIndex }
+    ? { role, messages: adapter.messages(e.prompt!), ...(adapter.jsonSchema ? { jsonSchema: adapter.jsonSchema } : {}), ...(adapter.tools ? { tools: adapter.tools } : {}), key: e.key, todoId: state.executor.todoId, lease: e.lease, stepIndex: e.stepIndex }
     : { role, messages: e.messages, jsonSchema: e.jsonSchema, key: e.key, todoId: state.executor.todoId, lease: e.lease, stepIndex: e.stepIndex };
   const { answer, modelMs, promptTokens } = await askModel(ctx, state, ask, async (usageEvidence) => {
     // The usage evidence need not precede the model's reply: it goes out with the step's next record.

@@ -95,13 +95,26 @@ describe("the runtime asks and reads through the executor's model adapter", () =
   });
 });
 
-describe("an adapter the model client cannot carry yet", () => {
-  it("tool-calls fails the executor's call saying why, before asking the model", async () => {
+describe("tool-calls: the action schema as OpenAI-style tools", () => {
+  it("offers the tools, reads the endpoint's tool calls and taps the button", async () => {
     const phone = new FakePhone(screens(), "home");
-    const h = await harness({ device: phone, executor: [{ text: "{}" }], executorAdapter: { id: "tool-calls" } });
+    const [x, y] = inFrame("tool-calls", "1");
+    const h = await harness({
+      device: phone,
+      executor: [
+        { text: "", toolCalls: [{ name: "click", arguments: JSON.stringify({ x, y, intent: "open the note" }) }] },
+        { text: "", toolCalls: [{ name: "status", arguments: JSON.stringify({ status: "complete", summary: "opened" }) }] },
+      ],
+      executorAdapter: { id: "tool-calls" },
+    });
     const out = await runAgent(h.ports, { goal: "Open the note", agent });
-    expect(out.status).not.toBe("completed");
-    expect(h.executorRequests()).toHaveLength(0);
-    expect(JSON.stringify(out)).toMatch(/answers with tool calls.*does not send or read yet/);
+    expect(out.status).toBe("completed");
+    expect(phone.current).toBe("opened");
+    const at = phone.actions().filter((a) => a.op === "tap")[0]!.args[0] as { x: number; y: number };
+    expect(Math.abs(at.x - CENTRE.x)).toBeLessThanOrEqual(2);
+    expect(Math.abs(at.y - CENTRE.y)).toBeLessThanOrEqual(2);
+    const body = h.executorRequests()[0]!.body as { tools?: Array<{ function: { name: string } }>; tool_choice?: string };
+    expect(body.tools?.map((t) => t.function.name)).toContain("click");
+    expect(body.tool_choice).toBe("required");
   });
 });
