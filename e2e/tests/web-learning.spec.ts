@@ -1,7 +1,9 @@
 // The Learning page with more than one page of lessons: a viewer sees the newest 100, and "Show more lessons" reads
 // the rest through the list's cursor — each lesson once, none lost; skills and shortcuts of one page show no button.
+// A skill shows its parameters, its steps with the screen each expects and its versions with what changed; a
+// shortcut's failed try reads in words with what to do, never the phone's raw `am start` text.
 import { expect, test } from "@playwright/test";
-import { addLessons, saveShortcuts, saveSkill } from "@phoneloop/state";
+import { addLessons, recordShortcutValidation, saveShortcuts, saveSkill } from "@phoneloop/state";
 import { attachScreenshot, expectAccessible, startWebStack, type WebStack } from "../support/web-stack.ts";
 
 let stack: WebStack;
@@ -16,8 +18,21 @@ test.beforeAll(async () => {
     const texts = [0, 1, 2].map((k) => run * 3 + k).filter((n) => n < LESSONS);
     await addLessons(stack.db, { workspaceId: ws, app: "com.loop", goal: "Search Loop", runId: `run_learn_${run}`, lessons: texts.map((n) => ({ kind: "worked" as const, text: `Lesson number ${n}` })) });
   }
-  await saveSkill(stack.db, { workspaceId: ws, app: "com.loop", appVersion: "1.0", name: "search", goal: "Search Loop", body: { steps: [] }, runId: "run_learn_0" });
-  await saveShortcuts(stack.db, { workspaceId: ws, app: "com.loop", appVersion: "1.0", shortcuts: [{ uri: "loop://search", activity: "com.loop/.Search" }] });
+  const screen = (activity: string, id: string) => ({ app: "com.loop", activity, required: [{ resourceId: `com.loop:id/${id}`, at: { x: 500, y: 100 } }] });
+  const body = (tapped: string) => ({
+    format: 1,
+    app: "com.loop",
+    pre: screen(".Feed", tapped),
+    steps: [
+      { action: { type: "click" }, target: { resourceId: `com.loop:id/${tapped}`, at: { x: 500, y: 100 } }, before: screen(".Feed", tapped) },
+      { action: { type: "input_text", text: "{query}" }, before: screen(".Search", "search_input") },
+    ],
+    post: screen(".Results", "result_list"),
+  });
+  await saveSkill(stack.db, { workspaceId: ws, app: "com.loop", appVersion: "1.0", name: "search", goal: "Search Loop for a phrase", body: body("search_box"), runId: "run_learn_0" });
+  await saveSkill(stack.db, { workspaceId: ws, app: "com.loop", appVersion: "1.0", name: "search", goal: "Search Loop for a phrase", body: body("search_icon"), runId: "run_learn_1" });
+  const [broken] = await saveShortcuts(stack.db, { workspaceId: ws, app: "com.loop", appVersion: "1.0", shortcuts: [{ uri: "loop://inbox", activity: "com.loop/.Inbox" }, { uri: "loop://search", activity: "com.loop/.Search" }] });
+  await recordShortcutValidation(stack.db, { workspaceId: ws, shortcutId: broken!.id, ok: false, reason: "the phone could not open loop://inbox: Error: Activity not started, unable to resolve Intent { act=android.intent.action.VIEW dat=loop://inbox flg=0x10000000 }" });
 });
 
 test.afterAll(async () => {
@@ -33,7 +48,21 @@ test("lessons past the first page come with Show more; every lesson is listed on
   const lessons = page.getByRole("table", { name: "Lessons" }).locator("tbody tr");
   await expect(lessons).toHaveCount(100);
   await expect(page.getByRole("table", { name: "Skills" }).locator("tbody tr")).toHaveCount(1);
-  await expect(page.getByRole("table", { name: "Shortcuts" }).locator("tbody tr")).toHaveCount(1);
+  const shortcuts = page.getByRole("table", { name: "Shortcuts" });
+  await expect(shortcuts.locator("tbody tr")).toHaveCount(2);
+  await expect(shortcuts).toContainText("No app on the phone opens this link. Runs are no longer offered it.");
+  await expect(shortcuts).toContainText("Check that the app version that declares it is installed");
+  await expect(shortcuts).not.toContainText("unable to resolve Intent");
+  await expect(shortcuts).toContainText("Not tried yet");
+  const skills = page.getByRole("table", { name: "Skills" });
+  await expect(skills).toContainText("Parameters: {query}");
+  await skills.getByText("Steps and versions of search").click();
+  const steps = page.getByRole("list", { name: "Steps of search" }).locator("li");
+  await expect(steps).toHaveText(["tap #search_icon on .Feed with #search_icon", 'type "{query}" on .Search with #search_input', "ends on .Results with #result_list"]);
+  const versions = page.getByRole("list", { name: "Versions of search" });
+  await expect(versions).toContainText("Version 2 from run run_learn_1");
+  await expect(versions).toContainText("step 1 changed: tap #search_box on .Feed with #search_box → tap #search_icon on .Feed with #search_icon");
+  await expect(versions).toContainText("Version 1 from run run_learn_0 (first version)");
   await expect(page.getByRole("button", { name: "Show more skills" })).toHaveCount(0);
   await expect(page.getByRole("button", { name: "Show more shortcuts" })).toHaveCount(0);
   await expectAccessible(page, testInfo, "learning");
