@@ -1,10 +1,14 @@
 // Approval rules as a team meets them in the browser: an admin sets on Settings → Approval rules that money needs
 // two approvers and that the run's starter may not be one; a money gate of that admin's run then stays open after
 // the first approval (the Attention page and the gate page both say "1 of 2 approvals" and who), the starter's own
-// approval is refused with the reason, and a second approver resolves it. Both pages pass an axe scan.
+// approval is refused with the reason, and a second approver resolves it. A destructive gate nobody answers in time
+// is escalated by the API's periodic pass: the page says so, an approver has no buttons, an admin answers it. The
+// pages pass an axe scan.
 import { expect, test } from "@playwright/test";
 import { createApiClient } from "@phoneloop/client";
+import { manualClock } from "@phoneloop/state/domain";
 import { agentTokenHeaders } from "../../apps/api/src/auth/testing.ts";
+import { startReaper } from "../../apps/api/src/reaper.ts";
 import { attachScreenshot, expectAccessible, startWebStack, type WebStack } from "../support/web-stack.ts";
 
 let stack: WebStack;
@@ -106,4 +110,57 @@ test("money needs two approvers, not the starter: one approval leaves the gate o
   await attachScreenshot(page, testInfo, "gate-approved");
 
   await Promise.all([adminContext.close(), beaContext.close(), cyContext.close()]);
+});
+
+test("a destructive gate nobody answers in time is escalated to the admins: the page says so and only an admin answers it", async ({ browser }, testInfo) => {
+  test.setTimeout(180_000);
+  const adminContext = await browser.newContext();
+  await stack.signIn(adminContext, "admin", "Ada Admin");
+  const admin = await adminContext.newPage();
+  await admin.goto(`${stack.webUrl}/settings/approval-rules`);
+  const destructive = admin.locator('[data-category="destructive"]');
+  await destructive.getByLabel("Time to answer (minutes, empty: no limit)").fill("1");
+  await destructive.getByLabel("When nobody answers in time").selectOption("escalate");
+  await destructive.getByRole("button", { name: "Save the destructive rule" }).click();
+  await expect(destructive).toContainText("Saved");
+
+  const agent = await stack.agentClient("Notes tab token");
+  const goal = await agent.goal.create.mutate({ title: "Tidy the notes", objective: "Delete the empty notes in the notes app" });
+  const { gate } = await agent.gate.open.mutate({
+    goalId: goal.id,
+    question: "Tap Delete note in the notes app?",
+    options: ["approve", "deny"],
+    kind: "approval",
+    tier: "high_risk",
+    action: { type: "click", element: "3" },
+    policy: { ruleId: "pane.inherit", evidence: ['"Delete" confirms "Delete this note?"'], policyVersion: "builtin-e2e", kind: "destructive", approvalKey: "destructive|com.notes|delete" },
+  });
+  expect(gate).toMatchObject({ category: "destructive", afterExpiry: "escalate" });
+
+  // The API's periodic pass, an hour on: the gate's minute is over.
+  const reaper = startReaper(stack.db, { intervalMs: 3_600_000, agentStaleMs: 3_600_000, ctx: { clock: manualClock(Date.now() + 3_600_000) } });
+  try {
+    await reaper.tick();
+  } finally {
+    await reaper.close();
+  }
+
+  const approverContext = await browser.newContext();
+  await stack.signIn(approverContext, "approver", "Abe Approver");
+  const page = await approverContext.newPage();
+  await page.goto(`${stack.webUrl}/gates/${gate.id}`);
+  await expect(page.locator('[data-field="escalated"]')).toContainText("only an admin may answer it now");
+  await expect(page.getByRole("button", { name: "Approve…" })).toHaveCount(0);
+  await expect(page.getByText("An admin answers this gate")).toBeVisible();
+  await expectAccessible(page, testInfo, "gate-escalated");
+  await attachScreenshot(page, testInfo, "gate-escalated");
+
+  await admin.goto(`${stack.webUrl}/gates/${gate.id}`);
+  await expect(admin.locator('[data-field="escalated"]')).toBeVisible();
+  await admin.getByRole("button", { name: "Deny…" }).click();
+  await admin.getByLabel("Your rationale (recorded with your decision)").fill("Keep the notes until the owner is back");
+  await admin.getByRole("dialog").getByRole("button", { name: "Deny" }).click();
+  await expect(admin.locator('[data-field="decision"]')).toContainText("deny");
+  expect((await agent.gate.get.query({ gateId: gate.id })).status).toBe("denied");
+  await Promise.all([adminContext.close(), approverContext.close()]);
 });
