@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, type BrowserContext, type Page, type TestInfo } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
-import { createApiServer, type ApiServer } from "@phoneloop/api";
+import { createApiServer, type ApiServer, type ApiServerInit } from "@phoneloop/api";
 import { createApiClient } from "@phoneloop/client";
 import { applyMigrations, createDb, startEmbeddedPostgres, type Db, type RunningPostgres, type Role } from "@phoneloop/state";
 import { agentTokenHeaders, signUpMember, type SignedUpMember } from "../../apps/api/src/auth/testing.ts";
@@ -48,14 +48,14 @@ export async function freePort(): Promise<number> {
  * start` (e.g. DEMO_PHONE_URL); `demoPhone`: the demo phone's control API, so the API answers its USB debugging
  * prompt (as under `npm start`).
  */
-export async function startWebStack(name: string, opts: { webPort?: number; webEnv?: Record<string, string>; demoPhone?: { url: string; token: string } } = {}): Promise<WebStack> {
+export async function startWebStack(name: string, opts: { webPort?: number; webEnv?: Record<string, string>; demoPhone?: { url: string; token: string }; notifications?: ApiServerInit["notifications"] } = {}): Promise<WebStack> {
   const pg: RunningPostgres = await startEmbeddedPostgres({ dataDir: join(mkdtempSync(join(tmpdir(), `phoneloop-e2e-${name}-`)), "data"), ephemeral: true, fast: true });
   const url = pg.urlFor(`phoneloop_${name.replace(/\W/g, "_")}`);
   await applyMigrations(url);
   const db = createDb(url);
   const webPort = opts.webPort ?? (await freePort());
   const webUrl = `http://127.0.0.1:${webPort}`;
-  const api = await createApiServer({ db, databaseUrl: url, port: 0, host: "127.0.0.1", webOrigins: [webUrl], ...(opts.demoPhone ? { demoPhone: opts.demoPhone } : {}) });
+  const api = await createApiServer({ db, databaseUrl: url, port: 0, host: "127.0.0.1", webOrigins: [webUrl], ...(opts.demoPhone ? { demoPhone: opts.demoPhone } : {}), ...(opts.notifications ? { notifications: opts.notifications } : {}) });
 
   ensureWebBuild(root, () => {});
   const web: ChildProcess = spawn(nextBin, ["start", "-p", String(webPort), "-H", "127.0.0.1"], {
