@@ -39,6 +39,12 @@ interface Hit {
 /** Compound heads are read only from words this long, so short words stay exact. */
 const MIN_COMPOUND = 4;
 
+/**
+ * A short compound end that is also the end of English -ing words ("ring", Swedish for "call", ends "pairing",
+ * "tethering", "ordering", "monitoring") would read those as compounds: such an end matches whole words only.
+ */
+const isEnglishEnding = (w: string): boolean => w.length <= MIN_COMPOUND && w.endsWith("ing");
+
 /** A word list: entries in scripts with spaces matched as whole words by looking each word up (stems and
  * compounds as marked), entries in scripts without spaces (CJK, Korean, Thai) as substrings by one regular
  * expression. A decision looks labels up in a few dozen lists, so each look-up is a handful of map reads. */
@@ -85,7 +91,7 @@ export class WordSet {
         list.push(phrase);
         this.byFirst.set(tokens[0]!, list);
       }
-      if (e.compound && tokens.length === 1 && w.length >= MIN_COMPOUND) {
+      if (e.compound && tokens.length === 1 && w.length >= MIN_COMPOUND && !isEnglishEnding(w)) {
         if (stem) this.compoundStems.push(w);
         else this.compoundEnds.set(w, phrase);
       }

@@ -31,6 +31,15 @@ describe("a tap is judged by its label, normalised", () => {
     (label) => expect(decidePermission(click, { target: node({ text: label }) }).tier).toBe("normal"),
   );
 
+  it.each(["Bluetooth, pairing", "Hotspot & tethering", "Ordering", "Monitoring", "Filtering", "Offering"])(
+    "%s is normal: an English -ing word is no compound ending in a short word of another language (Swedish 'ring')",
+    (label) => expect(decidePermission(click, { packageName: "com.android.settings", target: node({ text: label, packageName: "com.android.settings" }) }).tier).toBe("normal"),
+  );
+
+  it("Swedish 'Ring' (call) as a whole word still places a call", () => {
+    expect(decidePermission(click, { target: node({ text: "Ring" }) })).toMatchObject({ tier: "high_risk", kind: "communication" });
+  });
+
   it("long labels are content, a tap on a text field only focuses it, scroll is never gated", () => {
     expect(decidePermission(click, { target: node({ text: "Kate: the hard part is reliability, and you should never pay for a popup-ridden agent" }) }).ruleId).toBe("target.content");
     expect(decidePermission(click, { target: node({ className: "android.widget.EditText", text: "Post your reply" }) }).tier).toBe("normal");
