@@ -3,7 +3,7 @@
 // language a lesson is written in: words come from Intl.Segmenter (the runtime's ICU word breaker, which also splits
 // Chinese and Japanese text into words), so no tokenizer library is needed; the stop and negation words are the few
 // the comparison must ignore or must notice. Hand-written because no maintained npm library compares short
-// multilingual sentences while telling "opens" from "does not open".
+// multilingual sentences while telling "opens" and "does not open" apart.
 import type { LessonKind } from "./learning.ts";
 
 /** Two lessons at least this similar (0–1, lessonSimilarity) say the same thing, or its opposite. */
