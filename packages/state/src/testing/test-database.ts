@@ -6,6 +6,10 @@ import pg from "pg";
 import { createDb, type Db } from "../db/client.ts";
 
 export const TEMPLATE_DATABASE = "phoneloop_test_template";
+/** How long a dropped database's pool may take to hand back its clients before the drop goes on without them. */
+const DISCONNECT_WAIT_MS = 10_000;
+const DROP_LOCK_TIMEOUT_MS = 20_000;
+const DROP_ATTEMPTS = 4;
 
 /** Admin URL (database `postgres`) of the test server, set by the global setup. */
 export function testServerAdminUrl(): string {
@@ -55,10 +59,25 @@ export async function createTestDatabase(opts: { poolSize?: number } = {}): Prom
     url,
     db,
     async drop() {
-      await db.$disconnect();
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => c.end());
+      // A pool whose client is still checked out (a transaction a test left open) would never end: after a bounded
+      // wait the database is dropped anyway, which ends its connections. A drop queued behind other files' creates
+      // and drops on a loaded machine gives up after its lock timeout and is tried again.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([db.$disconnect().catch(() => undefined), new Promise((r) => (timer = setTimeout(r, DISCONNECT_WAIT_MS)))]);
+      clearTimeout(timer);
+      for (let attempt = 1; ; attempt++) {
+        const c = new pg.Client({ connectionString: adminUrl });
+        await c.connect();
+        try {
+          await c.query(`SET lock_timeout = '${DROP_LOCK_TIMEOUT_MS}ms'`);
+          await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+          return;
+        } catch (e) {
+          if (attempt >= DROP_ATTEMPTS) throw e;
+        } finally {
+          await c.end();
+        }
+      }
     },
   };
 }
