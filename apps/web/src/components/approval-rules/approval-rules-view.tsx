@@ -11,7 +11,7 @@ import { describeProblem, useApi } from "../../lib/api.tsx";
 import { useSession } from "../../lib/session.tsx";
 import { useTRPC } from "../../lib/trpc.ts";
 import ui from "../ui/ui.module.css";
-import styles from "./approval-rules.module.css";
+import styles from "../ui/settings-page.module.css";
 
 type Rule = RouterOutputs["approvalRule"]["list"][number];
 

@@ -11,7 +11,10 @@ import { describeProblem, useApi } from "../../lib/api.tsx";
 import { useSession } from "../../lib/session.tsx";
 import { useTRPC } from "../../lib/trpc.ts";
 import ui from "../ui/ui.module.css";
-import styles from "./notifications.module.css";
+import page from "../ui/settings-page.module.css";
+import own from "./notifications.module.css";
+
+const styles = { ...page, ...own };
 
 const KINDS = [
   { kind: "gate_opened", label: "A gate waits for an answer" },
