@@ -37,3 +37,4 @@ export function adapterFor(id: string, version?: string): ModelAdapter | null {
 
 export { parseReply, type AdapterDescriptor, type AdapterInput, type AdapterReply, type DeviceAction, type ModelAdapter, type ReplyScreen } from "./port.ts";
 export { toDevice, fromDevice, imageSizeFor, smartResize, describeFrame, describeImageRule, type CoordinateFrame, type ImageRule } from "./frame.ts";
+export { MODEL_PRESETS, PRESET_IDS, presetFor, presetDescriptor, presetOf, type ModelPreset, type PresetRole } from "./presets.ts";
