@@ -131,7 +131,7 @@ export { savePolicyRules, SavePolicyRulesInput, currentPolicyRules, CurrentPolic
 export { scopeToWorkspace, SCOPED_FIELDS, type ScopedField } from "./services/workspace/scope.ts";
 export { hasAccounts, issueSetupToken, setupTokenValid, consumeSetupToken, issueInvite, IssueInviteInput, readInvite, consumeInvite, UseOneTimeLinkInput, type InviteTerms } from "./services/account/one-time-links.ts";
 export { discardAccount, DiscardAccountInput, ACCOUNT_DISCARD_REASONS } from "./services/account/discard-account.ts";
-export { MODEL_ROLES, ModelSettingsInput, RoleEndpointInput, readModelSettings, modelSettingsNeedCleaning, cleanModelSettings, CleanModelSettingsInput, setModelSettings, SetModelSettingsInput, type ModelRole, type KeySealer, type StoredModelSettings, type StoredRoleEndpoint } from "./services/model-settings/model-settings.ts";
+export { MODEL_ROLES, ModelSettingsInput, RoleEndpointInput, AdapterSetting, readModelSettings, modelSettingsNeedCleaning, cleanModelSettings, CleanModelSettingsInput, setModelSettings, SetModelSettingsInput, type ModelRole, type KeySealer, type StoredModelSettings, type StoredRoleEndpoint } from "./services/model-settings/model-settings.ts";
 export { EndpointUrl, endpointUrlProblem, storedEndpointUrl, endpointUrl } from "./services/model-settings/endpoint-url.ts";
 export { saveSkill, SaveSkillInput, listSkills, ListSkillsInput, updateSkill, UpdateSkillInput, recordSkillUse, RecordSkillUseInput, deleteSkill, SkillRefInput, listSkillVersions, type SkillView, type SkillVersionView } from "./services/skill/skills.ts";
 export { changeSkillStatus, ChangeSkillStatusInput, SKILL_CHANGES, type SkillChange } from "./services/skill/change-status.ts";

@@ -67,6 +67,38 @@ describe("modelSettings.set", () => {
     expect(await readModelSettings(t.db, workspace.id)).toBeNull();
     expect(await eventsOf(workspace.id)).toEqual([]);
   });
+
+  it("stores an adapter per role from the runtime's list, keeps the ones a save leaves out, removes one set to null, and its Event names them", async () => {
+    const { workspace, admin } = await seedWorkspace(t.db);
+    const known = [{ id: "phoneloop", version: "1" }, { id: "ui-tars", version: "1.5" }, { id: "qwen-vl", version: "3" }];
+    const base = { baseUrl: "https://api.example.com/v1", models: { executor: "ByteDance-Seed/UI-TARS-1.5-7B" } };
+    const row = await setModelSettings(t.db, { workspaceId: workspace.id, updatedBy: admin.id, settings: { ...base, adapters: { executor: { id: "ui-tars", version: "1.5" }, planner: { id: "phoneloop", version: "1" } } } }, seal, undefined, known);
+    expect(row.adapters).toEqual({ executor: { id: "ui-tars", version: "1.5" }, planner: { id: "phoneloop", version: "1" } });
+    expect((await readModelSettings(t.db, workspace.id))!.adapters).toEqual(row.adapters);
+
+    const again = await setModelSettings(t.db, { workspaceId: workspace.id, updatedBy: admin.id, settings: { ...base, adapters: { planner: null } } }, seal, undefined, known);
+    expect(again.adapters).toEqual({ executor: { id: "ui-tars", version: "1.5" } });
+    const kept = await setModelSettings(t.db, { workspaceId: workspace.id, updatedBy: admin.id, settings: base }, seal, undefined, known);
+    expect(kept.adapters).toEqual({ executor: { id: "ui-tars", version: "1.5" } });
+
+    expect((await eventsOf(workspace.id)).map((e) => (e.payload as { adapters?: unknown }).adapters)).toEqual([
+      { executor: { id: "ui-tars", version: "1.5" }, planner: { id: "phoneloop", version: "1" } },
+      { planner: null },
+      undefined,
+    ]);
+  });
+
+  it("refuses an adapter or version the runtime does not have as INVALID_INPUT naming the role's field, and writes nothing", async () => {
+    const { workspace, admin } = await seedWorkspace(t.db);
+    const known = [{ id: "ui-tars", version: "1.5" }];
+    for (const executor of [{ id: "ui-tars", version: "9" }, { id: "no-such", version: "1" }]) {
+      const e = await setModelSettings(t.db, { workspaceId: workspace.id, updatedBy: admin.id, settings: { baseUrl: "https://api.example.com/v1", models: {}, adapters: { executor } } }, seal, undefined, known).then(() => null, (x: unknown) => x as StateError);
+      expect(e?.code).toBe("INVALID_INPUT");
+      expect(e?.message).toMatch(/settings\.adapters\.executor: .*not an adapter the runtime has; pick one of ui-tars 1\.5/);
+    }
+    expect(await readModelSettings(t.db, workspace.id)).toBeNull();
+    expect(await eventsOf(workspace.id)).toEqual([]);
+  });
 });
 
 describe("modelSettings.clean", () => {

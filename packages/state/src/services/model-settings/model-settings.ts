@@ -4,6 +4,7 @@
 // encrypts with a key derived from PHONELOOP_SECRET_KEY and alone opens it): the core stores the sealed text and
 // its Events say of a key only whether it was set, kept or removed — never the key, sealed or not.
 import { z } from "zod";
+import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { Id, Text } from "../../domain/schemas.ts";
 import { actorOf, appendEvent, inTx, type DbOrTx, type OperatorContext, type Tx } from "../operator.ts";
@@ -31,6 +32,10 @@ export const RoleEndpointInput = z.object({
   microUsdPerOutputToken: Price.optional(),
 });
 
+/** The model adapter a role's model speaks (packages/agent model/adapters): its id and the published version it follows. */
+export const AdapterSetting = z.object({ id: Text.trim().min(1).max(40), version: Text.trim().min(1).max(80) });
+export type AdapterSetting = z.output<typeof AdapterSetting>;
+
 export const ModelSettingsInput = z.object({
   baseUrl: EndpointUrl,
   /** Omitted on update: keep the key already stored; null: remove it (an endpoint that takes no key). */
@@ -41,6 +46,8 @@ export const ModelSettingsInput = z.object({
   timeoutMs: z.number().int().min(1000).max(600_000).default(120_000),
   /** Per role: its own endpoint, or null to use the shared one again. Omitted (or a role left out): keep what is stored. */
   roles: z.object({ planner: RoleEndpointInput.nullable().optional(), executor: RoleEndpointInput.nullable().optional(), summarizer: RoleEndpointInput.nullable().optional() }).optional(),
+  /** Per role: the adapter its model speaks, or null for the product's own language again. Omitted (or a role left out): keep what is stored. */
+  adapters: z.object({ planner: AdapterSetting.nullable().optional(), executor: AdapterSetting.nullable().optional(), summarizer: AdapterSetting.nullable().optional() }).optional(),
 });
 export type ModelSettingsInput = z.input<typeof ModelSettingsInput>;
 
@@ -61,10 +68,12 @@ export interface StoredModelSettings {
   microUsdPerOutputToken: number;
   timeoutMs: number;
   roles: Partial<Record<ModelRole, StoredRoleEndpoint>>;
+  /** The roles whose model speaks an adapter's language (migration model_settings_adapters); the others speak phoneloop. */
+  adapters: Partial<Record<ModelRole, AdapterSetting>>;
   updatedAt: Date;
 }
 
-const COLUMNS = `"baseUrl", "apiKeyEncrypted", "models", "microUsdPerInputToken", "microUsdPerOutputToken", "timeoutMs", "roles", "updatedAt"`;
+const COLUMNS = `"baseUrl", "apiKeyEncrypted", "models", "microUsdPerInputToken", "microUsdPerOutputToken", "timeoutMs", "roles", "adapters", "updatedAt"`;
 
 /** The workspace's stored settings as they are, or null when none were saved (a read: the proxy's hot path). */
 export async function readModelSettings(db: DbOrTx, workspaceId: string): Promise<StoredModelSettings | null> {
@@ -137,9 +146,20 @@ export type SetModelSettingsInput = z.input<typeof SetModelSettingsInput>;
 type KeyChange = "set" | "kept" | "removed" | "none";
 const keyChange = (given: string | null | undefined, stored: string | undefined): KeyChange => (given === null ? "removed" : given !== undefined ? "set" : stored ? "kept" : "none");
 
-/** Saves the workspace's model settings (the whole shared part; roles as given, the rest kept). Answers the row as stored. */
-export async function setModelSettings(db: DbOrTx, raw: SetModelSettingsInput, seal: KeySealer, ctx?: OperatorContext): Promise<StoredModelSettings> {
+/**
+ * Saves the workspace's model settings (the whole shared part; roles and adapters as given, the rest kept). Answers
+ * the row as stored. `knownAdapters` is the runtime's list (the core knows no runtime): an adapter not in it is
+ * refused, INVALID_INPUT naming the field — so an empty list refuses every adapter.
+ */
+export async function setModelSettings(db: DbOrTx, raw: SetModelSettingsInput, seal: KeySealer, ctx?: OperatorContext, knownAdapters: readonly AdapterSetting[] = []): Promise<StoredModelSettings> {
   const { workspaceId, updatedBy, settings: s } = parseInput(SetModelSettingsInput, raw, "modelSettings.set");
+  for (const role of MODEL_ROLES) {
+    const a = s.adapters?.[role];
+    if (!a || knownAdapters.some((k) => k.id === a.id && k.version === a.version)) continue;
+    const path = `settings.adapters.${role}`;
+    const message = `"${a.id} ${a.version}" is not an adapter the runtime has; pick one of ${knownAdapters.map((k) => `${k.id} ${k.version}`).join(", ") || "(none offered)"}, or null for the product's own language`;
+    throw new StateError("INVALID_INPUT", `modelSettings.set: ${path}: ${message}`, { operator: "modelSettings.set", issues: [{ path, message }] });
+  }
   return inTx(db, async (tx) => {
     const locked = await lockedRow(tx, workspaceId);
     const previous = locked ? cleaned(locked, seal).row : null;
@@ -167,14 +187,20 @@ export async function setModelSettings(db: DbOrTx, raw: SetModelSettingsInput, s
       if (Object.keys(own).length === 0) delete stored[role];
       else stored[role] = own;
     }
+    const adapters: Partial<Record<ModelRole, AdapterSetting>> = { ...(previous?.adapters ?? {}) };
+    for (const role of MODEL_ROLES) {
+      const given = s.adapters?.[role];
+      if (given === null) delete adapters[role];
+      else if (given) adapters[role] = { id: given.id, version: given.version };
+    }
     const rows = await tx.$queryRawUnsafe<StoredModelSettings[]>(
-      `INSERT INTO "ModelSettings" ("workspaceId", "baseUrl", "apiKeyEncrypted", "models", "microUsdPerInputToken", "microUsdPerOutputToken", "timeoutMs", "roles", "updatedBy", "updatedAt")
-       VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8::jsonb, $9, now())
+      `INSERT INTO "ModelSettings" ("workspaceId", "baseUrl", "apiKeyEncrypted", "models", "microUsdPerInputToken", "microUsdPerOutputToken", "timeoutMs", "roles", "adapters", "updatedBy", "updatedAt")
+       VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8::jsonb, $10::jsonb, $9, now())
        ON CONFLICT ("workspaceId") DO UPDATE SET "baseUrl" = EXCLUDED."baseUrl", "apiKeyEncrypted" = EXCLUDED."apiKeyEncrypted", "models" = EXCLUDED."models",
          "microUsdPerInputToken" = EXCLUDED."microUsdPerInputToken", "microUsdPerOutputToken" = EXCLUDED."microUsdPerOutputToken",
-         "timeoutMs" = EXCLUDED."timeoutMs", "roles" = EXCLUDED."roles", "updatedBy" = EXCLUDED."updatedBy", "updatedAt" = now()
+         "timeoutMs" = EXCLUDED."timeoutMs", "roles" = EXCLUDED."roles", "adapters" = EXCLUDED."adapters", "updatedBy" = EXCLUDED."updatedBy", "updatedAt" = now()
        RETURNING ${COLUMNS}`,
-      workspaceId, s.baseUrl, apiKeyEncrypted, JSON.stringify(s.models), s.microUsdPerInputToken, s.microUsdPerOutputToken, s.timeoutMs, JSON.stringify(stored), updatedBy,
+      workspaceId, s.baseUrl, apiKeyEncrypted, JSON.stringify(s.models), s.microUsdPerInputToken, s.microUsdPerOutputToken, s.timeoutMs, JSON.stringify(stored), updatedBy, JSON.stringify(adapters),
     );
     const payload = {
       baseUrl: s.baseUrl,
@@ -184,6 +210,7 @@ export async function setModelSettings(db: DbOrTx, raw: SetModelSettingsInput, s
       microUsdPerOutputToken: s.microUsdPerOutputToken,
       timeoutMs: s.timeoutMs,
       roles: roleChanges,
+      ...(s.adapters ? { adapters: Object.fromEntries(MODEL_ROLES.filter((r) => s.adapters![r] !== undefined).map((r) => [r, s.adapters![r]])) } : {}),
     };
     await appendEvent(tx, { operator: "modelSettings.set", actor: actorOf(ctx, updatedBy), subjectId: workspaceId, workspaceId, payload }, ctx);
     return rows[0]!;
