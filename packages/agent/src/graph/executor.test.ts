@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import type { Lease, UiNode } from "../ports.ts";
 import { uiNode } from "../testing/fake-phone.ts";
-import { newExecutor, step, type Effect, type Observation } from "./executor.ts";
+import { newExecutor, step, REPEATED_WAITS_MAX, type Effect, type Observation } from "./executor.ts";
 import { DEFAULT_CONFIG, initialState, type ExecutorRunState, type Screen } from "./state.ts";
 
 const lease = (epoch = 1): Lease => ({ id: `lease_${epoch}`, todoId: "t1", ownerId: "agent_1", leaseKey: `key_${epoch}`, epoch, ttlMs: 120_000, expiresAt: 1_000_000 });
@@ -206,5 +206,64 @@ describe("executor step (pure)", () => {
     const { batches } = walk(runState(), [ready, { type: "sensed", screen }, reply({ type: "navigate_back" }), { type: "perform_failed", lost: true, message: "The phone disconnected.", attempts: 1 }]);
     expect(types(batches[3]!)).toEqual(["evidence", "exit"]);
     expect(batches[3]![1]).toMatchObject({ ret: { reason: "device_lost", finalScreen: { phash: "00ff00ff00ff00ff", observationKey: "run_1:0:observation:lk" } } });
+  });
+});
+
+describe("repeated wait: the screen unchanged since the model's wait, the executor waits again without asking the model", () => {
+  const waited: Observation = { type: "performed", outcome: "waited" };
+  /** One step of the model's: route, sense `seen`, the model answers `action`, performed. */
+  const modelStep = (action: Record<string, unknown>, seen: Screen = screen): Observation[] => [ready, { type: "sensed", screen: seen }, reply(action), waited];
+  /** The same screen's tree with other text (a spinner's label that became a result). */
+  const loaded: Screen = { ...screen, tree: node({ className: "android.widget.FrameLayout", bounds: { left: 0, top: 0, right: 1080, bottom: 2400 }, children: [node({ ...payButton, text: "Paid" })] }) };
+
+  it("unchanged after the model's wait: the same wait is performed without a model call, recorded as skipped, spending a step and no tokens", () => {
+    const first = walk(runState(), modelStep({ type: "wait", ms: 1500, thought: "the page is loading" }));
+    const { state, batches } = walk(first.state, [ready, { type: "sensed", screen }, waited]);
+    // No ask_model: straight to the write-ahead and the same wait (the model's words are not repeated as its own).
+    expect(batches[1]).toEqual([{ type: "checkpoint" }, { type: "perform", action: { type: "wait", ms: 1500 }, px: undefined, screen: { width: 1080, height: 2400 }, description: "wait 1500ms" }]);
+    expect(types(batches[2]!)).toEqual(["evidence", "step", "turn_result", "checkpoint", "event", "route"]);
+    expect(batches[2]![1]).toMatchObject({ type: "step", stepIndex: 1, action: { type: "wait", ms: 1500 }, outcome: "waited", tokens: 0, modelSkipped: "unchanged_after_wait" });
+    expect(batches[2]![2]).toMatchObject({ type: "turn_result", kind: "validated_progress", spend: { key: "run_1:1:spend", steps: 1, tokens: 0, microUsd: 0 } });
+    // The model's step is recorded without the field; the run counts one model call over two steps.
+    expect(first.batches[3]!.find((e) => e.type === "step")).not.toHaveProperty("modelSkipped");
+    expect(state.totals).toMatchObject({ steps: 2, modelCalls: 1, inputTokens: 900, outputTokens: 20 });
+    expect(state.executor.waited).toMatchObject({ action: { type: "wait", ms: 1500 }, repeats: 1 });
+    // When the model is asked next, its history says which wait it did not choose.
+    expect(state.executor.steps.at(-1)).toEqual({ index: 1, action: "wait 1500ms", outcome: "waited again (screen unchanged, model not asked)" });
+  });
+
+  it("a screen that changed since the model's wait (its tree's text, or its image) asks the model", () => {
+    const first = walk(runState(), modelStep({ type: "wait" }));
+    expect(types(walk(first.state, [ready, { type: "sensed", screen: loaded }]).batches[1]!)).toEqual(["ask_model"]);
+    const repainted: Screen = { ...screen, phash: "ff00ff00ff00ff00" };
+    expect(types(walk(first.state, [ready, { type: "sensed", screen: repainted }]).batches[1]!)).toEqual(["ask_model"]);
+  });
+
+  it(`after ${REPEATED_WAITS_MAX} repeated waits in a row the model is asked though nothing changed, and its new wait starts the count again`, () => {
+    let { state } = walk(runState(), modelStep({ type: "wait" }));
+    for (let i = 0; i < REPEATED_WAITS_MAX; i++) {
+      const r = walk(state, [ready, { type: "sensed", screen }, waited]);
+      expect(types(r.batches[1]!)).toEqual(["checkpoint", "perform"]);
+      state = r.state;
+    }
+    const asked = walk(state, [ready, { type: "sensed", screen }]);
+    expect(types(asked.batches[1]!)).toEqual(["ask_model"]);
+    expect(asked.batches[1]![0]).toMatchObject({ stepIndex: REPEATED_WAITS_MAX + 1 });
+    // The model waits again: the next unchanged screen is a repeated wait again.
+    const again = walk(asked.state, [reply({ type: "wait" }), waited, ready, { type: "sensed", screen }]);
+    expect(types(again.batches[3]!)).toEqual(["checkpoint", "perform"]);
+    expect(again.state.totals.modelCalls).toBe(2);
+  });
+
+  it("after an action that is not a wait, the same screen asks the model", () => {
+    const first = walk(runState(), modelStep({ type: "scroll", direction: "down" }));
+    expect(first.state.executor.waited).toBeUndefined();
+    expect(types(walk(first.state, [ready, { type: "sensed", screen }]).batches[1]!)).toEqual(["ask_model"]);
+  });
+
+  it("something new to tell the model (the core asked for a repair) asks it, even on the unchanged screen after a wait", () => {
+    const first = walk(runState(), modelStep({ type: "wait" }));
+    const repair: Observation = { type: "routed", route: "repair_required", reason: "the turn was not accepted", skip: null, openGate: null };
+    expect(types(walk(first.state, [repair, { type: "sensed", screen }]).batches[1]!)).toEqual(["ask_model"]);
   });
 });

@@ -5,14 +5,14 @@
 import { ACTION_JSON_SCHEMA, describeAction, type Action } from "../actions/schema.ts";
 import { parseAction, type ParseError, type ParseResult } from "../actions/parse.ts";
 import type { AdapterInput } from "../model/adapters/port.ts";
-import { detectAnomalies, detectCycle, detectRepetition, sampleOf, screenSample, targetOf, DETECTOR_LIMITS, type Anomaly } from "../detectors/index.ts";
+import { detectAnomalies, detectCycle, detectRepetition, sameScreen, sampleOf, screenSample, targetOf, DETECTOR_LIMITS, type Anomaly } from "../detectors/index.ts";
 import { formatHistory } from "../memory/history.ts";
 import { applyGuardVerdict, askUserDecision, decidePermission, guardMessages, needsGate, recordApproval, GUARD_JSON_SCHEMA, type PermissionContext, type PermissionDecision } from "../policy/index.ts";
 import { anomalyReminder, executorMessages } from "../prompts/executor.ts";
 import { askedQuestion, gateQuestion } from "../prompts/gate.ts";
 import { formatScreenElements } from "../prompts/screen.ts";
 import { isBlindTarget, isBlindTree } from "../policy/blind.ts";
-import type { EvidenceBody } from "@phoneloop/state/domain";
+import type { EvidenceBody, ModelSkipped } from "@phoneloop/state/domain";
 import { leaseRefOf, type ChatMessage, type EvidenceFields, type EvidenceInput, type GateResolution, type Lease, type LeaseRef, type ModelErrorCode, type OcrReading, type SkipReason, type TurnResultKind, type TurnRoute } from "../ports.ts";
 import { focusedNode, nodeAt, resolveTarget } from "./observe.ts";
 import { endReasonOfSkip, statusForExit } from "./routes.ts";
@@ -55,7 +55,8 @@ export type Observation =
 export type WriteEffect =
   | { type: "evidence"; input: EvidenceInput }
   | { type: "turn_result"; idempotencyKey: string; lease: LeaseRef; kind: TurnResultKind; summary: string; spend?: { key: string; steps: number; tokens: number; microUsd: number } }
-  | { type: "step"; stepIndex: number; todoId: string; action: Action | string; outcome: string; app: string; phash: string | null; anomalies: string[]; tokens: number }
+  /** `modelSkipped`: the action was taken without asking the model (a repeated wait). */
+  | { type: "step"; stepIndex: number; todoId: string; action: Action | string; outcome: string; app: string; phash: string | null; anomalies: string[]; tokens: number; modelSkipped?: ModelSkipped }
   | { type: "checkpoint" }
   | { type: "event"; event: AgentEvent };
 
@@ -86,6 +87,14 @@ export interface StepResult {
   state: ExecutorRunState;
   effects: Effect[];
 }
+
+/**
+ * Repeated waits in a row at most: after the model's wait, a screen (image and tree text) still as the model saw it
+ * is waited on again this many times without asking the model; then the model is asked even if nothing changed, so
+ * a model waiting for something that never comes still gets to decide (give up, go back, ask the user). Three keeps
+ * a slow page's load cheap (one call instead of four) while the model is asked at least every four waits.
+ */
+export const REPEATED_WAITS_MAX = 3;
 
 /** Which anomalies end the executor (a scroll streak: let the planner replan) and which only remind the model. */
 export function decideAfterAnomalies(anomalies: Anomaly[], goal: string, todo: string): { reminder?: string; exit?: ExitReason } {
@@ -136,8 +145,9 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
   const finishStep = (turn: Turn, action: Action | null, description: string, outcome: string, kind: TurnResultKind): void => {
     const lease = ex.lease!;
     const stepIndex = turn.stepIndex;
-    ex.steps.push({ index: stepIndex, action: description, outcome });
-    fx.push({ type: "step", stepIndex, todoId: ex.todoId, action: action ?? description, outcome, app: ex.lastApp, phash: turn.screen?.phash ?? null, anomalies: turn.anomalies ?? [], tokens: turn.tokens });
+    // The model reads a repeated wait in its history as one it did not choose.
+    ex.steps.push({ index: stepIndex, action: description, outcome: turn.modelSkipped ? `${outcome} again (screen unchanged, model not asked)` : outcome });
+    fx.push({ type: "step", stepIndex, todoId: ex.todoId, action: action ?? description, outcome, app: ex.lastApp, phash: turn.screen?.phash ?? null, anomalies: turn.anomalies ?? [], tokens: turn.tokens, ...(turn.modelSkipped ? { modelSkipped: turn.modelSkipped } : {}) });
     fx.push({
       type: "turn_result",
       idempotencyKey: `${s.runId}:${stepIndex}:turn`,
@@ -147,6 +157,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       ...(kind === "validated_progress" ? { spend: { key: `${s.runId}:${stepIndex}:spend`, steps: 1, tokens: 0, microUsd: 0 } } : {}),
     });
     ex.stepCount++;
+    delete ex.waited;
     s.stepIndex = Math.max(s.stepIndex, stepIndex + 1);
     s.totals.steps++;
     delete ex.inFlight;
@@ -211,6 +222,21 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       stepIndex: turn.stepIndex,
       lease: leaseRefOf(lease),
     });
+  };
+
+  /**
+   * A repeated wait: the last step's action was a wait and this screen is the one the model was last asked on
+   * (unchanged as the detectors mean it: sameScreen over image and tree text), nothing new to tell the model (no
+   * feedback, reminder or anomaly), and fewer than REPEATED_WAITS_MAX repeated waits in a row: the same wait again,
+   * through the same checks as any action, without a model call (null: ask the model).
+   */
+  const waitAgain = (turn: Turn): StepResult | null => {
+    const w = ex.waited;
+    const screen = turn.screen!;
+    if (!w || w.repeats >= REPEATED_WAITS_MAX || ex.feedback || ex.reminder || turn.anomalies?.length) return null;
+    if (!sameScreen(w.asked, screenSample(screen.phash, screen.tree, screen.blocks))) return null;
+    turn.modelSkipped = "unchanged_after_wait";
+    return decide(turn, w.action);
   };
 
   /** Loops among the samples after an action that did not reach the phone (no screen to compare). */
@@ -469,7 +495,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
         if (d.reminder) ex.reminder = d.reminder;
       }
       if (turn.gate) return applyGate(turn);
-      return askModel(turn);
+      return waitAgain(turn) ?? askModel(turn);
     }
 
     case "screen_read": {
@@ -566,7 +592,10 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       ex.samples.push(sampleOf(f.action, turn.px, sampledAt(turn)));
       if (ex.samples.length > 20) ex.samples.splice(0, ex.samples.length - 20);
       ex.sensedAfterAction = false;
+      // A wait: what the next step compares its screen with (the screen the model was last asked on) and the count.
+      const waited = f.action.type === "wait" ? { action: { type: "wait" as const, ...(f.action.ms !== undefined ? { ms: f.action.ms } : {}) }, asked: turn.modelSkipped && ex.waited ? ex.waited.asked : screenSample(turn.screen!.phash, turn.screen!.tree, turn.screen!.blocks), repeats: turn.modelSkipped && ex.waited ? ex.waited.repeats + 1 : 0 } : undefined;
       finishStep(turn, f.action, f.description, obs.outcome, "validated_progress");
+      if (waited) ex.waited = waited;
       return done(route());
     }
 

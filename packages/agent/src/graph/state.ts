@@ -1,7 +1,7 @@
 // The one state object of a run, checkpointed after every node and every executor step. It is a union by node:
 // what the run carries depends on where it is.
 import type { Action } from "../actions/schema.ts";
-import type { ActionSample } from "../detectors/index.ts";
+import type { ActionSample, ScreenSample } from "../detectors/index.ts";
 import type { Blackboard } from "../memory/blackboard.ts";
 import type { StepSummary } from "../memory/history.ts";
 import type { SessionApprovals } from "../policy/index.ts";
@@ -10,7 +10,7 @@ import type { AppRule, PermissionDecision, PolicyRules } from "../policy/index.t
 import type { ImageTokenFormula } from "../model/tokens.ts";
 import type { ElementRef } from "./observe.ts";
 import type { Learned } from "./learning.ts";
-import type { GatePolicy, PolicyRecord } from "@phoneloop/state/domain";
+import type { GatePolicy, ModelSkipped, PolicyRecord } from "@phoneloop/state/domain";
 
 export type NodeName = "planner" | "executor" | "summarizer" | "end";
 
@@ -84,6 +84,8 @@ export interface Turn {
   reading?: { action: Action };
   /** What OCR read around `at` on this step's screen (null: no reading could be had). */
   read?: { at: { x: number; y: number } | null; ocr: OcrReading | null };
+  /** This step's action was taken without asking the model (a repeated wait). */
+  modelSkipped?: ModelSkipped;
 }
 
 export interface ExecutorState {
@@ -111,6 +113,11 @@ export interface ExecutorState {
   lastObservationKey?: string;
   /** The step whose model call the state core refused (SPEND_REFUSED): the core's route was asked once for it. */
   spendRefusedAt?: number;
+  /**
+   * The last step's action was a wait: that wait, the screen the model was last asked on, and how many repeated
+   * waits (steps that waited again without asking the model) followed the model's wait. Gone after any other step.
+   */
+  waited?: { action: Extract<Action, { type: "wait" }>; asked: ScreenSample; repeats: number };
   turn?: Turn;
 }
 

@@ -310,13 +310,24 @@ function salvage(schema: z.ZodType, data: unknown): Record<string, unknown> {
 export const StepAction = z.union([RecordedAction, z.string()]);
 export type StepAction = z.infer<typeof StepAction>;
 
-/** A step's outcome (the row's `outcome` column): what came of the action, the app, the screen's hash, phase timings (ms) and the model's raw replies. */
+/**
+ * Why a step's action was taken without asking the model: `unchanged_after_wait` — the last action was a wait and
+ * the screen (image and tree text) is as the model last saw it, so the executor waited again (a repeated wait).
+ */
+export const MODEL_SKIPPED = ["unchanged_after_wait"] as const;
+export type ModelSkipped = (typeof MODEL_SKIPPED)[number];
+
+/**
+ * A step's outcome (the row's `outcome` column): what came of the action, the app, the screen's hash, phase timings
+ * (ms), the model's raw replies, and `modelSkipped` when the model was not asked for the action.
+ */
 export const StepOutcome = z.strictObject({
   outcome: z.string(),
   app: z.string().optional(),
   phash: z.string().nullable().optional(),
   timings: z.record(z.string(), z.number()).optional(),
   replies: z.array(z.string()).optional(),
+  modelSkipped: z.enum(MODEL_SKIPPED).optional(),
 });
 export type StepOutcome = z.infer<typeof StepOutcome>;
 

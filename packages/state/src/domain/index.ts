@@ -67,6 +67,8 @@ export {
   pendingGateOf,
   StepAction,
   StepOutcome,
+  MODEL_SKIPPED,
+  type ModelSkipped,
   parseEvidenceData,
   refineEvidenceData,
   readEvidenceData,

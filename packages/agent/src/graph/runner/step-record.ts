@@ -82,7 +82,7 @@ export class StepRecords {
             todoId: e.todoId,
             action: e.action,
             // Timings (ms) of this step's phases so far and the model's raw replies: what a replay shows per step.
-            outcome: { outcome: e.outcome, app: e.app, phash: e.phash, timings: { ...t.phases, model: t.modelMs }, replies: t.replies },
+            outcome: { outcome: e.outcome, app: e.app, phash: e.phash, timings: { ...t.phases, model: t.modelMs }, replies: t.replies, ...(e.modelSkipped ? { modelSkipped: e.modelSkipped } : {}) },
             anomalies: e.anomalies,
             tokens: e.tokens,
           },
