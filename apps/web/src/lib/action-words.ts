@@ -41,6 +41,17 @@ export function describePending(action: RecordedAction, elements: ListedElement[
       return `Scroll ${action.direction ?? ""}${on}`.trim();
     case "input_text":
       return `Type "${action.text ?? ""}"`;
+    // A person's actions during a takeover (the same words, their own types).
+    case "tap":
+      return `Tap${on}`;
+    case "swipe":
+      return "Swipe";
+    case "type":
+      return action.masked === true ? `Type ${action.text ?? ""} (secret, masked)` : `Type "${action.text ?? ""}"`;
+    case "back":
+      return "Press Back";
+    case "home":
+      return "Press Home";
     case "click_then_type":
       return `Tap${on}, then type "${action.text ?? ""}"`;
     case "open_app":

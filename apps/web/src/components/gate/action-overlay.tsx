@@ -11,7 +11,7 @@ export function ActionOverlay({ src, observation, action }: { src: string; obser
   const { width, height } = observation.screen;
   const target = action ? targetOf(action, observation.elements) : null;
   const arrow =
-    action?.type === "drag" && action.from && action.to
+    (action?.type === "drag" || action?.type === "swipe") && action.from && action.to
       ? { from: action.from, to: action.to }
       : action?.type === "scroll" && action.direction
         ? (() => {
@@ -20,7 +20,7 @@ export function ActionOverlay({ src, observation, action }: { src: string; obser
             return { from: at, to: { x: at.x + dx, y: at.y + dy } };
           })()
         : null;
-  const typed = action && (action.type === "input_text" || action.type === "click_then_type") ? action.text : undefined;
+  const typed = action && (action.type === "input_text" || action.type === "click_then_type" || action.type === "type") ? action.text : undefined;
   return (
     <figure className={styles.shot} style={{ aspectRatio: `${width} / ${height}` }} data-testid="gate-screenshot">
       {/* elementtiming: the browser times the screenshot's first paint (Element Timing); the replay benchmark reads it. */}
