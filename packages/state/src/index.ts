@@ -26,7 +26,7 @@ export { completeGoal, CompleteGoalInput } from "./services/goal/complete-goal.t
 
 export { addTodos, AddTodosInput, TodoDraft } from "./services/todo/add-todos.ts";
 export { replanTodos, ReplanTodosInput, ReplanOp, type ReplanTodosResult } from "./services/todo/replan-todos.ts";
-export { DEFAULT_LEASE_TTL_MS, type ClaimResult } from "./services/todo/claim-result.ts";
+export { DEFAULT_LEASE_TTL_MS, type ClaimResult, type ClaimRefusal } from "./services/todo/claim-result.ts";
 export { claimNext, ClaimNextInput } from "./services/todo/claim-next.ts";
 export { claimTodo, ClaimTodoInput } from "./services/todo/claim-todo.ts";
 export { startTodo, StartTodoInput } from "./services/todo/start-todo.ts";
@@ -55,6 +55,7 @@ export {
   defaultApprovalRule,
   type ApprovalRuleView,
 } from "./services/approval-rule/approval-rules.ts";
+export { setWipLimits, SetWipLimitsInput, wipLimits, WipLimitsInput, WIP_LANES, MAX_WIP_LIMIT, type WipLane, type WipLimitsView } from "./services/wip-limit/wip-limits.ts";
 
 export { appendEvidence, AppendEvidenceInput, type AppendEvidenceResult } from "./services/evidence/append-evidence.ts";
 export { putBlob, PutBlobInput, MAX_BLOB_BYTES, sha256Of, type PutBlobResult, type BlobContext } from "./services/blob/put-blob.ts";

@@ -4,11 +4,13 @@ import type { Goal } from "../generated/prisma/client.ts";
 import { StateError } from "../domain/errors.ts";
 import { parseInput } from "../domain/input.ts";
 import { Id } from "../domain/schemas.ts";
+import type { GateKind } from "../domain/gate.ts";
 import { TODO_STATES, type TodoState } from "../domain/todo-transitions.ts";
 import { todoStatusOf, type TodoStatus } from "../domain/status.ts";
 import type { RunStatus } from "../domain/run.ts";
 import { currentTime, type DbOrTx, type OperatorContext } from "../services/operator.ts";
 import { policyUsage, type Amounts, type PolicyUsage } from "../services/quota/usage.ts";
+import { wipCounts, WIP_LANES, wipLimits, type WipLane, type WipLimitsView } from "../services/wip-limit/wip-limits.ts";
 import { goalSpend, NOTHING_SPENT } from "./spend.ts";
 
 const RUN_FIELDS = { id: true, status: true, agentId: true, endReason: true, startedAt: true, endedAt: true } as const;
@@ -28,8 +30,8 @@ export interface BoardCard {
   leaseExpiresAt: Date | null;
   /** Negative once the lease has expired (the todo is then reclaimable). */
   leaseMsLeft: number | null;
-  /** The open gate on the todo: its question, kind (approval or question), options and who answers it. */
-  openGate: { id: string; question: string; kind: "approval" | "question"; options: string[]; answerRoles: string[] } | null;
+  /** The open gate on the todo: its question, kind (approval, question or takeover), options and who answers it. */
+  openGate: { id: string; question: string; kind: GateKind; options: string[]; answerRoles: string[] } | null;
   latestEvidence: { summary: string; kind: string; at: Date } | null;
   /** The todo's newest screenshot (an image blob on its evidence), for the card's thumbnail. */
   latestScreenshot: { sha256: string; at: Date } | null;
@@ -50,9 +52,20 @@ export interface BoardRun {
   spent: Amounts;
 }
 
+/** A count against a WIP limit: `atLimit` from count = limit (a claim into it waits), `over` past it (a lowered limit). */
+export interface WipCount {
+  count: number;
+  limit: number | null;
+  atLimit: boolean;
+  over: boolean;
+}
+
 export interface Board {
   goal: Goal;
-  lanes: { state: TodoState; cards: BoardCard[] }[];
+  /** `wip`: for the held lanes (claimed, running, validating), the todos in that lane across the goal's workspace and its WIP limit; null for the others. */
+  lanes: { state: TodoState; cards: BoardCard[]; wip: WipCount | null }[];
+  /** The workspace's WIP limits and each agent (phone) holding todos now, with how many against the per-phone limit. */
+  wip: { limits: WipLimitsView; agents: ({ agentId: string; name: string } & Omit<WipCount, "over">)[] };
   quota: PolicyUsage[];
   /** What the goal spent in all (policies or not). */
   spent: Amounts;
@@ -66,7 +79,7 @@ export async function board(db: DbOrTx, raw: BoardInput, ctx?: OperatorContext):
   const goal = await db.goal.findUnique({ where: { id: i.goalId } });
   if (!goal) throw new StateError("NOT_FOUND", `Goal ${i.goalId} does not exist.`, { goalId: i.goalId });
   const at = await currentTime(db, ctx);
-  const [todos, leases, gates, evidence, screenshots, spends, quota, runs, runOfTodo] = await Promise.all([
+  const [todos, leases, gates, evidence, screenshots, spends, quota, runs, runOfTodo, limits, counts] = await Promise.all([
     db.todo.findMany({ where: { goalId: goal.id }, orderBy: [{ position: "asc" }, { createdAt: "asc" }] }),
     db.lease.findMany({ where: { status: "active", todo: { goalId: goal.id } }, include: { owner: { select: { name: true } } } }),
     db.gate.findMany({ where: { goalId: goal.id, status: "open" }, orderBy: { createdAt: "asc" } }),
@@ -83,6 +96,8 @@ export async function board(db: DbOrTx, raw: BoardInput, ctx?: OperatorContext):
     db.$queryRaw<{ todoId: string; runId: string }[]>`
       SELECT DISTINCT ON ("todoId") "todoId", "runId" FROM "Evidence"
       WHERE "goalId" = ${goal.id} AND "todoId" IS NOT NULL AND "runId" IS NOT NULL ORDER BY "todoId", "createdAt" DESC, "id" DESC`,
+    wipLimits(db, { workspaceId: goal.workspaceId }),
+    wipCounts(db, goal.workspaceId, at),
   ]);
   const withSpend = <R extends { id: string }>(r: R): R & { spent: Amounts } => ({ ...r, spent: spends.byRun.get(r.id) ?? { ...NOTHING_SPENT } });
   const runBy = new Map(runs.map((r) => [r.id, withSpend(r)]));
@@ -94,7 +109,16 @@ export async function board(db: DbOrTx, raw: BoardInput, ctx?: OperatorContext):
   for (const g of gates) if (g.todoId && !gateBy.has(g.todoId)) gateBy.set(g.todoId, g);
   const evidenceBy = new Map(evidence.map((e) => [e.todoId, e]));
   const screenshotBy = new Map(screenshots.map((e) => [e.todoId, e]));
-  const lanes = TODO_STATES.map((state) => ({ state, cards: [] as BoardCard[] }));
+  const against = (count: number, limit: number | null) => ({ count, limit, atLimit: limit !== null && count >= limit, over: limit !== null && count > limit });
+  const wipOf = (state: TodoState): WipCount | null => ((WIP_LANES as readonly TodoState[]).includes(state) ? against(counts.lanes[state as WipLane], limits[state as WipLane]) : null);
+  const lanes = TODO_STATES.map((state) => ({ state, cards: [] as BoardCard[], wip: wipOf(state) }));
+  const holders = counts.agents.size ? await db.agent.findMany({ where: { id: { in: [...counts.agents.keys()] } }, select: { id: true, name: true } }) : [];
+  const agents = holders
+    .map((a) => {
+      const { over: _over, ...c } = against(counts.agents.get(a.id) ?? 0, limits.perAgent);
+      return { agentId: a.id, name: a.name, ...c };
+    })
+    .sort((x, y) => x.name.localeCompare(y.name) || x.agentId.localeCompare(y.agentId));
   for (const t of todos) {
     const lease = leaseBy.get(t.id) ?? null;
     const gate = gateBy.get(t.id);
@@ -118,5 +142,5 @@ export async function board(db: DbOrTx, raw: BoardInput, ctx?: OperatorContext):
       latestRun: latestRunBy.get(t.id) ?? null,
     });
   }
-  return { goal, lanes, quota, spent: spends.total, runs: runs.map((r) => runBy.get(r.id)!), at };
+  return { goal, lanes, wip: { limits, agents }, quota, spent: spends.total, runs: runs.map((r) => runBy.get(r.id)!), at };
 }

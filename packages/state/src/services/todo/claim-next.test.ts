@@ -197,7 +197,8 @@ describe("claimNext: one call", () => {
     const statements: string[] = [];
     const query = pool.query.bind(pool);
     pool.query = ((...args: Parameters<typeof pool.query>) => {
-      statements.push(String(args[0]));
+      const first = args[0] as unknown;
+      statements.push(typeof first === "string" ? first : String((first as { text?: unknown }).text));
       return query(...args);
     }) as typeof pool.query;
     let r;
@@ -207,8 +208,12 @@ describe("claimNext: one call", () => {
       pool.query = query as typeof pool.query;
     }
     expect(r.claimed && r.todo.id).toBe(a!.id);
-    // The claim itself, then (after commit) the notify-only announcement of its Event.
-    expect(statements.filter((s) => !s.includes("pg_notify"))).toHaveLength(1);
+    // One read of the workspace's WIP limits (it has none), then the claim itself: the decision and the claim are one
+    // statement (and, after commit, the notify-only announcement of its Event).
+    const sent = statements.filter((s) => !s.includes("pg_notify"));
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).toContain(`"WipLimits"`);
+    expect(sent[1]).toContain(`INSERT INTO "Lease"`);
   });
 
   it("a crash before commit leaves no trace: no lease, no event, the todo still pending", async () => {

@@ -10,8 +10,9 @@ import type { Lease, Todo } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { Id, IdempotencyKey, TtlMs } from "../../domain/schemas.ts";
-import { actorOf, atParam, inTx, isUniqueViolation, randomId, rawStatement, timeCte, type DbOrTx, type OperatorContext } from "../operator.ts";
-import { DEFAULT_LEASE_TTL_MS, replayClaim, requireAgent, type ClaimResult } from "./claim-result.ts";
+import { actorOf, atParam, currentTime, inTx, isUniqueViolation, randomId, rawStatement, timeCte, type DbOrTx, type OperatorContext } from "../operator.ts";
+import { claimLimitsOf, wipCounts, wipRefusalOf, type ClaimLimits } from "../wip-limit/wip-limits.ts";
+import { DEFAULT_LEASE_TTL_MS, replayClaim, requireAgent, type ClaimRefusal, type ClaimResult } from "./claim-result.ts";
 import { normalizeTodo } from "./held.ts";
 
 export const ClaimNextInput = z.object({
@@ -31,8 +32,21 @@ export type ClaimNextInput = z.input<typeof ClaimNextInput>;
 // its successor (a goal has one head). A replan that commits meanwhile and puts another todo first renumbers
 // this one, so the position re-check under the row lock drops it. The lease insert reads `prev` so the expired lease leaves the
 // one-active-lease index before the new one enters.
-const CLAIM_NEXT_SQL = `
-  WITH ${timeCte("$1")},
+// Under WIP limits ($8 claimed, $9 running, $10 validating, $11 per agent; null: none) the statement also counts the
+// workspace's held todos by lane (`wip`, the held lanes' few rows by the Todo state index) and the agent's held
+// todos, the candidate's own place and lease left out; a workspace without limits runs the statement without them.
+const claimNextSql = (wip: boolean) => `
+  WITH ${timeCte("$1")},${
+    wip
+      ? `
+  wip AS (
+    SELECT count(*) FILTER (WHERE w."state" = 'claimed') AS "claimed", count(*) FILTER (WHERE w."state" = 'running') AS "running",
+           count(*) FILTER (WHERE w."state" = 'validating') AS "validating"
+    FROM "Todo" w JOIN "Goal" wg ON wg."id" = w."goalId"
+    WHERE w."state" IN ('claimed', 'running', 'validating') AND wg."workspaceId" = (SELECT a."workspaceId" FROM "Agent" a WHERE a."id" = $3::text)
+  ),`
+      : ""
+  }
   cand AS (
     SELECT t."id", t."goalId", t."state"::text AS "fromState", l."id" AS "prevLeaseId", l."ownerId" AS "prevOwner"
     FROM "Goal" g
@@ -49,7 +63,15 @@ const CLAIM_NEXT_SQL = `
       AND t."position" = head."position"
       AND (t."state" = 'pending' OR (t."state" IN ('claimed', 'running', 'validating') AND (l."expiresAt" <= tm."now" OR (l."ownerId" = $3::text AND $2::text IS NOT NULL))))
       AND COALESCE(t."requiredCapabilities", '{}') <@ (SELECT COALESCE(a."capabilities", '{}') FROM "Agent" a WHERE a."id" = $3::text)
-      AND NOT EXISTS (SELECT 1 FROM "Gate" gt WHERE gt."goalId" = t."goalId" AND gt."status" = 'open' AND (gt."todoId" IS NULL OR gt."todoId" = t."id"))
+      AND NOT EXISTS (SELECT 1 FROM "Gate" gt WHERE gt."goalId" = t."goalId" AND gt."status" = 'open' AND (gt."todoId" IS NULL OR gt."todoId" = t."id"))${
+        wip
+          ? `
+      AND ($8::int IS NULL OR (SELECT wip."claimed" FROM wip) - (t."state" = 'claimed')::int < $8::int)
+      AND ($9::int IS NULL OR (SELECT wip."running" FROM wip) - (t."state" = 'running')::int < $9::int)
+      AND ($10::int IS NULL OR (SELECT wip."validating" FROM wip) - (t."state" = 'validating')::int < $10::int)
+      AND ($11::int IS NULL OR (SELECT count(*) FROM "Lease" ml WHERE ml."ownerId" = $3::text AND ml."status" = 'active' AND ml."expiresAt" > tm."now" AND ml."todoId" <> t."id") < $11::int)`
+          : ""
+      }
     ORDER BY g."createdAt", g."id"
     LIMIT 1
     FOR UPDATE OF t SKIP LOCKED
@@ -83,6 +105,8 @@ const CLAIM_NEXT_SQL = `
   SELECT upd.*, ev."id" AS "event_id", cand."prevOwner" AS "reclaimed_from", lease."id" AS "lease_id",
          lease."expiresAt" AS "lease_expiresAt", lease."createdAt" AS "lease_createdAt", lease."epoch" AS "lease_epoch"
   FROM upd, lease, ev, cand`;
+const CLAIM_NEXT_SQL = claimNextSql(false);
+const CLAIM_NEXT_WIP_SQL = claimNextSql(true);
 
 type ClaimRow = Todo & {
   event_id: unknown;
@@ -101,16 +125,26 @@ export async function claimNext(db: DbOrTx, raw: ClaimNextInput, ctx?: OperatorC
   }
   const key = input.idempotencyKey ?? randomId("lk");
   const params = [atParam(ctx), input.goalId ?? null, input.agentId, randomId("lease"), input.ttlMs, key, actorOf(ctx, input.agentId)];
+  // The one read before the claim: the workspace's WIP limits (none: the claim is the one statement as before).
+  const limits = await claimLimitsOf(db, input.agentId, false);
   let rows: ClaimRow[];
   try {
-    if (!input.idempotencyKey) {
+    if (!input.idempotencyKey && !limits) {
       rows = await rawStatement<ClaimRow>(db, CLAIM_NEXT_SQL, params);
     } else {
       // With a key, the statement runs behind a lock on that key: a retry racing its original waits for it and
-      // then returns the original's lease (the decision and the claim are still the one statement).
+      // then returns the original's lease (the decision and the claim are still the one statement). Under a WIP
+      // limit it runs behind the lock on the workspace's limits, read again there, so claims at a limit take turns
+      // and each counts what the one before it claimed.
       const out = await inTx(db, async (tx) => {
-        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`phoneloop.lease:${key}`}, 0))`;
-        return (await replayClaim(tx, input.agentId, key)) ?? (await rawStatement<ClaimRow>(tx, CLAIM_NEXT_SQL, params));
+        if (input.idempotencyKey) {
+          await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`phoneloop.lease:${key}`}, 0))`;
+          const replay = await replayClaim(tx, input.agentId, key);
+          if (replay) return replay;
+        }
+        const locked = limits ? await claimLimitsOf(tx, input.agentId, true) : null;
+        if (!locked) return rawStatement<ClaimRow>(tx, CLAIM_NEXT_SQL, params);
+        return rawStatement<ClaimRow>(tx, CLAIM_NEXT_WIP_SQL, [...params, locked.claimed, locked.running, locked.validating, locked.perAgent]);
       });
       if (!Array.isArray(out)) return out;
       rows = out;
@@ -124,7 +158,7 @@ export async function claimNext(db: DbOrTx, raw: ClaimNextInput, ctx?: OperatorC
     throw e;
   }
   const row = rows[0];
-  if (!row) return { claimed: false, reason: await whyNothing(db, input, ctx) };
+  if (!row) return { claimed: false, ...(await whyNothing(db, input, limits, ctx)) };
   const { event_id: _event, reclaimed_from, lease_id, lease_expiresAt, lease_createdAt, lease_epoch, ...todo } = row;
   const lease: Lease = {
     id: lease_id,
@@ -142,10 +176,34 @@ export async function claimNext(db: DbOrTx, raw: ClaimNextInput, ctx?: OperatorC
   return { claimed: true, todo: normalizeTodo(todo as Todo), lease, reclaimedFrom: reclaimed_from, duplicate: false };
 }
 
-/** Why nothing was claimed, in words a person can act on (read after the statement; an unknown agent or goal is NOT_FOUND). */
-async function whyNothing(db: DbOrTx, input: { agentId: string; goalId?: string | undefined }, ctx?: OperatorContext): Promise<string> {
+/**
+ * Why nothing was claimed, in words a person can act on (read after the statement; an unknown agent or goal is
+ * NOT_FOUND), and `refusal: "wip_limit"` when a WIP limit stood in the way.
+ */
+async function whyNothing(
+  db: DbOrTx,
+  input: { agentId: string; goalId?: string | undefined },
+  limits: ClaimLimits | null,
+  ctx?: OperatorContext,
+): Promise<{ reason: string; refusal?: ClaimRefusal }> {
+  const r = await whyNothingIn(db, input, limits, ctx);
+  return typeof r === "string" ? { reason: r } : r;
+}
+
+async function whyNothingIn(
+  db: DbOrTx,
+  input: { agentId: string; goalId?: string | undefined },
+  limits: ClaimLimits | null,
+  ctx?: OperatorContext,
+): Promise<string | { reason: string; refusal: ClaimRefusal }> {
   const agent = await requireAgent(db, input.agentId);
-  if (!input.goalId) return `No active goal has a todo ${input.agentId} can claim now (each goal runs its todos in order; a held, blocked or gated first todo waits).`;
+  const overLimit = async (todo?: { state: string; heldBy: string | null }) => {
+    if (!limits) return null;
+    const at = await currentTime(db, ctx);
+    const why = wipRefusalOf(limits, await wipCounts(db, agent.workspaceId, at), input.agentId, todo);
+    return why ? { reason: why, refusal: "wip_limit" as const } : null;
+  };
+  if (!input.goalId) return (await overLimit()) ?? `No active goal has a todo ${input.agentId} can claim now (each goal runs its todos in order; a held, blocked or gated first todo waits).`;
   const goal = await db.goal.findUnique({ where: { id: input.goalId }, select: { status: true } });
   if (!goal) throw new StateError("NOT_FOUND", `Goal ${input.goalId} does not exist.`, { goalId: input.goalId });
   if (goal.status !== "active") return `Goal ${input.goalId} is ${goal.status}; its todos are claimed again once it is active.`;
@@ -167,6 +225,10 @@ async function whyNothing(db: DbOrTx, input: { agentId: string; goalId?: string 
     return `The next todo, ${head.id}, is ${head.state}${head.reason ? `: ${head.reason}` : ""}; replan or reopen it before later todos can run.`;
   }
   const lease = head.leases[0];
+  const live = lease && lease.expiresAt > (await currentTime(db, ctx)) ? lease : undefined;
+  // Held by another agent: that is the reason, whatever the limits say.
+  const wip = live && live.ownerId !== input.agentId ? null : await overLimit({ state: head.state, heldBy: live?.ownerId ?? null });
+  if (wip) return wip;
   if (lease) {
     const at = ctx?.clock ? ` (it is ${new Date(ctx.clock.now()).toISOString()})` : "";
     return `The next todo, ${head.id}, is held by ${lease.ownerId} until ${lease.expiresAt.toISOString()}${at}; todos run in order, so wait for it.`;

@@ -9,7 +9,11 @@ export const DEFAULT_LEASE_TTL_MS = 60_000;
 export type ClaimResult =
   /** `duplicate`: a repeated idempotency key; the lease is the one the first call took. */
   | { claimed: true; todo: Todo; lease: Lease; reclaimedFrom: string | null; duplicate: boolean }
-  | { claimed: false; reason: string };
+  /** `refusal` wip_limit: a WIP limit stood in the way (the runtime waits; `reason` names the limit and who to ask). */
+  | { claimed: false; reason: string; refusal?: ClaimRefusal };
+
+/** A typed refusal of a claim: wip_limit (a lane of the workspace, or the agent, is at its WIP limit). */
+export type ClaimRefusal = "wip_limit";
 
 /** The lease a claim with this key took before, or null; CONFLICT when the key is another agent's. */
 export async function replayClaim(db: DbOrTx, agentId: string, key: string): Promise<ClaimResult | null> {
@@ -22,8 +26,8 @@ export async function replayClaim(db: DbOrTx, agentId: string, key: string): Pro
   return { claimed: true, todo: normalizeTodo(todo), lease: rest, reclaimedFrom: null, duplicate: true };
 }
 
-export async function requireAgent(db: DbOrTx, agentId: string): Promise<{ capabilities: string[] }> {
-  const agent = await db.agent.findUnique({ where: { id: agentId }, select: { capabilities: true } });
+export async function requireAgent(db: DbOrTx, agentId: string): Promise<{ capabilities: string[]; workspaceId: string }> {
+  const agent = await db.agent.findUnique({ where: { id: agentId }, select: { capabilities: true, workspaceId: true } });
   if (!agent) throw new StateError("NOT_FOUND", `Agent ${agentId} is not registered; register it (agent.register) before claiming.`, { agentId });
-  return { capabilities: agent.capabilities ?? [] };
+  return { capabilities: agent.capabilities ?? [], workspaceId: agent.workspaceId };
 }

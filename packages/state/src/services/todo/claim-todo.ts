@@ -1,12 +1,14 @@
 // claim: a named todo (an explicit claim; the runtime's "which todo is next" is claimNext). A held todo whose
 // lease expired, or that the same agent holds, is reclaimed with a new epoch; one that another agent still holds is
-// a CONFLICT naming the holder.
+// a CONFLICT naming the holder. A claim past a WIP limit of the workspace is PRECONDITION_FAILED with refusal
+// wip_limit (services/wip-limit).
 import { z } from "zod";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { HELD_STATES, nextTodoState } from "../../domain/todo-transitions.ts";
 import { Id, IdempotencyKey, TtlMs } from "../../domain/schemas.ts";
 import { actorOf, inTx, isUniqueViolation, randomId, type DbOrTx, type OperatorContext, type Tx } from "../operator.ts";
+import { claimLimitsOf, refuseOverWipLimit, type ClaimLimits } from "../wip-limit/wip-limits.ts";
 import { DEFAULT_LEASE_TTL_MS, replayClaim, requireAgent, type ClaimResult } from "./claim-result.ts";
 import { applyTodoTransition, lockActiveLease, lockTodo, type LockedTodo } from "./held.ts";
 
@@ -29,10 +31,12 @@ export async function claimTodo(db: DbOrTx, raw: ClaimTodoInput, ctx?: OperatorC
   }
   try {
     return await inTx(db, async (tx) => {
+      // The workspace's WIP limits first, locked (claims at a limit take turns), then the todo.
+      const limits = await claimLimitsOf(tx, input.agentId, true);
       const todo = await lockTodo(tx, input.todoId, ctx);
       // A retry that waited on the todo's lock behind its original finds the original's lease here.
       const replay = input.idempotencyKey ? await replayClaim(tx, input.agentId, input.idempotencyKey) : null;
-      return replay ?? claimLocked(tx, todo, { ...input, key, actor }, ctx);
+      return replay ?? claimLocked(tx, todo, { ...input, key, actor, limits }, ctx);
     });
   } catch (e) {
     // Lost a race on the same idempotency key: the other claim won, so this is a replay.
@@ -47,7 +51,7 @@ export async function claimTodo(db: DbOrTx, raw: ClaimTodoInput, ctx?: OperatorC
 async function claimLocked(
   tx: Tx,
   todo: LockedTodo,
-  input: { agentId: string; ttlMs: number; key: string; actor: string },
+  input: { agentId: string; ttlMs: number; key: string; actor: string; limits: ClaimLimits | null },
   ctx?: OperatorContext,
 ): Promise<ClaimResult> {
   const agent = await requireAgent(tx, input.agentId);
@@ -72,6 +76,7 @@ async function claimLocked(
       goalStatus: todo.goalStatus,
     });
   }
+  if (input.limits) await refuseOverWipLimit(tx, input.limits, input.agentId, todo, todo.now);
   if (previous) {
     await tx.lease.update({ where: { id: previous.id }, data: { status: "expired", endedAt: todo.now, version: { increment: 1 } } });
   }
