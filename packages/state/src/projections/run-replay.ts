@@ -9,7 +9,7 @@ import { parseInput } from "../domain/input.ts";
 import { resumableStop, type RunStop } from "../domain/run.ts";
 import { pageOf, PageFields, type Page } from "../domain/page.ts";
 import { Id } from "../domain/schemas.ts";
-import { readEvidenceData, readStepAction, readStepOutcome, type EvidenceData, type ListedElement, type PolicyRecord, type StepAction } from "../domain/evidence.ts";
+import { MODEL_SKIPPED, readEvidenceData, readStepAction, readStepOutcome, type EvidenceData, type ListedElement, type ModelSkipped, type PolicyRecord, type StepAction } from "../domain/evidence.ts";
 import type { EvidenceKind } from "../domain/vocabulary.ts";
 import type { DbOrTx } from "../services/operator.ts";
 import { cursorOf, keysetPage, pageOrder } from "./page-query.ts";
@@ -74,6 +74,8 @@ export interface ReplayStep {
   timings: { sense: number; model: number; act: number; writes: number } | null;
   /** The executor model's raw replies for this step, the model's own words. */
   replies: string[];
+  /** Why the action was taken without asking the model (`unchanged_after_wait`: a repeated wait), or null. */
+  modelSkipped: ModelSkipped | null;
   screen: ReplayScreen | null;
   anomalies: ReplayNote<"anomaly">[];
   gateDecisions: ReplayNote<"gate_decision">[];
@@ -105,6 +107,8 @@ export interface RunReplay {
   agent: { id: string; name: string; kind: string };
   stepCount: number;
   totals: { modelCalls: number; inputTokens: number; outputTokens: number; microUsd: number };
+  /** The model calls the run saved: its steps taken without asking the model (StepOutcome.modelSkipped, repeated waits). */
+  modelCallsSaved: number;
   /** The summarizer's report (its summary evidence), or null while the run has none. */
   report: Partial<EvidenceData<"summary">> | null;
   /** Everything recorded outside executor steps, oldest first: planner turns, replans, handoffs, the summary. */
@@ -165,10 +169,11 @@ export async function runReplay(db: DbOrTx, raw: RunReplayInput): Promise<RunRep
     },
   });
   if (!run) throw new StateError("NOT_FOUND", `Run ${i.runId} does not exist.`, { runId: i.runId });
-  const [outside, usage, grader] = await Promise.all([
+  const [outside, usage, grader, modelCallsSaved] = await Promise.all([
     db.evidence.findMany({ where: { runId: run.id, stepIndex: null }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: TIMELINE_CAP }),
     db.evidence.findMany({ where: { runId: run.id, kind: "model_call" }, select: { data: true } }),
     run.gradedBy ? db.authUser.findUnique({ where: { id: run.gradedBy }, select: { id: true, name: true } }) : null,
+    db.step.count({ where: { runId: run.id, OR: MODEL_SKIPPED.map((reason) => ({ outcome: { path: ["modelSkipped"], equals: reason } })) } }),
   ]);
   const totals = { modelCalls: 0, inputTokens: 0, outputTokens: 0, microUsd: 0 };
   for (const e of usage) {
@@ -185,6 +190,7 @@ export async function runReplay(db: DbOrTx, raw: RunReplayInput): Promise<RunRep
     agent,
     stepCount: _count.steps,
     totals,
+    modelCallsSaved,
     report: reportOf(outside.filter((e) => e.kind === "summary").at(-1)),
     timeline: outside.filter((e) => e.kind !== "model_call").map((e) => note(e)),
     modelCalls: outside.filter((e) => e.kind === "model_call").map(modelCallOf),
@@ -238,6 +244,7 @@ export async function runSteps(db: DbOrTx, raw: RunStepsInput): Promise<Page<Rep
       policy: actData.policy ?? null,
       timings: timingsOf(outcome.timings),
       replies: outcome.replies ?? [],
+      modelSkipped: outcome.modelSkipped ?? null,
       screen: observed?.blobSha256
         ? { sha256: observed.blobSha256, mime: observed.blob?.mime ?? null, width, height, elements: obsData.elements ?? [], app: obsData.app ?? null }
         : null,

@@ -117,7 +117,9 @@ export function ReplayView({ source, actions, review, live, origin }: ReplayView
             {header.run.endedAt ? <> · ended {formatWhen(header.run.endedAt)}</> : null} {live}
           </p>
           <p className={uiStyles.meta}>
-            {header.stepCount} steps · {header.totals.modelCalls} model calls · {tokens.toLocaleString("en")} tokens · {formatMicroUsd(header.totals.microUsd)}
+            {header.stepCount} steps · {header.totals.modelCalls} model calls
+            {header.modelCallsSaved ? <span data-testid="model-calls-saved"> ({header.modelCallsSaved} saved: the runtime waited again on an unchanged screen)</span> : null} ·{" "}
+            {tokens.toLocaleString("en")} tokens · {formatMicroUsd(header.totals.microUsd)}
             {g ? (
               <>
                 {" "}· <span className={styles.grade} data-testid="run-grade">Grade {g}</span> ({GRADE_MEANING[g]})
@@ -202,7 +204,13 @@ export function ReplayView({ source, actions, review, live, origin }: ReplayView
   );
 }
 
+/** A step taken without asking the model, in words (one per reason the core records). */
+const MODEL_SKIPPED_WORDS: Record<NonNullable<ReplayStep["modelSkipped"]>, string> = {
+  unchanged_after_wait: "Waited again — screen unchanged, model not asked",
+};
+
 function describeStep(step: ReplayStep): string {
+  if (step.modelSkipped) return MODEL_SKIPPED_WORDS[step.modelSkipped];
   const action = actionOf(step);
   if (!action) return typeof step.action === "string" ? step.action : "(no action)";
   if (action.type === "status") return `Report: ${action.status ?? "done"}`;
@@ -245,6 +253,11 @@ function StepDetail({ step }: { step: ReplayStep }) {
           {describeStep(step)}
           {step.outcome ? <span className={styles.muted}> → {step.outcome}</span> : null}
         </p>
+        {step.modelSkipped ? (
+          <p className={styles.small} data-testid="model-skipped">
+            The model was not asked for this step: it had chosen to wait, and the screen had not changed since, so the runtime waited again. No tokens were spent.
+          </p>
+        ) : null}
         {policy?.tier ? (
           <p className={styles.small}>
             Policy: {policy.tier.replace("_", " ")}
