@@ -89,4 +89,37 @@ describe("Check grounding", () => {
     expect(JSON.stringify(r)).not.toContain(KEY);
     await expect(as(viewer).modelSettings.checkGrounding.mutate({})).rejects.toThrow(/FORBIDDEN|not allowed|admin/i);
   });
+
+  it("asks and reads with the executor's adapter from the model settings: a UI-TARS 1.5 reply in its resized image's pixels taps the row", async () => {
+    await as(admin).modelSettings.set.mutate({ baseUrl: models.baseURL, apiKey: KEY, models: { executor: "vision" }, adapters: { executor: { id: "ui-tars", version: "1.5" } } });
+    expect((await as(viewer).modelSettings.get.query({}))?.adapters).toEqual({ executor: { id: "ui-tars", version: "1.5" } });
+    expect((await as(viewer).modelSettings.status.query({})).adapters).toEqual({ executor: { id: "ui-tars", version: "1.5" } });
+    const before = models.requests.length;
+    answer = "Thought: the Display row.\nAction: click(point='<point>0 0</point>')";
+    const first = await as(admin).modelSettings.checkGrounding.mutate({});
+    expect(models.requests[before]!.system).toContain("Action:");
+    const box = first.target!.box;
+    // UI-TARS 1.5 points in pixels of the image after its smart resize: 1092 × 2408 for the 1080 × 2400 screen.
+    const x = Math.round((((box.left + box.right) / 2) * 1091) / 1079);
+    const y = Math.round((((box.top + box.bottom) / 2) * 2407) / 2399);
+    answer = `Thought: 点击显示。\nAction: click(point='<point>${x} ${y}</point>')`;
+    const hit = await as(admin).modelSettings.checkGrounding.mutate({});
+    expect(hit).toMatchObject({ adapter: { id: "ui-tars", version: "1.5" }, inside: true });
+    expect(hit.distancePx).toBeLessThanOrEqual(1);
+    // The product's JSON is no UI-TARS action: said in the adapter's words.
+    answer = '{"type":"click","x":500,"y":300}';
+    expect((await as(admin).modelSettings.checkGrounding.mutate({})).message).toMatch(/not an action the UI-TARS adapter can read/);
+    // null: back to the product's own language.
+    await as(admin).modelSettings.set.mutate({ baseUrl: models.baseURL, models: { executor: "vision" }, adapters: { executor: null } });
+    expect(await as(admin).modelSettings.checkGrounding.mutate({})).toMatchObject({ adapter: null, tap: { x: 540 } });
+  });
+
+  it("refuses an adapter the runtime does not have, naming the field; a viewer may not set one; the presets name adapters it has", async () => {
+    const bad = as(admin).modelSettings.set.mutate({ baseUrl: models.baseURL, models: { executor: "vision" }, adapters: { executor: { id: "ui-tars", version: "7" } } });
+    await expect(bad).rejects.toThrow(/settings\.adapters\.executor: "ui-tars 7" is not an adapter the runtime has/);
+    await expect(as(viewer).modelSettings.set.mutate({ baseUrl: models.baseURL, models: {}, adapters: { executor: { id: "ui-tars", version: "1.5" } } })).rejects.toThrow(/FORBIDDEN|not allowed|admin/i);
+    expect((await as(viewer).modelSettings.get.query({}))?.adapters).toEqual({});
+    const presets = await as(viewer).modelSettings.presets.query({});
+    expect(presets.find((p) => p.id === "ui-tars-1.5-7b")).toMatchObject({ adapter: { id: "ui-tars", version: "1.5" }, prices: { input: 0, output: 0 }, frame: "absolute pixels of the resized image", imageRule: expect.stringContaining("smart resize") });
+  });
 });

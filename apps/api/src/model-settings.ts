@@ -2,7 +2,8 @@
 // core's modelSettings.set (packages/state: its rules, the row and its Event). Every API key is encrypted at rest
 // here (AES-256-GCM under a key derived from PHONELOOP_SECRET_KEY) — the core stores only what this seals — and is
 // never returned: views say only whether one is set.
-import { cleanModelSettings, MODEL_ROLES, modelSettingsNeedCleaning, readModelSettings, setModelSettings, type Db, type ModelRole, type ModelSettingsInput, type StoredModelSettings } from "@phoneloop/state";
+import { ADAPTER_DESCRIPTORS } from "@phoneloop/agent";
+import { cleanModelSettings, MODEL_ROLES, modelSettingsNeedCleaning, readModelSettings, setModelSettings, type AdapterSetting, type Db, type ModelRole, type ModelSettingsInput, type StoredModelSettings } from "@phoneloop/state";
 import { deriveKey, openSecret, sealSecret } from "./auth/secret-key.ts";
 
 export { MODEL_ROLES, ModelSettingsInput, RoleEndpointInput, endpointUrl, endpointUrlProblem, storedEndpointUrl, type ModelRole } from "@phoneloop/state";
@@ -25,6 +26,8 @@ export interface ModelSettingsView {
   timeoutMs: number;
   /** Only the roles with an endpoint of their own. */
   roles: Partial<Record<ModelRole, RoleEndpointView>>;
+  /** The adapter each role's model speaks; a role left out speaks the product's own language (phoneloop). */
+  adapters: Partial<Record<ModelRole, AdapterSetting>>;
   updatedAt: Date;
 }
 
@@ -38,10 +41,15 @@ export interface RoleUpstream {
   microUsdPerInputToken: number;
   microUsdPerOutputToken: number;
   timeoutMs: number;
+  /** The adapter the role's model speaks; null: the product's own language. */
+  adapter: AdapterSetting | null;
 }
 
+/** The adapters a role may name: the runtime's list (packages/agent model/adapters). */
+const KNOWN_ADAPTERS: readonly AdapterSetting[] = ADAPTER_DESCRIPTORS.map((d) => ({ id: d.id, version: d.version }));
+
 /** What the model proxy uses (inside the API only): the shared endpoint and each role's resolved one. */
-export interface ModelUpstream extends Omit<ModelSettingsView, "hasApiKey" | "updatedAt" | "roles"> {
+export interface ModelUpstream extends Omit<ModelSettingsView, "hasApiKey" | "updatedAt" | "roles" | "adapters"> {
   apiKey: string;
   roles: Record<ModelRole, RoleUpstream>;
 }
@@ -80,6 +88,7 @@ export function modelSettingsStore(db: Db, secretKey: string): ModelSettingsStor
         return [[role, view]];
       }),
     ),
+    adapters: r.adapters,
     updatedAt: r.updatedAt,
   });
   const open = (sealed: string | undefined) => (sealed ? openSecret(key, sealed, "model key") : "");
@@ -103,6 +112,7 @@ export function modelSettingsStore(db: Db, secretKey: string): ModelSettingsStor
             microUsdPerInputToken: own.microUsdPerInputToken ?? row.microUsdPerInputToken,
             microUsdPerOutputToken: own.microUsdPerOutputToken ?? row.microUsdPerOutputToken,
             timeoutMs: row.timeoutMs,
+            adapter: row.adapters[role] ?? null,
           };
           return [role, resolved];
         }),
@@ -118,7 +128,7 @@ export function modelSettingsStore(db: Db, secretKey: string): ModelSettingsStor
       };
     },
     async set(workspaceId, settings, updatedBy) {
-      return toView(await setModelSettings(db, { workspaceId, updatedBy, settings }, seal));
+      return toView(await setModelSettings(db, { workspaceId, updatedBy, settings }, seal, undefined, KNOWN_ADAPTERS));
     },
   };
 }

@@ -103,6 +103,7 @@ export const PROCEDURE_ACCESS = {
   "invite.create": people("admin"),
   "modelSettings.get": read,
   "modelSettings.status": read,
+  "modelSettings.presets": read,
   "modelSettings.set": people("admin"),
   "modelSettings.test": people("admin"),
   "modelSettings.checkGrounding": people("admin"),

@@ -14,6 +14,7 @@ import { modelSettingsRouter } from "./routers/model-settings.ts";
 import { demoPhoneRouter } from "./routers/demo-phone.ts";
 import { policyRouter } from "./routers/policy.ts";
 import { approvalRuleRouter } from "./routers/approval-rule.ts";
+import { wipLimitsRouter } from "./routers/wip-limits.ts";
 import { notificationRouter } from "./routers/notification.ts";
 import { quotaRouter } from "./routers/quota.ts";
 import { runRouter } from "./routers/run.ts";
@@ -49,6 +50,7 @@ export const appRouter = createTRPCRouter({
   demoPhone: demoPhoneRouter,
   policy: policyRouter,
   approvalRule: approvalRuleRouter,
+  wipLimits: wipLimitsRouter,
   notification: notificationRouter,
   suite: suiteRouter,
   skill: skillRouter,

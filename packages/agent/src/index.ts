@@ -6,10 +6,10 @@ export { parseAction, type ParseError, type ParseErrorCode, type ParseResult } f
 export { normalisePunctuation, extractFenced, extractBalanced, repairJson } from "./actions/repair.ts";
 export { detectAnomalies, detectRepetition, detectCycle, detectScreen, detectScrollStreak, sampleOf, DETECTOR_LIMITS, phash, hammingDistance, type Anomaly, type AnomalyKind, type ActionSample } from "./detectors/index.ts";
 export { decidePermission, needsGate, recordApproval, AUTO_ALLOW_AFTER, parsePolicyRules, checkWorkspacePolicyRules, workspacePolicyRules, mergePolicyRules, PolicyRulesSchema, DEFAULT_POLICY, consultGuard, applyGuardVerdict, guardMessages, CATEGORIES, LEXICON, type Tier, type PermissionDecision, type SessionApprovals, type AppRule, type Category, type PolicyRules } from "./policy/index.ts";
-export { createOpenAIModel, type OpenAIModelInit, type Price, type SamplingSettings, MAX_OUTPUT_TOKENS } from "./model/openai.ts";
+export { createOpenAIModel, replyTextOf, type OpenAIModelInit, type Price, type SamplingSettings, MAX_OUTPUT_TOKENS } from "./model/openai.ts";
 export { countTextTokens, countImageTokens, countRequestTokens, type ImageTokenFormula, type RequestTokens } from "./model/tokens.ts";
 export { prepareScreenshot, fitLongSide, type PreparedScreenshot } from "./images/index.ts";
-export { groundingMessages, groundingTap, groundingScore, type GroundingTarget, type GroundingTap } from "./model/grounding.ts";
+export { groundingMessages, groundingAsk, groundingTap, groundingScore, type GroundingTarget, type GroundingTap } from "./model/grounding.ts";
 export { MODEL_ADAPTERS, ADAPTER_DESCRIPTORS, ADAPTER_IDS, DEFAULT_ADAPTER, adapterFor, parseReply, toDevice, fromDevice, imageSizeFor, smartResize, describeFrame, describeImageRule, type AdapterDescriptor, type AdapterInput, type AdapterReply, type DeviceAction, type ModelAdapter, type ReplyScreen, type CoordinateFrame, type ImageRule, MODEL_PRESETS, PRESET_IDS, presetFor, presetDescriptor, presetOf, type ModelPreset, type PresetRole } from "./model/adapters/index.ts";
 export { browserImages } from "./images/browser.ts";
 export { fenceUntrusted, fencedRegions, outsideFences, FENCE_TAG } from "./prompts/fence.ts";

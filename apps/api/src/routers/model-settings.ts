@@ -1,5 +1,6 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
+import { describeFrame, describeImageRule, MODEL_PRESETS, presetDescriptor } from "@phoneloop/agent";
 import { REFERENCE_POLICY_LABEL, REFERENCE_POLICY_MODEL } from "@phoneloop/reference-policy";
 import { MODEL_ROLES, ModelSettingsInput } from "../model-settings.ts";
 import { testModelConnection } from "../model-connection.ts";
@@ -15,9 +16,20 @@ export const modelSettingsRouter = {
    */
   status: procedure(z.object({}).default({})).query(async ({ ctx }) => {
     const view = await ctx.modelSettings.view(ctx.workspaceId);
-    if (!view) return { mode: "demo" as const, label: REFERENCE_POLICY_LABEL, models: Object.fromEntries(MODEL_ROLES.map((r) => [r, REFERENCE_POLICY_MODEL])) as Record<(typeof MODEL_ROLES)[number], string> };
-    return { mode: "configured" as const, label: null, models: view.models };
+    if (!view) return { mode: "demo" as const, label: REFERENCE_POLICY_LABEL, models: Object.fromEntries(MODEL_ROLES.map((r) => [r, REFERENCE_POLICY_MODEL])) as Record<(typeof MODEL_ROLES)[number], string>, adapters: {} };
+    return { mode: "configured" as const, label: null, models: view.models, adapters: view.adapters };
   }),
+  /**
+   * The model presets (packages/agent model/adapters/presets.ts): per family its model name, adapter and version,
+   * default prices (USD per million tokens; null: set your price), the roles it suits, and its adapter's image rule,
+   * frame and image-token formula in words.
+   */
+  presets: procedure(z.object({}).default({})).query(() =>
+    MODEL_PRESETS.map((p) => {
+      const d = presetDescriptor(p);
+      return { id: p.id, label: p.label, model: p.model, adapter: p.adapter, prices: p.prices, roles: [...p.roles], family: d.family, imageRule: describeImageRule(d.image), frame: describeFrame(d.frame), tokenFormula: d.tokenFormula };
+    }),
+  ),
   /** Leave apiKey out to keep the stored one. */
   set: procedure(ModelSettingsInput).mutation(({ ctx, input }) => ctx.modelSettings.set(ctx.workspaceId, input, ctx.actor)),
   /**

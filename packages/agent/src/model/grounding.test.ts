@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { groundingMessages, groundingScore, groundingTap } from "./grounding.ts";
+import { adapterFor } from "./adapters/index.ts";
+import { groundingAsk, groundingMessages, groundingScore, groundingTap } from "./grounding.ts";
 
 const screen = { width: 1080, height: 2400 };
 const box = { left: 0, top: 600, right: 1080, bottom: 760 };
@@ -26,5 +27,22 @@ describe("the grounding check's model side", () => {
     expect(groundingTap('{"type":"click","element":"3"}', screen)).toMatchObject({ ok: false, message: expect.stringContaining("must point in the image") });
     expect(groundingTap("I would tap Display.", screen)).toMatchObject({ ok: false });
     for (const junk of ["", "{", "\u0000", "x".repeat(100_000)]) expect(groundingTap(junk, screen).ok).toBe(false);
+  });
+
+  it("with the executor's adapter it asks in that family's format and reads its reply in its frame as device pixels", () => {
+    const image = { bytes: new Uint8Array([1, 2, 3]), mime: "image/png" as const, width: 1080, height: 2400 };
+    const uiTars = adapterFor("ui-tars", "1.5")!;
+    const ask = groundingAsk(image, { instruction: 'Tap the "Display" row.', box }, "com.android.settings", uiTars);
+    expect(JSON.stringify(ask.messages)).toContain("Action:");
+    expect(JSON.stringify(ask.messages)).toContain('Tap the \\"Display\\" row.');
+    // UI-TARS 1.5 points in pixels of the image after its smart resize (1092 × 2408 for this screen).
+    const tap = groundingTap("Thought: the Display row.\nAction: click(point='<point>546 682</point>')", screen, uiTars);
+    expect(tap).toEqual({ ok: true, x: 540, y: 680, action: "click" });
+    // The same reply read in the product's 0–1000 frame lands far off the row; a phoneloop reply is no UI-TARS action.
+    expect(groundingTap("Thought: the Display row.\nAction: click(point='<point>546 682</point>')", screen)).toMatchObject({ ok: true, y: 1636 });
+    expect(groundingTap('{"type":"click","x":500,"y":283}', screen, uiTars)).toMatchObject({ ok: false, message: expect.stringContaining("UI-TARS adapter") });
+    // A tool-calls adapter offers its tools; phoneloop asks with the product's own prompt and no tools.
+    expect(groundingAsk(image, { instruction: "Tap it.", box }, "app", adapterFor("tool-calls")).tools?.length).toBeGreaterThan(0);
+    expect(groundingAsk(image, { instruction: "Tap it.", box }, "app", adapterFor("phoneloop"))).toEqual({ messages: groundingMessages(image, { instruction: "Tap it.", box }, "app") });
   });
 });

@@ -128,7 +128,7 @@ export function createOpenAIModel(init: OpenAIModelInit): Model {
       const res = await client.chat.completions.create(params, req.signal ? { signal: req.signal } : {});
       const message = res.choices[0]?.message;
       // A model answering with tool calls: the calls as JSON text, for the tool-calls adapter to read.
-      const text = message?.tool_calls?.length ? JSON.stringify({ tool_calls: message.tool_calls }) : (message?.content ?? "");
+      const text = replyTextOf(message);
       // What the endpoint does not report is counted with the tokenizer (the prompt as sent, the reply's text) and
       // marked estimated, so an endpoint that omits usage is still spent against the quota.
       const reported = { input: res.usage?.prompt_tokens, output: res.usage?.completion_tokens };
@@ -165,4 +165,9 @@ export function createOpenAIModel(init: OpenAIModelInit): Model {
       return r;
     },
   };
+}
+
+/** A chat completion's answer as text: its content, or — a model answering with tool calls — the calls as {"tool_calls":[…]} JSON, for the tool-calls adapter to read. */
+export function replyTextOf(message: { content?: string | null; tool_calls?: unknown[] } | undefined): string {
+  return message?.tool_calls?.length ? JSON.stringify({ tool_calls: message.tool_calls }) : (message?.content ?? "");
 }
