@@ -112,6 +112,8 @@ export const PROCEDURE_ACCESS = {
   "policy.save": people("admin"),
   "approvalRule.list": people("admin"),
   "approvalRule.set": people("admin"),
+  "wipLimits.get": read,
+  "wipLimits.set": people("admin"),
   "notification.channels": read,
   "notification.endpoints": people("admin"),
   "notification.createEndpoint": people("admin"),
