@@ -76,6 +76,9 @@ export const PROCEDURE_ACCESS = {
   "run.checkpoint": agentsRun,
   "run.resume": agentsRun,
   "run.finish": agentsRun,
+  "run.takeOver": people("operate"), // a person at the controls takes the phone; an agent never takes one over
+  "run.recordPersonStep": people("operate"),
+  "run.handBack": people("operate"),
   "turn.route": agentsRun,
   "turn.result": agentsRun,
   "board.get": read,

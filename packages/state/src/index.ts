@@ -48,6 +48,7 @@ export { resolveGate, ResolveGateInput } from "./services/gate/resolve-gate.ts";
 export { expireGate, ExpireGateInput } from "./services/gate/expire-gate.ts";
 export { decideBatch, DecideBatchInput, type BatchDecisionResult } from "./services/gate/decide-batch.ts";
 export {
+export { takeOver, TakeOverInput, recordPersonStep, RecordPersonStepInput, handBack, HandBackInput, type TakeOverResult, type PersonStepResult, type HandBackResult } from "./services/gate/takeover.ts";
   setApprovalRule,
   SetApprovalRuleInput,
   approvalRules,
@@ -145,7 +146,7 @@ export type { SuiteRunView, SuiteAttemptView } from "./services/suite/suite-run-
 
 // projections: read-only
 export { board, BoardInput, type Board, type BoardCard, type BoardRun } from "./projections/board.ts";
-export { attentionQueue, AttentionQueueInput, type AttentionItem, type AttentionWho } from "./projections/attention-queue.ts";
+export { attentionQueue, AttentionQueueInput, type AttentionItem, type AttentionWho, type AttentionTakeover } from "./projections/attention-queue.ts";
 export { goalHistory, GoalHistoryInput, type GoalHistoryPage, type EventView } from "./projections/goal-history.ts";
 export { gateDetail, GateDetailInput, type GateDetail } from "./projections/gate-detail.ts";
 export { type GateApprovals, type GateDecisionView } from "./projections/gate-approvals.ts";

@@ -81,4 +81,5 @@ export {
 export { todoStatusOf, type TodoStatus, type LeaseStatusView, type GateStatusView, type HolderView } from "./status.ts";
 export { ROLES, PERMISSIONS, PERMISSION_HOLDERS, GATE_ANSWER_ROLES, holds, type Role, type Permission } from "./roles.ts";
 export { GATE_KINDS, APPROVAL_OPTIONS, gateKindOf, type GateKind, APPROVAL_CATEGORIES, type ApprovalCategory, AFTER_EXPIRY, type AfterExpiry, gateCategoryOf, gateTargetOf } from "./gate.ts";
+export { TAKEOVER_REASONS, type TakeoverReason, MASKED_TEXT, PersonAction, type StepActor, personStepAction, personStepWords } from "./gate.ts";
 export { PAGE_LIMIT, type Page } from "./page.ts";

@@ -11,6 +11,7 @@ import { pageOf, PageFields, type Page } from "../domain/page.ts";
 import { Id } from "../domain/schemas.ts";
 import { MODEL_SKIPPED, readEvidenceData, readStepAction, readStepOutcome, type EvidenceData, type ListedElement, type ModelSkipped, type PolicyRecord, type StepAction } from "../domain/evidence.ts";
 import type { EvidenceKind } from "../domain/vocabulary.ts";
+import type { StepActor } from "../domain/gate.ts";
 import type { DbOrTx } from "../services/operator.ts";
 import { cursorOf, keysetPage, pageOrder } from "./page-query.ts";
 
@@ -60,6 +61,8 @@ export interface ReplayStep {
   id: string;
   index: number;
   node: string;
+  /** Who took the step: the run's agent, or a member who took over the phone (a person step). */
+  actor: StepActor;
   todoId: string | null;
   at: Date;
   /** The parsed action (its `thought` is the model's words), or the description of a reply that did not parse. */
@@ -213,6 +216,9 @@ export async function runSteps(db: DbOrTx, raw: RunStepsInput): Promise<Page<Rep
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
     include: { blob: { select: { mime: true } } },
   });
+  const memberIds = [...new Set(page.items.flatMap((s) => (s.memberId ? [s.memberId] : [])))];
+  const people = memberIds.length ? await db.authUser.findMany({ where: { id: { in: memberIds } }, select: { id: true, name: true } }) : [];
+  const nameOf = new Map(people.map((p) => [p.id, p.name]));
   const byStep = new Map<number, typeof evidence>();
   for (const e of evidence) byStep.set(e.stepIndex!, [...(byStep.get(e.stepIndex!) ?? []), e]);
 
@@ -235,6 +241,7 @@ export async function runSteps(db: DbOrTx, raw: RunStepsInput): Promise<Page<Rep
       id: s.id,
       index: s.index,
       node: s.node,
+      actor: s.memberId ? { kind: "member", memberId: s.memberId, name: nameOf.get(s.memberId) ?? s.memberId } : { kind: "agent" },
       todoId: observed?.todoId ?? acted?.todoId ?? null,
       at: s.createdAt,
       action: readStepAction(s.action),

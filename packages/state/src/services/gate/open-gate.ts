@@ -6,8 +6,8 @@ import { z } from "zod";
 import { Prisma, type Gate } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
-import { GATE_KINDS, gateCategoryOf, gateKindOf, gateTargetOf } from "../../domain/gate.ts";
-import { GATE_ANSWER_ROLES } from "../../domain/roles.ts";
+import { GATE_KINDS, TAKEOVER_REASONS, gateCategoryOf, gateKindOf, gateTargetOf } from "../../domain/gate.ts";
+import { GATE_ANSWER_ROLES, PERMISSION_HOLDERS, type Role } from "../../domain/roles.ts";
 import { Id, IdempotencyKey, JsonObject, ShortText, Text } from "../../domain/schemas.ts";
 import { actorOf, clockDate, appendEvent, inTx, isUniqueViolation, randomId, type DbOrTx, type OperatorContext } from "../operator.ts";
 import { workspaceOfGoal } from "../idempotency-keys.ts";
@@ -25,8 +25,11 @@ export const OpenGateInput = z.object({
   options: z.array(ShortText).max(20).default([]),
   /** The evidence that led to the question. */
   evidenceIds: z.array(Id).max(100).default([]),
-  /** approval (approve or deny `action`) or question; without it, by the options (gateKindOf). */
+  /** approval (approve or deny `action`), question, or takeover (the agent asks a person to operate the phone: give
+   * takeoverReason); without it, by the options (gateKindOf). */
   kind: z.enum(GATE_KINDS).optional(),
+  /** A takeover's typed ask: login, captcha, one_time_code, blind_screen or other (only with kind takeover). */
+  takeoverReason: z.enum(TAKEOVER_REASONS).optional(),
   /** The permission tier that opened it. */
   tier: z.enum(["confirm", "high_risk", "question"]).optional(),
   /** The action the gate asks about, as the runtime proposed it. */
@@ -55,6 +58,12 @@ export interface OpenGateResult {
 
 export async function openGate(db: DbOrTx, raw: OpenGateInput, ctx?: OperatorContext): Promise<OpenGateResult> {
   const i = parseInput(OpenGateInput, raw, "gate.open");
+  if (i.kind === "takeover" && !i.takeoverReason) {
+    throw new StateError("INVALID_INPUT", `gate.open: takeoverReason: an agent's takeover ask says why (${TAKEOVER_REASONS.join(", ")}).`, { issues: [{ path: "takeoverReason" }] });
+  }
+  if (i.takeoverReason && i.kind !== "takeover") {
+    throw new StateError("INVALID_INPUT", `gate.open: takeoverReason: only a takeover gate (kind "takeover") has a takeover reason.`, { issues: [{ path: "takeoverReason" }] });
+  }
   const replay = async (): Promise<OpenGateResult | null> => {
     if (!i.idempotencyKey) return null;
     const workspaceId = await workspaceOfGoal(db, i.goalId);
@@ -81,7 +90,15 @@ export async function openGate(db: DbOrTx, raw: OpenGateInput, ctx?: OperatorCon
   }
 }
 
-async function open(db: DbOrTx, i: z.output<typeof OpenGateInput>, ctx?: OperatorContext): Promise<OpenGateResult> {
+/** Who may take over the phone: members who operate (never an agent). */
+export const TAKEOVER_ROLES: readonly Role[] = PERMISSION_HOLDERS.operate.filter((h): h is Role => h !== "agent");
+
+/** A takeover a person starts unasked is taken by them as it opens (run.takeOver); an agent's ask waits for one. */
+export interface OpenAs {
+  takenBy?: string;
+}
+
+export async function open(db: DbOrTx, i: z.output<typeof OpenGateInput>, ctx?: OperatorContext, as: OpenAs = {}): Promise<OpenGateResult> {
   return inTx(db, async (tx) => {
     const goal = await tx.goal.findUnique({ where: { id: i.goalId }, select: { id: true, workspaceId: true } });
     if (!goal) throw new StateError("NOT_FOUND", `Goal ${i.goalId} does not exist.`, { goalId: i.goalId });
@@ -110,7 +127,7 @@ async function open(db: DbOrTx, i: z.output<typeof OpenGateInput>, ctx?: Operato
         question: i.question,
         options: i.options,
         evidenceIds: i.evidenceIds,
-        answerRoles: [...GATE_ANSWER_ROLES],
+        answerRoles: kind === "takeover" ? [...TAKEOVER_ROLES] : [...GATE_ANSWER_ROLES],
         kind,
         category,
         target: gateTargetOf({ kind, policy: i.policy }),
@@ -120,7 +137,10 @@ async function open(db: DbOrTx, i: z.output<typeof OpenGateInput>, ctx?: Operato
         tier: i.tier ?? null,
         action: (i.action as Prisma.InputJsonObject | undefined) ?? Prisma.DbNull,
         policy: i.policy ?? Prisma.DbNull,
-        expiresAt: ttlMs ? new Date(now.getTime() + ttlMs) : null,
+        expiresAt: ttlMs && kind !== "takeover" ? new Date(now.getTime() + ttlMs) : null,
+        takeoverReason: i.takeoverReason ?? null,
+        takenBy: as.takenBy ?? null,
+        takenAt: as.takenBy ? now : null,
         idempotencyKey: i.idempotencyKey ?? null,
         createdAt: now,
       },
@@ -138,6 +158,10 @@ async function open(db: DbOrTx, i: z.output<typeof OpenGateInput>, ctx?: Operato
       { operator: "gate.open", actor: actorOf(ctx, i.agentId), subjectId: gate.id, goalId: i.goalId, payload: { question: gate.question, options: gate.options, kind: gate.kind, tier: gate.tier, category: gate.category, target: gate.target, approvalsNeeded: gate.approvalsNeeded, answerRoles: gate.answerRoles, todoId: gate.todoId, todo: todoMove } },
       ctx,
     );
+    // An agent's ask tells the people who may take over (notifications read takeover.ask).
+    if (kind === "takeover" && !as.takenBy) {
+      await appendEvent(tx, { operator: "takeover.ask", actor: actorOf(ctx, i.agentId), subjectId: gate.id, goalId: i.goalId, payload: { runId: gate.runId, todoId: gate.todoId, reason: gate.takeoverReason, question: gate.question } }, ctx);
+    }
     return { gate, created: true };
   });
 }

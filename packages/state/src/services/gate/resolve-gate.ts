@@ -41,6 +41,9 @@ export async function decideLocked(tx: Tx, i: z.output<typeof ResolveGateInput>,
   const gate = await tx.gate.findUnique({ where: { id: i.gateId }, include: { goal: { select: { workspaceId: true, createdBy: true } } } });
   const member = gate ? await tx.membership.findUnique({ where: { workspaceId_userId: { workspaceId: gate.goal.workspaceId, userId: i.userId } } }) : null;
   if (!gate || !member) throw new StateError("NOT_FOUND", `Gate ${i.gateId} does not exist.`, { gateId: i.gateId });
+  if (gate.kind === "takeover") {
+    throw new StateError("CONFLICT", `Gate ${gate.id} is a takeover: it is not answered in words. Take over the phone on its run's page (Take over), then hand it back (Hand back).`, { gateId: gate.id, kind: gate.kind });
+  }
   if (!gate.answerRoles.includes(member.role)) {
     throw new StateError(
       "FORBIDDEN",

@@ -30,7 +30,7 @@ export async function appendStep(db: DbOrTx, raw: AppendStepInput, ctx?: Operato
  * statement (an index taken before is answered with its first row); a run that is not running, or is driven by
  * another agent, still answers a step recorded before and refuses a new one. Its Event goes into `events` when given.
  */
-export async function appendStepTo(tx: Tx, run: Run, i: z.output<typeof AppendStepInput>, ctx?: OperatorContext, events?: EventInput[]): Promise<{ step: Step; created: boolean }> {
+export async function appendStepTo(tx: Tx, run: Run, i: z.output<typeof AppendStepInput> & { memberId?: string }, ctx?: OperatorContext, events?: EventInput[]): Promise<{ step: Step; created: boolean }> {
   const first = () => tx.step.findUnique({ where: { runId_index: { runId: run.id, index: i.index } } });
   try {
     requireRunning(run, i.agentId, "append a step to");
@@ -43,13 +43,13 @@ export async function appendStepTo(tx: Tx, run: Run, i: z.output<typeof AppendSt
   // The client's clock as the row's time, as Prisma's default would stamp it (not the transaction's start).
   const at = clockDate(ctx) ?? new Date();
   const rows = await tx.$queryRaw<Step[]>`
-    INSERT INTO "Step" ("id", "runId", "index", "node", "action", "outcome", "anomalies", "tokens", "createdAt")
+    INSERT INTO "Step" ("id", "runId", "index", "node", "action", "outcome", "anomalies", "tokens", "memberId", "createdAt")
     VALUES (${id}, ${run.id}, ${i.index}, ${i.node}, ${i.action == null ? null : JSON.stringify(i.action)}::jsonb, ${i.outcome == null ? null : JSON.stringify(i.outcome)}::jsonb,
-            ${i.anomalies}::text[], ${i.tokens}, ${at}::timestamptz)
+            ${i.anomalies}::text[], ${i.tokens}, ${i.memberId ?? null}, ${at}::timestamptz)
     ON CONFLICT ("runId", "index") DO NOTHING RETURNING *`;
   const step = rows[0];
   if (!step) return { step: (await first())!, created: false };
-  const event: EventInput = { operator: "run.appendStep", actor: actorOf(ctx, i.agentId ?? run.agentId), subjectId: step.id, goalId: run.goalId, payload: { runId: run.id, index: i.index, node: i.node, anomalies: i.anomalies } };
+  const event: EventInput = { operator: "run.appendStep", actor: actorOf(ctx, i.agentId ?? run.agentId), subjectId: step.id, goalId: run.goalId, payload: { runId: run.id, index: i.index, node: i.node, anomalies: i.anomalies, ...(i.memberId ? { memberId: i.memberId } : {}) } };
   if (events) events.push(event);
   else await appendEvent(tx, event, ctx);
   return { step, created: true };
