@@ -47,8 +47,8 @@ export { openGate, OpenGateInput, type OpenGateResult } from "./services/gate/op
 export { resolveGate, ResolveGateInput } from "./services/gate/resolve-gate.ts";
 export { expireGate, ExpireGateInput } from "./services/gate/expire-gate.ts";
 export { decideBatch, DecideBatchInput, type BatchDecisionResult } from "./services/gate/decide-batch.ts";
-export {
 export { takeOver, TakeOverInput, recordPersonStep, RecordPersonStepInput, handBack, HandBackInput, type TakeOverResult, type PersonStepResult, type HandBackResult } from "./services/gate/takeover.ts";
+export {
   setApprovalRule,
   SetApprovalRuleInput,
   approvalRules,
