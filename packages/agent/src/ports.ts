@@ -1,5 +1,6 @@
 // The runtime's ports: everything with an effect goes through one of these. Decisions elsewhere are pure.
 import type { Device } from "@phoneloop/device";
+import type { TakeoverReason } from "./actions/schema.ts";
 
 export type { Device, UiNode, Screenshot, Bounds, Foreground, Point, Direction, KeyName } from "@phoneloop/device";
 
@@ -302,8 +303,11 @@ export interface OpenGateInput {
   evidenceIds: string[];
   /** After this long nobody may answer any more: the gate expires. Without it the gate waits for an answer. */
   ttlMs?: number;
-  /** approval (approve or deny `action`) or question: stored with the gate, so no reader guesses it. */
+  /** approval (approve or deny `action`), question, or takeover (a person operates the phone and hands it back):
+   * stored with the gate, so no reader guesses it. */
   kind: GateKind;
+  /** A takeover's typed ask (with kind takeover only): login, captcha, one_time_code, blind_screen or other. */
+  takeoverReason?: TakeoverReason;
   /** The permission tier that opened it. */
   tier: "confirm" | "high_risk" | "question";
   /** The action the gate asks about. */

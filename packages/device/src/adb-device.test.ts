@@ -60,6 +60,24 @@ describe("output parsers", () => {
     expect(parseForeground("nothing")).toBeNull();
   });
 
+  it("reads whether the focused window is secure (FLAG_SECURE in its flags), and only that window's flags", () => {
+    const dump = (bankFlags: string) =>
+      [
+        "WINDOW MANAGER WINDOWS (dumpsys window windows)",
+        "  Window #0 Window{11 u0 StatusBar}:",
+        "    mAttrs={(0,0)(fillxwrap) ty=STATUS_BAR fmt=TRANSLUCENT",
+        "      fl=NOT_FOCUSABLE SECURE}",
+        "  Window #1 Window{22 u0 com.example.bank/com.example.bank.Login}:",
+        `    mAttrs={(0,0)(fillxfill) sim={adjust=resize} ty=BASE_APPLICATION fmt=TRANSLUCENT${bankFlags}}`,
+        "    mHasSurface=true",
+        "",
+        "  mCurrentFocus=Window{22 u0 com.example.bank/com.example.bank.Login}",
+      ].join("\n");
+    expect(parseForeground(dump("\n      fl=LAYOUT_IN_SCREEN SECURE HARDWARE_ACCELERATED"))).toEqual({ packageName: "com.example.bank", activity: "com.example.bank.Login", secure: true });
+    // Another window's SECURE (the status bar's) is not the focused window's.
+    expect(parseForeground(dump("\n      fl=LAYOUT_IN_SCREEN HARDWARE_ACCELERATED"))).toEqual({ packageName: "com.example.bank", activity: "com.example.bank.Login" });
+  });
+
   it("scrolls down by moving the finger up", () => {
     const g = scrollGesture("down", { width: 1000, height: 2000 });
     expect(g.from.y).toBeGreaterThan(g.to.y);

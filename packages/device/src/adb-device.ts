@@ -190,15 +190,28 @@ function expandActivity(pkg: string, activity: string): string {
   return activity.startsWith(".") ? pkg + activity : activity;
 }
 
-/** Parses `dumpsys window` for the focused window, falling back to the focused app (dialogs, system windows). */
+/**
+ * Parses `dumpsys window` for the focused window, falling back to the focused app (dialogs, system windows). The
+ * focused window's flags (its `fl=` list in mAttrs) say whether it is secure (FLAG_SECURE: screenshots are black).
+ */
 export function parseForeground(out: string): Foreground | null {
-  const focus = /mCurrentFocus=Window\{\S+ \S+ ([A-Za-z0-9_.]+)\/([^\s}]+)\}/.exec(out);
-  if (focus) return { packageName: focus[1]!, activity: expandActivity(focus[1]!, focus[2]!) };
+  const focus = /mCurrentFocus=Window\{(\S+) \S+ ([A-Za-z0-9_.]+)\/([^\s}]+)\}/.exec(out);
+  if (focus) return { packageName: focus[2]!, activity: expandActivity(focus[2]!, focus[3]!), ...(windowSecure(out, focus[1]!) ? { secure: true } : {}) };
   const app = /mFocusedApp=.*?ActivityRecord\{\S+ \S+ ([A-Za-z0-9_.]+)\/([^\s}]+)/.exec(out);
   if (app) return { packageName: app[1]!, activity: expandActivity(app[1]!, app[2]!) };
   const resumed = /mResumedActivity:?\s*ActivityRecord\{\S+ \S+ ([A-Za-z0-9_.]+)\/([^\s}]+)/.exec(out);
   if (resumed) return { packageName: resumed[1]!, activity: expandActivity(resumed[1]!, resumed[2]!) };
   return null;
+}
+
+/** The window with this token has FLAG_SECURE among its flags (`fl=… SECURE …` in its mAttrs). */
+function windowSecure(out: string, token: string): boolean {
+  const start = out.indexOf(`Window{${token} `);
+  const header = start >= 0 ? out.lastIndexOf("Window #", start) : -1;
+  if (header < 0 || out.slice(header, start).includes("\n")) return false;
+  const next = out.indexOf("\n  Window #", start);
+  const block = out.slice(start, next < 0 ? undefined : next);
+  return /\bfl=[^\n}]*\bSECURE\b/.test(block);
 }
 
 /** Where a finger moves to scroll content in `direction` ("down" shows what is below: the finger moves up). */

@@ -52,6 +52,8 @@ export interface UiNode {
 export interface Foreground {
   packageName: string;
   activity: string;
+  /** The focused window forbids screenshots (FLAG_SECURE): its screenshot is black. Absent when not known. */
+  secure?: boolean;
 }
 
 export type Direction = "up" | "down" | "left" | "right";

@@ -1,7 +1,7 @@
 // Model text → one validated Action, or a typed parse error that is fed back to the model once. Linear in the
 // input and bounded in memory on any text: reasoning blocks are cut in one pass, replies past MAX_INPUT and JSON
 // nested past MAX_DEPTH are refused with their own code, and nothing else can throw out of parseAction.
-import { ActionSchema, ACTION_TYPES, type Action, type ActionType } from "./schema.ts";
+import { ActionSchema, ACTION_TYPES, TAKEOVER_REASONS, type Action, type ActionType, type TakeoverReason } from "./schema.ts";
 import { extractBalanced, extractFenced, nestingDepth, normalisePunctuation, tryParseJson } from "./repair.ts";
 import { quoteUntrusted } from "../prompts/fence.ts";
 
@@ -48,6 +48,7 @@ const ALIASES: Record<string, ActionType | "__done" | "__infeasible" | "__swipe"
   wait: "wait", sleep: "wait", pause: "wait",
   answer: "answer", reply: "answer", respond: "answer",
   ask_user: "ask_user", ask: "ask_user", call_user: "ask_user", ask_human: "ask_user",
+  ask_takeover: "ask_takeover", take_over: "ask_takeover", takeover: "ask_takeover", request_takeover: "ask_takeover", hand_over: "ask_takeover",
   status: "status", done: "__done", finish: "__done", finished: "__done", complete: "__done", completed: "__done", task_complete: "__done", success: "__done", stop: "__done",
   infeasible: "__infeasible", impossible: "__infeasible", fail: "__infeasible", failed: "__infeasible", give_up: "__infeasible",
   use_skill: "use_skill", skill: "use_skill", run_skill: "use_skill",
@@ -376,6 +377,10 @@ function normaliseObject(raw: unknown, repairs: string[], text: string): ParseRe
       a.question = str(firstDefined(o.question, o.text, o.content, o.arg));
       if (Array.isArray(o.options)) a.options = o.options.map(String);
       break;
+    case "ask_takeover":
+      a.question = str(firstDefined(o.question, o.message, o.text, o.content, o.arg));
+      a.reason = takeoverReasonOf(str(firstDefined(o.reason, o.why, o.kind)));
+      break;
     case "status": {
       if (a.status === undefined) {
         const st = str(firstDefined(o.status, o.goal_status, o.value, o.result, o.arg))?.toLowerCase();
@@ -406,6 +411,21 @@ function normaliseObject(raw: unknown, repairs: string[], text: string): ParseRe
     return fail("INVALID_ARGUMENTS", `The ${type} action is incomplete: ${issues}.`, text);
   }
   return { ok: true, action: checked.data, repairs };
+}
+
+/**
+ * A takeover's reason from the words a model gave it — one of the reasons, a spelling of one ("sign_in", "otp",
+ * "black screen"), or a sentence that names it ("请登录账号", "Enter the SMS code"); none of them is "other".
+ * The one reading of a reason, for the product's language and every adapter whose grammar has a takeover.
+ */
+export function takeoverReasonOf(words: string | undefined): TakeoverReason {
+  const v = (words ?? "").trim().toLowerCase().replace(/[\s-]+/g, "_");
+  if ((TAKEOVER_REASONS as readonly string[]).includes(v)) return v as TakeoverReason;
+  if (/(captcha|robot|人机验证|滑块)/.test(v)) return "captcha";
+  if (/(otp|2fa|mfa|sms|one_?time|(verification|login|sign_?in|security|access)_code|验证码|动态码)/.test(v)) return "one_time_code";
+  if (/(black|blind|secure|cannot_see|can't_see|黑屏)/.test(v)) return "blind_screen";
+  if (/(sign_?in|log_?in|password|credential|登录|登陆|密码)/.test(v)) return "login";
+  return "other";
 }
 
 /** Where a drag or swipe starts and ends, in the spellings models use. */

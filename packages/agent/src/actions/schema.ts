@@ -18,10 +18,19 @@ export const ACTION_TYPES = [
   "wait",
   "answer",
   "ask_user",
+  "ask_takeover",
   "status",
   "use_skill",
 ] as const;
 export type ActionType = (typeof ACTION_TYPES)[number];
+
+/**
+ * Why the agent asks a person to take over the phone (ask_takeover): a sign-in whose password it was not given, a
+ * captcha, a one-time code sent to the person, a blind screen (the screenshot is black or the window is secure), or
+ * another thing only a person can do.
+ */
+export const TAKEOVER_REASONS = ["login", "captcha", "one_time_code", "blind_screen", "other"] as const;
+export type TakeoverReason = (typeof TAKEOVER_REASONS)[number];
 
 const coord = z.number().finite().min(0).max(1000);
 export const PointSchema = z.object({ x: coord, y: coord });
@@ -60,6 +69,7 @@ export const ActionSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("wait"), ms: z.number().int().min(0).max(30_000).optional(), ...common }),
   z.object({ type: z.literal("answer"), text: z.string(), outputs: z.record(z.string(), z.string()).optional(), ...common }),
   z.object({ type: z.literal("ask_user"), question: z.string().min(1), options: z.array(z.string()).optional(), ...common }),
+  z.object({ type: z.literal("ask_takeover"), reason: z.enum(TAKEOVER_REASONS), question: z.string().min(1), ...common }),
   z.object({ type: z.literal("status"), status: z.enum(["complete", "infeasible"]), summary: z.string().optional(), outputs: z.record(z.string(), z.string()).optional(), ...common }),
   z.object({ type: z.literal("use_skill"), skill: z.string().min(1), params: z.record(z.string(), z.string()).optional(), ...common }),
 ]);
@@ -85,6 +95,7 @@ export const ACTION_JSON_SCHEMA: Record<string, unknown> = {
     durationMs: { type: "integer" },
     question: { type: "string" },
     options: { type: "array", items: { type: "string" } },
+    reason: { type: "string", enum: [...TAKEOVER_REASONS], description: "ask_takeover: why only a person can do this step." },
     status: { type: "string", enum: ["complete", "infeasible"] },
     summary: { type: "string" },
     outputs: { type: "object", additionalProperties: { type: "string" } },
@@ -125,6 +136,8 @@ export function describeAction(a: Action): string {
       return `answer ${said(a.text)}`;
     case "ask_user":
       return `ask_user ${said(a.question)}`;
+    case "ask_takeover":
+      return `ask_takeover ${a.reason} ${said(a.question)}`;
     case "status":
       return `status ${a.status}`;
     case "use_skill":

@@ -2,14 +2,14 @@
 // graph/run.ts performs the effects (device, model, state core) and feeds what they returned back as the next
 // observation. One step: route (the core's turn router) → sense → model → parse → policy → (gate) → act →
 // settle, recorded and checkpointed; see docs/concepts.md, "Executor steps are pure transitions".
-import { ACTION_JSON_SCHEMA, describeAction, type Action } from "../actions/schema.ts";
+import { ACTION_JSON_SCHEMA, describeAction, type Action, type TakeoverReason } from "../actions/schema.ts";
 import { parseAction, type ParseError, type ParseResult } from "../actions/parse.ts";
 import type { AdapterInput } from "../model/adapters/port.ts";
 import { detectAnomalies, detectCycle, detectRepetition, sameScreen, sampleOf, screenSample, targetOf, DETECTOR_LIMITS, type Anomaly } from "../detectors/index.ts";
 import { formatHistory } from "../memory/history.ts";
-import { applyGuardVerdict, askUserDecision, decidePermission, guardMessages, needsGate, recordApproval, GUARD_JSON_SCHEMA, type PermissionContext, type PermissionDecision } from "../policy/index.ts";
+import { applyGuardVerdict, askUserDecision, decidePermission, takeoverDecision, guardMessages, needsGate, recordApproval, GUARD_JSON_SCHEMA, type PermissionContext, type PermissionDecision } from "../policy/index.ts";
 import { anomalyReminder, executorMessages } from "../prompts/executor.ts";
-import { askedQuestion, gateQuestion } from "../prompts/gate.ts";
+import { askedQuestion, gateQuestion, takeoverQuestion } from "../prompts/gate.ts";
 import { formatScreenElements } from "../prompts/screen.ts";
 import { isBlindTarget, isBlindTree } from "../policy/blind.ts";
 import type { EvidenceBody, ModelSkipped } from "@phoneloop/state/domain";
@@ -74,7 +74,7 @@ export type InputEffect =
   | { type: "ask_model"; role?: "guard"; messages: ChatMessage[]; /** The executor's step inputs, for a model adapter to render. */ prompt?: AdapterInput; jsonSchema: { name: string; schema: Record<string, unknown> }; key: string; stepIndex: number; lease: LeaseRef }
   /** `evidenceKeys`: the evidence the gate shows (its screenshot), by idempotency key; the runner records it first.
    * The core blocks the todo and ends the lease in the transaction that opens the gate. */
-  | { type: "open_gate"; idempotencyKey: string; question: string; options: string[]; evidenceKeys: string[]; kind: GateKind; tier: PendingGate["tier"]; action: Action; policy: GatePolicy & { kind: string; approvalKey: string }; lease: LeaseRef }
+  | { type: "open_gate"; idempotencyKey: string; question: string; options: string[]; evidenceKeys: string[]; kind: GateKind; takeoverReason?: TakeoverReason; tier: PendingGate["tier"]; action: Action; policy: GatePolicy & { kind: string; approvalKey: string }; lease: LeaseRef }
   | { type: "wait_gate"; gateId: string }
   | { type: "perform"; action: Action; px: { x: number; y: number } | undefined; screen: { width: number; height: number }; description: string }
   /** Runs a skill on the phone, checking its contract before and after each step. */
@@ -283,6 +283,15 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
         data: { gateId: pending.gateId, kind: pending.kind, tier: pending.tier, status: resolution.status, answer: resolution.answer, rationale: resolution.rationale, ...(pending.policy ? { policy: pending.policy } : {}) },
       }),
     );
+    if (action.type === "ask_takeover") {
+      ex.feedback = handedBackFeedback(action.reason, resolution);
+      // The phone changed under the person's hands: the next sense starts the detectors afresh.
+      ex.samples = [];
+      ex.sensedAfterAction = true;
+      const outcome = resolution.status === "answered" ? "a person took over and handed the phone back" : `no person took over (the gate ${resolution.status})`;
+      finishStep(turn, action, description, outcome, "validated_progress");
+      return done(route());
+    }
     if (pending.tier === "question") {
       const answer = resolution.answer ?? (resolution.status === "expired" ? "(no answer: the question expired)" : resolution.status);
       ex.feedback = `The user answered your question "${(action as { question: string }).question}": ${answer}${resolution.rationale ? ` (${resolution.rationale})` : ""}`;
@@ -338,6 +347,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       fx.push({ type: "checkpoint" });
       return done({ type: "run_skill", skillId: skill.id, name: skill.name, body: skill.body, stepIndex: turn.stepIndex, lease: leaseRefOf(ex.lease!) });
     }
+    if (action.type === "ask_takeover") return gateOrAct(turn, action, undefined, takeoverDecision(action.reason, config.policyRules?.version));
     const point = resolvePoint(turn, action);
     if (!point.ok) {
       ex.feedback = point.message;
@@ -377,10 +387,11 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
   const gateOrAct = (turn: Turn, action: Action, px: { x: number; y: number } | undefined, decision: PermissionDecision): StepResult => {
     const screen = turn.screen!;
     turn.policy = { tier: decision.tier, kind: decision.kind, ruleId: decision.ruleId, evidence: decision.evidence, policyVersion: decision.policyVersion };
-    if (action.type === "ask_user" || needsGate(decision, s.approvals)) {
-      const question = action.type === "ask_user" ? askedQuestion(action.question) : gateQuestion(action, decision, ex.lastApp, ex.todoTitle);
-      const options = action.type === "ask_user" ? (action.options?.length ? action.options : []) : ["approve", "deny"];
-      const tier = action.type === "ask_user" ? "question" : decision.tier === "high_risk" ? "high_risk" : "confirm";
+    const asks = action.type === "ask_user" || action.type === "ask_takeover";
+    if (asks || needsGate(decision, s.approvals)) {
+      const question = action.type === "ask_user" ? askedQuestion(action.question) : action.type === "ask_takeover" ? takeoverQuestion(action) : gateQuestion(action, decision, ex.lastApp, ex.todoTitle);
+      const options = action.type === "ask_user" ? (action.options?.length ? action.options : []) : action.type === "ask_takeover" ? [] : ["approve", "deny"];
+      const tier = asks ? "question" : decision.tier === "high_risk" ? "high_risk" : "confirm";
       const policy = { ruleId: decision.ruleId, evidence: decision.evidence, policyVersion: decision.policyVersion };
       turn.asking = { action, kind: decision.kind, approvalKey: decision.approvalKey, tier, question, policy };
       return done({
@@ -389,7 +400,8 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
         question,
         options,
         evidenceKeys: [screen.observationKey],
-        kind: action.type === "ask_user" ? "question" : "approval",
+        kind: action.type === "ask_user" ? "question" : action.type === "ask_takeover" ? "takeover" : "approval",
+        ...(action.type === "ask_takeover" ? { takeoverReason: action.reason } : {}),
         tier,
         action,
         // The core reads the gate's approval category and target from the decision's kind and approval key.
@@ -495,6 +507,9 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
         if (d.reminder) ex.reminder = d.reminder;
       }
       if (turn.gate) return applyGate(turn);
+      // A blind screen (its screenshot black, or the window secure): nothing on it can be seen, so no model picks a
+      // point on it — a person is asked to take over.
+      if (screen.blind) return decide(turn, { type: "ask_takeover", reason: "blind_screen", question: BLIND_SAYS[screen.blind], intent: "ask a person to take over the blind screen" });
       return waitAgain(turn) ?? askModel(turn);
     }
 
@@ -528,7 +543,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       turn.tokens += obs.usage.inputTokens + obs.usage.outputTokens;
       if (turn.guarding) return guardAnswered(turn, obs.text);
       turn.round++;
-      const parsed: ParseResult = obs.rejection ? { ok: false, error: obs.rejection } : parseAction(obs.text);
+      const parsed: ParseResult = obs.rejection ? { ok: false, error: obs.rejection } : obs.action ? { ok: true, action: obs.action, repairs: [] } : parseAction(obs.text);
       delete ex.reminder;
       if (parsed.ok) {
         delete ex.feedback;
@@ -589,9 +604,13 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       const turn = ex.turn!;
       const f = ex.inFlight!;
       fx.push(evidence({ idempotencyKey: `${s.runId}:${turn.stepIndex}:action`, kind: "action", stepIndex: turn.stepIndex, summary: f.description, data: { action: f.action, px: turn.px ?? null, app: ex.lastApp, ...(turn.policy ? { policy: turn.policy } : {}) } }));
-      ex.samples.push(sampleOf(f.action, turn.px, sampledAt(turn)));
-      if (ex.samples.length > 20) ex.samples.splice(0, ex.samples.length - 20);
-      ex.sensedAfterAction = false;
+      // A repeated wait is the model's wait going on, not an action of the model's: the detectors, which judge the
+      // model's actions over its last 20, neither count it nor look again (they looked after the model's wait).
+      if (!turn.modelSkipped) {
+        ex.samples.push(sampleOf(f.action, turn.px, sampledAt(turn)));
+        if (ex.samples.length > 20) ex.samples.splice(0, ex.samples.length - 20);
+        ex.sensedAfterAction = false;
+      }
       // A wait: what the next step compares its screen with (the screen the model was last asked on) and the count.
       const waited = f.action.type === "wait" ? { action: { type: "wait" as const, ...(f.action.ms !== undefined ? { ms: f.action.ms } : {}) }, asked: turn.modelSkipped && ex.waited ? ex.waited.asked : screenSample(turn.screen!.phash, turn.screen!.tree, turn.screen!.blocks), repeats: turn.modelSkipped && ex.waited ? ex.waited.repeats + 1 : 0 } : undefined;
       finishStep(turn, f.action, f.description, obs.outcome, "validated_progress");
@@ -636,6 +655,23 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
     }
   }
   throw new Error(`executor step: unhandled observation ${(obs as { type: string }).type}`);
+}
+
+/** Why the sense step found the screen blind, as the agent's words on its takeover gate. */
+const BLIND_SAYS: Record<NonNullable<Screen["blind"]>, string> = {
+  black: "The phone's screenshot is black: the agent cannot see the screen.",
+  secure: "The app shows a secure window (it blocks screenshots): the agent cannot see the screen.",
+};
+
+/**
+ * What the executor is told after a takeover gate closed: the person took over and handed back (their note is the
+ * gate's answer, what they did its rationale), or nobody came.
+ */
+function handedBackFeedback(reason: string, r: GateResolution): string {
+  if (r.status !== "answered") return `You asked a person to take over (${reason}), and nobody did: the gate ${r.status}. Do not ask again for the same thing; report status infeasible if the todo cannot go on without a person.`;
+  const did = r.rationale?.trim() ? r.rationale.trim() : "(their steps are in the run's record)";
+  const note = r.answer?.trim() ? r.answer.trim() : "(no note)";
+  return `A person took over the phone (you asked: ${reason}) and did: ${did}; their note: ${note}. They handed the phone back: the screen below is how they left it. Check it and go on from there; do not redo what they did.`;
 }
 
 /** The detectors compare (action, target, screen): the screen the action was taken on and the node it landed on. */

@@ -58,6 +58,8 @@ export interface Screen {
   image: EncodedImage;
   /** The idempotency key of the observation evidence this screen is recorded as (the step's record writes it). */
   observationKey: string;
+  /** The screen cannot be seen: its screenshot is black (`black`, images/dark.ts) or the device reports the window secure. */
+  blind?: "black" | "secure";
 }
 
 /** The step in progress. Transient: dropped from checkpoints, rebuilt by sensing on resume. */

@@ -2,6 +2,7 @@
 import type { DecodedImage, EncodedImage, Images } from "../ports.ts";
 import { PHASH_SIZE, phash } from "../detectors/phash.ts";
 import { blockSignature } from "../detectors/blocks.ts";
+import { darkShare } from "./dark.ts";
 
 export function fitLongSide(width: number, height: number, longSide: number): { width: number; height: number } {
   const long = Math.max(width, height);
@@ -15,6 +16,8 @@ export interface PreparedScreenshot {
   phash: string;
   /** Block luminance signature (detectors/blocks.ts): tells small image changes the pHash misses. */
   blocks: string;
+  /** The share of the frame's luminance samples that are black (images/dark.ts): 1 for a black screenshot. */
+  dark: number;
   width: number;
   height: number;
 }
@@ -31,6 +34,7 @@ export interface HashedFrame {
   small: DecodedImage;
   phash: string;
   blocks: string;
+  dark: number;
   width: number;
   height: number;
 }
@@ -40,12 +44,12 @@ export async function hashFrame(images: Images, png: Uint8Array, longSide = 1024
   const size = fitLongSide(img.width, img.height, longSide);
   const small = size.width === img.width && size.height === img.height ? img : await images.resize(img, size.width, size.height);
   const gray = await images.grayscale(small, PHASH_SIZE, PHASH_SIZE);
-  return { small, phash: phash(gray), blocks: blockSignature(gray), width: img.width, height: img.height };
+  return { small, phash: phash(gray), blocks: blockSignature(gray), dark: darkShare(gray), width: img.width, height: img.height };
 }
 
 export async function encodeFrame(images: Images, frame: HashedFrame, opts: PrepareOptions = {}): Promise<PreparedScreenshot> {
   const forModel = await images.encode(frame.small, opts.mime ?? "image/jpeg", opts.quality ?? 0.8);
-  return { forModel, phash: frame.phash, blocks: frame.blocks, width: frame.width, height: frame.height };
+  return { forModel, phash: frame.phash, blocks: frame.blocks, dark: frame.dark, width: frame.width, height: frame.height };
 }
 
 export async function prepareScreenshot(images: Images, png: Uint8Array, opts: PrepareOptions = {}): Promise<PreparedScreenshot> {

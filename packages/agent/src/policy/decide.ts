@@ -235,4 +235,10 @@ export function askUserDecision(policyVersion = DEFAULT_POLICY.version): Permiss
   return { tier: "confirm", kind: "question", ruleId: "action.ask_user", evidence, reasons: evidence, policyVersion, approvalKey: "question", unsure: false, commitShaped: false };
 }
 
+/** The model (or the sense step, on a blind screen) asks a person to take over the phone: always a gate, of its own kind. */
+export function takeoverDecision(reason: string, policyVersion = DEFAULT_POLICY.version): PermissionDecision {
+  const evidence = [reason === "blind_screen" ? "the screen cannot be seen (its screenshot is black or the window is secure)" : `the model asks a person to take over (${reason})`];
+  return { tier: "confirm", kind: "takeover", ruleId: `action.ask_takeover.${reason}`, evidence, reasons: evidence, policyVersion, approvalKey: "takeover", unsure: false, commitShaped: false };
+}
+
 export { CATEGORIES };

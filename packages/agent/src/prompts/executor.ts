@@ -14,6 +14,7 @@ Actions:
 {"type":"open_app","app":"name or package"} {"type":"open_deeplink","uri":"..."} {"type":"wait","ms":1000}
 {"type":"answer","text":"...","outputs":{"key":"value"}} reports information the todo asked for
 {"type":"ask_user","question":"...","options":["..."]} only when a human must decide
+{"type":"ask_takeover","reason":"login"|"captcha"|"one_time_code"|"blind_screen"|"other","question":"..."} when only a person can do the next step on the phone: a sign-in whose password you were not given, a captcha, a one-time code sent to the person, a screen you cannot see; a person operates the phone, hands it back, and you go on from the screen they leave
 {"type":"status","status":"complete"|"infeasible","summary":"...","outputs":{"key":"value"}}
 Add "intent":"<what this does in the app>" to every action. Dismiss popups, update dialogs and suggestion modals that block the task; never buy, pay, send, delete or publish unless the todo says so.
 ${UNTRUSTED_RULE}`;

@@ -1,6 +1,6 @@
 // The question a person answers at a gate. What the screen shows is quoted; what the agent's model wrote (its
 // stated intent, the text it wants to type) is labelled as the model's own words, never stated as fact.
-import { describeAction, type Action } from "../actions/schema.ts";
+import { describeAction, type Action, type TakeoverReason } from "../actions/schema.ts";
 import type { PermissionDecision } from "../policy/index.ts";
 import { neutraliseInline } from "./fence.ts";
 
@@ -27,5 +27,21 @@ const MAX_GATE_QUESTION = 2000;
 export function askedQuestion(question: string): string {
   const said = neutraliseInline(question).replace(/\s+/g, " ").trim();
   const q = `The agent asks: ${quote(said || "(the agent's model asked without saying what)", MAX_ASKED)}`;
+  return q.length > MAX_GATE_QUESTION ? `${q.slice(0, MAX_GATE_QUESTION - 1)}…` : q;
+}
+
+/** What a person is asked to do at a takeover, per reason, in a person's words. */
+const TAKEOVER_ASK: Record<TakeoverReason, string> = {
+  login: "Please sign in on the phone: the agent was not given the password.",
+  captcha: "Please solve the captcha on the phone.",
+  one_time_code: "Please enter the one-time code on the phone: it was sent to you.",
+  blind_screen: "Please take over the phone: its screen cannot be seen by the agent (the screenshot is black or the app protects its window).",
+  other: "Please take over the phone: this step needs a person.",
+};
+
+/** The gate question of an ask_takeover: the ask for its reason, then the agent's own words, quoted. */
+export function takeoverQuestion(a: Extract<Action, { type: "ask_takeover" }>): string {
+  const said = neutraliseInline(a.question).replace(/\s+/g, " ").trim();
+  const q = `${TAKEOVER_ASK[a.reason]} Take over, then hand the phone back. The agent says: ${quote(said || "(nothing more)", MAX_ASKED)}`;
   return q.length > MAX_GATE_QUESTION ? `${q.slice(0, MAX_GATE_QUESTION - 1)}…` : q;
 }

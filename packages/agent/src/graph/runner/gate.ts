@@ -14,6 +14,7 @@ export async function openGate(ctx: RunContext, state: ExecutorRunState, e: Extr
     options: e.options,
     evidenceIds: records.evidenceIds(e.evidenceKeys),
     kind: e.kind,
+    ...(e.takeoverReason ? { takeoverReason: e.takeoverReason } : {}),
     tier: e.tier,
     action: e.action,
     policy: e.policy,

@@ -7,6 +7,7 @@ import { isDeviceLost, PreparedFrames, sense, type DeviceOutcome, type Sensed, t
 import { listElements } from "../observe.ts";
 import { guard, type ExecutorRunState, type RunContext } from "../state.ts";
 import type { StepRecords } from "./step-record.ts";
+import { isBlack } from "../../images/dark.ts";
 
 export class Senses {
   /** What Device.waitForStable settled on after the last action: the next observation's screenshot and tree. */
@@ -46,6 +47,8 @@ export class Senses {
     this.#lastShot = screenshot.png;
     const app = foreground ? `${foreground.packageName}${foreground.activity ? `/${foreground.activity}` : ""}` : "unknown";
     const elements = listElements(tree, screenshot.width, screenshot.height);
+    // A screen nothing can be seen on: the device says the window is secure, or the screenshot is black.
+    const blind = foreground?.secure ? "secure" : isBlack(prepared.dark) ? "black" : undefined;
     const ex = state.executor;
     const key = `${state.runId}:${e.stepIndex}:observation:${e.lease.leaseKey}`;
     // The screenshot's upload starts now; the record that carries the observation waits for it.
@@ -60,14 +63,14 @@ export class Senses {
         todoId: ex.todoId,
         lease: e.lease,
         stepIndex: e.stepIndex,
-        summary: `${app}, ${elements.length} elements`,
+        summary: `${app}, ${elements.length} elements${blind ? `, blind screen (${blind === "secure" ? "secure window" : "black screenshot"})` : ""}`,
         data: { app, phash: prepared.phash, screen: { width: screenshot.width, height: screenshot.height }, elements: elements.map((x) => ({ i: x.index, text: x.text, id: x.resourceId, box: x.box, ...(x.password ? { password: true } : {}) })) },
       },
       blob,
     );
     return {
       type: "sensed",
-      screen: { app, packageName: foreground?.packageName ?? null, width: screenshot.width, height: screenshot.height, phash: prepared.phash, blocks: prepared.blocks, tree, elements, image: prepared.forModel, observationKey: key },
+      screen: { app, packageName: foreground?.packageName ?? null, width: screenshot.width, height: screenshot.height, phash: prepared.phash, blocks: prepared.blocks, tree, elements, image: prepared.forModel, observationKey: key, ...(blind ? { blind } : {}) },
     };
   }
 

@@ -26,6 +26,7 @@ const FIELDS: Record<ActionType, { fields: string[]; required: string[]; descrip
   wait: { fields: ["ms"], required: [], description: "Wait for the screen to settle." },
   answer: { fields: ["text", "outputs"], required: ["text"], description: "Report information the todo asked for." },
   ask_user: { fields: ["question", "options"], required: ["question"], description: "Ask a person, only when a human must decide." },
+  ask_takeover: { fields: ["reason", "question"], required: ["reason", "question"], description: "Ask a person to take over the phone, only when only a person can do the next step: a sign-in whose password you were not given, a captcha, a one-time code, a screen you cannot see." },
   status: { fields: ["status", "summary", "outputs"], required: ["status"], description: "The todo is complete or infeasible." },
   use_skill: { fields: ["skill", "params"], required: ["skill"], description: "Run a listed skill from its start screen." },
 };

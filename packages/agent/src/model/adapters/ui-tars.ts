@@ -7,6 +7,7 @@
 // (factor 28, 100·28² to 16384·28² pixels). Follows bytedance/UI-TARS README and its ui-tars action parser as of
 // the 1.5 release (April 2025) and the UI-TARS-2 report (September 2025); re-written here, not copied.
 import type { Action } from "../../actions/schema.ts";
+import { takeoverReasonOf } from "../../actions/parse.ts";
 import { readCalls, str, type Call } from "./call-syntax.ts";
 import type { CoordinateFrame, ImageRule } from "./frame.ts";
 import { coordinateNumbers, mapPoint, oneTurn, pointOf, reject, taskLines, type AdapterDescriptor, type AdapterReply, type DeviceAction, type ModelAdapter, type ReplyScreen } from "./port.ts";
@@ -128,8 +129,13 @@ function toActions(c: Call, frame: CoordinateFrame, screen: ReplyScreen, raw: st
     }
     case "wait":
       return one({ type: "wait", ms: 5000, ...common });
-    case "call_user":
-      return one({ type: "ask_user", question: thought || "The model asks a person to decide or take over.", ...common });
+    case "call_user": {
+      // One call for both: a thought that names what only a person can do on the phone (a login, a captcha, a code,
+      // a screen it cannot see) asks for a takeover; any other asks the person a question.
+      const question = thought || "The model asks a person to decide or take over.";
+      const reason = takeoverReasonOf(thought);
+      return one(reason === "other" ? { type: "ask_user", question, ...common } : { type: "ask_takeover", reason, question, ...common });
+    }
     case "finished": {
       const content = (str(c.args.content) ?? "").trim();
       return one({ type: "status", status: "complete", ...(content ? { summary: content } : {}), ...common });
