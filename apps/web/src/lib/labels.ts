@@ -1,5 +1,6 @@
 // The product's words for states, in the order work flows.
 import type { RouterOutputs } from "@phoneloop/client";
+import type { TakeoverReason } from "@phoneloop/state/domain";
 
 export type Board = RouterOutputs["board"]["get"];
 export type BoardCard = Board["lanes"][number]["cards"][number];
@@ -57,3 +58,12 @@ export function whoLabel(who: AttentionItem["who"]): string {
       return "the planner";
   }
 }
+
+/** Why the agent asks a person to take over the phone (its typed ask), in words. */
+export const TAKEOVER_REASON_WORDS: Record<TakeoverReason, string> = {
+  login: "a sign-in only you can do",
+  captcha: "a captcha",
+  one_time_code: "a one-time code sent to you",
+  blind_screen: "a screen the agent cannot see (it screenshots black or is marked secure)",
+  other: "something only a person can do",
+};

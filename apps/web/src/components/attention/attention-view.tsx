@@ -1,11 +1,11 @@
 "use client";
 import { useInfiniteQuery } from "@tanstack/react-query";
-import { CheckCheck, CircleStop, LayoutGrid, RotateCcw, SearchCheck } from "lucide-react";
+import { CheckCheck, CircleStop, Hand, LayoutGrid, RotateCcw, SearchCheck } from "lucide-react";
 import Link from "next/link";
 import { useEffect, useState } from "react";
 import { toast } from "sonner";
 import { describeProblem, useApi } from "../../lib/api.tsx";
-import { formatAgo, LANE_LABEL, whoLabel, type AttentionItem, type GoalSummary, type TodoState } from "../../lib/labels.ts";
+import { formatAgo, LANE_LABEL, TAKEOVER_REASON_WORDS, whoLabel, type AttentionItem, type GoalSummary, type TodoState } from "../../lib/labels.ts";
 import { useStreamState } from "../../lib/live-cache.tsx";
 import { replanKey, useOperators } from "../../lib/operators.ts";
 import { gateWaitOf, plainQuestion } from "../../lib/plain-question.ts";
@@ -112,6 +112,26 @@ function AttentionRow({ item, goalTitle, now }: { item: AttentionItem; goalTitle
   switch (item.kind) {
     case "gate_waiting": {
       const plain = plainQuestion(item.question);
+      if (item.gateKind === "takeover") {
+        const t = item.takeover;
+        return (
+          <li className={`${styles.item} ${styles.gate}`} data-kind="takeover" data-gate-id={item.gateId}>
+            <div className={styles.kind}>The agent asks {whoLabel(item.who)} to take over the phone</div>
+            <h2 className={styles.question}>The agent asks you to take over: {plain.question}</h2>
+            <p className={styles.meta}>
+              {t?.reason ? <>For {TAKEOVER_REASON_WORDS[t.reason]} · </> : null}
+              {goal} · asked {formatAgo(item.since, now)}
+              {t?.takenBy ? <> · {t.takenBy.name} has the phone{t.takenAt ? ` since ${formatAgo(t.takenAt, now)}` : ""}</> : null}
+            </p>
+            <div className={styles.actions}>
+              {/* The run's live view: its mirror becomes the phone in the tab that holds it. */}
+              <Link href={t?.runId ? `/runs/${encodeURIComponent(t.runId)}` : `/gates/${encodeURIComponent(item.gateId)}`} className={`${ui.button} ${ui.primary}`}>
+                <Hand size={14} aria-hidden /> Take over
+              </Link>
+            </div>
+          </li>
+        );
+      }
       return (
         <li className={`${styles.item} ${styles.gate}`} data-kind={item.kind} data-gate-id={item.gateId}>
           <div className={styles.kind}>

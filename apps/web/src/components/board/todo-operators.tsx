@@ -47,9 +47,9 @@ export function TodoOperators({ card, neighbours }: { card: BoardCard; neighbour
     <div className={styles.ops} data-field="operators">
       {gate ? (
         <>
-          <GateDecision gateId={gate.id} question={gate.question} options={gate.options} kind={gate.kind} answerRoles={gate.answerRoles} compact />
-          <Link href={`/gates/${encodeURIComponent(gate.id)}`} className={ui.button} aria-label={`Open the gate of "${card.title}"`}>
-            <MessageCircleQuestion size={14} aria-hidden /> Open the gate
+          {gate.kind === "takeover" ? null : <GateDecision gateId={gate.id} question={gate.question} options={gate.options} kind={gate.kind} answerRoles={gate.answerRoles} compact />}
+          <Link href={`/gates/${encodeURIComponent(gate.id)}`} className={ui.button} aria-label={gate.kind === "takeover" ? `Take over the phone for "${card.title}"` : `Open the gate of "${card.title}"`}>
+            <MessageCircleQuestion size={14} aria-hidden /> {gate.kind === "takeover" ? "Take over" : "Open the gate"}
           </Link>
         </>
       ) : null}

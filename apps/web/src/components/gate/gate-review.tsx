@@ -15,6 +15,7 @@ import { Problem } from "../problem.tsx";
 import ui from "../ui/ui.module.css";
 import { ActionOverlay } from "./action-overlay.tsx";
 import { ApprovalsLine, BatchDecision } from "./gate-approvals.tsx";
+import { TakeoverPanel } from "../runner/takeover-panel.tsx";
 import { GateDecision } from "./gate-decision.tsx";
 import styles from "./gate.module.css";
 
@@ -72,7 +73,7 @@ export function GateReview({ gateId }: { gateId: string }) {
         </p>
         {g.status === "open" && plain ? (
           <>
-            {plain.asked ? <p className={styles.crumb}>The agent asks</p> : null}
+            {g.kind === "takeover" ? <p className={styles.crumb}>The agent asks you to take over the phone</p> : plain.asked ? <p className={styles.crumb}>The agent asks</p> : null}
             <h1 className={styles.question}>{plain.question}</h1>
             {g.options.length > 0 ? <p className={styles.crumb}>Options: {g.options.join(" · ")}</p> : null}
           </>
@@ -121,11 +122,19 @@ export function GateReview({ gateId }: { gateId: string }) {
         ) : null}
 
         {g.status === "open" ? (
-          <section className={styles.block} aria-label="Your decision">
-            <ApprovalsLine approvals={g.approvals} kind={g.kind} />
-            <GateDecision gateId={g.id} question={plain?.question ?? g.question} options={g.options} kind={g.kind} answerRoles={g.answerRoles} />
-            <BatchDecision approvals={g.approvals} />
-          </section>
+          g.kind === "takeover" ? (
+            g.runId ? (
+              <TakeoverPanel runId={g.runId} />
+            ) : (
+              <p className={styles.block}>This takeover belongs to no run any more; nothing waits on it.</p>
+            )
+          ) : (
+            <section className={styles.block} aria-label="Your decision">
+              <ApprovalsLine approvals={g.approvals} kind={g.kind} />
+              <GateDecision gateId={g.id} question={plain?.question ?? g.question} options={g.options} kind={g.kind} answerRoles={g.answerRoles} />
+              <BatchDecision approvals={g.approvals} />
+            </section>
+          )
         ) : g.status === "expired" ? (
           <section className={styles.block}>
             <p>Nobody answered before it expired; the agent that waited on it was told so.</p>

@@ -26,6 +26,11 @@ export function actionOf(step: ReplayStep): RecordedAction | null {
   return step.action !== null && typeof step.action === "object" ? step.action : null;
 }
 
+/** The person who took the step during a takeover (its typed actor), or null for the run's agent. */
+export function personOf(step: ReplayStep): { name: string } | null {
+  return step.actor.kind === "member" ? { name: step.actor.name } : null;
+}
+
 export function formatMicroUsd(micro: number): string {
   if (micro === 0) return "$0";
   const usd = micro / 1_000_000;

@@ -77,5 +77,11 @@ export async function importReplay(bytes: Uint8Array): Promise<ImportedReplay> {
     if ((await sha256Hex(screen)) !== sha) throw new ReplayFileError(`The screenshot ${sha.slice(0, 12)}… does not match its sha256: the file was altered. Export the run again.`);
     urls.set(sha, URL.createObjectURL(new Blob([screen as Uint8Array<ArrayBuffer>], { type: mime })));
   }
-  return { header: reviveDates(json.header), steps: reviveDates(json.steps), exportedAt: json.exportedAt, urls };
+  return { header: reviveDates(json.header), steps: reviveDates(json.steps).map(withActor), exportedAt: json.exportedAt, urls };
+}
+
+/** A file exported before steps carried their actor holds the agent's steps only. */
+function withActor(step: ReplayStep): ReplayStep {
+  const { actor } = step as Partial<ReplayStep>;
+  return actor ? step : { ...step, actor: { kind: "agent" } };
 }

@@ -8,7 +8,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } fro
 import { describePending } from "../../lib/action-words.ts";
 import { ActionOverlay } from "../gate/action-overlay.tsx";
 import { ReplayCharts } from "./replay-charts.tsx";
-import { actionOf, formatMicroUsd, formatMs, formatWhen, GRADE_MEANING, remindsModel, type ReplayNote, type ReplaySource, type ReplayStep } from "./replay-data.ts";
+import { actionOf, personOf, formatMicroUsd, formatMs, formatWhen, GRADE_MEANING, remindsModel, type ReplayNote, type ReplaySource, type ReplayStep } from "./replay-data.ts";
 import styles from "./replay.module.css";
 import { StatusPill } from "../ui/status-pill.tsx";
 import uiStyles from "../ui/ui.module.css";
@@ -164,9 +164,17 @@ export function ReplayView({ source, actions, review, live, origin }: ReplayView
                 {timeline.map((item) =>
                   item.kind === "step" ? (
                     <li key={item.step.id}>
-                      <button type="button" className={styles.tlStep} aria-current={item.position === current ? "step" : undefined} onClick={() => go(item.position)} data-step={item.step.index}>
+                      <button
+                        type="button"
+                        className={`${styles.tlStep} ${personOf(item.step) ? styles.tlPerson : ""}`}
+                        aria-current={item.position === current ? "step" : undefined}
+                        onClick={() => go(item.position)}
+                        data-step={item.step.index}
+                        data-actor={item.step.actor.kind}
+                      >
                         <span className={styles.tlIndex}>{item.step.index + 1}</span>
                         <span className={styles.tlText}>{describeStep(item.step)}</span>
+                        {personOf(item.step) ? <span className={styles.tlActor}>{personOf(item.step)!.name}</span> : null}
                         {item.step.anomalies.length ? <span className={styles.tlFlag} title="anomaly">!</span> : null}
                         {item.step.gateDecisions.length ? <span className={styles.tlGate} title="gate decision">gate</span> : null}
                       </button>
@@ -239,6 +247,7 @@ function StepScreen({ step, url }: { step: ReplayStep; url: (sha: string) => str
 
 function StepDetail({ step }: { step: ReplayStep }) {
   const action = actionOf(step);
+  const person = personOf(step);
   const thought = action?.thought;
   const policy = step.policy;
   return (
@@ -247,6 +256,11 @@ function StepDetail({ step }: { step: ReplayStep }) {
         Step {step.index + 1}
         {step.app ? <span className={styles.muted}> · {step.app}</span> : null}
       </h2>
+      {person ? (
+        <p className={styles.byPerson} data-testid="step-person">
+          Done by {person.name}, who took over the phone
+        </p>
+      ) : null}
       <section aria-label="Action">
         <h3>Action</h3>
         <p>

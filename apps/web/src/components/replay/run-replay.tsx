@@ -19,6 +19,7 @@ import { GradeForm } from "./grade-form.tsx";
 import { STEPS_PAGE, type ReplayHeader, type ReplaySource, type ReplayStepsPage } from "./replay-data.ts";
 import { ReplayView } from "./replay-view.tsx";
 import { ResumeRunButton } from "../runner/resume-run-button.tsx";
+import { TakeoverPanel } from "../runner/takeover-panel.tsx";
 
 /** `initial`: what the server read for the page (the header and the first page of steps), so the first screen renders with the HTML. */
 export function RunReplay({ runId, initial }: { runId: string; initial?: { header: ReplayHeader; firstPage: ReplayStepsPage } | null }) {
@@ -57,6 +58,7 @@ export function RunReplay({ runId, initial }: { runId: string; initial?: { heade
           This run stopped because {stop.cause}; {stop.remedy}.
         </p>
       ) : null}
+      {source.header.run.status === "running" ? <TakeoverPanel runId={runId} /> : null}
       <ReplayView
         source={source}
         live={source.header.run.status === "running" ? <LiveBadge state={stream} /> : null}

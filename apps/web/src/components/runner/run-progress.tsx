@@ -5,6 +5,7 @@ import { useEffect, useState } from "react";
 import { formatMicroUsd } from "../../lib/labels.ts";
 import { formatDuration } from "../time-left.tsx";
 import type { RunProgress } from "./runner-store.tsx";
+import { TakeoverPanel } from "./takeover-panel.tsx";
 import styles from "./runner.module.css";
 
 const PHASE: Record<RunProgress["phase"], string> = {
@@ -63,6 +64,7 @@ export function RunProgressView({ progress: p }: { progress: RunProgress }) {
           Waiting for a person: {p.gate.question} <Link href={`/gates/${encodeURIComponent(p.gate.gateId)}`}>Review the gate</Link>
         </p>
       ) : null}
+      {p.runId && (p.phase === "running" || p.phase === "waiting") ? <TakeoverPanel runId={p.runId} /> : null}
       {p.outcome ? (
         <p className={styles.outcome} data-testid="run-outcome" data-status={p.outcome.status}>
           Run {p.outcome.status} ({p.outcome.endReason.replaceAll("_", " ")}){p.outcome.reason ? `: ${p.outcome.reason}` : ""}
