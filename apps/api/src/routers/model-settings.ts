@@ -1,6 +1,6 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { describeFrame, describeImageRule, MODEL_PRESETS, presetDescriptor } from "@phoneloop/agent";
+import { describeFrame, describeImageRule, MODEL_PRESETS, presetDescriptor, presetOf } from "@phoneloop/agent";
 import { REFERENCE_POLICY_LABEL, REFERENCE_POLICY_MODEL } from "@phoneloop/reference-policy";
 import { MODEL_ROLES, ModelSettingsInput } from "../model-settings.ts";
 import { testModelConnection } from "../model-connection.ts";
@@ -9,7 +9,11 @@ import { procedure } from "../trpc.ts";
 
 export const modelSettingsRouter = {
   /** The workspace's model endpoint, models and prices; the key only as "set or not". Members read, admins write. */
-  get: procedure(z.object({}).default({})).query(({ ctx }) => ctx.modelSettings.view(ctx.workspaceId)),
+  get: procedure(z.object({}).default({})).query(async ({ ctx }) => {
+    const view = await ctx.modelSettings.view(ctx.workspaceId);
+    // Per role, the preset its adapter and model came from (presetOf: one rule for the page and the profiles).
+    return view && { ...view, presets: Object.fromEntries(MODEL_ROLES.map((r) => [r, presetOf(view.adapters[r], view.models[r])?.id ?? null])) as Record<(typeof MODEL_ROLES)[number], string | null> };
+  }),
   /**
    * What runs in this workspace call: its endpoint's models, or — with none configured — the demo model (the
    * reference policy, which is no AI), with the label to show wherever a run's model is named.

@@ -115,8 +115,16 @@ export interface ModelUsage {
   microUsd: number;
 }
 
-/** Models per role through the API's model proxy, the tab's token as the key, every call metered against its run. */
-function proxiedModels(apiUrl: string, token: string, currentRun: () => string | null, onUsage?: (u: ModelUsage) => void) {
+type Role = "planner" | "executor" | "summarizer";
+
+/** The adapter each role's model speaks, as the workspace's model settings name it (a role left out: phoneloop). */
+export type RoleAdapters = Partial<Record<Role, { id: string; version: string }>>;
+
+/**
+ * Models per role through the API's model proxy, the tab's token as the key, every call metered against its run;
+ * each role speaks the adapter the model settings name for it.
+ */
+export function proxiedModels(apiUrl: string, token: string, currentRun: () => string | null, adapters: RoleAdapters, onUsage?: (u: ModelUsage) => void) {
   const meteredFetch: typeof fetch = async (input, init) => {
     const headers = new Headers(init?.headers);
     const runId = currentRun();
@@ -127,7 +135,10 @@ function proxiedModels(apiUrl: string, token: string, currentRun: () => string |
     return res;
   };
   // The model is the workspace's per role (the proxy fills it in): an empty name asks for that.
-  const role = (r: "planner" | "executor" | "summarizer"): RoleModelInit => ({ baseURL: `${trimUrl(apiUrl)}/model/${r}/v1`, apiKey: token, model: "", fetch: meteredFetch });
+  const role = (r: Role): RoleModelInit => {
+    const adapter = adapters[r];
+    return { baseURL: `${trimUrl(apiUrl)}/model/${r}/v1`, apiKey: token, model: "", fetch: meteredFetch, ...(adapter ? { adapter: { id: adapter.id, version: adapter.version } } : {}) };
+  };
   return createModels({ executor: role("executor"), planner: role("planner"), summarizer: role("summarizer") });
 }
 
@@ -150,7 +161,9 @@ export async function runInTab(init: TabRunInit): Promise<RunOutcome> {
   const registration = tabRegistration(init.agent, init.deviceInfo);
   if (init.runId) await waitForRunLease(cp, init.runId, registration, init.signal, init.onWait);
   let runId: string | null = init.runId ?? null;
-  const models = proxiedModels(init.apiUrl, init.agent.token, () => runId, init.onUsage);
+  // The adapters as saved when the run starts (the model settings' status: an agent token reads it).
+  const { adapters } = await init.agent.client.modelSettings.status.query({});
+  const models = proxiedModels(init.apiUrl, init.agent.token, () => runId, adapters, init.onUsage);
   return runAgent(
     { device: init.device, models, controlPlane: cp, clock: systemClock, images: browserImages, ocr: readingInLocale(tabOcr, init.deviceInfo?.locale), outages: init.agent.outages },
     {

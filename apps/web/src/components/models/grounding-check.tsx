@@ -76,6 +76,7 @@ function GroundingResult({ result }: { result: Check }) {
           </svg>
           <figcaption className={styles.hint}>
             Asked: {result.target.instruction}
+            <span data-field="grounding-adapter"> · asked and read as {result.adapter ? `${result.adapter.id} ${result.adapter.version}` : "phoneloop (the product's JSON)"}</span>
             {result.distancePx !== null ? ` · ${result.distancePx} px from the centre` : ""}
             {result.latencyMs !== null ? ` · answered in ${result.latencyMs} ms` : ""}
           </figcaption>

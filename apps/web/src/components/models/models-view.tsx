@@ -2,11 +2,12 @@
 // The models page: which models the planner, executor and summarizer call (through the API's model proxy, so keys
 // stay on the server) and at which endpoint — the shared one, or a role's own — the demo model while none is
 // configured, and for an admin the shared endpoint, key and prices, a model per role, each role's own endpoint, key
-// and prices (or none: the shared endpoint), with "Test connection". Everyone in the workspace reads it; only an
-// admin changes it.
-import type { RouterInputs } from "@phoneloop/client";
+// and prices (or none: the shared endpoint), with "Test connection". Per role a preset (packages/agent's list, served by
+// modelSettings.presets) names the model family and the adapter its model speaks; picking one fills the model name
+// and default prices, which stay editable. Everyone in the workspace reads it; only an admin changes it.
+import type { RouterInputs, RouterOutputs } from "@phoneloop/client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 import { toast } from "sonner";
 import { describeProblem, useApi } from "../../lib/api.tsx";
 import { useSession } from "../../lib/session.tsx";
@@ -59,7 +60,7 @@ export function ModelsView() {
           </p>
         </section>
       ) : null}
-      <RoleTable models={s.models} demo={s.mode === "demo"} current={settings.data ?? null} />
+      <RoleTable models={s.models} adapters={s.adapters} demo={s.mode === "demo"} current={settings.data ?? null} />
       {admin ? <ModelSettingsForm current={settings.data ?? null} /> : settings.data ? <ReadOnlySettings current={settings.data} /> : null}
       {admin ? <GroundingCheck /> : null}
     </div>
@@ -69,7 +70,9 @@ export function ModelsView() {
 /** Prices in US dollars per million tokens, which is the same number as micro-dollars per token. */
 const prices = (input: number, output: number) => `$${input} in, $${output} out per million tokens`;
 
-function RoleTable({ models, demo, current }: { models: Partial<Record<Role, string>>; demo: boolean; current: SettingsView | null }) {
+type Adapters = Partial<Record<Role, { id: string; version: string }>>;
+
+function RoleTable({ models, adapters, demo, current }: { models: Partial<Record<Role, string>>; adapters: Adapters; demo: boolean; current: SettingsView | null }) {
   return (
     <section className={styles.card} aria-labelledby="roles-heading">
       <h2 id="roles-heading">Model per role</h2>
@@ -78,6 +81,7 @@ function RoleTable({ models, demo, current }: { models: Partial<Record<Role, str
           <tr>
             <th scope="col">Role</th>
             <th scope="col">Model</th>
+            <th scope="col">Adapter</th>
             <th scope="col">Endpoint</th>
             <th scope="col">Key</th>
             <th scope="col">Price</th>
@@ -91,6 +95,7 @@ function RoleTable({ models, demo, current }: { models: Partial<Record<Role, str
               <tr key={r}>
                 <th scope="row">{r}</th>
                 <td>{demo ? "Demo model (reference policy, not AI)" : (models[r] ?? "not set: the model a runner asks for")}</td>
+                <td>{demo ? "none" : adapters[r] ? `${adapters[r].id} ${adapters[r].version}` : "phoneloop (the product's JSON)"}</td>
                 <td>{demo || !current ? "none" : own?.baseUrl ? <span className={styles.url}>{own.baseUrl}</span> : "the shared endpoint"}</td>
                 <td>{demo || !current ? "none" : own?.hasApiKey ? "its own, set" : own?.baseUrl ? "none" : current.hasApiKey ? "the shared key" : "none"}</td>
                 <td>
@@ -120,6 +125,8 @@ type RoleEndpointInput = NonNullable<NonNullable<RouterInputs["modelSettings"]["
 
 interface SettingsView {
   roles: Partial<Record<Role, RoleEndpointView>>;
+  /** The preset each role's adapter and model came from (null: none saved yet). */
+  presets: Partial<Record<Role, string | null>>;
   baseUrl: string;
   hasApiKey: boolean;
   models: Partial<Record<Role, string>>;
@@ -172,6 +179,19 @@ function ModelSettingsForm({ current }: { current: SettingsView | null }) {
     }),
   );
   const test = useMutation(trpc.modelSettings.test.mutationOptions());
+  const presets = useQuery(trpc.modelSettings.presets.queryOptions({}));
+  const [chosen, setChosen] = useState<Partial<Record<Role, string>>>({});
+  // A preset picked: its model name fills the role's model, its prices the role's own price fields (all editable).
+  const [fills, setFills] = useState<Partial<Record<Role, { input: number; output: number; seq: number }>>>({});
+  const presetOfRole = (r: Role) => presets.data?.find((p) => p.id === (chosen[r] ?? current?.presets[r] ?? "phoneloop-json")) ?? null;
+  const pick = (r: Role, id: string, form: HTMLFormElement | null) => {
+    const p = presets.data?.find((x) => x.id === id);
+    if (!p) return;
+    setChosen((c) => ({ ...c, [r]: id }));
+    const model = form?.elements.namedItem(r);
+    if (p.model && model instanceof HTMLInputElement) model.value = p.model;
+    if (p.prices) setFills((f) => ({ ...f, [r]: { ...p.prices!, seq: (f[r]?.seq ?? 0) + 1 } }));
+  };
 
   const onSubmit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
@@ -195,8 +215,11 @@ function ModelSettingsForm({ current }: { current: SettingsView | null }) {
           ...(text(`${r}-output`) ? { microUsdPerOutputToken: price(f.get(`${r}-output`)) } : {}),
         };
       }
+      // Each role's adapter from its preset (the picker's choice, else the one saved).
+      const adapters = Object.fromEntries(ROLES.flatMap((r) => { const p = presetOfRole(r); return p ? [[r, p.adapter]] : []; }));
       save.mutate({
         roles,
+        adapters,
         baseUrl: text("baseUrl"),
         ...(text("apiKey") ? { apiKey: text("apiKey") } : f.get("apiKey-remove") === "on" ? { apiKey: null } : {}),
         models,
@@ -233,11 +256,14 @@ function ModelSettingsForm({ current }: { current: SettingsView | null }) {
           </label>
         ) : null}
         {ROLES.map((r) => (
-          <label key={r}>
-            {r[0]!.toUpperCase() + r.slice(1)} model
-            <input name={r} defaultValue={current?.models[r] ?? ""} placeholder={r === "executor" ? "a vision model" : "a text model"} />
-            <span className={styles.hint}>{ROLE_NOTES[r]}</span>
-          </label>
+          <div key={r} className={styles.rolePick}>
+            <PresetPicker role={r} presets={presets.data ?? []} value={presetOfRole(r)?.id ?? ""} onPick={pick} />
+            <label>
+              {r[0]!.toUpperCase() + r.slice(1)} model
+              <input name={r} defaultValue={current?.models[r] ?? ""} placeholder={r === "executor" ? "a vision model" : "a text model"} />
+              <span className={styles.hint}>{ROLE_NOTES[r]}</span>
+            </label>
+          </div>
         ))}
         <label>
           Input price (USD per million tokens)
@@ -248,7 +274,7 @@ function ModelSettingsForm({ current }: { current: SettingsView | null }) {
           <input name="outputPrice" type="number" min="0" step="any" inputMode="decimal" defaultValue={current?.microUsdPerOutputToken ?? 0} />
         </label>
         {ROLES.map((r) => (
-          <RoleEndpointFields key={r} role={r} current={current?.roles[r] ?? null} />
+          <RoleEndpointFields key={r} role={r} current={current?.roles[r] ?? null} fill={fills[r] ?? null} />
         ))}
         <div className={styles.actions}>
           <button type="submit" className={`${ui.button} ${ui.primary}`} disabled={save.isPending}>
@@ -299,9 +325,38 @@ function ModelSettingsForm({ current }: { current: SettingsView | null }) {
 
 const title = (r: Role) => r[0]!.toUpperCase() + r.slice(1);
 
-/** One role's own endpoint in the form: off means the role calls the shared endpoint. */
-function RoleEndpointFields({ role, current }: { role: Role; current: RoleEndpointView | null }) {
+type Preset = RouterOutputs["modelSettings"]["presets"][number];
+
+/** A role's preset: the presets that suit the role, and the chosen one's adapter, image rule, frame and prices in words. */
+function PresetPicker({ role, presets, value, onPick }: { role: Role; presets: Preset[]; value: string; onPick: (r: Role, id: string, form: HTMLFormElement | null) => void }) {
+  const offered = presets.filter((p) => p.roles.includes(role));
+  const p = offered.find((x) => x.id === value) ?? null;
+  const id = `${role}-preset`;
+  return (
+    <div>
+      <label htmlFor={id}>{title(role)} preset</label>
+      <select id={id} value={value} onChange={(e) => onPick(role, e.currentTarget.value, e.currentTarget.form)} aria-describedby={`${id}-about`}>
+        {offered.map((x) => (
+          <option key={x.id} value={x.id}>
+            {x.label}
+          </option>
+        ))}
+      </select>
+      <p id={`${id}-about`} className={styles.hint}>
+        {p
+          ? `Adapter ${p.adapter.id} ${p.adapter.version} (${p.family}). Image: ${p.imageRule}. Points: ${p.frame}. Image tokens: ${p.tokenFormula}. ${p.prices ? `Default price: ${prices(p.prices.input, p.prices.output)}.` : "No default price: set your price."}`
+          : "Loading the presets…"}
+      </p>
+    </div>
+  );
+}
+
+/** One role's own endpoint in the form: off means the role calls the shared endpoint. A preset's prices turn it on and fill its prices. */
+function RoleEndpointFields({ role, current, fill }: { role: Role; current: RoleEndpointView | null; fill: { input: number; output: number; seq: number } | null }) {
   const [own, setOwn] = useState(current !== null);
+  useEffect(() => {
+    if (fill) setOwn(true);
+  }, [fill]);
   const name = title(role);
   return (
     <fieldset className={`${styles.wide} ${styles.roleEndpoint}`}>
@@ -328,11 +383,11 @@ function RoleEndpointFields({ role, current }: { role: Role; current: RoleEndpoi
           ) : null}
           <label>
             {name} input price (USD per million tokens)
-            <input name={`${role}-input`} type="number" min="0" step="any" inputMode="decimal" defaultValue={current?.microUsdPerInputToken ?? ""} placeholder="empty: the shared price" />
+            <input key={`in-${fill?.seq ?? 0}`} name={`${role}-input`} type="number" min="0" step="any" inputMode="decimal" defaultValue={fill?.input ?? current?.microUsdPerInputToken ?? ""} placeholder="empty: the shared price" />
           </label>
           <label>
             {name} output price (USD per million tokens)
-            <input name={`${role}-output`} type="number" min="0" step="any" inputMode="decimal" defaultValue={current?.microUsdPerOutputToken ?? ""} placeholder="empty: the shared price" />
+            <input key={`out-${fill?.seq ?? 0}`} name={`${role}-output`} type="number" min="0" step="any" inputMode="decimal" defaultValue={fill?.output ?? current?.microUsdPerOutputToken ?? ""} placeholder="empty: the shared price" />
           </label>
         </div>
       ) : (
