@@ -162,9 +162,10 @@ import type {
   TodoState,
   TurnResultKind,
   TurnRoute,
+  ClaimRefusal,
 } from "@phoneloop/state/domain";
 
-export type { AgentKind, LessonKind, ShortcutStatus, SkillStatus, EvidenceKind, GateKind, GateStatus, GoalStatus, RunEndReason, RunEndStatus, RunStatus, SkipReason, TodoKind, TodoState, TurnResultKind, TurnRoute };
+export type { AgentKind, LessonKind, ShortcutStatus, SkillStatus, EvidenceKind, GateKind, GateStatus, GoalStatus, RunEndReason, RunEndStatus, RunStatus, SkipReason, ClaimRefusal, TodoKind, TodoState, TurnResultKind, TurnRoute };
 
 export type Capability = string;
 
@@ -260,7 +261,8 @@ export interface LeaseRef {
 
 export const leaseRefOf = (l: Lease): LeaseRef => ({ todoId: l.todoId, agentId: l.ownerId, leaseKey: l.leaseKey });
 
-export type ClaimResult = { claimed: true; todo: Todo; lease: Lease; reclaimedFrom: string | null } | { claimed: false; reason: string };
+/** `refusal` wip_limit: a WIP limit of the workspace stood in the way; the runtime waits (its run stops resumable). */
+export type ClaimResult = { claimed: true; todo: Todo; lease: Lease; reclaimedFrom: string | null } | { claimed: false; reason: string; refusal?: ClaimRefusal };
 
 /** An evidence row's fields beside its kind and data (EvidenceBody: the core's schema of each kind's data). */
 export interface EvidenceFields {

@@ -101,7 +101,7 @@ export function createControlPlane(client: ApiClient, opts: ControlPlaneOptions)
 
     async claimNext(input) {
       const r = await call("todo.claimNext", () => client.todo.claimNext.mutate(input));
-      if (!r.claimed) return { claimed: false, reason: r.reason };
+      if (!r.claimed) return { claimed: false, reason: r.reason, ...(r.refusal ? { refusal: r.refusal } : {}) };
       return { claimed: true, todo: todoOf(r.todo), lease: leaseOf(r.lease), reclaimedFrom: r.reclaimedFrom };
     },
 

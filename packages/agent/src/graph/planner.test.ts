@@ -143,6 +143,17 @@ describe("planner (pure)", () => {
     expect(next).toMatchObject({ node: "summarizer", end: { status: "partial", reason: "step_cap", detail: "Todo t1: gave up after 1 attempts (step_cap: ran out of steps)" }, attempts: { t1: 1 } });
   });
 
+  it("a claim refused for a WIP limit ends the run blocked on wip_limit (it waits, resumable), with the core's words", () => {
+    const why = "WIP limit reached: agent_1 holds 1 todo and one phone may hold 1 at once; it claims again when one of them finishes.";
+    const { next, effects } = drive(planner(), [
+      a("cancel_requested", false),
+      a("list_todos", [todo("t1")]),
+      a("claim_next", { claimed: false, reason: why, refusal: "wip_limit" }),
+    ]);
+    expect(types(effects)).toEqual(["cancel_requested", "list_todos", "claim_next"]);
+    expect(next).toMatchObject({ node: "summarizer", end: { status: "blocked", reason: "wip_limit", detail: why } });
+  });
+
   it("releases the held lease when the run was cancelled", () => {
     const { next, effects } = drive(planner({ held: { todoId: "t1", lease: lease("t1") } }), [a("cancel_requested", true), a("release_lease", undefined)]);
     expect(effects).toEqual([{ type: "cancel_requested" }, { type: "release_lease", lease: ref("t1"), reason: "the run was cancelled" }]);

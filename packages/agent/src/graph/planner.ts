@@ -21,7 +21,7 @@ import {
   planMessages,
   type TodoDraftReply,
 } from "../prompts/planner.ts";
-import { leaseRefOf, type ChatMessage, type ClaimResult, type Goal, type Lease, type LeaseRef, type ReplanOp, type RunEndReason, type ShouldRunResult, type Todo, type TodoDraft, type TurnResultKind } from "../ports.ts";
+import { leaseRefOf, type ChatMessage, type ClaimRefusal, type ClaimResult, type Goal, type Lease, type LeaseRef, type ReplanOp, type RunEndReason, type ShouldRunResult, type Todo, type TodoDraft, type TurnResultKind } from "../ports.ts";
 import { addUsage, newExecutor } from "./executor.ts";
 import { describeLessons, describeShortcuts } from "./learning.ts";
 import { answerArithmetic } from "../memory/arithmetic.ts";
@@ -124,9 +124,9 @@ function recordTurn(lease: Lease, key: string, kind: TurnResultKind, summary: st
 const stillHeld = (t: Todo | null) => t !== null && (t.state === "claimed" || t.state === "running" || t.state === "validating");
 
 /** Claims the next todo in order and starts it; null when nothing is claimable (with why). */
-function* claimNextTodo(): Generator<PlannerEffect, { todo: Todo; lease: Lease } | { reason: string }, unknown> {
+function* claimNextTodo(): Generator<PlannerEffect, { todo: Todo; lease: Lease } | { reason: string; refusal?: ClaimRefusal }, unknown> {
   const claim = yield* effect({ type: "claim_next" });
-  if (!claim.claimed) return { reason: claim.reason };
+  if (!claim.claimed) return { reason: claim.reason, ...(claim.refusal ? { refusal: claim.refusal } : {}) };
   yield* effect({ type: "start_todo", lease: leaseRefOf(claim.lease) });
   return { todo: claim.todo, lease: claim.lease };
 }
@@ -327,7 +327,7 @@ export function* plan(start: PlannerState): Planning {
       state.held = null;
     } else {
       const claimed = yield* claimNextTodo();
-      if (!("todo" in claimed)) return yield* endWhenNothingClaimable(state, claimed.reason);
+      if (!("todo" in claimed)) return claimed.refusal === "wip_limit" ? endWith(state, "blocked", "wip_limit", claimed.reason) : yield* endWhenNothingClaimable(state, claimed.reason);
       next = claimed;
     }
     const { todo, lease } = next;

@@ -45,7 +45,9 @@ export function routeReturn(ret: Pick<ExecutorReturn, "reason" | "summary">): Re
     case "writeback_failed":
       return { kind: "stop", turn: null, status: "blocked", detail: ret.summary };
     case "lease_lost":
-      // Another worker owns the todo now: write nothing on it.
+    // Another worker owns the todo now: write nothing on it.
+    case "wip_limit":
+      // The todo was never claimed (a WIP limit of the workspace): nothing to record; the run waits, resumable.
       return { kind: "stop", turn: null, status: "blocked", detail: ret.summary };
   }
 }

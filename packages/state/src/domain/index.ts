@@ -41,6 +41,8 @@ export {
   LEASE_STATUSES,
   EVIDENCE_KINDS,
   SKIP_REASONS,
+  CLAIM_REFUSALS,
+  type ClaimRefusal,
   type TodoKind,
   type AgentKind,
   type GateStatus,

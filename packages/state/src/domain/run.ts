@@ -30,6 +30,7 @@ export const RUN_END_REASONS = [
   "todo_blocked", // the todo is blocked and needs a replan or a person
   "infeasible", // the planner found the goal cannot be done as written
   "writeback_failed", // validated results could not be written back to the core
+  "wip_limit", // the next todo could not be claimed: a WIP limit of the workspace (a lane, or this phone) was reached
 ] as const;
 export type RunEndReason = (typeof RUN_END_REASONS)[number];
 export const RunEndReasonSchema = z.enum(RUN_END_REASONS);
@@ -55,6 +56,7 @@ const STOPS: Partial<Record<RunEndReason, Omit<RunStop, "reason">>> = {
   todo_blocked: { cause: "a todo was blocked and needed a replan or a person", remedy: "unblock or replan the todo, then resume the run" },
   writeback_failed: { cause: "validated results could not be written to the state core (the API or its database did not answer)", remedy: "when the API and its database answer again, resume the run" },
   lease_lost: { cause: "another worker took its todo over", remedy: "resume the run when that worker is done with the todo" },
+  wip_limit: { cause: "a WIP limit of its workspace was reached (a lane of the board, or its phone)", remedy: "wait until a held todo finishes, or ask an admin to raise the limit on the board, then resume the run" },
 };
 
 /** The statuses a resumable stop ends with: blocked, and failed for a lost phone (the runtime's words for it). */

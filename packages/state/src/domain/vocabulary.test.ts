@@ -54,6 +54,7 @@ describe("one vocabulary: domain lists = Prisma enums", () => {
       "todo_blocked",
       "infeasible",
       "writeback_failed",
+      "wip_limit",
     ]);
     expect(Domain.RunEndReasonSchema.safeParse("stuck").success).toBe(false);
   });

@@ -24,3 +24,7 @@ export type EvidenceKind = (typeof EVIDENCE_KINDS)[number];
 /** Why should-run says skip. */
 export const SKIP_REASONS = ["goal_paused", "goal_cancelled", "goal_completed", "gate_waiting", "todo_blocked", "todo_finished", "exhausted", "throttled"] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
+
+/** Why a claim was refused while work waits (the runtime waits, never retries at once): a WIP limit was reached. */
+export const CLAIM_REFUSALS = ["wip_limit"] as const;
+export type ClaimRefusal = (typeof CLAIM_REFUSALS)[number];

@@ -1,6 +1,7 @@
 // What a claim returns, shared by claimTodo (a named todo) and claimNext (the next eligible one).
 import type { Lease, Todo } from "../../generated/prisma/client.ts";
 import { StateError } from "../../domain/errors.ts";
+import type { ClaimRefusal } from "../../domain/vocabulary.ts";
 import type { DbOrTx } from "../operator.ts";
 import { normalizeTodo } from "./held.ts";
 
@@ -12,8 +13,7 @@ export type ClaimResult =
   /** `refusal` wip_limit: a WIP limit stood in the way (the runtime waits; `reason` names the limit and who to ask). */
   | { claimed: false; reason: string; refusal?: ClaimRefusal };
 
-/** A typed refusal of a claim: wip_limit (a lane of the workspace, or the agent, is at its WIP limit). */
-export type ClaimRefusal = "wip_limit";
+export type { ClaimRefusal };
 
 /** The lease a claim with this key took before, or null; CONFLICT when the key is another agent's. */
 export async function replayClaim(db: DbOrTx, agentId: string, key: string): Promise<ClaimResult | null> {
