@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
+import { TRPCError } from "@trpc/server";
 import { TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
 import superjson from "superjson";
 import { postgresBlobStore, useBlobStore, type BlobStore, type Db } from "@phoneloop/state";
@@ -15,7 +16,7 @@ import { resolvePrincipal, SHARE_HEADER, WORKSPACE_HEADER, type PrincipalService
 import { newSecret } from "./auth/secret-key.ts";
 import { sessionReader } from "./auth/auth.ts";
 import { EventHub } from "./events.ts";
-import { checkHealth } from "./health.ts";
+import { checkHealth, checkReadiness } from "./health.ts";
 import { batchRefusal, callsIn, withRequestBudget } from "./input-guard.ts";
 import { applyCors, LOOPBACK_HOSTS, refusal, type HygieneRules } from "./http-hygiene.ts";
 import type { DemoPhoneControl } from "./demo-phone.ts";
@@ -23,7 +24,7 @@ import { handleModelProxy, handleReferencePolicyRoute, METER_HEADERS, MODEL_PROX
 import { errorFields, logProcedureFailure, REQUEST_ID_HEADER, requestIdOf, runIdOf, silentLogger, type ApiLogger } from "./logger.ts";
 import { modelSettingsStore, type ModelSettingsInput, type ModelSettingsStore } from "./model-settings.ts";
 import { appRouter } from "./root.ts";
-import { BLOB_PATH, HEALTH_PATH, TRPC_PATH } from "./contract.ts";
+import { BLOB_PATH, HEALTH_PATH, LIVEZ_PATH, READYZ_PATH, TRPC_PATH } from "./contract.ts";
 import { createTRPCContext } from "./trpc.ts";
 import { startReaper, type Reaper, type ReaperOptions } from "./reaper.ts";
 import { startLessonMerger, type LessonMerger, type LessonMergerOptions } from "./lesson-merger.ts";
@@ -61,7 +62,7 @@ export interface ApiServerInit {
    * The blob store (default: Postgres, in this database), whether reads redirect to presigned URLs (S3 only, valid
    * that many seconds), the retention, and the collector's timer (server.ts turns it on).
    */
-  blobs?: { store?: BlobStore; presignedReadS?: number | null; retentionDays?: number | null; collector?: Pick<BlobCollectorOptions, "intervalMs" | "graceMs"> | null };
+  blobs?: { store?: BlobStore; presignedReadS?: number | null; retentionDays?: number | null; collector?: Pick<BlobCollectorOptions, "intervalMs" | "graceMs" | "eventRetentionDays"> | null };
   /** A request not answered within this is answered 503 (REQUEST_TIMEOUT_MS; see timeBudgetOf). Default 30 s. */
   requestTimeoutMs?: number;
   /**
@@ -69,6 +70,8 @@ export interface ApiServerInit {
    * the first web origin. Unset: no dispatcher runs in this process.
    */
   notifications?: Partial<NotificationConfig> | null;
+  /** How long close() lets requests in flight finish before it ends their connections (SHUTDOWN_GRACE_MS). Default 20 s. */
+  shutdownGraceMs?: number;
 }
 
 export interface ApiServer {
@@ -82,8 +85,20 @@ export interface ApiServer {
   lessonMerger: LessonMerger | null;
   blobCollector: BlobCollector | null;
   notifications: NotificationDispatcher | null;
-  close(): Promise<void>;
+  /**
+   * Drains, then stops (graceful shutdown): /readyz answers 503 at once, no new connection is accepted, open event
+   * streams end telling their clients to resume elsewhere, requests in flight finish (for at most the grace, then
+   * their connections are ended), the timers stop and the event reader and auth's pool close. The caller ends the
+   * database client it passed in.
+   */
+  close(opts?: { graceMs?: number }): Promise<void>;
 }
+
+/** Default of ApiServerInit.shutdownGraceMs. */
+export const SHUTDOWN_GRACE_MS = 20_000;
+
+/** What an open event stream ends with when its process drains: resume from the last event id, on another process. */
+export const DRAINING_STREAM_MESSAGE = "This API process is shutting down: reconnect (a load balancer sends you to another process) and resume after your last event id; nothing is lost.";
 
 const ALLOWED_HEADERS = [
   "content-type",
@@ -190,8 +205,16 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
     },
   });
 
+  /** Requests being answered (event streams too): a drain waits for them. */
+  const inFlight = new Set<ServerResponse>();
+  let draining = false;
+
   const server = createServer((req, res) => {
     res.setHeader(REQUEST_ID_HEADER, requestIdOf(req));
+    inFlight.add(res);
+    res.once("close", () => inFlight.delete(res));
+    // A request on a kept-alive connection while draining is served, and its connection then closed.
+    if (draining) res.setHeader("connection", "close");
     const refused = refusal(req, rules);
     if (refused) {
       sendJson(res, refused.status, { error: { code: refused.code, message: refused.message } });
@@ -207,6 +230,16 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
     if (budgetMs !== null) armTimeBudget(req, res, path, budgetMs, log);
     if (path === HEALTH_PATH && req.method === "GET") {
       void sendHealth(res, init.db, events);
+      return;
+    }
+    if (path === LIVEZ_PATH && req.method === "GET") {
+      // The process answers: nothing else is asked (a liveness probe that asked the database would restart every
+      // replica when the database is down).
+      sendJson(res, 200, { live: true });
+      return;
+    }
+    if (path === READYZ_PATH && req.method === "GET") {
+      void checkReadiness(init.db, events, draining).then((r) => sendJson(res, r.ready ? 200 : 503, r));
       return;
     }
     if (accounts.handle(req, res, path)) return;
@@ -239,7 +272,7 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
       withRequestBudget(() => trpc(req, res));
       return;
     }
-    sendJson(res, 404, { error: `No route ${path}. The API serves GET /health, tRPC at ${TRPC_PATH}, blobs at ${BLOB_PATH}/<sha256>, accounts at /api/auth and /api/account, the model proxy at ${MODEL_PROXY_PATH}/<role>/v1 and the reference policy at ${REFERENCE_POLICY_PATH}/v1.` });
+    sendJson(res, 404, { error: `No route ${path}. The API serves GET /health, /livez and /readyz, tRPC at ${TRPC_PATH}, blobs at ${BLOB_PATH}/<sha256>, accounts at /api/auth and /api/account, the model proxy at ${MODEL_PROXY_PATH}/<role>/v1 and the reference policy at ${REFERENCE_POLICY_PATH}/v1.` });
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -274,15 +307,30 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
     lessonMerger,
     blobCollector,
     notifications,
-    async close() {
+    async close(opts = {}) {
+      const graceMs = opts.graceMs ?? init.shutdownGraceMs ?? SHUTDOWN_GRACE_MS;
+      draining = true;
+      // No new connection from now on; the server's callback runs once every connection has closed.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Event streams end with a typed answer (SERVICE_UNAVAILABLE) that says to resume elsewhere.
+      events.drain(new TRPCError({ code: "SERVICE_UNAVAILABLE", message: DRAINING_STREAM_MESSAGE }));
+      for (const res of inFlight) if (!res.headersSent) res.setHeader("connection", "close");
+      // Kept-alive connections become idle as their requests finish: closed as they do.
+      const idle = setInterval(() => server.closeIdleConnections(), 50);
+      let graceTimer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<"grace over">((resolve) => (graceTimer = setTimeout(() => resolve("grace over"), graceMs)));
+      const outcome = await Promise.race([closed.then(() => "drained" as const), graceOver]);
+      clearInterval(idle);
+      clearTimeout(graceTimer);
+      if (outcome === "grace over") {
+        log.warn({ component: "shutdown", graceMs, requests: inFlight.size }, "shutdown grace over: ending the connections of requests still in flight");
+        server.closeAllConnections();
+        await closed;
+      }
       await notifications?.close();
       await reaper?.close();
       await lessonMerger?.close();
       await blobCollector?.close();
-      // Subscriptions keep connections open: end them, then stop listening.
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await closed;
       await events.close();
       await closeAuth();
     },

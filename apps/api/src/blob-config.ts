@@ -23,6 +23,6 @@ export async function blobsFromEnv(env: Env, db: Db): Promise<NonNullable<ApiSer
     store,
     presignedReadS: env.BLOB_STORE === "s3" && env.S3_PRESIGNED_READS ? PRESIGNED_READ_S : null,
     retentionDays: env.BLOB_RETENTION_DAYS ?? null,
-    collector: { intervalMs: env.BLOB_GC_INTERVAL_MS, graceMs: env.BLOB_GC_GRACE_MS },
+    collector: { intervalMs: env.BLOB_GC_INTERVAL_MS, graceMs: env.BLOB_GC_GRACE_MS, eventRetentionDays: env.EVENT_RETENTION_DAYS },
   };
 }

@@ -22,6 +22,9 @@ export const TRPC_PATH = "/trpc";
 /** Calls one tRPC request may batch; more are refused (413). The client's batches hold at most this many. */
 export const MAX_BATCH_CALLS = 50;
 export const HEALTH_PATH = "/health";
+/** Liveness (the process answers; no database) and readiness (this process should get traffic: database, migrations, event reader, not draining) for a load balancer's probes. */
+export const LIVEZ_PATH = "/livez";
+export const READYZ_PATH = "/readyz";
 
 /** better-auth's routes (sign-in, sign-out, session) and the product's account routes (setup, invite, me). */
 export const AUTH_PATH = "/api/auth";

