@@ -1,5 +1,6 @@
 // The action space (docs/concepts.md, "Host, executor, blackboard"). Coordinates are normalised to 0–1000 on both axes.
 import { z } from "zod";
+import { TAKEOVER_REASONS, type TakeoverReason } from "@phoneloop/state/domain";
 import { quoteUntrusted } from "../prompts/fence.ts";
 
 export const ACTION_TYPES = [
@@ -27,10 +28,9 @@ export type ActionType = (typeof ACTION_TYPES)[number];
 /**
  * Why the agent asks a person to take over the phone (ask_takeover): a sign-in whose password it was not given, a
  * captcha, a one-time code sent to the person, a blind screen (the screenshot is black or the window is secure), or
- * another thing only a person can do.
+ * another thing only a person can do — the core's one list, stored with the takeover gate.
  */
-export const TAKEOVER_REASONS = ["login", "captcha", "one_time_code", "blind_screen", "other"] as const;
-export type TakeoverReason = (typeof TAKEOVER_REASONS)[number];
+export { TAKEOVER_REASONS, type TakeoverReason };
 
 const coord = z.number().finite().min(0).max(1000);
 export const PointSchema = z.object({ x: coord, y: coord });

@@ -45,7 +45,8 @@ export type Observation =
   | { type: "replied"; text: string; usage: RunCommon["totals"]; rejection?: ParseError }
   | { type: "model_failed"; code: ModelErrorCode; message: string; usage: RunCommon["totals"] }
   | { type: "gate_opened"; gateId: string }
-  | { type: "gate_resolved"; gateId: string; resolution: GateResolution }
+  /** `nextStepIndex`: after a takeover handed back, the run's next free step index (past the person's steps). */
+  | { type: "gate_resolved"; gateId: string; resolution: GateResolution; nextStepIndex?: number }
   | { type: "performed"; outcome: string }
   | { type: "perform_failed"; lost: boolean; message: string; attempts: number }
   /** A skill ran: it reached its end screen, or stopped before step `failedAt` with the reason (control is back with the model). */
@@ -269,7 +270,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
 
   /** The person's answer to a gate this step opened: act, or tell the model why not. */
   const applyGate = (turn: Turn): StepResult => {
-    const { pending, resolution } = turn.gate!;
+    const { pending, resolution, nextStepIndex } = turn.gate!;
     delete turn.gate;
     const action = pending.action;
     const description = describeAction(action);
@@ -284,6 +285,8 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       }),
     );
     if (action.type === "ask_takeover") {
+      // The person's steps took the run's step indexes after the ask: the ask is recorded after them.
+      if (nextStepIndex !== undefined && nextStepIndex > turn.stepIndex) turn.stepIndex = nextStepIndex;
       ex.feedback = handedBackFeedback(action.reason, resolution);
       // The phone changed under the person's hands: the next sense starts the detectors afresh.
       ex.samples = [];
@@ -593,7 +596,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       const pending = ex.pendingGate;
       if (pending && pending.gateId === obs.gateId) {
         const turn: Turn = ex.turn ?? { stepIndex: pending.stepIndex, round: 0, tokens: 0 };
-        turn.gate = { pending, resolution: obs.resolution };
+        turn.gate = { pending, resolution: obs.resolution, ...(obs.nextStepIndex !== undefined ? { nextStepIndex: obs.nextStepIndex } : {}) };
         ex.turn = turn;
         delete ex.pendingGate;
       }
@@ -669,9 +672,9 @@ const BLIND_SAYS: Record<NonNullable<Screen["blind"]>, string> = {
  */
 function handedBackFeedback(reason: string, r: GateResolution): string {
   if (r.status !== "answered") return `You asked a person to take over (${reason}), and nobody did: the gate ${r.status}. Do not ask again for the same thing; report status infeasible if the todo cannot go on without a person.`;
-  const did = r.rationale?.trim() ? r.rationale.trim() : "(their steps are in the run's record)";
-  const note = r.answer?.trim() ? r.answer.trim() : "(no note)";
-  return `A person took over the phone (you asked: ${reason}) and did: ${did}; their note: ${note}. They handed the phone back: the screen below is how they left it. Check it and go on from there; do not redo what they did.`;
+  // The core's hand back says who took over, what they did and their note ("A person took over: Ana did: …").
+  const did = r.rationale?.trim() || `A person took over.${r.answer?.trim() ? ` Their note: ${r.answer.trim()}` : ""}`;
+  return `You asked a person to take over the phone (${reason}). ${did.replace(/[.!?]?$/, ".")} They handed the phone back: the screen below is how they left it. Check it and go on from there; do not redo what they did.`;
 }
 
 /** The detectors compare (action, target, screen): the screen the action was taken on and the node it landed on. */

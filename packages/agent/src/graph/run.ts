@@ -373,7 +373,7 @@ async function runExecutor(ctx: RunContext, start: ExecutorRunState): Promise<{ 
       case "open_gate":
         return openGate(ctx, state, e, records);
       case "wait_gate":
-        return waitGate(ctx, e);
+        return waitGate(ctx, e, state);
       case "run_skill":
         return runSkill(ctx, state, e);
       case "perform":

@@ -81,7 +81,8 @@ export interface Turn {
   /** The gate this step is opening (until the core returns its id). */
   asking?: { action: Action; kind: string; approvalKey?: string; tier: PendingGate["tier"]; question: string; policy?: GatePolicy };
   /** The gate answer this step acts on (after waiting for a gate it opened). */
-  gate?: { pending: PendingGate; resolution: GateResolution };
+  /** `nextStepIndex`: after a takeover, the run's next free step index (the person's steps took the ones before). */
+  gate?: { pending: PendingGate; resolution: GateResolution; nextStepIndex?: number };
   /** The screenshot is being read (the tree is blind where this action lands). */
   reading?: { action: Action };
   /** What OCR read around `at` on this step's screen (null: no reading could be had). */

@@ -49,7 +49,10 @@ const promptText = (e: Effect): string => ((e as { messages: ChatMessage[] }).me
 
 describe("takeover in the executor", () => {
   it("the model's ask_takeover opens a takeover gate with its reason; after the hand back the step is recorded, the screen sensed again and the model told what the person did", () => {
-    const handedBack: Observation = { type: "gate_resolved", gateId: "gate_1", resolution: { status: "answered", answer: "signed in as ana", rationale: "tapped at (540, 950); typed a secret (••••••); tapped at (540, 1200)" } };
+    // As the core hands back: the note is the answer, the rationale says who did what; the person's three steps took
+    // the run's step indexes 0–2, so the agent's next free index is 3.
+    const rationale = "A person took over: Ana did: tapped at (540, 950); typed a secret (••••••); tapped at (540, 1200). Their note: signed in as ana";
+    const handedBack: Observation = { type: "gate_resolved", gateId: "gate_1", resolution: { status: "answered", answer: "signed in as ana", rationale }, nextStepIndex: 3 };
     const { state, batches } = walk(runState(), [
       ready,
       { type: "sensed", screen: loginScreen },
@@ -69,12 +72,13 @@ describe("takeover in the executor", () => {
     // Claimed again after the hand back; the step is recorded (nothing performed by the agent) and routed on.
     expect(batches[4]).toEqual([{ type: "acquire", todoId: "t1" }]);
     expect(types(batches[6]!)).toEqual(["event", "evidence", "step", "turn_result", "checkpoint", "event", "route"]);
-    expect(batches[6]![2]).toMatchObject({ type: "step", stepIndex: 0, action: { type: "ask_takeover", reason: "login" }, outcome: "a person took over and handed the phone back" });
+    // Recorded after the person's steps, not on the index one of them took.
+    expect(batches[6]![2]).toMatchObject({ type: "step", stepIndex: 3, action: { type: "ask_takeover", reason: "login" }, outcome: "a person took over and handed the phone back" });
     expect(batches[6]![3]).toMatchObject({ type: "turn_result", lease: ref(2), kind: "validated_progress" });
     // The next step senses the screen the person left, and the model reads what they did.
-    expect(batches[7]).toEqual([{ type: "sense", stepIndex: 1, lease: ref(2) }]);
+    expect(batches[7]).toEqual([{ type: "sense", stepIndex: 4, lease: ref(2) }]);
     expect(types(batches[8]!)).toEqual(["ask_model"]);
-    expect(promptText(batches[8]![0]!)).toMatch(/A person took over the phone \(you asked: login\) and did: tapped at \(540, 950\); typed a secret \(••••••\); tapped at \(540, 1200\); their note: signed in as ana\..*how they left it/s);
+    expect(promptText(batches[8]![0]!)).toMatch(/You asked a person to take over the phone \(login\)\. A person took over: Ana did: tapped at \(540, 950\); typed a secret \(••••••\); tapped at \(540, 1200\)\. Their note: signed in as ana\. They handed the phone back: the screen below is how they left it/s);
     expect(batches.flat().some((e) => e.type === "perform")).toBe(false);
   });
 

@@ -23,11 +23,23 @@ export async function openGate(ctx: RunContext, state: ExecutorRunState, e: Extr
   return { type: "gate_opened", gateId };
 }
 
-export async function waitGate(ctx: RunContext, e: Extract<InputEffect, { type: "wait_gate" }>): Promise<Observation> {
+export async function waitGate(ctx: RunContext, e: Extract<InputEffect, { type: "wait_gate" }>, state: ExecutorRunState): Promise<Observation> {
   try {
-    return { type: "gate_resolved", gateId: e.gateId, resolution: await ctx.ports.controlPlane.waitForGate(e.gateId, ctx.signal) };
+    const resolution = await ctx.ports.controlPlane.waitForGate(e.gateId, ctx.signal);
+    const pending = state.executor.pendingGate;
+    if (pending?.gateId !== e.gateId || pending.action.type !== "ask_takeover" || resolution.status !== "answered") return { type: "gate_resolved", gateId: e.gateId, resolution };
+    return { type: "gate_resolved", gateId: e.gateId, resolution, nextStepIndex: await nextStepIndex(ctx, state) };
   } catch (err) {
     if (ctx.signal?.aborted) return { type: "cancelled" };
     throw err;
   }
+}
+
+/**
+ * The run's next free step index after a takeover: the person's steps took the run's next indexes (each with its
+ * action evidence), so the agent goes on after the last of them.
+ */
+async function nextStepIndex(ctx: RunContext, state: ExecutorRunState): Promise<number> {
+  const actions = await ctx.ports.controlPlane.listEvidence({ goalId: state.goalId, runId: state.runId, kind: "action" });
+  return actions.reduce((next, a) => (a.stepIndex === null ? next : Math.max(next, a.stepIndex + 1)), state.stepIndex);
 }
