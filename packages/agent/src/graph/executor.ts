@@ -41,8 +41,12 @@ export type Observation =
   /** What OCR read on the step's screen (null: no reader, or it failed). */
   | { type: "screen_read"; ocr: OcrReading | null }
   /** The call is metered where it was made (the proxy, or its model_call evidence): the step spends none of its tokens. */
-  /** `rejection`: the role's model adapter could not read the reply (its typed rejection); otherwise `text` is one action in the product's language. */
-  | { type: "replied"; text: string; usage: RunCommon["totals"]; rejection?: ParseError }
+  /**
+   * `rejection`: the role's model adapter could not read the reply (its typed rejection); otherwise `text` is one
+   * action in the product's language. `action`: the adapter's reading of it, taken as is — its points are not
+   * re-read onto the product's integer grid, which would move a tap off the pixel the adapter's frame meant.
+   */
+  | { type: "replied"; text: string; usage: RunCommon["totals"]; rejection?: ParseError; action?: Action }
   | { type: "model_failed"; code: ModelErrorCode; message: string; usage: RunCommon["totals"] }
   | { type: "gate_opened"; gateId: string }
   /** `nextStepIndex`: after a takeover handed back, the run's next free step index (past the person's steps). */

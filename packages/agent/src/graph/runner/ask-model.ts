@@ -3,6 +3,7 @@
 // answer back — the reply's text and usage, or the failure's code — as the transition's next input. Retries, usage
 // evidence for direct endpoints and the device-loss abort are callModel's (graph/effects.ts). Model adapters (how a
 // model family's prompt is rendered and its reply parsed) plug in at this seam: nothing else calls a model.
+import type { Action } from "../../actions/schema.ts";
 import type { ChatMessage, EvidenceInput, LeaseRef, ModelRequest, ModelRole } from "../../ports.ts";
 import { callModel } from "../effects.ts";
 import { ADAPTER_IDS, DEFAULT_ADAPTER, adapterFor, imageSizeFor, parseReply } from "../../model/adapters/index.ts";
@@ -74,5 +75,22 @@ export async function askForStep(ctx: RunContext, state: ExecutorRunState, e: Ex
   if (!adapter) return answer;
   const image = e.prompt!.image;
   const read = parseReply(adapter, answer.text, { device: e.prompt!.screen, image: imageSizeFor(adapter.descriptor.image, { width: image.width, height: image.height }) });
-  return read.ok ? { ...answer, text: JSON.stringify(read.actions[0]!.action) } : { ...answer, rejection: read.error };
+  if (!read.ok) return { ...answer, rejection: read.error };
+  const action = inTenths(read.actions[0]!.action);
+  return { ...answer, text: JSON.stringify(action), action };
+}
+
+/**
+ * The adapter's action with its 0–1000 points to a tenth: on any screen under 10,000 px a tenth moves a point less
+ * than half a pixel, so it still lands on the device pixel the adapter mapped, and the history reads "(610.2, 532.1)".
+ */
+function inTenths(action: Action): Action {
+  const t = (v: number) => Math.round(v * 10) / 10;
+  const a = { ...action } as Action & { x?: number; y?: number };
+  if (a.x !== undefined && a.y !== undefined) {
+    a.x = t(a.x);
+    a.y = t(a.y);
+  }
+  if (a.type === "drag") return { ...a, from: { x: t(a.from.x), y: t(a.from.y) }, to: { x: t(a.to.x), y: t(a.to.y) } };
+  return a;
 }
