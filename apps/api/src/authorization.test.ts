@@ -25,6 +25,7 @@ import {
   saveShortcuts,
   addLessons,
   startRun,
+  takeOver,
   startSuiteRun,
   startTodo,
   TAB_TOKEN_IDLE_MS,
@@ -188,6 +189,9 @@ const EXPECTED: Record<string, string> = {
   "run.checkpoint": AGENTS_AND_RUNNERS,
   "run.resume": AGENTS_AND_RUNNERS,
   "run.finish": AGENTS_AND_RUNNERS,
+  "run.takeOver": PEOPLE_WHO_RUN,
+  "run.recordPersonStep": PEOPLE_WHO_RUN,
+  "run.handBack": PEOPLE_WHO_RUN,
   "turn.route": AGENTS_AND_RUNNERS,
   "turn.result": AGENTS_AND_RUNNERS,
   "board.get": EVERYONE_READS,
@@ -297,6 +301,15 @@ async function run() {
   return startRun(t.db, { goalId: g.id, agentId: A() });
 }
 const blob = () => putBlob(t.db, { bytes: randomBytes(16), mime: "image/png", workspaceId: w.ws });
+/** A running run taken over; the takeover is the caller's (a person's steps and hand back are the taker's). */
+async function takenOver(caller: CallerInfo) {
+  const c = await running();
+  const r = await startRun(t.db, { goalId: c.goalId, todoId: c.todoId, agentId: c.agentId });
+  const { gateId } = await takeOver(t.db, { runId: r.id, userId: w.operator.userId });
+  if (caller.userId) await t.db.gate.update({ where: { id: gateId }, data: { takenBy: caller.userId } });
+  const [before, after] = await Promise.all([blob(), blob()]);
+  return { runId: r.id, gateId, beforeSha256: before.sha256, afterSha256: after.sha256 };
+}
 async function sharedRun() {
   const r = await run();
   const b = await blob();
@@ -397,6 +410,12 @@ const fixtures: Record<string, Fixture> = {
   "run.checkpoint": { input: async () => ({ runId: (await run()).id, agentId: A(), checkpoint: { step: 1 } }) },
   "run.resume": { input: async () => ({ runId: (await run()).id, agentId: A() }) },
   "run.finish": { input: async () => ({ runId: (await run()).id, agentId: A(), status: "completed", endReason: "completed" }) },
+  "run.takeOver": { input: async () => {
+      const c = await running();
+      return { runId: (await startRun(t.db, { goalId: c.goalId, todoId: c.todoId, agentId: c.agentId })).id };
+    } },
+  "run.recordPersonStep": { input: async (caller) => ({ ...(await takenOver(caller)), action: { type: "back" }, screen: { width: 1080, height: 2400 } }) },
+  "run.handBack": { input: async (caller) => pick(await takenOver(caller), "runId", "gateId") },
   "turn.route": { input: async () => pick(await claimed(), "todoId", "agentId") },
   "turn.result": { input: async () => ({ ...pick(await running(), "todoId", "agentId", "leaseKey"), idempotencyKey: rid("turn"), kind: "repair_required", summary: "tap missed" }) },
   "board.get": { input: async () => ({ goalId: (await goal()).id }) },
