@@ -12,42 +12,16 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AdbDevice, MemoryCredentialStore } from "@phoneloop/device";
 import { adbPublicKeyLine, connectTcp } from "@phoneloop/device/node";
-import { createModels, countTextTokens, fencedRegions, runAgent, systemClock, type AgentEvent, type RunOutcome } from "@phoneloop/agent";
+import { createModels, countTextTokens, runAgent, systemClock, type AgentEvent, type RunOutcome } from "@phoneloop/agent";
 import { nodeImages } from "@phoneloop/agent/node";
-import { MemoryControlPlane, startScriptedModelServer, planOf, type RecordedRequest, type ScriptedReply } from "@phoneloop/agent/testing";
+import { MemoryControlPlane, startScriptedModelServer, planOf } from "@phoneloop/agent/testing";
 import { runHeadless } from "@phoneloop/cli";
 import { resolveGate } from "@phoneloop/state";
+import { browsingModel } from "./support/browsing-model.ts";
 import { percentile, startBenchCore, startProcess } from "./support/stack.ts";
 
 const STEPS = 200;
 const config = { maxStepsPerTodo: STEPS + 10, maxStepsPerRun: STEPS + 10 };
-const reply = (a: Record<string, unknown>): ScriptedReply => ({ text: JSON.stringify(a) });
-
-function indexOf(req: RecordedRequest, test: (line: string) => boolean): string | undefined {
-  const screen = fencedRegions(req.lastUserText).at(-1) ?? "";
-  for (const line of screen.split("\n")) if (test(line)) return /^\[(\d+)\]/.exec(line)?.[1];
-  return undefined;
-}
-
-/** Browses the feed: dismisses popups, opens posts, goes back, scrolls — a realistic mix of steps. */
-function browsingModel() {
-  let n = 0;
-  return (req: RecordedRequest): ScriptedReply => {
-    n++;
-    if (n > STEPS) return reply({ type: "status", status: "complete", summary: "benchmark done" });
-    for (const id of ["update_later", "login_wall_not_now", "follow_not_now"]) {
-      const i = indexOf(req, (l) => l.includes(`id=${id}`));
-      if (i) return reply({ type: "click", element: i, intent: "dismiss the popup" });
-    }
-    if (indexOf(req, (l) => l.includes("id=body"))) return reply({ type: "navigate_back", intent: "back to the list" });
-    if (n % 4 === 0) return reply({ type: "scroll", direction: n % 8 === 0 ? "up" : "down", intent: "browse" });
-    const posts: string[] = [];
-    for (const line of (fencedRegions(req.lastUserText).at(-1) ?? "").split("\n")) if (/^\[\d+\] LinearLayout/.test(line)) posts.push(/^\[(\d+)\]/.exec(line)![1]!);
-    if (posts.length) return reply({ type: "click", element: posts[n % posts.length]!, intent: "open a post" });
-    return reply({ type: "navigate_back", intent: "back" });
-  };
-}
-
 // A durable Postgres (as in production), migrated, with a workspace whose admin issues the agent's token and
 // answers any gate the run opens (straight through the state core: the person's side is not what is measured).
 const core = await startBenchCore("step");
@@ -68,7 +42,7 @@ const device = new AdbDevice(await connectTcp({ host: "127.0.0.1", port: Number(
 
 /** One benchmark run: a fresh scripted model (its own step count), the run's step events, the figures. */
 async function measure(run: (models: ReturnType<typeof createModels>, onEvent: (e: AgentEvent) => void) => Promise<RunOutcome>) {
-  const executor = browsingModel();
+  const executor = browsingModel(STEPS);
   const server = await startScriptedModelServer({
     rules: [
       { match: (r) => r.model === "planner", replies: [planOf([{ id: "browse", title: "Browse the Loop feed" }])] },

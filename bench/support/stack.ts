@@ -32,6 +32,24 @@ export function startProcess(args: string[], env: Record<string, string>, ready:
   });
 }
 
+/** The API server (apps/api/src/server.ts) as its own process over `databaseUrl`, on a loopback port; `url` once it listens. */
+export async function startApi(databaseUrl: string, env: Record<string, string> = {}): Promise<{ proc: ChildProcess; url: string }> {
+  const api = await startProcess(
+    ["apps/api/src/server.ts"],
+    { DATABASE_URL: databaseUrl, API_PORT: "0", API_HOST: "127.0.0.1", PHONELOOP_SECRET_KEY: "bench-secret-key-not-for-production-0000", ...env },
+    /on (http:\/\/127\.0\.0\.1:\d+)/,
+  );
+  return { proc: api.proc, url: api.match[1]! };
+}
+
+/** Stops a child process and waits for it to exit. */
+export async function stopProcess(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = new Promise((r) => proc.once("exit", r));
+  proc.kill("SIGTERM");
+  await exited;
+}
+
 /**
  * A temporary Postgres (durable writes unless `fast`), migrated, with one workspace whose admin issues agent tokens,
  * and the API server over it on a loopback port.
@@ -43,20 +61,14 @@ export async function startBenchCore(name: string, opts: { fast?: boolean; env?:
   await applyMigrations(databaseUrl);
   const db = createDb(databaseUrl, { max: 2 });
   const { workspace, admin } = await seedWorkspace(db, "Bench team");
-  const api = await startProcess(
-    ["apps/api/src/server.ts"],
-    { DATABASE_URL: databaseUrl, API_PORT: "0", API_HOST: "127.0.0.1", PHONELOOP_SECRET_KEY: "bench-secret-key-not-for-production-0000", ...opts.env },
-    /on (http:\/\/127\.0\.0\.1:\d+)/,
-  );
+  const api = await startApi(databaseUrl, opts.env);
   const issueToken = async (tokenName: string) => (await issueAgentToken(db, { workspaceId: workspace.id, issuedBy: admin.id, name: tokenName })).token;
   /** The database connection closed, the API stopped (waited for), Postgres stopped and its folder removed. */
   const stop = async () => {
     await db.$disconnect();
-    const apiExited = new Promise((r) => api.proc.once("exit", r));
-    api.proc.kill("SIGTERM");
-    await apiExited;
+    await stopProcess(api.proc);
     await pg.stop();
     rmSync(dir, { recursive: true, force: true });
   };
-  return { dir, pg, databaseUrl, db, workspace, admin, api: api.proc, apiUrl: api.match[1]!, issueToken, stop };
+  return { dir, pg, databaseUrl, db, workspace, admin, api: api.proc, apiUrl: api.url, issueToken, stop };
 }
