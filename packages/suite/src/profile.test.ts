@@ -105,4 +105,16 @@ describe("the settings a suite run records", () => {
     expect(() => profileOf({ name: "x", executor: { baseURL: "http://127.0.0.1:1/v1", model: "m", adapter: { id: "ui-tars", version: "9" } } }, "x.json")).toThrow(/at executor\.adapter: no such published version.*ui-tars 1\.5/);
     expect(() => profileOf({ name: "x", executor: { baseURL: "http://127.0.0.1:1/v1", model: "m", adapter: { id: "ui-venus" } } }, "x.json")).toThrow(/at executor\.adapter\.id/);
   });
+
+  it("a role may name a model preset: its model, adapter and default prices, each overridden by the role's own", () => {
+    const p = profileOf({ name: "tars", executor: { baseURL: "http://127.0.0.1:8000/v1", preset: "ui-tars-1.5-7b" }, planner: { baseURL: "http://127.0.0.1:8001/v1", model: "text-1", preset: "phoneloop-json", price: { inputPerMTok: 0.4, outputPerMTok: 1.6 } } }, "tars.json");
+    expect(p.models.executor).toEqual({ baseURL: "http://127.0.0.1:8000/v1", model: "ByteDance-Seed/UI-TARS-1.5-7B", adapter: { id: "ui-tars", version: "1.5" }, price: { inputPerMTok: 0, outputPerMTok: 0 } });
+    expect(p.models.planner).toEqual({ baseURL: "http://127.0.0.1:8001/v1", model: "text-1", price: { inputPerMTok: 0.4, outputPerMTok: 1.6 } });
+    expect(suiteSettingsOf(p.models).roles.executor).toMatchObject({ model: "ByteDance-Seed/UI-TARS-1.5-7B", adapter: "ui-tars", adapterVersion: "1.5" });
+    expect(profileOf({ name: "q", executor: { baseURL: "http://127.0.0.1:8000/v1", preset: "qwen2.5-vl-72b", model: "served-name" } }, "q.json").models.executor).toMatchObject({ model: "served-name", adapter: { id: "qwen-vl", version: "2.5" } });
+    expect(() => profileOf({ name: "x", executor: { baseURL: "http://127.0.0.1:1/v1", preset: "no-such" } }, "x.json")).toThrow(/at executor\.preset/);
+    expect(() => profileOf({ name: "x", executor: { baseURL: "http://127.0.0.1:1/v1", model: "m" }, planner: { baseURL: "http://127.0.0.1:1/v1", preset: "gui-owl-7b" } }, "x.json")).toThrow(/at planner\.preset: the preset gui-owl-7b speaks gui-owl, which only the executor may/);
+    expect(() => profileOf({ name: "x", executor: { baseURL: "http://127.0.0.1:1/v1", preset: "ui-tars-1.5-7b", adapter: { id: "qwen-vl" } } }, "x.json")).toThrow(/at executor\.adapter: .*not both/);
+    expect(() => profileOf({ name: "x", executor: { baseURL: "http://127.0.0.1:1/v1", preset: "tool-calls" } }, "x.json")).toThrow(/at executor\.model: the preset tool-calls names no model/);
+  });
 });

@@ -1,15 +1,19 @@
 // Model profiles: which OpenAI-compatible endpoint and model each role (executor, planner, summarizer) uses, as a
 // JSON or YAML file, so suites compare setups by name. Keys never sit in the file: a role names the environment
-// variable (`apiKeyEnv`) or the file (`apiKeyFile`) that holds its key.
+// variable (`apiKeyEnv`) or the file (`apiKeyFile`) that holds its key. A role may name a model preset
+// (`preset: "<id>"`, packages/agent model/adapters/presets.ts — the Models page's list): its model name, the adapter
+// its model speaks and its default prices, each overridden by what the role names itself.
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { ADAPTER_DESCRIPTORS, ADAPTER_IDS, adapterFor, type ModelsInit, type RoleModelInit } from "@phoneloop/agent";
+import { ADAPTER_DESCRIPTORS, ADAPTER_IDS, adapterFor, PRESET_IDS, presetFor, type ModelsInit, type PresetRole, type RoleModelInit } from "@phoneloop/agent";
 
 const Role = z.strictObject({
   baseURL: z.url().describe("the endpoint's /v1 URL, e.g. https://api.openai.com/v1 or http://127.0.0.1:8000/v1"),
-  model: z.string().min(1),
+  /** May be left out with a preset that names a model. */
+  model: z.string().min(1).optional(),
+  preset: z.enum(PRESET_IDS as unknown as [string, ...string[]]).optional().describe("a model preset: its model name, adapter and default prices"),
   apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name like OPENAI_API_KEY").optional(),
   apiKeyFile: z.string().min(1).optional().describe("a file holding the key (relative to the profile)"),
   price: z.strictObject({ inputPerMTok: z.number().min(0), outputPerMTok: z.number().min(0) }).optional().describe("USD per million tokens"),
@@ -29,15 +33,27 @@ const Adapter = z
   .strictObject({ id: z.enum(ADAPTER_IDS as unknown as [string, ...string[]]), version: z.string().min(1).optional() })
   .refine((a) => adapterFor(a.id, a.version) !== null, { message: `no such published version of this adapter; the adapters and versions are ${ADAPTER_DESCRIPTORS.map((d) => `${d.id} ${d.version}`).join(", ")}` });
 
-export const ModelProfileSchema = z.strictObject({
-  name: z.string().min(1).max(200),
-  description: z.string().optional(),
-  executor: Role.extend({ adapter: Adapter.optional() }),
-  /** Defaults to the executor's endpoint. */
-  planner: Role.optional(),
-  /** Defaults to the planner's. */
-  summarizer: Role.optional(),
-});
+export const ModelProfileSchema = z
+  .strictObject({
+    name: z.string().min(1).max(200),
+    description: z.string().optional(),
+    executor: Role.extend({ adapter: Adapter.optional() }),
+    /** Defaults to the executor's endpoint. */
+    planner: Role.optional(),
+    /** Defaults to the planner's. */
+    summarizer: Role.optional(),
+  })
+  .superRefine((p, ctx) => {
+    for (const which of ["executor", "planner", "summarizer"] as const) {
+      const r = p[which] as ProfileRole | undefined;
+      if (!r) continue;
+      const preset = r.preset ? presetFor(r.preset) : null;
+      if (preset && !preset.roles.includes(which as PresetRole))
+        ctx.addIssue({ code: "custom", path: [which, "preset"], message: `the preset ${preset.id} speaks ${preset.adapter.id}, which only the ${preset.roles.join(", ")} may; the ${which} speaks the product's language (e.g. phoneloop-json)` });
+      if (preset && r.adapter) ctx.addIssue({ code: "custom", path: [which, "adapter"], message: `the preset ${preset.id} names its adapter (${preset.adapter.id} ${preset.adapter.version}); give a preset or an adapter, not both` });
+      if (!r.model && !preset?.model) ctx.addIssue({ code: "custom", path: [which, "model"], message: preset ? `the preset ${preset.id} names no model: give the model your endpoint serves` : "give the model, or a preset that names one" });
+    }
+  });
 export type ModelProfileFile = z.infer<typeof ModelProfileSchema>;
 
 export interface ModelProfile {
@@ -86,17 +102,21 @@ export function profileOf(raw: unknown, source: string, env: Record<string, stri
         throw new ProfileError(`the model profile ${source} reads the ${which} key from ${file}: ${(e as Error).message}`);
       }
     }
+    // The preset's model, adapter (the executor's only) and prices, where the role names none of its own.
+    const preset = r.preset ? presetFor(r.preset) : null;
+    const adapter = r.adapter ?? (which === "executor" && preset ? preset.adapter : undefined);
+    const price = r.price ?? (preset?.prices ? { inputPerMTok: preset.prices.input, outputPerMTok: preset.prices.output } : undefined);
     return {
       baseURL: r.baseURL,
-      model: r.model,
+      model: r.model ?? preset!.model,
       ...(apiKey ? { apiKey } : {}),
-      ...(r.price ? { price: r.price } : {}),
+      ...(price ? { price } : {}),
       ...(r.timeoutMs ? { timeoutMs: r.timeoutMs } : {}),
       ...(r.structuredOutput ? { structuredOutput: r.structuredOutput } : {}),
       ...(r.imageDetail ? { imageDetail: r.imageDetail } : {}),
       ...(r.sampling ? { sampling: r.sampling } : {}),
       ...(r.maxOutputTokens ? { maxOutputTokens: r.maxOutputTokens } : {}),
-      ...(r.adapter ? { adapter: { id: r.adapter.id, ...(r.adapter.version ? { version: r.adapter.version } : {}) } } : {}),
+      ...(adapter ? { adapter: { id: adapter.id, ...(adapter.version ? { version: adapter.version } : {}) } } : {}),
     };
   };
   return {
