@@ -12,6 +12,7 @@ import { resolveGate } from "./resolve-gate.ts";
 import { handBack, recordPersonStep, takeOver } from "./takeover.ts";
 import { attentionQueue } from "../../projections/attention-queue.ts";
 import { runSteps } from "../../projections/run-replay.ts";
+import { createWebhookEndpoint, enqueueNotifications } from "../notification/notifications.ts";
 
 const t = useTestDatabase();
 
@@ -156,5 +157,23 @@ describe("take over and hand back", () => {
     expect(taken.gateId).toBe(gate.id);
     expect(await queued()).toMatchObject({ takeover: { takenBy: { id: alice.userId, name: "Alice" } } });
     expect(await t.db.event.count({ where: { subjectId: gate.id, operator: "takeover.start" } })).toBe(1);
+  });
+
+  it("notifies a takeover once: the agent's ask as takeover_asked (never also as a gate opened); a person's own takeover not at all", async () => {
+    const s = await runningRun();
+    const ep = await createWebhookEndpoint(t.db, { workspaceId: s.goal.workspaceId, url: "https://hooks.example.com/t", format: "generic", kinds: ["gate_opened", "takeover_asked"], secretSealed: "v1.sealed-for-the-test" });
+    const drain = async () => {
+      for (;;) if ((await enqueueNotifications(t.db, {})).events === 0) return;
+    };
+    const alice = await seedMember(t.db, "operator", s.goal.workspaceId, "Alice");
+    const own = await takeOver(t.db, { runId: s.run.id, userId: alice.userId });
+    await handBack(t.db, { runId: s.run.id, gateId: own.gateId, userId: alice.userId });
+    await drain();
+    expect(await t.db.notificationDelivery.count({ where: { endpointId: ep.id } })).toBe(0);
+    const again = await claimTodo(t.db, { agentId: s.agent.id, todoId: s.todo.id });
+    if (!again.claimed) throw new Error(again.reason);
+    await openGate(t.db, { goalId: s.goal.id, todoId: s.todo.id, runId: s.run.id, agentId: s.agent.id, leaseKey: again.lease.leaseKey, kind: "takeover", takeoverReason: "captcha", question: "A captcha asks which pictures show buses; please solve it." });
+    await drain();
+    expect((await t.db.notificationDelivery.findMany({ where: { endpointId: ep.id } })).map((d) => d.kind)).toEqual(["takeover_asked"]);
   });
 });

@@ -230,6 +230,9 @@ async function deliveriesFor(tx: DbOrTx, events: EventRow[], email: boolean) {
 
   const out: Array<{ id: string; workspaceId: string; eventId: bigint; channel: string; destination: string; endpointId?: string; pushSubscriptionId?: string; kind: string; payload: object }> = [];
   for (const e of events) {
+    // A takeover's gate.open tells nobody: the agent's ask is told by its takeover.ask, and a person who took over
+    // unasked is at the phone already.
+    if (e.operator === "gate.open" && gateById.get(e.subjectId)?.kind === "takeover") continue;
     const kind = NOTIFIED_OPERATORS[e.operator]!;
     const payload = payloadOf(e, kind, gateById, runById, shotOf);
     if (!payload) continue;
