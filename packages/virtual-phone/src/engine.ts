@@ -34,6 +34,12 @@ export interface Faults {
   failNext: null | "exit" | "close";
   /** Screenshots and UI dumps keep returning the frame from when the screen froze. */
   frozen: null | { png: Buffer; xml: string };
+  /**
+   * The foreground app's window is secure (FLAG_SECURE, as a banking app's or a password screen's): screenshots are
+   * black, as Android's screencap returns them, and `dumpsys window` lists SECURE among the window's flags; the UI
+   * tree is still read (the accessibility tree is not protected).
+   */
+  secure: boolean;
 }
 
 export class TaskNotFoundError extends Error {
@@ -58,7 +64,7 @@ export class PhoneEngine extends EventEmitter {
   readonly clock: Clock;
   readonly serial: string;
   props: Record<string, string>;
-  readonly faults: Faults = { slowMs: 0, failNext: null, frozen: null };
+  readonly faults: Faults = { slowMs: 0, failNext: null, frozen: null, secure: false };
   readonly encodeStats: EncodeStats = { cached: [], uncached: [], lastSize: 0 };
   /** System UI that outlives scenario loads (the USB debugging prompt). */
   readonly systemUi: SystemUi = { usbPrompt: null, onUsbPrompt: null };
@@ -183,6 +189,7 @@ export class PhoneEngine extends EventEmitter {
   /** The PNG of the current screen; identical frames are encoded once. */
   async screenshot(): Promise<Buffer> {
     if (this.faults.frozen) return this.faults.frozen.png;
+    if (this.faults.secure) return this.#black();
     const t0 = performance.now();
     const { key, hit, layout } = this.#lookup();
     if (hit) return this.#served(key, hit, t0);
@@ -199,6 +206,24 @@ export class PhoneEngine extends EventEmitter {
   }
 
   #encoding = new Map<string, Promise<Buffer>>();
+  #blackPng: { size: string; png: Buffer } | null = null;
+
+  /** An all-black frame of the screen's size: what screencap returns over a secure window. */
+  #black(): Buffer {
+    const { width, height } = this.runtime.layout();
+    const size = `${width}x${height}`;
+    if (this.#blackPng?.size !== size) {
+      const rgba = Buffer.alloc(width * height * 4);
+      for (let i = 3; i < rgba.length; i += 4) rgba[i] = 255;
+      this.#blackPng = { size, png: encodePng(width, height, rgba) };
+    }
+    return this.#blackPng.png;
+  }
+
+  /** Shows the foreground app's window as secure (FLAG_SECURE): black screenshots, SECURE in `dumpsys window`. */
+  secureWindow(on: boolean): void {
+    this.faults.secure = on;
+  }
 
   #lookup() {
     const layout = this.runtime.layout();

@@ -124,7 +124,7 @@ describe("control API", () => {
     await api("POST", "/faults", { failNext: "close" });
     expect(await adb.subprocess.noneProtocol.spawnWaitText("echo hi")).toBe("");
     expect(await adb.subprocess.noneProtocol.spawnWaitText("echo hi")).toBe("hi\n");
-    expect((await api("GET", "/faults")).body).toEqual({ slowMs: 0, failNext: null, frozen: false });
+    expect((await api("GET", "/faults")).body).toEqual({ slowMs: 0, failNext: null, frozen: false, secure: false });
     await adb.close();
   });
 
@@ -136,6 +136,16 @@ describe("control API", () => {
     expect(((await api("GET", "/screenshot")).body as Buffer).equals(before)).toBe(true);
     await api("DELETE", "/faults");
     expect(((await api("GET", "/screenshot")).body as Buffer).equals(before)).toBe(false);
+  });
+
+  it("shows the app's window as secure (black screenshots) and back", async () => {
+    await api("POST", "/reset", { seed: 1 });
+    const seen = (await api("GET", "/screenshot")).body as Buffer;
+    expect((await api("POST", "/faults", { secure: true })).body).toMatchObject({ secure: true });
+    const black = (await api("GET", "/screenshot")).body as Buffer;
+    expect(black.equals(seen)).toBe(false);
+    expect((await api("DELETE", "/faults")).body).toMatchObject({ secure: false });
+    expect(((await api("GET", "/screenshot")).body as Buffer).equals(seen)).toBe(true);
   });
 
   it("drops every ADB connection, TCP and WebSocket", async () => {

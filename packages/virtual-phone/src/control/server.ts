@@ -93,7 +93,7 @@ export const CONTROL_ROUTES = [
   "GET  /ui                    uiautomator XML",
   "POST /input                 {type: tap|longpress|swipe|text|key|back|home|launch|url, …}",
   "GET  /faults                current faults",
-  "POST /faults                {drop?: true, freeze?: bool, slowMs?: n, failNext?: 'exit'|'close'|null}",
+  "POST /faults                {drop?: true, freeze?: bool, secure?: bool, slowMs?: n, failNext?: 'exit'|'close'|null}",
   "DELETE /faults              clear all faults",
   "GET  /auth                  ADB keys: accepted and waiting on the prompt",
   "POST /auth/accept           {fingerprint?, always?: true} tap Allow on the USB debugging prompt (always: 'Always allow from this computer')",
@@ -103,7 +103,7 @@ export const CONTROL_ROUTES = [
 
 export function startControlServer(init: ControlServerInit): Promise<Listening & { port: number }> {
   const { engine } = init;
-  const faultsView = () => ({ slowMs: engine.faults.slowMs, failNext: engine.faults.failNext, frozen: engine.faults.frozen !== null });
+  const faultsView = () => ({ slowMs: engine.faults.slowMs, failNext: engine.faults.failNext, frozen: engine.faults.frozen !== null, secure: engine.faults.secure });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://localhost");
@@ -218,6 +218,7 @@ export function startControlServer(init: ControlServerInit): Promise<Listening &
         engine.faults.slowMs = 0;
         engine.faults.failNext = null;
         engine.freeze(false);
+        engine.secureWindow(false);
         return json(200, faultsView());
       }
       if (m === "POST") {
@@ -228,6 +229,7 @@ export function startControlServer(init: ControlServerInit): Promise<Listening &
           engine.faults.failNext = b.failNext === true ? "exit" : (b.failNext as "exit" | "close" | null);
         }
         if (b.freeze !== undefined) engine.freeze(Boolean(b.freeze));
+        if (b.secure !== undefined) engine.secureWindow(Boolean(b.secure));
         if (b.drop) engine.dropConnections();
         return json(200, faultsView());
       }

@@ -349,9 +349,12 @@ function dumpsysWindow(ctx: CommandContext): void {
   if (keyboard) windows.push([imePkg!, "InputMethod", "TYPE_INPUT_METHOD"]);
   if (fw.package !== ra.package || fw.activity !== ra.activity) windows.push([fw.package, fw.activity, "TYPE_BASE_APPLICATION"]);
   windows.push([ra.package, ra.activity, "TYPE_BASE_APPLICATION"]);
+  // A secure window (the control API's secure fault) lists SECURE among its flags, as Android's LayoutParams print.
+  const secure = phone.faults.secure;
   windows.forEach(([pkg, name, type], i) => {
     const w = name.includes(".") ? windowLine(pkg, name) : `Window{${hex(pkg + name)} u0 ${name}}`;
-    out.push(`  Window #${i} ${w}:`, `    mDisplayId=0 rootTaskId=${taskId(pkg)} mSession=Session{${hex("s" + pkg)} 1234:u0a10${taskId(pkg)}} mClient=android.os.BinderProxy@${hex("c" + pkg)}`, `    mOwnerUid=10${taskId(pkg)} showForAllUsers=false package=${pkg} appop=NONE`, `    mAttrs={(0,0)(fillxfill) sim={adjust=resize} ty=${type.replace("TYPE_", "").toLowerCase()} fmt=TRANSLUCENT}`, `    mHasSurface=true isReadyForDisplay()=true mWindowRemovalAllowed=false`);
+    const flags = secure && type === "TYPE_BASE_APPLICATION" && pkg === fw.package ? "\n      fl=LAYOUT_IN_SCREEN SECURE HARDWARE_ACCELERATED" : "";
+    out.push(`  Window #${i} ${w}:`, `    mDisplayId=0 rootTaskId=${taskId(pkg)} mSession=Session{${hex("s" + pkg)} 1234:u0a10${taskId(pkg)}} mClient=android.os.BinderProxy@${hex("c" + pkg)}`, `    mOwnerUid=10${taskId(pkg)} showForAllUsers=false package=${pkg} appop=NONE`, `    mAttrs={(0,0)(fillxfill) sim={adjust=resize} ty=${type.replace("TYPE_", "").toLowerCase()} fmt=TRANSLUCENT${flags}}`, `    mHasSurface=true isReadyForDisplay()=true mWindowRemovalAllowed=false`);
   });
   out.push("");
   out.push(globalConfiguration(phone));
