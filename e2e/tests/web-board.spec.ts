@@ -117,3 +117,66 @@ test("a lane of 1,000 todos keeps only what is in view in the page and still upd
   await attachScreenshot(page, testInfo, "board-1000");
   await context.close();
 });
+
+test("WIP limits on the board: an admin sets them, each held lane shows its count and limit and each phone its count; a lowered limit reads over and moves no card", async ({ browser }, testInfo) => {
+  const agent = await stack.agentClient("wip planner");
+  const goal = await agent.goal.create.mutate({ title: "Restock the fridge", objective: "Order milk and eggs" });
+  const [milk, butter, eggs] = await agent.todo.add.mutate({ goalId: goal.id, todos: [{ title: "Order milk" }, { title: "Order butter" }, { title: "Order eggs" }] });
+  await agent.agent.register.mutate({ id: "agent_e2e_wip", name: "Fold 5", kind: "browser", capabilities: [] });
+  for (const todo of [milk!, butter!]) expect((await agent.todo.claim.mutate({ agentId: "agent_e2e_wip", todoId: todo.id, ttlMs: 600_000 })).claimed).toBe(true);
+
+  const operatorContext = await browser.newContext();
+  await stack.signIn(operatorContext, "operator", "Olivia Operator");
+  const operator = await operatorContext.newPage();
+  await operator.goto(`${stack.webUrl}/goals/${goal.id}`);
+  await expect(operator.locator(`[data-lane="claimed"] [data-todo-id="${milk!.id}"]`)).toBeVisible();
+  // No limit yet: no "n / limit" on the lanes, the phones' counts shown; only an admin may set limits.
+  await expect(operator.getByTestId("wip-claimed")).toHaveCount(0);
+  await expect(operator.getByTestId("wip-phone").filter({ hasText: "Fold 5" })).toHaveText("Fold 5: 2 held");
+  await expect(operator.getByRole("button", { name: "WIP limits" })).toHaveCount(0);
+
+  const adminContext = await browser.newContext();
+  await stack.signIn(adminContext, "admin", "Ari Admin");
+  const admin = await adminContext.newPage();
+  await admin.goto(`${stack.webUrl}/goals/${goal.id}`);
+  // The claimed lane counts the whole workspace (the earlier tests' claims too): the limit is set at that count.
+  const claimedNow = await stack.db.todo.count({ where: { state: "claimed", goal: { workspaceId: stack.workspaceId } } });
+  await admin.getByRole("button", { name: "WIP limits" }).click();
+  const dialog = admin.getByRole("dialog", { name: "WIP limits of the workspace" });
+  await dialog.getByLabel("Claimed").fill(String(claimedNow));
+  await dialog.getByLabel("Per phone").fill("2");
+  await expectAccessible(admin, testInfo, "board-wip-dialog");
+  await dialog.getByRole("button", { name: "Save limits" }).click();
+  await expect(dialog).toHaveCount(0);
+
+  // At the limit, in both browsers.
+  for (const page of [admin, operator]) {
+    const badge = page.getByTestId("wip-claimed");
+    await expect(badge).toHaveText(`${claimedNow} / ${claimedNow} full`);
+    await expect(badge).toHaveAttribute("title", `${claimedNow} claimed across the workspace, WIP limit ${claimedNow} — at its limit; claims wait`);
+    await expect(page.getByTestId("wip-phone").filter({ hasText: "Fold 5" })).toHaveText("Fold 5: 2 / 2 held");
+  }
+  // The core refuses a claim into the full lane, saying which limit and who to ask.
+  await agent.agent.register.mutate({ id: "agent_e2e_wip_2", name: "Tab 2", kind: "browser", capabilities: [] });
+  await expect(agent.todo.claim.mutate({ agentId: "agent_e2e_wip_2", todoId: eggs!.id, ttlMs: 600_000 })).rejects.toThrow(new RegExp(`WIP limit reached: ${claimedNow} todos? (is|are) claimed in the workspace and its limit is ${claimedNow}.*admin can raise it`));
+
+  // Lowered below the count: the lane reads over its limit and no card moves.
+  await admin.getByRole("button", { name: "WIP limits" }).click();
+  await dialog.getByLabel("Claimed").fill("1");
+  await dialog.getByRole("button", { name: "Save limits" }).click();
+  await expect(operator.getByTestId("wip-claimed")).toHaveText(`${claimedNow} / 1 over`);
+  await expect(operator.getByTestId("wip-claimed")).toHaveAttribute("title", /over its limit/);
+  await expect(operator.locator(`[data-lane="claimed"] [data-todo-id="${milk!.id}"]`)).toBeVisible();
+  await expect(operator.locator(`[data-lane="pending"] [data-todo-id="${eggs!.id}"]`)).toBeVisible();
+  await expectAccessible(operator, testInfo, "board-wip-over");
+  await attachScreenshot(operator, testInfo, "board-wip-over");
+
+  // Cleared again (empty fields): no limits, the lane shows no "n / limit".
+  await admin.getByRole("button", { name: "WIP limits" }).click();
+  await dialog.getByLabel("Claimed").fill("");
+  await dialog.getByLabel("Per phone").fill("");
+  await dialog.getByRole("button", { name: "Save limits" }).click();
+  await expect(operator.getByTestId("wip-claimed")).toHaveCount(0);
+  await adminContext.close();
+  await operatorContext.close();
+});

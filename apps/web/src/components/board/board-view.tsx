@@ -16,6 +16,7 @@ import { Problem } from "../problem.tsx";
 import { ReasonDialog } from "../ui/reason-dialog.tsx";
 import ui from "../ui/ui.module.css";
 import { Lane } from "./lane.tsx";
+import { WipBar } from "./wip-limits.tsx";
 import styles from "./board.module.css";
 
 export function BoardView({ goalId }: { goalId: string }) {
@@ -42,6 +43,7 @@ export function BoardView({ goalId }: { goalId: string }) {
 
   const board = query.data;
   const byState = new Map(board.lanes.map((l) => [l.state, l.cards]));
+  const wipBy = new Map(board.lanes.map((l) => [l.state, l.wip]));
   const total = board.lanes.reduce((n, l) => n + l.cards.length, 0);
   // Superseded todos are history; show the lane only when it has cards.
   const lanes = LANE_ORDER.filter((s) => s !== "superseded" || (byState.get(s)?.length ?? 0) > 0);
@@ -85,6 +87,8 @@ export function BoardView({ goalId }: { goalId: string }) {
         </section>
       ) : null}
 
+      <WipBar board={board} />
+
       {total === 0 ? (
         <Empty title="This goal has no todos yet">
           <p>The planner turns the objective into todos as an agent starts on the goal; you can also add the first one yourself.</p>
@@ -99,6 +103,7 @@ export function BoardView({ goalId }: { goalId: string }) {
               cards={(byState.get(state) ?? []).map((card) => ({ card, goalId: board.goal.id }))}
               changed={changed}
               stepLimit={stepLimit}
+              wip={wipBy.get(state) ?? null}
               tools={state === "pending" ? <AddTodo goalId={board.goal.id} /> : undefined}
             />
           ))}

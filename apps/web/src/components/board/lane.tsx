@@ -12,6 +12,7 @@ import { useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 
 import { LANE_HINT, LANE_LABEL, type BoardCard, type TodoState } from "../../lib/labels.ts";
 import ui from "../ui/ui.module.css";
 import { TodoCard } from "./todo-card.tsx";
+import { LaneWipBadge, type LaneWip } from "./wip-limits.tsx";
 import styles from "./board.module.css";
 
 /** Lanes shown folded to their count until someone opens them. */
@@ -31,6 +32,8 @@ export interface LaneProps {
   changed: Set<string>;
   stepLimit: number | null;
   tools?: ReactNode;
+  /** A held lane's count across the workspace against its WIP limit (the goal's board only). */
+  wip?: LaneWip;
 }
 
 export function Lane(props: LaneProps) {
@@ -55,7 +58,7 @@ export function Lane(props: LaneProps) {
   if (!open) {
     return (
       <section className={`${styles.lane} ${styles.laneFolded}`} data-lane={state} data-collapsed="true" aria-labelledby={headingId}>
-        <LaneHead state={state} count={cards.length} headingId={headingId} />
+        <LaneHead state={state} count={cards.length} headingId={headingId} wip={props.wip ?? null} />
         {fold}
       </section>
     );
@@ -63,11 +66,11 @@ export function Lane(props: LaneProps) {
   return <OpenLane {...props} listId={listId} headingId={headingId} hide={fold} />;
 }
 
-function LaneHead({ state, count, headingId }: { state: TodoState; count: number; headingId: string }) {
+function LaneHead({ state, count, headingId, wip }: { state: TodoState; count: number; headingId: string; wip: LaneWip }) {
   return (
     <header className={styles.laneHead}>
       <h2 id={headingId}>
-        {LANE_LABEL[state]} <span className={styles.count}>{count}</span>
+        {LANE_LABEL[state]} <span className={styles.count}>{count}</span> <LaneWipBadge state={state} wip={wip} />
       </h2>
       <p>{LANE_HINT[state]}</p>
     </header>
@@ -92,7 +95,7 @@ function FoldToggle(p: { state: TodoState; count: number; open: boolean; control
   );
 }
 
-function OpenLane({ state, cards, changed, stepLimit, tools, listId, headingId, hide }: LaneProps & { listId: string; headingId: string; hide: ReactNode }) {
+function OpenLane({ state, cards, changed, stepLimit, tools, wip, listId, headingId, hide }: LaneProps & { listId: string; headingId: string; hide: ReactNode }) {
   const scroller = useRef<HTMLDivElement>(null);
   const router = useRouter();
   const virtual = useVirtualizer({
@@ -143,7 +146,7 @@ function OpenLane({ state, cards, changed, stepLimit, tools, listId, headingId, 
   };
   return (
     <section className={styles.lane} data-lane={state} data-collapsed="false" aria-labelledby={headingId} id={listId}>
-      <LaneHead state={state} count={cards.length} headingId={headingId} />
+      <LaneHead state={state} count={cards.length} headingId={headingId} wip={wip ?? null} />
       {tools || hide ? (
         <div className={styles.laneTools}>
           {tools}
