@@ -21,7 +21,12 @@ export type Move =
   /** Report values read from the screen's texts: each output key by a pattern's first group, or (`#id`) an element's whole text. */
   | { do: "read"; outputs: Record<string, string> }
   /** Answer the user with what the screen says: the first text matching a pattern (rewritten by `format`), or an element's text. */
-  | { do: "answer"; pattern?: string; format?: string; element?: string };
+  | { do: "answer"; pattern?: string; format?: string; element?: string }
+  /**
+   * A sign-in whose password the goal does not give: a person takes over to type it and sign in (ask_takeover,
+   * reason login); done once the screen shows `signedIn` (a pattern) and no password field.
+   */
+  | { do: "sign_in"; signedIn: string };
 
 export interface PlannedTodo {
   title: string;
@@ -121,6 +126,13 @@ const PLANS: Record<string, (p: P, goal: string) => Draft[]> = {
   ],
   social_like_cost_post: (p) => [...search("mobile AI agents"), tap("Loop", `the post by ${p.author}`, { text: p.author! }, true), tap("Loop", "Like", { id: "like" })],
   social_search_chinese: (p) => [...search(p.query!), topPost("Loop"), tap("Loop", "Save", { id: "save" })],
+  social_sign_in_profile: (p) => [
+    open("Loop"),
+    tap("Loop", "Profile"),
+    tap("Loop", "Log in", { id: "profile_login" }),
+    type("Loop", "username", p.user!),
+    { title: "In Loop, have a person type the password and sign in (the goal does not give it)", kind: "executor", app: "Loop", move: { do: "sign_in", signedIn: String.raw`Logged in as @` } },
+  ],
   social_login: (p) => [open("Loop"), tap("Loop", "Profile"), tap("Loop", "Log in", { id: "profile_login" }), type("Loop", "username", p.user!), type("Loop", "password", p.password!), hide("Loop"), tap("Loop", "Log in", { id: "login_button" })],
 };
 

@@ -42,6 +42,19 @@ describe("reference policy", () => {
     }
   });
 
+  it("asks a person to take over at a login form whose password the goal does not give, and goes on once the screen shows the account signed in", () => {
+    const goal = "Sign in to Loop as agent_tester and open your profile.";
+    const todo = "Step 5 of 5: In Loop, have a person type the password and sign in (the goal does not give it)";
+    const form = [`[1] "TextView"(text) "Log in to Loop" @[0,60,1000,120]`, `[2] "EditText"(editable) "agent_tester" id="username" @[40,200,960,260]`, `[3] "EditText"(editable,password) "" id="password" @[40,300,960,360]`, `[4] "Button" "Log in" id="login_button" @[40,400,960,460]`].join("\n");
+    const ask = JSON.parse(answerRequest(executorBody(goal, todo, form))) as Record<string, unknown>;
+    expect(ask).toMatchObject({ type: "ask_takeover", reason: "login" });
+    const handedBack = `#9 ask_takeover login "Please type the password" → a person took over and handed the phone back`;
+    const profile = [`[1] "TextView"(text) "Profile" @[0,60,1000,120]`, `[2] "TextView"(text) "Logged in as @agent_tester" @[0,200,1000,260]`].join("\n");
+    expect(JSON.parse(answerRequest(executorBody(goal, todo, profile, handedBack)))).toMatchObject({ type: "status", status: "complete" });
+    // Handed back on the form, not signed in: the policy does not ask again.
+    expect(JSON.parse(answerRequest(executorBody(goal, todo, form, handedBack)))).toMatchObject({ type: "status", status: "infeasible" });
+  });
+
   it("reads a goal written from a template with other values", () => {
     const m = matchTask("Connect to the Wi-Fi network 'Library 5G'.");
     expect(m).toMatchObject({ task: { id: "settings_connect_cafe" }, params: { ssid: "Library 5G" } });

@@ -214,7 +214,23 @@ function act(req: ReadRequest): Action {
       return readMove(req, move.outputs);
     case "answer":
       return answerMove(req, done, move);
+    case "sign_in":
+      return signInMove(req, done, move);
   }
+}
+
+/**
+ * A sign-in the goal gives no password for: only a person can type it, so the policy asks for a takeover at the
+ * login form (its password field) and, once the person handed back, checks the screen says it is signed in.
+ */
+function signInMove(req: ReadRequest, done: string[], move: Extract<Move, { do: "sign_in" }>): Action {
+  const signedIn = new RegExp(move.signedIn, "u");
+  const passwordField = req.elements.some((e) => e.flags.includes("password"));
+  if (!passwordField && screenTexts(req).some((t) => signedIn.test(t))) return complete("Signed in.");
+  const asked = done.some((a) => a.startsWith("ask_takeover "));
+  if (asked) return infeasible(passwordField ? "The person handed the phone back on the login form without signing in." : "The screen does not show the account signed in.");
+  if (!passwordField) return infeasible("No login form with a password field is on this screen.");
+  return { type: "ask_takeover", reason: "login", question: "Please type the password and tap Log in: the goal does not give the password, so only you can sign in.", intent: "ask a person to sign in" };
 }
 
 function scrollOr(req: ReadRequest, why: string, max = 6): Action {

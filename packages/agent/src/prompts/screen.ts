@@ -7,7 +7,7 @@ import { quoteUntrusted } from "./fence.ts";
 export function formatScreenElements(elements: ElementRef[]): string {
   return elements
     .map((e) => {
-      const flags = [e.editable ? "editable" : "", e.scrollable ? "scrollable" : "", !e.clickable && !e.editable && !e.scrollable ? "text" : ""].filter(Boolean).join(",");
+      const flags = [e.editable ? "editable" : "", e.password ? "password" : "", e.scrollable ? "scrollable" : "", !e.clickable && !e.editable && !e.scrollable ? "text" : ""].filter(Boolean).join(",");
       const id = e.resourceId ? ` id=${quoteUntrusted(e.resourceId.replace(/^.*:id\//, ""), 80)}` : "";
       return `[${e.index}] ${quoteUntrusted(e.className, 40)}${flags ? `(${flags})` : ""} ${quoteUntrusted(e.text, 200)}${id} @[${e.box.join(",")}]`;
     })

@@ -54,6 +54,7 @@ const SOLUTIONS: Record<string, { steps: Step[]; answer?: string }> = {
   social_like_cost_post: { steps: [...search("mobile AI agents"), { scrollTo: "陈思远" }, { tap: "like" }] },
   social_search_chinese: { steps: [...search("手机智能体"), { tap: "Dr. Lin Zhou" }, { tap: "save" }] },
   social_login: { steps: [{ launch: "social", screen: "profile" }, { tap: "profile_login" }, { type: ["username", "agent_tester"] }, { type: ["password", "hunter22"] }, BACK, { tap: "login_button" }] },
+  social_sign_in_profile: { steps: [{ launch: "social", screen: "profile" }, { tap: "profile_login" }, { type: ["username", "agent_tester"] }, { type: ["password", "a person types it"] }, BACK, { tap: "login_button" }] },
   settings_wifi_off: { steps: [{ launch: "settings" }, { tap: "Network & internet" }, { tap: "Wi-Fi" }] },
   settings_bluetooth_on: { steps: [{ launch: "settings" }, { tap: "Connected devices" }, { tap: "Use Bluetooth" }] },
   settings_font_largest: { steps: [{ launch: "settings" }, { tap: "Display" }, { tap: "Font size" }, { tap: "Largest" }] },
