@@ -10,7 +10,7 @@ export { createOpenAIModel, replyTextOf, type OpenAIModelInit, type Price, type 
 export { countTextTokens, countImageTokens, countRequestTokens, type ImageTokenFormula, type RequestTokens } from "./model/tokens.ts";
 export { prepareScreenshot, fitLongSide, type PreparedScreenshot } from "./images/index.ts";
 export { groundingMessages, groundingAsk, groundingTap, groundingScore, type GroundingTarget, type GroundingTap } from "./model/grounding.ts";
-export { MODEL_ADAPTERS, ADAPTER_DESCRIPTORS, ADAPTER_IDS, DEFAULT_ADAPTER, adapterFor, parseReply, toDevice, fromDevice, imageSizeFor, smartResize, describeFrame, describeImageRule, type AdapterDescriptor, type AdapterInput, type AdapterReply, type DeviceAction, type ModelAdapter, type ReplyScreen, type CoordinateFrame, type ImageRule, MODEL_PRESETS, PRESET_IDS, presetFor, presetDescriptor, presetOf, type ModelPreset, type PresetRole } from "./model/adapters/index.ts";
+export { MODEL_ADAPTERS, ADAPTER_DESCRIPTORS, ADAPTER_IDS, DEFAULT_ADAPTER, adapterFor, readAdapterSetting, parseReply, toDevice, fromDevice, imageSizeFor, smartResize, describeFrame, describeImageRule, type AdapterDescriptor, type AdapterInput, type AdapterReply, type DeviceAction, type ModelAdapter, type ReplyScreen, type CoordinateFrame, type ImageRule, type AdapterSetting, MODEL_PRESETS, PRESET_IDS, presetFor, presetDescriptor, presetOf, type ModelPreset, type PresetRole } from "./model/adapters/index.ts";
 export { browserImages } from "./images/browser.ts";
 export { fenceUntrusted, fencedRegions, outsideFences, FENCE_TAG } from "./prompts/fence.ts";
 export { readInputs, extractOutputs, type Blackboard, type BlackboardError } from "./memory/blackboard.ts";

@@ -1,7 +1,7 @@
 // Every model adapter drives a pack task to an evaluator score of 1, end to end: the headless composition (the real
 // runtime, packages/client's ControlPlane over the real API on a throwaway database), the virtual phone over real
-// ADB, the planner and summarizer on the reference policy's endpoint, and the executor role set to the adapter with
-// a scripted endpoint that answers IN THAT ADAPTER'S FORMAT.
+// ADB, the planner and summarizer on the reference policy's endpoint, and the executor role set to the adapter by
+// the headless agent's --executor-adapter flag, with a scripted endpoint that answers IN THAT ADAPTER'S FORMAT.
 //
 // The scripted executor is a model with perfect eyes: it sees the screen the screenshot draws (the phone's own UI
 // tree at the moment it is asked — most of these families are sent no tree) and the image it was sent (its size,
@@ -25,7 +25,9 @@ import { issueAgentToken } from "@phoneloop/state";
 import { readEvidenceData } from "@phoneloop/state/domain";
 import { seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
 import { parseDump, startVirtualPhone, type DumpNode, type PhoneEngine, type VirtualPhone } from "@phoneloop/virtual-phone";
+import { readEnv } from "../env.ts";
 import { runHeadless } from "./compose.ts";
+import { parseAgentArgs } from "./options.ts";
 
 /** A form task of the pack: open Notes, tap "New note", type a title and a body, close the keyboard, tap Save. */
 const TASK = "notes_create";
@@ -370,11 +372,10 @@ describe("each model adapter drives a pack task to an evaluator score of 1", () 
       const aims: Aim[] = [];
       const server = await startScriptedModelServer({ rules: [{ match: () => true, replies: [executorOf(adapter, p.engine, p.engine.device, aims)], repeatLast: true }] });
       servers.push(server);
-      const models = {
-        executor: { baseURL: server.baseURL, model: `${d.id}-model`, adapter: { id: d.id, version: d.version } },
-        planner: { baseURL: policy.baseURL, model: REFERENCE_POLICY_MODEL },
-        summarizer: { baseURL: policy.baseURL, model: REFERENCE_POLICY_MODEL },
-      };
+      // The models as the headless agent's flags set them: the executor speaks the adapter's language.
+      const flags = ["--goal", p.goal, "--device", "adb-server", "--executor-base-url", server.baseURL, "--executor-model", `${d.id}-model`, "--executor-adapter", `${d.id}@${d.version}`, "--planner-base-url", policy.baseURL, "--planner-model", REFERENCE_POLICY_MODEL];
+      const { models } = parseAgentArgs(flags, readEnv({ PHONELOOP_AGENT_TOKEN: token }))!;
+      expect(models.executor.adapter).toEqual({ id: d.id, version: d.version });
       const out = await runHeadless({ apiUrl: api.url, agentToken: token, agentId: `agent_adapters_${workspace.id}`, device: p.device, models, goal: p.goal, agentName: "adapters", ocr: null, config: { learn: false, maxStepsPerTodo: 10, maxStepsPerRun: 40 } });
 
       const evaluation = p.engine.evaluate(TASK);

@@ -92,6 +92,18 @@ describe("the headless agent's flags", () => {
     expect(() => readEnv({ PHONELOOP_AGENT_TOKEN: "sk-not-an-agent-token" })).toThrow(/must be an agent token/);
   });
 
+  it("--executor-adapter picks the language of the executor's model, by id and published version; one the runtime lacks is named with the list", () => {
+    const base = ["--goal", "x", "--device", "adb-server"];
+    expect(parseAgentArgs(base, env)!.models.executor.adapter).toBeUndefined();
+    expect(parseAgentArgs([...base, "--executor-adapter", "ui-tars@1.5"], env)!.models.executor.adapter).toEqual({ id: "ui-tars", version: "1.5" });
+    expect(parseAgentArgs([...base, "--executor-adapter", "autoglm-phone@9B (2025-12)"], env)!.models.executor.adapter).toEqual({ id: "autoglm-phone", version: "9B (2025-12)" });
+    expect(parseAgentArgs([...base, "--executor-adapter=qwen-vl"], env)!.models.executor.adapter).toEqual({ id: "qwen-vl" });
+    // Only the executor speaks another language: the planner and summarizer keep the product's.
+    expect(parseAgentArgs([...base, "--executor-adapter", "gui-owl"], env)!.models.planner!.adapter).toBeUndefined();
+    expect(() => parseAgentArgs([...base, "--executor-adapter", "ui-tars@9"], env)).toThrow(/--executor-adapter ui-tars@9: the adapter ui-tars has no published version "9"; the adapters and versions are .*ui-tars 1\.5/);
+    expect(() => parseAgentArgs([...base, "--executor-adapter", "gpt"], env)).toThrow(/there is no model adapter "gpt"; the adapters and versions are phoneloop 1, /);
+  });
+
   it("rejects what it cannot run, saying what to pass; --help gives null", () => {
     expect(() => parseAgentArgs(["--device", "tcp:1:2"], env)).toThrow(/--goal is required \(or --goal-id .*--run-id/);
     expect(() => parseAgentArgs(["--goal", "x"], env)).toThrow(/--device is required/);

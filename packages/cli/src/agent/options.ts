@@ -1,6 +1,6 @@
 // The headless agent's command line: flags (through the CLI's one parser) and the environment → what to run.
 import { readFileSync } from "node:fs";
-import type { ModelsInit } from "@phoneloop/agent";
+import { readAdapterSetting, type ModelsInit } from "@phoneloop/agent";
 import { AGENT_TOKEN_FILE_OPTION, NO_AGENT_TOKEN, readAgentToken } from "../agent-token.ts";
 import { Args, UsageError, type Options } from "../args.ts";
 import type { Env } from "../env.ts";
@@ -27,6 +27,7 @@ export const AGENT_OPTIONS = {
   "summarizer-timeout-ms": { type: "string" },
   "planner-retries": { type: "string" },
   "executor-retries": { type: "string" },
+  "executor-adapter": { type: "string" },
   "summarizer-retries": { type: "string" },
   "max-steps": { type: "string" },
   "lease-ttl-ms": { type: "string" },
@@ -61,6 +62,8 @@ export const AGENT_USAGE = `Usage: npm run agent -- --goal "<text>" --device <tc
   --planner-base-url <url>   --executor-base-url <url>   per-role endpoints
   --<role>-timeout-ms <ms>   one model call's timeout for planner, executor or summarizer (or MODEL_TIMEOUT_MS for
                              every role; default 60000); a timeout is retried like a 5xx
+  --executor-adapter <id>[@<version>]  the language the executor's model speaks: phoneloop (default), ui-tars,
+                             qwen-vl, autoglm-phone, gui-owl or tool-calls, e.g. ui-tars@1.5 (default: its newest version)
   --<role>-retries <n>       retries after a 5xx, 429 or timeout for that role (or MODEL_RETRIES; default 4);
                              the role's circuit breaker rests the endpoint after 5 failures in a row
   --max-steps <n>            per-run step cap (default 200)
@@ -127,6 +130,9 @@ export function parseAgentArgs(argv: string[], env: Env, readFile: (path: string
     if (retries !== undefined && retries > MAX_MODEL_RETRIES) throw new UsageError(`--${name}-retries must be from 0 to ${MAX_MODEL_RETRIES}.`);
     return { baseURL: url ?? baseURL, model, ...(apiKey ? { apiKey } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(retries !== undefined ? { retries } : {}) };
   };
+  const adapterText = a.string("executor-adapter");
+  const adapter = adapterText === undefined ? undefined : readAdapterSetting(adapterText);
+  if (adapter && !adapter.ok) throw new UsageError(`--executor-adapter ${adapterText}: ${adapter.message}.`);
   const plannerModel = a.string("planner-model") ?? "gpt-4o-mini";
   const agentId = a.string("agent-id") ?? env.PHONELOOP_AGENT_ID;
   return {
@@ -138,7 +144,7 @@ export function parseAgentArgs(argv: string[], env: Env, readFile: (path: string
     device: parseDeviceSpec(device),
     apiUrl: a.string("api-url") ?? env.PHONELOOP_API_URL,
     models: {
-      executor: role("executor", a.string("executor-model") ?? "gpt-4o", a.string("executor-base-url")),
+      executor: { ...role("executor", a.string("executor-model") ?? "gpt-4o", a.string("executor-base-url")), ...(adapter?.ok ? { adapter: adapter.setting } : {}) },
       planner: role("planner", plannerModel, a.string("planner-base-url")),
       summarizer: role("summarizer", a.string("summarizer-model") ?? plannerModel, a.string("planner-base-url")),
     },
