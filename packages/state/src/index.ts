@@ -150,6 +150,7 @@ export { board, BoardInput, type Board, type BoardCard, type BoardRun } from "./
 export { attentionQueue, AttentionQueueInput, type AttentionItem, type AttentionWho, type AttentionTakeover } from "./projections/attention-queue.ts";
 export { goalHistory, GoalHistoryInput, type GoalHistoryPage, type EventView } from "./projections/goal-history.ts";
 export { gateDetail, GateDetailInput, type GateDetail } from "./projections/gate-detail.ts";
+export { type TakeoverView } from "./projections/takeover-view.ts";
 export { type GateApprovals, type GateDecisionView } from "./projections/gate-approvals.ts";
 export { evidenceList, EvidenceListInput, type EvidenceView } from "./projections/evidence-list.ts";
 export { todoList, TodoListInput, type TodoListItem } from "./projections/todo-list.ts";

@@ -1,7 +1,8 @@
 // Who must act next: open gates (oldest first, with who may answer), expired leases, interrupted runs (with the
 // action that resumes them), goals whose todos are all done (proposed for completion), blocked todos, exhausted quota.
 import { z } from "zod";
-import type { GateKind, TakeoverReason } from "../domain/gate.ts";
+import type { GateKind } from "../domain/gate.ts";
+import { takeoverViewsOf, type TakeoverView } from "./takeover-view.ts";
 import { parseInput } from "../domain/input.ts";
 import { PAGE_LIMIT, type Page } from "../domain/page.ts";
 import { Id, Text } from "../domain/schemas.ts";
@@ -19,14 +20,8 @@ export const AttentionQueueInput = z.object({
 });
 export type AttentionQueueInput = z.input<typeof AttentionQueueInput>;
 
-/** A takeover gate as the queue shows it: its run, the agent's typed ask (null: a person took over unasked), and who
- * holds the phone now (null: nobody took it yet — the agent waits for a person). */
-export interface AttentionTakeover {
-  runId: string | null;
-  reason: TakeoverReason | null;
-  takenBy: { id: string; name: string } | null;
-  takenAt: Date | null;
-}
+/** A takeover gate as the queue shows it (takeover-view.ts). */
+export type AttentionTakeover = TakeoverView;
 
 export type AttentionWho =
   | { kind: "members"; roles: string[] }
@@ -78,13 +73,9 @@ export async function attentionQueue(db: DbOrTx, raw: AttentionQueueInput, ctx?:
   ]);
   const items: AttentionItem[] = [];
   const approvals = await gateApprovalsOf(db, gates);
-  const takers = [...new Set(gates.flatMap((g) => (g.takenBy ? [g.takenBy] : [])))];
-  const takerName = new Map((takers.length ? await db.authUser.findMany({ where: { id: { in: takers } }, select: { id: true, name: true } }) : []).map((u) => [u.id, u.name]));
+  const takeovers = await takeoverViewsOf(db, gates);
   for (const g of gates) {
-    const takeover: AttentionTakeover | null =
-      g.kind === "takeover"
-        ? { runId: g.runId, reason: (g.takeoverReason as TakeoverReason | null) ?? null, takenBy: g.takenBy ? { id: g.takenBy, name: takerName.get(g.takenBy) ?? g.takenBy } : null, takenAt: g.takenAt }
-        : null;
+    const takeover = takeovers.get(g.id) ?? null;
     items.push({ kind: "gate_waiting", who: { kind: "members", roles: g.answerRoles }, goalId: g.goalId, gateId: g.id, todoId: g.todoId, question: g.question, options: g.options, gateKind: g.kind, approvals: approvals.get(g.id)!, since: g.createdAt, takeover });
   }
   for (const l of expired) {

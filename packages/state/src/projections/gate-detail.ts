@@ -7,6 +7,7 @@ import type { GateKind } from "../domain/gate.ts";
 import type { GateStatusView } from "../domain/status.ts";
 import type { DbOrTx } from "../services/operator.ts";
 import { gateApprovalsOf, type GateApprovals } from "./gate-approvals.ts";
+import { takeoverViewsOf, type TakeoverView } from "./takeover-view.ts";
 
 export const GateDetailInput = z.object({ gateId: Id });
 export type GateDetailInput = z.input<typeof GateDetailInput>;
@@ -17,7 +18,7 @@ export type GateDetail = {
   todoId: string | null;
   runId: string | null;
   evidenceIds: string[];
-  /** approval or question, as stored when the gate opened (readers never guess it from the options). */
+  /** approval, question or takeover, as stored when the gate opened (readers never guess it from the options). */
   kind: GateKind;
   /** The permission tier that opened it (null for a gate a person opened). */
   tier: string | null;
@@ -27,6 +28,8 @@ export type GateDetail = {
   policy: { ruleId: string; evidence: string[]; policyVersion: string } | null;
   /** Its approval rule, who decided what, its escalation and its batch (gateApprovalsOf, as the Attention page). */
   approvals: GateApprovals;
+  /** A takeover's run, its ask and who holds the phone (null for every other kind). */
+  takeover: TakeoverView | null;
   createdAt: Date;
   resolvedAt: Date | null;
 } & GateStatusView;
@@ -46,6 +49,7 @@ export async function gateDetail(db: DbOrTx, raw: GateDetailInput): Promise<Gate
     action: (g.action ?? null) as GateDetail["action"],
     policy: (g.policy ?? null) as GateDetail["policy"],
     approvals: (await gateApprovalsOf(db, [g])).get(g.id)!,
+    takeover: (await takeoverViewsOf(db, [g])).get(g.id) ?? null,
     createdAt: g.createdAt,
     resolvedAt: g.resolvedAt,
   };

@@ -12,6 +12,7 @@ import { resolveGate } from "./resolve-gate.ts";
 import { handBack, recordPersonStep, takeOver } from "./takeover.ts";
 import { attentionQueue } from "../../projections/attention-queue.ts";
 import { runSteps } from "../../projections/run-replay.ts";
+import { gateDetail } from "../../projections/gate-detail.ts";
 import { createWebhookEndpoint, enqueueNotifications } from "../notification/notifications.ts";
 
 const t = useTestDatabase();
@@ -156,6 +157,7 @@ describe("take over and hand back", () => {
     const taken = await takeOver(t.db, { runId: s.run.id, userId: alice.userId });
     expect(taken.gateId).toBe(gate.id);
     expect(await queued()).toMatchObject({ takeover: { takenBy: { id: alice.userId, name: "Alice" } } });
+    expect(await gateDetail(t.db, { gateId: gate.id })).toMatchObject({ kind: "takeover", status: "open", takeover: { runId: s.run.id, reason: "login", takenBy: { id: alice.userId, name: "Alice" } } });
     expect(await t.db.event.count({ where: { subjectId: gate.id, operator: "takeover.start" } })).toBe(1);
   });
 
