@@ -88,8 +88,11 @@ describe("take over and hand back", () => {
 
     const tap = await recordPersonStep(t.db, { ...step, userId: alice.userId, action: { type: "tap", x: 540, y: 1200 } });
     expect(tap).toMatchObject({ index: 0, actor: { kind: "member", memberId: alice.userId, name: "Alice" }, action: { type: "tap", x: 500, y: 500 } });
-    const typed = await recordPersonStep(t.db, { ...step, userId: alice.userId, action: { type: "type", text: "hunter2-correct-horse" }, secret: true });
+    const typed = await recordPersonStep(t.db, { ...step, userId: alice.userId, action: { type: "type", text: "hunter2-correct-horse" }, secret: true, idempotencyKey: "tab-1:step-2" });
     expect(typed.index).toBe(1);
+    // A retried request with the same key answers the first step and records nothing more.
+    expect(await recordPersonStep(t.db, { ...step, userId: alice.userId, action: { type: "type", text: "hunter2-correct-horse" }, secret: true, idempotencyKey: "tab-1:step-2" })).toMatchObject({ stepId: typed.stepId, index: 1 });
+    expect(await t.db.step.count({ where: { runId: s.run.id } })).toBe(2);
     const row = await t.db.step.findUniqueOrThrow({ where: { id: typed.stepId } });
     expect(row).toMatchObject({ memberId: alice.userId, node: "person", action: { type: "type", text: MASKED_TEXT, masked: true } });
     const clear = await t.db.$queryRaw<{ n: number }[]>`

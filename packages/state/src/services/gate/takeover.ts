@@ -11,7 +11,7 @@ import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { personStepAction, personStepWords, PersonAction, type StepActor } from "../../domain/gate.ts";
 import { HELD_STATES } from "../../domain/todo-transitions.ts";
-import { Id, Text } from "../../domain/schemas.ts";
+import { Id, IdempotencyKey, Text } from "../../domain/schemas.ts";
 import { appendEvent, currentTime, inTx, type OperatorContext, type DbOrTx, type Tx } from "../operator.ts";
 import { insertEvidence } from "../evidence/append-evidence.ts";
 import { appendStepTo } from "../run/append-step.ts";
@@ -43,6 +43,8 @@ export const RecordPersonStepInput = z.object({
   afterSha256: Sha256,
   /** Typed text that is a secret (a password field's): stored and shown masked. Its text should not be sent at all. */
   secret: z.boolean().default(false),
+  /** A repeat with this key (a retried request) answers the step the first one recorded and records nothing. */
+  idempotencyKey: IdempotencyKey.optional(),
 });
 export type RecordPersonStepInput = z.input<typeof RecordPersonStepInput>;
 
@@ -145,13 +147,19 @@ export async function recordPersonStep(db: DbOrTx, raw: RecordPersonStepInput, c
     const held = await tx.workspaceBlob.count({ where: { workspaceId: workspace.workspaceId, sha256: { in: shas } } });
     if (held < shas.length) throw new StateError("NOT_FOUND", `A screenshot this step names was never put in this workspace; put it first (POST /blobs).`, { sha256: shas });
     const person = await nameOf(tx, i.userId);
+    const actor: StepActor = { kind: "member", memberId: person.id, name: person.name };
+    if (i.idempotencyKey) {
+      const first = await tx.evidence.findUnique({ where: { workspaceId_idempotencyKey: { workspaceId: workspace.workspaceId, idempotencyKey: `takeover:${gate.id}:${i.idempotencyKey}:action` } } });
+      const step = first?.stepIndex != null ? await tx.step.findUnique({ where: { runId_index: { runId: run.id, index: first.stepIndex } } }) : null;
+      if (step) return { stepId: step.id, index: step.index, actor, action: step.action as Record<string, unknown> };
+    }
     const last = await tx.step.aggregate({ where: { runId: run.id }, _max: { index: true } });
     const index = (last._max.index ?? -1) + 1;
     const { action, px } = personStepAction(i.action, i.screen, i.secret);
     const words = personStepWords(i.action, i.secret);
     const actx = { ...ctx, actor: person.id };
     const { step } = await appendStepTo(tx, run, { runId: run.id, index, node: "person", action: action as never, outcome: { outcome: words }, anomalies: [], tokens: 0, memberId: person.id }, actx);
-    const key = (part: string) => `takeover:${gate.id}:${index}:${part}`;
+    const key = (part: string) => `takeover:${gate.id}:${i.idempotencyKey ?? index}:${part}`;
     const common = { goalId: run.goalId, runId: run.id, stepIndex: index, ...(gate.todoId ? { todoId: gate.todoId } : {}) };
     const at = await currentTime(tx, ctx);
     await insertEvidence(
@@ -163,7 +171,7 @@ export async function recordPersonStep(db: DbOrTx, raw: RecordPersonStepInput, c
       ],
       actx,
     );
-    return { stepId: step.id, index, actor: { kind: "member", memberId: person.id, name: person.name }, action };
+    return { stepId: step.id, index, actor, action };
   });
 }
 
