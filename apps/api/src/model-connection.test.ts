@@ -43,7 +43,7 @@ describe("model settings: status and Test connection", () => {
 
   it("tests each role's saved model with the saved key; a refused key and a missing model are explained, the key never shown", async () => {
     await as(admin).modelSettings.set.mutate({ baseUrl: models.baseURL, apiKey: KEY, models: { planner: "text-small", executor: "revoked" } });
-    expect(await as(viewer).modelSettings.status.query({})).toEqual({ mode: "configured", label: null, models: { planner: "text-small", executor: "revoked" } });
+    expect(await as(viewer).modelSettings.status.query({})).toEqual({ mode: "configured", label: null, models: { planner: "text-small", executor: "revoked" }, adapters: {} });
     const seenBefore = models.requests.length;
     const r = await as(admin).modelSettings.test.mutate({});
     const by = Object.fromEntries(r.roles.map((x) => [x.role, x]));
