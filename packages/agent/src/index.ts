@@ -17,7 +17,7 @@ export { readInputs, extractOutputs, type Blackboard, type BlackboardError } fro
 export { formatHistory, type StepSummary } from "./memory/history.ts";
 export { runAgent, type RunAgentOptions, type RunOutcome } from "./graph/run.ts";
 export { routeReturn, endReasonOfSkip, type ReturnRoute } from "./graph/routes.ts";
-export { step, type Observation, type Effect, type StepResult } from "./graph/executor.ts";
+export { step, REPEATED_WAITS_MAX, type Observation, type Effect, type StepResult } from "./graph/executor.ts";
 export type { RunReport } from "./graph/summarizer.ts";
 export { DEFAULT_CONFIG, WorkerKilled, type AgentConfig, type AgentEvent, type RunState, type ExecutorReturn, type ExitReason, type NodeName } from "./graph/state.ts";
 export { createModels, type ModelsInit, type RoleModelInit } from "./model/models.ts";

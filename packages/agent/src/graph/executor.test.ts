@@ -228,6 +228,8 @@ describe("repeated wait: the screen unchanged since the model's wait, the execut
     expect(first.batches[3]!.find((e) => e.type === "step")).not.toHaveProperty("modelSkipped");
     expect(state.totals).toMatchObject({ steps: 2, modelCalls: 1, inputTokens: 900, outputTokens: 20 });
     expect(state.executor.waited).toMatchObject({ action: { type: "wait", ms: 1500 }, repeats: 1 });
+    // The detectors judge the model's actions: the repeated wait is not one of them.
+    expect(state.executor.samples.map((a) => a.type)).toEqual(["wait"]);
     // When the model is asked next, its history says which wait it did not choose.
     expect(state.executor.steps.at(-1)).toEqual({ index: 1, action: "wait 1500ms", outcome: "waited again (screen unchanged, model not asked)" });
   });

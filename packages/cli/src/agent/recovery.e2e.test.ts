@@ -6,6 +6,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPEATED_WAITS_MAX } from "@phoneloop/agent";
 import { act, startScriptedModelServer, type ScriptedModelServer } from "@phoneloop/agent/testing";
 import { useApiServer } from "@phoneloop/api/testing";
 import { createApiClient, readAllPages } from "@phoneloop/client";
@@ -22,6 +23,9 @@ let keys: AdbKeyDir;
 let token: string;
 /** A new agent token (a token acts as the one agent it first registered). */
 let newToken: () => Promise<string>;
+/** The phone's screen does not change: each wait of the model's is followed by REPEATED_WAITS_MAX repeated waits, each a step. */
+const PER_WAIT = REPEATED_WAITS_MAX + 1;
+const indices = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 beforeAll(async () => {
   const { workspace, admin } = await seedWorkspace(t.db);
@@ -66,12 +70,12 @@ describe("recovery drills", () => {
     expect(hintRunId).toBe(runId);
     expect(hintDevice).toBe(device);
 
-    // Killed while it waits for the model's answer for its third step (two steps are recorded).
+    // Killed while it waits for the model's third answer (the model's two waits and their repeated waits are recorded).
     await until(() => models.requests.filter((r) => r.model === "executor-model").length === 3);
     first.child.kill("SIGKILL");
     await first.exited;
     const before = await t.db.step.findMany({ where: { runId }, orderBy: { index: "asc" } });
-    expect(before.map((s) => s.index)).toEqual([0, 1]);
+    expect(before.map((s) => s.index)).toEqual(indices(2 * PER_WAIT));
     const oldLease = await t.db.lease.findFirstOrThrow({ where: { todo: { goalId }, status: "active" } });
     expect(oldLease.ownerId).toBe("worker-recover");
 
@@ -80,10 +84,10 @@ describe("recovery drills", () => {
     expect(second.stdout().split("\n")[0]).toBe(`run ${runId} (goal ${goalId}) resumed; to resume it: npm run agent -- --run-id ${runId} --agent-id worker-recover --device ${device}`);
     expect(second.stderr()).not.toMatch(/waiting:/);
 
-    // The history the resumed worker gives the model says what happened: the second step was recorded as done
-    // (its record and the checkpoint after it commit together), so it is not "interrupted" or "unknown".
+    // The history the resumed worker gives the model says what happened: the last step before the kill was recorded
+    // as done (its record and the checkpoint after it commit together), so it is not "interrupted" or "unknown".
     const resumedAsk = models.requests.filter((r) => r.model === "executor-model")[3]!;
-    expect(resumedAsk.text).toMatch(/#2 [^\n]*→ waited/);
+    expect(resumedAsk.text).toMatch(new RegExp(`#${2 * PER_WAIT} [^\\n]*→ waited`));
     expect(resumedAsk.text).not.toMatch(/interrupted|may or may not|outcome unknown/);
 
     // It took its own lease over before that lease would have expired: a new epoch, the old one ended.
@@ -98,7 +102,7 @@ describe("recovery drills", () => {
     // Every step once, in order; one action record per step; the run completed.
     const run = await t.db.run.findUniqueOrThrow({ where: { id: runId! }, include: { steps: { orderBy: { index: "asc" } } } });
     expect(run.status).toBe("completed");
-    expect(run.steps.map((s) => s.index)).toEqual([0, 1, 2, 3, 4]);
+    expect(run.steps.map((s) => s.index)).toEqual(indices(4 * PER_WAIT + 1));
     const actions = await t.db.evidence.findMany({ where: { runId, kind: "action" } });
     const actionSteps = actions.map((e) => e.stepIndex);
     expect(new Set(actionSteps).size).toBe(actionSteps.length);
@@ -198,7 +202,7 @@ describe("recovery drills", () => {
       const runId = /^run (\S+) /.exec(w.stdout())![1]!;
       const run = await t.db.run.findUniqueOrThrow({ where: { id: runId }, include: { steps: { orderBy: { index: "asc" } } } });
       expect(run.status).toBe("completed");
-      expect(run.steps.map((s) => s.index)).toEqual([0, 1]);
+      expect(run.steps.map((s) => s.index)).toEqual(indices(PER_WAIT + 1));
       const faults = await t.db.evidence.findMany({ where: { runId, kind: "anomaly" }, orderBy: { createdAt: "asc" } });
       expect(faults.map((e) => e.data)).toEqual([0, 1, 2].map((attempt) => expect.objectContaining({ fault: "model_call_failed", role: "executor", code: "SERVER_ERROR", status: 500, attempt, willRetry: true })));
     } finally {

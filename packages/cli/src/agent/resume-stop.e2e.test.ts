@@ -5,6 +5,7 @@
 // for a lost phone resumes when the same phone is back (another phone is refused); a finished run still refuses,
 // saying why.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPEATED_WAITS_MAX } from "@phoneloop/agent";
 import { act, startScriptedModelServer, type ScriptedModelServer } from "@phoneloop/agent/testing";
 import { useApiServer } from "@phoneloop/api/testing";
 import { createApiClient } from "@phoneloop/client";
@@ -68,10 +69,13 @@ describe("stops whose cause can go away resume as the same run", () => {
       expect(await resumed.exited, resumed.stderr()).toBe(0);
       expect(resumed.stdout()).toMatch(new RegExp(`^run ${runId}: completed \\(`, "m"));
 
-      // One run: its steps in order, none repeated; no second run on the goal.
+      // One run: its steps in order, none repeated; no second run on the goal. The phone's screen does not change, so
+      // each wait of the model's is followed by repeated waits: before the stop the model's first wait and one
+      // repeated wait (the quota's 2 steps), after the resume its three other waits with theirs, and its status.
       const run = await t.db.run.findUniqueOrThrow({ where: { id: runId }, include: { steps: { orderBy: { index: "asc" } } } });
       expect(run.status).toBe("completed");
-      expect(run.steps.map((s) => s.index)).toEqual([0, 1, 2, 3, 4]);
+      expect(run.steps.map((s) => s.index)).toEqual(Array.from({ length: 2 + 3 * (REPEATED_WAITS_MAX + 1) + 1 }, (_, i) => i));
+      expect(run.steps.filter((s) => (s.outcome as { modelSkipped?: string }).modelSkipped === "unchanged_after_wait")).toHaveLength(1 + 3 * REPEATED_WAITS_MAX);
       expect(await t.db.run.count({ where: { goalId: goal.id } })).toBe(1);
 
       // The replay: the stop (its summary), the resume, and the final summary, in that order, in the one run.
