@@ -8,7 +8,7 @@ import { runAgent } from "../../graph/run.ts";
 import { FakePhone, box, type FakeScreen } from "../../testing/fake-phone.ts";
 import { useHarness } from "../../testing/use-harness.ts";
 import { fromDevice, imageSizeFor } from "./frame.ts";
-import { adapterFor } from "./index.ts";
+import { adapterFor, parseReply } from "./index.ts";
 
 const agent = { name: "test-worker", kind: "headless" as const, capabilities: ["phone"] };
 const harness = useHarness();
@@ -63,6 +63,11 @@ describe("the runtime asks and reads through the executor's model adapter", () =
       const at = taps[0]!.args[0] as { x: number; y: number };
       expect(Math.abs(at.x - CENTRE.x)).toBeLessThanOrEqual(2);
       expect(Math.abs(at.y - CENTRE.y)).toBeLessThanOrEqual(2);
+      // Exactly the pixel the adapter read: the runtime does not move it onto the product's integer 0–1000 grid.
+      const adapter = adapterFor(c.id, c.version)!;
+      const read = parseReply(adapter, c.tap(x, y), { device: DEVICE, image: imageSizeFor(adapter.descriptor.image, SENT) });
+      if (!read.ok) throw new Error(read.error.message);
+      expect(at).toEqual(read.actions[0]!.point);
       const asked = h.executorRequests()[0]!;
       expect(asked.system).toMatch(c.system);
       expect(asked.imageCount).toBe(1);
