@@ -86,7 +86,7 @@ export interface ApiServer {
   blobCollector: BlobCollector | null;
   notifications: NotificationDispatcher | null;
   /**
-   * Drains, then stops (graceful shutdown): /readyz answers 503 at once, no new connection is accepted, open event
+   * Graceful shutdown: /readyz answers 503 at once, no new connection is accepted, open event
    * streams end telling their clients to resume elsewhere, requests in flight finish (for at most the grace, then
    * their connections are ended), the timers stop and the event reader and auth's pool close. The caller ends the
    * database client it passed in.
@@ -97,8 +97,8 @@ export interface ApiServer {
 /** Default of ApiServerInit.shutdownGraceMs. */
 export const SHUTDOWN_GRACE_MS = 20_000;
 
-/** What an open event stream ends with when its process drains: resume from the last event id, on another process. */
-export const DRAINING_STREAM_MESSAGE = "This API process is shutting down: reconnect (a load balancer sends you to another process) and resume after your last event id; nothing is lost.";
+/** What an open event stream ends with when its process shuts down: resume from the last event id, on another process. */
+export const SHUTDOWN_STREAM_MESSAGE = "This API process is shutting down: reconnect (a load balancer sends you to another process) and resume after your last event id; nothing is lost.";
 
 const ALLOWED_HEADERS = [
   "content-type",
@@ -205,16 +205,16 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
     },
   });
 
-  /** Requests being answered (event streams too): a drain waits for them. */
+  /** Requests being answered (event streams too): a shutdown waits for them. */
   const inFlight = new Set<ServerResponse>();
-  let draining = false;
+  let shuttingDown = false;
 
   const server = createServer((req, res) => {
     res.setHeader(REQUEST_ID_HEADER, requestIdOf(req));
     inFlight.add(res);
     res.once("close", () => inFlight.delete(res));
-    // A request on a kept-alive connection while draining is served, and its connection then closed.
-    if (draining) res.setHeader("connection", "close");
+    // A request on a kept-alive connection while shutting down is served, and its connection then closed.
+    if (shuttingDown) res.setHeader("connection", "close");
     const refused = refusal(req, rules);
     if (refused) {
       sendJson(res, refused.status, { error: { code: refused.code, message: refused.message } });
@@ -239,7 +239,7 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
       return;
     }
     if (path === READYZ_PATH && req.method === "GET") {
-      void checkReadiness(init.db, events, draining).then((r) => sendJson(res, r.ready ? 200 : 503, r));
+      void checkReadiness(init.db, events, shuttingDown).then((r) => sendJson(res, r.ready ? 200 : 503, r));
       return;
     }
     if (accounts.handle(req, res, path)) return;
@@ -309,17 +309,17 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
     notifications,
     async close(opts = {}) {
       const graceMs = opts.graceMs ?? init.shutdownGraceMs ?? SHUTDOWN_GRACE_MS;
-      draining = true;
+      shuttingDown = true;
       // No new connection from now on; the server's callback runs once every connection has closed.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Event streams end with a typed answer (SERVICE_UNAVAILABLE) that says to resume elsewhere.
-      events.drain(new TRPCError({ code: "SERVICE_UNAVAILABLE", message: DRAINING_STREAM_MESSAGE }));
+      events.shutDown(new TRPCError({ code: "SERVICE_UNAVAILABLE", message: SHUTDOWN_STREAM_MESSAGE }));
       for (const res of inFlight) if (!res.headersSent) res.setHeader("connection", "close");
       // Kept-alive connections become idle as their requests finish: closed as they do.
       const idle = setInterval(() => server.closeIdleConnections(), 50);
       let graceTimer: NodeJS.Timeout | undefined;
       const graceOver = new Promise<"grace over">((resolve) => (graceTimer = setTimeout(() => resolve("grace over"), graceMs)));
-      const outcome = await Promise.race([closed.then(() => "drained" as const), graceOver]);
+      const outcome = await Promise.race([closed.then(() => "all closed" as const), graceOver]);
       clearInterval(idle);
       clearTimeout(graceTimer);
       if (outcome === "grace over") {

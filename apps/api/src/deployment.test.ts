@@ -93,7 +93,7 @@ describe("two API processes on one database", () => {
     const live = new Promise<void>((r) => (started = r));
     const sub = subscribeEvents(viewer, {}, { onStarted: () => started(), onEvent: (e) => seen.push(e), onError: (e) => viewerErrors.push(e) });
     await live;
-    const [{ from }] = await t.db.$queryRaw<{ from: bigint }[]>`SELECT coalesce(max(id), 0) AS "from" FROM "Event"`;
+    const from = (await t.db.$queryRaw<{ from: bigint }[]>`SELECT coalesce(max(id), 0) AS "from" FROM "Event"`)[0]!.from;
 
     const client = createApiClient({ apiUrl: proxy.url, auth: { kind: "token", token } });
     const retried: string[] = [];

@@ -9,7 +9,7 @@ const EnvSchema = z.object({
   API_HOST: z.string().min(1).default("127.0.0.1"),
   /**
    * Connections this process's write pool opens at most (each API process has its own): size K processes so that
-   * K × (DATABASE_POOL_MAX + 6) stays under the database's max_connections (docs/deploy.md).
+   * K × (DATABASE_POOL_MAX + 10) stays under the database's max_connections (docs/deploy.md).
    */
   DATABASE_POOL_MAX: z.coerce.number().int().min(1, "DATABASE_POOL_MAX must be at least 1").max(1_000).default(20),
   /** On SIGTERM/SIGINT, how long requests in flight may take to finish before the process exits anyway. */

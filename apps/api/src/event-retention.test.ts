@@ -26,7 +26,7 @@ async function eventAt(daysAgo: number): Promise<string> {
   return (await t.db.event.create({ data: { workspaceId, operator: "test.touch", actor: "test", subjectId: "s", createdAt: at } })).id.toString();
 }
 const readAll = async () => {
-  const [{ max }] = await t.db.$queryRaw<{ max: bigint }[]>`SELECT max(id) AS max FROM "Event"`;
+  const max = (await t.db.$queryRaw<{ max: bigint }[]>`SELECT max(id) AS max FROM "Event"`)[0]!.max;
   await t.db.$executeRaw`UPDATE "NotificationCursor" SET "eventId" = ${max} WHERE "name" = 'notifications'`;
 };
 
@@ -58,7 +58,7 @@ describe("event retention", () => {
     expect("error" in below).toBe(true);
     const e = (below as { error: unknown }).error;
     expect(e).toBeInstanceOf(TRPCClientError);
-    const data = (e as TRPCClientError<never>).data as { code: string; details: { reason: string; prunedThrough: string } };
+    const data = (e as TRPCClientError<never>).data as unknown as { code: string; details: { reason: string; prunedThrough: string } };
     expect(data.code).toBe("PRECONDITION_FAILED");
     expect(data.details).toMatchObject({ reason: "events_pruned", prunedThrough: second });
     expect((e as Error).message).toContain("reload");

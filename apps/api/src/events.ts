@@ -26,9 +26,9 @@ export interface EventHubInit {
 export class EventHub {
   private client: pg.Client | undefined;
   private readonly listeners = new Set<Listener>();
-  /** Open streams' ends, told when the process drains (graceful shutdown). */
-  private readonly drainListeners = new Set<(error: Error) => void>();
-  private drainError: Error | undefined;
+  /** Open streams' ends, told when the process shuts down. */
+  private readonly shutdownListeners = new Set<(error: Error) => void>();
+  private shutdownCause: Error | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private flushQueued = false;
   /** The last id dispatched: every committed event up to it went out, in id order. */
@@ -82,23 +82,23 @@ export class EventHub {
   }
 
   /**
-   * The process is draining: every open stream ends with `error` (which tells its client to resume elsewhere from its
+   * The process is shutting down: every open stream ends with `error` (which tells its client to resume elsewhere from its
    * last event id), and a stream opened from now on is refused with it.
    */
-  drain(error: Error): void {
-    this.drainError ??= error;
-    for (const end of [...this.drainListeners]) end(this.drainError);
+  shutDown(error: Error): void {
+    this.shutdownCause ??= error;
+    for (const end of [...this.shutdownListeners]) end(this.shutdownCause);
   }
 
-  /** The error open streams end with once the process drains; undefined while it serves. */
-  get drained(): Error | undefined {
-    return this.drainError;
+  /** The error open streams end with once the process shuts down; undefined while it serves. */
+  get shutdownError(): Error | undefined {
+    return this.shutdownCause;
   }
 
-  /** Calls `end` when the process drains; answers the unsubscribe. */
-  onDrain(end: (error: Error) => void): () => void {
-    this.drainListeners.add(end);
-    return () => this.drainListeners.delete(end);
+  /** Calls `end` when the process shuts down; answers the unsubscribe. */
+  onShutdown(end: (error: Error) => void): () => void {
+    this.shutdownListeners.add(end);
+    return () => this.shutdownListeners.delete(end);
   }
 
   async close(): Promise<void> {
@@ -272,19 +272,19 @@ export async function openEventStream(init: StreamEventsInit): Promise<AsyncGene
     else buffer.push(e);
     wake?.();
   });
-  if (hub.drained) {
+  if (hub.shutdownError) {
     unsubscribe();
-    throw hub.drained;
+    throw hub.shutdownError;
   }
-  // A draining process ends the stream with the hub's error: its client resumes from its cursor on another process.
-  const undrain = hub.onDrain((error) => {
+  // A process shutting down ends the stream with the hub's error: its client resumes from its cursor on another process.
+  const unshutdown = hub.onShutdown((error) => {
     refused ??= error;
     wake?.();
   });
   const close = () => {
     closed = true;
     unsubscribe();
-    undrain();
+    unshutdown();
     wake?.();
   };
   // Also when the stream is dropped before its first read (a generator that never started runs no `finally`).

@@ -142,24 +142,24 @@ function errorLine(e: unknown): string {
 
 /**
  * GET /readyz: whether a load balancer should send this process traffic. The checks of /health (database within
- * its timeout, migrations applied, event reader listening) and that the process is not draining; the body names the
+ * its timeout, migrations applied, event reader listening) and that the process is not shutting down; the body names the
  * failed checks and what to do, and nothing else (no version, no pool figures: the probe is unauthenticated).
  */
 export interface Readiness {
   ready: boolean;
-  /** The checks made; a draining process makes none but that one (it answers 503 whatever the database says). */
-  checks: { draining: boolean; database?: boolean; migrations?: boolean; events?: boolean };
+  /** The checks made; a process shutting down makes none but that one (it answers 503 whatever the database says). */
+  checks: { shuttingDown: boolean; database?: boolean; migrations?: boolean; events?: boolean };
   problems: string[];
 }
 
-export const DRAINING_PROBLEM = "This API process is shutting down (draining): it finishes the requests it has and takes no new ones; send traffic to another process.";
+export const SHUTDOWN_PROBLEM = "This API process is shutting down: it finishes the requests it has and takes no new ones; send traffic to another process.";
 
-export async function checkReadiness(db: Db, events: EventHub, draining: boolean, timeoutMs = HEALTH_TIMEOUT_MS): Promise<Readiness> {
-  if (draining) return { ready: false, checks: { draining: true }, problems: [DRAINING_PROBLEM] };
+export async function checkReadiness(db: Db, events: EventHub, shuttingDown: boolean, timeoutMs = HEALTH_TIMEOUT_MS): Promise<Readiness> {
+  if (shuttingDown) return { ready: false, checks: { shuttingDown: true }, problems: [SHUTDOWN_PROBLEM] };
   const h = await checkHealth(db, events, timeoutMs);
   return {
     ready: h.ok,
-    checks: { draining: false, database: h.database.reachable, migrations: h.database.reachable && h.migrations.pending.length === 0, events: h.events.listening },
+    checks: { shuttingDown: false, database: h.database.reachable, migrations: h.database.reachable && h.migrations.pending.length === 0, events: h.events.listening },
     problems: h.problems,
   };
 }

@@ -1,5 +1,5 @@
-// The API process: parse the environment, migrate the database, serve until SIGINT/SIGTERM, then drain (graceful
-// shutdown: api-server.ts close) for at most SHUTDOWN_GRACE_MS, end the pool and exit 0. On an install with no
+// The API process: parse the environment, migrate the database, serve until SIGINT/SIGTERM, then shut down
+// gracefully (api-server.ts close) for at most SHUTDOWN_GRACE_MS, end the pool and exit 0. On an install with no
 // account yet it prints the one-time setup link that creates the first admin.
 import { applyMigrations, createDb, hasAccounts, issueSetupToken, redact } from "@phoneloop/state";
 import { createApiServer } from "./api-server.ts";
@@ -69,10 +69,10 @@ async function main(): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log(`${signal}: draining (new connections refused, requests in flight get up to ${env.SHUTDOWN_GRACE_MS} ms)`);
+    log(`${signal}: shutting down (new connections refused, requests in flight get up to ${env.SHUTDOWN_GRACE_MS} ms)`);
     await server.close();
     await db.$disconnect();
-    log("drained: exiting");
+    log("shut down: exiting");
     process.exit(0);
   };
   process.on("SIGINT", () => void stop("SIGINT"));

@@ -1,13 +1,13 @@
 // Graceful shutdown of a real API process (server.ts in its own process, on its own pool): SIGTERM while a request
 // waits on the database and an event stream is open. The request completes, a new connection is refused, the stream
 // ends cleanly with the typed "resume elsewhere" answer, and the process exits 0. And the probes: /livez asks
-// nothing, /readyz asks what /health does and turns 503 while the process drains.
+// nothing, /readyz asks what /health does and turns 503 while the process shuts down.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiClient } from "@phoneloop/client";
 import { issueAgentToken, poolOf, registerAgent } from "@phoneloop/state";
 import { rid, seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
 import { startApiProcess, type ApiProcess } from "./api-process-testing.ts";
-import { checkReadiness, DRAINING_PROBLEM, type Readiness } from "./health.ts";
+import { checkReadiness, SHUTDOWN_PROBLEM, type Readiness } from "./health.ts";
 import { EventHub } from "./events.ts";
 import { useApiServer } from "./use-api-server.ts";
 
@@ -55,7 +55,7 @@ describe("SIGTERM on a real API process", () => {
   it("finishes the request in flight, refuses a new connection, ends the event stream cleanly and exits 0", async () => {
     const ready = await fetch(`${api.url}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ ready: true, checks: { draining: false, database: true, migrations: true, events: true }, problems: [] });
+    expect(await ready.json()).toEqual({ ready: true, checks: { shuttingDown: false, database: true, migrations: true, events: true }, problems: [] });
     expect((await fetch(`${api.url}/livez`)).status).toBe(200);
 
     const stream = await openStream(api.url, token);
@@ -91,7 +91,7 @@ describe("SIGTERM on a real API process", () => {
     lock.release();
     await expect(heartbeat).resolves.toBeDefined();
     expect(await api.exited).toBe(0);
-    expect(api.output()).toContain("drained: exiting");
+    expect(api.output()).toContain("shut down: exiting");
   });
 });
 
@@ -106,15 +106,15 @@ describe("the probes in process", () => {
     const text = await ready.text();
     expect(ready.status).toBe(200);
     expect(text).not.toContain("version");
-    expect(JSON.parse(text)).toMatchObject({ ready: true, checks: { draining: false, database: true, migrations: true, events: true } });
+    expect(JSON.parse(text)).toMatchObject({ ready: true, checks: { shuttingDown: false, database: true, migrations: true, events: true } });
   });
 
-  it("a draining process is not ready, whatever its database says, and says so", async () => {
+  it("a process shutting down is not ready, whatever its database says, and says so", async () => {
     const hub = new EventHub({ databaseUrl: t.url });
     await hub.start();
     try {
       const r: Readiness = await checkReadiness(t.db, hub, true);
-      expect(r).toEqual({ ready: false, checks: { draining: true }, problems: [DRAINING_PROBLEM] });
+      expect(r).toEqual({ ready: false, checks: { shuttingDown: true }, problems: [SHUTDOWN_PROBLEM] });
       expect((await checkReadiness(t.db, hub, false)).ready).toBe(true);
     } finally {
       await hub.close();
