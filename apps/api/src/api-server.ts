@@ -312,7 +312,8 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
       shuttingDown = true;
       // No new connection from now on; the server's callback runs once every connection has closed.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      // Event streams end with a typed answer (SERVICE_UNAVAILABLE) that says to resume elsewhere.
+      // Event streams end with a typed answer (SERVICE_UNAVAILABLE) that says to resume elsewhere: tRPC's
+      // httpSubscriptionLink takes that code as "reconnect", with the last event id, which a proxy sends elsewhere.
       events.shutDown(new TRPCError({ code: "SERVICE_UNAVAILABLE", message: SHUTDOWN_STREAM_MESSAGE }));
       for (const res of inFlight) if (!res.headersSent) res.setHeader("connection", "close");
       // Kept-alive connections become idle as their requests finish: closed as they do.

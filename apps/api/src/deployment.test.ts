@@ -1,64 +1,19 @@
 // Several API processes as one deployment: two real server processes (each its own pool) on one database, behind a
-// loopback round-robin proxy written here (what nginx does with two upstreams: each request to the next one, a
-// refused connection tried on the other, an answer lost mid-way a 502). An agent (a real agent token, packages/client's
-// control plane) registers, claims, and records its steps (write-ahead, screenshot upload, write-back with evidence,
-// as an executor step writes them) with requests alternating between the processes, while a viewer follows the event
+// loopback round-robin proxy (proxy-testing.ts: what nginx does with two upstreams). An agent (a real agent token,
+// packages/client's control plane) registers, claims, and records its steps (write-ahead, screenshot upload,
+// write-back with evidence, as an executor step writes them) with requests alternating between the processes, while a viewer follows the event
 // stream on process B only: every Event exactly once, in order. Then process A is killed (SIGKILL) while it holds a
 // step record: the client's retry lands on B and no step is lost or written twice.
-import { createServer, request, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { leaseRefOf } from "@phoneloop/agent/ports";
 import { createApiClient, createControlPlane, subscribeEvents, type StreamedEvent } from "@phoneloop/client";
 import { issueAgentToken } from "@phoneloop/state";
 import { rid, seedGoal, seedTodos, seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
 import { startApiProcess, type ApiProcess } from "./api-process-testing.ts";
+import { startRoundRobinProxy, type RoundRobinProxy } from "./proxy-testing.ts";
 
 /** A 2×2 WebP, as the agent uploads a screenshot. */
 const webp = () => Uint8Array.from(atob("UklGRjwAAABXRUJQVlA4IDAAAAAwAgCdASoCAAIAAUAmJaACdLoB+AH4AAToAAD+Ex/7B0P6rvvef/a0Bwar/RuAAAA="), (c) => c.charCodeAt(0));
-
-interface Proxy {
-  url: string;
-  server: Server;
-  /** Which upstream (0, 1) answered each request, in order, with its path. */
-  served: { upstream: number; path: string }[];
-  /** Called once a request is on its way to an upstream (before its answer). */
-  onForward?: (upstream: number, path: string) => void;
-}
-
-/** Round robin over `upstreams`; a refused connection is tried on the next one, any other failure is a 502. */
-async function startProxy(upstreams: string[]): Promise<Proxy> {
-  let next = 0;
-  const proxy: Proxy = { url: "", server: undefined as unknown as Server, served: [] };
-  proxy.server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const body = Buffer.concat(chunks);
-      const attempt = (tries: number) => {
-        const k = next++ % upstreams.length;
-        const target = new URL(req.url ?? "/", upstreams[k]);
-        const up = request(target, { method: req.method, headers: { ...req.headers, host: target.host } }, (answer) => {
-          proxy.served.push({ upstream: k, path: target.pathname });
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-          answer.on("error", () => res.destroy());
-        });
-        up.on("error", (e: NodeJS.ErrnoException) => {
-          if (e.code === "ECONNREFUSED" && tries + 1 < upstreams.length) return attempt(tries + 1);
-          if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" }).end(`upstream ${k} failed: ${e.code ?? e.message}`);
-          else res.destroy();
-        });
-        up.end(body);
-        proxy.onForward?.(k, target.pathname);
-      };
-      attempt(0);
-    });
-  });
-  await new Promise<void>((r) => proxy.server.listen(0, "127.0.0.1", r));
-  proxy.url = `http://127.0.0.1:${(proxy.server.address() as AddressInfo).port}`;
-  return proxy;
-}
 
 const STEPS = 8;
 const KILL_AT_STEP = 4;
@@ -67,11 +22,11 @@ describe("two API processes on one database", () => {
   const t = useTestDatabase();
   let a: ApiProcess;
   let b: ApiProcess;
-  let proxy: Proxy;
+  let proxy: RoundRobinProxy;
 
   beforeAll(async () => {
     [a, b] = await Promise.all([startApiProcess(t.url, { DATABASE_POOL_MAX: "4" }), startApiProcess(t.url, { DATABASE_POOL_MAX: "4" })]);
-    proxy = await startProxy([a.url, b.url]);
+    proxy = await startRoundRobinProxy([a.url, b.url]);
   });
   afterAll(async () => {
     await new Promise<void>((r) => proxy?.server.close(() => r()));

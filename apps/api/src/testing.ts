@@ -2,3 +2,4 @@
 // people and agents through the real auth path.
 export { useApiServer, type UsedApiServer } from "./use-api-server.ts";
 export { agentTokenHeaders, signUpMember, type SignedUpMember } from "./auth/testing.ts";
+export { startRoundRobinProxy, type RoundRobinProxy } from "./proxy-testing.ts";
