@@ -14,6 +14,7 @@ import { useTestDatabase } from "@phoneloop/state/testing";
 import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
 import { runAgent } from "@phoneloop/agent";
 import { packTasks, REFERENCE_POLICY_LABEL, REFERENCE_POLICY_MODEL } from "@phoneloop/reference-policy";
+import { NEEDS_A_PERSON } from "./tasks.ts";
 
 const t = useTestDatabase();
 const api = useApiServer(t);
@@ -54,7 +55,8 @@ function approvingEachGate(cp: ControlPlane, approved: string[]): ControlPlane {
 // Here, not in packages/reference-policy: the API depends on the policy (its demo model), so the policy's own
 // package may not depend on the API or the client, not even for a test.
 describe("the reference policy solves every task of the pack through the runtime, the phone and the state core", { timeout: 600_000 }, () => {
-  for (const task of packTasks()) {
+  // A takeover task needs a person on the phone: the headless takeover e2e (packages/cli) solves it with one.
+  for (const task of packTasks().filter((t) => !t.tags.includes(NEEDS_A_PERSON))) {
     it(`${task.id} scores 1`, async () => {
       const { token } = await agentTokenHeaders(t.db, { workspaceId: admin.workspaceId, issuedBy: admin.userId, name: task.id });
       const client = createApiClient({ apiUrl: api.url, auth: { kind: "token", token } });

@@ -20,9 +20,16 @@ export class TaskSelectionError extends Error {
   readonly code = "NO_TASKS";
 }
 
-/** Every task of the pack (no folder) or of the folder's scenario files, in file then task order. */
+/**
+ * A task tagged `takeover` needs a person's hands on the phone (its goal leaves out what only a person may type, a
+ * password): the suite answers gates, but it cannot take over, so it runs none of them.
+ */
+export const NEEDS_A_PERSON = "takeover";
+const unattended = (t: { tags: string[] }) => !t.tags.includes(NEEDS_A_PERSON);
+
+/** Every task of the pack (no folder) or of the folder's scenario files, in file then task order; none that needs a person. */
 export function availableTasks(scenariosDir?: string): SuiteTask[] {
-  if (!scenariosDir) return loadScenario(PACK_SCENARIO).tasks.map((t) => ({ id: t.id, goal: taskGoal(t), maxSteps: t.maxSteps, scenario: PACK_SCENARIO }));
+  if (!scenariosDir) return loadScenario(PACK_SCENARIO).tasks.filter(unattended).map((t) => ({ id: t.id, goal: taskGoal(t), maxSteps: t.maxSteps, scenario: PACK_SCENARIO }));
   const dir = resolve(scenariosDir);
   let files: string[];
   try {
@@ -35,7 +42,7 @@ export function availableTasks(scenariosDir?: string): SuiteTask[] {
   const out: SuiteTask[] = [];
   for (const f of files) {
     const path = join(dir, f);
-    for (const t of loadScenario(path).tasks) {
+    for (const t of loadScenario(path).tasks.filter(unattended)) {
       const other = seen.get(t.id);
       if (other) throw new TaskSelectionError(`task "${t.id}" is in both ${other} and ${f}; a suite names each task once, so rename one of them.`);
       seen.set(t.id, f);
