@@ -8,6 +8,7 @@ import { useEffect } from "react";
 import { describeProblem, useApi } from "../../lib/api.tsx";
 import { describePending, type ScreenView } from "../../lib/action-words.ts";
 import { useStreamState } from "../../lib/live-cache.tsx";
+import { TAKEOVER_REASON_WORDS } from "../../lib/labels.ts";
 import { plainQuestion } from "../../lib/plain-question.ts";
 import { useTRPC } from "../../lib/trpc.ts";
 import { LiveBadge } from "../live-badge.tsx";
@@ -73,7 +74,12 @@ export function GateReview({ gateId }: { gateId: string }) {
         </p>
         {g.status === "open" && plain ? (
           <>
-            {g.kind === "takeover" ? <p className={styles.crumb}>The agent asks you to take over the phone</p> : plain.asked ? <p className={styles.crumb}>The agent asks</p> : null}
+            {g.kind === "takeover" ? (
+              <p className={styles.crumb}>
+                {g.takeover?.reason ? `The agent asks you to take over the phone, for ${TAKEOVER_REASON_WORDS[g.takeover.reason]}` : "A person took over the phone"}
+                {g.takeover?.takenBy ? ` · ${g.takeover.takenBy.name} has it` : ""}
+              </p>
+            ) : plain.asked ? <p className={styles.crumb}>The agent asks</p> : null}
             <h1 className={styles.question}>{plain.question}</h1>
             {g.options.length > 0 ? <p className={styles.crumb}>Options: {g.options.join(" · ")}</p> : null}
           </>
