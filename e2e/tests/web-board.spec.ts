@@ -157,8 +157,9 @@ test("WIP limits on the board: an admin sets them, each held lane shows its coun
     await expect(page.getByTestId("wip-phone").filter({ hasText: "Fold 5" })).toHaveText("Fold 5: 2 / 2 held");
   }
   // The core refuses a claim into the full lane, saying which limit and who to ask.
-  await agent.agent.register.mutate({ id: "agent_e2e_wip_2", name: "Tab 2", kind: "browser", capabilities: [] });
-  await expect(agent.todo.claim.mutate({ agentId: "agent_e2e_wip_2", todoId: eggs!.id, ttlMs: 600_000 })).rejects.toThrow(new RegExp(`WIP limit reached: ${claimedNow} todos? (is|are) claimed in the workspace and its limit is ${claimedNow}.*admin can raise it`));
+  const tab2 = await stack.agentClient("wip tab 2");
+  await tab2.agent.register.mutate({ id: "agent_e2e_wip_2", name: "Tab 2", kind: "browser", capabilities: [] });
+  await expect(tab2.todo.claim.mutate({ agentId: "agent_e2e_wip_2", todoId: eggs!.id, ttlMs: 600_000 })).rejects.toThrow(new RegExp(`WIP limit reached: ${claimedNow} todos? (is|are) claimed in the workspace and its limit is ${claimedNow}.*admin can raise it`));
 
   // Lowered below the count: the lane reads over its limit and no card moves.
   await admin.getByRole("button", { name: "WIP limits" }).click();
