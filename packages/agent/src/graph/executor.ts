@@ -29,7 +29,8 @@ export type Observation =
   | { type: "not_acquired"; reason: string }
   | { type: "lease_lost"; message: string }
   /** The core's route for the next turn; when it is not runnable, shouldRun's refusal and the todo's open gate. */
-  | { type: "routed"; route: TurnRoute; reason: string; lease?: Lease; skip: { reason: SkipReason; message: string } | null; openGate: { id: string; question: string } | null }
+  /** `leaseLost`: the step's writes were refused because a gate opened on the todo (a person took over) and ended the lease. */
+  | { type: "routed"; route: TurnRoute; reason: string; lease?: Lease; skip: { reason: SkipReason; message: string } | null; openGate: { id: string; question: string } | null; leaseLost?: true }
   | { type: "sensed"; screen: Screen }
   | { type: "sense_failed"; lost: boolean; message: string }
   /**
@@ -457,6 +458,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
 
     case "routed": {
       if (obs.lease) ex.lease = obs.lease;
+      if (obs.leaseLost) ex.lease = null;
       switch (obs.route) {
         case "ready_for_host":
         case "repair_required": {
@@ -603,6 +605,13 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
         turn.gate = { pending, resolution: obs.resolution, ...(obs.nextStepIndex !== undefined ? { nextStepIndex: obs.nextStepIndex } : {}) };
         ex.turn = turn;
         delete ex.pendingGate;
+      } else if (obs.resolution.status === "answered" && obs.nextStepIndex !== undefined) {
+        // A gate this executor did not open (a person took over unasked) was handed back: go on after their steps,
+        // from the screen they left.
+        s.stepIndex = Math.max(s.stepIndex, obs.nextStepIndex);
+        ex.samples = [];
+        ex.sensedAfterAction = true;
+        ex.feedback = `While you worked, a person took the phone over and handed it back. ${(obs.resolution.rationale?.trim() || obs.resolution.answer?.trim() || "").replace(/[.!?]?$/, ".")} The screen below is how they left it: check it before acting; do not redo what they did.`;
       }
       return ex.lease ? done(route()) : done(acquire());
     }

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { runAgent } from "./run.ts";
 import { act } from "../testing/scripted-model-server.ts";
-import { ladderPhone, tapRow, tappedRows } from "./ladder-testing.ts";
+import { ladderPhone, onEachTap, tapRow, tappedRows } from "./ladder-testing.ts";
 import { useHarness } from "../testing/use-harness.ts";
 
 const agent = { id: "worker-takeover", name: "worker", kind: "headless" as const, capabilities: ["phone"] };
@@ -52,5 +52,29 @@ describe("takeover in a run", () => {
     // The model, asked after the hand back, read what the person did and their note.
     const after = h.executorRequests()[2]!;
     expect(JSON.stringify(after.body)).toContain("A person took over: Ana did: tapped at (540, 324). Their note: signed in.");
+  });
+
+  it("a person takes over unasked: the agent stops at its next step boundary, waits for the gate, and goes on after the hand back", async () => {
+    const phone = ladderPhone();
+    // Right after the agent's first tap reaches the phone, a person takes over (run.takeOver opens a takeover gate
+    // on the todo the agent holds, which ends its lease) and hands back a moment later.
+    const device = onEachTap(phone, (n) => {
+      if (n !== 1) return;
+      const todo = [...h.cp.todos.values()][0]!;
+      const runId = [...h.cp.runs.keys()][0]!;
+      void h.cp.openGate({ idempotencyKey: "person-takeover", goalId: todo.goalId, todoId: todo.id, runId, question: "Ana took over the phone.", options: [], evidenceIds: [], kind: "takeover", takeoverReason: "other", tier: "question" }).then((g) => {
+        setTimeout(() => h.cp.resolveGate(g.gateId, { status: "answered", answer: "Handed back.", rationale: "A person took over: Ana did nothing on the phone." }), 50);
+      });
+    });
+    const h = await harness({ device, executor: [tapRow(0), tapRow(1), tapRow(2), act({ type: "status", status: "complete" })] });
+    const out = await runAgent(h.ports, { goal: "Open three items in order", agent });
+    expect(out).toMatchObject({ status: "completed" });
+    // Each row tapped once: the agent did not repeat or lose a move around the takeover.
+    expect(tappedRows(phone)).toEqual([0, 1, 2]);
+    const indexes = h.cp.stepsOf(out.runId).map((s) => s.index);
+    expect(new Set(indexes).size).toBe(indexes.length);
+    // The model asked after the hand back was told a person had the phone.
+    const after = h.executorRequests()[1]!;
+    expect(after.lastUserText).toContain("While you worked, a person took the phone over and handed it back. A person took over: Ana did nothing on the phone.");
   });
 });

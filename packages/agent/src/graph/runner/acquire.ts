@@ -2,7 +2,7 @@
 // keeping its lease and routing the next turn under it (with the step's record, in one transaction), and whether
 // the run may go on calling models at all (its quota, a pause). Also which refusals of the core are a suspension of
 // this worker rather than another worker taking its work.
-import { API_UNREACHABLE, ControlPlaneConflict, leaseRefOf } from "../../ports.ts";
+import { API_UNREACHABLE, ControlPlaneConflict, leaseRefOf, type TurnRoute } from "../../ports.ts";
 import type { InputEffect, Observation } from "../executor.ts";
 import type { PlannerAnswers, PlannerEffect } from "../planner.ts";
 import type { ExecutorRunState, RunCommon, RunContext } from "../state.ts";
@@ -60,7 +60,16 @@ export async function route(ctx: RunContext, state: ExecutorRunState, e: Extract
   // together, so a worker resumed at any later moment (a kill while the model is asked, a suspension) reads a
   // history that says what happened; only an action whose record never committed is found in flight, and reported
   // as unknown.
-  const r = (await records.flush(state, { checkpoint: true, route: e.todoId }))!.route!;
+  let r: { route: TurnRoute; reason: string };
+  try {
+    r = (await records.flush(state, { checkpoint: true, route: e.todoId }))!.route!;
+  } catch (err) {
+    // A person took over (a gate opened on the todo ended this lease between two steps): the step's writes are
+    // refused, and the agent stops here and waits for that gate like any other.
+    const openGate = err instanceof ControlPlaneConflict ? ((await cp.listTodos(state.goalId)).find((t) => t.id === e.todoId)?.openGate ?? null) : null;
+    if (!openGate) throw err;
+    return { type: "routed", route: "user_action_required", reason: `a person took over the todo: ${openGate.question}`, skip: null, openGate, leaseLost: true };
+  }
   if (ctx.signal?.aborted) return { type: "cancelled" };
   if (r.route === "ready_for_host" || r.route === "repair_required") return { type: "routed", route: r.route, reason: r.reason, lease, skip: null, openGate: null };
   const sr = await cp.shouldRun({ agentId: state.agentId, goalId: state.goalId, todoId: e.todoId });

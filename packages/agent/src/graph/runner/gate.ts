@@ -27,7 +27,9 @@ export async function waitGate(ctx: RunContext, e: Extract<InputEffect, { type: 
   try {
     const resolution = await ctx.ports.controlPlane.waitForGate(e.gateId, ctx.signal);
     const pending = state.executor.pendingGate;
-    if (pending?.gateId !== e.gateId || pending.action.type !== "ask_takeover" || resolution.status !== "answered") return { type: "gate_resolved", gateId: e.gateId, resolution };
+    // Only a takeover moves the run's steps on: the agent's own ask, or a gate it did not open (a person took over).
+    const takeover = pending?.gateId === e.gateId ? pending.action.type === "ask_takeover" : true;
+    if (!takeover || resolution.status !== "answered") return { type: "gate_resolved", gateId: e.gateId, resolution };
     return { type: "gate_resolved", gateId: e.gateId, resolution, nextStepIndex: await nextStepIndex(ctx, state) };
   } catch (err) {
     if (ctx.signal?.aborted) return { type: "cancelled" };
