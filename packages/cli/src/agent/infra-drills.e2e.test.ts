@@ -10,6 +10,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPEATED_WAITS_MAX } from "@phoneloop/agent";
 import { act, startScriptedModelServer, type ScriptedModelServer } from "@phoneloop/agent/testing";
 import { createApiServer, type ApiServer } from "@phoneloop/api";
 import { createApiClient, readAllPages } from "@phoneloop/client";
@@ -94,8 +95,9 @@ describe("infrastructure drills", () => {
       expect(w.stdout()).toMatch(new RegExp(`^run ${runId}: completed`, "m"));
       const run = await t.db.run.findUniqueOrThrow({ where: { id: runId! }, include: { steps: { orderBy: { index: "asc" } } } });
       expect(run.status).toBe("completed");
-      // Six model answers, six steps: each once, in order (the third was written across the restart).
-      expect(run.steps.map((s) => s.index)).toEqual([0, 1, 2, 3, 4, 5]);
+      // Six model answers — five waits, each followed by REPEATED_WAITS_MAX repeated waits on the still phone, and the
+      // status — each step once, in order (the third answer's was written across the restart).
+      expect(run.steps.map((s) => s.index)).toEqual(Array.from({ length: 5 * (REPEATED_WAITS_MAX + 1) + 1 }, (_, i) => i));
       const actions = await t.db.evidence.findMany({ where: { runId, kind: "action" } });
       const actionSteps = actions.map((e) => e.stepIndex);
       expect(new Set(actionSteps).size).toBe(actionSteps.length);
