@@ -331,6 +331,17 @@ export function describeControlPlaneContract(name: string, makeSubject: () => Pr
         expect((await todoOf(r.goalId, r.todo.id)).openGate).toEqual({ id: g.gateId, question: "Pay the 5 EUR deposit to hold the table?" });
       });
 
+      it("a takeover gate says why the agent asks (takeoverReason), and only a takeover has a reason", async () => {
+        const r = await running();
+        const base = { goalId: r.goalId, todoId: r.todo.id, question: "Please sign in on the phone: the agent was not given the password.", options: [], evidenceIds: [], tier: "question" as const, lease: r.ref };
+        const noReason = await failureOf(cp.openGate({ ...base, idempotencyKey: unique("gate"), kind: "takeover" }));
+        expect(noReason).toMatchObject({ code: "INVALID_INPUT", message: expect.stringContaining("takeoverReason") });
+        expect((await failureOf(cp.openGate({ ...base, idempotencyKey: unique("gate"), kind: "question", takeoverReason: "login" }))).code).toBe("INVALID_INPUT");
+        const g = await cp.openGate({ ...base, idempotencyKey: unique("gate"), kind: "takeover", takeoverReason: "login" });
+        expect(g.created).toBe(true);
+        expect(await todoOf(r.goalId, r.todo.id)).toMatchObject({ state: "blocked", openGate: { id: g.gateId } });
+      });
+
       it("opening a gate blocks its todo and ends the opener's lease in the same call: nobody can claim it while the gate is open", async () => {
         const r = await running();
         await gateOn(r);

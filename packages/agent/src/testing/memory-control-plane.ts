@@ -580,6 +580,11 @@ export class MemoryControlPlane implements ControlPlane {
         this.conflict(`openGate: key ${input.idempotencyKey} already opened gate ${existing} for another question; use a new key.`);
       return { gateId: existing, created: false };
     }
+    // As the core: an agent's takeover ask says why, and only a takeover has a reason.
+    if ((input.kind === "takeover") !== (input.takeoverReason !== undefined)) {
+      const message = input.kind === "takeover" ? "an agent's takeover ask says why (login, captcha, one_time_code, blind_screen, other)" : 'only a takeover gate (kind "takeover") has a takeover reason';
+      throw new StateError("INVALID_INPUT", `gate.open: takeoverReason: ${message}.`, { issues: [{ path: "takeoverReason" }] });
+    }
     this.goal(input.goalId);
     const t = this.todo(input.todoId);
     // As the core: the holder's lease is checked, and the todo is blocked (its lease ended) with the gate's opening.
