@@ -18,7 +18,8 @@
 // (setup is not measured); agents of earlier levels keep stepping. Per level: offered and achieved steps/s, write
 // latency (each record's call, p50/p99), errors, the event stream's delivery p99 (commit to a viewer's receipt),
 // lost and duplicated events (every viewer must receive each workspace event of the level exactly once), and CPU
-// (cores busy) of the API processes and of Postgres. The knee is the last level that kept up: achieved ≥ 90 % of
+// (cores busy) of the API processes, of Postgres and of this process (the simulated agents and viewers, which share
+// the machine with what they measure). The knee is the last level that kept up: achieved ≥ 90 % of
 // offered, write p99 ≤ 250 ms, no errors, no lost or duplicated events; past it the ramp stops.
 //
 // Options: --levels 25,50,… --api-processes K --seconds S --viewers V --step-ms MS --pool-max P
@@ -61,7 +62,9 @@ const WRITE_P99_MS = 250;
 /** How long the stream may take to deliver a level's last events before they count as lost. */
 const DRAIN_MS = 5_000;
 /** The calls of a step a simulated agent replays; the rest (claims, gates, the run's start and end) it makes itself. */
-const REPLAYED = new Set(["recordStep", "heartbeatAgent", "renewLease"]);
+const REPLAYED = new Set(["recordStep", "heartbeatAgent"]);
+/** The runtime's lease life (its config's leaseTtlMs). */
+const LEASE_TTL_MS = 120_000;
 
 interface Call {
   method: string;
@@ -123,7 +126,7 @@ function cpuTicks(pred: (pid: number, ppid: number) => boolean): number {
 const apiPids = new Set(apis.map((a) => a.proc.pid!));
 // The bench's own Postgres: its postmaster (the first line of postmaster.pid) and the backends it forked.
 const postmaster = pg ? Number(readFileSync(join(dir, "data", "postmaster.pid"), "utf8").split("\n")[0]) : null;
-const cpu = () => ({ api: cpuTicks((pid) => apiPids.has(pid)), pg: postmaster ? cpuTicks((pid, ppid) => pid === postmaster || ppid === postmaster) : Number.NaN, at: performance.now() });
+const cpu = () => ({ bench: cpuTicks((pid) => pid === process.pid), api: cpuTicks((pid) => apiPids.has(pid)), pg: postmaster ? cpuTicks((pid, ppid) => pid === postmaster || ppid === postmaster) : Number.NaN, at: performance.now() });
 
 // ── record a real executor's calls ──
 async function capture(): Promise<{ setup: Call[]; steps: Call[][]; shots: { bytes: Uint8Array; mime: string }[]; ids: Record<string, string> }> {
@@ -200,6 +203,8 @@ console.log(
 interface Agent {
   cp: ControlPlane;
   ids: Record<string, string>;
+  /** When its lease expires (ms since the epoch): renewed at half its life, as the runtime's route does. */
+  leaseExpiresAt: number;
   k: number;
   stop: boolean;
   loop?: Promise<void>;
@@ -225,6 +230,10 @@ function rewrite<T>(value: T, a: Agent, tplIdx: number): T {
 
 async function replayStep(a: Agent, step: Call[]): Promise<void> {
   const tplIdx = tplIndex(step);
+  if (a.leaseExpiresAt - Date.now() < LEASE_TTL_MS / 2) {
+    const lease = await a.cp.renewLease({ todoId: a.ids.todoId!, agentId: a.ids.agentId!, leaseKey: a.ids.leaseKey! }, LEASE_TTL_MS);
+    a.leaseExpiresAt = new Date(lease.expiresAt).getTime();
+  }
   const u0 = performance.now();
   await a.cp.putBlob(tpl.shots[a.k % tpl.shots.length]!);
   uploads.push({ at: performance.now(), ms: performance.now() - u0 });
@@ -249,10 +258,10 @@ async function startAgent(n: number): Promise<Agent> {
     const s = JSON.stringify(c.args[0]).split(tpl.ids.runId!).join(run.id).split(tpl.ids.goalId!).join(goal.id);
     await cp.replanTodos(JSON.parse(s) as Parameters<ControlPlane["replanTodos"]>[0]);
   }
-  const claim = await cp.claimNext({ agentId, goalId: goal.id, ttlMs: 120_000 });
+  const claim = await cp.claimNext({ agentId, goalId: goal.id, ttlMs: LEASE_TTL_MS });
   if (!claim.claimed) throw new Error(`agent ${n} claimed nothing: ${claim.reason}`);
   await cp.startTodo({ todoId: claim.todo.id, agentId, leaseKey: claim.lease.leaseKey });
-  return { cp, ids: { runId: run.id, goalId: goal.id, todoId: claim.todo.id, leaseKey: claim.lease.leaseKey, agentId }, k: 1000, stop: false };
+  return { cp, ids: { runId: run.id, goalId: goal.id, todoId: claim.todo.id, leaseKey: claim.lease.leaseKey, agentId }, leaseExpiresAt: new Date(claim.lease.expiresAt).getTime(), k: 1000, stop: false };
 }
 
 function stepLoop(a: Agent): Promise<void> {
@@ -313,13 +322,14 @@ interface Row {
   dup: number;
   apiCores: number;
   pgCores: number;
+  benchCores: number;
 }
 const rows: Row[] = [];
 let knee: Row | null = null;
 let totalLost = 0;
 let totalDup = 0;
 const fmt = (r: Row) =>
-  `agents=${r.agents} offered_steps_per_s=${r.offered.toFixed(1)} steps_per_s=${r.achieved.toFixed(1)} write_p50_ms=${Math.round(r.p50)} write_p99_ms=${Math.round(r.p99)} upload_p99_ms=${Math.round(r.uploadP99)} errors=${r.errors} event_p99_ms=${Math.round(r.deliveryP99)} lost_events=${r.lost} dup_events=${r.dup} api_cores=${r.apiCores.toFixed(2)} pg_cores=${Number.isNaN(r.pgCores) ? "n/a" : r.pgCores.toFixed(2)}`;
+  `agents=${r.agents} offered_steps_per_s=${r.offered.toFixed(1)} steps_per_s=${r.achieved.toFixed(1)} write_p50_ms=${Math.round(r.p50)} write_p99_ms=${Math.round(r.p99)} upload_p99_ms=${Math.round(r.uploadP99)} errors=${r.errors} event_p99_ms=${Math.round(r.deliveryP99)} lost_events=${r.lost} dup_events=${r.dup} api_cores=${r.apiCores.toFixed(2)} pg_cores=${Number.isNaN(r.pgCores) ? "n/a" : r.pgCores.toFixed(2)} agents_side_cores=${r.benchCores.toFixed(2)}`;
 
 try {
   for (const level of LEVELS) {
@@ -367,6 +377,7 @@ try {
       dup,
       apiCores: (c1.api - c0.api) / TICKS / secs,
       pgCores: (c1.pg - c0.pg) / TICKS / secs,
+      benchCores: (c1.bench - c0.bench) / TICKS / secs,
     };
     rows.push(row);
     console.log(`${fmt(row)} (${expected.length} events × ${VIEWERS} viewers)`);
