@@ -44,7 +44,9 @@ if (process.env.DATABASE_URL) {
   });
   adminUrl = pg.adminUrl;
 }
-const testEnv = { PHONELOOP_TEST_PG_ADMIN_URL: adminUrl };
+// A server started here is deleted with its folder when the run ends: test files leave their databases to it
+// (packages/state/src/testing/test-database.ts, testServerIsThrowaway).
+const testEnv = { PHONELOOP_TEST_PG_ADMIN_URL: adminUrl, ...(pg ? { PHONELOOP_TEST_PG_THROWAWAY: "1" } : {}) };
 
 try {
   check("typecheck", "npx", ["turbo", "run", "typecheck", "--output-logs=errors-only"]);

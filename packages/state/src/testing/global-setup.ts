@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startEmbeddedPostgres, type RunningPostgres } from "../db/embedded-postgres.ts";
 import { applyMigrations } from "../db/migrate.ts";
-import { TEMPLATE_DATABASE, withDatabase } from "./test-database.ts";
+import { TEMPLATE_DATABASE, TEST_SERVER_THROWAWAY_ENV, withDatabase } from "./test-database.ts";
 
 let started: RunningPostgres | undefined;
 
@@ -19,6 +19,7 @@ export async function setup(): Promise<void> {
       fast: true,
     });
     adminUrl = started.adminUrl;
+    process.env[TEST_SERVER_THROWAWAY_ENV] = "1";
   }
   process.env.PHONELOOP_TEST_PG_ADMIN_URL = adminUrl;
   await applyMigrations(withDatabase(adminUrl, TEMPLATE_DATABASE));

@@ -11,6 +11,18 @@ const DISCONNECT_WAIT_MS = 10_000;
 const DROP_LOCK_TIMEOUT_MS = 20_000;
 const DROP_ATTEMPTS = 4;
 
+/**
+ * Whether the test server is a throwaway one this test run started (`npm test`, or the global setup without
+ * DATABASE_URL): its folder is deleted when the run ends, so a file's databases are left to go with it instead of
+ * being dropped. Every DROP DATABASE makes Postgres take an immediate checkpoint and wait for every backend of the
+ * server to close its files; a few hundred of them, from parallel files on a busy machine, held other files' queries
+ * and drops for minutes. On a server DATABASE_URL names (someone's own) every database is still dropped.
+ */
+export const TEST_SERVER_THROWAWAY_ENV = "PHONELOOP_TEST_PG_THROWAWAY";
+export function testServerIsThrowaway(): boolean {
+  return process.env[TEST_SERVER_THROWAWAY_ENV] === "1";
+}
+
 /** Admin URL (database `postgres`) of the test server, set by the global setup. */
 export function testServerAdminUrl(): string {
   const url = process.env.PHONELOOP_TEST_PG_ADMIN_URL;
@@ -65,6 +77,7 @@ export async function createTestDatabase(opts: { poolSize?: number } = {}): Prom
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([db.$disconnect().catch(() => undefined), new Promise((r) => (timer = setTimeout(r, DISCONNECT_WAIT_MS)))]);
       clearTimeout(timer);
+      if (testServerIsThrowaway()) return;
       for (let attempt = 1; ; attempt++) {
         const c = new pg.Client({ connectionString: adminUrl });
         await c.connect();
