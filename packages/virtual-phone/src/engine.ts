@@ -6,7 +6,7 @@ import { systemProperties } from "./device/properties.ts";
 import { canvasMeasure, encodePng, encodePngAsync, renderRgba } from "./render/draw.ts";
 import { dumpHierarchy } from "./render/uidump.ts";
 import { Latency, type LatencyProfile } from "./latency.ts";
-import { evaluateTask, taskGoal, type TaskEvaluation } from "./scenario/evaluator.ts";
+import { evaluateTask, taskGoal, taskParams, type TaskEvaluation } from "./scenario/evaluator.ts";
 import { loadScenario, parseScenario } from "./scenario/load.ts";
 import { ScenarioError, ScenarioRuntime, systemClock, type Clock, type DeviceSpec, type SystemUi } from "./scenario/runtime.ts";
 import type { Scenario, Task } from "./scenario/schema.ts";
@@ -131,16 +131,25 @@ export class PhoneEngine extends EventEmitter {
     return t;
   }
 
-  /** Resets with a seed and runs the task's setup; returns the goal to give the agent. */
-  startTask(id: string, seed = this.runtime.state.seed): { task: Task; goal: string } {
+  /**
+   * Resets with a seed and runs the task's setup with the params of a variant (0, the default, is the task's own;
+   * n is its variants[n - 1]); returns the goal to give the agent. Evaluating the task then uses the same params.
+   * A number as the second argument is the seed.
+   */
+  startTask(id: string, opts: number | { seed?: number; variant?: number } = {}): { task: Task; goal: string; variant: number; params: Task["params"] } {
+    const { seed = this.runtime.state.seed, variant = 0 } = typeof opts === "number" ? { seed: opts } : opts;
     const t = this.task(id);
+    const params = taskParams(t, variant);
     this.runtime.reset(seed);
     this.#syncLocale();
-    if (t.setup.length) this.runtime.run(t.setup, t.apps[0]!, undefined, t.params as Record<string, unknown>);
+    if (t.setup.length) this.runtime.run(t.setup, t.apps[0]!, undefined, params as Record<string, unknown>);
     this.#activeTask = t;
+    this.#activeParams = params;
     this.emit("change");
-    return { task: t, goal: taskGoal(t) };
+    return { task: t, goal: taskGoal(t, params), variant, params };
   }
+
+  #activeParams: Task["params"] | null = null;
 
   get activeTask(): Task | null {
     return this.#activeTask;
@@ -156,7 +165,8 @@ export class PhoneEngine extends EventEmitter {
   }
 
   evaluate(id: string, opts: { answer?: string } = {}): TaskEvaluation {
-    return evaluateTask(this.task(id), this.runtime.scope(null, { answer: opts.answer }));
+    const t = this.task(id);
+    return evaluateTask(t, this.runtime.scope(null, { answer: opts.answer }), this.#activeTask === t && this.#activeParams ? this.#activeParams : t.params);
   }
 
   /** A JSON snapshot of everything the evaluators see. */

@@ -5,7 +5,7 @@ export { Scenario, App, Screen, Element, Popup, Task, Evaluator, Predicate, Acti
 export { parseScenario, loadScenario, builtinScenarios, ScenarioValidationError, type ScenarioIssue } from "./scenario/load.ts";
 export { perturbScenario, parsePerturbations, PERTURBATIONS, PERTURBATION_DESCRIPTIONS, PerturbationError, type Perturbation } from "./scenario/perturb.ts";
 export { scenarioJsonSchema } from "./scenario/json-schema.ts";
-export { evaluateTask, taskGoal, type TaskEvaluation } from "./scenario/evaluator.ts";
+export { evaluateTask, taskGoal, taskParams, TaskVariantError, type TaskEvaluation } from "./scenario/evaluator.ts";
 export { ScenarioRuntime, seededRandom, matchDeeplink, ADB_KEYBOARD_IME, DEFAULT_IME, type Clock, type PhoneState } from "./scenario/runtime.ts";
 export { AdbKeyStore, parseAdbPublicKey, parseAdbKeys, ADB_TRUST, type AdbTrust } from "./adb/auth.ts";
 export { AdbMessageParser, AdbCommand, encodeMessage } from "./adb/message.ts";

@@ -114,6 +114,21 @@ describe("control API", () => {
     expect((await api("POST", "/tasks/nope/evaluate", {})).status).toBe(404);
   });
 
+  it("lists a task's variants and starts and evaluates a task with a variant's params", async () => {
+    await api("POST", "/scenario", { name: "social" });
+    const listed = ((await api("GET", "/tasks")).body as { id: string; params: object; variants: object[] }[]).find((t) => t.id === "settings_connect_cafe")!;
+    expect(listed).toMatchObject({ params: { ssid: "Cafe Guest" }, variants: [{ ssid: "Office" }] });
+    const started = await api("POST", "/tasks/settings_connect_cafe/start", { seed: 1, variant: 1 });
+    expect(started.body).toMatchObject({ task: "settings_connect_cafe", variant: 1, params: { ssid: "Office" }, goal: "Connect to the Wi-Fi network 'Office'." });
+    phone.engine.runtime.writeRef("connectedSsid", "settings", "Cafe Guest");
+    expect((await api("POST", "/tasks/settings_connect_cafe/evaluate", {})).body.score).toBe(0.5);
+    phone.engine.runtime.writeRef("connectedSsid", "settings", "Office");
+    expect((await api("POST", "/tasks/settings_connect_cafe/evaluate", {})).body.score).toBe(1);
+    expect((await api("POST", "/tasks/settings_connect_cafe/start", {})).body).toMatchObject({ variant: 0, params: { ssid: "Cafe Guest" } });
+    const missing = await api("POST", "/tasks/settings_connect_cafe/start", { variant: 2 });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toMatchObject({ code: "TASK_VARIANT_NOT_FOUND", message: expect.stringContaining("has no variant 2") });
+  });
   it("fails the next command, as an exit status or a closed stream", async () => {
     const adb = await connect();
     await api("POST", "/faults", { failNext: "exit" });

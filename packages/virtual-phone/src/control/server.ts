@@ -86,7 +86,7 @@ export const CONTROL_ROUTES = [
   "POST /reset                 {seed?} reset the phone",
   "GET  /state                 app state (what evaluators read)",
   "GET  /tasks                 tasks of the scenario",
-  "POST /tasks/:id/start       {seed?} reset and run the task's setup; returns the goal",
+  "POST /tasks/:id/start       {seed?, variant?} reset and run the task's setup with a variant's params (0: its own); returns the goal",
   "POST /tasks/:id/evaluate    {answer?} score the task: {score, reason, checks}",
   "POST /events/ask_user       {question, answer?} the agent asked its user (evaluators check it with {asked: {}})",
   "GET  /screenshot            PNG of the screen",
@@ -140,7 +140,7 @@ export function startControlServer(init: ControlServerInit): Promise<Listening &
     }
     if (m === "GET" && path === "/state") return json(200, engine.state());
     if (m === "GET" && path === "/tasks") {
-      return json(200, engine.tasks().map((t) => ({ id: t.id, goal: taskGoal(t), apps: t.apps, params: t.params, maxSteps: t.maxSteps, tags: t.tags })));
+      return json(200, engine.tasks().map((t) => ({ id: t.id, goal: taskGoal(t), apps: t.apps, params: t.params, variants: t.variants, maxSteps: t.maxSteps, tags: t.tags })));
     }
     const task = /^\/tasks\/([a-z0-9_]+)(?:\/(start|evaluate))?$/.exec(path);
     if (task) {
@@ -148,8 +148,8 @@ export function startControlServer(init: ControlServerInit): Promise<Listening &
       if (m === "GET" && !task[2]) return json(200, engine.task(id));
       if (m === "POST" && task[2] === "start") {
         const body = await readJson(req);
-        const r = engine.startTask(id, num(body.seed, "seed", true));
-        return json(200, { task: id, goal: r.goal, maxSteps: r.task.maxSteps, state: engine.state() });
+        const r = engine.startTask(id, { seed: num(body.seed, "seed", true), variant: num(body.variant, "variant", true) });
+        return json(200, { task: id, variant: r.variant, params: r.params, goal: r.goal, maxSteps: r.task.maxSteps, state: engine.state() });
       }
       if (m === "POST" && task[2] === "evaluate") {
         const body = await readJson(req);
@@ -278,7 +278,7 @@ export function startControlServer(init: ControlServerInit): Promise<Listening &
     if (refused) return fail(res, refused);
     route(req, res).catch((e: unknown) => {
       const err = e as Error & { code?: string; status?: number; issues?: unknown };
-      const status = e instanceof HttpError ? e.status : e instanceof ScenarioValidationError ? 422 : err.code === "TASK_NOT_FOUND" ? 404 : err.code === "SCENARIO_ERROR" ? 400 : 500;
+      const status = e instanceof HttpError ? e.status : e instanceof ScenarioValidationError ? 422 : err.code === "TASK_NOT_FOUND" ? 404 : err.code === "SCENARIO_ERROR" || err.code === "TASK_VARIANT_NOT_FOUND" ? 400 : 500;
       if (!res.headersSent) res.writeHead(status, { "content-type": "application/json; charset=utf-8" });
       res.end(JSON.stringify({ error: { code: err.code ?? "INTERNAL", message: err.message, issues: e instanceof ScenarioValidationError ? e.issues : undefined } }, null, 2));
     });

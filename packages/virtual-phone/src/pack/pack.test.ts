@@ -48,30 +48,42 @@ function run(engine: PhoneEngine, clock: ManualClock, steps: Step[]): void {
 
 const search = (q: string): Step[] => [{ launch: "social", screen: "search" }, { type: ["search_input", q] }, { key: 66 }, { wait: 700 }];
 const BACK: Step = { key: 4 };
+type Params = Record<string, string | undefined>;
+const newEvent = (p: Params): Step[] => [{ launch: "calendar" }, { tap: "Create new event" }, { type: ["event_title", p.title!] }, { type: ["event_date", p.date!] }, { type: ["event_time", p.time!] }, BACK, { tap: "Save" }];
+const newContact = (p: Params): Step[] => [{ launch: "contacts" }, { tap: "Create contact" }, { type: ["contact_name", p.name!] }, { type: ["contact_phone_input", p.phone!] }, BACK, { tap: "Save" }];
+const text = (p: Params): Step[] => [{ launch: "messages" }, { tap: p.name! }, { type: ["compose_message_text", p.text!] }, BACK, { tap: "Send" }];
+const newNote = (p: Params): Step[] => [{ launch: "notes" }, { tap: "New note" }, { type: ["note_title", p.title!] }, { type: ["note_body", p.body!] }, BACK, { tap: "Save" }];
+/** The new-alarm dialog's wheels start at 07:00 and wrap; a minute is reached the short way round. */
+const alarmWheels = (time: string): Step[] => {
+  const [h, m] = time.split(":").map(Number) as [number, number];
+  return [{ swipeWheel: ["hour_picker", h - 7] }, { swipeWheel: ["minute_picker", m <= 30 ? m : m - 60] }];
+};
 
-const SOLUTIONS: Record<string, { steps: Step[]; answer?: string }> = {
+type Solution = { steps: Step[]; answer?: string };
+/** Each task's way through the UI; a task with params takes the params it was started with (its own or a variant's). */
+const SOLUTIONS: Record<string, Solution | ((p: Params) => Solution)> = {
   social_collect_views: { steps: [...search("mobile AI agents"), { tap: "Dr. Lin Zhou" }, BACK, { tap: "Kate Flynn" }, BACK], answer: "Views: on-device for privacy; reliability against popups; token cost." },
-  social_like_cost_post: { steps: [...search("mobile AI agents"), { scrollTo: "陈思远" }, { tap: "like" }] },
-  social_search_chinese: { steps: [...search("手机智能体"), { tap: "Dr. Lin Zhou" }, { tap: "save" }] },
+  social_like_cost_post: (p) => ({ steps: [...search("mobile AI agents"), { scrollTo: p.author! }, { tap: "like" }] }),
+  social_search_chinese: (p) => ({ steps: [...search(p.query!), { tap: "Dr. Lin Zhou" }, { tap: "save" }] }),
   social_login: { steps: [{ launch: "social", screen: "profile" }, { tap: "profile_login" }, { type: ["username", "agent_tester"] }, { type: ["password", "hunter22"] }, BACK, { tap: "login_button" }] },
   social_sign_in_profile: { steps: [{ launch: "social", screen: "profile" }, { tap: "profile_login" }, { type: ["username", "agent_tester"] }, { type: ["password", "a person types it"] }, BACK, { tap: "login_button" }] },
   settings_wifi_off: { steps: [{ launch: "settings" }, { tap: "Network & internet" }, { tap: "Wi-Fi" }] },
   settings_bluetooth_on: { steps: [{ launch: "settings" }, { tap: "Connected devices" }, { tap: "Use Bluetooth" }] },
   settings_font_largest: { steps: [{ launch: "settings" }, { tap: "Display" }, { tap: "Font size" }, { tap: "Largest" }] },
-  settings_connect_cafe: { steps: [{ launch: "settings" }, { tap: "Network & internet" }, { tap: "Internet" }, { tap: "Cafe Guest" }] },
+  settings_connect_cafe: (p) => ({ steps: [{ launch: "settings" }, { tap: "Network & internet" }, { tap: "Internet" }, { tap: p.ssid! }] }),
   settings_bluetooth_from_home: { steps: [{ tap: "Settings" }, { tap: "Connected devices" }, { tap: "Use Bluetooth" }, { key: 3 }] },
-  calendar_add_event: { steps: [{ launch: "calendar" }, { tap: "Create new event" }, { type: ["event_title", "Design review"] }, { type: ["event_date", "2026-12-04"] }, { type: ["event_time", "15:00"] }, BACK, { tap: "Save" }] },
-  calendar_chinese_event: { steps: [{ launch: "calendar" }, { tap: "Create new event" }, { type: ["event_title", "团队周会"] }, { type: ["event_date", "2026-12-07"] }, { type: ["event_time", "09:30"] }, BACK, { tap: "Save" }] },
-  contacts_add: { steps: [{ launch: "contacts" }, { tap: "Create contact" }, { type: ["contact_name", "Sam Lee"] }, { type: ["contact_phone_input", "+1 650 555 0142"] }, BACK, { tap: "Save" }] },
-  contacts_add_chinese: { steps: [{ launch: "contacts" }, { tap: "Create contact" }, { type: ["contact_name", "张伟"] }, { type: ["contact_phone_input", "13800138000"] }, BACK, { tap: "Save" }] },
-  messages_send: { steps: [{ launch: "messages" }, { tap: "Bob Miller" }, { type: ["compose_message_text", "Yes, the charger arrives tomorrow."] }, BACK, { tap: "Send" }] },
-  messages_send_chinese: { steps: [{ launch: "messages" }, { tap: "李雷" }, { type: ["compose_message_text", "明天中午十二点见，不见不散"] }, BACK, { tap: "Send" }] },
-  clock_set_alarm: { steps: [{ launch: "clock" }, { tap: "Add alarm" }, { swipeWheel: ["hour_picker", -1] }, { swipeWheel: ["minute_picker", -15] }, { type: ["alarm_label", "Gym"] }, BACK, { tap: "OK" }] },
-  shop_add_to_cart: { steps: [{ launch: "shop" }, { tap: "USB-C charger 65W" }, { tap: "Add to cart" }, BACK, { tap: "Phone case, blue" }, { tap: "Add to cart" }] },
-  shop_checkout: { steps: [{ launch: "shop" }, { scrollTo: "Coffee beans 1kg" }, { tap: "Buy now" }, { type: ["shipping_address", "1 Market St, San Francisco"] }, BACK, { tap: "Pay now" }] },
+  calendar_add_event: (p) => ({ steps: newEvent(p) }),
+  calendar_chinese_event: (p) => ({ steps: newEvent(p) }),
+  contacts_add: (p) => ({ steps: newContact(p) }),
+  contacts_add_chinese: (p) => ({ steps: newContact(p) }),
+  messages_send: (p) => ({ steps: text(p) }),
+  messages_send_chinese: (p) => ({ steps: text(p) }),
+  clock_set_alarm: (p) => ({ steps: [{ launch: "clock" }, { tap: "Add alarm" }, ...alarmWheels(p.time!), { type: ["alarm_label", p.label!] }, BACK, { tap: "OK" }] }),
+  shop_add_to_cart: (p) => ({ steps: [{ launch: "shop" }, { scrollTo: p.a! }, { tap: "Add to cart" }, BACK, { scrollTo: p.b! }, { tap: "Add to cart" }] }),
+  shop_checkout: (p) => ({ steps: [{ launch: "shop" }, { scrollTo: p.item! }, { tap: "Buy now" }, { type: ["shipping_address", p.address!] }, BACK, { tap: "Pay now" }] }),
   mail_meeting_time: { steps: [{ launch: "mail" }, { tap: "Maria Garcia · Project kickoff meeting" }], answer: "2026-12-03 at 14:00" },
-  notes_create: { steps: [{ launch: "notes" }, { tap: "New note" }, { type: ["note_title", "Groceries"] }, { type: ["note_body", "milk, eggs, bread"] }, BACK, { tap: "Save" }] },
-  notes_chinese: { steps: [{ launch: "notes" }, { tap: "New note" }, { type: ["note_title", "购物清单"] }, { type: ["note_body", "牛奶、鸡蛋、面包"] }, BACK, { tap: "Save" }] },
+  notes_create: (p) => ({ steps: newNote(p) }),
+  notes_chinese: (p) => ({ steps: newNote(p) }),
   mail_to_calendar: {
     steps: [{ launch: "mail" }, { tap: "Maria Garcia · Project kickoff meeting" }, { launch: "calendar" }, { tap: "Create new event" }, { type: ["event_title", "Project kickoff"] }, { type: ["event_date", "2026-12-03"] }, { type: ["event_time", "14:00"] }, { type: ["event_location", "Harbor Room"] }, BACK, { tap: "Save" }],
   },
@@ -93,15 +105,40 @@ describe("built-in tasks", () => {
     expect(Object.keys(SOLUTIONS).sort()).toEqual(engine.tasks().map((t) => t.id).sort());
   });
   for (const task of engine.tasks()) {
-    it(`${task.id} can be completed through the UI and scores 1`, () => {
-      const clock = new ManualClock();
-      const phone = new PhoneEngine({ scenario: "social", seed: 1, clock });
-      phone.startTask(task.id);
-      const solution = SOLUTIONS[task.id]!;
-      run(phone, clock, solution.steps);
-      const r = phone.evaluate(task.id, { answer: solution.answer });
-      expect(r.reason).toBe(`all ${r.checks.length} checks passed`);
-      expect(r.score).toBe(1);
-    });
+    for (let variant = 0; variant <= task.variants.length; variant++) {
+      const name = variant === 0 ? task.id : `${task.id}@${variant}`;
+      it(`${name} can be completed through the UI and scores 1`, () => {
+        const clock = new ManualClock();
+        const phone = new PhoneEngine({ scenario: "social", seed: 1, clock });
+        const started = phone.startTask(task.id, { variant });
+        const entry = SOLUTIONS[task.id]!;
+        const solution = typeof entry === "function" ? entry(started.params as Params) : entry;
+        run(phone, clock, solution.steps);
+        const r = phone.evaluate(task.id, { answer: solution.answer });
+        expect(r.reason).toBe(`all ${r.checks.length} checks passed`);
+        expect(r.score).toBe(1);
+      });
+    }
   }
+
+  it("a variant's values, not the task's own, are what its evaluator asks for", () => {
+    const clock = new ManualClock();
+    const phone = new PhoneEngine({ scenario: "social", seed: 1, clock });
+    const started = phone.startTask("notes_create", { variant: 1 });
+    expect(started.goal).toBe("Create a note titled 'Weekend plans' containing 'hike, laundry, call mom'.");
+    run(phone, clock, newNote(phone.task("notes_create").params as Params));
+    expect(phone.evaluate("notes_create").score).toBe(0);
+    run(phone, clock, newNote(started.params as Params));
+    expect(phone.evaluate("notes_create").score).toBe(1);
+  });
+
+  it("every variant gives the same params as its task, with other values", () => {
+    for (const t of engine.tasks()) {
+      for (const v of t.variants) {
+        expect(Object.keys(v).sort(), t.id).toEqual(Object.keys(t.params).sort());
+        expect(v, t.id).not.toEqual(t.params);
+      }
+    }
+    expect(() => engine.startTask("notes_create", { variant: 3 })).toThrow(/no variant 3: it has variants 0 \(its own params\) to 2/);
+  });
 });

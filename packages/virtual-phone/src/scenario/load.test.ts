@@ -57,6 +57,14 @@ describe("scenario loading", () => {
     expect(issues).toEqual([{ path: "apps[0].screens[0].body[0].onTap[0].screen", message: 'app "demo" has no screen "nowhere"' }]);
   });
 
+  it("rejects a task variant that does not give exactly the task's params", () => {
+    const task = { id: "t", goal: "say {a} and {b}", apps: ["demo"], maxSteps: 3, params: { a: "1", b: "2" }, evaluator: { checks: [{ name: "x", when: { eq: [1, 1] } }] } };
+    expect(parseScenario({ name: "ok", apps: [minimalApp], tasks: [{ ...task, variants: [{ a: "3", b: "4" }] }] }).tasks[0]!.variants).toEqual([{ a: "3", b: "4" }]);
+    expect(issuesOf({ name: "bad", apps: [minimalApp], tasks: [{ ...task, variants: [{ a: "3", b: "4" }, { a: "5", c: "6" }] }] })).toEqual([
+      { path: "tasks[0].variants[1]", message: "a variant gives every param of the task and no other (a, b); this one gives a, c" },
+    ]);
+  });
+
   it("rejects unknown keys and wrong types deep inside elements", () => {
     const app = structuredClone(minimalApp) as Record<string, unknown> & typeof minimalApp;
     (app.screens[1]!.body as unknown[]).push({ type: "switch", bind: 3 });

@@ -214,6 +214,11 @@ function crossCheck(s: Scenario): ScenarioIssue[] {
     t.apps.forEach((a, i) => {
       if (!appIds.has(a)) issues.push({ path: `${p}.apps[${i}]`, message: `no app with id "${a}"` });
     });
+    const keys = Object.keys(t.params).sort().join(", ");
+    t.variants.forEach((v, vi) => {
+      const got = Object.keys(v).sort().join(", ");
+      if (got !== keys) issues.push({ path: `${p}.variants[${vi}]`, message: `a variant gives every param of the task and no other (${keys || "none"}); this one gives ${got || "none"}` });
+    });
     const first = s.apps.find((a) => a.id === t.apps[0]) ?? null;
     checkActions(t.setup, `${p}.setup`, first);
   });

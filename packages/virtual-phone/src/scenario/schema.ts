@@ -347,6 +347,10 @@ export const Task = z.strictObject({
   goal: z.string().describe("what the agent is asked; {name} inserts a parameter"),
   apps: z.array(z.string()).min(1),
   params: z.record(z.string(), Json).default({}),
+  variants: z
+    .array(z.record(z.string(), Json))
+    .default([])
+    .describe("other values for the params (each a complete set, with the same keys): variant 1 is the first, variant 0 the task's own params; POST /tasks/:id/start {variant} runs and evaluates the task with them"),
   maxSteps: z.number().int().positive(),
   tags: z.array(z.string()).default([]),
   setup: Actions.default([]).describe("run after reset, before the agent starts"),
