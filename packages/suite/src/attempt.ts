@@ -80,7 +80,7 @@ export async function runAttempt(init: AttemptInit): Promise<AttemptResult> {
   let runId: string | null = null;
   let device: AdbDevice | null = null;
   try {
-    const { goal } = await control<{ goal: string }>(phone.controlUrl, phone.controlToken, "POST", `/tasks/${encodeURIComponent(init.task.id)}/start`, { seed: init.seed });
+    const { goal } = await control<{ goal: string }>(phone.controlUrl, phone.controlToken, "POST", `/tasks/${encodeURIComponent(init.task.task)}/start`, { seed: init.seed, variant: init.task.variant });
     device = new AdbDevice(await connectTcp({ host: "127.0.0.1", port: phone.adbPort, credentialStore: init.credentialStore }));
     const out = await runHeadless({
       apiUrl: init.apiUrl,

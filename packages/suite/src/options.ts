@@ -14,7 +14,9 @@ seed) gets its own virtual phone process and is a run with its replay; the task'
 (task, seed, score, steps, tokens, cost, seconds) and, last, the figures:
   tasks=<n> success_rate=<0..1> mean_steps=<n> mean_input_tokens=<n> mean_cost_usd=<n> p50_task_s=<n>
 
-  --tasks <glob>        task ids to run: "*", "settings_*", "{mail,notes}_*" (several: comma-separated)
+  --tasks <glob>        task ids to run: "*", "settings_*", "{mail,notes}_*" (several: comma-separated); "<glob>@<n>"
+                        runs variant n of the tasks (the same task with other values: "notes_create@1"), "<glob>@*"
+                        every variant; the report names a variant so
   --seeds <n>           seeds 1..n per task (default 1)
   --trials <k>          run each task and seed k times under the same settings (default 1); per task, the
                         success rate is printed with its 95% confidence interval (Wilson)

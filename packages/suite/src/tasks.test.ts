@@ -21,6 +21,17 @@ describe("task selection", () => {
     expect(shop.goal).toBe("Buy one 'Coffee beans 1kg' and have it shipped to '1 Market St, San Francisco', paying with the saved card.");
   });
 
+  it("a task's variant by reference (task@n), every variant of a glob's tasks (@*), each named so in the report", () => {
+    const one = selectTasks("notes_create@1")[0]!;
+    expect(one).toMatchObject({ id: "notes_create@1", task: "notes_create", variant: 1, variants: 2, goal: "Create a note titled 'Weekend plans' containing 'hike, laundry, call mom'." });
+    expect(selectTasks("notes_create")[0]).toMatchObject({ id: "notes_create", task: "notes_create", variant: 0, goal: "Create a note titled 'Groceries' containing 'milk, eggs, bread'." });
+    expect(selectTasks("notes_*@*, contacts_add").map((t) => t.id)).toEqual(["contacts_add", "notes_create@1", "notes_create@2", "notes_chinese@1"]);
+    // a glob's tasks without that variant are skipped; a task named exactly with a variant it lacks is refused
+    expect(selectTasks("calendar_*@2").map((t) => t.id)).toEqual(["calendar_add_event@2"]);
+    expect(() => selectTasks("notes_create@3")).toThrow(/task "notes_create" has no variant 3: its variants are 1 to 2/);
+    expect(() => selectTasks("settings_wifi_off@1")).toThrow(/task "settings_wifi_off" has no variant 1: its variants are none/);
+  });
+
   it("a folder's scenario files: each task on its own file; a task named twice is refused, naming both files", () => {
     const dir = mkdtempSync(join(tmpdir(), "suite-scenarios-"));
     copyFileSync(TIPS, join(dir, "a-tips.json"));

@@ -1,12 +1,21 @@
 // Which tasks a suite runs: the virtual phone's built-in pack, or every scenario file of a folder, filtered by a
-// glob over task ids (picomatch: `settings_*`, `{mail,notes}_*`, `*`; several globs comma-separated).
+// glob over task ids (picomatch: `settings_*`, `{mail,notes}_*`, `*`; several globs comma-separated). A glob ending
+// in `@<n>` picks variant n of the tasks it matches (the task with other values for its params: `notes_create@1`),
+// `@*` every variant but the task's own; the reference (`notes_create@1`) is the attempt's task id in the report.
 import { readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import picomatch from "picomatch";
-import { loadScenario, taskGoal } from "@phoneloop/virtual-phone";
+import { loadScenario, taskGoal, taskParams, type Task } from "@phoneloop/virtual-phone";
 
 export interface SuiteTask {
+  /** The task's reference: its id, with `@<variant>` for a variant other than its own params. */
   id: string;
+  /** The scenario's task id the phone starts. */
+  task: string;
+  /** Which param set the phone starts it with: 0 its own, n its variants[n - 1]. */
+  variant: number;
+  /** How many variants the task has besides its own params. */
+  variants: number;
   goal: string;
   maxSteps: number;
   /** What the phone loads: a built-in scenario name, or a scenario file. */
@@ -27,9 +36,18 @@ export class TaskSelectionError extends Error {
 export const NEEDS_A_PERSON = "takeover";
 const unattended = (t: { tags: string[] }) => !t.tags.includes(NEEDS_A_PERSON);
 
+/** A task of a scenario as the suite runs it: variant 0 (its own params) or another. */
+function suiteTask(t: Task, scenario: string, variant = 0): SuiteTask {
+  return { id: variant === 0 ? t.id : `${t.id}@${variant}`, task: t.id, variant, variants: t.variants.length, goal: taskGoal(t, taskParams(t, variant)), maxSteps: t.maxSteps, scenario };
+}
+
 /** Every task of the pack (no folder) or of the folder's scenario files, in file then task order; none that needs a person. */
 export function availableTasks(scenariosDir?: string): SuiteTask[] {
-  if (!scenariosDir) return loadScenario(PACK_SCENARIO).tasks.filter(unattended).map((t) => ({ id: t.id, goal: taskGoal(t), maxSteps: t.maxSteps, scenario: PACK_SCENARIO }));
+  return scenarioTasks(scenariosDir).map(({ task, scenario }) => suiteTask(task, scenario));
+}
+
+function scenarioTasks(scenariosDir?: string): { task: Task; scenario: string }[] {
+  if (!scenariosDir) return loadScenario(PACK_SCENARIO).tasks.filter(unattended).map((task) => ({ task, scenario: PACK_SCENARIO }));
   const dir = resolve(scenariosDir);
   let files: string[];
   try {
@@ -39,28 +57,49 @@ export function availableTasks(scenariosDir?: string): SuiteTask[] {
     throw new TaskSelectionError(`--scenarios ${scenariosDir}: ${(e as Error).message}; give a folder of scenario JSON files.`);
   }
   const seen = new Map<string, string>();
-  const out: SuiteTask[] = [];
+  const out: { task: Task; scenario: string }[] = [];
   for (const f of files) {
     const path = join(dir, f);
     for (const t of loadScenario(path).tasks.filter(unattended)) {
       const other = seen.get(t.id);
       if (other) throw new TaskSelectionError(`task "${t.id}" is in both ${other} and ${f}; a suite names each task once, so rename one of them.`);
       seen.set(t.id, f);
-      out.push({ id: t.id, goal: taskGoal(t), maxSteps: t.maxSteps, scenario: path });
+      out.push({ task: t, scenario: path });
     }
   }
   if (!out.length) throw new TaskSelectionError(`--scenarios ${scenariosDir}: no scenario file there has tasks (each *.json is a scenario; see packages/virtual-phone/README.md).`);
   return out;
 }
 
-/** The tasks whose ids match the glob (or any of several, comma-separated). */
+/**
+ * The tasks whose ids match the glob (or any of several, comma-separated), in the order of the tasks and then of the
+ * globs' variants (`notes_*@1`: variant 1 of each notes task that has one; a task named twice is run once).
+ */
 export function selectTasks(glob: string, scenariosDir?: string): SuiteTask[] {
-  const all = availableTasks(scenariosDir);
-  const globs = splitGlobs(glob);
-  const match = picomatch(globs.length ? globs : ["*"]);
-  const picked = all.filter((t) => match(t.id));
-  if (!picked.length) throw new TaskSelectionError(`no task matches --tasks ${glob}; the tasks are: ${all.map((t) => t.id).join(", ")}`);
-  return picked;
+  const all = scenarioTasks(scenariosDir);
+  const globs = (splitGlobs(glob).length ? splitGlobs(glob) : ["*"]).map((g) => {
+    const at = /^(.*)@(\d+|\*)$/.exec(g);
+    const base = at ? at[1]! : g;
+    return { match: picomatch(base), exact: !/[*?{}[\]()!+@]/.test(base), variant: at ? (at[2] === "*" ? ("every" as const) : Number(at[2])) : 0 };
+  });
+  const picked = new Map<string, SuiteTask>();
+  for (const { task, scenario } of all) {
+    for (const g of globs) {
+      if (!g.match(task.id)) continue;
+      const variants = g.variant === "every" ? task.variants.map((_, i) => i + 1) : [g.variant];
+      for (const v of variants) {
+        if (v > task.variants.length) {
+          // a task named exactly with a variant it lacks is a mistake; a glob's other tasks may have fewer variants
+          if (g.exact) throw new TaskSelectionError(`task "${task.id}" has no variant ${v}: its variants are ${task.variants.length ? `1 to ${task.variants.length}` : "none"} (0 is its own params).`);
+          continue;
+        }
+        const t = suiteTask(task, scenario, v);
+        if (!picked.has(t.id)) picked.set(t.id, t);
+      }
+    }
+  }
+  if (!picked.size) throw new TaskSelectionError(`no task matches --tasks ${glob}; the tasks are: ${all.map((t) => t.task.id).join(", ")}${all.some((t) => t.task.variants.length) ? ` (with variants: ${all.filter((t) => t.task.variants.length).map((t) => `${t.task.id}@1..${t.task.variants.length}`).join(", ")})` : ""}`);
+  return [...picked.values()];
 }
 
 /** "a_*, {b,c}_x" → ["a_*", "{b,c}_x"]: commas split globs, except inside braces (picomatch's alternatives). */
