@@ -102,8 +102,10 @@ describe("the settings a suite run records", () => {
     expect(suiteSettingsOf(p.models).roles.planner).toMatchObject({ adapter: "phoneloop", adapterVersion: "1" });
     // Without a version: the newest the runtime lists for the id.
     expect(suiteSettingsOf(profileOf({ name: "q", executor: { baseURL: "http://127.0.0.1:8000/v1", model: "qwen", adapter: { id: "qwen-vl" } } }, "q.json").models).roles.executor).toMatchObject({ adapter: "qwen-vl", adapterVersion: "3" });
-    expect(() => profileOf({ name: "x", executor: { baseURL: "http://127.0.0.1:1/v1", model: "m", adapter: { id: "ui-tars", version: "9" } } }, "x.json")).toThrow(/at executor\.adapter: no such published version.*ui-tars 1\.5/);
-    expect(() => profileOf({ name: "x", executor: { baseURL: "http://127.0.0.1:1/v1", model: "m", adapter: { id: "ui-venus" } } }, "x.json")).toThrow(/at executor\.adapter\.id/);
+    expect(() => profileOf({ name: "x", executor: { baseURL: "http://127.0.0.1:1/v1", model: "m", adapter: { id: "ui-tars", version: "9" } } }, "x.json")).toThrow(/at executor\.adapter: the adapter ui-tars has no published version "9".*ui-tars 1\.5/);
+    expect(() => profileOf({ name: "x", executor: { baseURL: "http://127.0.0.1:1/v1", model: "m", adapter: { id: "ui-venus" } } }, "x.json")).toThrow(/at executor\.adapter: there is no model adapter "ui-venus"/);
+    // written as the agent's settings write it, "<id>@<version>"
+    expect(profileOf({ name: "t", executor: { baseURL: "http://127.0.0.1:8000/v1", model: "m", adapter: "ui-tars@1.5" } }, "t.json").models.executor.adapter).toEqual({ id: "ui-tars", version: "1.5" });
   });
 
   it("a role may name a model preset: its model, adapter and default prices, each overridden by the role's own", () => {

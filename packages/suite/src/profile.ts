@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { ADAPTER_DESCRIPTORS, ADAPTER_IDS, adapterFor, PRESET_IDS, presetFor, type ModelsInit, type PresetRole, type RoleModelInit } from "@phoneloop/agent";
+import { PRESET_IDS, presetFor, readAdapterSetting, type ModelsInit, type PresetRole, type RoleModelInit } from "@phoneloop/agent";
 
 const Role = z.strictObject({
   baseURL: z.url().describe("the endpoint's /v1 URL, e.g. https://api.openai.com/v1 or http://127.0.0.1:8000/v1"),
@@ -28,10 +28,18 @@ const Role = z.strictObject({
 });
 export type ProfileRole = z.infer<typeof Role> & { adapter?: { id: string; version?: string } };
 
-/** The executor's model adapter (packages/agent model/adapters): the planner and summarizer speak the product's language. */
+/**
+ * The executor's model adapter (packages/agent model/adapters), read by the agent's own parser: "ui-tars@1.5" or
+ * {id, version}; the planner and summarizer speak the product's language.
+ */
 const Adapter = z
-  .strictObject({ id: z.enum(ADAPTER_IDS as unknown as [string, ...string[]]), version: z.string().min(1).optional() })
-  .refine((a) => adapterFor(a.id, a.version) !== null, { message: `no such published version of this adapter; the adapters and versions are ${ADAPTER_DESCRIPTORS.map((d) => `${d.id} ${d.version}`).join(", ")}` });
+  .union([z.string().min(1), z.strictObject({ id: z.string().min(1), version: z.string().min(1).optional() })])
+  .transform((written, ctx) => {
+    const read = readAdapterSetting(written);
+    if (read.ok) return read.setting;
+    ctx.addIssue({ code: "custom", message: read.message });
+    return z.NEVER;
+  });
 
 export const ModelProfileSchema = z
   .strictObject({
