@@ -7,7 +7,7 @@ import { goalSimilarity, lessonsFor } from "../memory/lessons.ts";
 import { appManifest, appsOfGoal, launcherApps } from "../shortcuts/discover.ts";
 import { validateShortcuts } from "../shortcuts/validate.ts";
 import { readSkillBody, describeSelector, type SkillBody } from "../skills/contract.ts";
-import { appsOfSkill, distilSkill, recordedActions, skillName } from "../skills/distil.ts";
+import { appsOfSkill, describeWork, distilSkill, parameterise, recordedActions, skillName, withoutStepNumber, type ValueSource } from "../skills/distil.ts";
 import type { RunContext } from "./state.ts";
 
 /** How alike a skill's goal must be to this one for its app to count as one of the goal's apps. */
@@ -99,6 +99,8 @@ interface RunRecords {
   goal: string;
   learned?: Learned;
   executed: { todoId: string; title: string; status: string }[];
+  /** The run's blackboard: the values its todos produced and read (a skill's parameters come from them). */
+  blackboard?: Record<string, string>;
 }
 
 /** After the run: lessons for its app, skills from the todos it finished (a skill that handed back is repaired), shortcuts tried. */
@@ -115,31 +117,64 @@ export async function learnFromRun(ctx: RunContext, run: RunRecords, lessons: { 
   const kept = lessons.filter((l) => l.text.trim().length >= 3).slice(0, 3);
   if (mainApp && kept.length) await cp.addLessons({ app: mainApp, goal: run.goal.slice(0, 20_000), runId: run.runId, lessons: kept });
 
+  // The run's values: its blackboard, and what the todos' hand-offs reported (a todo's inputs are read from it).
+  const board: Record<string, string> = { ...(run.blackboard ?? {}) };
+  for (const e of evidence) if (e.kind === "handoff" && e.data.outputs && typeof e.data.outputs === "object") for (const [k, v] of Object.entries(e.data.outputs)) if (typeof v === "string" && board[k] === undefined) board[k] = v;
+  const literals = learned.apps.map((a) => a.label);
+  const usedOk = new Set(learned.used.filter((u) => u.ok).map((u) => u.name));
+  const ownerOf = async (body: SkillBody) => {
+    // The skill belongs to the app it acts in most that is installed (the launcher of a path from home is not).
+    for (const app of appsOfSkill(body)) {
+      const v = await versionOf(app);
+      if (v) return { app, version: v };
+    }
+    return null;
+  };
+  const save = async (todos: readonly { title: string }[], distilled: SkillBody, owner: { app: string; version: string }, repairs?: string) => {
+    const titles = todos.map((t) => t.title);
+    const sources: ValueSource[] = [{ text: run.goal, from: "goal" }, ...titles.map((text) => ({ text, from: "title" as const })), ...Object.entries(board).map(([key, value]) => ({ key, value }))];
+    const body = parameterise({ ...distilled, app: owner.app }, sources, { literals });
+    const description = describeWork(titles, body.example);
+    // A skill that handed back and that the model then completed is repaired in place: same name, next version.
+    const name = repairs ?? skillName(description);
+    if (usedOk.has(name)) return null; // used as it is: saving it again would only make a new version of the same path
+    const goal = titles.map(withoutStepNumber).join("; ");
+    await cp.saveSkill({ app: owner.app, appVersion: owner.version, name, goal: goal.slice(0, 20_000), body: { ...body, description } as unknown as Record<string, unknown>, runId: run.runId });
+    return name;
+  };
+
+  // Each finished todo's path (a todo that read something keeps the screens it read on), and the app it belongs to.
+  type Part = { todo: { todoId: string; title: string }; evidence: typeof evidence; read: boolean; body: SkillBody; owner: { app: string; version: string }; doneBySkill: boolean; repairs?: string };
+  const parts: (Part | null)[] = [];
   for (const t of run.executed) {
-    if (t.status !== "done") continue;
-    const used = learned.used.filter((u) => u.todoId === t.todoId);
-    if (used.some((u) => u.ok)) continue; // the skill did it as it is
+    if (t.status !== "done") {
+      parts.push(null); // ends a piece of work
+      continue;
+    }
     const mine = evidence.filter((e) => e.todoId === t.todoId);
     const { actions, last } = recordedActions(mine);
     // A todo whose result was information (its hand-off carries answers or outputs) read it on the screens it visited.
     const read = mine.some((e) => e.kind === "handoff" && ((Array.isArray(e.data.answers) && e.data.answers.length > 0) || Object.keys((e.data.outputs as Record<string, unknown> | undefined) ?? {}).length > 0));
-    const distilled = distilSkill(actions, last, { keepVisits: read });
-    if (!distilled) continue;
-    // The skill belongs to the app it acts in most that is installed (the launcher of a path from home is not).
-    let owner: { app: string; version: string } | null = null;
-    for (const app of appsOfSkill(distilled)) {
-      const v = await versionOf(app);
-      if (v) {
-        owner = { app, version: v };
-        break;
-      }
-    }
-    if (!owner) continue;
-    const body = { ...distilled, app: owner.app };
-    const version = owner.version;
-    // A skill that handed back and that the model then completed is repaired in place: same name, next version.
-    const name = used.at(-1)?.name ?? skillName(t.title);
-    await cp.saveSkill({ app: body.app, appVersion: version, name, goal: t.title.slice(0, 20_000), body: body as unknown as Record<string, unknown>, runId: run.runId });
+    const body = distilSkill(actions, last, { keepVisits: read });
+    if (!body) continue; // nothing done on the screen (an answer): not part of a path, not the end of one either
+    const owner = await ownerOf(body);
+    const used = learned.used.filter((u) => u.todoId === t.todoId);
+    const repairs = used.at(-1)?.ok === false ? used.at(-1)!.name : undefined;
+    parts.push(owner ? { todo: t, evidence: mine, read, body, owner, doneBySkill: used.some((u) => u.ok), ...(repairs ? { repairs } : {}) } : null);
+  }
+  // A skill per todo with two steps or more (one tap is not worth a skill), unless a skill did it as it is.
+  for (const p of parts) if (p && !p.doneBySkill && p.body.steps.length >= 2) await save([p.todo], p.body, p.owner, p.repairs);
+  // Consecutive todos in the same app are one piece of work: one skill over all of them, when it has more steps than each part.
+  for (let i = 0; i < parts.length; ) {
+    let j = i + 1;
+    while (parts[i] && parts[j] && parts[j]!.owner.app === parts[i]!.owner.app) j++;
+    const group = parts.slice(i, j) as Part[];
+    i = j;
+    if (group.length < 2 || !group[0]) continue;
+    const { actions, last } = recordedActions(group.flatMap((p) => p.evidence));
+    const whole = distilSkill(actions, last, { keepVisits: group.some((p) => p.read) });
+    if (!whole || !group.every((p) => whole.steps.length > p.body.steps.length)) continue;
+    await save(group.map((p) => p.todo), whole, group.at(-1)!.owner);
   }
 
   // Shortcuts of the run's apps not tried yet: tried now, on this phone, after the work is done; the phone is put

@@ -29,6 +29,9 @@ export interface SkillStep {
   target?: ElementSelector;
   /** The screen the step starts from (its precondition; the previous step's postcondition). */
   before: ScreenContract;
+  /** The sha256 of the screenshot blob of the observation this step started from in the run it was distilled from
+   *  (observation evidence's blob): the Learning page's thumbnail. Absent when the run kept none. */
+  shot?: string;
 }
 
 export type SkillAction = Extract<Action, { type: "click" | "long_press" | "double_tap" | "drag" | "input_text" | "click_then_type" | "keyboard_enter" | "navigate_back" | "navigate_home" | "scroll" | "open_app" | "open_deeplink" }>;
@@ -37,6 +40,15 @@ export const SKILL_ACTION_TYPES: readonly SkillAction["type"][] = ["click", "lon
 export interface SkillBody {
   format: 1;
   app: string;
+  /** What the skill does in words, parameters as {name}: "create a note titled {title} containing {body}". */
+  description?: string;
+  /** Its parameters' names in the order they first appear. Every `{name}` with name in this list, in a step's action
+   *  text (input_text.text, click_then_type.text), a target's text, or a contract's required[].text, is that
+   *  parameter. A `{x}` whose x is not listed is literal text. */
+  params?: string[];
+  /** The values the run it was distilled from used (name -> value): shown on the Learning page and used by
+   *  `suite --validate-skills` to replay a candidate. */
+  example?: Record<string, string>;
   /** Where the skill may start (the first step's screen). */
   pre: ScreenContract;
   steps: SkillStep[];
@@ -108,10 +120,17 @@ export function selectorOf(e: { text: string; resourceId: string; box: [number, 
   return { ...(e.resourceId ? { resourceId: e.resourceId } : {}), ...(e.text ? { text: e.text } : {}), at: centre(e) };
 }
 
+/** A parameter's name: lower case letters, digits and underscores, starting with a letter. */
+export const PARAM_NAME = /^[a-z][a-z0-9_]*$/;
+
 /** Reads a stored body back; null when it is not a skill body of this format. */
 export function readSkillBody(x: unknown): SkillBody | null {
   const b = x as SkillBody | null;
   if (!b || typeof b !== "object" || b.format !== 1 || !Array.isArray(b.steps) || !b.pre || !b.post || typeof b.app !== "string") return null;
-  for (const st of b.steps) if (!st || !st.action || !SKILL_ACTION_TYPES.includes(st.action.type) || !st.before) return null;
+  for (const st of b.steps) if (!st || !st.action || !SKILL_ACTION_TYPES.includes(st.action.type) || !st.before || (st.shot !== undefined && typeof st.shot !== "string")) return null;
+  // The optional fields, when there: a description in words, parameter names, and their example values as strings.
+  if (b.description !== undefined && typeof b.description !== "string") return null;
+  if (b.params !== undefined && (!Array.isArray(b.params) || !b.params.every((p) => typeof p === "string" && PARAM_NAME.test(p)))) return null;
+  if (b.example !== undefined && (!b.example || typeof b.example !== "object" || Array.isArray(b.example) || !Object.values(b.example).every((v) => typeof v === "string"))) return null;
   return b;
 }

@@ -21,6 +21,8 @@ export interface RecordedAction {
   before: RecordedScreen;
   action: SkillAction;
   px: { x: number; y: number } | null;
+  /** The sha256 of the screenshot of the observation the action started from (its evidence's blob), when kept. */
+  shot?: string;
 }
 
 type StoredElement = { text?: string; id?: string; box?: [number, number, number, number] };
@@ -51,9 +53,11 @@ function skillAction(x: unknown): SkillAction | null {
 export function recordedActions(evidence: readonly Evidence[]): { actions: RecordedAction[]; last: RecordedScreen | null } {
   const actions: RecordedAction[] = [];
   let last: RecordedScreen | null = null;
+  let shot: string | null = null;
   for (const e of evidence) {
     if (e.kind === "observation") {
-      last = recordedScreen(e.data) ?? last;
+      const screen = recordedScreen(e.data);
+      if (screen) [last, shot] = [screen, e.blobSha256];
       continue;
     }
     if (e.kind !== "action" || e.data.error) continue;
@@ -61,9 +65,11 @@ export function recordedActions(evidence: readonly Evidence[]): { actions: Recor
     const before = e.data.before ? recordedScreen(e.data.before as Record<string, unknown>) : last;
     if (!action || !before) continue;
     const px = e.data.px as { x: number; y: number } | null | undefined;
-    actions.push({ before, action, px: px && typeof px.x === "number" ? px : null });
+    // A skill's own step carries its screen in its data (its own blob, if any); the model's started from the last observation.
+    const from = e.data.before ? e.blobSha256 : shot;
+    actions.push({ before, action, px: px && typeof px.x === "number" ? px : null, ...(from ? { shot: from } : {}) });
     // A skill's own steps carry the screen after them only as the next one's `before`; the next observation follows.
-    if (e.data.before) last = null;
+    if (e.data.before) [last, shot] = [null, null];
   }
   return { actions, last };
 }
@@ -126,7 +132,7 @@ export function distilSkill(actions: RecordedAction[], last: RecordedScreen | nu
   const steps: SkillStep[] = path.map((a) => {
     const needsTarget = a.px && (a.action.type === "click" || a.action.type === "long_press" || a.action.type === "double_tap" || a.action.type === "click_then_type");
     const target = needsTarget ? selectorOf(elementAt(a.before, a.px!)) : undefined;
-    return { action: a.action, ...(target ? { target } : {}), before: contractOf(a.before, target ? [target] : []) };
+    return { action: a.action, ...(target ? { target } : {}), before: contractOf(a.before, target ? [target] : []), ...(a.shot ? { shot: a.shot } : {}) };
   });
   const end = last ?? path.at(-1)!.before;
   // The end screen's stable parts: elements by resource id (their texts may differ from one phone to the next).
@@ -152,4 +158,173 @@ export function appsOfSkill(body: Pick<SkillBody, "steps" | "post">): string[] {
 export function skillName(title: string): string {
   // Cut, then trimmed: a name never ends in a space (the state core stores names trimmed; a use_skill names it as listed).
   return title.toLocaleLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim().slice(0, 120).trim() || "skill";
+}
+
+// Parameters: text the run took from the goal, a todo's title or the blackboard is the skill's parameter, so the next
+// run with other values reuses it (skill bodies' `params`, contract.ts).
+
+/**
+ * Where a value the run used came from. A keyed source names it (a todo's input, a blackboard key: the value is that
+ * key's); free text (the goal's words, a todo's title) does not — a text the run typed or tapped is a value when it
+ * occurs there as a whole word or phrase, and a quoted phrase of it is one wherever it is typed.
+ */
+export type ValueSource = { key: string; value: string } | { text: string; from: "goal" | "title" };
+
+/** Letters of scripts written without spaces between words: a phrase of them needs no word boundary. */
+const NO_SPACES = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+const wordChar = (ch: string | undefined) => ch !== undefined && /[\p{L}\p{N}]/u.test(ch) && !NO_SPACES.test(ch);
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** Where `value` occurs in `text` as a whole word or phrase, ignoring case. */
+export function phrasesOf(text: string, value: string): { index: number; text: string }[] {
+  if (!value.trim()) return [];
+  const out: { index: number; text: string }[] = [];
+  for (const m of text.matchAll(new RegExp(escapeRe(value), "giu"))) {
+    const [first, lastCh] = [[...m[0]][0], [...m[0]].at(-1)];
+    const [before, after] = [[...text.slice(0, m.index)].at(-1), [...text.slice(m.index + m[0].length)][0]];
+    if ((wordChar(before) && wordChar(first)) || (wordChar(after) && wordChar(lastCh))) continue;
+    out.push({ index: m.index, text: m[0] });
+  }
+  return out;
+}
+
+/** The quoted phrases of a text ("…", “…”, ‘…’, 「…」, 『…』). */
+const quotedPhrases = (text: string) => [...text.matchAll(/"([^"\n]{1,200})"|“([^”\n]{1,200})”|‘([^’\n]{1,200})’|「([^」\n]{1,200})」|『([^』\n]{1,200})』/g)].map((m) => (m.slice(1).find((g) => g !== undefined) ?? "").trim()).filter(Boolean);
+
+const nameOfKey = (key: string) => {
+  const s = key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase().replace(/[^a-z0-9_]+/g, "_").replace(/^_+|_+$/g, "");
+  return !s ? "" : /^[a-z]/.test(s) ? s : `p_${s}`;
+};
+/** Words of a resource id that name the kind of widget, not what it holds. */
+const WIDGET_WORDS = new Set(["input", "field", "edit", "text", "txt", "box", "view", "button", "btn", "et", "tv", "entry", "picker"]);
+/**
+ * A parameter's name from the field it went into: the resource id's short name (after ":id/"), split into words,
+ * widget words dropped (input, field, edit, text, box, view, button…), its last word — note_title → title,
+ * contact_phone_input → phone, compose_message_text → message, search_input → search. `fallback` without one.
+ */
+export function paramNameOf(resourceId: string | undefined, fallback: string): string {
+  const words = nameOfKey((resourceId ?? "").replace(/^.*:id\//, "")).split("_").filter(Boolean);
+  return nameOfKey(words.filter((w) => !WIDGET_WORDS.has(w)).at(-1) ?? words.at(-1) ?? "") || fallback;
+}
+
+export interface ParameteriseOptions {
+  /** Texts never made parameters (the apps' labels: tapping "Notes" on the launcher is not a value of the goal). */
+  literals?: string[];
+}
+
+/**
+ * The skill with the values it took from its sources as parameters: each typed text (input_text, click_then_type)
+ * equal to a source's value — or containing a keyed value or a quoted phrase as a whole word or phrase — becomes
+ * `{name}` there; a target's text equal to a keyed value or a phrase of the goal (the contact the goal names) too,
+ * in the step's contract as well. The name is the key for a keyed value, else paramNameOf the field it was typed
+ * into (the step's target, or the field the step before tapped), or the element tapped; unique (a second value
+ * that would take a name gets name_2). Text from no source stays literal. `params` lists the names in order,
+ * `example` keeps the values; a body with no parameter comes back as it was.
+ */
+export function parameterise(body: SkillBody, sources: readonly ValueSource[], opts: ParameteriseOptions = {}): SkillBody {
+  const keyed = sources.filter((s): s is { key: string; value: string } => "key" in s && s.value.trim() !== "").sort((a, b) => b.value.length - a.value.length);
+  const free = sources.filter((s): s is { text: string; from: "goal" | "title" } => "text" in s);
+  const quoted = [...new Set(free.flatMap((s) => quotedPhrases(s.text)))].sort((a, b) => b.length - a.length);
+  const literals = new Set((opts.literals ?? []).map((l) => l.toLocaleLowerCase()));
+  const bodyText = JSON.stringify(body);
+  const byValue = new Map<string, string>();
+  const example: Record<string, string> = {};
+  const params: string[] = [];
+  const nameFor = (value: string, preferred: string) => {
+    const v = value.toLocaleLowerCase();
+    const had = byValue.get(v);
+    if (had) return had;
+    let name = preferred;
+    for (let n = 2; name in example || bodyText.includes(`{${name}}`); n++) name = `${preferred}_${n}`;
+    byValue.set(v, name);
+    example[name] = value;
+    params.push(name);
+    return name;
+  };
+  const equalKeyed = (text: string) => keyed.find((k) => k.value.trim().toLocaleLowerCase() === text.trim().toLocaleLowerCase());
+  const inFree = (text: string, from: readonly ("goal" | "title")[]) => !literals.has(text.trim().toLocaleLowerCase()) && free.some((s) => from.includes(s.from) && phrasesOf(s.text, text.trim()).length > 0);
+
+  /** A typed text with its values as parameters. */
+  const typed = (text: string, field: string | undefined): string => {
+    const whole = equalKeyed(text);
+    if (whole) return `{${nameFor(whole.value, nameOfKey(whole.key) || "value")}}`;
+    if (text.trim() && inFree(text, ["goal", "title"])) return `{${nameFor(text, paramNameOf(field, "text"))}}`;
+    // Parts of it: keyed values and quoted phrases, longest first, each span taken once.
+    const spans: { index: number; end: number; name: () => string }[] = [];
+    const take = (value: string, name: (found: string) => string) => {
+      if ([...value.trim()].length < 2) return;
+      for (const m of phrasesOf(text, value.trim())) {
+        const end = m.index + m.text.length;
+        if (!spans.some((s) => m.index < s.end && end > s.index)) spans.push({ index: m.index, end, name: () => name(m.text) });
+      }
+    };
+    for (const k of keyed) take(k.value, () => nameFor(k.value, nameOfKey(k.key) || "value"));
+    for (const q of quoted) if (!literals.has(q.toLocaleLowerCase())) take(q, (found) => nameFor(found, paramNameOf(field, "text")));
+    if (!spans.length) return text;
+    let out = "";
+    let at = 0;
+    for (const s of spans.sort((a, b) => a.index - b.index)) {
+      out += `${text.slice(at, s.index)}{${s.name()}}`;
+      at = s.end;
+    }
+    return out + text.slice(at);
+  };
+  /** A tapped element's text as a parameter, or null when it is the app's own. */
+  const tapped = (sel: ElementSelector): string | null => {
+    if (!sel.text?.trim()) return null;
+    const k = equalKeyed(sel.text);
+    if (k) return nameFor(k.value, nameOfKey(k.key) || "value");
+    // Planners name the buttons they tap in their titles: only the goal's words make a tapped text a value — as
+    // written (a name is: "Bob Miller"), not where a sentence starts ("Call Bob" names no button "Call").
+    const t = sel.text.trim();
+    const named = !literals.has(t.toLocaleLowerCase()) && free.some((s) => s.from === "goal" && phrasesOf(s.text, t).some((m) => m.text === t && !/(?:^|[.!?。！？]\s*)\s*$/u.test(s.text.slice(0, m.index))));
+    return named ? nameFor(sel.text, paramNameOf(sel.resourceId, "item")) : null;
+  };
+
+  const steps = body.steps.map((st, i): SkillStep => {
+    let { action, target, before } = st;
+    if (target) {
+      const name = tapped(target);
+      if (name) {
+        const was = target.text;
+        target = { ...target, text: `{${name}}` };
+        before = { ...before, required: before.required.map((r) => (r.text === was && r.resourceId === st.target!.resourceId ? { ...r, text: `{${name}}` } : r)) };
+      }
+    }
+    if (action.type === "input_text" || action.type === "click_then_type") {
+      // The field typed into: this step's target, else the one the step before tapped (input_text types into the focus).
+      const prev = body.steps[i - 1];
+      const field = st.target?.resourceId ?? (action.type === "input_text" && prev?.action.type === "click" ? prev.target?.resourceId : undefined);
+      const text = typed(action.text, field);
+      if (text !== action.text) action = { ...action, text };
+    }
+    return { ...st, action, ...(target ? { target } : {}), before };
+  });
+  return params.length ? { ...body, params, example, steps } : body;
+}
+
+/** A todo's title without a planner's step numbering ("Step 3 of 6: …"). */
+export const withoutStepNumber = (title: string) => title.replace(/^\s*step\s+\d+\s*(?:of|\/)\s*\d+\s*[:.)\-–—]*\s*/i, "").trim();
+
+/**
+ * What a skill does in words: its todos' titles without step numbering, one after another; an "In <app>, " the
+ * titles before already named dropped; the values of `example` as their `{name}`, and a planner's `{in:key}` as
+ * `{key}` when that is a parameter (else "the key").
+ */
+export function describeWork(titles: readonly string[], example: Record<string, string> = {}): string {
+  const named: string[] = [];
+  const parts = titles.map((raw, i) => {
+    let t = withoutStepNumber(raw).replace(/[.。]+$/u, "");
+    const inApp = /^in ([^,]{1,60}),\s*/i.exec(t);
+    if (inApp && named.includes(inApp[1]!.toLocaleLowerCase())) t = t.slice(inApp[0].length);
+    const app = /^(?:open|in)\s+([^,]{1,60}?)(?:,|$)/i.exec(withoutStepNumber(raw));
+    if (app) named.push(app[1]!.trim().toLocaleLowerCase());
+    t = t.replace(/\{in:([A-Za-z0-9_]+)\}/g, (_, key: string) => (nameOfKey(key) in example ? `{${nameOfKey(key)}}` : `the ${key.replace(/_/g, " ")}`));
+    for (const [name, value] of Object.entries(example).sort((a, b) => b[1].length - a[1].length)) {
+      const hits = phrasesOf(t, value);
+      for (const h of hits.reverse()) if (t[h.index - 1] !== "{" || t[h.index + h.text.length] !== "}") t = `${t.slice(0, h.index)}{${name}}${t.slice(h.index + h.text.length)}`;
+    }
+    return i > 0 && /^\p{Lu}\p{Ll}/u.test(t) ? t[0]!.toLocaleLowerCase() + t.slice(1) : t;
+  });
+  return parts.filter(Boolean).join(", ");
 }

@@ -1,0 +1,134 @@
+// A skill's parameters: text that came from the goal, a todo's title or the blackboard becomes `{name}`; anything
+// else the run typed or tapped stays literal. Bodies are distilled from recorded actions as a run leaves them.
+import { describe, expect, it } from "vitest";
+import type { Evidence } from "../ports.ts";
+import { readSkillBody, type SkillBody } from "./contract.ts";
+import { describeWork, distilSkill, paramNameOf, parameterise, recordedActions, withoutStepNumber, type RecordedAction, type RecordedScreen, type ValueSource } from "./distil.ts";
+
+const screen = (app: string, activity: string, els: [string, string][]): RecordedScreen => ({ app, activity, width: 1001, height: 1001, elements: els.map(([text, id], i) => ({ text, resourceId: id, box: [0, i * 100, 1000, i * 100 + 90] as [number, number, number, number] })) });
+const at = (i: number) => ({ x: 500, y: i * 100 + 45 });
+const type = (before: RecordedScreen, i: number, text: string): RecordedAction => ({ before, action: { type: "click_then_type", text }, px: at(i) });
+const tap = (before: RecordedScreen, i: number): RecordedAction => ({ before, action: { type: "click" }, px: at(i) });
+const typedTexts = (b: SkillBody) => b.steps.map((s) => ("text" in s.action ? s.action.text : null)).filter((t) => t !== null);
+
+const editor = screen("com.notes", "com.notes.Edit", [["", "com.notes:id/note_title"], ["", "com.notes:id/note_body"], ["Save", "com.notes:id/save"]]);
+const note = (title: string, body: string, extra: RecordedAction[] = []) => distilSkill([type(editor, 0, title), type(editor, 1, body), ...extra, tap(editor, 2)], editor)!;
+
+describe("parameters", () => {
+  it("text typed from the goal's words becomes a parameter named by the field it went into; text from no source stays literal", () => {
+    const goal: ValueSource = { text: "Create a note titled Groceries containing milk and eggs in Notes.", from: "goal" };
+    const body = parameterise(note("Groceries", "milk and eggs"), [goal]);
+    expect(typedTexts(body)).toEqual(["{title}", "{body}"]);
+    expect(body.params).toEqual(["title", "body"]);
+    expect(body.example).toEqual({ title: "Groceries", body: "milk and eggs" });
+    // The Save tap is the app's own: it stays; so does a text the skill always types.
+    expect(body.steps.at(-1)!.target).toMatchObject({ text: "Save" });
+    const literal = parameterise(note("Groceries", "Shopping"), [goal]);
+    expect(typedTexts(literal)).toEqual(["{title}", "Shopping"]);
+    expect(literal.params).toEqual(["title"]);
+    // Nothing from a source: the body comes back as it was, without params.
+    const none = note("Weekly", "Plans");
+    expect(parameterise(none, [goal])).toEqual(none);
+  });
+
+  it("a keyed value (the blackboard, a todo's input) is named by its key, also inside a longer text, as a whole word only", () => {
+    const msg = screen("com.msg", "com.msg.Thread", [["", "com.msg:id/compose_message_text"], ["Send", "com.msg:id/send"]]);
+    const body = distilSkill([type(msg, 0, "The Wireless Earbuds costs $49.99, art party"), tap(msg, 1)], msg)!;
+    const out = parameterise(body, [{ key: "price", value: "$49.99" }, { key: "style", value: "art" }, { key: "mood", value: "party" }]);
+    // "art" is not a word of "party"'s: only the whole words are replaced.
+    expect(typedTexts(out)).toEqual(["The Wireless Earbuds costs {price}, {style} {mood}"]);
+    expect(out.example).toEqual({ price: "$49.99", style: "art", mood: "party" });
+    const whole = parameterise(distilSkill([type(msg, 0, "$49.99"), tap(msg, 1)], msg)!, [{ key: "itemPrice", value: "$49.99" }]);
+    expect(typedTexts(whole)).toEqual(["{item_price}"]);
+  });
+
+  it("a todo title's quoted phrase is a parameter wherever it is typed; a title's quoted button is not a tapped value", () => {
+    const title: ValueSource = { text: 'In Notes, type "Dentist at 9:30" into note_title, then tap "Save"', from: "title" };
+    const body = parameterise(note("Reminder: Dentist at 9:30!", "bring the card"), [title]);
+    expect(typedTexts(body)).toEqual(["Reminder: {title}!", "bring the card"]);
+    expect(body.steps.at(-1)!.target?.text).toBe("Save");
+  });
+
+  it("a tapped element the goal names (a contact) is a parameter, in the step's contract too; the app's label on the launcher is not", () => {
+    const launcher = screen("com.launcher", "com.launcher.Home", [["Contacts", ""]]);
+    const list = screen("com.contacts", "com.contacts.List", [["Alice Chen", "com.contacts:id/contact_name"], ["Bob Miller", "com.contacts:id/contact_name"]]);
+    const card = screen("com.contacts", "com.contacts.Card", [["Call", "com.contacts:id/call"]]);
+    const body = distilSkill([tap(launcher, 0), tap(list, 1), tap(card, 0)], card)!;
+    const out = parameterise(body, [{ text: "Open Contacts and call Bob Miller.", from: "goal" }], { literals: ["Contacts"] });
+    expect(out.steps.map((s) => s.target?.text)).toEqual(["Contacts", "{name}", "Call"]);
+    expect(out.steps[1]!.before.required).toEqual([{ resourceId: "com.contacts:id/contact_name", text: "{name}", at: { x: 500, y: 145 } }]);
+    expect(out.example).toEqual({ name: "Bob Miller" });
+    // A goal that starts with the button's word does not make the button a value.
+    expect(parameterise(body, [{ text: "Call Bob Miller.", from: "goal" }], { literals: ["Contacts"] }).steps.map((s) => s.target?.text)).toEqual(["Contacts", "{name}", "Call"]);
+  });
+
+  it("Chinese values: a phrase of the goal, a quoted reply, and a keyed name inside a sentence (no spaces between words)", () => {
+    const goal: ValueSource = { text: "新建一条标题为购物清单的笔记，内容回复“好的，我会参加”", from: "goal" };
+    const body = parameterise(note("购物清单", "好的，我会参加"), [goal]);
+    expect(typedTexts(body)).toEqual(["{title}", "{body}"]);
+    expect(body.example).toEqual({ title: "购物清单", body: "好的，我会参加" });
+    const keyed = parameterise(note("张伟的电话", "张伟"), [{ key: "name", value: "张伟" }]);
+    expect(typedTexts(keyed)).toEqual(["{name}的电话", "{name}"]);
+    expect(keyed.params).toEqual(["name"]);
+  });
+
+  it("one value is one parameter; two values for one field name get distinct names; a name the body already types as {x} is not taken", () => {
+    const body = parameterise(note("Groceries", "Groceries"), [{ text: "Note Groceries", from: "goal" }]);
+    expect(typedTexts(body)).toEqual(["{title}", "{title}"]);
+    const two = distilSkill([type(editor, 0, "Alpha"), type(editor, 0, "Beta"), tap(editor, 2)], editor)!;
+    expect(typedTexts(parameterise(two, [{ text: "Alpha then Beta", from: "goal" }]))).toEqual(["{title}", "{title_2}"]);
+    const braces = parameterise(note("Groceries", "see {title}"), [{ text: "Groceries", from: "goal" }]);
+    expect(typedTexts(braces)).toEqual(["{title_2}", "see {title}"]);
+    expect(braces.params).toEqual(["title_2"]);
+  });
+
+  it("names from resource ids: the last word that is not a widget's kind", () => {
+    expect(paramNameOf("com.notes:id/note_title", "text")).toBe("title");
+    expect(paramNameOf("com.c:id/contact_phone_input", "text")).toBe("phone");
+    expect(paramNameOf("com.m:id/compose_message_text", "text")).toBe("message");
+    expect(paramNameOf("com.l:id/searchInput", "text")).toBe("search");
+    expect(paramNameOf("com.x:id/edit_text", "text")).toBe("text");
+    expect(paramNameOf(undefined, "text")).toBe("text");
+  });
+});
+
+describe("what a skill does in words", () => {
+  it("its todos' titles without a planner's step numbering, the app said once, values as their {name}", () => {
+    expect(withoutStepNumber("Step 3 of 6: In Shop, tap \"Buy now\"")).toBe('In Shop, tap "Buy now"');
+    const titles = ["Step 1 of 4: Open Notes", 'Step 2 of 4: In Notes, tap "New note"', 'Step 3 of 4: In Notes, type "Groceries" into note_title', 'Step 4 of 4: In Notes, type "The price is {in:price}" into note_body'];
+    expect(describeWork(titles, { title: "Groceries", price: "$5" })).toBe('Open Notes, tap "New note", type "{title}" into note_title, type "The price is {price}" into note_body');
+    expect(describeWork(['In Clock, tap "Add alarm"', "In Clock, set {in:alarm_time}"])).toBe('In Clock, tap "Add alarm", set the alarm time');
+  });
+});
+
+describe("a step's screenshot", () => {
+  const ev = (kind: Evidence["kind"], data: Record<string, unknown>, blobSha256: string | null = null): Evidence => ({ id: String(Math.random()), goalId: "g", runId: "r", todoId: "t", stepIndex: 0, kind, summary: "", data, blobSha256, createdAt: 0 });
+  const obs = (activity: string, sha: string | null) => ev("observation", { app: `com.notes/${activity}`, screen: { width: 1001, height: 1001 }, elements: [{ i: 0, text: "New note", id: "com.notes:id/new", box: [0, 0, 1000, 90] }] }, sha);
+  it("is the blob of the observation the step started from; a skill's own step has its own (none here)", () => {
+    const { actions, last } = recordedActions([
+      obs(".Main", "a".repeat(64)),
+      ev("action", { action: { type: "click", element: "0" }, px: { x: 500, y: 45 } }),
+      obs(".Edit", "b".repeat(64)),
+      ev("action", { action: { type: "input_text", text: "x" }, px: null }),
+      ev("action", { action: { type: "keyboard_enter" }, px: null, before: { app: "com.notes/.Edit", screen: { width: 1001, height: 1001 }, elements: [] } }),
+      obs(".Edit", null),
+    ]);
+    const body = distilSkill(actions, last)!;
+    expect(body.steps.map((s) => s.shot)).toEqual(["a".repeat(64), "b".repeat(64), undefined]);
+    expect(readSkillBody(JSON.parse(JSON.stringify(body)))).toEqual(body);
+  });
+});
+
+describe("reading a stored body", () => {
+  const old = note("a", "b");
+  it("reads a body without the optional fields, and one with them; refuses parameters that are not names and examples that are not text", () => {
+    expect(readSkillBody(old)).toEqual(old);
+    const full = { ...old, description: "write a note", params: ["title"], example: { title: "a" } };
+    expect(readSkillBody(full)).toEqual(full);
+    expect(readSkillBody({ ...old, params: ["Title"] })).toBeNull();
+    expect(readSkillBody({ ...old, params: "title" })).toBeNull();
+    expect(readSkillBody({ ...old, example: { title: 3 } })).toBeNull();
+    expect(readSkillBody({ ...old, description: 3 })).toBeNull();
+    expect(readSkillBody({ ...old, steps: [{ ...old.steps[0]!, shot: 5 }] })).toBeNull();
+  });
+});
