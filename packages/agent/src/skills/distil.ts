@@ -43,7 +43,9 @@ export function recordedScreen(data: Record<string, unknown>): RecordedScreen | 
 }
 
 function skillAction(x: unknown): SkillAction | null {
-  const parsed = parseAction(JSON.stringify(x));
+  // A skill's own step is kept without its point (its target names the element): parsed with a stand-in point.
+  let parsed = parseAction(JSON.stringify(x));
+  if (!parsed.ok && x && typeof x === "object") parsed = parseAction(JSON.stringify({ ...x, x: 0, y: 0 }));
   if (!parsed.ok || !(SKILL_ACTION_TYPES as readonly string[]).includes(parsed.action.type)) return null;
   const { element: _e, x: _x, y: _y, intent: _i, ...rest } = parsed.action as SkillAction & { element?: string; x?: number; y?: number; intent?: string };
   return rest as SkillAction;

@@ -94,6 +94,42 @@ describe("skills", () => {
   });
 });
 
+describe("a skill whose app renamed a screen", () => {
+  it("hands back at the step whose screen changed, the model finishes, the repaired path is version 2 of the same skill, and a next run's use validates it", { timeout: 120_000 }, async () => {
+    const a = await phone("plain", 1);
+    const h = await learningHarness(a.device, lampExecutor());
+    expect((await runAgent(h.ports, { goal: a.goal, agent })).status).toBe("completed");
+    const [skill] = await h.cp.listSkills({ app: "com.example.lamp" });
+    expect(readSkillBody(skill!.body)!.steps.map((s) => s.before.activity)).toEqual(["com.example.lamp.MainActivity", "com.example.lamp.ControlsActivity"]);
+
+    // Controls is the Lights screen now: step 1 (tap Controls) still runs, step 2 expects a screen that is gone.
+    const b = await phone("renamed", 2);
+    const renamed = await learningHarness(b.device, lampExecutor());
+    const second = await runAgent({ ...h.ports, device: b.device, models: renamed.ports.models }, { goal: b.goal, agent });
+    expect(second.status).toBe("completed");
+    expect(b.score()).toBe(1);
+    const handedBack = h.cp.stepsOf(second.runId).find((s) => /use_skill/.test(JSON.stringify(s.action)));
+    expect(String(handedBack?.outcome.outcome)).toMatch(/skill stopped before step 2\/2: expected the screen com\.example\.lamp\.ControlsActivity, found com\.example\.lamp\.LightsActivity/);
+    const repaired = (await h.cp.listSkills({ app: "com.example.lamp" }))[0]!;
+    expect(repaired).toMatchObject({ id: skill!.id, name: skill!.name, version: 2, runId: second.runId, status: "candidate", failures: 1 });
+    const body = readSkillBody(repaired.body)!;
+    expect(body.steps.map((s) => [s.target?.resourceId?.replace(/^.*\//, ""), s.before.activity])).toEqual([
+      ["open_controls", "com.example.lamp.MainActivity"],
+      ["lamp_switch", "com.example.lamp.LightsActivity"],
+    ]);
+
+    // A next run on the renamed app uses version 2 to its end: validated.
+    const c = await phone("renamed", 3);
+    const again = await learningHarness(c.device, lampExecutor());
+    const third = await runAgent({ ...h.ports, device: c.device, models: again.ports.models }, { goal: c.goal, agent });
+    expect(third.status).toBe("completed");
+    expect(c.score()).toBe(1);
+    const used = h.cp.stepsOf(third.runId).find((s) => /use_skill/.test(JSON.stringify(s.action)));
+    expect(String(used?.outcome.outcome)).toMatch(/skill done: 2\/2 steps, end screen reached/);
+    expect((await h.cp.listSkills({ app: "com.example.lamp" }))[0]).toMatchObject({ id: skill!.id, version: 2, status: "validated", successes: 1, failures: 1 });
+  });
+});
+
 describe("shortcuts and lessons", () => {
   it("validating shortcuts after a run leaves the phone on the screen the run ended on: home, or the app's screen", { timeout: 120_000 }, async () => {
     const lampOf = (req: RecordedRequest) => /Welcome to Lamp|Lamp 1\.0/.test(screenOf(req));

@@ -110,11 +110,13 @@ describe("a step's screenshot", () => {
       ev("action", { action: { type: "click", element: "0" }, px: { x: 500, y: 45 } }),
       obs(".Edit", "b".repeat(64)),
       ev("action", { action: { type: "input_text", text: "x" }, px: null }),
-      ev("action", { action: { type: "keyboard_enter" }, px: null, before: { app: "com.notes/.Edit", screen: { width: 1001, height: 1001 }, elements: [] } }),
+      // A skill's own step is recorded without the point of its action (its target names the element).
+      ev("action", { action: { type: "click" }, px: { x: 500, y: 45 }, before: { app: "com.notes/.Edit", screen: { width: 1001, height: 1001 }, elements: [{ text: "Save", id: "com.notes:id/save", box: [0, 0, 1000, 90] }] }, skill: { id: "s1", step: 0 } }),
       obs(".Edit", null),
     ]);
     const body = distilSkill(actions, last)!;
     expect(body.steps.map((s) => s.shot)).toEqual(["a".repeat(64), "b".repeat(64), undefined]);
+    expect(body.steps[2]).toMatchObject({ action: { type: "click" }, target: { resourceId: "com.notes:id/save" } });
     expect(readSkillBody(JSON.parse(JSON.stringify(body)))).toEqual(body);
   });
 });
