@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { Evidence } from "../ports.ts";
 import { readSkillBody, type SkillBody } from "./contract.ts";
-import { describeWork, distilSkill, paramNameOf, parameterise, recordedActions, withoutStepNumber, type RecordedAction, type RecordedScreen, type ValueSource } from "./distil.ts";
+import { describeWork, distilSkill, paramNameOf, parameterise, recordedActions, skillName, withoutStepNumber, type RecordedAction, type RecordedScreen, type ValueSource } from "./distil.ts";
 
 const screen = (app: string, activity: string, els: [string, string][]): RecordedScreen => ({ app, activity, width: 1001, height: 1001, elements: els.map(([text, id], i) => ({ text, resourceId: id, box: [0, i * 100, 1000, i * 100 + 90] as [number, number, number, number] })) });
 const at = (i: number) => ({ x: 500, y: i * 100 + 45 });
@@ -98,6 +98,9 @@ describe("what a skill does in words", () => {
     const titles = ["Step 1 of 4: Open Notes", 'Step 2 of 4: In Notes, tap "New note"', 'Step 3 of 4: In Notes, type "Groceries" into note_title', 'Step 4 of 4: In Notes, type "The price is {in:price}" into note_body'];
     expect(describeWork(titles, { title: "Groceries", price: "$5" })).toBe('Open Notes, tap "New note", type "{title}" into note_title, type "The price is {price}" into note_body');
     expect(describeWork(['In Clock, tap "Add alarm"', "In Clock, set {in:alarm_time}"])).toBe('In Clock, tap "Add alarm", set the alarm time');
+    // The reference policy's checkout (the demo's planner): its skill's name says the work, not "step 3 of 6".
+    const checkout = ["Open Shop", 'In Shop, tap "Wireless Earbuds"', 'In Shop, tap "Buy now"', 'In Shop, type "12 Main St" into shipping_address', "In Shop, close the keyboard", 'In Shop, tap "Pay now"'].map((t, i) => `Step ${i + 1} of 6: ${t}`);
+    expect(skillName(describeWork(checkout, { item: "Wireless Earbuds", address: "12 Main St" }))).toBe("open shop tap item tap buy now type address into shipping address close the keyboard tap pay now");
   });
 });
 
