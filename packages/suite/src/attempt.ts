@@ -36,7 +36,8 @@ export interface AttemptInit {
   agentToken: string;
   agentId: string;
   models: ModelsInit;
-  task: SuiteTask;
+  /** The task the phone starts (its variant's params); without `task.task`, the phone starts none and the run gets `task.goal` (a skill's validation). */
+  task: AttemptSubject;
   seed: number;
   trial: number;
   perturb: readonly Perturbation[];
@@ -52,6 +53,9 @@ export interface AttemptInit {
   /** The state core as the attempt's run sees it (learning as of the suite's start: learning.ts). */
   controlPlaneView?: (cp: ControlPlane) => ControlPlane;
 }
+
+/** What an attempt runs: a suite's task, or a goal on the scenario's phone with no task started (`task` left out). */
+export type AttemptSubject = Pick<SuiteTask, "id" | "goal" | "maxSteps" | "scenario"> & Partial<Pick<SuiteTask, "task" | "variant">>;
 
 async function control<T>(url: string, token: string, method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
   const res = await fetch(`${url}${path}`, {
@@ -80,7 +84,10 @@ export async function runAttempt(init: AttemptInit): Promise<AttemptResult> {
   let runId: string | null = null;
   let device: AdbDevice | null = null;
   try {
-    const { goal } = await control<{ goal: string }>(phone.controlUrl, phone.controlToken, "POST", `/tasks/${encodeURIComponent(init.task.task)}/start`, { seed: init.seed, variant: init.task.variant });
+    const goal =
+      init.task.task === undefined
+        ? init.task.goal
+        : (await control<{ goal: string }>(phone.controlUrl, phone.controlToken, "POST", `/tasks/${encodeURIComponent(init.task.task)}/start`, { seed: init.seed, variant: init.task.variant ?? 0 })).goal;
     device = new AdbDevice(await connectTcp({ host: "127.0.0.1", port: phone.adbPort, credentialStore: init.credentialStore }));
     const out = await runHeadless({
       apiUrl: init.apiUrl,

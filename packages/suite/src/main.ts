@@ -10,6 +10,7 @@ import { formatTable, formatTaskSuccess, learningLine, settingsLine, summaryLine
 import { runSuite } from "./runner.ts";
 import { startSuiteStack, type SuiteStack } from "./stack.ts";
 import { selectTasks, TaskSelectionError } from "./tasks.ts";
+import { skillValidationLine, skillValidationSummary, validateSkills } from "./validate-skills.ts";
 
 export interface SuiteIo {
   stdout: (s: string) => void;
@@ -26,7 +27,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
       io.stdout(SUITE_USAGE);
       return 0;
     }
-    tasks = selectTasks(args.tasks, args.scenarios);
+    tasks = args.validateSkills ? [] : selectTasks(args.tasks, args.scenarios);
   } catch (e) {
     if (!(e instanceof UsageError || e instanceof TaskSelectionError || (e as { code?: string }).code === "SCENARIO_INVALID")) throw e;
     io.stderr(`${(e as Error).message}\n\n${SUITE_USAGE}`);
@@ -49,6 +50,22 @@ export async function main(argv: string[], env: Record<string, string | undefine
       io.stderr(`Recording in workspace "${stack.workspace.name}" through the API at ${stack.apiUrl}; gates are answered by the suite.\n`);
     }
     const api = args.api ?? { url: stack!.apiUrl, agentToken: stack!.agentToken };
+    if (args.validateSkills) {
+      io.stderr(`replaying the workspace's candidate skills of the ${args.scenarios ? `apps in ${args.scenarios}` : "pack's apps"} with ${profile.name}; ${args.parallel} at a time\n`);
+      const validations = await validateSkills({
+        apiUrl: api.url,
+        agentToken: api.agentToken,
+        profile,
+        ...(args.scenarios ? { scenarios: args.scenarios } : {}),
+        parallel: args.parallel,
+        attemptTimeoutMs: args.attemptTimeoutMs,
+        ...(stack ? { answerGate: stack.answerGate } : {}),
+        ...(io.signal ? { signal: io.signal } : {}),
+      });
+      for (const v of validations) io.stdout(`${skillValidationLine(v)}\n`);
+      io.stdout(`${skillValidationSummary(validations)}\n`);
+      return io.signal?.aborted ? 1 : 0;
+    }
     io.stderr(`${tasks.length} task(s) × ${args.seeds} seed(s)${args.trials > 1 ? ` × ${args.trials} trials` : ""} with ${profile.name}${args.perturb.length ? `, perturbed: ${args.perturb.join(", ")}` : ""}; ${args.parallel} at a time\n`);
     const out = await runSuite({
       apiUrl: api.url,

@@ -8,6 +8,7 @@ import { SUITE_LEARNING, type SuiteLearning } from "./learning.ts";
 export const REFERENCE_POLICY_PROFILE = "reference-policy";
 
 export const SUITE_USAGE = `Usage: npm run suite -- --tasks <glob> [--seeds <n>] [--trials <k>] [--parallel <k>] [--model <profile>] [--scenarios <dir>] [--perturb <list>] [--learning shared]
+       npm run suite -- --validate-skills [--parallel <k>] [--model <profile>] [--scenarios <dir>]
 
 Runs the virtual phone's tasks through the real agent runtime and the state core: each attempt (a task under one
 seed) gets its own virtual phone process and is a run with its replay; the task's evaluator scores it. Prints a table
@@ -31,6 +32,11 @@ ${PERTURBATIONS.map((p) => `                          ${p.padEnd(13)}${PERTURBAT
                         skills, shortcuts and lessons as they were when the suite started, so the figures do not
                         depend on the order attempts ran in; "shared" — each attempt reads what earlier ones left,
                         and the order they started in is recorded with the results and printed (an "order" column)
+  --validate-skills     instead of tasks: replay the workspace's candidate skills of the pack's apps (or the
+                        --scenarios folder's), each in a run on a fresh phone whose goal is the skill's description
+                        with its example values; the run is offered that skill, and the core validates it by use
+                        when its todo is accepted. Prints per skill: validated, handed back at step k (why), used
+                        but not validated, or not used; last: skills=<n> validated=<n> handed_back=<n> …
   --attempt-timeout <s> cancel an attempt still running after this many seconds (default 600)
   --api-url <url>       write to this running PhoneLoop's API with the agent token in PHONELOOP_AGENT_TOKEN (or
                         --agent-token-file); its gates wait for a person in the web app. Without it the suite starts
@@ -46,7 +52,10 @@ export class UsageError extends Error {
 }
 
 export interface SuiteArgs {
+  /** The task glob; "" with validateSkills. */
   tasks: string;
+  /** Replay the workspace's candidate skills instead of running tasks (validate-skills.ts). */
+  validateSkills: boolean;
   seeds: number;
   trials: number;
   parallel: number;
@@ -85,6 +94,7 @@ export function parseSuiteArgs(argv: string[], env: Record<string, string | unde
         "api-url": { type: "string" },
         "agent-token-file": { type: "string" },
         workspace: { type: "string" },
+        "validate-skills": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -94,7 +104,11 @@ export function parseSuiteArgs(argv: string[], env: Record<string, string | unde
     throw new UsageError((e as Error).message);
   }
   if (values.help) return null;
-  if (!values.tasks) throw new UsageError('--tasks is required: a glob over task ids, e.g. --tasks "*" for every task');
+  const validateSkills = values["validate-skills"] === true;
+  if (validateSkills) {
+    const taskFlags = (["tasks", "seeds", "trials", "perturb", "learning"] as const).filter((f) => values[f] !== undefined);
+    if (taskFlags.length) throw new UsageError(`--validate-skills replays the workspace's candidate skills, not tasks: leave out ${taskFlags.map((f) => `--${f}`).join(", ")}`);
+  } else if (!values.tasks) throw new UsageError('--tasks is required: a glob over task ids, e.g. --tasks "*" for every task');
   let perturb: Perturbation[];
   try {
     perturb = parsePerturbations(values.perturb ?? "");
@@ -120,7 +134,8 @@ export function parseSuiteArgs(argv: string[], env: Record<string, string | unde
     if (values.workspace) throw new UsageError("--workspace is for a suite that starts its own API; with --api-url the agent token's workspace is used");
   } else if (values["agent-token-file"]) throw new UsageError("--agent-token-file goes with --api-url");
   return {
-    tasks: values.tasks,
+    tasks: values.tasks ?? "",
+    validateSkills,
     seeds: positiveInt(values.seeds, "--seeds", 1, 100),
     trials: positiveInt(values.trials, "--trials", 1, 100),
     parallel: positiveInt(values.parallel, "--parallel", 1, 32),

@@ -41,6 +41,14 @@ function suiteTask(t: Task, scenario: string, variant = 0): SuiteTask {
   return { id: variant === 0 ? t.id : `${t.id}@${variant}`, task: t.id, variant, variants: t.variants.length, goal: taskGoal(t, taskParams(t, variant)), maxSteps: t.maxSteps, scenario };
 }
 
+/** The apps of the pack (no folder) or of the folder's scenario files, by package: the scenario a phone with the app loads. */
+export function availableApps(scenariosDir?: string): Map<string, string> {
+  const apps = new Map<string, string>();
+  const scenarios = scenariosDir ? [...new Set(scenarioTasks(scenariosDir).map((t) => t.scenario))] : [PACK_SCENARIO];
+  for (const scenario of scenarios) for (const app of loadScenario(scenario).apps) if (!apps.has(app.package)) apps.set(app.package, scenario);
+  return apps;
+}
+
 /** Every task of the pack (no folder) or of the folder's scenario files, in file then task order; none that needs a person. */
 export function availableTasks(scenariosDir?: string): SuiteTask[] {
   return scenarioTasks(scenariosDir).map(({ task, scenario }) => suiteTask(task, scenario));
