@@ -49,6 +49,19 @@ describe("npm run suite", () => {
     expect(tokens[0]!.revokedAt).toBeInstanceOf(Date);
   });
 
+  it("a task variant (notes_create@1) runs with its own values: the report names it, the phone's evaluator asks for the variant's note", async () => {
+    const ws = (await t.db.workspace.findFirst()) ?? (await seedWorkspace(t.db, "Suite team")).workspace;
+    const r = await suite(["--tasks", "notes_create@1", "--workspace", ws.id]);
+    expect(r.err).not.toMatch(/phoneloop suite:/);
+    expect(r.code).toBe(0);
+    expect(r.out.split("\n")[1]!.split(/\s+/).slice(0, 3).join(" ")).toBe("notes_create@1 1 1.00");
+    const suiteRunId = /suite run (\S+) \(completed\)/.exec(r.out)![1]!;
+    const attempt = (await suiteRunDetail(t.db, { suiteRunId })).attempts[0]!;
+    expect(attempt.taskId).toBe("notes_create@1");
+    const goal = await t.db.goal.findFirstOrThrow({ where: { runs: { some: { id: attempt.runId! } } } });
+    expect(goal.title + goal.objective).toContain("Weekend plans");
+  });
+
   it("perturbations reach each attempt's phone: the permission prompt and the surprise dialog are dealt with on the way", async () => {
     const r = await suite(["--tasks", "settings_bluetooth_on", "--perturb", "permission,popup"]);
     expect(r.code).toBe(0);
