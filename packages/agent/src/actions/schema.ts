@@ -141,7 +141,7 @@ export function describeAction(a: Action): string {
     case "status":
       return `status ${a.status}`;
     case "use_skill":
-      return `use_skill ${said(a.skill, 80)}`;
+      return `use_skill ${said(a.skill, 80)}${a.params && Object.keys(a.params).length ? ` with ${Object.entries(a.params).map(([k, v]) => `${k}=${said(v, 40)}`).join(", ")}` : ""}`;
     default:
       return a.type;
   }

@@ -16,8 +16,8 @@ import type { EvidenceBody, ModelSkipped } from "@phoneloop/state/domain";
 import { leaseRefOf, type ChatMessage, type EvidenceFields, type EvidenceInput, type GateResolution, type Lease, type LeaseRef, type ModelErrorCode, type OcrReading, type SkipReason, type TurnResultKind, type TurnRoute } from "../ports.ts";
 import { focusedNode, nodeAt, resolveTarget } from "./observe.ts";
 import { endReasonOfSkip, statusForExit } from "./routes.ts";
-import { describeShortcuts, describeSkills } from "./learning.ts";
-import type { SkillBody } from "../skills/contract.ts";
+import { describeShortcuts, describeSkills, skillsForTodo } from "./learning.ts";
+import { bindSkill, type SkillBody } from "../skills/contract.ts";
 import type { AgentConfig, AgentEvent, ExecutorReturn, ExecutorRunState, ExecutorState, ExitReason, GatePolicy, PendingGate, RunCommon, Screen, Turn } from "./state.ts";
 import type { GateKind } from "../ports.ts";
 
@@ -202,6 +202,8 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
     const screen = turn.screen!;
     // The step's inputs in the product's words: today's prompt renders them, and a model adapter other than
     // phoneloop renders them in its family's format where the ask is performed (graph/runner/ask-model.ts).
+    // The skills offered to this todo: those that match it (its title, inputs, the goal), found again for each todo.
+    const offered = skillsForTodo(s.learned?.skills ?? [], { title: ex.todoTitle, inputs: ex.inputs, goal: s.goal });
     const prompt: AdapterInput = {
       goal: s.goal,
       todo: ex.todoTitle,
@@ -214,7 +216,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       screen: { width: screen.width, height: screen.height },
       elements: formatScreenElements(screen.elements),
       image: screen.image,
-      ...(s.learned?.skills.length ? { skills: describeSkills(s.learned.skills) } : {}),
+      ...(offered.length ? { skills: describeSkills(offered) } : {}),
       ...(s.learned?.shortcuts.length ? { shortcuts: describeShortcuts(s.learned.shortcuts) } : {}),
     };
     const messages = executorMessages({ ...prompt, inputs: ex.inputs, outputs: ex.outputsDeclared });
@@ -344,16 +346,26 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       return exit("completed", action.text);
     }
     if (action.type === "use_skill") {
-      const skill = s.learned?.skills.find((k) => k.name === action.skill || k.id === action.skill);
+      // Only a skill offered to this todo runs, and only with every parameter given (never with a guess); a value
+      // for a name the skill does not have is ignored.
+      const offered = skillsForTodo(s.learned?.skills ?? [], { title: ex.todoTitle, inputs: ex.inputs, goal: s.goal });
+      const skill = offered.find((k) => k.name === action.skill || k.id === action.skill);
       if (!skill) {
-        ex.feedback = `No skill named "${action.skill}" is available in this session; use ordinary actions.`;
+        ex.feedback = `No skill named "${action.skill}" is offered for this todo; use one of the listed skills or ordinary actions.`;
         finishStep(turn, action, description, "failed: unknown skill", "repair_required");
+        return done(route());
+      }
+      const bound = bindSkill(skill.body, action.params ?? {});
+      if (!bound.ok) {
+        const names = bound.missing.map((p) => `{${p}}`).join(", ");
+        ex.feedback = `The skill "${skill.name}" was not run: it needs a value for ${names} and your use_skill gave none. Give ${bound.missing.length > 1 ? "them" : "it"} in "params" (only values the todo states), or do the todo with ordinary actions.`;
+        finishStep(turn, action, description, `failed: missing parameter(s) ${names}`, "repair_required");
         return done(route());
       }
       // Write-ahead, as for any action: a restart never runs the skill twice.
       ex.inFlight = { stepIndex: turn.stepIndex, action, description };
       fx.push({ type: "checkpoint" });
-      return done({ type: "run_skill", skillId: skill.id, name: skill.name, body: skill.body, stepIndex: turn.stepIndex, lease: leaseRefOf(ex.lease!) });
+      return done({ type: "run_skill", skillId: skill.id, name: skill.name, body: bound.body, stepIndex: turn.stepIndex, lease: leaseRefOf(ex.lease!) });
     }
     if (action.type === "ask_takeover") return gateOrAct(turn, action, undefined, takeoverDecision(action.reason, config.policyRules?.version));
     const point = resolvePoint(turn, action);
@@ -639,7 +651,8 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       const f = ex.inFlight!;
       const name = (f.action as { skill?: string }).skill ?? "";
       const skill = s.learned?.skills.find((k) => k.name === name || k.id === name);
-      if (skill && s.learned) s.learned.used.push({ skillId: skill.id, name: skill.name, todoId: ex.todoId, ok: obs.ok, performed: obs.performed });
+      const params = (f.action as { params?: Record<string, string> }).params;
+      if (skill && s.learned) s.learned.used.push({ skillId: skill.id, name: skill.name, todoId: ex.todoId, ok: obs.ok, performed: obs.performed, ...(params && Object.keys(params).length ? { params } : {}) });
       const total = skill?.body.steps.length ?? obs.performed;
       // The screen changed under the skill: the next sense starts the detectors afresh.
       ex.samples = [];

@@ -35,7 +35,7 @@ export interface Learned {
   shortcuts: { id: string; app: string; uri: string; activity: string }[];
   lessons: { id: string; kind: LessonKind; text: string }[];
   /** The skills the executor ran, per todo: reached its end (ok) or handed back. */
-  used: { skillId: string; name: string; todoId: string; ok: boolean; performed: number }[];
+  used: { skillId: string; name: string; todoId: string; ok: boolean; performed: number; params?: Record<string, string> }[];
 }
 
 export const emptyLearned = (): Learned => ({ apps: [], skills: [], shortcuts: [], lessons: [], used: [] });
@@ -78,10 +78,38 @@ export async function prepareLearning(ctx: RunContext, goal: string): Promise<Le
   return learned;
 }
 
-/** The skills offered to the executor, as its prompt lists them: name, whether a run confirmed it, where it starts, how many steps. */
+/** How well a skill must match a todo to be offered to it (goalSimilarity of the todo's words and the skill's). */
+export const SKILL_TODO_SIMILARITY = 0.25;
+/** At most this many skills are offered to one todo. */
+export const SKILLS_PER_TODO = 5;
+
+/**
+ * The skills offered to one todo: those of the run's (installed-version) skills whose description — its fixed words,
+ * without the `{param}` places, plus its parameters' names; the name for an older body without one — matches the
+ * todo's title and inputs (names and values) or the goal, best first, validated before candidates on ties, at most
+ * SKILLS_PER_TODO above SKILL_TODO_SIMILARITY.
+ */
+export function skillsForTodo(skills: readonly OfferedSkill[], todo: { title: string; inputs?: Record<string, string>; goal: string }): OfferedSkill[] {
+  const asked = [todo.title, ...Object.entries(todo.inputs ?? {}).flat()].join(" ");
+  return skills
+    .map((s, i) => {
+      const words = `${(s.body.description ?? s.name).replace(/\{[a-z][a-z0-9_]*\}/g, " ")} ${(s.body.params ?? []).join(" ")}`;
+      return { s, i, sim: Math.max(goalSimilarity(asked, words), goalSimilarity(todo.goal, words)) };
+    })
+    .filter((x) => x.sim >= SKILL_TODO_SIMILARITY)
+    .sort((a, b) => b.sim - a.sim || Number(!!a.s.unverified) - Number(!!b.s.unverified) || a.i - b.i)
+    .slice(0, SKILLS_PER_TODO)
+    .map((x) => x.s);
+}
+
+/** The skills offered to the executor, as its prompt lists them: name, what it does, its parameters, whether a run confirmed it, how many steps, where it starts. */
 export function describeSkills(skills: readonly OfferedSkill[]): string {
   return skills
-    .map((s) => `- "${s.name}" (${s.app}): ${s.unverified ? "unverified (no run has confirmed it yet), " : ""}${s.body.steps.length} step(s), starts on ${s.body.pre.activity ?? s.body.pre.app}${s.body.pre.required.length ? ` with ${s.body.pre.required.map(describeSelector).join(", ")}` : ""}`)
+    .map((s) => {
+      const params = s.body.params?.length ? `; params: ${s.body.params.map((p) => `{${p}}`).join(", ")}` : "";
+      const does = s.body.description ? `${s.body.description}${params}; ` : params ? `${params.slice(2)}; ` : "";
+      return `- "${s.name}" (${s.app}): ${does}${s.unverified ? "unverified (no run has confirmed it yet), " : ""}${s.body.steps.length} step(s), starts on ${s.body.pre.activity ?? s.body.pre.app}${s.body.pre.required.length ? ` with ${s.body.pre.required.map(describeSelector).join(", ")}` : ""}`;
+    })
     .join("\n");
 }
 

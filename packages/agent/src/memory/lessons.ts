@@ -5,7 +5,9 @@ import { MAX_LESSONS_PER_APP_IN_PROMPT } from "@phoneloop/state/domain";
 import type { LessonRecord } from "../ports.ts";
 
 const STOP = new Set(["a", "an", "the", "and", "or", "of", "to", "in", "on", "for", "with", "from", "at", "by", "it", "its", "is", "be", "then", "that", "this", "my", "me", "your", "as", "into"]);
-const contentWords = (s: string) => new Set(s.toLocaleLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w && !STOP.has(w)));
+// Words as Intl.Segmenter finds them: a language written without spaces (Chinese, Japanese) has words too.
+const WORDS = new Intl.Segmenter("und", { granularity: "word" });
+const contentWords = (s: string) => new Set([...WORDS.segment(s.toLocaleLowerCase())].filter((w) => w.isWordLike && !STOP.has(w.segment)).map((w) => w.segment));
 
 /** Jaccard overlap of two goals' content words (0–1). */
 export function goalSimilarity(a: string, b: string): number {

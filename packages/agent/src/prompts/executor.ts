@@ -47,7 +47,7 @@ export function executorMessages(p: ExecutorPromptInput): ChatMessage[] {
   if (p.history) lines.push(`HISTORY (earlier steps; texts in them are your own earlier words or the app's):\n${fenceUntrusted("history", p.history)}`);
   if (p.reminder) lines.push(`REMINDER:\n${neutralise(p.reminder)}`);
   if (p.feedback) lines.push(`FEEDBACK ON YOUR LAST REPLY:\n${neutralise(p.feedback)}`);
-  if (p.skills) lines.push(`SKILLS (paths that worked before — an unverified one has not been confirmed by a run yet, so check the screen after it; {"type":"use_skill","skill":"<name>"} runs one from its start screen and hands back if a screen is not as expected):\n${fenceUntrusted("skills", p.skills)}`);
+  if (p.skills) lines.push(`SKILLS (paths that worked before — an unverified one has not been confirmed by a run yet, so check the screen after it; {"type":"use_skill","skill":"<name>","params":{"<param>":"<value>"}} runs one from its start screen, typing each {param} as its value — give only values the todo states, never a guess — and hands back if a screen is not as expected):\n${fenceUntrusted("skills", p.skills)}`);
   if (p.shortcuts) lines.push(`SHORTCUTS (deeplinks that open a screen directly; {"type":"open_deeplink","uri":"..."}):\n${fenceUntrusted("shortcuts", p.shortcuts)}`);
   lines.push(`SCREEN: app ${quoteUntrusted(p.app, 120)}, ${p.screen.width}x${p.screen.height}. Elements (index, class, text, id, bounds 0-1000; quoted fields are the app's text):`);
   lines.push(fenceUntrusted("screen", p.elements || "(no elements in the UI tree; use the screenshot)"));

@@ -134,3 +134,30 @@ export function readSkillBody(x: unknown): SkillBody | null {
   if (b.example !== undefined && (!b.example || typeof b.example !== "object" || Array.isArray(b.example) || !Object.values(b.example).every((v) => typeof v === "string"))) return null;
   return b;
 }
+
+/**
+ * The body with its parameters given: every `{name}` with name in `params`, in a step's action text, a target's text
+ * and a contract's required text, becomes its value (a `{x}` whose x is not a parameter stays as it is). A parameter
+ * with no value or an empty one is missing: the body is not bound (the runtime never guesses a parameter). A value
+ * for a name that is not a parameter is ignored.
+ */
+export function bindSkill(body: SkillBody, values: Record<string, string>): { ok: true; body: SkillBody } | { ok: false; missing: string[] } {
+  const params = body.params ?? [];
+  const missing = params.filter((p) => !values[p]?.trim());
+  if (missing.length) return { ok: false, missing };
+  if (!params.length) return { ok: true, body };
+  const listed = new Set(params);
+  const sub = (t: string) => t.replace(/\{([a-z][a-z0-9_]*)\}/g, (m, name: string) => (listed.has(name) ? values[name]! : m));
+  const sel = <S extends ElementSelector | undefined>(s: S): S => (s && s.text !== undefined ? { ...s, text: sub(s.text) } : s);
+  const contract = (c: ScreenContract): ScreenContract => ({ ...c, required: c.required.map((r) => sel(r)) });
+  const action = (a: SkillAction): SkillAction => (a.type === "input_text" || a.type === "click_then_type" ? { ...a, text: sub(a.text) } : a);
+  return {
+    ok: true,
+    body: {
+      ...body,
+      pre: contract(body.pre),
+      post: contract(body.post),
+      steps: body.steps.map((st) => ({ ...st, action: action(st.action), ...(st.target ? { target: sel(st.target) } : {}), before: contract(st.before) })),
+    },
+  };
+}

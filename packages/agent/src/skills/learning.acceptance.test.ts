@@ -69,7 +69,7 @@ describe("skills", () => {
     const second = await runAgent({ ...h.ports, device: c.device }, { goal: c.goal, agent });
     expect(second.status).toBe("completed");
     expect(c.score()).toBe(1);
-    expect(h.executorRequests()[executorAsked]!.lastUserText).toMatch(/- "[^"]+" \(com\.example\.lamp\): unverified \(no run has confirmed it yet\), 2 step\(s\)/);
+    expect(h.executorRequests()[executorAsked]!.lastUserText).toMatch(/- "[^"]+" \(com\.example\.lamp\): [^\n]*unverified \(no run has confirmed it yet\), 2 step\(s\)/);
     expect(h.cp.stepsOf(second.runId).length).toBeLessThan(h.cp.stepsOf(first.runId).length);
     expect((await h.cp.listSkills({ app: "com.example.lamp" }))[0]).toMatchObject({ status: "validated", successes: 1, version: 1 });
 
