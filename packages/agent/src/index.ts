@@ -28,4 +28,5 @@ export { parsePackageDump, parseLauncherApps, appsOfGoal, type AppManifest, type
 export { validateShortcut } from "./shortcuts/validate.ts";
 export { lessonsFor, goalSimilarity } from "./memory/lessons.ts";
 export { answerArithmetic, evaluate as evaluateArithmetic } from "./memory/arithmetic.ts";
-export type { Learned } from "./graph/learning.ts";
+export type { Learned, OfferedSkill } from "./graph/learning.ts";
+export { skillsForTodo } from "./graph/learning.ts";

@@ -83,19 +83,41 @@ export const SKILL_TODO_SIMILARITY = 0.25;
 /** At most this many skills are offered to one todo. */
 export const SKILLS_PER_TODO = 5;
 
+// A description is a template: its `{param}` places hold values (a title, a name, a time). A todo's quoted text and
+// its numbers (dates, times, phone numbers, amounts) are values too, so they are taken out before its words are
+// compared: "Send Alice Chen the message 'Running late'" is about sending a message, not about running.
+const QUOTED = /'[^']*'|"[^"]*"|«[^»]*»|„[^“”"]*[“”"]|“[^”]*”|「[^」]*」|『[^』]*』|‘[^’]*’/gu;
+const NUMBERS = /[+]?\p{N}[\p{N}\s:./,-]*\p{N}|\p{N}/gu;
+const PLACE = /\{[a-z][a-z0-9_]*\}/g;
+const withoutValues = (text: string) => text.replace(QUOTED, " ").replace(NUMBERS, " ");
+
+/** Whether the todo reads as the description with values in its places (case and spacing aside). */
+function fillsTemplate(description: string, todo: string): boolean {
+  if (!PLACE.test(description)) return false;
+  PLACE.lastIndex = 0;
+  const flat = (t: string) => t.normalize("NFKC").toLocaleLowerCase().replace(/\s+/g, " ").trim();
+  const parts = flat(description).split(PLACE).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/ /g, "\\s*"));
+  return new RegExp(`^${parts.join("(.+?)")}[.!。！]?$`, "u").test(flat(todo));
+}
+
+/** How well a skill fits a todo, 0–1: 1 when the todo fills its description's places, else how alike their words are (values aside). */
+export function skillFit(skill: Pick<OfferedSkill, "name" | "body">, todo: { title: string; inputs?: Record<string, string>; goal: string }): number {
+  const description = skill.body.description ?? skill.name;
+  if (fillsTemplate(description, todo.title)) return 1;
+  const words = `${description.replace(PLACE, " ")} ${(skill.body.params ?? []).join(" ")}`;
+  const asked = [todo.title, ...Object.entries(todo.inputs ?? {}).flat()].map(withoutValues).join(" ");
+  return Math.max(goalSimilarity(asked, words), goalSimilarity(withoutValues(todo.goal), words));
+}
+
 /**
- * The skills offered to one todo: those of the run's (installed-version) skills whose description — its fixed words,
- * without the `{param}` places, plus its parameters' names; the name for an older body without one — matches the
- * todo's title and inputs (names and values) or the goal, best first, validated before candidates on ties, at most
- * SKILLS_PER_TODO above SKILL_TODO_SIMILARITY.
+ * The skills offered to one todo: those of the run's (installed-version) skills that fit it (skillFit: the todo's
+ * title fills the description's places, or its words without values — with its inputs', or the goal's — match
+ * the description's fixed words and parameter names; the name for an older body without a description), best
+ * first, validated before candidates on ties, at most SKILLS_PER_TODO at or above SKILL_TODO_SIMILARITY.
  */
 export function skillsForTodo(skills: readonly OfferedSkill[], todo: { title: string; inputs?: Record<string, string>; goal: string }): OfferedSkill[] {
-  const asked = [todo.title, ...Object.entries(todo.inputs ?? {}).flat()].join(" ");
   return skills
-    .map((s, i) => {
-      const words = `${(s.body.description ?? s.name).replace(/\{[a-z][a-z0-9_]*\}/g, " ")} ${(s.body.params ?? []).join(" ")}`;
-      return { s, i, sim: Math.max(goalSimilarity(asked, words), goalSimilarity(todo.goal, words)) };
-    })
+    .map((s, i) => ({ s, i, sim: skillFit(s, todo) }))
     .filter((x) => x.sim >= SKILL_TODO_SIMILARITY)
     .sort((a, b) => b.sim - a.sim || Number(!!a.s.unverified) - Number(!!b.s.unverified) || a.i - b.i)
     .slice(0, SKILLS_PER_TODO)

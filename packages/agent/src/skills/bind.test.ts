@@ -82,6 +82,17 @@ describe("skills offered to a todo", () => {
     expect(skillsForTodo([old], { title: "Open the lamp controls", goal: "x" }).map((s) => s.name)).toEqual([old.name]);
   });
 
+  it("a todo's values do not count as its words: one that fills a description's places is offered that skill first", () => {
+    const send = offered("send a message", "Send {recipient} the message '{text}'", ["recipient", "text"]);
+    const open = offered("open a conversation", "Open the conversation with {recipient}", ["recipient"]);
+    const event = offered("create an event", "Erstelle einen Termin „{title}“ am {date} um {time}", ["title", "date", "time"]);
+    const first = (title: string) => skillsForTodo([open, send, event], { title, goal: title })[0]?.name;
+    expect(first("Send Alice Chen the message 'Running 10 minutes late, start without me'")).toBe("send a message");
+    expect(first("Erstelle einen Termin „Zahnarzt“ am 2026-12-10 um 09:00")).toBe("create an event");
+    expect(first("Open the conversation with Bob Miller")).toBe("open a conversation");
+    expect(first("Turn Bluetooth on")).toBeUndefined();
+  });
+
   it("validated before candidates on ties, at most five", () => {
     const cand = { ...en, id: "skill_c", name: "candidate", unverified: true };
     const val = { ...en, id: "skill_v", name: "validated" };
