@@ -108,7 +108,7 @@ describe("what a suite's attempts learn from", () => {
     const { out, asked } = await suite("shared");
     expect(out.learning).toBe("shared");
     const second = of(asked[1]!, "executor-model");
-    expect(second[0]).toMatch(/- "[^"]+" \(com\.example\.lamp\): unverified/);
+    expect(second[0]).toMatch(/- "[^"]+" \(com\.example\.lamp\): (?:[^;\n]*; )?unverified/);
     expect(of(asked[1]!, "planner-model").join("\n")).toContain(LESSON);
     const used = await t.db.step.findMany({ where: { runId: out.attempts[1]!.runId! } });
     expect(used.some((s) => /use_skill/.test(JSON.stringify(s.action)))).toBe(true);

@@ -58,7 +58,11 @@ export async function prepareLearning(ctx: RunContext, goal: string): Promise<Le
   const apps = appsOfGoal(goal, launchers, fg?.packageName ?? null);
   for (const s of [...validated, ...candidates]) {
     const launcher = launchers.find((a) => a.packageName === s.app);
-    if (launcher && !apps.includes(launcher) && goalSimilarity(goal, s.goal) >= SKILL_GOAL_SIMILARITY) apps.push(launcher);
+    if (!launcher || apps.includes(launcher)) continue;
+    // Alike goals, or a goal the skill's description fits with its values aside ("Create a note titled 'X' …").
+    const body = readSkillBody(s.body);
+    const fits = body ? skillFit({ name: s.name, body }, { title: goal, goal }) >= SKILL_TODO_SIMILARITY : false;
+    if (fits || goalSimilarity(goal, s.goal) >= SKILL_GOAL_SIMILARITY) apps.push(launcher);
   }
   for (const app of apps) {
     const manifest = await appManifest(device, app.packageName);
@@ -130,7 +134,7 @@ export function describeSkills(skills: readonly OfferedSkill[]): string {
     .map((s) => {
       const params = s.body.params?.length ? `; params: ${s.body.params.map((p) => `{${p}}`).join(", ")}` : "";
       const does = s.body.description ? `${s.body.description}${params}; ` : params ? `${params.slice(2)}; ` : "";
-      return `- "${s.name}" (${s.app}): ${does}${s.unverified ? "unverified (no run has confirmed it yet), " : ""}${s.body.steps.length} step(s), starts on ${s.body.pre.activity ?? s.body.pre.app}${s.body.pre.required.length ? ` with ${s.body.pre.required.map(describeSelector).join(", ")}` : ""}`;
+      return `- "${s.name}" (${s.app}): ${does}${s.unverified ? "unverified (no run has confirmed it yet), " : ""}${s.body.steps.length} step(s), starts on ${s.body.pre.activity ?? (s.body.pre.app || "any screen")}${s.body.pre.required.length ? ` with ${s.body.pre.required.map(describeSelector).join(", ")}` : ""}`;
     })
     .join("\n");
 }

@@ -125,6 +125,7 @@ export function dropDetours(actions: RecordedAction[], last: RecordedScreen | nu
   return out;
 }
 
+const OPENS = new Set<SkillAction["type"]>(["open_app", "open_deeplink"]);
 const contractOf = (s: RecordedScreen, required: ElementSelector[]): ScreenContract => ({ app: s.app, ...(s.activity ? { activity: s.activity } : {}), required });
 
 /** Distils a skill body from a run's recorded actions; null when nothing replayable is left. */
@@ -134,7 +135,10 @@ export function distilSkill(actions: RecordedAction[], last: RecordedScreen | nu
   const steps: SkillStep[] = path.map((a) => {
     const needsTarget = a.px && (a.action.type === "click" || a.action.type === "long_press" || a.action.type === "double_tap" || a.action.type === "click_then_type");
     const target = needsTarget ? selectorOf(elementAt(a.before, a.px!)) : undefined;
-    return { action: a.action, ...(target ? { target } : {}), before: contractOf(a.before, target ? [target] : []), ...(a.shot ? { shot: a.shot } : {}) };
+    // A step that opens an app (or follows a deeplink) starts from wherever the phone is: the screen
+    // the run happened to leave it on is no part of the skill (a todo after another app's work starts there).
+    const before = OPENS.has(a.action.type) ? { app: "", required: [] } : contractOf(a.before, target ? [target] : []);
+    return { action: a.action, ...(target ? { target } : {}), before, ...(a.shot ? { shot: a.shot } : {}) };
   });
   const end = last ?? path.at(-1)!.before;
   // The end screen's stable parts: elements by resource id (their texts may differ from one phone to the next).
@@ -150,9 +154,9 @@ export function distilSkill(actions: RecordedAction[], last: RecordedScreen | nu
  */
 export function appsOfSkill(body: Pick<SkillBody, "steps" | "post">): string[] {
   const counts = new Map<string, number>();
-  for (const s of body.steps) counts.set(s.before.app, (counts.get(s.before.app) ?? 0) + 1);
+  for (const s of body.steps) if (s.before.app) counts.set(s.before.app, (counts.get(s.before.app) ?? 0) + 1);
   counts.set(body.post.app, (counts.get(body.post.app) ?? 0) + 1);
-  const order = [body.post.app, ...body.steps.map((s) => s.before.app).reverse()];
+  const order = [body.post.app, ...body.steps.map((s) => s.before.app).filter(Boolean).reverse()];
   return [...counts.entries()].sort((a, b) => b[1] - a[1] || order.indexOf(a[0]) - order.indexOf(b[0])).map(([app]) => app);
 }
 

@@ -77,7 +77,7 @@ describe("skills validated by use", () => {
     expect(second.status).toBe("completed");
     expect(b.score()).toBe(1);
     // Offered marked unverified, and used: the skill's two steps are the run's action evidence.
-    expect(second.executorAsked[0]).toMatch(/- "[^"]+" \(com\.example\.lamp\): unverified \(no run has confirmed it yet\), 2 step\(s\)/);
+    expect(second.executorAsked[0]).toMatch(/- "[^"]+" \(com\.example\.lamp\): (?:[^;\n]*; )?unverified \(no run has confirmed it yet\), 2 step\(s\)/);
     const skillSteps = await t.db.evidence.findMany({ where: { runId: second.runId, kind: "action", idempotencyKey: { contains: ":skill:" } } });
     expect(skillSteps).toHaveLength(2);
 

@@ -231,6 +231,7 @@ export function everyFieldScenario(v: Variant): ScenarioInput {
         goal: "Do it for {who}",
         apps: ["gen"],
         params: { who: "Ada", min: 1 },
+        variants: [{ who: "Grace", min: 2 }],
         maxSteps: 20,
         tags: ["generated"],
         setup: [{ do: "set", var: "name", value: { from: { param: "who" } } }],
