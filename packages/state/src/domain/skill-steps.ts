@@ -1,13 +1,26 @@
 // A skill's steps as people read them (the Learning page): each step's action in words, the element it acts on and
-// the screen it expects (app, activity, required elements), the screen the skill ends on, and its parameters — read
+// the screen it expects (app, activity, required elements) and the screenshot of that screen in the run it came from
+// (its blob's sha256), the screen the skill ends on, its description, parameters and their example values — read
 // from the stored body (format 1, which the runtime writes and the core stores as JSON) once, here, so no reader
 // decodes a body itself. A body this cannot read is answered as null (the page says the steps are not readable).
 import { z } from "zod";
 
 const Selector = z.object({ resourceId: z.string().optional(), text: z.string().optional(), at: z.object({ x: z.number(), y: z.number() }) });
 const Screen = z.object({ app: z.string(), activity: z.string().optional(), required: z.array(Selector) });
-const Step = z.object({ action: z.looseObject({ type: z.string() }), target: Selector.optional(), before: Screen });
-const Body = z.object({ format: z.literal(1), app: z.string(), pre: Screen, steps: z.array(Step), post: Screen, params: z.array(z.string()).optional() });
+const SHA256 = /^[0-9a-f]{64}$/;
+// A field the page only shows (a step's screenshot, the description, the example values) that is not what it should
+// be is left out, not a reason to show no steps.
+const Step = z.object({ action: z.looseObject({ type: z.string() }), target: Selector.optional(), before: Screen, shot: z.string().regex(SHA256).optional().catch(undefined) });
+const Body = z.object({
+  format: z.literal(1),
+  app: z.string(),
+  pre: Screen,
+  steps: z.array(Step),
+  post: Screen,
+  params: z.array(z.string()).optional(),
+  description: z.string().optional().catch(undefined),
+  example: z.record(z.string(), z.unknown()).optional().catch(undefined),
+});
 
 export interface SkillScreenView {
   app: string;
@@ -25,10 +38,16 @@ export interface SkillStepView {
   target: string | null;
   /** The screen it expects before it acts. */
   expects: SkillScreenView;
+  /** The sha256 of the screenshot of that screen in the run the skill came from (a blob its workspace owns); null when the run kept none. */
+  shot: string | null;
 }
 
 export interface SkillStepsView {
+  /** What the skill does in words, parameters as `{name}`; null when it has none (its goal says it). */
+  description: string | null;
   parameters: string[];
+  /** The values of the run it came from, by parameter name (a parameter may have none). */
+  example: Record<string, string>;
   steps: SkillStepView[];
   /** The screen the skill must end on. */
   endsOn: SkillScreenView;
@@ -80,11 +99,19 @@ export function skillStepsOf(body: unknown): SkillStepsView | null {
   if (!b.success) return null;
   const texts = b.data.steps.flatMap((s) => (typeof s.action.text === "string" ? [s.action.text] : []));
   const fromTexts = texts.flatMap((t) => [...t.matchAll(/\{([A-Za-z_][\w]*)\}/g)].map((m) => m[1]!));
+  const parameters = [...new Set([...(b.data.params ?? []), ...fromTexts])];
+  const example: Record<string, string> = {};
+  for (const p of parameters) {
+    const v = b.data.example?.[p];
+    if (typeof v === "string") example[p] = v;
+  }
   return {
-    parameters: [...new Set([...(b.data.params ?? []), ...fromTexts])],
+    description: b.data.description?.trim() || null,
+    parameters,
+    example,
     steps: b.data.steps.map((s, i) => {
       const target = s.target ? selectorWords(s.target) : null;
-      return { number: i + 1, does: actionWords(s.action, target), target, expects: screenOf(s.before) };
+      return { number: i + 1, does: actionWords(s.action, target), target, expects: screenOf(s.before), shot: s.shot ?? null };
     }),
     endsOn: screenOf(b.data.post),
   };

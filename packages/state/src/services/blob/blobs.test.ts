@@ -1,6 +1,6 @@
 // Blobs over both stores: stored once per content, owned per workspace, and the collector — unreferenced blobs go
 // after their grace, referenced ones stay, retention deletes the bytes of old runs' screenshots (not of shared
-// runs), and bytes no row names are swept.
+// runs, nor the ones a skill's steps show), and bytes no row names are swept.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,6 +14,7 @@ import { appendEvidence } from "../evidence/append-evidence.ts";
 import { appendStep } from "../run/append-step.ts";
 import { finishRun } from "../run/finish-run.ts";
 import { startRun } from "../run/start-run.ts";
+import { deleteSkill, saveSkill } from "../skill/skills.ts";
 import { createShare } from "../workspace/shares.ts";
 import { collectBlobs } from "./collect-blobs.ts";
 import { putBlob } from "./put-blob.ts";
@@ -163,6 +164,41 @@ describe.each(stores)("blobs over the %s store", (_kind, make) => {
     expect(back.sha256).toBe(oldShot.sha256);
     expect(await row(oldShot.sha256)).toMatchObject({ expiredAt: null });
     expect((await openBlob(t.db, oldShot.sha256, { workspaceId: workspace.id }, { store })).status).toBe("ok");
+  });
+
+  it("keeps the screenshot a skill's step shows once the run's evidence is gone and past the retention; a blob nobody references still goes", async () => {
+    const clock = manualClock(Date.now());
+    const ctx = { clock, store };
+    const { workspace } = await seedWorkspace(t.db);
+    const elsewhere = (await seedWorkspace(t.db)).workspace.id;
+    const goal = await seedGoal(t.db, { workspaceId: workspace.id }, ctx);
+    const agent = await seedAgent(t.db, { workspaceId: workspace.id }, ctx);
+    const run = await startRun(t.db, { goalId: goal.id, agentId: agent.id }, ctx);
+    const [stepShot, loose] = [await putBlob(t.db, { bytes: shot("skill step"), mime: "image/webp", workspaceId: workspace.id }, ctx), await putBlob(t.db, { bytes: shot("nobody's"), mime: "image/webp", workspaceId: workspace.id }, ctx)];
+    await appendEvidence(t.db, { goalId: goal.id, runId: run.id, stepIndex: 0, kind: "observation", summary: "the feed", blobSha256: stepShot.sha256, idempotencyKey: rid("ev") }, ctx);
+    await finishRun(t.db, { runId: run.id, status: "completed" }, ctx);
+    const screen = { app: "com.loop", activity: ".Feed", required: [] };
+    const body = (sha256: string) => ({ format: 1, app: "com.loop", pre: screen, steps: [{ action: { type: "click" }, before: screen, shot: sha256 }], post: screen });
+    const skill = await saveSkill(t.db, { workspaceId: workspace.id, app: "com.loop", appVersion: "1.0", name: "open feed", goal: "Open the feed", body: body(stepShot.sha256), runId: run.id }, ctx);
+    expect(skill.steps?.steps[0]?.shot).toBe(stepShot.sha256);
+    // Another workspace's skill naming a blob it never owned keeps nothing.
+    await saveSkill(t.db, { workspaceId: elsewhere, app: "com.loop", appVersion: "1.0", name: "borrowed", goal: "Borrow a screenshot", body: body(loose.sha256), runId: rid("run") }, ctx);
+
+    // The run's evidence is gone (its goal deleted); ten days on, retention at seven.
+    await t.db.goal.delete({ where: { id: goal.id } });
+    clock.advance(10 * DAY);
+    await collectBlobs(t.db, { graceMs: HOUR, retentionDays: 7 }, ctx);
+    expect(await row(loose.sha256)).toBeNull();
+    expect(await keysOf(loose.sha256)).toEqual([]);
+    expect(await row(stepShot.sha256)).toMatchObject({ expiredAt: null });
+    expect(await owners(stepShot.sha256)).toEqual([workspace.id]);
+    expect((await openBlob(t.db, stepShot.sha256, { workspaceId: workspace.id }, { store })).status).toBe("ok");
+
+    // Once the skill is deleted, nothing references the screenshot: it goes too.
+    await deleteSkill(t.db, { workspaceId: workspace.id, skillId: skill.id }, ctx);
+    await collectBlobs(t.db, { graceMs: HOUR, retentionDays: 7 }, ctx);
+    expect(await row(stepShot.sha256)).toBeNull();
+    expect(await keysOf(stepShot.sha256)).toEqual([]);
   });
 
   it("sweeps bytes no row names once they are older than the grace, page by page", async () => {

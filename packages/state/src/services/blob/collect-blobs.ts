@@ -1,10 +1,12 @@
 // The blob collector: what no one references any more goes, and so do the screenshots of runs past the retention.
 // One pass, in four steps, each in batches:
-//   1. ownership ends: a workspace stops owning a blob none of its evidence or steps shows, once its grace has passed
-//      since the workspace last put it (an upload is referenced by the evidence written right after it);
+//   1. ownership ends: a workspace stops owning a blob none of its evidence or steps shows and none of its skills'
+//      steps names as their screenshot (`shot`), once its grace has passed since the workspace last put it (an upload
+//      is referenced by the evidence written right after it); a skill's screenshots so outlive the run's evidence;
 //   2. unowned blobs no evidence or step shows are deleted: row, then bytes;
 //   3. retention (only when retentionDays is set): a blob shown only by runs that ended (or started, if they never
-//      ended) more than retentionDays ago, none of them shared by a live link, loses its bytes; its row stays,
+//      ended) more than retentionDays ago, none of them shared by a live link and no skill of an owning workspace
+//      naming it as a step's screenshot (deleting the skill lets it go), loses its bytes; its row stays,
 //      marked expired, so the evidence that names it stays intact and a read says what happened;
 //   4. the store's orphans (bytes no row names, e.g. a put that failed after storing) older than the grace go,
 //      one page of the store's keys per pass, resuming where the last pass stopped.
@@ -12,8 +14,14 @@
 // a new storage key, so bytes a row names are never deleted.
 import { z } from "zod";
 import { parseInput } from "../../domain/input.ts";
+import { Prisma } from "../../generated/prisma/client.ts";
 import { atParam, inTx, type DbOrTx } from "../operator.ts";
 import { storeOf, type BlobContext } from "./put-blob.ts";
+
+/** Whether a skill of the workspace has a step whose screenshot (`shot`) is the blob: the Learning page shows it. */
+const skillShows = (workspaceId: Prisma.Sql, sha256: Prisma.Sql) =>
+  Prisma.sql`(EXISTS (SELECT 1 FROM "Skill" s WHERE s."workspaceId" = ${workspaceId}
+    AND s."body" @> jsonb_build_object('steps', jsonb_build_array(jsonb_build_object('shot', ${sha256}::text)))))`;
 
 export const DEFAULT_BLOB_GRACE_MS = 60 * 60 * 1000;
 
@@ -49,7 +57,7 @@ export async function collectBlobs(db: DbOrTx, raw: CollectBlobsInput = {}, ctx?
   const now = (await db.$queryRaw<{ now: Date }[]>`SELECT COALESCE(${at}::timestamptz, now()) AS now`)[0]!.now;
   const graceEnd = new Date(now.getTime() - i.graceMs);
 
-  // 1. Ownerships no evidence or step of the workspace references.
+  // 1. Ownerships no evidence or step of the workspace references, nor a step of one of its skills.
   let released = 0;
   for (;;) {
     const n = await db.$executeRaw`
@@ -57,6 +65,7 @@ export async function collectBlobs(db: DbOrTx, raw: CollectBlobsInput = {}, ctx?
         SELECT wb."workspaceId", wb."sha256" FROM "WorkspaceBlob" wb
         WHERE wb."touchedAt" < ${graceEnd}
           AND NOT EXISTS (SELECT 1 FROM "Evidence" e JOIN "Goal" g ON g."id" = e."goalId" WHERE e."blobSha256" = wb."sha256" AND g."workspaceId" = wb."workspaceId")
+          AND NOT ${skillShows(Prisma.sql`wb."workspaceId"`, Prisma.sql`wb."sha256"`)}
         LIMIT ${i.batch} FOR UPDATE OF wb SKIP LOCKED)`;
     released += n;
     if (n < i.batch) break;
@@ -93,7 +102,7 @@ export async function collectBlobs(db: DbOrTx, raw: CollectBlobsInput = {}, ctx?
           )
           SELECT b."sha256", b."storageKey" FROM "Blob" b
           WHERE b."storageKey" IS NOT NULL
-            AND NOT EXISTS (SELECT 1 FROM "WorkspaceBlob" w WHERE w."sha256" = b."sha256" AND w."touchedAt" >= ${graceEnd})
+            AND NOT EXISTS (SELECT 1 FROM "WorkspaceBlob" w WHERE w."sha256" = b."sha256" AND (w."touchedAt" >= ${graceEnd} OR ${skillShows(Prisma.sql`w."workspaceId"`, Prisma.sql`w."sha256"`)}))
             AND NOT EXISTS (SELECT 1 FROM "Evidence" e LEFT JOIN "Run" r ON r."id" = e."runId"
                             WHERE e."blobSha256" = b."sha256" AND (r."id" IS NULL OR r."id" IN (SELECT "id" FROM kept)))
           LIMIT ${i.batch} FOR UPDATE OF b SKIP LOCKED`;

@@ -72,11 +72,11 @@ describe("skills", () => {
 
 describe("skill steps and versions", () => {
   const screen = (activity: string, ...ids: string[]) => ({ app: "com.loop", activity, required: ids.map((id) => ({ resourceId: `com.loop:id/${id}`, at: { x: 500, y: 100 } })) });
-  const body = (steps: { action: Record<string, unknown>; target?: string; before: ReturnType<typeof screen> }[]) => ({
+  const body = (steps: { action: Record<string, unknown>; target?: string; before: ReturnType<typeof screen>; shot?: string }[]) => ({
     format: 1,
     app: "com.loop",
     pre: steps[0]!.before,
-    steps: steps.map((s) => ({ action: s.action, ...(s.target ? { target: { resourceId: `com.loop:id/${s.target}`, at: { x: 500, y: 100 } } } : {}), before: s.before })),
+    steps: steps.map((s) => ({ action: s.action, ...(s.target ? { target: { resourceId: `com.loop:id/${s.target}`, at: { x: 500, y: 100 } } } : {}), before: s.before, ...(s.shot ? { shot: s.shot } : {}) })),
     post: screen(".Results", "result_list"),
   });
   it("a skill's steps come in words with the screen each expects; each repair is a version with its step-level diff", async () => {
@@ -89,11 +89,13 @@ describe("skill steps and versions", () => {
     ]);
     const s1 = await saveSkill(t.db, { workspaceId: ws, app: "com.loop", appVersion: "1.0", name: "search", goal: "Search Loop for a phrase", body: v1, runId: "run_v1" });
     expect(s1.steps).toEqual({
+      description: null,
       parameters: ["query"],
+      example: {},
       steps: [
-        { number: 1, does: "tap #search_box", target: "#search_box", expects: { app: "com.loop", activity: ".Feed", required: ["#search_box"] } },
-        { number: 2, does: 'type "{query}"', target: null, expects: { app: "com.loop", activity: ".Search", required: ["#search_input"] } },
-        { number: 3, does: "press Enter", target: null, expects: { app: "com.loop", activity: ".Search", required: ["#search_input"] } },
+        { number: 1, does: "tap #search_box", target: "#search_box", expects: { app: "com.loop", activity: ".Feed", required: ["#search_box"] }, shot: null },
+        { number: 2, does: 'type "{query}"', target: null, expects: { app: "com.loop", activity: ".Search", required: ["#search_input"] }, shot: null },
+        { number: 3, does: "press Enter", target: null, expects: { app: "com.loop", activity: ".Search", required: ["#search_input"] }, shot: null },
       ],
       endsOn: { app: "com.loop", activity: ".Results", required: ["#result_list"] },
     });
@@ -110,6 +112,22 @@ describe("skill steps and versions", () => {
     expect(versions[1]!.changes).toBeNull();
     expect(versions[0]!.changes!.map((c) => [c.kind, c.number])).toEqual([["changed", 1], ["same", 2], ["same", 3], ["added", 4]]);
     expect(versions[0]!.changes![0]).toMatchObject({ before: { does: "tap #search_box" }, after: { does: "tap #search_icon" } });
+    // A distilled body's description, parameters with the run's values, and each step's screenshot come with its steps;
+    // a screenshot that is no sha256 or an example value that is no text is left out, the steps still shown.
+    const shot = "ab".repeat(32);
+    const described = {
+      ...body([
+        { action: { type: "click" }, target: "search_box", before: screen(".Feed", "search_box"), shot },
+        { action: { type: "input_text", text: "{query}" }, before: screen(".Search", "search_input"), shot: "../../etc/passwd" },
+      ]),
+      description: "search Loop for {query}",
+      params: ["query", "page"],
+      example: { query: "red shoes", page: 2, unlisted: "x" },
+    };
+    const s3 = await saveSkill(t.db, { workspaceId: ws, app: "com.loop", appVersion: "1.0", name: "described", goal: "Search Loop", body: described, runId: "run_d" });
+    expect(s3.steps).toMatchObject({ description: "search Loop for {query}", parameters: ["query", "page"], example: { query: "red shoes" } });
+    expect(s3.steps!.steps.map((st) => [st.number, st.shot])).toEqual([[1, shot], [2, null]]);
+    expect((await listSkills(t.db, { workspaceId: ws })).items.find((s) => s.id === s3.id)?.steps).toEqual(s3.steps);
     // A body the page cannot read is said to be so, not decoded by the reader.
     expect((await saveSkill(t.db, { workspaceId: ws, app: "com.loop", appVersion: "1.0", name: "odd", goal: "g", body: { steps: [1] }, runId: "run_x" })).steps).toBeNull();
     const other = await seedWorkspace(t.db, "Other versions");
