@@ -5,5 +5,6 @@ export { describeControlPlaneContract, type ContractSubject } from "./control-pl
 export { FakePhone, FakeDisconnect, box, type FakeElement, type FakeScreen, type FakeCommand } from "./fake-phone.ts";
 export { FakeClock } from "./fake-clock.ts";
 export { startHarness, planOf, type Harness, type HarnessInit } from "./harness.ts";
+export { SINGLE_APP_TASKS, SUBPATH_TASKS, packExecutor, packWork, unlearned, type PackStep, type PackWork } from "./pack-work.ts";
 export { lampScenario, lampExecutor, replyAction, screenOf, elementOn, offeredLampSkill, type LampVariant } from "./lamp.ts";
 export { checkFixture, fixtureAdapter, type AdapterFixture, type FixtureFile, type FixtureOutcome } from "../model/adapters/fixture-check.ts";
