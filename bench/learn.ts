@@ -31,6 +31,7 @@ import { startBenchCore } from "./support/stack.ts";
 /** DEBUG_LEARN=1 prints each executor reply with the skills its prompt offered. */
 const debugged = (answer: (req: RecordedRequest) => ScriptedReply) => (req: RecordedRequest): ScriptedReply => {
   const out = answer(req);
+  if (process.env.DEBUG_LEARN) for (const m of req.lastUserText.matchAll(/The skill "[^"]+" (?:stopped before|reached) its step [^\n]*/g)) console.log(`  ! ${m[0]}`);
   if (process.env.DEBUG_LEARN) console.log(`  ${/^TODO: (.*)$/m.exec(req.lastUserText)?.[1] ?? ""} <- ${"text" in out ? out.text : ""}${/SKILLS \(/.test(req.lastUserText) ? ` | skills: ${(fencedRegions(req.lastUserText).find((x) => /^- "/.test(x.trim())) ?? "").replace(/\n/g, " ")}` : ""}`);
   return out;
 };
@@ -119,6 +120,7 @@ try {
   const validated = await db.skill.count({ where: { workspaceId: workspace.id, status: "validated" } });
   const skills = await db.skill.findMany({ where: { workspaceId: workspace.id }, orderBy: { name: "asc" } });
   for (const s of skills) console.log(`skill "${s.name}" (${s.app.replace("com.phoneloop.", "")}) v${s.version} ${s.status}: ${(s.body as { params?: string[] }).params?.map((p) => `{${p}}`).join(" ") || "no params"}, used ${s.successes} ok, ${s.failures} handed back`);
+  if (process.env.DEBUG_LEARN) for (const s of skills) console.log(`  ${s.name}: ${(s.body as { steps: { action: { type: string; text?: string }; target?: { text?: string; resourceId?: string } }[] }).steps.map((st) => `${st.action.type}${st.target ? `[${st.target.resourceId ?? ""}|${st.target.text ?? ""}]` : ""}${st.action.text ? `"${st.action.text}"` : ""}`).join(" → ")}`);
   console.log(`held out without learning: success=${mean(base.map((o) => (o.score === 1 ? 1 : 0))).toFixed(3)} mean_calls=${mean(base.map((o) => o.calls)).toFixed(2)}; with: mean_calls=${mean(held.map((o) => o.calls)).toFixed(2)}, ${held.filter((o) => o.skillSteps > 0).length} of ${held.length} used a skill`);
   const ratio = (k: "calls" | "steps") => sum(held.map((o) => o[k])) / Math.max(1, sum(base.map((o) => o[k])));
   console.log(`model_calls_ratio=${ratio("calls").toFixed(3)} steps_ratio=${ratio("steps").toFixed(3)} success_first=${mean(first.map((o) => (o.score === 1 ? 1 : 0))).toFixed(3)} success_heldout=${mean(held.map((o) => (o.score === 1 ? 1 : 0))).toFixed(3)} heldout_runs=${held.length} skills_validated=${validated}`);
