@@ -532,7 +532,7 @@ export interface ControlPlane {
    * todo that was accepted is validated when the run finishes; two failures in a row retire its version.
    */
   /** One use of a skill by a run's todo; a repeat of its idempotencyKey (a retry) counts nothing again. */
-  recordSkillUse(input: { idempotencyKey: string; skillId: string; runId: string; todoId: string; ok: boolean; failedAt?: number; reason?: string }): Promise<void>;
+  recordSkillUse(input: { idempotencyKey: string; skillId: string; runId: string; todoId: string; ok: boolean; failedAt?: number; reason?: string; params?: Record<string, string> }): Promise<void>;
   listShortcuts(filter: { app: string; appVersion: string; status?: ShortcutStatus }): Promise<ShortcutRecord[]>;
   /** What the package manager declares; known URIs keep their status. Returns the app version's shortcuts. */
   saveShortcuts(input: { app: string; appVersion: string; shortcuts: { uri: string; activity: string }[] }): Promise<ShortcutRecord[]>;

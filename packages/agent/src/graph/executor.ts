@@ -83,8 +83,8 @@ export type InputEffect =
   | { type: "open_gate"; idempotencyKey: string; question: string; options: string[]; evidenceKeys: string[]; kind: GateKind; takeoverReason?: TakeoverReason; tier: PendingGate["tier"]; action: Action; policy: GatePolicy & { kind: string; approvalKey: string }; lease: LeaseRef }
   | { type: "wait_gate"; gateId: string }
   | { type: "perform"; action: Action; px: { x: number; y: number } | undefined; screen: { width: number; height: number }; description: string }
-  /** Runs a skill on the phone, checking its contract before and after each step. */
-  | { type: "run_skill"; skillId: string; name: string; body: SkillBody; stepIndex: number; lease: LeaseRef }
+  /** Runs a skill on the phone, checking its contract before and after each step; `body` bound with `params` (its parameters' values this time). */
+  | { type: "run_skill"; skillId: string; name: string; body: SkillBody; params: Record<string, string>; stepIndex: number; lease: LeaseRef }
   | { type: "exit"; ret: ExecutorReturn };
 
 export type Effect = WriteEffect | InputEffect;
@@ -365,7 +365,8 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       // Write-ahead, as for any action: a restart never runs the skill twice.
       ex.inFlight = { stepIndex: turn.stepIndex, action, description };
       fx.push({ type: "checkpoint" });
-      return done({ type: "run_skill", skillId: skill.id, name: skill.name, body: bound.body, stepIndex: turn.stepIndex, lease: leaseRefOf(ex.lease!) });
+      const params = Object.fromEntries((skill.body.params ?? []).map((p) => [p, action.params![p]!]));
+      return done({ type: "run_skill", skillId: skill.id, name: skill.name, body: bound.body, params, stepIndex: turn.stepIndex, lease: leaseRefOf(ex.lease!) });
     }
     if (action.type === "ask_takeover") return gateOrAct(turn, action, undefined, takeoverDecision(action.reason, config.policyRules?.version));
     const point = resolvePoint(turn, action);

@@ -268,8 +268,8 @@ export class MemoryControlPlane implements ControlPlane {
     return structuredClone(row);
   }
   /** Each use as the core keeps it (its skill.recordUse Events): the run's end validates from them. */
-  readonly skillUses: { key: string; skillId: string; runId: string; todoId: string; ok: boolean; version: number }[] = [];
-  async recordSkillUse(i: { idempotencyKey: string; skillId: string; runId: string; todoId: string; ok: boolean; failedAt?: number; reason?: string }) {
+  readonly skillUses: { key: string; skillId: string; runId: string; todoId: string; ok: boolean; version: number; params?: Record<string, string> }[] = [];
+  async recordSkillUse(i: { idempotencyKey: string; skillId: string; runId: string; todoId: string; ok: boolean; failedAt?: number; reason?: string; params?: Record<string, string> }) {
     const s = this.skills.get(i.skillId);
     if (!s) throw Object.assign(new Error(`Skill ${i.skillId} does not exist in this workspace.`), { code: "NOT_FOUND" });
     if (this.skillUses.some((u) => u.skillId === s.id && u.key === i.idempotencyKey)) return;
@@ -277,7 +277,7 @@ export class MemoryControlPlane implements ControlPlane {
     else s.failures++;
     const last = [...this.skillUses].reverse().find((u) => u.skillId === s.id);
     if (!i.ok && (s.status === "candidate" || s.status === "validated") && last && !last.ok && last.version === s.version) s.status = "retired";
-    this.skillUses.push({ key: i.idempotencyKey, skillId: s.id, runId: i.runId, todoId: i.todoId, ok: i.ok, version: s.version });
+    this.skillUses.push({ key: i.idempotencyKey, skillId: s.id, runId: i.runId, todoId: i.todoId, ok: i.ok, version: s.version, ...(i.params ? { params: { ...i.params } } : {}) });
   }
   async listShortcuts(f: { app: string; appVersion: string; status?: ShortcutStatus }) {
     return [...this.shortcuts.values()].filter((s) => s.app === f.app && s.appVersion === f.appVersion && (!f.status || s.status === f.status)).sort((a, b) => a.uri.localeCompare(b.uri)).map((s) => structuredClone(s));

@@ -1,5 +1,6 @@
 // The skill effect family: running a skill on the phone (its contract checked before and after each step), each
-// step recorded as an action with the screen it started from, and the use recorded once (by run, step and skill).
+// step recorded as an action with the screen it started from, and the use recorded once (by run, step and skill)
+// with the values its parameters were given.
 import { describeAction } from "../../actions/schema.ts";
 import { runSkill as runSkillOnDevice } from "../../skills/execute.ts";
 import type { InputEffect, Observation } from "../executor.ts";
@@ -31,6 +32,6 @@ export async function runSkill(ctx: RunContext, state: ExecutorRunState, e: Extr
     },
   }).catch((err: unknown) => ({ ok: false as const, performed: 0, failedAt: 0, reason: err instanceof Error ? err.message : String(err), found: [], lost: isDeviceLost(err) }));
   guard(ctx);
-  await cp.recordSkillUse({ idempotencyKey: `${state.runId}:${e.stepIndex}:skill-use:${e.skillId}`, skillId: e.skillId, runId: state.runId, todoId: ex.todoId, ok: ran.ok, ...(ran.ok ? {} : { failedAt: ran.failedAt, reason: ran.reason.slice(0, 1000) }) });
+  await cp.recordSkillUse({ idempotencyKey: `${state.runId}:${e.stepIndex}:skill-use:${e.skillId}`, skillId: e.skillId, runId: state.runId, todoId: ex.todoId, ok: ran.ok, ...(ran.ok ? {} : { failedAt: ran.failedAt, reason: ran.reason.slice(0, 1000) }), ...(Object.keys(e.params).length ? { params: e.params } : {}) });
   return { type: "skill_ran", ok: ran.ok, performed: ran.performed, failedAt: ran.ok ? null : ran.failedAt, reason: ran.ok ? null : ran.reason, ...("lost" in ran && ran.lost ? { lost: true } : {}), ...(ran.ok && ran.gatedAt !== undefined ? { gatedAt: ran.gatedAt } : {}) };
 }

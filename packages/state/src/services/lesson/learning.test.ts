@@ -68,6 +68,23 @@ describe("skills", () => {
     await use("run_r:3:skill-use", false);
     expect((await listSkills(t.db, { workspaceId: ws })).items[0]).toMatchObject({ status: "retired", failures: 2 });
   });
+  it("a use keeps the values its parameters were given, in the skill's uses; a use of a skill without parameters has none", async () => {
+    const { workspace } = await seedWorkspace(t.db, "Uses with values");
+    const ws = workspace.id;
+    const [todo] = await seedTodos(t.db, (await seedGoal(t.db, { workspaceId: ws })).id, 1);
+    const s = await saveSkill(t.db, { workspaceId: ws, app: "com.notes", appVersion: "1.0", name: "create a note", goal: "Create a note titled 'Groceries'", body: { params: ["title", "body"] }, runId: "run_a" });
+    await recordSkillUse(t.db, { workspaceId: ws, skillId: s.id, idempotencyKey: "run_b:4:skill-use", runId: "run_b", todoId: todo!.id, ok: true, params: { title: "Weekend plans", body: "hike, laundry, call mom" } });
+    await recordSkillUse(t.db, { workspaceId: ws, skillId: s.id, idempotencyKey: "run_c:2:skill-use", runId: "run_c", todoId: todo!.id, ok: false, failedAt: 1, reason: "expected the screen .Edit", params: { title: "Gift ideas", body: "scarf" } });
+    await recordSkillUse(t.db, { workspaceId: ws, skillId: s.id, idempotencyKey: "run_d:1:skill-use", runId: "run_d", todoId: todo!.id, ok: true });
+    const uses = await t.db.event.findMany({ where: { subjectId: s.id, operator: "skill.recordUse" }, orderBy: { id: "asc" } });
+    expect(uses.map((e) => (e.payload as { params?: unknown }).params ?? null)).toEqual([{ title: "Weekend plans", body: "hike, laundry, call mom" }, { title: "Gift ideas", body: "scarf" }, null]);
+    expect(uses[1]!.payload).toMatchObject({ ok: false, runId: "run_c", failedAt: 1, params: { title: "Gift ideas" } });
+    // A value past the cap is refused naming the field, and nothing is counted.
+    const refused = await err(recordSkillUse(t.db, { workspaceId: ws, skillId: s.id, idempotencyKey: "run_e:1:skill-use", runId: "run_e", todoId: todo!.id, ok: true, params: { title: "x".repeat(2001) } }));
+    expect(refused).toMatchObject({ code: "INVALID_INPUT" });
+    expect(refused?.message).toMatch(/params/);
+    expect((await listSkills(t.db, { workspaceId: ws })).items[0]).toMatchObject({ successes: 2, failures: 1 });
+  });
 });
 
 describe("skill steps and versions", () => {

@@ -36,10 +36,19 @@ export type UpdateSkillInput = z.input<typeof UpdateSkillInput>;
 
 /**
  * One use of a skill by a run's todo: it reached its end screen (ok), or a step's screen was not as expected and it
- * handed back before step `failedAt` (0-based; the number of steps: its end screen) for `reason`.
+ * handed back before step `failedAt` (0-based; the number of steps: its end screen) for `reason`; `params`, the values
+ * its parameters were given (what it typed and looked for this time). A repeat of its key (a client's retry) counts
+ * nothing again and answers the skill as it is.
  */
-/** One use by a run's todo; a repeat of its key (a client's retry) counts nothing again and answers the skill as it is. */
-export const RecordSkillUseInput = SkillRefInput.extend({ idempotencyKey: IdempotencyKey, runId: Id, todoId: Id, ok: z.boolean(), failedAt: z.number().int().min(0).max(10_000).optional(), reason: LongText.max(1000).optional() });
+export const RecordSkillUseInput = SkillRefInput.extend({
+  idempotencyKey: IdempotencyKey,
+  runId: Id,
+  todoId: Id,
+  ok: z.boolean(),
+  failedAt: z.number().int().min(0).max(10_000).optional(),
+  reason: LongText.max(1000).optional(),
+  params: z.record(ShortText.max(100), LongText.max(2000)).refine((p) => Object.keys(p).length <= 50, "at most 50 parameters").optional(),
+});
 export type RecordSkillUseInput = z.input<typeof RecordSkillUseInput>;
 
 export interface SkillView {
@@ -131,7 +140,8 @@ export async function updateSkill(db: DbOrTx, raw: UpdateSkillInput, ctx?: Opera
  * Counts one use of a skill by a run's todo. A use that handed back is a failure; the second failure in a row of the
  * same version retires that version (it is offered no more until a run repairs it). A use that reached the end
  * validates nothing by itself: the core decides when the run ends (validateSkillsByUse), from whether its todo was
- * accepted. The use is an Event of the todo's goal, so the run's end finds its uses.
+ * accepted. The use is an Event of the todo's goal, so the run's end finds its uses; its payload is the skill's uses
+ * as people read them (ok or where it handed back and why, the version, the run and todo, the values it was given).
  */
 export async function recordSkillUse(db: DbOrTx, raw: RecordSkillUseInput, ctx?: OperatorContext): Promise<SkillView> {
   const i = parseInput(RecordSkillUseInput, raw, "skill.recordUse");
@@ -159,7 +169,7 @@ export async function recordSkillUse(db: DbOrTx, raw: RecordSkillUseInput, ctx?:
         subjectId: row.id,
         workspaceId: i.workspaceId,
         goalId: todo.goalId,
-        payload: { key: i.idempotencyKey, ok: i.ok, version: before.version, runId: i.runId, todoId: i.todoId, ...(i.failedAt !== undefined ? { failedAt: i.failedAt } : {}), ...(i.reason ? { reason: i.reason } : {}), ...(retire ? { retired: true } : {}) },
+        payload: { key: i.idempotencyKey, ok: i.ok, version: before.version, runId: i.runId, todoId: i.todoId, ...(i.failedAt !== undefined ? { failedAt: i.failedAt } : {}), ...(i.reason ? { reason: i.reason } : {}), ...(i.params ? { params: i.params } : {}), ...(retire ? { retired: true } : {}) },
       },
       ctx,
     );
