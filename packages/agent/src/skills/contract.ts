@@ -5,11 +5,15 @@
 import type { Action } from "../actions/schema.ts";
 import type { UiNode } from "../ports.ts";
 import { listElements, type ElementRef } from "../graph/observe.ts";
+import { wordChar } from "./phrases.ts";
 
 /** Finds one element: by resource id, else by its text, else the element nearest to where it was (0–1000). */
 export interface ElementSelector {
   resourceId?: string;
   text?: string;
+  /** `text` is the start of the element's text, up to a word's end (a list row: its title, then a preview that
+   *  changes: "{name}" finds "Bob Miller Did you order the charger?"). Else the text is the element's whole text. */
+  textStarts?: true;
   /** The element's centre when the skill was distilled, normalised to 0–1000. */
   at: { x: number; y: number };
 }
@@ -86,14 +90,15 @@ export const POSITION_TOLERANCE = 60;
 /** The element a selector names on this screen, and which fallback found it; null when none does. */
 export function findElement(sel: ElementSelector, elements: readonly ElementRef[]): { element: ElementRef; by: "resource_id" | "text" | "position" } | null {
   const nearest = (xs: ElementRef[]) => xs.reduce((best, e) => (distance(centre(e), sel.at) < distance(centre(best), sel.at) ? e : best));
+  const named = (e: ElementRef) => textNames(sel, e.text);
   if (sel.resourceId) {
     const byId = elements.filter((e) => e.resourceId === sel.resourceId);
-    const exact = sel.text ? byId.filter((e) => e.text === sel.text) : [];
+    const exact = sel.text ? byId.filter(named) : [];
     if (exact.length) return { element: nearest(exact), by: "resource_id" };
     if (byId.length === 1 || (byId.length && !sel.text)) return { element: nearest(byId), by: "resource_id" };
   }
   if (sel.text) {
-    const byText = elements.filter((e) => e.text === sel.text);
+    const byText = elements.filter(named);
     if (byText.length) return { element: nearest(byText), by: "text" };
   }
   // Position alone only for an element that carried neither id nor text (an icon): anything else moved away.
@@ -102,6 +107,13 @@ export function findElement(sel: ElementSelector, elements: readonly ElementRef[
     if (near.length) return { element: nearest(near), by: "position" };
   }
   return null;
+}
+
+/** Whether an element's text is the one a selector names: the same, or (textStarts) its start up to a word's end. */
+function textNames(sel: ElementSelector, text: string): boolean {
+  if (text === sel.text) return true;
+  if (!sel.textStarts || !sel.text || !text.startsWith(sel.text)) return false;
+  return !(wordChar([...sel.text].at(-1)) && wordChar([...text.slice(sel.text.length)][0]));
 }
 
 /** Whether the screen meets the contract; when not, what is missing, in words. */
@@ -113,7 +125,8 @@ export function checkContract(c: ScreenContract, s: ScreenState): { ok: true } |
 }
 
 export function describeSelector(sel: ElementSelector): string {
-  return sel.resourceId ? `#${sel.resourceId.replace(/^.*:id\//, "")}${sel.text ? ` "${sel.text}"` : ""}` : sel.text ? `"${sel.text}"` : `at (${Math.round(sel.at.x)}, ${Math.round(sel.at.y)})`;
+  const text = sel.text ? `"${sel.text}${sel.textStarts ? "…" : ""}"` : "";
+  return sel.resourceId ? `#${sel.resourceId.replace(/^.*:id\//, "")}${text ? ` ${text}` : ""}` : text || `at (${Math.round(sel.at.x)}, ${Math.round(sel.at.y)})`;
 }
 
 export function selectorOf(e: { text: string; resourceId: string; box: [number, number, number, number] }): ElementSelector {

@@ -5,6 +5,7 @@
 import type { Evidence } from "../ports.ts";
 import { parseAction } from "../actions/parse.ts";
 import type { ElementRef } from "../graph/observe.ts";
+import { phrasesOf, wordChar } from "./phrases.ts";
 import { SKILL_ACTION_TYPES, selectorOf, type ElementSelector, type ScreenContract, type SkillAction, type SkillBody, type SkillStep } from "./contract.ts";
 
 /** A screen as observation evidence records it. */
@@ -176,24 +177,6 @@ export function skillName(title: string): string {
  */
 export type ValueSource = { key: string; value: string } | { text: string; from: "goal" | "title" };
 
-/** Letters of scripts written without spaces between words: a phrase of them needs no word boundary. */
-const NO_SPACES = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
-const wordChar = (ch: string | undefined) => ch !== undefined && /[\p{L}\p{N}]/u.test(ch) && !NO_SPACES.test(ch);
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-
-/** Where `value` occurs in `text` as a whole word or phrase, ignoring case. */
-export function phrasesOf(text: string, value: string): { index: number; text: string }[] {
-  if (!value.trim()) return [];
-  const out: { index: number; text: string }[] = [];
-  for (const m of text.matchAll(new RegExp(escapeRe(value), "giu"))) {
-    const [first, lastCh] = [[...m[0]][0], [...m[0]].at(-1)];
-    const [before, after] = [[...text.slice(0, m.index)].at(-1), [...text.slice(m.index + m[0].length)][0]];
-    if ((wordChar(before) && wordChar(first)) || (wordChar(after) && wordChar(lastCh))) continue;
-    out.push({ index: m.index, text: m[0] });
-  }
-  return out;
-}
-
 /** The quoted phrases of a text ("…", “…”, ‘…’, 「…」, 『…』). */
 const quotedPhrases = (text: string) => [...text.matchAll(/"([^"\n]{1,200})"|“([^”\n]{1,200})”|‘([^’\n]{1,200})’|「([^」\n]{1,200})」|『([^』\n]{1,200})』/g)].map((m) => (m.slice(1).find((g) => g !== undefined) ?? "").trim()).filter(Boolean);
 
@@ -275,26 +258,43 @@ export function parameterise(body: SkillBody, sources: readonly ValueSource[], o
     }
     return out + text.slice(at);
   };
-  /** A tapped element's text as a parameter, or null when it is the app's own. */
-  const tapped = (sel: ElementSelector): string | null => {
-    if (!sel.text?.trim()) return null;
-    const k = equalKeyed(sel.text);
-    if (k) return nameFor(k.value, nameOfKey(k.key) || "value");
-    // Planners name the buttons they tap in their titles: only the goal's words make a tapped text a value — as
-    // written (a name is: "Bob Miller"), not where a sentence starts ("Call Bob" names no button "Call").
-    const t = sel.text.trim();
-    const named = !literals.has(t.toLocaleLowerCase()) && free.some((s) => s.from === "goal" && phrasesOf(s.text, t).some((m) => m.text === t && !/(?:^|[.!?。！？]\s*)\s*$/u.test(s.text.slice(0, m.index))));
-    return named ? nameFor(sel.text, paramNameOf(sel.resourceId, "item")) : null;
+  // Planners name the buttons they tap in their titles: only the goal's words make a tapped text a value — as
+  // written (a name is: "Bob Miller"), not where a sentence starts ("Call Bob" names no button "Call").
+  const namedByGoal = (t: string) =>
+    !literals.has(t.toLocaleLowerCase()) && free.some((s) => s.from === "goal" && phrasesOf(s.text, t).some((m) => m.text === t && !/(?:^|[.!?。！？]\s*)\s*$/u.test(s.text.slice(0, m.index))));
+  /**
+   * A tapped element's text as a parameter — the whole text, or the value its text starts with (a list row reads
+   * its title, then a preview: "Bob Miller Did you order the charger?", "Desk lamp $24.00") — or null when it is the
+   * app's own. `starts`: the value is only the start of the element's text.
+   */
+  const tapped = (sel: ElementSelector): { name: string; starts: boolean } | null => {
+    const t = sel.text?.trim();
+    if (!t) return null;
+    const k = equalKeyed(t);
+    if (k) return { name: nameFor(k.value, nameOfKey(k.key) || "value"), starts: false };
+    if (namedByGoal(t)) return { name: nameFor(t, paramNameOf(sel.resourceId, "item")), starts: false };
+    // The longest start of the text, ending at a word's end, that is a keyed value, a quoted phrase or the goal's words.
+    const chars = [...t];
+    for (let end = chars.length - 1; end >= 2; end--) {
+      if (wordChar(chars[end]) && wordChar(chars[end - 1])) continue;
+      const head = chars.slice(0, end).join("").trim();
+      if ([...head].length < 2 || !/[\p{L}\p{N}]$/u.test(head)) continue;
+      const key = equalKeyed(head);
+      if (key) return { name: nameFor(key.value, nameOfKey(key.key) || "value"), starts: true };
+      if ((quoted.some((q) => q.toLocaleLowerCase() === head.toLocaleLowerCase()) && !literals.has(head.toLocaleLowerCase())) || namedByGoal(head)) return { name: nameFor(head, paramNameOf(sel.resourceId, "item")), starts: true };
+    }
+    return null;
   };
 
   const steps = body.steps.map((st, i): SkillStep => {
     let { action, target, before } = st;
     if (target) {
-      const name = tapped(target);
-      if (name) {
+      const value = tapped(target);
+      if (value) {
         const was = target.text;
-        target = { ...target, text: `{${name}}` };
-        before = { ...before, required: before.required.map((r) => (r.text === was && r.resourceId === st.target!.resourceId ? { ...r, text: `{${name}}` } : r)) };
+        const sel = (r: ElementSelector): ElementSelector => ({ ...r, text: `{${value.name}}`, ...(value.starts ? { textStarts: true } : {}) });
+        target = sel(target);
+        before = { ...before, required: before.required.map((r) => (r.text === was && r.resourceId === st.target!.resourceId ? sel(r) : r)) };
       }
     }
     if (action.type === "input_text" || action.type === "click_then_type") {

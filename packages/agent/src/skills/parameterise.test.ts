@@ -137,3 +137,30 @@ describe("reading a stored body", () => {
     expect(readSkillBody({ ...old, steps: [{ ...old.steps[0]!, shot: 5 }] })).toBeNull();
   });
 });
+
+describe("a list row's title as a parameter", () => {
+  const threads = screen("com.msg", "com.msg.Threads", [["Bob Miller Did you order the charger?", ""], ["Alice Chen See you at the sync!", ""]]);
+  const shop = screen("com.shop", "com.shop.Home", [["Desk lamp $24.00", ""], ["Coffee beans 1kg $21.00", ""]]);
+
+  it("a tapped row whose text starts with the goal's value names it by that start, and finds the row of another value whatever its preview", async () => {
+    const { bindSkill, findElement } = await import("./contract.ts");
+    const body = parameterise(distilSkill([tap(threads, 0)], threads)!, [{ text: "Send the text message 'On my way' to Bob Miller.", from: "goal" }]);
+    expect(body.steps[0]!.target).toMatchObject({ text: "{item}", textStarts: true });
+    expect(body.example).toEqual({ item: "Bob Miller" });
+    const bound = bindSkill(body, { item: "Alice Chen" });
+    if (!bound.ok) throw new Error("not bound");
+    const els = threads.elements.map((e) => ({ ...e, clickable: true, bounds: { left: e.box[0], top: e.box[1], right: e.box[2], bottom: e.box[3] } }));
+    expect(findElement(bound.body.steps[0]!.target!, els as never)?.element.text).toBe("Alice Chen See you at the sync!");
+    // Only up to a word's end: "Alice" names no row "Alicex …", and a row must start with it.
+    expect(findElement({ ...bound.body.steps[0]!.target!, text: "Alic" }, els as never)).toBeNull();
+    expect(findElement({ ...bound.body.steps[0]!.target!, text: "See you" }, els as never)).toBeNull();
+  });
+
+  it("a quoted product the goal names is the row's start; a row the goal does not name stays literal", () => {
+    const quoted = parameterise(distilSkill([tap(shop, 1)], shop)!, [{ text: "Buy one 'Coffee beans 1kg' and have it shipped to '1 Main St'.", from: "goal" }]);
+    expect(quoted.steps[0]!.target).toMatchObject({ text: "{item}", textStarts: true });
+    expect(quoted.example).toEqual({ item: "Coffee beans 1kg" });
+    const other = distilSkill([tap(shop, 0)], shop)!;
+    expect(parameterise(other, [{ text: "Buy one 'Coffee beans 1kg' today.", from: "goal" }])).toEqual(other);
+  });
+});

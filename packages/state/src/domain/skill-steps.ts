@@ -5,7 +5,7 @@
 // decodes a body itself. A body this cannot read is answered as null (the page says the steps are not readable).
 import { z } from "zod";
 
-const Selector = z.object({ resourceId: z.string().optional(), text: z.string().optional(), at: z.object({ x: z.number(), y: z.number() }) });
+const Selector = z.object({ resourceId: z.string().optional(), text: z.string().optional(), textStarts: z.literal(true).optional().catch(undefined), at: z.object({ x: z.number(), y: z.number() }) });
 const Screen = z.object({ app: z.string(), activity: z.string().optional(), required: z.array(Selector) });
 const SHA256 = /^[0-9a-f]{64}$/;
 // A field the page only shows (a step's screenshot, the description, the example values) that is not what it should
@@ -55,7 +55,9 @@ export interface SkillStepsView {
 
 /** A selector in words, the way the runtime names it to the model. */
 export function selectorWords(sel: z.infer<typeof Selector>): string {
-  return sel.resourceId ? `#${sel.resourceId.replace(/^.*:id\//, "")}${sel.text ? ` "${sel.text}"` : ""}` : sel.text ? `"${sel.text}"` : `at (${Math.round(sel.at.x)}, ${Math.round(sel.at.y)})`;
+  // A text that names only the start of the element's (a list row's title) ends in "…".
+  const text = sel.text ? `"${sel.text}${sel.textStarts ? "…" : ""}"` : "";
+  return sel.resourceId ? `#${sel.resourceId.replace(/^.*:id\//, "")}${text ? ` ${text}` : ""}` : text || `at (${Math.round(sel.at.x)}, ${Math.round(sel.at.y)})`;
 }
 
 const screenOf = (s: z.infer<typeof Screen>): SkillScreenView => ({ app: s.app, activity: s.activity ?? null, required: s.required.map(selectorWords) });
