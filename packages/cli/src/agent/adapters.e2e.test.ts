@@ -14,26 +14,21 @@
 // of a frame spanning [0, S] (S = max, or the seen image's side − 1) is pixel round(v / S · (D − 1)) — the far edge
 // is the device's last pixel. Each tap the run recorded must be that pixel, exactly, and inside the element aimed
 // at: a mistake in the runtime's frame mapping or image rule moves it.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FENCE_TAG, MODEL_ADAPTERS, type ModelAdapter } from "@phoneloop/agent";
-import { startScriptedModelServer, type RecordedRequest, type ScriptedModelServer, type ScriptedReply } from "@phoneloop/agent/testing";
-import { AdbDevice, MemoryCredentialStore } from "@phoneloop/device";
-import { adbPublicKeyLine, connectTcp } from "@phoneloop/device/node";
-import { useApiServer } from "@phoneloop/api/testing";
+import type { RecordedRequest, ScriptedReply } from "@phoneloop/agent/testing";
 import { REFERENCE_POLICY_MODEL, answerRequest, startReferencePolicyServer, type ReferencePolicyServer } from "@phoneloop/reference-policy";
-import { issueAgentToken } from "@phoneloop/state";
 import { readEvidenceData } from "@phoneloop/state/domain";
-import { seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
-import { parseDump, startVirtualPhone, type DumpNode, type PhoneEngine, type VirtualPhone } from "@phoneloop/virtual-phone";
+import { parseDump, type DumpNode, type PhoneEngine } from "@phoneloop/virtual-phone";
 import { readEnv } from "../env.ts";
+import { useHeadlessE2e } from "../testing/headless-e2e.ts";
 import { runHeadless } from "./compose.ts";
 import { parseAgentArgs } from "./options.ts";
 
 /** A form task of the pack: open Notes, tap "New note", type a title and a body, close the keyboard, tap Save. */
 const TASK = "notes_create";
 
-const t = useTestDatabase();
-const api = useApiServer(t);
+const { t, api, ...e2e } = useHeadlessE2e("adapters-e2e");
 let policy: ReferencePolicyServer;
 beforeAll(async () => {
   policy = await startReferencePolicyServer();
@@ -42,24 +37,9 @@ afterAll(async () => {
   await policy?.stop();
 });
 
-const phones: VirtualPhone[] = [];
-const devices: AdbDevice[] = [];
-const servers: ScriptedModelServer[] = [];
-afterEach(async () => {
-  for (const d of devices.splice(0)) await d.close().catch(() => undefined);
-  for (const p of phones.splice(0)) await p.stop();
-  for (const s of servers.splice(0)) await s.stop();
-});
-
-const credentialStore = new MemoryCredentialStore("adapters-e2e@phoneloop");
 async function phone(seed: number) {
-  const key = await credentialStore.generateKey();
-  const p = await startVirtualPhone({ scenario: "social", seed, adbKeys: [adbPublicKeyLine(key.buffer, key.name ?? credentialStore.name)] });
-  phones.push(p);
-  const { goal } = p.engine.startTask(TASK, seed);
-  const device = new AdbDevice(await connectTcp({ host: "127.0.0.1", port: p.adbPort, credentialStore }));
-  devices.push(device);
-  return { engine: p.engine, device, goal };
+  const p = await e2e.phone({ scenario: "social", seed, task: TASK });
+  return { engine: p.engine, device: p.device, goal: p.goal };
 }
 
 // ---------- what the model saw ----------
@@ -365,18 +345,16 @@ describe("each model adapter drives a pack task to an evaluator score of 1", () 
   MODEL_ADAPTERS.forEach((adapter, i) => {
     const d = adapter.descriptor;
     it(`${d.id} ${d.version}: ${TASK} scores 1, every tap on the pixel its frame means`, { timeout: 180_000 }, async () => {
-      const { workspace, admin } = await seedWorkspace(t.db, `Adapter ${d.id} ${d.version}`);
-      const { token } = await issueAgentToken(t.db, { workspaceId: workspace.id, name: "adapters", issuedBy: admin.id });
+      const { token, agentId } = await e2e.worker(`Adapter ${d.id} ${d.version}`, "adapters");
       const p = await phone(i + 1);
       const received = receivedTaps(p.engine);
       const aims: Aim[] = [];
-      const server = await startScriptedModelServer({ rules: [{ match: () => true, replies: [executorOf(adapter, p.engine, p.engine.device, aims)], repeatLast: true }] });
-      servers.push(server);
+      const server = await e2e.modelServer({ rules: [{ match: () => true, replies: [executorOf(adapter, p.engine, p.engine.device, aims)], repeatLast: true }] });
       // The models as the headless agent's flags set them: the executor speaks the adapter's language.
       const flags = ["--goal", p.goal, "--device", "adb-server", "--executor-base-url", server.baseURL, "--executor-model", `${d.id}-model`, "--executor-adapter", `${d.id}@${d.version}`, "--planner-base-url", policy.baseURL, "--planner-model", REFERENCE_POLICY_MODEL];
       const { models } = parseAgentArgs(flags, readEnv({ PHONELOOP_AGENT_TOKEN: token }))!;
       expect(models.executor.adapter).toEqual({ id: d.id, version: d.version });
-      const out = await runHeadless({ apiUrl: api.url, agentToken: token, agentId: `agent_adapters_${workspace.id}`, device: p.device, models, goal: p.goal, agentName: "adapters", ocr: null, config: { learn: false, maxStepsPerTodo: 10, maxStepsPerRun: 40 } });
+      const out = await runHeadless({ apiUrl: api.url, agentToken: token, agentId, device: p.device, models, goal: p.goal, agentName: "adapters", ocr: null, config: { learn: false, maxStepsPerTodo: 10, maxStepsPerRun: 40 } });
 
       const evaluation = p.engine.evaluate(TASK);
       expect(evaluation.reason).toBe(`all ${evaluation.checks.length} checks passed`);

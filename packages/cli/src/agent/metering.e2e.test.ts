@@ -4,38 +4,17 @@
 // step records it) or through the API's model proxy (the proxy meters it: its settle records the evidence). Some
 // replies carry no usage: they are counted with the tokenizer and marked estimated. After each run the quota's spent
 // tokens and micro-dollars equal the sum of the run's model_call evidence, exactly.
-import { afterEach, describe, expect, it } from "vitest";
-import { AdbDevice, MemoryCredentialStore } from "@phoneloop/device";
-import { adbPublicKeyLine, connectTcp } from "@phoneloop/device/node";
-import { lampExecutor, lampScenario, planOf, startScriptedModelServer, type RecordedRequest, type ScriptedModelServer, type ScriptedReply } from "@phoneloop/agent/testing";
-import { useApiServer } from "@phoneloop/api/testing";
-import { issueAgentToken } from "@phoneloop/state";
+import { describe, expect, it } from "vitest";
+import { lampExecutor, lampScenario, planOf, type RecordedRequest, type ScriptedReply } from "@phoneloop/agent/testing";
 import { readEvidenceData } from "@phoneloop/state/domain";
-import { seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
-import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
+import { useHeadlessE2e } from "../testing/headless-e2e.ts";
 import { runHeadless } from "./compose.ts";
 
-const t = useTestDatabase();
-const api = useApiServer(t);
+const { t, api, ...e2e } = useHeadlessE2e("metering-e2e");
 
-const phones: VirtualPhone[] = [];
-const devices: AdbDevice[] = [];
-const servers: ScriptedModelServer[] = [];
-afterEach(async () => {
-  for (const d of devices.splice(0)) await d.close().catch(() => undefined);
-  for (const p of phones.splice(0)) await p.stop();
-  for (const s of servers.splice(0)) await s.stop();
-});
-
-const credentialStore = new MemoryCredentialStore("metering-e2e@phoneloop");
 async function phone(seed: number) {
-  const key = await credentialStore.generateKey();
-  const p = await startVirtualPhone({ scenario: lampScenario("plain") as unknown as string /* the engine takes a scenario object too */, seed, adbKeys: [adbPublicKeyLine(key.buffer, key.name ?? credentialStore.name)] });
-  phones.push(p);
-  const { goal } = p.engine.startTask("lamp_on");
-  const device = new AdbDevice(await connectTcp({ host: "127.0.0.1", port: p.adbPort, credentialStore }));
-  devices.push(device);
-  return { device, goal };
+  const p = await e2e.phone({ scenario: lampScenario("plain"), seed, task: "lamp_on" });
+  return { device: p.device, goal: p.goal };
 }
 
 /** Every other reply of a role comes without usage (an endpoint that omits it). */
@@ -49,7 +28,7 @@ function everyOtherWithoutUsage(reply: (req: RecordedRequest) => ScriptedReply):
 
 async function scriptedEndpoint(goal: string) {
   const executor = everyOtherWithoutUsage(lampExecutor());
-  const server = await startScriptedModelServer({
+  const server = await e2e.modelServer({
     rules: [
       // The plan reports its usage; the summarizer's report does not.
       { match: (r) => r.model === "planner-model", replies: [planOf([{ id: "t1", title: goal, app: "Lamp" }])], repeatLast: true },
@@ -57,15 +36,10 @@ async function scriptedEndpoint(goal: string) {
       { match: (r) => r.model === "executor-model", replies: [executor], repeatLast: true },
     ],
   });
-  servers.push(server);
   return server;
 }
 
-async function worker(name: string) {
-  const { workspace, admin } = await seedWorkspace(t.db, name);
-  const { token } = await issueAgentToken(t.db, { workspaceId: workspace.id, name, issuedBy: admin.id });
-  return { workspace, admin, token, agentId: `agent_meter_${workspace.id}` };
-}
+const worker = (name: string) => e2e.worker(name, "meter");
 
 /** The run's model calls as their evidence says, and what the quota spent on the run's goal. */
 async function meterOf(runId: string) {

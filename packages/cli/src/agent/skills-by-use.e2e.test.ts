@@ -4,60 +4,36 @@
 // as expected and the todo was accepted, the core validates it at the run's end (a validation evidence row naming
 // the run). When a step's screen is not as expected the skill hands back at that step, the model finishes the work,
 // the failure is counted and the skill is not validated. Everything is read back from the state core.
-import { afterEach, describe, expect, it } from "vitest";
-import { AdbDevice, MemoryCredentialStore } from "@phoneloop/device";
-import { adbPublicKeyLine, connectTcp } from "@phoneloop/device/node";
-import { lampExecutor, lampScenario, planOf, startScriptedModelServer, type LampVariant, type ScriptedModelServer } from "@phoneloop/agent/testing";
-import { useApiServer } from "@phoneloop/api/testing";
-import { issueAgentToken } from "@phoneloop/state";
-import { seedWorkspace, useTestDatabase } from "@phoneloop/state/testing";
-import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
+import { describe, expect, it } from "vitest";
+import type { AdbDevice } from "@phoneloop/device";
+import { lampExecutor, lampScenario, planOf, type LampVariant } from "@phoneloop/agent/testing";
+import { useHeadlessE2e } from "../testing/headless-e2e.ts";
 import { runHeadless } from "./compose.ts";
 
-const t = useTestDatabase();
-const api = useApiServer(t);
+const { t, api, ...e2e } = useHeadlessE2e("skills-e2e");
 
-const phones: VirtualPhone[] = [];
-const devices: AdbDevice[] = [];
-const servers: ScriptedModelServer[] = [];
-afterEach(async () => {
-  for (const d of devices.splice(0)) await d.close().catch(() => undefined);
-  for (const p of phones.splice(0)) await p.stop();
-  for (const s of servers.splice(0)) await s.stop();
-});
-
-const credentialStore = new MemoryCredentialStore("skills-e2e@phoneloop");
 async function phone(variant: LampVariant, seed: number) {
-  const key = await credentialStore.generateKey();
-  const p = await startVirtualPhone({ scenario: lampScenario(variant) as unknown as string /* the engine takes a scenario object too */, seed, adbKeys: [adbPublicKeyLine(key.buffer, key.name ?? credentialStore.name)] });
-  phones.push(p);
-  const { goal } = p.engine.startTask("lamp_on");
-  const device = new AdbDevice(await connectTcp({ host: "127.0.0.1", port: p.adbPort, credentialStore }));
-  devices.push(device);
-  return { device, goal, score: () => p.engine.evaluate("lamp_on").score };
+  const p = await e2e.phone({ scenario: lampScenario(variant), seed, task: "lamp_on" });
+  return { device: p.device, goal: p.goal, score: () => p.score() };
 }
 
 /** One run of the headless agent with its own scripted models; what the executor was shown is kept. */
 async function run(worker: { token: string; agentId: string }, p: { device: AdbDevice; goal: string }) {
   const executor = lampExecutor();
-  const server = await startScriptedModelServer({
+  const server = await e2e.modelServer({
     rules: [
       { match: (r) => r.model === "planner-model", replies: [planOf([{ id: "t1", title: p.goal, app: "Lamp" }])], repeatLast: true },
       { match: (r) => r.model === "summarizer-model", replies: [{ text: JSON.stringify({ findings: [], conclusion: "Done." }) }], repeatLast: true },
       { match: (r) => r.model === "executor-model", replies: [executor], repeatLast: true },
     ],
   });
-  servers.push(server);
   const models = { executor: { baseURL: server.baseURL, model: "executor-model" }, planner: { baseURL: server.baseURL, model: "planner-model" }, summarizer: { baseURL: server.baseURL, model: "summarizer-model" } };
   const out = await runHeadless({ apiUrl: api.url, agentToken: worker.token, agentId: worker.agentId, device: p.device, models, goal: p.goal, agentName: "learner", ocr: null, config: { maxStepsPerTodo: 30, maxStepsPerRun: 40 } });
   return { ...out, executorAsked: server.requests.filter((r) => r.model === "executor-model").map((r) => r.lastUserText) };
 }
 
-async function workspaceToken(name: string) {
-  const { workspace, admin } = await seedWorkspace(t.db, name);
-  // A token acts as the one agent it first registers: each run of the workspace's worker keeps its id.
-  return { token: (await issueAgentToken(t.db, { workspaceId: workspace.id, name: "learner", issuedBy: admin.id })).token, agentId: `agent_learner_${workspace.id}` };
-}
+// A token acts as the one agent it first registers: each run of the workspace's worker keeps its id.
+const workspaceToken = (name: string) => e2e.worker(name, "learner");
 const skillsOf = (runId: string) => t.db.skill.findMany({ where: { runId } });
 const validationsOf = (runId: string) => t.db.evidence.findMany({ where: { runId, kind: "validation", idempotencyKey: { startsWith: "skill:" } } });
 const usesOf = (skillId: string) => t.db.event.findMany({ where: { subjectId: skillId, operator: "skill.recordUse" }, orderBy: { id: "asc" } });
