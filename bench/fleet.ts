@@ -12,7 +12,7 @@
 // and the write-back records (evidence, step row, turn result, checkpoint, route), heartbeats and lease renewals —
 // with its own run, goal, todo, lease, agent and step index put in. Screens repeat across agents (the recording has
 // a handful), and identical bytes are stored once, so the blob store writes less than a fleet of distinct screens
-// would; the API still reads, decodes and re-encodes every upload.
+// would; the API still reads and decodes every upload whole.
 //
 // Levels ramp N (default 25, 50, 100, 200, 400, 800), each held for LEVEL_S seconds after its agents are set up
 // (setup is not measured); agents of earlier levels keep stepping. Per level: offered and achieved steps/s, write
@@ -23,6 +23,10 @@
 // offered, write p99 ≤ 250 ms, no errors, no lost or duplicated events; past it the ramp stops.
 //
 // Options: --levels 25,50,… --api-processes K --seconds S --viewers V --step-ms MS --pool-max P
+// Profiling: BENCH_API_CPU_PROF=<dir> runs each API process under `node --cpu-prof` (bench/support/stack.ts), and
+// `npx tsx bench/support/cpu-profile.ts <dir> --from-s S` then sums its main thread's self time per function, file and
+// package (past S seconds, i.e. after start and setup); e.g. `BENCH_API_CPU_PROF=/tmp/prof npm run bench -- fleet
+// --levels 25,50 --seconds 20`. Image decoding runs on sharp's threads and is not in that profile (`perf` sees it).
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

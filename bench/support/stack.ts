@@ -16,9 +16,12 @@ export function percentile(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
 }
 
-/** Starts a TypeScript entry of the repository as a child process; resolves with the first match of `ready` in its output. */
-export function startProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ proc: ChildProcess; match: RegExpExecArray }> {
-  const proc = spawn(process.execPath, ["--import", "tsx", ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+/**
+ * Starts a TypeScript entry of the repository as a child process; resolves with the first match of `ready` in its output.
+ * `nodeArgs` go to node before the entry (e.g. --cpu-prof).
+ */
+export function startProcess(args: string[], env: Record<string, string>, ready: RegExp, nodeArgs: string[] = []): Promise<{ proc: ChildProcess; match: RegExpExecArray }> {
+  const proc = spawn(process.execPath, [...nodeArgs, "--import", "tsx", ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   return new Promise((resolve, reject) => {
     let out = "";
     const onData = (d: Buffer) => {
@@ -32,12 +35,19 @@ export function startProcess(args: string[], env: Record<string, string>, ready:
   });
 }
 
-/** The API server (apps/api/src/server.ts) as its own process over `databaseUrl`, on a loopback port; `url` once it listens. */
+/**
+ * The API server (apps/api/src/server.ts) as its own process over `databaseUrl`, on a loopback port; `url` once it listens.
+ * With BENCH_API_CPU_PROF=<dir> in the bench's environment each API process runs under `node --cpu-prof` and writes
+ * its main thread's profile (a .cpuprofile per process) into that folder when it stops; `bench/support/cpu-profile.ts
+ * <dir>` sums it per function and per file. Native threads (sharp's image work, the libuv pool) are not in it.
+ */
 export async function startApi(databaseUrl: string, env: Record<string, string> = {}): Promise<{ proc: ChildProcess; url: string }> {
+  const profDir = process.env.BENCH_API_CPU_PROF;
   const api = await startProcess(
     ["apps/api/src/server.ts"],
     { DATABASE_URL: databaseUrl, API_PORT: "0", API_HOST: "127.0.0.1", PHONELOOP_SECRET_KEY: "bench-secret-key-not-for-production-0000", ...env },
     /on (http:\/\/127\.0\.0\.1:\d+)/,
+    profDir ? ["--cpu-prof", "--cpu-prof-dir", profDir] : [],
   );
   return { proc: api.proc, url: api.match[1]! };
 }

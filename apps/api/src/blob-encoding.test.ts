@@ -83,6 +83,18 @@ describe("POST /blobs refuses images it cannot decode whole or should not decode
     }
   });
 
+  it("a JPEG with a colour profile (as a canvas encodes a screen) is stored without it, its pixels kept; cut short, it is a 400", async () => {
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="240" height="400"><rect width="100%" height="100%" fill="#f4f4f4"/><rect x="20" y="60" width="200" height="90" fill="#1d9bf0"/></svg>`;
+    const sent = await sharp(Buffer.from(svg)).withIccProfile("p3").jpeg().toBuffer();
+    expect((await sharp(sent).metadata()).icc).toBeDefined();
+    const kept = await stored(await upload(sent, "image/jpeg"));
+    expect(kept.mime).toBe("image/jpeg");
+    expect((await sharp(kept.bytes).metadata()).icc).toBeUndefined();
+    expect(await sharp(kept.bytes).raw().toBuffer()).toEqual(await sharp(sent, { ignoreIcc: true }).raw().toBuffer());
+    const cut = sent.subarray(0, Math.floor(sent.length * 0.6));
+    expect(await error(await upload(cut, "image/jpeg"))).toMatchObject({ status: 400, code: "INVALID_INPUT", message: expect.stringMatching(/does not decode whole.*complete file/) });
+  });
+
   it("a small file declaring more pixels than a blob may have is a 413, read from its header", async () => {
     // 6000×6600 of one colour: a small file whose pixels would take seconds to decode.
     const huge = await sharp({ create: { width: 6000, height: 6600, channels: 3, background: "#fff" } }).png({ compressionLevel: 9 }).toBuffer();

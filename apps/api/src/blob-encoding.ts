@@ -69,10 +69,13 @@ export async function encodeForStorage(bytes: Buffer, mime: BlobMime, opts: { ex
   if (pixels > MAX_BLOB_PIXELS) {
     throw new BlobEncodingError(`The image declares ${header.width}×${header.height}${(header.pages ?? 1) > 1 ? ` × ${header.pages} frames` : ""} pixels, more than a blob may have (${MAX_BLOB_PIXELS.toLocaleString("en")}, 4096×4096): scale the screenshot down.`, 413);
   }
+  const toWebp = mime === "image/png" && !opts.exact;
   return decoding(async () => {
-    const image = sharp(bytes, { limitInputPixels: MAX_BLOB_PIXELS, failOn: "truncated" }).timeout({ seconds: DECODE_TIMEOUT_S });
+    // A decode that only proves the image whole skips its colour profile: converting every pixel to sRGB through it
+    // (lcms) cost three times the decode itself (a canvas's JPEG of a screen carries one), for pixels thrown away.
+    const image = sharp(bytes, { limitInputPixels: MAX_BLOB_PIXELS, failOn: "truncated", ignoreIcc: !toWebp }).timeout({ seconds: DECODE_TIMEOUT_S });
     try {
-      if (mime === "image/png" && !opts.exact) return { bytes: await image.webp({ quality: SCREENSHOT_WEBP_QUALITY }).toBuffer(), mime: "image/webp" };
+      if (toWebp) return { bytes: await image.webp({ quality: SCREENSHOT_WEBP_QUALITY }).toBuffer(), mime: "image/webp" };
       // Decoded whole to prove it is whole; what is stored is its own pixels, without its metadata chunks.
       await image.raw().toBuffer();
       return { bytes: WITHOUT_METADATA[mime](bytes), mime };
