@@ -63,7 +63,8 @@ export function recordedActions(evidence: readonly Evidence[]): { actions: Recor
       if (screen) [last, shot] = [screen, e.blobSha256];
       continue;
     }
-    if (e.kind !== "action" || e.data.error) continue;
+    // A skill's scroll looking for its step's element is part of that step (it seeks again), not a step of a path.
+    if (e.kind !== "action" || e.data.error || (e.data.skill as { seek?: unknown } | undefined)?.seek !== undefined) continue;
     const action = skillAction(e.data.action);
     const before = e.data.before ? recordedScreen(e.data.before as Record<string, unknown>) : last;
     if (!action || !before) continue;

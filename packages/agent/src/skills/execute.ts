@@ -16,9 +16,13 @@ export interface SkillRunOptions {
   settle: () => Promise<void>;
   /** How many times a check reads the screen again (after a settle) before it fails: screens load. */
   checkTries?: number;
-  /** Told of each step about to be performed (the runner records it as action evidence). */
-  onStep?: (i: number, step: SkillStep, before: ScreenState, px: { x: number; y: number } | null) => Promise<void>;
+  /** Told of each step about to be performed (the runner records it as action evidence); `seek` numbers the scrolls
+   *  made looking for step i's element (a part of that step, not a step of the skill). */
+  onStep?: (i: number, step: SkillStep, before: ScreenState, px: { x: number; y: number } | null, seek?: number) => Promise<void>;
 }
+
+/** How many scrolls down, then up, a step looks for its element in a list before it hands back. */
+export const SEEK_SCROLLS = 4;
 
 export type SkillRunResult =
   /** Reached its end screen — or, with `gatedAt`, the step a person must approve (that one is left to the run). */
@@ -49,11 +53,33 @@ async function until(device: Device, c: ScreenContract, opts: SkillRunOptions) {
   return { ...r, check };
 }
 
+/** Scrolls down, then back up past where it started, until the screen meets the step's contract. */
+async function seek(device: Device, i: number, step: SkillStep, from: ScreenState, opts: SkillRunOptions) {
+  let r = { tree: null as unknown as UiNode, state: from, check: checkContract(step.before, from) };
+  let n = 0;
+  for (const [direction, times] of [["down", SEEK_SCROLLS], ["up", 2 * SEEK_SCROLLS]] as const) {
+    for (let k = 0; k < times && !r.check.ok; k++) {
+      const action = { type: "scroll", direction } as const;
+      await opts.onStep?.(i, { action, before: step.before }, r.state, null, n++);
+      await perform(device, action, undefined, { width: r.state.width, height: r.state.height });
+      await opts.settle();
+      const next = await read(device);
+      r = { ...next, check: checkContract(step.before, next.state) };
+    }
+    if (r.check.ok) break;
+  }
+  return r;
+}
+
 export async function runSkill(device: Device, body: SkillBody, opts: SkillRunOptions): Promise<SkillRunResult> {
   const found: string[] = [];
   for (let i = 0; i < body.steps.length; i++) {
     const step = body.steps[i]!;
-    const { tree, state, check } = await until(device, step.before, opts);
+    let { tree, state, check } = await until(device, step.before, opts);
+    if (!check.ok && step.target?.text && checkContract({ ...step.before, required: [] }, state).ok && state.elements.some((e) => e.scrollable)) {
+      // The right screen without the element (a list row of another value, further down): scroll the list to find it.
+      ({ tree, state, check } = await seek(device, i, step, state, opts));
+    }
     if (!check.ok) {
       // A step whose screen is not there while the next one's is was not needed this time (a popup that did not
       // show up to be dismissed): it is skipped. Anything else hands back.

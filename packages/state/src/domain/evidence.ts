@@ -97,7 +97,8 @@ export const ActionData = z.strictObject({
   app: z.string().optional(),
   policy: PolicyRecord.optional(),
   error: z.string().optional(),
-  skill: z.strictObject({ id: z.string(), step: Int }).optional(),
+  /** `seek`: the scroll numbered so made looking for that step's element in a list. */
+  skill: z.strictObject({ id: z.string(), step: Int, seek: Int.optional() }).optional(),
   before: z.strictObject({ app: z.string(), screen: ScreenSize, elements: z.array(ListedElement.omit({ i: true })) }).optional(),
 });
 
