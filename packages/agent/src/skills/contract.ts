@@ -33,6 +33,9 @@ export interface SkillStep {
   target?: ElementSelector;
   /** The screen the step starts from (its precondition; the previous step's postcondition). */
   before: ScreenContract;
+  /** A wheel step (a number picker: the target): drag it a row at a time until it shows this value, whatever it
+   *  shows first; the step's action is the first drag of the run it came from. May hold a parameter ({hour}). */
+  turnTo?: string;
   /** The sha256 of the screenshot blob of the observation this step started from in the run it was distilled from
    *  (observation evidence's blob): the Learning page's thumbnail. Absent when the run kept none. */
   shot?: string;
@@ -133,6 +136,15 @@ export function selectorOf(e: { text: string; resourceId: string; box: [number, 
   return { ...(e.resourceId ? { resourceId: e.resourceId } : {}), ...(e.text ? { text: e.text } : {}), at: centre(e) };
 }
 
+/** The resource id of the value a number picker (a wheel) shows, as Android's NumberPicker names its field. */
+export const WHEEL_VALUE_ID = "android:id/numberpicker_input";
+/** The value a wheel shows: its value field's text, the field whose centre is inside the wheel; null without one. */
+export function wheelValue(wheel: { box: [number, number, number, number] }, elements: readonly { resourceId: string; text: string; box: [number, number, number, number] }[]): string | null {
+  const [x1, y1, x2, y2] = wheel.box;
+  const field = elements.find((e) => e.resourceId === WHEEL_VALUE_ID && centre(e).x >= x1 && centre(e).x <= x2 && centre(e).y >= y1 && centre(e).y <= y2);
+  return field ? field.text : null;
+}
+
 /** A parameter's name: lower case letters, digits and underscores, starting with a letter. */
 export const PARAM_NAME = /^[a-z][a-z0-9_]*$/;
 
@@ -140,7 +152,7 @@ export const PARAM_NAME = /^[a-z][a-z0-9_]*$/;
 export function readSkillBody(x: unknown): SkillBody | null {
   const b = x as SkillBody | null;
   if (!b || typeof b !== "object" || b.format !== 1 || !Array.isArray(b.steps) || !b.pre || !b.post || typeof b.app !== "string") return null;
-  for (const st of b.steps) if (!st || !st.action || !SKILL_ACTION_TYPES.includes(st.action.type) || !st.before || (st.shot !== undefined && typeof st.shot !== "string")) return null;
+  for (const st of b.steps) if (!st || !st.action || !SKILL_ACTION_TYPES.includes(st.action.type) || !st.before || (st.shot !== undefined && typeof st.shot !== "string") || (st.turnTo !== undefined && (typeof st.turnTo !== "string" || !st.target))) return null;
   // The optional fields, when there: a description in words, parameter names, and their example values as strings.
   if (b.description !== undefined && typeof b.description !== "string") return null;
   if (b.params !== undefined && (!Array.isArray(b.params) || !b.params.every((p) => typeof p === "string" && PARAM_NAME.test(p)))) return null;
@@ -170,7 +182,7 @@ export function bindSkill(body: SkillBody, values: Record<string, string>): { ok
       ...body,
       pre: contract(body.pre),
       post: contract(body.post),
-      steps: body.steps.map((st) => ({ ...st, action: action(st.action), ...(st.target ? { target: sel(st.target) } : {}), before: contract(st.before) })),
+      steps: body.steps.map((st) => ({ ...st, action: action(st.action), ...(st.target ? { target: sel(st.target) } : {}), ...(st.turnTo !== undefined ? { turnTo: sub(st.turnTo) } : {}), before: contract(st.before) })),
     },
   };
 }

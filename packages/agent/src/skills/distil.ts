@@ -6,7 +6,7 @@ import type { Evidence } from "../ports.ts";
 import { parseAction } from "../actions/parse.ts";
 import type { ElementRef } from "../graph/observe.ts";
 import { phrasesOf, wordChar } from "./phrases.ts";
-import { SKILL_ACTION_TYPES, selectorOf, type ElementSelector, type ScreenContract, type SkillAction, type SkillBody, type SkillStep } from "./contract.ts";
+import { SKILL_ACTION_TYPES, WHEEL_VALUE_ID, selectorOf, wheelValue, type ElementSelector, type ScreenContract, type SkillAction, type SkillBody, type SkillStep } from "./contract.ts";
 
 /** A screen as observation evidence records it. */
 export interface RecordedScreen {
@@ -130,13 +130,46 @@ export function dropDetours(actions: RecordedAction[], last: RecordedScreen | nu
 const OPENS = new Set<SkillAction["type"]>(["open_app", "open_deeplink"]);
 const contractOf = (s: RecordedScreen, required: ElementSelector[]): ScreenContract => ({ app: s.app, ...(s.activity ? { activity: s.activity } : {}), required });
 
+/** The wheel a drag starts on: the smallest element with a resource id that holds the drag's start and a wheel's value field. */
+function wheelAt(s: RecordedScreen, a: SkillAction) {
+  if (a.type !== "drag") return null;
+  const { x, y } = a.from;
+  const holders = s.elements.filter((e) => e.resourceId && e.resourceId !== WHEEL_VALUE_ID && x >= e.box[0] && x <= e.box[2] && y >= e.box[1] && y <= e.box[3] && wheelValue(e, s.elements) !== null);
+  return holders.length ? holders.reduce((a, b) => ((b.box[2] - b.box[0]) * (b.box[3] - b.box[1]) < (a.box[2] - a.box[0]) * (a.box[3] - a.box[1]) ? b : a)) : null;
+}
+
+/**
+ * Consecutive drags on one wheel are one step: turn it to the value it showed after them (the path's point was the
+ * value, not how far it was from where that phone's wheel started).
+ */
+function wheelTurns(path: RecordedAction[], last: RecordedScreen | null): (RecordedAction & { wheel?: RecordedScreen["elements"][number]; turnTo?: string })[] {
+  const out: (RecordedAction & { wheel?: RecordedScreen["elements"][number]; turnTo?: string })[] = [];
+  for (let i = 0; i < path.length; i++) {
+    const wheel = wheelAt(path[i]!.before, path[i]!.action);
+    if (!wheel) {
+      out.push(path[i]!);
+      continue;
+    }
+    let j = i;
+    while (j + 1 < path.length && wheelAt(path[j + 1]!.before, path[j + 1]!.action)?.resourceId === wheel.resourceId) j++;
+    const after = j + 1 < path.length ? path[j + 1]!.before : last;
+    const shown = after ? after.elements.find((e) => e.resourceId === wheel.resourceId) : undefined;
+    const value = shown ? wheelValue(shown, after!.elements) : null;
+    out.push(value === null ? path[i]! : { ...path[i]!, wheel, turnTo: value });
+    if (value === null) continue;
+    i = j;
+  }
+  return out;
+}
+
 /** Distils a skill body from a run's recorded actions; null when nothing replayable is left. */
 export function distilSkill(actions: RecordedAction[], last: RecordedScreen | null, opts: DistilOptions = {}): SkillBody | null {
-  const path = dropDetours(actions, last, opts);
+  const path = wheelTurns(dropDetours(actions, last, opts), last);
   if (!path.length) return null;
   const steps: SkillStep[] = path.map((a) => {
     const needsTarget = a.px && (a.action.type === "click" || a.action.type === "long_press" || a.action.type === "double_tap" || a.action.type === "click_then_type");
-    const target = needsTarget ? selectorOf(elementAt(a.before, a.px!)) : undefined;
+    const target = a.wheel ? selectorOf(a.wheel) : needsTarget ? selectorOf(elementAt(a.before, a.px!)) : undefined;
+    if (a.turnTo !== undefined) return { action: a.action, target: target!, turnTo: a.turnTo, before: contractOf(a.before, [target!]), ...(a.shot ? { shot: a.shot } : {}) };
     // A step that opens an app (or follows a deeplink) starts from wherever the phone is: the screen
     // the run happened to leave it on is no part of the skill (a todo after another app's work starts there).
     const before = OPENS.has(a.action.type) ? { app: "", required: [] } : contractOf(a.before, target ? [target] : []);
@@ -298,6 +331,13 @@ export function parameterise(body: SkillBody, sources: readonly ValueSource[], o
         before = { ...before, required: before.required.map((r) => (r.text === was && r.resourceId === st.target!.resourceId ? sel(r) : r)) };
       }
     }
+    let turnTo = st.turnTo;
+    if (turnTo !== undefined && turnTo.trim() && target) {
+      // A wheel turned to a value the goal, a title or the blackboard gives ("06" of "06:45") turns to that parameter.
+      const k = equalKeyed(turnTo);
+      if (k) turnTo = `{${nameFor(k.value, nameOfKey(k.key) || "value")}}`;
+      else if (inFree(turnTo, ["goal", "title"])) turnTo = `{${nameFor(turnTo, paramNameOf(target.resourceId, "value"))}}`;
+    }
     if (action.type === "input_text" || action.type === "click_then_type") {
       // The field typed into: this step's target, else the one the step before tapped (input_text types into the focus).
       const prev = body.steps[i - 1];
@@ -305,7 +345,7 @@ export function parameterise(body: SkillBody, sources: readonly ValueSource[], o
       const text = typed(action.text, field);
       if (text !== action.text) action = { ...action, text };
     }
-    return { ...st, action, ...(target ? { target } : {}), before };
+    return { ...st, action, ...(target ? { target } : {}), ...(turnTo !== undefined ? { turnTo } : {}), before };
   });
   return params.length ? { ...body, params, example, steps } : body;
 }

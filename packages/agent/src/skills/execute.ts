@@ -6,7 +6,7 @@ import type { Device, UiNode } from "../ports.ts";
 import { decidePermission, needsGate, type AppRule, type PolicyRules, type SessionApprovals } from "../policy/index.ts";
 import { focusedNode, nodeAt } from "../graph/observe.ts";
 import { perform } from "../graph/effects.ts";
-import { checkContract, describeSelector, findElement, screenState, type ScreenContract, type ScreenState, type SkillBody, type SkillStep } from "./contract.ts";
+import { checkContract, describeSelector, findElement, screenState, wheelValue, type ScreenContract, type ScreenState, type SkillBody, type SkillStep } from "./contract.ts";
 
 export interface SkillRunOptions {
   approvals: SessionApprovals;
@@ -71,6 +71,39 @@ async function seek(device: Device, i: number, step: SkillStep, from: ScreenStat
   return r;
 }
 
+/** How many drags a wheel step makes at most (a minute wheel's far side is 15 drags of 4 rows away). */
+export const TURN_DRAGS = 24;
+
+/**
+ * Turns a wheel to the step's value: a drag of up to four rows at a time (dragging up shows a later value), as many
+ * rows as the distance between numbers, else one row the way the run it came from turned; the first drag is the
+ * step's action, the rest are recorded as part of it (`seek`).
+ */
+async function turn(device: Device, i: number, step: SkillStep, from: ScreenState, opts: SkillRunOptions): Promise<{ ok: true } | { ok: false; reason: string }> {
+  const want = step.turnTo!;
+  const way = step.action.type === "drag" && step.action.to.y > step.action.from.y ? -1 : 1;
+  let state = from;
+  for (let n = 0; n <= TURN_DRAGS; n++) {
+    const wheel = findElement(step.target!, state.elements)?.element;
+    if (!wheel) return { ok: false, reason: `the wheel ${describeSelector(step.target!)} is not on the screen` };
+    const shown = wheelValue(wheel, state.elements);
+    if (shown === null) return { ok: false, reason: `the wheel ${describeSelector(step.target!)} shows no value` };
+    if (shown === want) return { ok: true };
+    if (n === TURN_DRAGS) break;
+    const [a, b] = [Number(shown), Number(want)];
+    const rows = /^\d+$/.test(shown) && /^\d+$/.test(want) && a !== b ? Math.max(-4, Math.min(4, b - a)) : way;
+    const row = (wheel.box[3] - wheel.box[1]) / 3;
+    const x = Math.round((wheel.box[0] + wheel.box[2]) / 2);
+    const y = Math.round(wheel.box[1] + row * 1.5);
+    const action = { type: "drag" as const, from: { x, y }, to: { x, y: Math.round(y - row * rows) } };
+    await opts.onStep?.(i, { ...step, action }, state, null, n === 0 ? undefined : n - 1);
+    await perform(device, action, undefined, { width: state.width, height: state.height });
+    await opts.settle();
+    state = (await read(device)).state;
+  }
+  return { ok: false, reason: `the wheel ${describeSelector(step.target!)} did not reach "${want}" in ${TURN_DRAGS} drags` };
+}
+
 export async function runSkill(device: Device, body: SkillBody, opts: SkillRunOptions): Promise<SkillRunResult> {
   const found: string[] = [];
   for (let i = 0; i < body.steps.length; i++) {
@@ -102,6 +135,12 @@ export async function runSkill(device: Device, body: SkillBody, opts: SkillRunOp
     const decision = decidePermission(step.action, { ...(target ? { target } : {}), tree, packageName: state.app, ...(opts.rules ? { rules: opts.rules } : {}), ...(opts.appRules ? { appRules: opts.appRules } : {}) });
     // A skill never acts past a person: the run takes that step itself, through its gate.
     if (needsGate(decision, opts.approvals)) return { ok: true, performed: i, found, gatedAt: i };
+    if (step.turnTo !== undefined) {
+      const turned = await turn(device, i, step, state, opts);
+      if (!turned.ok) return { ok: false, performed: i, failedAt: i, reason: turned.reason, found };
+      found.push(`${describeSelector(step.target!)} turned to "${step.turnTo}"`);
+      continue;
+    }
     await opts.onStep?.(i, step, state, px);
     await perform(device, step.action, px ?? undefined, { width: state.width, height: state.height });
     await opts.settle();

@@ -164,3 +164,38 @@ describe("a list row's title as a parameter", () => {
     expect(parameterise(other, [{ text: "Buy one 'Coffee beans 1kg' today.", from: "goal" }])).toEqual(other);
   });
 });
+
+describe("a wheel turned to a value", () => {
+  // A number picker as Android shows it: the wheel (an id), its value field in the middle row.
+  const picker = (hour: string, minute: string): RecordedScreen => ({
+    app: "com.clock",
+    activity: "com.clock.Edit",
+    width: 1001,
+    height: 1001,
+    elements: [
+      { text: "", resourceId: "com.clock:id/hour_picker", box: [0, 100, 500, 400] },
+      { text: hour, resourceId: "android:id/numberpicker_input", box: [0, 200, 500, 300] },
+      { text: "", resourceId: "com.clock:id/minute_picker", box: [500, 100, 1000, 400] },
+      { text: minute, resourceId: "android:id/numberpicker_input", box: [500, 200, 1000, 300] },
+      { text: "OK", resourceId: "com.clock:id/save", box: [0, 900, 1000, 990] },
+    ],
+  });
+  const drag = (before: RecordedScreen, x: number, rows: number): RecordedAction => ({ before, action: { type: "drag", from: { x, y: 250 }, to: { x, y: 250 - rows * 100 } }, px: null });
+
+  it("the drags on one wheel are one step that turns it to the value it showed after them, a parameter when the goal gives it", () => {
+    const path = [drag(picker("07", "00"), 250, -1), drag(picker("06", "00"), 250, 0), drag(picker("06", "00"), 750, 4), drag(picker("06", "04"), 750, 4), tap(picker("06", "08"), 9)];
+    path[4]!.px = { x: 500, y: 945 };
+    const body = distilSkill(path, picker("06", "08"))!;
+    expect(body.steps.map((s) => [s.action.type, s.turnTo ?? null, s.target?.resourceId ?? null])).toEqual([
+      ["drag", "06", "com.clock:id/hour_picker"],
+      ["drag", "08", "com.clock:id/minute_picker"],
+      ["click", null, "com.clock:id/save"],
+    ]);
+    const out = parameterise(body, [{ text: "Set an alarm for 06:08 labelled 'Gym'.", from: "goal" }]);
+    expect(out.steps.map((s) => s.turnTo ?? null)).toEqual(["{hour}", "{minute}", null]);
+    expect(out.example).toEqual({ hour: "06", minute: "08" });
+    expect(describeWork(["Set an alarm for 06:08 labelled 'Gym'."], { ...out.example, label: "Gym" })).toBe("Set an alarm for {hour}:{minute} labelled '{label}'");
+    // A value from no source stays what the wheel is turned to.
+    expect(parameterise(body, [{ text: "Set the usual alarm.", from: "goal" }]).steps[0]!.turnTo).toBe("06");
+  });
+});

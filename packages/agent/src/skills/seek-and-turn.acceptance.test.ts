@@ -1,5 +1,6 @@
-// A skill's step whose element is a list row further down (another value than the run it came from tapped) scrolls
-// the list to find it, on the virtual phone over real ADB; a row that is in no part of the list hands back.
+// On the virtual phone over real ADB: a skill's step whose element is a list row further down (another value than the
+// run it came from tapped) scrolls the list to find it, and a row in no part of the list hands back; a wheel step
+// turns a number picker to its value from wherever it starts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
 import { AdbDevice, MemoryCredentialStore } from "@phoneloop/device";
@@ -68,5 +69,42 @@ describe("a skill's step looks for its list row", () => {
     const lost = await runSkill(device, missing.body, { approvals: { streak: {} }, settle });
     expect(lost).toMatchObject({ ok: false, failedAt: 0 });
     if (!lost.ok) expect(lost.reason).toMatch(/"Garden hose…" is not on the screen/);
+  });
+});
+
+describe("a skill's wheel step", () => {
+  it("turns the alarm's hour and minute wheels to the values it is given, from the wheels' own start", { timeout: 60_000 }, async () => {
+    const credentialStore = new MemoryCredentialStore();
+    const key = await credentialStore.generateKey();
+    const clock = await startVirtualPhone({ scenario: "home", seed: 5, adbKeys: [adbPublicKeyLine(key.buffer, key.name ?? credentialStore.name)] });
+    const dev = new AdbDevice(await connectTcp({ host: "127.0.0.1", port: clock.adbPort, credentialStore }));
+    try {
+      const view = async () => screenState(await dev.uiTree(), await dev.foreground(), (await dev.info()).screen);
+      const calm = () => dev.waitForStable({ timeoutMs: 2000 }).then(() => undefined);
+      const tapText = async (t: string) => {
+        const e = (await view()).elements.find((x) => x.text === t || x.resourceId.endsWith(`/${t}`));
+        if (!e) throw new Error(`no ${t} on the screen`);
+        await dev.tap({ x: Math.round((e.bounds.left + e.bounds.right) / 2), y: Math.round((e.bounds.top + e.bounds.bottom) / 2) });
+        await calm();
+      };
+      await runSkill(dev, { format: 1, app: "com.phoneloop.clock", pre: { app: "", required: [] }, steps: [{ action: { type: "open_app", app: "com.phoneloop.clock" }, before: { app: "", required: [] } }], post: { app: "com.phoneloop.clock", required: [] } }, { approvals: { streak: {} }, settle: calm });
+      if ((await view()).elements.some((e) => e.text === "Don't allow")) await tapText("Don't allow");
+      await tapText("add_alarm");
+      const form = await view();
+      const wheel = (id: string) => selectorOf(form.elements.find((e) => e.resourceId.endsWith(`/${id}`))!);
+      const turnStep = (id: string, param: string) => ({ action: { type: "drag" as const, from: { x: 0, y: 0 }, to: { x: 0, y: -100 } }, target: wheel(id), turnTo: `{${param}}`, before: { app: form.app, activity: form.activity, required: [wheel(id)] } });
+      const body: SkillBody = { format: 1, app: "com.phoneloop.clock", params: ["hour", "minute"], pre: turnStep("hour_picker", "hour").before, steps: [turnStep("hour_picker", "hour"), turnStep("minute_picker", "minute")], post: { app: form.app, activity: form.activity, required: [] } };
+      const bound = bindSkill(body, { hour: "05", minute: "50" });
+      if (!bound.ok) throw new Error("not bound");
+      const drags: string[] = [];
+      const ran = await runSkill(dev, bound.body, { approvals: { streak: {} }, settle: calm, onStep: async (i, st) => void drags.push(`${i}:${st.action.type}`) });
+      expect(ran).toMatchObject({ ok: true, performed: 2 });
+      expect((await view()).elements.some((e) => e.text === "Alarm at 05:50")).toBe(true);
+      expect(drags.length).toBeGreaterThanOrEqual(2);
+      expect(drags.every((d) => d.endsWith(":drag"))).toBe(true);
+    } finally {
+      await dev.close().catch(() => undefined);
+      await clock.stop();
+    }
   });
 });
