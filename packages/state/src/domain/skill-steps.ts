@@ -10,7 +10,7 @@ const Screen = z.object({ app: z.string(), activity: z.string().optional(), requ
 const SHA256 = /^[0-9a-f]{64}$/;
 // A field the page only shows (a step's screenshot, the description, the example values) that is not what it should
 // be is left out, not a reason to show no steps.
-const Step = z.object({ action: z.looseObject({ type: z.string() }), target: Selector.optional(), before: Screen, shot: z.string().regex(SHA256).optional().catch(undefined) });
+const Step = z.object({ action: z.looseObject({ type: z.string() }), target: Selector.optional(), before: Screen, shot: z.string().regex(SHA256).optional().catch(undefined), turnTo: z.string().optional().catch(undefined) });
 const Body = z.object({
   format: z.literal(1),
   app: z.string(),
@@ -113,7 +113,9 @@ export function skillStepsOf(body: unknown): SkillStepsView | null {
     example,
     steps: b.data.steps.map((s, i) => {
       const target = s.target ? selectorWords(s.target) : null;
-      return { number: i + 1, does: actionWords(s.action, target), target, expects: screenOf(s.before), shot: s.shot ?? null };
+      // A wheel step turns its wheel to a value, however many drags that takes.
+      const does = s.turnTo !== undefined ? `turn${target ? ` ${target}` : ""} to "${s.turnTo}"` : actionWords(s.action, target);
+      return { number: i + 1, does, target, expects: screenOf(s.before), shot: s.shot ?? null };
     }),
     endsOn: screenOf(b.data.post),
   };
