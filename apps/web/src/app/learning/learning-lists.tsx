@@ -1,11 +1,14 @@
 "use client";
-// What the agents learned in this workspace: skills distilled from runs (with their success counts; a person edits,
-// disables or deletes one), the deeplink shortcuts of each app version (validated or retired), and the lessons the
-// summarizer wrote (edited or deleted by a person), each with the run it came from.
+// What the agents learned in this workspace: skills distilled from runs (their description, parameters with the
+// values of the run each came from, steps each with the screenshot of the screen it expects in that run, and success
+// counts; a person edits, disables or deletes one), the deeplink shortcuts of each app version (validated or
+// retired), and the lessons the summarizer wrote (edited or deleted by a person), each with the run it came from.
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { blobUrl } from "@phoneloop/api/contract";
 import type { RouterOutputs } from "@phoneloop/client";
 import Link from "next/link";
 import { useState, type ReactNode } from "react";
+import { useApi } from "../../lib/api.tsx";
 import { useSession } from "../../lib/session.tsx";
 import { useTRPC } from "../../lib/trpc.ts";
 import styles from "./learning.module.css";
@@ -168,7 +171,8 @@ function Skills({ canEdit }: { canEdit: boolean }) {
                 <strong>{s.name}</strong> (version {s.version})
                 <br />
                 {s.goal}
-                {s.steps?.parameters.length ? <p className={styles.params}>Parameters: {s.steps.parameters.map((p) => `{${p}}`).join(", ")}</p> : null}
+                {s.steps?.description && s.steps.description !== s.goal ? <p className={styles.description}>{s.steps.description}</p> : null}
+                {s.steps?.parameters.length ? <p className={styles.params}>Parameters: {parameterWords(s.steps)}</p> : null}
                 <SkillDetails skillId={s.id} name={s.name} steps={s.steps} />
               </>
             )}
@@ -303,6 +307,33 @@ type SkillScreen = SkillSteps["endsOn"];
 
 const screenWords = (s: SkillScreen) => `${s.activity ?? s.app}${s.required.length ? ` with ${s.required.join(", ")}` : ""}`;
 
+/** Each parameter as `{name}`, with the value the run it came from used ("{query} (in its run: red shoes)"). */
+const parameterWords = (steps: SkillSteps) => steps.parameters.map((p) => (steps.example[p] !== undefined ? `{${p}} (in its run: ${steps.example[p]})` : `{${p}}`)).join(", ");
+
+/** A step's before-contract in words: the app, the screen (activity) and the elements that must be on it. */
+const contractWords = (s: SkillScreen) => [`app ${s.app}`, s.activity ? `screen ${s.activity}` : null, s.required.length ? `with ${s.required.join(", ")}` : null].filter(Boolean).join(", ");
+
+/** One step: the screenshot of the screen it expects, from the run it came from, what it does and that screen in words. */
+function SkillStepItem({ step }: { step: SkillSteps["steps"][number] }) {
+  const { apiUrl } = useApi();
+  return (
+    <li className={styles.step}>
+      <div className={styles.stepBody}>
+        {step.shot ? (
+          // A plain <img>: the blob URL is immutable and cached by the browser; nothing for an image optimiser to do.
+          <img className={styles.thumb} src={blobUrl(apiUrl, step.shot)} alt={`Step ${step.number}, ${step.does}: the screen it expects, ${step.expects.activity ?? step.expects.app}`} loading="lazy" width={54} height={96} />
+        ) : (
+          <span className={styles.noThumb} aria-hidden="true" title="No screenshot: the run it came from kept none" />
+        )}
+        <span className={styles.stepText}>
+          {step.does}{" "}
+          <span className={styles.expects}>expects {contractWords(step.expects)}</span>
+        </span>
+      </div>
+    </li>
+  );
+}
+
 /** A skill's steps with the screen each expects, its end screen, and (read when opened) its versions and what changed between them. */
 function SkillDetails({ skillId, name, steps }: { skillId: string; name: string; steps: SkillSteps | null }) {
   const [open, setOpen] = useState(false);
@@ -314,11 +345,9 @@ function SkillDetails({ skillId, name, steps }: { skillId: string; name: string;
       {steps ? (
         <ol className={styles.steps} aria-label={`Steps of ${name}`}>
           {steps.steps.map((st) => (
-            <li key={st.number}>
-              {st.does} <span className={styles.expects}>on {screenWords(st.expects)}</span>
-            </li>
+            <SkillStepItem key={st.number} step={st} />
           ))}
-          <li className={styles.expects}>ends on {screenWords(steps.endsOn)}</li>
+          <li className={styles.expects}>ends on {contractWords(steps.endsOn)}</li>
         </ol>
       ) : (
         <p>These steps were saved in a form this page cannot show.</p>
