@@ -105,7 +105,9 @@ export function dropDetours(actions: RecordedAction[], last: RecordedScreen | nu
     const a = out[i]!;
     if (a.action.type === "scroll") return true;
     if (opts.keepVisits) return false;
-    if (a.action.type === "navigate_back") return true;
+    // A back right after typing closes the keyboard the typing opened (the UI tree looks the same): it is the path's.
+    const typedBefore = i > 0 && (out[i - 1]!.action.type === "input_text" || out[i - 1]!.action.type === "click_then_type");
+    if (a.action.type === "navigate_back") return !typedBefore;
     const next = after(i);
     return a.action.type === "click" && next !== null && `${next.app}/${next.activity}` !== `${a.before.app}/${a.before.activity}`;
   };
@@ -168,7 +170,8 @@ export function distilSkill(actions: RecordedAction[], last: RecordedScreen | nu
   if (!path.length) return null;
   const steps: SkillStep[] = path.map((a) => {
     const needsTarget = a.px && (a.action.type === "click" || a.action.type === "long_press" || a.action.type === "double_tap" || a.action.type === "click_then_type");
-    const target = a.wheel ? selectorOf(a.wheel) : needsTarget ? selectorOf(elementAt(a.before, a.px!)) : undefined;
+    // A wheel is found by its id and place, never by the values it shows (they turn).
+    const target = a.wheel ? { ...selectorOf({ ...a.wheel, text: "" }) } : needsTarget ? selectorOf(elementAt(a.before, a.px!)) : undefined;
     if (a.turnTo !== undefined) return { action: a.action, target: target!, turnTo: a.turnTo, before: contractOf(a.before, [target!]), ...(a.shot ? { shot: a.shot } : {}) };
     // A step that opens an app (or follows a deeplink) starts from wherever the phone is: the screen
     // the run happened to leave it on is no part of the skill (a todo after another app's work starts there).
@@ -296,18 +299,23 @@ export function parameterise(body: SkillBody, sources: readonly ValueSource[], o
   // written (a name is: "Bob Miller"), not where a sentence starts ("Call Bob" names no button "Call").
   const namedByGoal = (t: string) =>
     !literals.has(t.toLocaleLowerCase()) && free.some((s) => s.from === "goal" && phrasesOf(s.text, t).some((m) => m.text === t && !/(?:^|[.!?。！？]\s*)\s*$/u.test(s.text.slice(0, m.index))));
+  /** The goal has the phrase followed by a space, a sentence's end or nothing: not a piece of a longer value. */
+  const standsWhole = (phrase: string) => free.some((s) => s.from === "goal" && phrasesOf(s.text, phrase).some((m) => /^(?:$|\s|[.!?,;。！？，；)」』”’'"])/u.test(s.text.slice(m.index + m.text.length))));
   /**
    * A tapped element's text as a parameter — the whole text, or the value its text starts with (a list row reads
    * its title, then a preview: "Bob Miller Did you order the charger?", "Desk lamp $24.00") — or null when it is the
    * app's own. `starts`: the value is only the start of the element's text.
    */
-  const tapped = (sel: ElementSelector): { name: string; starts: boolean } | null => {
+  const tapped = (sel: ElementSelector, action: SkillAction): { name: string; starts: boolean } | null => {
     const t = sel.text?.trim();
     if (!t) return null;
     const k = equalKeyed(t);
     if (k) return { name: nameFor(k.value, nameOfKey(k.key) || "value"), starts: false };
     if (namedByGoal(t)) return { name: nameFor(t, paramNameOf(sel.resourceId, "item")), starts: false };
-    // The longest start of the text, ending at a word's end, that is a keyed value, a quoted phrase or the goal's words.
+    // A row is tapped by its start; a field typed into shows what it holds (its date, its hint), never a row's title.
+    if (action.type === "click_then_type") return null;
+    // The longest start of the text, ending at a word's end, that is a keyed value, a quoted phrase or the goal's
+    // words standing whole there (not "2026" of the goal's "2026-12-07").
     const chars = [...t];
     for (let end = chars.length - 1; end >= 2; end--) {
       if (wordChar(chars[end]) && wordChar(chars[end - 1])) continue;
@@ -315,7 +323,7 @@ export function parameterise(body: SkillBody, sources: readonly ValueSource[], o
       if ([...head].length < 2 || !/[\p{L}\p{N}]$/u.test(head)) continue;
       const key = equalKeyed(head);
       if (key) return { name: nameFor(key.value, nameOfKey(key.key) || "value"), starts: true };
-      if ((quoted.some((q) => q.toLocaleLowerCase() === head.toLocaleLowerCase()) && !literals.has(head.toLocaleLowerCase())) || namedByGoal(head)) return { name: nameFor(head, paramNameOf(sel.resourceId, "item")), starts: true };
+      if ((quoted.some((q) => q.toLocaleLowerCase() === head.toLocaleLowerCase()) && !literals.has(head.toLocaleLowerCase())) || (namedByGoal(head) && standsWhole(head))) return { name: nameFor(head, paramNameOf(sel.resourceId, "item")), starts: true };
     }
     return null;
   };
@@ -323,7 +331,7 @@ export function parameterise(body: SkillBody, sources: readonly ValueSource[], o
   const steps = body.steps.map((st, i): SkillStep => {
     let { action, target, before } = st;
     if (target) {
-      const value = tapped(target);
+      const value = st.turnTo !== undefined ? null : tapped(target, action);
       if (value) {
         const was = target.text;
         const sel = (r: ElementSelector): ElementSelector => ({ ...r, text: `{${value.name}}`, ...(value.starts ? { textStarts: true } : {}) });

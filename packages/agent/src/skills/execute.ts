@@ -109,8 +109,8 @@ export async function runSkill(device: Device, body: SkillBody, opts: SkillRunOp
   for (let i = 0; i < body.steps.length; i++) {
     const step = body.steps[i]!;
     let { tree, state, check } = await until(device, step.before, opts);
-    if (!check.ok && step.target?.text && checkContract({ ...step.before, required: [] }, state).ok && state.elements.some((e) => e.scrollable)) {
-      // The right screen without the element (a list row of another value, further down): scroll the list to find it.
+    if (!check.ok && step.target?.textStarts && checkContract({ ...step.before, required: [] }, state).ok && state.elements.some((e) => e.scrollable)) {
+      // The right screen without the row it taps (a row named by its start: of another value, further down): scroll the list to find it.
       ({ tree, state, check } = await seek(device, i, step, state, opts));
     }
     if (!check.ok) {

@@ -199,3 +199,15 @@ describe("a wheel turned to a value", () => {
     expect(parameterise(body, [{ text: "Set the usual alarm.", from: "goal" }]).steps[0]!.turnTo).toBe("06");
   });
 });
+
+describe("the path's own steps", () => {
+  it("a back right after typing (closing the keyboard: the UI tree looks the same) stays; a back after a tap that came back does not", () => {
+    const kept = distilSkill([type(editor, 0, "Groceries"), { before: editor, action: { type: "navigate_back" }, px: null }, tap(editor, 2)], editor)!;
+    expect(kept.steps.map((s) => s.action.type)).toEqual(["click_then_type", "navigate_back", "click"]);
+    const field = screen("com.cal", "com.cal.Edit", [["2026-12-01", "com.cal:id/event_date"], ["Save", "com.cal:id/save"]]);
+    // A field typed into shows its date: no piece of the goal's date is a parameter of the field.
+    const dated = parameterise(distilSkill([type(field, 0, "2026-12-07"), tap(field, 1)], field)!, [{ text: "Create an event on 2026-12-07 at 09:30.", from: "goal" }]);
+    expect(dated.steps[0]!.target).toMatchObject({ text: "2026-12-01" });
+    expect(dated.params).toEqual(["date"]);
+  });
+});
