@@ -7,7 +7,7 @@ import { goalSimilarity, lessonsFor } from "../memory/lessons.ts";
 import { appManifest, appsOfGoal, launcherApps } from "../shortcuts/discover.ts";
 import { validateShortcuts } from "../shortcuts/validate.ts";
 import { readSkillBody, describeSelector, type SkillBody } from "../skills/contract.ts";
-import { appsOfSkill, describeWork, distilSkill, parameterise, recordedActions, skillName, withoutStepNumber, type ValueSource } from "../skills/distil.ts";
+import { appsOfSkill, describeWork, distilSkill, parameterise, recordedActions, skillName, withoutSecrets, withoutStepNumber, type ValueSource } from "../skills/distil.ts";
 import type { RunContext } from "./state.ts";
 
 /** How alike a skill's goal must be to this one for its app to count as one of the goal's apps. */
@@ -189,11 +189,12 @@ export async function learnFromRun(ctx: RunContext, run: RunRecords, lessons: { 
     const sources: ValueSource[] = [{ text: run.goal, from: "goal" }, ...titles.map((text) => ({ text, from: "title" as const })), ...Object.entries(board).map(([key, value]) => ({ key, value }))];
     const body = parameterise({ ...distilled, app: owner.app }, sources, { literals });
     const description = describeWork(titles, body.example);
+    const kept = withoutSecrets(body);
     // A skill that handed back and that the model then completed is repaired in place: same name, next version.
     const name = repairs ?? skillName(description);
     if (usedOk.has(name)) return null; // used as it is: saving it again would only make a new version of the same path
     const goal = titles.map(withoutStepNumber).join("; ");
-    await cp.saveSkill({ app: owner.app, appVersion: owner.version, name, goal: goal.slice(0, 20_000), body: { ...body, description } as unknown as Record<string, unknown>, runId: run.runId });
+    await cp.saveSkill({ app: owner.app, appVersion: owner.version, name, goal: goal.slice(0, 20_000), body: { ...kept, description } as unknown as Record<string, unknown>, runId: run.runId });
     return name;
   };
 

@@ -33,6 +33,8 @@ export interface SkillStep {
   target?: ElementSelector;
   /** The screen the step starts from (its precondition; the previous step's postcondition). */
   before: ScreenContract;
+  /** Types into a password field: its text is a parameter whose value no skill keeps (it has no example). */
+  secret?: true;
   /** A wheel step (a number picker: the target): drag it a row at a time until it shows this value, whatever it
    *  shows first; the step's action is the first drag of the run it came from. May hold a parameter ({hour}). */
   turnTo?: string;

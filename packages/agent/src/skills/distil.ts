@@ -14,7 +14,7 @@ export interface RecordedScreen {
   activity: string;
   width: number;
   height: number;
-  elements: Pick<ElementRef, "text" | "resourceId" | "box">[];
+  elements: Pick<ElementRef, "text" | "resourceId" | "box" | "password">[];
 }
 
 /** One action as the run performed it, with the screen before it and the point it acted on (device pixels). */
@@ -26,7 +26,7 @@ export interface RecordedAction {
   shot?: string;
 }
 
-type StoredElement = { text?: string; id?: string; box?: [number, number, number, number] };
+type StoredElement = { text?: string; id?: string; box?: [number, number, number, number]; password?: boolean };
 
 /** An observation's (or a skill step's `before`) data as a screen; null when it is not one. */
 export function recordedScreen(data: Record<string, unknown>): RecordedScreen | null {
@@ -39,7 +39,7 @@ export function recordedScreen(data: Record<string, unknown>): RecordedScreen | 
     activity: activity.startsWith(".") ? `${app}${activity}` : activity,
     width: screen.width ?? 1000,
     height: screen.height ?? 1000,
-    elements: (els as StoredElement[]).filter((e) => Array.isArray(e.box)).map((e) => ({ text: e.text ?? "", resourceId: e.id ?? "", box: e.box! })),
+    elements: (els as StoredElement[]).filter((e) => Array.isArray(e.box)).map((e) => ({ text: e.text ?? "", resourceId: e.id ?? "", box: e.box!, ...(e.password ? { password: true } : {}) })),
   };
 }
 
@@ -168,10 +168,19 @@ function wheelTurns(path: RecordedAction[], last: RecordedScreen | null): (Recor
 export function distilSkill(actions: RecordedAction[], last: RecordedScreen | null, opts: DistilOptions = {}): SkillBody | null {
   const path = wheelTurns(dropDetours(actions, last, opts), last);
   if (!path.length) return null;
+  let focused: { password?: boolean } | null = null;
   const steps: SkillStep[] = path.map((a) => {
     const needsTarget = a.px && (a.action.type === "click" || a.action.type === "long_press" || a.action.type === "double_tap" || a.action.type === "click_then_type");
+    const under = needsTarget ? elementAt(a.before, a.px!) : null;
+    if (a.action.type === "click" || a.action.type === "click_then_type") focused = under;
+    // Typed into a password field (the field tapped, or the one focused before): the text is a secret.
+    const secret = (a.action.type === "click_then_type" || a.action.type === "input_text") && focused?.password === true;
     // A wheel is found by its id and place, never by the values it shows (they turn).
-    const target = a.wheel ? { ...selectorOf({ ...a.wheel, text: "" }) } : needsTarget ? selectorOf(elementAt(a.before, a.px!)) : undefined;
+    const target = a.wheel ? { ...selectorOf({ ...a.wheel, text: "" }) } : under ? selectorOf(under) : undefined;
+    if (secret) {
+      const before = contractOf(a.before, target ? [target] : []);
+      return { action: a.action, ...(target ? { target } : {}), secret: true, before, ...(a.shot ? { shot: a.shot } : {}) };
+    }
     if (a.turnTo !== undefined) return { action: a.action, target: target!, turnTo: a.turnTo, before: contractOf(a.before, [target!]), ...(a.shot ? { shot: a.shot } : {}) };
     // A step that opens an app (or follows a deeplink) starts from wherever the phone is: the screen
     // the run happened to leave it on is no part of the skill (a todo after another app's work starts there).
@@ -350,12 +359,24 @@ export function parameterise(body: SkillBody, sources: readonly ValueSource[], o
       // The field typed into: this step's target, else the one the step before tapped (input_text types into the focus).
       const prev = body.steps[i - 1];
       const field = st.target?.resourceId ?? (action.type === "input_text" && prev?.action.type === "click" ? prev.target?.resourceId : undefined);
-      const text = typed(action.text, field);
+      // A secret is always a parameter (the next run gives it; the skill never keeps it, see withoutSecrets).
+      const text = st.secret ? `{${nameFor(action.text, paramNameOf(field, "password"))}}` : typed(action.text, field);
       if (text !== action.text) action = { ...action, text };
     }
     return { ...st, action, ...(target ? { target } : {}), ...(turnTo !== undefined ? { turnTo } : {}), before };
   });
   return params.length ? { ...body, params, example, steps } : body;
+}
+
+/**
+ * The body as it is kept: the example values of parameters typed into password fields left out (the Learning page
+ * shows examples, and a skill outlives the run). Called after the description is written from the examples, so a
+ * secret the todo's title held reads as its `{name}` there too.
+ */
+export function withoutSecrets(body: SkillBody): SkillBody {
+  const secret = new Set(body.steps.flatMap((st) => (st.secret && "text" in st.action ? [...st.action.text.matchAll(/\{([a-z][a-z0-9_]*)\}/g)].map((m) => m[1]!) : [])));
+  if (!secret.size || !body.example) return body;
+  return { ...body, example: Object.fromEntries(Object.entries(body.example).filter(([k]) => !secret.has(k))) };
 }
 
 /** A todo's title without a planner's step numbering ("Step 3 of 6: …"). */

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { Evidence } from "../ports.ts";
 import { readSkillBody, type SkillBody } from "./contract.ts";
-import { describeWork, distilSkill, paramNameOf, parameterise, recordedActions, skillName, withoutStepNumber, type RecordedAction, type RecordedScreen, type ValueSource } from "./distil.ts";
+import { describeWork, distilSkill, paramNameOf, parameterise, recordedActions, skillName, withoutSecrets, withoutStepNumber, type RecordedAction, type RecordedScreen, type ValueSource } from "./distil.ts";
 
 const screen = (app: string, activity: string, els: [string, string][]): RecordedScreen => ({ app, activity, width: 1001, height: 1001, elements: els.map(([text, id], i) => ({ text, resourceId: id, box: [0, i * 100, 1000, i * 100 + 90] as [number, number, number, number] })) });
 const at = (i: number) => ({ x: 500, y: i * 100 + 45 });
@@ -209,5 +209,24 @@ describe("the path's own steps", () => {
     const dated = parameterise(distilSkill([type(field, 0, "2026-12-07"), tap(field, 1)], field)!, [{ text: "Create an event on 2026-12-07 at 09:30.", from: "goal" }]);
     expect(dated.steps[0]!.target).toMatchObject({ text: "2026-12-01" });
     expect(dated.params).toEqual(["date"]);
+  });
+});
+
+describe("a secret typed into a password field", () => {
+  it("is always a parameter, and the kept body has no example of it, even when the goal spells it out", () => {
+    const login: RecordedScreen = { ...screen("com.bank", "com.bank.Login", [["", "com.bank:id/user_input"], ["", "com.bank:id/pass_input"], ["Sign in", "com.bank:id/sign_in"]]) };
+    login.elements[1]!.password = true;
+    const goal = "Sign in as ada with the password hunter22.";
+    const body = parameterise(distilSkill([type(login, 0, "ada"), type(login, 1, "hunter22"), tap(login, 2)], login)!, [{ text: goal, from: "goal" }]);
+    expect(body.steps[1]).toMatchObject({ secret: true, action: { text: "{pass}" } });
+    const description = describeWork([goal], body.example);
+    expect(description).toBe("Sign in as {user} with the password {pass}");
+    const kept = withoutSecrets(body);
+    expect(kept.example).toEqual({ user: "ada" });
+    expect(JSON.stringify({ ...kept, description })).not.toContain("hunter22");
+    // Not in the goal at all: still a parameter, never kept.
+    const unnamed = withoutSecrets(parameterise(distilSkill([type(login, 1, "s3cret!"), tap(login, 2)], login)!, [{ text: "Sign in to the bank.", from: "goal" }]));
+    expect(JSON.stringify(unnamed)).not.toContain("s3cret!");
+    expect(unnamed.params).toEqual(["pass"]);
   });
 });
