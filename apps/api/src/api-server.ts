@@ -17,7 +17,7 @@ import { newSecret } from "./auth/secret-key.ts";
 import { sessionReader } from "./auth/auth.ts";
 import { EventHub } from "./events.ts";
 import { checkHealth, checkReadiness } from "./health.ts";
-import { batchRefusal, callsIn, withRequestBudget } from "./input-guard.ts";
+import { batchRefusal, callsIn, newRequestBudget } from "./input-guard.ts";
 import { applyCors, LOOPBACK_HOSTS, refusal, type HygieneRules } from "./http-hygiene.ts";
 import type { DemoPhoneControl } from "./demo-phone.ts";
 import { handleModelProxy, handleReferencePolicyRoute, METER_HEADERS, MODEL_PROXY_PATH, REFERENCE_POLICY_PATH } from "./model-proxy.ts";
@@ -198,7 +198,8 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
     basePath: `${TRPC_PATH}/`,
     // Room for a batch of inputs at their JSON caps (a 2 MiB checkpoint, 256 KiB fields); blobs travel raw (POST /blobs).
     maxBodySize: 24 * 1024 * 1024,
-    createContext: async ({ req }) => createTRPCContext({ services, principal: await resolvePrincipal(services, toHeaders(req)) }),
+    // Once per request (a batch's calls share it): who calls, and the request's budget of items.
+    createContext: async ({ req }) => createTRPCContext({ services, principal: await resolvePrincipal(services, toHeaders(req)), budget: newRequestBudget() }),
     onError({ error, path, type, req, input }) {
       if (timedOut.has(req)) return;
       logProcedureFailure(log, { error, path, type, req, input });
@@ -269,7 +270,7 @@ export async function createApiServer(init: ApiServerInit): Promise<ApiServer> {
       // The request's work budget (input-guard.ts): how many calls it batches, then the items their inputs hold.
       const tooMany = batchRefusal(callsIn(path.slice(TRPC_PATH.length + 1)));
       if (tooMany) return sendTrpcError(req, res, path, { status: 413, code: "PAYLOAD_TOO_LARGE", message: tooMany });
-      withRequestBudget(() => trpc(req, res));
+      trpc(req, res);
       return;
     }
     sendJson(res, 404, { error: `No route ${path}. The API serves GET /health, /livez and /readyz, tRPC at ${TRPC_PATH}, blobs at ${BLOB_PATH}/<sha256>, accounts at /api/auth and /api/account, the model proxy at ${MODEL_PROXY_PATH}/<role>/v1 and the reference policy at ${REFERENCE_POLICY_PATH}/v1.` });

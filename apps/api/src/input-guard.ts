@@ -7,8 +7,7 @@
 // most MAX_BATCH_CALLS calls, and all the inputs of one request at most MAX_REQUEST_ITEMS items (each call counts
 // one, each array element at any depth one more: a heartbeat is a few, a todo.add of 1,000 todos over a thousand).
 // Past either, the calls are 413 before any procedure runs (api-server.ts refuses a batch too large before reading
-// its body, and opens each request's budget of items).
-import { AsyncLocalStorage } from "node:async_hooks";
+// its body, and gives each request's context its budget of items: newRequestBudget).
 import { TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { isStorableText } from "@phoneloop/state";
@@ -69,14 +68,17 @@ export { MAX_BATCH_CALLS };
 /** Items all the inputs of one request may hold together: a call counts one, each array element in it one more. */
 export const MAX_REQUEST_ITEMS = 2_000;
 
-interface RequestBudget {
+/** One HTTP request's budget of items, shared by the calls it batches (it rides on the request's tRPC context). */
+export interface RequestBudget {
   items: number;
 }
-const requestBudget = new AsyncLocalStorage<RequestBudget>();
 
-/** Runs a tRPC request's handling with its budget of items. */
-export function withRequestBudget<T>(handle: () => T): T {
-  return requestBudget.run({ items: 0 }, handle);
+/**
+ * A fresh budget for one tRPC request. It travels in the context tRPC makes once per request, not in an
+ * AsyncLocalStorage: on this Node every promise the process creates pays async_hooks' promise hooks once one is in use.
+ */
+export function newRequestBudget(): RequestBudget {
+  return { items: 0 };
 }
 
 /** How many calls a tRPC URL path names (`/trpc/a,b,c` → 3). */
@@ -107,10 +109,9 @@ function itemsIn(v: unknown, limit: number): number {
 
 /**
  * The tRPC middleware body: a call past its request's budget is 413; an input no column could hold is 400 with
- * the issue (the error formatter names it).
+ * the issue (the error formatter names it). Without a budget (a caller made in-process) only the input is checked.
  */
-export async function refuseUnstorableInput(getRawInput: () => Promise<unknown>): Promise<void> {
-  const budget = requestBudget.getStore();
+export async function refuseUnstorableInput(getRawInput: () => Promise<unknown>, budget: RequestBudget | null): Promise<void> {
   const raw = await getRawInput();
   const issue = unstorableIssue(raw);
   if (issue) throw new TRPCError({ code: "BAD_REQUEST", message: `${issue.path}: ${issue.message}`, cause: new StorableInputError([issue]) });

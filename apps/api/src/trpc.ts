@@ -11,7 +11,7 @@ import type { z } from "zod";
 import { isStateError, scopeToWorkspace, type Db } from "@phoneloop/state";
 import { describeIssues, inputIssues, toTRPCError, type InputIssue } from "./errors.ts";
 import type { EventHub } from "./events.ts";
-import { itemwiseInputTransformer, refuseUnstorableInput } from "./input-guard.ts";
+import { itemwiseInputTransformer, refuseUnstorableInput, type RequestBudget } from "./input-guard.ts";
 import type { Principal } from "./auth/principal.ts";
 import { refusal, SIGN_IN } from "./permissions.ts";
 import { inCallersTurn } from "./fair-share.ts";
@@ -33,10 +33,11 @@ export interface ApiServices {
 
 const PROCESS_SECRET = newSecret();
 
-export function createTRPCContext(opts: { services: ApiServices; principal: Principal }) {
+/** `budget`: the HTTP request's budget of items (input-guard.ts); a caller made in-process has none. */
+export function createTRPCContext(opts: { services: ApiServices; principal: Principal; budget?: RequestBudget }) {
   const modelSettings = opts.services.modelSettings ?? modelSettingsStore(opts.services.db, PROCESS_SECRET);
   const notifications = opts.services.notifications ?? { secretKey: PROCESS_SECRET, allowPrivateTargets: false, vapidPublicKey: null, emailEnabled: false };
-  return { db: opts.services.db, events: opts.services.events, modelSettings, demoPhone: opts.services.demoPhone ?? null, notifications, principal: opts.principal };
+  return { db: opts.services.db, events: opts.services.events, modelSettings, demoPhone: opts.services.demoPhone ?? null, notifications, principal: opts.principal, budget: opts.budget ?? null };
 }
 export type Context = ReturnType<typeof createTRPCContext>;
 
@@ -132,8 +133,8 @@ function acting(caller: Caller | null): { workspaceId: string; actor: string } {
 }
 
 /** 400 for input no column can hold (NUL, lone surrogates, BigInt, …), whatever the procedure's schema. */
-const storable = t.middleware(async ({ getRawInput, next }) => {
-  await refuseUnstorableInput(getRawInput);
+const storable = t.middleware(async ({ ctx, getRawInput, next }) => {
+  await refuseUnstorableInput(getRawInput, ctx.budget);
   return next();
 });
 
