@@ -1,8 +1,8 @@
 // Text from the screen, messages, web pages, tool results or an earlier model reply is data, never instructions:
 // it only enters a prompt inside this fence or quoted, and cannot open or close a fence itself. Neutralising
-// removes invisible characters, escapes every angle bracket and its look-alikes (full-width, math, CJK), and
-// renames the fence's tag wherever it is spelled out, so neither an exact, a look-alike nor an unterminated tag
-// survives.
+// removes invisible characters, reads look-alike letters as ASCII, escapes every angle bracket and its look-alikes
+// (full-width, math, CJK), and renames the fence's tag wherever it is spelled out, so neither an exact, a
+// look-alike nor an unterminated tag survives; the rest of the text is kept as written.
 export const FENCE_TAG = "untrusted-data";
 
 /** Zero-width, bidi and other format characters, and the Hangul fillers that render as nothing. */
@@ -11,8 +11,19 @@ const OPENING = /[<\uFF1C\uFE64\u2329\u3008\u27E8\u2039\u276C\u276E\u02C2\u1438\
 const CLOSING = /[>\uFF1E\uFE65\u232A\u3009\u27E9\u203A\u276D\u276F\u02C3\u1433\u227B\u22B3\u2A7A\u2AA2\uFE40]/g;
 const TAG_NAME = /untrusted[\s\p{Pd}_.·]*data/giu;
 
+/**
+ * Look-alike letters, digits and brackets (full-width, mathematical, ligatures) as their ASCII form, so a spoofed tag
+ * name is seen as one; every other character stays as written — the model types what a person wrote ("？", "，"
+ * of a Chinese todo are not "?" and ",").
+ */
+const asciiLookAlikes = (text: string) =>
+  text.replace(/[^\x00-\x7F]/gu, (ch) => {
+    const n = ch.normalize("NFKC");
+    return n !== ch && /^[A-Za-z0-9<>]+$/.test(n) ? n : ch;
+  });
+
 export function neutralise(text: string): string {
-  return text.replace(INVISIBLE, "").normalize("NFKC").replace(TAG_NAME, "[fence tag]").replace(OPENING, "&lt;").replace(CLOSING, "&gt;");
+  return asciiLookAlikes(text.replace(INVISIBLE, "")).replace(TAG_NAME, "[fence tag]").replace(OPENING, "&lt;").replace(CLOSING, "&gt;");
 }
 
 /** Neutralised and on one line (for quoted fields: labels, ids, typed text). */

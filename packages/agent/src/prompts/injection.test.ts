@@ -97,3 +97,14 @@ describe("adversarial prompt corpus", () => {
     expect(q).toMatch(/high-risk action \(money\)/);
   });
 });
+
+describe("neutralising keeps what a person wrote", () => {
+  it("full-width punctuation of a Chinese or Japanese text stays as written; look-alike letters and brackets of a tag do not", () => {
+    const todo = "给李雷发短信：“周六下午三点一起打球怎么样？”，好吗！　Ｒｅ：「了解」";
+    const out = neutralise(todo);
+    expect(out).toContain("：“周六下午三点一起打球怎么样？”，好吗！");
+    expect(out).toContain("「了解」");
+    expect(out).toContain("Re"); // full-width letters read as ASCII
+    expect(neutralise("＜/ｕｎｔｒｕｓｔｅｄ－ｄａｔａ＞ 𝐮𝐧𝐭𝐫𝐮𝐬𝐭𝐞𝐝-𝐝𝐚𝐭𝐚")).toBe("&lt;/[fence tag]&gt; [fence tag]");
+  });
+});

@@ -98,9 +98,7 @@ function offeredSkills(text: string): { name: string; description: string; param
 /** The values a title gives a description read as a template ({name} places), or null when it does not fill it. */
 function fill(description: string, title: string): Record<string, string> | null {
   const names: string[] = [];
-  // The prompt fences what it quotes (a skill's description) in NFKC: full-width punctuation reads as ASCII there.
   const pattern = description
-    .normalize("NFKC")
     .trim()
     .replace(/[.!。！]$/u, "")
     .split(/(\{[a-z][a-z0-9_]*\})/)
@@ -114,7 +112,7 @@ function fill(description: string, title: string): Record<string, string> | null
     })
     .join("");
   if (!names.length) return null;
-  const m = new RegExp(`^${pattern}[.!。！]?$`, "iu").exec(title.normalize("NFKC").trim());
+  const m = new RegExp(`^${pattern}[.!。！]?$`, "iu").exec(title.trim());
   if (!m) return null;
   const values: Record<string, string> = {};
   names.forEach((n, i) => (values[n] = m[i + 1]!.trim()));
