@@ -308,8 +308,8 @@ export function parameterise(body: SkillBody, sources: readonly ValueSource[], o
   // written (a name is: "Bob Miller"), not where a sentence starts ("Call Bob" names no button "Call").
   const namedByGoal = (t: string) =>
     !literals.has(t.toLocaleLowerCase()) && free.some((s) => s.from === "goal" && phrasesOf(s.text, t).some((m) => m.text === t && !/(?:^|[.!?。！？]\s*)\s*$/u.test(s.text.slice(0, m.index))));
-  /** The goal has the phrase followed by a space, a sentence's end or nothing: not a piece of a longer value. */
-  const standsWhole = (phrase: string) => free.some((s) => s.from === "goal" && phrasesOf(s.text, phrase).some((m) => /^(?:$|\s|[.!?,;。！？，；)」』”’'"])/u.test(s.text.slice(m.index + m.text.length))));
+  /** The goal has the phrase whole: not a piece of a longer value ("2026" of "2026-12-07", "09" of "09:30"). */
+  const standsWhole = (phrase: string) => free.some((s) => s.from === "goal" && phrasesOf(s.text, phrase).some((m) => !/^[-:/.,]?[\p{N}]|^[-:/.][\p{L}]/u.test(s.text.slice(m.index + m.text.length))));
   /**
    * A tapped element's text as a parameter — the whole text, or the value its text starts with (a list row reads
    * its title, then a preview: "Bob Miller Did you order the charger?", "Desk lamp $24.00") — or null when it is the

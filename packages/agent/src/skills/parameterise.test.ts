@@ -230,3 +230,12 @@ describe("a secret typed into a password field", () => {
     expect(unnamed.params).toEqual(["pass"]);
   });
 });
+
+describe("a row's start in a script without spaces", () => {
+  it("the name a Chinese goal writes before the next word is the row's start", () => {
+    const threads = screen("com.msg", "com.msg.Threads", [["李雷 明天一起吃饭吗？", ""], ["王芳 好的", ""]]);
+    const body = parameterise(distilSkill([tap(threads, 0)], threads)!, [{ text: "给李雷发短信：“明天中午十二点见”", from: "goal" }]);
+    expect(body.steps[0]!.target).toMatchObject({ text: "{item}", textStarts: true });
+    expect(body.example).toEqual({ item: "李雷" });
+  });
+});
