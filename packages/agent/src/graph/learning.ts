@@ -54,32 +54,59 @@ export async function prepareLearning(ctx: RunContext, goal: string): Promise<Le
   if (!device.packageManager) return learned;
   const [launchers, fg] = await Promise.all([launcherApps(device), device.foreground().catch(() => null)]);
   // The goal's apps: those it names (or the one in front), and those of skills offered made for a similar goal.
-  const [validated, candidates] = await Promise.all([cp.listSkills({ status: "validated" }), cp.listSkills({ status: "candidate" })]);
+  const skills = await learntSkills(cp);
   const apps = appsOfGoal(goal, launchers, fg?.packageName ?? null);
-  for (const s of [...validated, ...candidates]) {
+  for (const s of skills) {
     const launcher = launchers.find((a) => a.packageName === s.app);
     if (!launcher || apps.includes(launcher)) continue;
     // Alike goals, or a goal the skill's description fits with its values aside ("Create a note titled 'X' …").
-    const body = readSkillBody(s.body);
-    const fits = body ? skillFit({ name: s.name, body }, { title: goal, goal }) >= SKILL_TODO_SIMILARITY : false;
-    if (fits || goalSimilarity(goal, s.goal) >= SKILL_GOAL_SIMILARITY) apps.push(launcher);
+    if (fitsWork(s, goal, goal) || goalSimilarity(goal, s.goal) >= SKILL_GOAL_SIMILARITY) apps.push(launcher);
   }
-  for (const app of apps) {
-    const manifest = await appManifest(device, app.packageName);
-    if (!manifest) continue;
-    learned.apps.push({ packageName: app.packageName, label: app.label, version: manifest.version });
-    // Shortcuts are recorded as soon as they are found; only validated ones are offered.
-    const shortcuts = manifest.shortcuts.length ? await cp.saveShortcuts({ app: app.packageName, appVersion: manifest.version, shortcuts: manifest.shortcuts }) : [];
-    for (const s of shortcuts) if (s.status === "validated") learned.shortcuts.push({ id: s.id, app: s.app, uri: s.uri, activity: s.activity });
-    // Skills of the installed version only: another version's screens may differ. Validated ones first.
-    for (const s of [...validated, ...candidates]) {
-      if (s.app !== app.packageName || s.appVersion !== manifest.version) continue;
-      const body = readSkillBody(s.body);
-      if (body) learned.skills.push({ id: s.id, name: s.name, app: s.app, body, ...(s.status === "candidate" ? { unverified: true } : {}) });
-    }
-    for (const l of lessonsFor(goal, [app.packageName], await cp.listLessons({ app: app.packageName }))) learned.lessons.push({ id: l.id, kind: l.kind, text: l.text });
-  }
+  for (const app of apps) await bringIn(ctx, learned, app, skills, goal);
   return learned;
+}
+
+/**
+ * When a todo is claimed: the apps of skills its title fits that the goal did not bring in (a goal "… and text it to
+ * Alice" names no Messages; its todo "Send the text message '…' to Alice" fits a Messages skill).
+ */
+export async function learnForTodo(ctx: RunContext, learned: Learned, title: string, goal: string): Promise<void> {
+  const { device, controlPlane: cp } = ctx.ports;
+  if (!device.packageManager) return;
+  const skills = await learntSkills(cp);
+  const wanted = [...new Set(skills.filter((s) => !learned.apps.some((a) => a.packageName === s.app) && fitsWork(s, title, goal)).map((s) => s.app))];
+  if (!wanted.length) return;
+  const launchers = await launcherApps(device);
+  for (const app of launchers.filter((a) => wanted.includes(a.packageName))) await bringIn(ctx, learned, app, skills, goal);
+}
+
+type StoredSkill = Awaited<ReturnType<RunContext["ports"]["controlPlane"]["listSkills"]>>[number];
+/** The workspace's skills that may be offered: validated ones first, then candidates. */
+async function learntSkills(cp: RunContext["ports"]["controlPlane"]): Promise<StoredSkill[]> {
+  const [validated, candidates] = await Promise.all([cp.listSkills({ status: "validated" }), cp.listSkills({ status: "candidate" })]);
+  return [...validated, ...candidates];
+}
+/** Whether a stored skill's description fits the work (a todo's title, or the goal), values aside. */
+function fitsWork(s: StoredSkill, title: string, goal: string): boolean {
+  const body = readSkillBody(s.body);
+  return body ? skillFit({ name: s.name, body }, { title, goal }) >= SKILL_TODO_SIMILARITY : false;
+}
+/** One app's version, validated shortcuts, skills of that version and lessons, into what the run was left. */
+async function bringIn(ctx: RunContext, learned: Learned, app: { packageName: string; label: string }, skills: StoredSkill[], goal: string): Promise<void> {
+  const cp = ctx.ports.controlPlane;
+  const manifest = await appManifest(ctx.ports.device, app.packageName);
+  if (!manifest) return;
+  learned.apps.push({ packageName: app.packageName, label: app.label, version: manifest.version });
+  // Shortcuts are recorded as soon as they are found; only validated ones are offered.
+  const shortcuts = manifest.shortcuts.length ? await cp.saveShortcuts({ app: app.packageName, appVersion: manifest.version, shortcuts: manifest.shortcuts }) : [];
+  for (const s of shortcuts) if (s.status === "validated") learned.shortcuts.push({ id: s.id, app: s.app, uri: s.uri, activity: s.activity });
+  // Skills of the installed version only: another version's screens may differ. Validated ones first.
+  for (const s of skills) {
+    if (s.app !== app.packageName || s.appVersion !== manifest.version) continue;
+    const body = readSkillBody(s.body);
+    if (body) learned.skills.push({ id: s.id, name: s.name, app: s.app, body, ...(s.status === "candidate" ? { unverified: true } : {}) });
+  }
+  for (const l of lessonsFor(goal, [app.packageName], await cp.listLessons({ app: app.packageName }))) learned.lessons.push({ id: l.id, kind: l.kind, text: l.text });
 }
 
 /** How well a skill must match a todo to be offered to it (goalSimilarity of the todo's words and the skill's). */

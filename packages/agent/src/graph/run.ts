@@ -6,7 +6,7 @@ import { resumableStop } from "@phoneloop/state/domain";
 import { workspacePolicyRules } from "../policy/rules.ts";
 import type { AgentPorts, AgentRegistration, Outage, RunEndReason, RunEndStatus } from "../ports.ts";
 import { step, type InputEffect, type Observation } from "./executor.ts";
-import { emptyLearned, learnFromRun, prepareLearning } from "./learning.ts";
+import { emptyLearned, learnForTodo, learnFromRun, prepareLearning } from "./learning.ts";
 import { plan, type PlannerEffect } from "./planner.ts";
 import { summarize, type RunReport, type SummarizerInput } from "./summarizer.ts";
 import { acquire, acquireForPlanner, mayRun, route, suspensionOf, type SuspensionCause } from "./runner/acquire.ts";
@@ -129,6 +129,13 @@ export async function runAgent(ports: AgentPorts, opts: RunAgentOptions): Promis
         switch (state.node) {
           case "planner":
             state = await runPlanner(ctx, state);
+            // The claimed todo may be work of an app the goal did not name: its skills are brought in now.
+            if (state.node === "executor" && state.learned && config.learn) {
+              const todo = state.executor.todoTitle;
+              await learnForTodo(ctx, state.learned, todo, state.goal).catch((e: unknown) => {
+                ctx.onEvent?.({ type: "anomaly", kind: "learning_failed", message: `Skills for the todo "${todo.slice(0, 80)}" could not be loaded: ${e instanceof Error ? e.message : String(e)}` });
+              });
+            }
             break;
           case "executor": {
             const { state: after, ret } = await runExecutor(ctx, state);

@@ -197,3 +197,41 @@ describe("shortcuts and lessons", () => {
     expect(radioPlan).not.toMatch(/About is a detour|LESSONS/);
   });
 });
+
+describe("a todo of an app the goal does not name", () => {
+  it("is offered that app's skill when the todo is claimed (the goal brought in no such app)", { timeout: 120_000 }, async () => {
+    // The radio's path, or its skill when the prompt offers one.
+    const radioExecutor = () => {
+      let tried = false;
+      return (req: RecordedRequest): ScriptedReply => {
+        if (/The skill "[^"]+" ran its/.test(req.lastUserText)) return reply({ type: "status", status: "complete", summary: "The radio is on." });
+        const offered = /- "([^"]+)" \(com\.example\.radio\)/.exec(req.lastUserText)?.[1];
+        if (offered && !tried) {
+          tried = true;
+          return reply({ type: "use_skill", skill: offered, intent: "the path that worked before" });
+        }
+        if (/"ON" id="?radio_switch/.test(screenOf(req))) return reply({ type: "status", status: "complete", summary: "The radio is on." });
+        const sw = find(req, /id="?radio_switch/);
+        return sw ? reply({ type: "click", element: sw, intent: "power on" }) : reply({ type: "open_app", app: "com.example.radio" });
+      };
+    };
+    const a = await phone("plain", 1, "radio_on");
+    const h = await learningHarness(a.device, radioExecutor());
+    expect((await runAgent(h.ports, { goal: a.goal, agent })).status).toBe("completed");
+    expect(await h.cp.listSkills({ app: "com.example.radio" })).toHaveLength(1);
+
+    // A goal in other words (no app named, the lamp in front); its planner writes the radio's todo.
+    const b = await phone("plain", 2, "radio_on");
+    const other = await harness({
+      device: b.device,
+      executor: Array.from({ length: 50 }, () => radioExecutor()),
+      planner: Array.from({ length: 20 }, () => planOf([{ id: "t1", title: "Turn on the power in Radio." }]) as ScriptedReply),
+      summarizer: [{ text: JSON.stringify({ findings: [], conclusion: "Done.", lessons: [] }) }],
+    });
+    const run = await runAgent({ ...h.ports, device: b.device, models: other.ports.models }, { goal: "Get some music going in the living room.", agent });
+    expect(run.status).toBe("completed");
+    expect(b.score()).toBe(1);
+    expect(other.executorRequests()[0]!.lastUserText).toMatch(/- "[^"]+" \(com\.example\.radio\)/);
+    expect(h.cp.stepsOf(run.runId).some((s) => /use_skill/.test(JSON.stringify(s.action)))).toBe(true);
+  });
+});
