@@ -17,8 +17,11 @@ const inWorkspaceOf = (table: string) => ({
   here: `SELECT count(*) FROM "${table}" WHERE "id" = ANY($ids) AND "workspaceId" = $ws`,
   anywhere: `SELECT count(*) FROM "${table}" WHERE "id" = ANY($ids)`,
 });
+// A blob's ownership ends (collectBlobs), so only its answer is read anew every time (`changes`); every other row
+// stays in the workspace it was made in (no operator moves a row to another workspace, and ids are never reused).
 const blob = {
   word: "Blob",
+  changes: true,
   here: `SELECT count(*) FROM "WorkspaceBlob" WHERE "sha256" = ANY($ids) AND "workspaceId" = $ws`,
   anywhere: `SELECT count(*) FROM "Blob" WHERE "sha256" = ANY($ids)`,
 };
@@ -53,16 +56,27 @@ export type ScopedField = keyof typeof FIELDS;
 export const SCOPED_FIELDS = Object.keys(FIELDS) as ScopedField[];
 
 /**
+ * Ids already found in a workspace, per database client: such an answer never changes (see `changes` above), so an
+ * agent's steps, which name the same run, todo, agent and lease on every call, are checked once per process instead
+ * of once per request. Forgotten all at once past SETTLED_MAX entries.
+ */
+const settled = new WeakMap<object, Set<string>>();
+const SETTLED_MAX = 100_000;
+const settledKey = (field: ScopedField, workspaceId: string, id: string) => `${field}\u0000${workspaceId}\u0000${id}`;
+
+/**
  * Throws NOT_FOUND unless every row the input names (by the fields above, at its top level) is in the workspace.
  * A name that exists nowhere passes: the operator then reports it missing in its own words.
  */
 export async function scopeToWorkspace(db: DbOrTx, workspaceId: string, input: unknown): Promise<void> {
   if (!input || typeof input !== "object") return;
+  let known = settled.get(db);
+  if (!known) settled.set(db, (known = new Set()));
   const named: { field: ScopedField; value: unknown; ids: string[] }[] = [];
   for (const [field, value] of Object.entries(input as Record<string, unknown>)) {
     if (!(field in FIELDS) || value == null) continue;
     const ids = [...new Set((Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === "string"))];
-    if (ids.length) named.push({ field: field as ScopedField, value, ids });
+    if (ids.length && !ids.every((id) => known.has(settledKey(field as ScopedField, workspaceId, id)))) named.push({ field: field as ScopedField, value, ids });
   }
   if (!named.length) return;
   const params: unknown[] = [workspaceId];
@@ -73,8 +87,15 @@ export async function scopeToWorkspace(db: DbOrTx, workspaceId: string, input: u
   });
   const rows = await rawStatement<{ k: number; here: number; anywhere: number }>(db, parts.join(" UNION ALL "), params);
   for (const r of [...rows].sort((a, b) => a.k - b.k)) {
-    if (r.here >= r.anywhere) continue;
     const { field, value, ids } = named[r.k]!;
+    if (r.here >= r.anywhere) {
+      // Every id found here (not merely some missing everywhere): remembered, unless the answer can change.
+      if (r.here === ids.length && !("changes" in FIELDS[field])) {
+        if (known.size + ids.length > SETTLED_MAX) known.clear();
+        for (const id of ids) known.add(settledKey(field, workspaceId, id));
+      }
+      continue;
+    }
     throw new StateError("NOT_FOUND", `${FIELDS[field].word} ${ids.length === 1 ? ids[0] : `(one of ${ids.join(", ")})`} does not exist.`, { [field]: value });
   }
 }

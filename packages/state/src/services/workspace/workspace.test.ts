@@ -61,6 +61,11 @@ describe("workspaces and members", () => {
     expect((await err(scopeToWorkspace(t.db, b.workspace.id, { blobSha256: blob.sha256 })))?.code).toBe("NOT_FOUND");
     expect(await getBlob(t.db, blob.sha256, { workspaceId: b.workspace.id })).toBeNull();
     expect(await getBlob(t.db, blob.sha256, { workspaceId: a.workspace.id })).not.toBeNull();
+    // Found once, a row is found again (its workspace never changes); a blob's ownership can end, so it is asked anew.
+    await scopeToWorkspace(t.db, a.workspace.id, { goalId: goalA.id, blobSha256: blob.sha256 });
+    await t.db.workspaceBlob.deleteMany({ where: { sha256: blob.sha256, workspaceId: a.workspace.id } });
+    await expect(scopeToWorkspace(t.db, a.workspace.id, { goalId: goalA.id })).resolves.toBeUndefined();
+    expect((await err(scopeToWorkspace(t.db, a.workspace.id, { goalId: goalA.id, blobSha256: blob.sha256 })))?.code).toBe("NOT_FOUND");
   });
 
   it("an idempotency key is the workspace's: another workspace's use of it neither takes it nor shows its row", async () => {
