@@ -9,6 +9,7 @@ import { blockTodo } from "./block-todo.ts";
 import { pauseGoal } from "../goal/pause-goal.ts";
 import { resumeGoal } from "../goal/resume-goal.ts";
 import { resolveGate } from "../gate/resolve-gate.ts";
+import { replanTodos } from "./replan-todos.ts";
 
 const t = useTestDatabase({ poolSize: 40 });
 
@@ -60,6 +61,8 @@ describe("claimNext: strict order", () => {
       expect(claimed).toHaveLength(32);
       expect(new Set(claimed.map((c) => c.todoId)).size).toBe(32);
       for (const g of goals) expect(claimed.filter((c) => c.goalId === g.goal.id).map((c) => c.todoId)).toEqual(g.todos);
+      // 32 concurrent completions counted down each goal's live todos exactly: every goal left the claim order.
+      expect((await own.db.claimOrder.findMany({ where: { goalId: { in: goals.map((g) => g.goal.id) } } })).map((c) => c.liveTodos)).toEqual(goals.map(() => 0));
     } finally {
       await own.drop();
     }
@@ -182,6 +185,39 @@ describe("claimNext: eligibility", () => {
       const second = await claimNext(own.db, { agentId: agent.id });
       expect(second.claimed && second.todo.id).toBe(n1!.id);
       expect(await claimNext(own.db, { agentId: agent.id })).toEqual({ claimed: false, reason: expect.stringContaining("No active goal") });
+    } finally {
+      await own.drop();
+    }
+  });
+
+  it("walks only goals with a live todo: a finished goal leaves the claim order, and a todo added to it brings it back first", async () => {
+    const own = await createTestDatabase();
+    try {
+      const clock = manualClock(new Date("2026-11-29T08:00:00Z"));
+      const older = await seedGoal(own.db, {}, { clock });
+      clock.advance(1_000);
+      const newer = await seedGoal(own.db, {}, { clock });
+      const [o1, o2] = await seedTodos(own.db, older.id, 2);
+      const [n1, n2] = await seedTodos(own.db, newer.id, 2);
+      const agent = await seedAgent(own.db);
+      const live = async (goalId: string) => (await own.db.claimOrder.findUniqueOrThrow({ where: { goalId } })).liveTodos;
+      expect([await live(older.id), await live(newer.id)]).toEqual([2, 2]);
+      for (const todo of [o1, o2]) {
+        const r = await claimNext(own.db, { agentId: agent.id });
+        expect(r.claimed && r.todo.id).toBe(todo!.id);
+        if (r.claimed) await completeTodo(own.db, { todoId: r.todo.id, agentId: agent.id, leaseKey: r.lease.leaseKey });
+      }
+      expect(await live(older.id)).toBe(0); // finished, still active: no claim looks at it any more
+      const fromNewer = await claimNext(own.db, { agentId: agent.id });
+      expect(fromNewer.claimed && fromNewer.todo.id).toBe(n1!.id);
+      const [o3] = await seedTodos(own.db, older.id, 1);
+      expect(await live(older.id)).toBe(1);
+      const back = await claimNext(own.db, { agentId: agent.id });
+      expect(back.claimed && back.todo.id).toBe(o3!.id); // the older goal is first again
+      await replanTodos(own.db, { goalId: newer.id, idempotencyKey: rid("replan"), reason: "the second step is not needed", ops: [{ op: "supersede", todoId: n2!.id, reason: "not needed" }] });
+      expect(await live(newer.id)).toBe(1);
+      // The count is the goal's live todos, however they got there.
+      for (const goalId of [older.id, newer.id]) expect(await live(goalId)).toBe(await own.db.todo.count({ where: { goalId, state: { notIn: ["done", "superseded"] } } }));
     } finally {
       await own.drop();
     }

@@ -27,8 +27,9 @@ export type ClaimNextInput = z.input<typeof ClaimNextInput>;
 
 // $1 at (null: now()), $2 goalId (null: any active goal), $3 agentId, $4 leaseId, $5 ttlMs, $6 lease key,
 // $7 actor.
-// Active goals are walked oldest first (an index), each goal's first live todo read from a partial index of live
-// todos; the walk stops at the first eligible head it can lock. A head locked by a rival claim is skipped, never
+// The workspace's goals that have a live todo are walked oldest first (ClaimOrder's partial index, kept by triggers:
+// a finished goal is not in it, so it costs a claim nothing), the inactive ones dropped, each goal's first live todo
+// read from a partial index of live todos; the walk stops at the first eligible head it can lock. A head locked by a rival claim is skipped, never
 // its successor (a goal has one head). A replan that commits meanwhile and puts another todo first renumbers
 // this one, so the position re-check under the row lock drops it. The lease insert reads `prev` so the expired lease leaves the
 // one-active-lease index before the new one enters.
@@ -49,17 +50,22 @@ const claimNextSql = (wip: boolean) => `
   }
   cand AS (
     SELECT t."id", t."goalId", t."state"::text AS "fromState", l."id" AS "prevLeaseId", l."ownerId" AS "prevOwner"
-    FROM "Goal" g
+    FROM (
+      SELECT c."goalId", c."goalCreatedAt" FROM "ClaimOrder" c
+      WHERE c."liveTodos" > 0 AND ($2::text IS NULL OR c."goalId" = $2::text)
+        AND c."workspaceId" = (SELECT a."workspaceId" FROM "Agent" a WHERE a."id" = $3::text)
+      ORDER BY c."goalCreatedAt", c."goalId"
+    ) c
+      CROSS JOIN LATERAL (SELECT g."status" FROM "Goal" g WHERE g."id" = c."goalId" LIMIT 1) g
       CROSS JOIN LATERAL (
         SELECT h."id", h."position" FROM "Todo" h
-        WHERE h."goalId" = g."id" AND h."state" NOT IN ('done', 'superseded')
+        WHERE h."goalId" = c."goalId" AND h."state" NOT IN ('done', 'superseded')
         ORDER BY h."position", h."createdAt", h."id"
         LIMIT 1
       ) head
       JOIN "Todo" t ON t."id" = head."id"
       LEFT JOIN "Lease" l ON l."todoId" = t."id" AND l."status" = 'active', tm
-    WHERE g."status" = 'active' AND ($2::text IS NULL OR g."id" = $2::text)
-      AND g."workspaceId" = (SELECT a."workspaceId" FROM "Agent" a WHERE a."id" = $3::text)
+    WHERE g."status" = 'active'
       AND t."position" = head."position"
       AND (t."state" = 'pending' OR (t."state" IN ('claimed', 'running', 'validating') AND (l."expiresAt" <= tm."now" OR (l."ownerId" = $3::text AND $2::text IS NOT NULL))))
       AND COALESCE(t."requiredCapabilities", '{}') <@ (SELECT COALESCE(a."capabilities", '{}') FROM "Agent" a WHERE a."id" = $3::text)
@@ -72,7 +78,7 @@ const claimNextSql = (wip: boolean) => `
       AND ($11::int IS NULL OR (SELECT count(*) FROM "Lease" ml WHERE ml."ownerId" = $3::text AND ml."status" = 'active' AND ml."expiresAt" > tm."now" AND ml."todoId" <> t."id") < $11::int)`
           : ""
       }
-    ORDER BY g."createdAt", g."id"
+    ORDER BY c."goalCreatedAt", c."goalId"
     LIMIT 1
     FOR UPDATE OF t SKIP LOCKED
   ),
