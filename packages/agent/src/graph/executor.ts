@@ -84,7 +84,7 @@ export type InputEffect =
   | { type: "wait_gate"; gateId: string }
   | { type: "perform"; action: Action; px: { x: number; y: number } | undefined; screen: { width: number; height: number }; description: string }
   /** Runs a skill on the phone, checking its contract before and after each step; `body` bound with `params` (its parameters' values this time). */
-  | { type: "run_skill"; skillId: string; name: string; body: SkillBody; params: Record<string, string>; stepIndex: number; lease: LeaseRef }
+  | { type: "run_skill"; skillId: string; name: string; body: SkillBody; params: Record<string, string>; stepIndex: number; lease: LeaseRef; /** Goes on after an approved step: a first step that does not hold is no failure of the skill. */ resumed?: boolean }
   | { type: "exit"; ret: ExecutorReturn };
 
 export type Effect = WriteEffect | InputEffect;
@@ -247,6 +247,25 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
     return decide(turn, w.action);
   };
 
+  /**
+   * A skill that stopped at a step a person had to approve goes on from the step after it, once the model has taken
+   * that step (the turn after the hand-back is the model's; the one after that resumes), without a model call. Null:
+   * nothing to resume (ask the model).
+   */
+  const resumeSkill = (turn: Turn): StepResult | null => {
+    const r = ex.skillResume;
+    if (!r) return null;
+    if (!r.armed) {
+      r.armed = true;
+      return null;
+    }
+    delete ex.skillResume;
+    if (ex.feedback || turn.anomalies?.length) return null;
+    turn.modelSkipped = "skill_resumed";
+    ex.skillFrom = r.from;
+    return decide(turn, { type: "use_skill", skill: r.skill, params: r.params, intent: `go on with the skill from its step ${r.from + 1}` } as Action);
+  };
+
   /** Loops among the samples after an action that did not reach the phone (no screen to compare). */
   const recordLoops = (turn: Turn): void => {
     const loops = [detectRepetition(ex.samples), detectCycle(ex.samples)].filter((a): a is Anomaly => a !== null);
@@ -366,7 +385,11 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       ex.inFlight = { stepIndex: turn.stepIndex, action, description };
       fx.push({ type: "checkpoint" });
       const params = Object.fromEntries((skill.body.params ?? []).map((p) => [p, action.params![p]!]));
-      return done({ type: "run_skill", skillId: skill.id, name: skill.name, body: bound.body, params, stepIndex: turn.stepIndex, lease: leaseRefOf(ex.lease!) });
+      // A resumed skill runs its steps from where it stopped; it starts on that step's screen.
+      const from = turn.modelSkipped === "skill_resumed" ? Math.min(ex.skillFrom ?? 0, bound.body.steps.length) : 0;
+      ex.skillFrom = from;
+      const body = from ? { ...bound.body, pre: bound.body.steps[from]?.before ?? bound.body.post, steps: bound.body.steps.slice(from) } : bound.body;
+      return done({ type: "run_skill", skillId: skill.id, name: skill.name, body, params, stepIndex: turn.stepIndex, lease: leaseRefOf(ex.lease!), ...(from ? { resumed: true } : {}) });
     }
     if (action.type === "ask_takeover") return gateOrAct(turn, action, undefined, takeoverDecision(action.reason, config.policyRules?.version));
     const point = resolvePoint(turn, action);
@@ -532,7 +555,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       // A blind screen (its screenshot black, or the window secure): nothing on it can be seen, so no model picks a
       // point on it — a person is asked to take over.
       if (screen.blind) return decide(turn, { type: "ask_takeover", reason: "blind_screen", question: BLIND_SAYS[screen.blind], intent: "ask a person to take over the blind screen" });
-      return waitAgain(turn) ?? askModel(turn);
+      return resumeSkill(turn) ?? waitAgain(turn) ?? askModel(turn);
     }
 
     case "screen_read": {
@@ -653,8 +676,16 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       const name = (f.action as { skill?: string }).skill ?? "";
       const skill = s.learned?.skills.find((k) => k.name === name || k.id === name);
       const params = (f.action as { params?: Record<string, string> }).params;
-      if (skill && s.learned) s.learned.used.push({ skillId: skill.id, name: skill.name, todoId: ex.todoId, ok: obs.ok, performed: obs.performed, ...(params && Object.keys(params).length ? { params } : {}) });
+      // Steps are counted in the whole skill: a resumed one went on from step `from` (and one whose first step did
+      // not hold — the model did something else than the approved step — is no use of the skill).
+      const from = ex.skillFrom ?? 0;
+      delete ex.skillFrom;
+      const notResumed = from > 0 && !obs.ok && obs.performed === 0;
+      if (skill && s.learned && !notResumed) s.learned.used.push({ skillId: skill.id, name: skill.name, todoId: ex.todoId, ok: obs.ok, performed: obs.performed + from, ...(params && Object.keys(params).length ? { params } : {}) });
       const total = skill?.body.steps.length ?? obs.performed;
+      obs = { ...obs, performed: obs.performed + from, ...(obs.failedAt !== null ? { failedAt: obs.failedAt + from } : {}), ...(obs.gatedAt !== undefined ? { gatedAt: obs.gatedAt + from } : {}) };
+      if (obs.gatedAt !== undefined && params) ex.skillResume = { skill: name, params, from: obs.gatedAt + 1, armed: false };
+      else if (obs.gatedAt !== undefined) ex.skillResume = { skill: name, params: {}, from: obs.gatedAt + 1, armed: false };
       // The screen changed under the skill: the next sense starts the detectors afresh.
       ex.samples = [];
       ex.sensedAfterAction = true;
@@ -662,7 +693,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       const outcome = obs.gatedAt !== undefined ? `skill done: ${obs.performed}/${total} steps, step ${obs.gatedAt + 1} needs a person` : obs.ok ? `skill done: ${obs.performed}/${total} steps, end screen reached` : `skill stopped before step ${(obs.failedAt ?? 0) + 1}/${total}: ${obs.reason}`;
       ex.feedback =
         obs.gatedAt !== undefined
-          ? `The skill "${name}" reached its step ${obs.gatedAt + 1} of ${total}, which needs a person's approval: take that step yourself with an ordinary action (the person will be asked), then go on.`
+          ? `The skill "${name}" reached its step ${obs.gatedAt + 1} of ${total}, which needs a person's approval: take that step yourself with an ordinary action (the person will be asked); the skill then goes on from its next step by itself.`
           : obs.ok
             ? `The skill "${name}" ran its ${obs.performed} step(s) and reached its end screen. Check the screen: report status complete if the todo is done, or go on.`
             : `The skill "${name}" stopped before its step ${(obs.failedAt ?? 0) + 1} of ${total} (${obs.reason}). Control is back with you: go on from this screen with ordinary actions.`;

@@ -121,6 +121,13 @@ export interface ExecutorState {
    * waits (steps that waited again without asking the model) followed the model's wait. Gone after any other step.
    */
   waited?: { action: Extract<Action, { type: "wait" }>; asked: ScreenSample; repeats: number };
+  /**
+   * A skill stopped at step `from - 1`, which a person had to approve: once the model has taken that step (the turn
+   * after `armed`), the skill goes on from step `from` without asking the model.
+   */
+  skillResume?: { skill: string; params: Record<string, string>; from: number; armed: boolean };
+  /** The step the skill now running started from (0, or where a resumed one went on). */
+  skillFrom?: number;
   turn?: Turn;
 }
 

@@ -215,6 +215,7 @@ export function ReplayView({ source, actions, review, live, origin }: ReplayView
 /** A step taken without asking the model, in words (one per reason the core records). */
 const MODEL_SKIPPED_WORDS: Record<NonNullable<ReplayStep["modelSkipped"]>, string> = {
   unchanged_after_wait: "Waited again — screen unchanged, model not asked",
+  skill_resumed: "The skill went on after the approved step — model not asked",
 };
 
 function describeStep(step: ReplayStep): string {

@@ -32,6 +32,7 @@ export async function runSkill(ctx: RunContext, state: ExecutorRunState, e: Extr
     },
   }).catch((err: unknown) => ({ ok: false as const, performed: 0, failedAt: 0, reason: err instanceof Error ? err.message : String(err), found: [], lost: isDeviceLost(err) }));
   guard(ctx);
-  await cp.recordSkillUse({ idempotencyKey: `${state.runId}:${e.stepIndex}:skill-use:${e.skillId}`, skillId: e.skillId, runId: state.runId, todoId: ex.todoId, ok: ran.ok, ...(ran.ok ? {} : { failedAt: ran.failedAt, reason: ran.reason.slice(0, 1000) }), ...(Object.keys(e.params).length ? { params: e.params } : {}) });
+  // A resumed skill whose first step did not hold (the model did something else than the approved step) was not used.
+  if (!(e.resumed && !ran.ok && ran.performed === 0)) await cp.recordSkillUse({ idempotencyKey: `${state.runId}:${e.stepIndex}:skill-use:${e.skillId}`, skillId: e.skillId, runId: state.runId, todoId: ex.todoId, ok: ran.ok, ...(ran.ok ? {} : { failedAt: ran.failedAt, reason: ran.reason.slice(0, 1000) }), ...(Object.keys(e.params).length ? { params: e.params } : {}) });
   return { type: "skill_ran", ok: ran.ok, performed: ran.performed, failedAt: ran.ok ? null : ran.failedAt, reason: ran.ok ? null : ran.reason, ...("lost" in ran && ran.lost ? { lost: true } : {}), ...(ran.ok && ran.gatedAt !== undefined ? { gatedAt: ran.gatedAt } : {}) };
 }
