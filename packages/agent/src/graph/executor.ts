@@ -17,7 +17,8 @@ import { leaseRefOf, type ChatMessage, type EvidenceFields, type EvidenceInput, 
 import { focusedNode, nodeAt, resolveTarget } from "./observe.ts";
 import { endReasonOfSkip, statusForExit } from "./routes.ts";
 import { describeShortcuts, describeSkills, skillsForTodo } from "./learning.ts";
-import { bindSkill, type SkillBody } from "../skills/contract.ts";
+import { neutraliseInline } from "../prompts/fence.ts";
+import { bindSkill, describeSelector, type SkillBody } from "../skills/contract.ts";
 import type { AgentConfig, AgentEvent, ExecutorReturn, ExecutorRunState, ExecutorState, ExitReason, GatePolicy, PendingGate, RunCommon, Screen, Turn } from "./state.ts";
 import type { GateKind } from "../ports.ts";
 
@@ -684,6 +685,10 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       if (skill && s.learned && !notResumed) s.learned.used.push({ skillId: skill.id, name: skill.name, todoId: ex.todoId, ok: obs.ok, performed: obs.performed + from, ...(params && Object.keys(params).length ? { params } : {}) });
       const total = skill?.body.steps.length ?? obs.performed;
       obs = { ...obs, performed: obs.performed + from, ...(obs.failedAt !== null ? { failedAt: obs.failedAt + from } : {}), ...(obs.gatedAt !== undefined ? { gatedAt: obs.gatedAt + from } : {}) };
+      // The step to take, in words, with the values the skill was given.
+      const bound = skill && obs.gatedAt !== undefined ? bindSkill(skill.body, params ?? {}) : null;
+      const at = bound?.ok ? bound.body.steps[obs.gatedAt!] : undefined;
+      const gatedStep = at ? neutraliseInline(`${describeAction({ ...at.action, ...(at.action.type === "click" || at.action.type === "click_then_type" || at.action.type === "long_press" || at.action.type === "double_tap" ? { element: "" } : {}) } as Action).replace(/ element \S*| \[\]/g, "")}${at.target ? ` on ${describeSelector(at.target)}` : ""}`).slice(0, 200) : null;
       if (obs.gatedAt !== undefined && params) ex.skillResume = { skill: name, params, from: obs.gatedAt + 1, armed: false };
       else if (obs.gatedAt !== undefined) ex.skillResume = { skill: name, params: {}, from: obs.gatedAt + 1, armed: false };
       // The screen changed under the skill: the next sense starts the detectors afresh.
@@ -693,7 +698,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       const outcome = obs.gatedAt !== undefined ? `skill done: ${obs.performed}/${total} steps, step ${obs.gatedAt + 1} needs a person` : obs.ok ? `skill done: ${obs.performed}/${total} steps, end screen reached` : `skill stopped before step ${(obs.failedAt ?? 0) + 1}/${total}: ${obs.reason}`;
       ex.feedback =
         obs.gatedAt !== undefined
-          ? `The skill "${name}" reached its step ${obs.gatedAt + 1} of ${total}, which needs a person's approval: take that step yourself with an ordinary action (the person will be asked); the skill then goes on from its next step by itself.`
+          ? `The skill "${name}" reached its step ${obs.gatedAt + 1} of ${total}${gatedStep ? ` (${gatedStep})` : ""}, which needs a person's approval: take that step yourself with an ordinary action (the person will be asked); the skill then goes on from its next step by itself.`
           : obs.ok
             ? `The skill "${name}" ran its ${obs.performed} step(s) and reached its end screen. Check the screen: report status complete if the todo is done, or go on.`
             : `The skill "${name}" stopped before its step ${(obs.failedAt ?? 0) + 1} of ${total} (${obs.reason}). Control is back with you: go on from this screen with ordinary actions.`;

@@ -50,6 +50,8 @@ describe("a skill past a person's approval", () => {
     const steps = h.cp.stepsOf(run.runId);
     const outcomes = steps.map((s) => String(s.outcome.outcome));
     expect(outcomes.some((o) => /needs a person/.test(o))).toBe(true);
+    // The model is told which step to take, with the skill's values.
+    expect(other.executorRequests()[1]!.lastUserText).toMatch(new RegExp(`reached its step \\d+ of \\d+ \\(click_then_type "${b.params.phone!.replace(/[+]/g, "\\+")}" on #contact_phone_input`));
     const resumed = steps.filter((s) => s.outcome.modelSkipped === "skill_resumed");
     expect(resumed).toHaveLength(1);
     expect(String(resumed[0]!.outcome.outcome)).toMatch(/skill done: \d+\/\d+ steps, end screen reached/);

@@ -121,20 +121,22 @@ function fill(description: string, title: string): Record<string, string> | null
 
 /** The scripted executor of one run: each todo's path, or a skill the prompt offers that the todo's title fills. */
 export function packExecutor(work: PackWork[]) {
-  const state = new Map<string, { ptr: number; skillTried: boolean; resumed: boolean; wheelLeft: number | null }>();
+  const state = new Map<string, { ptr: number; skillTried: boolean; resumed: boolean; lastStop: number | null; wheelLeft: number | null }>();
   return (req: RecordedRequest): ScriptedReply => {
     const text = req.lastUserText;
     const title = /^TODO: (.*)$/m.exec(text)?.[1]?.trim() ?? "";
     const todo = work.find((w) => w.title === title) ?? work[0]!;
-    const st = state.get(todo.title) ?? { ptr: 0, skillTried: false, resumed: false, wheelLeft: null };
+    const st = state.get(todo.title) ?? { ptr: 0, skillTried: false, resumed: false, lastStop: null, wheelLeft: null };
     state.set(todo.title, st);
     const finish = () => reply({ type: "status", status: "complete", summary: "Done." });
     if (/The skill "[^"]+" ran its/.test(text) && !/stopped before/.test(text)) return finish();
-    const stopped = /The skill "[^"]+" (?:stopped before|reached) its step (\d+) of/.exec(text);
-    if (stopped && !st.resumed) {
-      // Handed back before its step k: go on from the k-th acting step of the path (waits are no skill steps).
-      st.resumed = true;
-      const k = Number(stopped[1]) - 1;
+    const stopped = /The skill "[^"]+" (stopped before|reached) its step (\d+) of/.exec(text);
+    // Handed back for good before its step k (once), or stopped at a step k a person must approve (each time: the
+    // skill goes on after it): go on from the k-th acting step of the path (waits are no skill steps).
+    if (stopped && (stopped[1] === "reached" ? st.lastStop !== Number(stopped[2]) : !st.resumed)) {
+      if (stopped[1] === "reached") st.lastStop = Number(stopped[2]);
+      else st.resumed = true;
+      const k = Number(stopped[2]) - 1;
       const acting = todo.steps.map((s, i) => ("wait" in s ? -1 : i)).filter((i) => i >= 0);
       st.ptr = acting[k] ?? acting.at(-1) ?? 0;
     }
