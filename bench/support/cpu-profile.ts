@@ -38,6 +38,7 @@ function fileOf(url: string): string {
 }
 function packageOf(file: string): string {
   if (file.startsWith("node:") || !file.includes("/")) return file.split("/")[0]!;
+  if (file.startsWith("/")) return file; // outside the repository (another checkout of it)
   const parts = file.split("/");
   if (file.startsWith("@")) return `${parts[0]}/${parts[1]}`;
   if (parts[0] === "packages" || parts[0] === "apps") return `${parts[0]}/${parts[1]}`;

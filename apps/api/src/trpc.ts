@@ -8,7 +8,7 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import type { z } from "zod";
-import { isStateError, scopeToWorkspace, type Db } from "@phoneloop/state";
+import { isStateError, scopeToWorkspace, validatedBy, type Db } from "@phoneloop/state";
 import { describeIssues, inputIssues, toTRPCError, type InputIssue } from "./errors.ts";
 import type { EventHub } from "./events.ts";
 import { itemwiseInputTransformer, refuseUnstorableInput, type RequestBudget } from "./input-guard.ts";
@@ -151,7 +151,8 @@ const base = t.procedure.use(inTurn).use(stateErrors).use(storable);
 export function procedure<S extends z.ZodType>(input: S) {
   return base
     .use(permitted)
-    .input(input)
+    // validatedBy: the operator the handler calls with this input and the same schema takes it as validated here.
+    .input(validatedBy(input))
     .use(scoped)
     .use(({ ctx, next }) => {
       const { workspaceId, actor } = acting(ctx.caller);

@@ -10,6 +10,7 @@ export type { Goal, Todo, Lease, Gate, Evidence, Run, Step, Agent, Turn, Replan,
 
 // domain: pure rules and words (also the browser-safe subpath @phoneloop/state/domain)
 export * from "./domain/index.ts";
+export { validatedBy } from "./domain/input.ts";
 export { PAGE_LIMIT, PageFields, Cursor, pageOf, type Page } from "./domain/page.ts";
 export { RoleSchema, Text, isStorableText, Id, EventId, Count, BigCount, StoredDate, JSON_CAPS, jsonValue, jsonObject } from "./domain/schemas.ts";
 
