@@ -99,12 +99,14 @@ export function isUniqueViolation(e: unknown): boolean {
 
 /**
  * One SQL statement with positional parameters ($1, $2, …): straight on the pool when `db` is a client from
- * createDb (a single statement commits on its own), else through Prisma (inside a transaction).
+ * createDb (a single statement commits on its own), else through Prisma (inside a transaction). `name`, for a hot
+ * path's statement on the pool: each connection prepares it once under that name and then only binds and runs it
+ * (a name stands for one SQL text).
  */
-export async function rawStatement<T>(db: DbOrTx, sql: string, params: unknown[]): Promise<T[]> {
+export async function rawStatement<T>(db: DbOrTx, sql: string, params: unknown[], name?: string): Promise<T[]> {
   const pool = poolOf(db);
   if (!pool) return db.$queryRawUnsafe<T[]>(sql, ...params);
-  return (await pool.query(sql, params)).rows as T[];
+  return (await pool.query(name ? { name, text: sql, values: params } : { text: sql, values: params })).rows as T[];
 }
 
 /** SQL for a hot-path statement's first CTE: its time (the operator context's, else now()). */

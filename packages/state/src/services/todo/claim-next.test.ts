@@ -244,12 +244,12 @@ describe("claimNext: one call", () => {
       pool.query = query as typeof pool.query;
     }
     expect(r.claimed && r.todo.id).toBe(a!.id);
-    // One read of the workspace's WIP limits (it has none), then the claim itself: the decision and the claim are one
-    // statement (and, after commit, the notify-only announcement of its Event).
+    // The decision, the check that the workspace has no WIP limit, and the claim are one statement (and, after
+    // commit, the notify-only announcement of its Event).
     const sent = statements.filter((s) => !s.includes("pg_notify"));
-    expect(sent).toHaveLength(2);
+    expect(sent).toHaveLength(1);
     expect(sent[0]).toContain(`"WipLimits"`);
-    expect(sent[1]).toContain(`INSERT INTO "Lease"`);
+    expect(sent[0]).toContain(`INSERT INTO "Lease"`);
   });
 
   it("a crash before commit leaves no trace: no lease, no event, the todo still pending", async () => {

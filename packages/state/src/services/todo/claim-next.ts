@@ -11,7 +11,7 @@ import { StateError } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/input.ts";
 import { Id, IdempotencyKey, TtlMs } from "../../domain/schemas.ts";
 import { actorOf, atParam, currentTime, inTx, isUniqueViolation, randomId, rawStatement, timeCte, type DbOrTx, type OperatorContext } from "../operator.ts";
-import { claimLimitsOf, wipCounts, wipRefusalOf, type ClaimLimits } from "../wip-limit/wip-limits.ts";
+import { anyWipLimitSql, claimLimitsOf, wipCounts, wipRefusalOf, type ClaimLimits } from "../wip-limit/wip-limits.ts";
 import { DEFAULT_LEASE_TTL_MS, replayClaim, requireAgent, type ClaimRefusal, type ClaimResult } from "./claim-result.ts";
 import { normalizeTodo } from "./held.ts";
 
@@ -35,8 +35,9 @@ export type ClaimNextInput = z.input<typeof ClaimNextInput>;
 // one-active-lease index before the new one enters.
 // Under WIP limits ($8 claimed, $9 running, $10 validating, $11 per agent; null: none) the statement also counts the
 // workspace's held todos by lane (`wip`, the held lanes' few rows by the Todo state index) and the agent's held
-// todos, the candidate's own place and lease left out; a workspace without limits runs the statement without them.
-const claimNextSql = (wip: boolean) => `
+// todos, the candidate's own place and lease left out. A workspace without limits runs the statement without them,
+// which claims nothing where a limit is set (so the limits need no read of their own before a claim).
+const claimNextSql = (wip: boolean, byGoal: boolean) => `
   WITH ${timeCte("$1")},${
     wip
       ? `
@@ -52,8 +53,9 @@ const claimNextSql = (wip: boolean) => `
     SELECT t."id", t."goalId", t."state"::text AS "fromState", l."id" AS "prevLeaseId", l."ownerId" AS "prevOwner"
     FROM (
       SELECT c."goalId", c."goalCreatedAt" FROM "ClaimOrder" c
-      WHERE c."liveTodos" > 0 AND ($2::text IS NULL OR c."goalId" = $2::text)
-        AND c."workspaceId" = (SELECT a."workspaceId" FROM "Agent" a WHERE a."id" = $3::text)
+      WHERE c."liveTodos" > 0 AND ${byGoal ? `c."goalId" = $2::text` : `$2::text IS NULL`}
+        AND c."workspaceId" = (SELECT a."workspaceId" FROM "Agent" a WHERE a."id" = $3::text)${wip ? "" : `
+        AND NOT ${anyWipLimitSql(`(SELECT a."workspaceId" FROM "Agent" a WHERE a."id" = $3::text)`)}`}
       ORDER BY c."goalCreatedAt", c."goalId"
     ) c
       CROSS JOIN LATERAL (SELECT g."status" FROM "Goal" g WHERE g."id" = c."goalId" LIMIT 1) g
@@ -111,8 +113,9 @@ const claimNextSql = (wip: boolean) => `
   SELECT upd.*, ev."id" AS "event_id", cand."prevOwner" AS "reclaimed_from", lease."id" AS "lease_id",
          lease."expiresAt" AS "lease_expiresAt", lease."createdAt" AS "lease_createdAt", lease."epoch" AS "lease_epoch"
   FROM upd, lease, ev, cand`;
-const CLAIM_NEXT_SQL = claimNextSql(false);
-const CLAIM_NEXT_WIP_SQL = claimNextSql(true);
+// One text each for a claim from any goal and from a named goal, so each is prepared with its own plan.
+const CLAIM_NEXT_SQL = { any: claimNextSql(false, false), byGoal: claimNextSql(false, true) };
+const CLAIM_NEXT_WIP_SQL = { any: claimNextSql(true, false), byGoal: claimNextSql(true, true) };
 
 type ClaimRow = Todo & {
   event_id: unknown;
@@ -131,16 +134,20 @@ export async function claimNext(db: DbOrTx, raw: ClaimNextInput, ctx?: OperatorC
   }
   const key = input.idempotencyKey ?? randomId("lk");
   const params = [atParam(ctx), input.goalId ?? null, input.agentId, randomId("lease"), input.ttlMs, key, actorOf(ctx, input.agentId)];
-  // The one read before the claim: the workspace's WIP limits (none: the claim is the one statement as before).
-  const limits = await claimLimitsOf(db, input.agentId, false);
-  let rows: ClaimRow[];
+  const shape = input.goalId ? "byGoal" : "any";
+  let limits: ClaimLimits | null = null;
+  let rows: ClaimRow[] = [];
   try {
-    if (!input.idempotencyKey && !limits) {
-      rows = await rawStatement<ClaimRow>(db, CLAIM_NEXT_SQL, params);
-    } else {
+    if (!input.idempotencyKey) {
+      // The claim is one statement. It claims nothing in a workspace with a WIP limit; only then are the limits read,
+      // and the claim takes its turn on them below.
+      rows = await rawStatement<ClaimRow>(db, CLAIM_NEXT_SQL[shape], params, `phoneloop.claimNext.${shape}`);
+      if (!rows.length) limits = await claimLimitsOf(db, input.agentId, false);
+    }
+    if (input.idempotencyKey || limits) {
       // With a key, the statement runs behind a lock on that key: a retry racing its original waits for it and
       // then returns the original's lease (the decision and the claim are still the one statement). Under a WIP
-      // limit it runs behind the lock on the workspace's limits, read again there, so claims at a limit take turns
+      // limit it runs behind the lock on the workspace's limits, read there, so claims at a limit take turns
       // and each counts what the one before it claimed.
       const out = await inTx(db, async (tx) => {
         if (input.idempotencyKey) {
@@ -148,12 +155,12 @@ export async function claimNext(db: DbOrTx, raw: ClaimNextInput, ctx?: OperatorC
           const replay = await replayClaim(tx, input.agentId, key);
           if (replay) return replay;
         }
-        const locked = limits ? await claimLimitsOf(tx, input.agentId, true) : null;
-        if (!locked) return rawStatement<ClaimRow>(tx, CLAIM_NEXT_SQL, params);
-        return rawStatement<ClaimRow>(tx, CLAIM_NEXT_WIP_SQL, [...params, locked.claimed, locked.running, locked.validating, locked.perAgent]);
+        const locked = await claimLimitsOf(tx, input.agentId, true);
+        if (!locked) return { locked, rows: await rawStatement<ClaimRow>(tx, CLAIM_NEXT_SQL[shape], params) };
+        return { locked, rows: await rawStatement<ClaimRow>(tx, CLAIM_NEXT_WIP_SQL[shape], [...params, locked.claimed, locked.running, locked.validating, locked.perAgent]) };
       });
-      if (!Array.isArray(out)) return out;
-      rows = out;
+      if (!("rows" in out)) return out;
+      ({ locked: limits, rows } = out);
     }
   } catch (e) {
     // Lost a race on the same idempotency key: the other call won, so this is a replay.

@@ -209,7 +209,7 @@ export async function tryHeldTransitionFast(
     opts.operator ?? `todo.${event}`,
     opts.actor,
     JSON.stringify(payload),
-  ]);
+  ], "phoneloop.heldTransition");
   const row = rows[0];
   if (!row) return null;
   const { event_id: _id, from_state, leaseId: _l, epoch: _e, ...todo } = row as typeof row & { leaseId: string; epoch: number };

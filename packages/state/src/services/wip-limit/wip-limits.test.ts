@@ -89,23 +89,25 @@ describe("WIP limits: the claim", () => {
     }
   });
 
-  it("without limits the claim is one read and one statement; with a limit it takes its turn on the limits row", async () => {
+  it("without limits the claim is one statement; with a limit that statement claims nothing and the claim takes its turn on the limits row", async () => {
     const a = await team(2, 1);
     const log = statementLog(t.url);
     try {
       log.clear();
       expect((await claimNext(log.db, { agentId: a.agents[0]!.id, goalId: a.goals[0]!.goal.id })).claimed).toBe(true);
       const sent = log.statements.filter((s) => !s.includes("pg_notify"));
-      expect(sent).toHaveLength(2);
+      expect(sent).toHaveLength(1);
       expect(sent[0]).toContain(`"WipLimits"`);
-      expect(sent[1]).not.toContain("wip AS");
+      expect(sent[0]).not.toContain("wip AS");
       await setWipLimits(t.db, { workspaceId: a.ws, ...NONE, claimed: 5 }, { actor: "user_admin" });
       log.clear();
       expect((await claimNext(log.db, { agentId: a.agents[0]!.id, goalId: a.goals[1]!.goal.id })).claimed).toBe(true);
       const limited = log.statements.filter((s) => !s.includes("pg_notify"));
-      expect(limited.map((s) => s.trim().split(/\s+/)[0])).toEqual(["SELECT", "BEGIN", "SELECT", "WITH", "COMMIT"]);
-      expect(limited[2]).toContain("FOR UPDATE OF w");
-      expect(limited[3]).toContain("wip AS");
+      expect(limited.map((s) => s.trim().split(/\s+/)[0])).toEqual(["WITH", "SELECT", "BEGIN", "SELECT", "WITH", "COMMIT"]);
+      expect(limited[0]).not.toContain("wip AS");
+      expect(limited[3]).toContain("FOR UPDATE OF w");
+      expect(limited[4]).toContain("wip AS");
+      expect(await t.db.lease.count({ where: { todo: { goalId: a.goals[1]!.goal.id } } })).toBe(1);
     } finally {
       await log.db.$disconnect();
     }

@@ -53,6 +53,9 @@ type Row = { claimed: number | null; running: number | null; validating: number 
 const viewOf = (r: Row): WipLimitsView => ({ claimed: r.claimed, running: r.running, validating: r.validating, perAgent: r.perAgent, updatedBy: r.updatedBy, updatedAt: r.updatedAt });
 
 export const hasWipLimit = (l: Pick<WipLimitsView, WipLane | "perAgent">): boolean => WIP_LANES.some((s) => l[s] !== null) || l.perAgent !== null;
+/** hasWipLimit in SQL, for a statement that must claim nothing in a workspace with a limit: `workspace` is its id. */
+export const anyWipLimitSql = (workspace: string): string =>
+  `EXISTS (SELECT 1 FROM "WipLimits" w WHERE w."workspaceId" = ${workspace} AND (${[...WIP_LANES, "perAgent"].map((c) => `w."${c}" IS NOT NULL`).join(" OR ")}))`;
 
 /** Saves the workspace's WIP limits (admin-only: the API declares it), with its wipLimits.set Event. */
 export async function setWipLimits(db: DbOrTx, raw: SetWipLimitsInput, ctx?: OperatorContext): Promise<WipLimitsView> {
