@@ -18,7 +18,7 @@ import { focusedNode, nodeAt, resolveTarget } from "./observe.ts";
 import { endReasonOfSkip, statusForExit } from "./routes.ts";
 import { describeShortcuts, describeSkills, skillsForTodo } from "./learning.ts";
 import { neutraliseInline } from "../prompts/fence.ts";
-import { bindSkill, describeSelector, type SkillBody } from "../skills/contract.ts";
+import { bindSkill, describeSelector, findElement, type SkillBody } from "../skills/contract.ts";
 import type { AgentConfig, AgentEvent, ExecutorReturn, ExecutorRunState, ExecutorState, ExitReason, GatePolicy, PendingGate, RunCommon, Screen, Turn } from "./state.ts";
 import type { GateKind } from "../ports.ts";
 
@@ -153,7 +153,8 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
     const lease = ex.lease!;
     const stepIndex = turn.stepIndex;
     // The model reads a repeated wait in its history as one it did not choose.
-    ex.steps.push({ index: stepIndex, action: description, outcome: turn.modelSkipped ? `${outcome} again (screen unchanged, model not asked)` : outcome });
+    const skipped = { unchanged_after_wait: " again (screen unchanged, model not asked)", skill_step: " (the skill's step, taken by the runtime)", skill_resumed: " (the skill went on by itself)" } as const;
+    ex.steps.push({ index: stepIndex, action: description, outcome: turn.modelSkipped ? `${outcome}${skipped[turn.modelSkipped]}` : outcome });
     fx.push({ type: "step", stepIndex, todoId: ex.todoId, action: action ?? description, outcome, app: ex.lastApp, phash: turn.screen?.phash ?? null, anomalies: turn.anomalies ?? [], tokens: turn.tokens, ...(turn.modelSkipped ? { modelSkipped: turn.modelSkipped } : {}) });
     fx.push({
       type: "turn_result",
@@ -258,7 +259,16 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
     if (!r) return null;
     if (!r.armed) {
       r.armed = true;
-      return null;
+      // The step to approve is the skill's: the runtime takes it itself, through the same checkpoint and gate as any
+      // action, when its element is on this screen (else the model is asked to take it, as the feedback says).
+      const step = r.step;
+      const screen = turn.screen!;
+      const hit = step?.target ? findElement(step.target, screen.elements) : null;
+      if (!step || (step.target && !hit) || (step.before.app && screen.packageName !== step.before.app) || turn.anomalies?.length) return null;
+      delete ex.feedback;
+      turn.modelSkipped = "skill_step";
+      const intent = `step ${r.from} of the skill "${r.skill}", which needs a person's approval`;
+      return decide(turn, { ...step.action, ...(hit ? { element: String(hit.element.index) } : {}), intent } as Action);
     }
     delete ex.skillResume;
     if (ex.feedback || turn.anomalies?.length) return null;
@@ -689,8 +699,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       const bound = skill && obs.gatedAt !== undefined ? bindSkill(skill.body, params ?? {}) : null;
       const at = bound?.ok ? bound.body.steps[obs.gatedAt!] : undefined;
       const gatedStep = at ? neutraliseInline(`${describeAction({ ...at.action, ...(at.action.type === "click" || at.action.type === "click_then_type" || at.action.type === "long_press" || at.action.type === "double_tap" ? { element: "" } : {}) } as Action).replace(/ element \S*| \[\]/g, "")}${at.target ? ` on ${describeSelector(at.target)}` : ""}`).slice(0, 200) : null;
-      if (obs.gatedAt !== undefined && params) ex.skillResume = { skill: name, params, from: obs.gatedAt + 1, armed: false };
-      else if (obs.gatedAt !== undefined) ex.skillResume = { skill: name, params: {}, from: obs.gatedAt + 1, armed: false };
+      if (obs.gatedAt !== undefined) ex.skillResume = { skill: name, params: params ?? {}, from: obs.gatedAt + 1, armed: false, ...(at ? { step: at } : {}) };
       // The screen changed under the skill: the next sense starts the detectors afresh.
       ex.samples = [];
       ex.sensedAfterAction = true;

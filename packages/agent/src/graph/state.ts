@@ -11,6 +11,7 @@ import type { ImageTokenFormula } from "../model/tokens.ts";
 import type { ElementRef } from "./observe.ts";
 import type { Learned } from "./learning.ts";
 import type { GatePolicy, ModelSkipped, PolicyRecord } from "@phoneloop/state/domain";
+import type { SkillStep } from "../skills/contract.ts";
 
 export type NodeName = "planner" | "executor" | "summarizer" | "end";
 
@@ -122,10 +123,11 @@ export interface ExecutorState {
    */
   waited?: { action: Extract<Action, { type: "wait" }>; asked: ScreenSample; repeats: number };
   /**
-   * A skill stopped at step `from - 1`, which a person had to approve: once the model has taken that step (the turn
-   * after `armed`), the skill goes on from step `from` without asking the model.
+   * A skill stopped at step `from - 1`, which a person has to approve: the runtime takes that step through its gate
+   * (or, when it cannot, the model does), and on the turn after `armed` the skill goes on from step `from` without
+   * asking the model.
    */
-  skillResume?: { skill: string; params: Record<string, string>; from: number; armed: boolean };
+  skillResume?: { skill: string; params: Record<string, string>; from: number; armed: boolean; /** The step to approve, bound: the runtime takes it itself when its element is there. */ step?: SkillStep };
   /** The step the skill now running started from (0, or where a resumed one went on). */
   skillFrom?: number;
   turn?: Turn;

@@ -314,10 +314,10 @@ export type StepAction = z.infer<typeof StepAction>;
 /**
  * Why a step's action was taken without asking the model: `unchanged_after_wait` — the last action was a wait and
  * the screen (image and tree text) is as the model last saw it, so the executor waited again (a repeated wait);
- * `skill_resumed` — a skill stopped at a step a person had to approve, the model took that step, and the skill goes
- * on from the step after it.
+ * `skill_step` — a skill stopped at a step a person has to approve and the runtime took that step itself, through its
+ * gate; `skill_resumed` — after that step (taken so, or by the model), the skill goes on from the step after it.
  */
-export const MODEL_SKIPPED = ["unchanged_after_wait", "skill_resumed"] as const;
+export const MODEL_SKIPPED = ["unchanged_after_wait", "skill_resumed", "skill_step"] as const;
 export type ModelSkipped = (typeof MODEL_SKIPPED)[number];
 
 /**

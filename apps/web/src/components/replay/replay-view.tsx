@@ -216,6 +216,7 @@ export function ReplayView({ source, actions, review, live, origin }: ReplayView
 const MODEL_SKIPPED_WORDS: Record<NonNullable<ReplayStep["modelSkipped"]>, string> = {
   unchanged_after_wait: "Waited again — screen unchanged, model not asked",
   skill_resumed: "The skill went on after the approved step — model not asked",
+  skill_step: "The skill's step, taken after a person's approval — model not asked",
 };
 
 function describeStep(step: ReplayStep): string {
