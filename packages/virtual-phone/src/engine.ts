@@ -6,7 +6,7 @@ import { systemProperties } from "./device/properties.ts";
 import { canvasMeasure, encodePng, encodePngAsync, renderRgba } from "./render/draw.ts";
 import { dumpHierarchy } from "./render/uidump.ts";
 import { Latency, type LatencyProfile } from "./latency.ts";
-import { evaluateTask, taskGoal, taskParams, type TaskEvaluation } from "./scenario/evaluator.ts";
+import { evaluateTask, taskGoal, taskParams, TaskVariantError, type TaskEvaluation } from "./scenario/evaluator.ts";
 import { loadScenario, parseScenario } from "./scenario/load.ts";
 import { ScenarioError, ScenarioRuntime, systemClock, type Clock, type DeviceSpec, type SystemUi } from "./scenario/runtime.ts";
 import type { Scenario, Task } from "./scenario/schema.ts";
@@ -134,12 +134,15 @@ export class PhoneEngine extends EventEmitter {
   /**
    * Resets with a seed and runs the task's setup with the params of a variant (0, the default, is the task's own;
    * n is its variants[n - 1]); returns the goal to give the agent. Evaluating the task then uses the same params.
-   * A number as the second argument is the seed.
+   * A number as the second argument is the seed. `params` gives values of the task's own keys in place of a
+   * variant's (values written elsewhere, such as a benchmark's sealed set); a key the task does not have is refused.
    */
-  startTask(id: string, opts: number | { seed?: number; variant?: number } = {}): { task: Task; goal: string; variant: number; params: Task["params"] } {
-    const { seed = this.runtime.state.seed, variant = 0 } = typeof opts === "number" ? { seed: opts } : opts;
+  startTask(id: string, opts: number | { seed?: number; variant?: number; params?: Task["params"] } = {}): { task: Task; goal: string; variant: number; params: Task["params"] } {
+    const { seed = this.runtime.state.seed, variant = 0, params: given } = typeof opts === "number" ? { seed: opts } : opts;
     const t = this.task(id);
-    const params = taskParams(t, variant);
+    const unknown = given ? Object.keys(given).filter((k) => !(k in t.params)) : [];
+    if (unknown.length) throw new TaskVariantError(`task "${t.id}" has no param ${unknown.map((k) => `"${k}"`).join(", ")}: its params are ${Object.keys(t.params).join(", ") || "none"}`);
+    const params = given ? { ...t.params, ...given } : taskParams(t, variant);
     this.runtime.reset(seed);
     this.#syncLocale();
     if (t.setup.length) this.runtime.run(t.setup, t.apps[0]!, undefined, params as Record<string, unknown>);

@@ -132,6 +132,17 @@ describe("built-in tasks", () => {
     expect(phone.evaluate("notes_create").score).toBe(1);
   });
 
+  it("values given at the start, in place of a variant's, are what the goal says and its evaluator asks for; a key the task lacks is refused", () => {
+    const clock = new ManualClock();
+    const phone = new PhoneEngine({ scenario: "social", seed: 1, clock });
+    const values = { title: "Sealed", body: "given at the start" };
+    const started = phone.startTask("notes_create", { params: values });
+    expect(started.goal).toBe("Create a note titled 'Sealed' containing 'given at the start'.");
+    run(phone, clock, newNote(values as Params));
+    expect(phone.evaluate("notes_create").score).toBe(1);
+    expect(() => phone.startTask("notes_create", { params: { titel: "x" } })).toThrow(/no param "titel": its params are title, body/);
+  });
+
   it("every variant gives the same params as its task, with other values", () => {
     for (const t of engine.tasks()) {
       for (const v of t.variants) {
