@@ -2,44 +2,27 @@
 // on a fresh phone under another seed, unverified, and that run's use validates it; a moved element makes it hand
 // back to the model and the repaired skill is validated by the next run that uses it; a broken
 // deeplink is retired after one failed validation and never offered; lessons reach the next run of the same app only.
-import { afterEach, describe, expect, it } from "vitest";
-import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
-import { AdbDevice, MemoryCredentialStore } from "@phoneloop/device";
-import { adbPublicKeyLine, connectTcp } from "@phoneloop/device/node";
+import { describe, expect, it } from "vitest";
 import { runAgent } from "../graph/run.ts";
 import { planOf } from "../testing/harness.ts";
 import { useHarness } from "../testing/use-harness.ts";
+import { useTaskPhone, type TaskPhone } from "../testing/use-task-phone.ts";
 import type { RecordedRequest, ScriptedReply } from "../testing/scripted-model-server.ts";
 import { elementOn as find, lampExecutor, lampScenario, replyAction as reply, screenOf, type LampVariant } from "../testing/lamp.ts";
 import { readSkillBody } from "./contract.ts";
 
 const agent = { name: "learner", kind: "headless" as const, capabilities: ["phone"] };
-const phones: VirtualPhone[] = [];
-const devices: AdbDevice[] = [];
-afterEach(async () => {
-  for (const d of devices.splice(0)) await d.close().catch(() => undefined);
-  for (const p of phones.splice(0)) await p.stop();
-});
-// Registered after the phones' afterEach, so (hooks run as a stack) each test's harnesses stop before its phones.
+const taskPhone = useTaskPhone();
 const harness = useHarness();
 
-async function phone(variant: LampVariant, seed: number, task = "lamp_on") {
-  const credentialStore = new MemoryCredentialStore();
-  const key = await credentialStore.generateKey();
-  const p = await startVirtualPhone({ scenario: lampScenario(variant, { radio: true, deeplinks: true }) as unknown as string /* the engine takes a scenario object too */, seed, adbKeys: [adbPublicKeyLine(key.buffer, key.name ?? credentialStore.name)] });
-  phones.push(p);
-  const { goal } = p.engine.startTask(task);
-  const device = new AdbDevice(await connectTcp({ host: "127.0.0.1", port: p.adbPort, credentialStore }));
-  devices.push(device);
-  return { phone: p, device, goal, score: () => p.engine.evaluate(task).score };
-}
+const phone = (variant: LampVariant, seed: number, task = "lamp_on") => taskPhone(task, { seed, scenario: lampScenario(variant, { radio: true, deeplinks: true }) });
 
 const planner = (req: RecordedRequest): ScriptedReply => {
   const goal = /GOAL: (.*)/.exec(req.lastUserText)?.[1] ?? "the goal";
   return planOf([{ id: "t1", title: goal, app: /Radio/.test(goal) ? "Radio" : "Lamp" }]) as ScriptedReply;
 };
 
-async function learningHarness(device: AdbDevice, executor: (req: RecordedRequest) => ScriptedReply, lessons: { kind: string; text: string }[] = []) {
+async function learningHarness(device: TaskPhone["device"], executor: (req: RecordedRequest) => ScriptedReply, lessons: { kind: string; text: string }[] = []) {
   return harness({
     device,
     executor: Array.from({ length: 200 }, () => executor),

@@ -1,34 +1,17 @@
 // A skill whose step needs a person's approval stops there; the runtime takes that step itself through its gate (the
 // person approves it) and the skill goes on from the next step by itself, without a model call — on the virtual phone over real ADB, with the
 // pack's contacts_add (typing a phone number into a new contact needs approval).
-import { afterEach, describe, expect, it } from "vitest";
-import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
-import { AdbDevice, MemoryCredentialStore } from "@phoneloop/device";
-import { adbPublicKeyLine, connectTcp } from "@phoneloop/device/node";
+import { describe, expect, it } from "vitest";
 import { runAgent } from "../graph/run.ts";
 import { planOf } from "../testing/harness.ts";
 import { useHarness } from "../testing/use-harness.ts";
+import { useTaskPhone } from "../testing/use-task-phone.ts";
 import { packExecutor, packWork } from "../testing/pack-work.ts";
 
 const agent = { name: "learner", kind: "headless" as const, capabilities: ["phone"] };
-const phones: VirtualPhone[] = [];
-const devices: AdbDevice[] = [];
-afterEach(async () => {
-  for (const d of devices.splice(0)) await d.close().catch(() => undefined);
-  for (const p of phones.splice(0)) await p.stop();
-});
+const taskPhone = useTaskPhone();
 const harness = useHarness();
-
-async function contactsPhone(seed: number, variant: number) {
-  const credentialStore = new MemoryCredentialStore();
-  const key = await credentialStore.generateKey();
-  const p = await startVirtualPhone({ scenario: "home", seed, adbKeys: [adbPublicKeyLine(key.buffer, key.name ?? credentialStore.name)] });
-  phones.push(p);
-  const { goal, params } = p.engine.startTask("contacts_add", { seed, variant });
-  const device = new AdbDevice(await connectTcp({ host: "127.0.0.1", port: p.adbPort, credentialStore }));
-  devices.push(device);
-  return { device, goal, params: params as Record<string, string>, score: () => p.engine.evaluate("contacts_add").score };
-}
+const contactsPhone = (seed: number, variant: number) => taskPhone("contacts_add", { seed, variant });
 
 describe("a skill past a person's approval", () => {
   it("stops at the step to approve, the runtime takes it through its gate, and the skill goes on by itself to its end", { timeout: 180_000 }, async () => {

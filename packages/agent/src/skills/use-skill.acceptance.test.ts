@@ -1,38 +1,24 @@
 // use_skill with parameters, on the virtual phone over real ADB: a skill learnt from notes_create at its own values
 // types the values a later use_skill gives into the fields (the phone saves a note with them), and a use_skill that
 // leaves a parameter out is refused — the model is told which value is missing, and nothing reaches the phone.
-import { afterEach, describe, expect, it } from "vitest";
-import { startVirtualPhone, type VirtualPhone } from "@phoneloop/virtual-phone";
-import { AdbDevice, MemoryCredentialStore } from "@phoneloop/device";
-import { adbPublicKeyLine, connectTcp } from "@phoneloop/device/node";
+import { describe, expect, it } from "vitest";
 import { runAgent } from "../graph/run.ts";
 import { planOf } from "../testing/harness.ts";
 import { useHarness } from "../testing/use-harness.ts";
+import { useTaskPhone } from "../testing/use-task-phone.ts";
 import { packExecutor, packWork } from "../testing/pack-work.ts";
 import { replyAction as reply } from "../testing/lamp.ts";
 import type { RecordedRequest, ScriptedReply } from "../testing/scripted-model-server.ts";
 import { readSkillBody } from "./contract.ts";
 
 const agent = { name: "learner", kind: "headless" as const, capabilities: ["phone"] };
-const phones: VirtualPhone[] = [];
-const devices: AdbDevice[] = [];
-afterEach(async () => {
-  for (const d of devices.splice(0)) await d.close().catch(() => undefined);
-  for (const p of phones.splice(0)) await p.stop();
-});
-// Registered after the phones' afterEach, so (hooks run as a stack) each test's harnesses stop before its phones.
+const taskPhone = useTaskPhone();
 const harness = useHarness();
 
 async function notesPhone(seed: number, variant: number) {
-  const credentialStore = new MemoryCredentialStore();
-  const key = await credentialStore.generateKey();
-  const p = await startVirtualPhone({ scenario: "home", seed, adbKeys: [adbPublicKeyLine(key.buffer, key.name ?? credentialStore.name)] });
-  phones.push(p);
-  const { goal, params } = p.engine.startTask("notes_create", { seed, variant });
-  const device = new AdbDevice(await connectTcp({ host: "127.0.0.1", port: p.adbPort, credentialStore }));
-  devices.push(device);
-  const notes = () => (p.engine.state().apps as { notes: { vars: { notes: { title: string; body: string }[] } } }).notes.vars.notes;
-  return { engine: p.engine, device, goal, params: params as { title: string; body: string }, notes };
+  const { phone, device, goal, params } = await taskPhone("notes_create", { seed, variant });
+  const notes = () => (phone.engine.state().apps as { notes: { vars: { notes: { title: string; body: string }[] } } }).notes.vars.notes;
+  return { engine: phone.engine, device, goal, params: params as { title: string; body: string }, notes };
 }
 
 describe("use_skill with parameters", () => {
