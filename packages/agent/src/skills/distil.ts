@@ -176,7 +176,7 @@ export function distilSkill(actions: RecordedAction[], last: RecordedScreen | nu
     // Typed into a password field (the field tapped, or the one focused before): the text is a secret.
     const secret = (a.action.type === "click_then_type" || a.action.type === "input_text") && focused?.password === true;
     // A wheel is found by its id and place, never by the values it shows (they turn).
-    const target = a.wheel ? { ...selectorOf({ ...a.wheel, text: "" }) } : under ? selectorOf(under) : undefined;
+    const target = a.wheel ? selectorOf({ ...a.wheel, text: "" }) : under ? selectorOf(under) : undefined;
     if (secret) {
       const before = contractOf(a.before, target ? [target] : []);
       return { action: a.action, ...(target ? { target } : {}), secret: true, before, ...(a.shot ? { shot: a.shot } : {}) };

@@ -54,8 +54,8 @@ async function until(device: Device, c: ScreenContract, opts: SkillRunOptions) {
 }
 
 /** Scrolls down, then back up past where it started, until the screen meets the step's contract. */
-async function seek(device: Device, i: number, step: SkillStep, from: ScreenState, opts: SkillRunOptions) {
-  let r = { tree: null as unknown as UiNode, state: from, check: checkContract(step.before, from) };
+async function seek(device: Device, i: number, step: SkillStep, from: { tree: UiNode; state: ScreenState }, opts: SkillRunOptions) {
+  let r = { ...from, check: checkContract(step.before, from.state) };
   let n = 0;
   for (const [direction, times] of [["down", SEEK_SCROLLS], ["up", 2 * SEEK_SCROLLS]] as const) {
     for (let k = 0; k < times && !r.check.ok; k++) {
@@ -111,7 +111,7 @@ export async function runSkill(device: Device, body: SkillBody, opts: SkillRunOp
     let { tree, state, check } = await until(device, step.before, opts);
     if (!check.ok && step.target?.textStarts && checkContract({ ...step.before, required: [] }, state).ok && state.elements.some((e) => e.scrollable)) {
       // The right screen without the row it taps (a row named by its start: of another value, further down): scroll the list to find it.
-      ({ tree, state, check } = await seek(device, i, step, state, opts));
+      ({ tree, state, check } = await seek(device, i, step, { tree, state }, opts));
     }
     if (!check.ok) {
       // A step whose screen is not there while the next one's is was not needed this time (a popup that did not
