@@ -444,7 +444,8 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
     turn.policy = { tier: decision.tier, kind: decision.kind, ruleId: decision.ruleId, evidence: decision.evidence, policyVersion: decision.policyVersion };
     const asks = action.type === "ask_user" || action.type === "ask_takeover";
     if (asks || needsGate(decision, s.approvals)) {
-      const question = action.type === "ask_user" ? askedQuestion(action.question) : action.type === "ask_takeover" ? takeoverQuestion(action) : gateQuestion(action, decision, ex.lastApp, ex.todoTitle);
+      const bySkill = turn.modelSkipped === "skill_step" && ex.skillResume ? { skill: ex.skillResume.skill, step: ex.skillResume.from } : undefined;
+      const question = action.type === "ask_user" ? askedQuestion(action.question) : action.type === "ask_takeover" ? takeoverQuestion(action) : gateQuestion(action, decision, ex.lastApp, ex.todoTitle, bySkill);
       const options = action.type === "ask_user" ? (action.options?.length ? action.options : []) : action.type === "ask_takeover" ? [] : ["approve", "deny"];
       const tier = asks ? "question" : decision.tier === "high_risk" ? "high_risk" : "confirm";
       const policy = { ruleId: decision.ruleId, evidence: decision.evidence, policyVersion: decision.policyVersion };

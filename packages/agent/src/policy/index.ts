@@ -7,5 +7,5 @@ export { CATEGORIES, LEXICON, LANGUAGES, type Category, type LanguageWords } fro
 export { APP_CATEGORIES, appCategory, type AppCategory, type AppCategoryRule } from "./apps.ts";
 export { normalise } from "./normalise.ts";
 export { isCardNumber, identityNumberKind } from "./sensitive.ts";
-export { labelOf, idWords, paneOf, pathTo, focusedField, findAmount } from "./screen.ts";
+export { labelOf, idWords, paneOf, pathTo, focusedField, findAmount, isDialogContainer } from "./screen.ts";
 export { PLATFORM_WORDS, type PlatformWords } from "./platform-words.ts";

@@ -10,6 +10,8 @@ export const MAX_CONTROL_LABEL = 60;
 const MAX_PANE_TEXT = 200;
 
 const DIALOG = /parentPanel|dialog|alert|bottom_?sheet|design_bottom_sheet|popup|modal|contentPanel|buttonPanel/i;
+/** A dialog, alert, popup or bottom sheet (by its id or class), as a screen draws one over what is under it. */
+export const isDialogContainer = (n: UiNode): boolean => DIALOG.test(n.resourceId) || DIALOG.test(n.className);
 export const isEditable = (n: UiNode): boolean => /EditText|TextField|AutoComplete|SearchView/i.test(n.className);
 export const isWebView = (n: UiNode): boolean => /WebView/i.test(n.className);
 /** A button with a text label (an icon-only button, a toggle or a check box is not one). */
@@ -76,7 +78,7 @@ export function paneOf(path: UiNode[]): Pane {
   let container = path[0]!;
   let dialog = false;
   for (let i = path.length - 2; i >= 0; i--)
-    if (DIALOG.test(path[i]!.resourceId) || DIALOG.test(path[i]!.className)) {
+    if (isDialogContainer(path[i]!)) {
       container = path[i]!;
       dialog = true;
       break;

@@ -1,18 +1,30 @@
 // The question a person answers at a gate. What the screen shows is quoted; what the agent's model wrote (its
-// stated intent, the text it wants to type) is labelled as the model's own words, never stated as fact.
+// stated intent, the text it wants to type) is labelled as the model's own words, never stated as fact. A step a
+// skill takes (the runtime, not the model, chose it) says which skill and step it is instead of a model's intent.
 import { describeAction, type Action, type TakeoverReason } from "../actions/schema.ts";
 import type { PermissionDecision } from "../policy/index.ts";
 import { neutraliseInline } from "./fence.ts";
 
 const quote = (s: string, n: number) => JSON.stringify(neutraliseInline(s.length > n ? `${s.slice(0, n - 1)}…` : s));
 
-export function gateQuestion(a: Action, d: PermissionDecision, app: string, todo: string): string {
+/** The skill whose step this is, when the runtime takes it (`step` counts from 1). */
+export interface SkillStepOrigin {
+  skill: string;
+  step: number;
+}
+
+export function gateQuestion(a: Action, d: PermissionDecision, app: string, todo: string, bySkill?: SkillStepOrigin): string {
   const what = describeAction(a).split(" ")[0];
   const target = d.targetLabel ? ` on ${quote(d.targetLabel, 60)}` : "";
   const tier = d.tier === "high_risk" ? "high-risk" : "confirm-tier";
-  const typed = "text" in a && typeof a.text === "string" && (a.type === "input_text" || a.type === "click_then_type") ? ` It would type (the model's text): ${quote(a.text, 120)}.` : "";
+  const whose = bySkill ? "a value the model gave the skill" : "the model's text";
+  const typed = "text" in a && typeof a.text === "string" && (a.type === "input_text" || a.type === "click_then_type") ? ` It would type (${whose}): ${quote(a.text, 120)}.` : "";
   const uri = a.type === "open_deeplink" ? ` The link (the model's text): ${quote(a.uri, 160)}.` : "";
-  const intent = a.intent ? ` The agent's model says it intends to (its own words, unverified): ${quote(a.intent, 160)}.` : "";
+  const intent = bySkill
+    ? ` This is step ${bySkill.step} of the skill ${quote(bySkill.skill, 120)}, learnt from an earlier run; the runtime takes it, not the model.`
+    : a.intent
+      ? ` The agent's model says it intends to (its own words, unverified): ${quote(a.intent, 160)}.`
+      : "";
   return `Allow the agent to ${what}${target} in ${app || "the current app"}? This is a ${tier} action (${d.kind}). What the checkpoint saw: ${d.evidence.join("; ")}.${typed}${uri}${intent} Todo: ${quote(todo, 160)}. (policy ${d.policyVersion}, rule ${d.ruleId})`;
 }
 

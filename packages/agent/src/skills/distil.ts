@@ -63,8 +63,10 @@ export function recordedActions(evidence: readonly Evidence[]): { actions: Recor
       if (screen) [last, shot] = [screen, e.blobSha256];
       continue;
     }
-    // A skill's scroll looking for its step's element is part of that step (it seeks again), not a step of a path.
-    if (e.kind !== "action" || e.data.error || (e.data.skill as { seek?: unknown } | undefined)?.seek !== undefined) continue;
+    // A skill's scroll looking for its step's element, or its tap closing a popup it did not expect, is part of that
+    // step (it does so again next time), not a step of a path.
+    const part = e.data.skill as { seek?: unknown; popup?: unknown } | undefined;
+    if (e.kind !== "action" || e.data.error || part?.seek !== undefined || part?.popup !== undefined) continue;
     const action = skillAction(e.data.action);
     const before = e.data.before ? recordedScreen(e.data.before as Record<string, unknown>) : last;
     if (!action || !before) continue;

@@ -1,9 +1,10 @@
 // Running a skill on a phone: before each step the screen must meet the step's contract, after the last one the
 // skill's end contract; every action still passes the permission policy (a step that needs a person ends the skill
 // there, as far as it may go: the run takes that step itself, through its gate).
-// A failed check is not an error: control goes back to the model with what was missing.
+// A failed check is not an error: control goes back to the model with what was missing — after the step has closed a
+// popup it did not expect (by the control the checkpoint reads as backing out) and looked for a row further down.
 import type { Device, UiNode } from "../ports.ts";
-import { decidePermission, needsGate, type AppRule, type PolicyRules, type SessionApprovals } from "../policy/index.ts";
+import { decidePermission, isDialogContainer, labelOf, needsGate, type AppRule, type PolicyRules, type SessionApprovals } from "../policy/index.ts";
 import { focusedNode, nodeAt } from "../graph/observe.ts";
 import { perform } from "../graph/effects.ts";
 import { checkContract, describeSelector, findElement, screenState, wheelValue, type ScreenContract, type ScreenState, type SkillBody, type SkillStep } from "./contract.ts";
@@ -16,9 +17,14 @@ export interface SkillRunOptions {
   settle: () => Promise<void>;
   /** How many times a check reads the screen again (after a settle) before it fails: screens load. */
   checkTries?: number;
-  /** Told of each step about to be performed (the runner records it as action evidence); `seek` numbers the scrolls
-   *  made looking for step i's element (a part of that step, not a step of the skill). */
-  onStep?: (i: number, step: SkillStep, before: ScreenState, px: { x: number; y: number } | null, seek?: number) => Promise<void>;
+  /** Told of each step about to be performed (the runner records it as action evidence); `part` numbers the actions
+   *  that are a part of step i, not steps of the skill: scrolls looking for its element and a wheel's further drags
+   *  (`seek`), taps closing a popup it did not expect (`popup`). */
+  onStep?: (i: number, step: SkillStep, before: ScreenState, px: { x: number; y: number } | null, part?: StepPart) => Promise<void>;
+}
+export interface StepPart {
+  kind: "seek" | "popup";
+  n: number;
 }
 
 /** How many scrolls down, then up, a step looks for its element in a list before it hands back. */
@@ -60,13 +66,59 @@ async function seek(device: Device, i: number, step: SkillStep, from: { tree: Ui
   for (const [direction, times] of [["down", SEEK_SCROLLS], ["up", 2 * SEEK_SCROLLS]] as const) {
     for (let k = 0; k < times && !r.check.ok; k++) {
       const action = { type: "scroll", direction } as const;
-      await opts.onStep?.(i, { action, before: step.before }, r.state, null, n++);
+      await opts.onStep?.(i, { action, before: step.before }, r.state, null, { kind: "seek", n: n++ });
       await perform(device, action, undefined, { width: r.state.width, height: r.state.height });
       await opts.settle();
       const next = await read(device);
       r = { ...next, check: checkContract(step.before, next.state) };
     }
     if (r.check.ok) break;
+  }
+  return r;
+}
+
+/** How many popups a step closes at most before it hands back. */
+export const POPUP_CLOSES = 2;
+
+/**
+ * The way out of the top-most dialog or sheet on the screen: its first control the permission checkpoint reads as
+ * backing out ("No thanks", "Not now", "Abbrechen", a negative button's id) that needs no person. Null when the
+ * screen shows no dialog or the dialog offers no such control (then the step hands back: only the model decides).
+ */
+export function popupWayOut(tree: UiNode, app: string, opts: Pick<SkillRunOptions, "approvals" | "rules" | "appRules">): { node: UiNode; label: string; px: { x: number; y: number } } | null {
+  let top: UiNode | null = null;
+  const walk = (n: UiNode) => {
+    if (isDialogContainer(n)) top = n;
+    else for (const c of n.children) walk(c);
+  };
+  walk(tree);
+  if (!top) return null;
+  const controls: UiNode[] = [];
+  const collect = (n: UiNode) => {
+    if (n.clickable && n.enabled) controls.push(n);
+    else for (const c of n.children) collect(c);
+  };
+  collect(top);
+  for (const node of controls) {
+    const d = decidePermission({ type: "click" }, { target: node, tree, packageName: app, ...(opts.rules ? { rules: opts.rules } : {}), ...(opts.appRules ? { appRules: opts.appRules } : {}) });
+    if (d.tier !== "normal" || d.ruleId !== "target.dismiss" || d.unsure || needsGate(d, opts.approvals)) continue;
+    const b = node.bounds;
+    return { node, label: labelOf(node), px: { x: Math.round((b.left + b.right) / 2), y: Math.round((b.top + b.bottom) / 2) } };
+  }
+  return null;
+}
+
+/** Closes popups the step did not expect while its screen is not there, then reads the screen against its contract again. */
+async function closePopups(device: Device, i: number, before: ScreenContract, from: { tree: UiNode; state: ScreenState; check: ReturnType<typeof checkContract> }, opts: SkillRunOptions) {
+  let r = from;
+  for (let n = 0; n < POPUP_CLOSES && !r.check.ok; n++) {
+    const way = popupWayOut(r.tree, r.state.app, opts);
+    if (!way) break;
+    const action = { type: "click" as const, intent: `close a popup the skill did not expect ("${way.label.slice(0, 60)}")` };
+    await opts.onStep?.(i, { action, before }, r.state, way.px, { kind: "popup", n });
+    await perform(device, action, way.px, { width: r.state.width, height: r.state.height });
+    await opts.settle();
+    r = await until(device, before, opts);
   }
   return r;
 }
@@ -96,7 +148,7 @@ async function turn(device: Device, i: number, step: SkillStep, from: ScreenStat
     const x = Math.round((wheel.box[0] + wheel.box[2]) / 2);
     const y = Math.round(wheel.box[1] + row * 1.5);
     const action = { type: "drag" as const, from: { x, y }, to: { x, y: Math.round(y - row * rows) } };
-    await opts.onStep?.(i, { ...step, action }, state, null, n === 0 ? undefined : n - 1);
+    await opts.onStep?.(i, { ...step, action }, state, null, n === 0 ? undefined : { kind: "seek", n: n - 1 });
     await perform(device, action, undefined, { width: state.width, height: state.height });
     await opts.settle();
     state = (await read(device)).state;
@@ -109,6 +161,7 @@ export async function runSkill(device: Device, body: SkillBody, opts: SkillRunOp
   for (let i = 0; i < body.steps.length; i++) {
     const step = body.steps[i]!;
     let { tree, state, check } = await until(device, step.before, opts);
+    if (!check.ok) ({ tree, state, check } = await closePopups(device, i, step.before, { tree, state, check }, opts));
     if (!check.ok && step.target?.textStarts && checkContract({ ...step.before, required: [] }, state).ok && state.elements.some((e) => e.scrollable)) {
       // The right screen without the row it taps (a row named by its start: of another value, further down): scroll the list to find it.
       ({ tree, state, check } = await seek(device, i, step, { tree, state }, opts));
@@ -145,7 +198,8 @@ export async function runSkill(device: Device, body: SkillBody, opts: SkillRunOp
     await perform(device, step.action, px ?? undefined, { width: state.width, height: state.height });
     await opts.settle();
   }
-  const end = await until(device, body.post, opts);
+  let end = await until(device, body.post, opts);
+  if (!end.check.ok) end = await closePopups(device, body.steps.length, body.post, end, opts);
   if (!end.check.ok) return { ok: false, performed: body.steps.length, failedAt: body.steps.length, reason: `the end screen was not reached: ${end.check.reason}`, found };
   return { ok: true, performed: body.steps.length, found };
 }

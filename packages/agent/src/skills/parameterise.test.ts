@@ -122,6 +122,17 @@ describe("a step's screenshot", () => {
     expect(body.steps[2]).toMatchObject({ action: { type: "click" }, target: { resourceId: "com.notes:id/save" } });
     expect(readSkillBody(JSON.parse(JSON.stringify(body)))).toEqual(body);
   });
+  it("leaves out what was a part of a skill's step: its scrolls looking for the element and its taps closing a popup it did not expect", () => {
+    const before = { app: "com.notes/.Main", screen: { width: 1001, height: 1001 }, elements: [{ text: "New note", id: "com.notes:id/new", box: [0, 0, 1000, 90] }] };
+    const { actions } = recordedActions([
+      obs(".Main", null),
+      ev("action", { action: { type: "scroll", direction: "down" }, px: null, before, skill: { id: "s1", step: 0, seek: 0 } }),
+      ev("action", { action: { type: "click" }, px: { x: 500, y: 900 }, before, skill: { id: "s1", step: 0, popup: 0 } }),
+      ev("action", { action: { type: "click" }, px: { x: 500, y: 45 }, before, skill: { id: "s1", step: 0 } }),
+    ]);
+    expect(actions.map((a) => a.action.type)).toEqual(["click"]);
+    expect(actions[0]!.px).toEqual({ x: 500, y: 45 });
+  });
 });
 
 describe("reading a stored body", () => {

@@ -15,7 +15,8 @@ const contactsPhone = (seed: number, variant: number) => taskPhone("contacts_add
 
 describe("a skill past a person's approval", () => {
   it("stops at the step to approve, the runtime takes it through its gate, and the skill goes on by itself to its end", { timeout: 180_000 }, async () => {
-    const approve = () => ({ status: "approved" as const });
+    const questions: string[] = [];
+    const approve = (g: { input: { question: string } }) => (questions.push(g.input.question), { status: "approved" as const });
     const a = await contactsPhone(1, 0);
     const learnt = packExecutor(packWork("contacts_add", a.goal, a.params));
     const h = await harness({ device: a.device, executor: Array.from({ length: 60 }, () => learnt), planner: [planOf([{ id: "t1", title: a.goal }])], onGate: approve });
@@ -41,6 +42,10 @@ describe("a skill past a person's approval", () => {
     const taken = steps.filter((s) => s.outcome.modelSkipped === "skill_step");
     expect(taken).toHaveLength(1);
     expect(JSON.stringify(taken[0]!.action)).toContain(b.params.phone!);
+    // Its question says whose step it is (the skill's, taken by the runtime), not that the model intends it.
+    const last = questions.at(-1)!;
+    expect(last).toMatch(/This is step \d+ of the skill ".+", learnt from an earlier run; the runtime takes it, not the model\./);
+    expect(last).not.toMatch(/model says it intends/);
     // The model was asked for the skill and the end: the step to approve and those after it cost no call.
     expect(other.executorRequests().length).toBe(2);
     expect(h.executorRequests().length).toBe(asked);

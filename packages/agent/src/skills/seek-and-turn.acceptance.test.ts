@@ -56,7 +56,7 @@ describe("a skill's step looks for its list row", () => {
     const seen: string[] = [];
     const bound = bindSkill(body, { item: "Item Z" });
     if (!bound.ok) throw new Error("not bound");
-    const ran = await runSkill(device, bound.body, { approvals: { streak: {} }, settle, onStep: async (i, st, _b, _px, seek) => void seen.push(`${i}:${st.action.type}${seek === undefined ? "" : `:seek ${seek}`}`) });
+    const ran = await runSkill(device, bound.body, { approvals: { streak: {} }, settle, onStep: async (i, st, _b, _px, part) => void seen.push(`${i}:${st.action.type}${part ? `:${part.kind} ${part.n}` : ""}`) });
     expect(ran).toMatchObject({ ok: true, performed: 1 });
     expect(seen.at(-1)).toBe("0:click");
     expect(seen.filter((s) => s.includes("seek")).length).toBeGreaterThan(0);

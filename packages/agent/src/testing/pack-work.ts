@@ -13,13 +13,13 @@ const reply = (a: Record<string, unknown>): ScriptedReply => ({ text: JSON.strin
 const P = (app: string) => `com.phoneloop.${app}`;
 
 // ── the tasks' paths, in the agent's action space, taking the task's values (the pack's own UI solutions) ──
-export type PackStep = { open: string } | { tap: string } | { type: [id: string, text: string] } | { enter: true } | { back: true } | { wait: number } | { scrollTo: string } | { wheel: [id: string, steps: number] };
+export type PackStep = { open: string } | { tap: string } | { chat: string } | { type: [id: string, text: string] } | { enter: true } | { back: true } | { wait: number } | { scrollTo: string } | { wheel: [id: string, steps: number] };
 type Params = Record<string, string>;
 const BACK: PackStep = { back: true };
 const search = (q: string): PackStep[] => [{ open: P("social") }, { tap: "nav_search" }, { type: ["search_input", q] }, { enter: true }, { wait: 800 }];
 const newEvent = (p: Params): PackStep[] => [{ open: P("calendar") }, { tap: "Create new event" }, { type: ["event_title", p.title!] }, { type: ["event_date", p.date!] }, { type: ["event_time", p.time!] }, BACK, { tap: "Save" }];
 const newContact = (p: Params): PackStep[] => [{ open: P("contacts") }, { tap: "Create contact" }, { type: ["contact_name", p.name!] }, { type: ["contact_phone_input", p.phone!] }, BACK, { tap: "Save" }];
-const text = (name: string, body: string): PackStep[] => [{ open: P("messages") }, { tap: name }, { type: ["compose_message_text", body] }, BACK, { tap: "Send" }];
+const text = (name: string, body: string): PackStep[] => [{ open: P("messages") }, { chat: name }, { type: ["compose_message_text", body] }, BACK, { tap: "Send" }];
 const newNote = (title: string, body: string): PackStep[] => [{ open: P("notes") }, { tap: "New note" }, { type: ["note_title", title] }, { type: ["note_body", body] }, BACK, { tap: "Save" }];
 /** The new-alarm dialog's wheels start at 07:00 and wrap; a minute is reached the short way round. */
 const alarm = (p: Params): PackStep[] => {
@@ -192,6 +192,21 @@ export function packExecutor(work: PackWork[]) {
         st.ptr++;
       }
       return reply({ type: "drag", from: { x, y }, to: { x, y: Math.round(y - stepH * rows) } });
+    }
+    if ("chat" in s) {
+      // The conversation with a person: their thread when the list has one, else a new chat — Start chat, the name
+      // typed into To, then the contact it suggests or "Send to" the name as typed.
+      const row = lines.find((l) => l.id !== "recipient" && (l.text === s.chat || l.text.startsWith(`${s.chat} `)));
+      const sendTo = lines.find((l) => l.id === "start_with_number");
+      const to = lines.find((l) => l.id === "recipient");
+      const start = lines.find((l) => l.id === "start_chat");
+      if (row || (sendTo && to?.text === s.chat)) {
+        st.ptr++;
+        return reply({ type: "click", element: (row ?? sendTo)!.index });
+      }
+      if (to) return reply({ type: "click_then_type", element: to.index, text: s.chat });
+      if (start) return reply({ type: "click", element: start.index, intent: `start a chat with ${s.chat}` });
+      return reply({ type: "wait", ms: 300 });
     }
     const key = "tap" in s ? s.tap : s.type[0];
     const hit = findLine(lines, key);

@@ -97,8 +97,9 @@ export const ActionData = z.strictObject({
   app: z.string().optional(),
   policy: PolicyRecord.optional(),
   error: z.string().optional(),
-  /** `seek`: the scroll numbered so made looking for that step's element in a list. */
-  skill: z.strictObject({ id: z.string(), step: Int, seek: Int.optional() }).optional(),
+  /** A part of that step, numbered, not a step of the skill: `seek`, a scroll looking for its element in a list (or a
+   *  wheel's further drag); `popup`, a tap closing a popup the skill did not expect. */
+  skill: z.strictObject({ id: z.string(), step: Int, seek: Int.optional(), popup: Int.optional() }).optional(),
   before: z.strictObject({ app: z.string(), screen: ScreenSize, elements: z.array(ListedElement.omit({ i: true })) }).optional(),
 });
 

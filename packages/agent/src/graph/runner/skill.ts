@@ -17,17 +17,19 @@ export async function runSkill(ctx: RunContext, state: ExecutorRunState, e: Extr
     ...(ctx.config.appRules ? { appRules: ctx.config.appRules } : {}),
     settle: settleOf(ctx),
     // Each step is recorded as an action with the screen it started from: a replay shows it, a repair distils from it.
-    onStep: async (i, st, before, px, seek) => {
+    onStep: async (i, st, before, px, part) => {
+      const key = part ? `:${part.kind}:${part.n}` : "";
+      const why = part?.kind === "seek" ? " (looking for its element)" : part?.kind === "popup" ? " (closing a popup it did not expect)" : "";
       await cp.appendEvidence({
-        idempotencyKey: `${state.runId}:${e.stepIndex}:skill:${i}${seek === undefined ? "" : `:seek:${seek}`}:action`,
+        idempotencyKey: `${state.runId}:${e.stepIndex}:skill:${i}${key}:action`,
         kind: "action",
         goalId: state.goalId,
         runId: state.runId,
         todoId: ex.todoId,
         lease: e.lease,
         stepIndex: e.stepIndex,
-        summary: `skill "${e.name}" step ${i + 1}${seek === undefined ? "" : ` (looking for its element)`}: ${describeAction({ ...st.action } as never)}`.slice(0, 500),
-        data: { action: st.action, px, app: `${before.app}/${before.activity}`, skill: { id: e.skillId, step: i, ...(seek === undefined ? {} : { seek }) }, before: { app: `${before.app}/${before.activity}`, screen: { width: before.width, height: before.height }, elements: before.elements.map((x) => ({ text: x.text, id: x.resourceId, box: x.box })) } },
+        summary: `skill "${e.name}" step ${i + 1}${why}: ${describeAction({ ...st.action } as never)}`.slice(0, 500),
+        data: { action: st.action, px, app: `${before.app}/${before.activity}`, skill: { id: e.skillId, step: i, ...(part ? { [part.kind]: part.n } : {}) }, before: { app: `${before.app}/${before.activity}`, screen: { width: before.width, height: before.height }, elements: before.elements.map((x) => ({ text: x.text, id: x.resourceId, box: x.box })) } },
       });
     },
   }).catch((err: unknown) => ({ ok: false as const, performed: 0, failedAt: 0, reason: err instanceof Error ? err.message : String(err), found: [], lost: isDeviceLost(err) }));
