@@ -79,6 +79,8 @@ describe("npm run suite -- --validate-skills", () => {
     await save("lamp lights", plain);
     // One the model leaves alone, and one of an app no scenario has (not replayed).
     await save("lamp ignored", { ...body });
+    // One with a secret parameter (no value is kept for it): no goal can give it, so it is not run.
+    await save("lamp with pin", { ...body, description: "turn the light on in Lamp with the pin {pin}", params: ["pin"], example: {} });
     await save("radio on", { ...body, app: "com.example.radio" }, "com.example.radio");
 
     const lines: string[] = [];
@@ -86,13 +88,15 @@ describe("npm run suite -- --validate-skills", () => {
     const second = await issueAgentToken(t.db, { workspaceId: workspace.id, name: "validate", issuedBy: admin.id });
     const out = await validateSkills({ apiUrl: api.url, agentToken: second.token, profile: profile(), scenarios: dir, parallel: 1, onSkill: (v) => lines.push(skillValidationLine(v)) });
     const by = new Map(out.map((v) => [v.name, v]));
-    expect(out.map((v) => v.name).sort()).toEqual([distilled.name, "lamp described", "lamp ignored", "lamp lights"].sort());
+    expect(out.map((v) => v.name).sort()).toEqual([distilled.name, "lamp described", "lamp ignored", "lamp lights", "lamp with pin"].sort());
+    expect(by.get("lamp with pin")).toMatchObject({ outcome: "not_run", runId: null });
+    expect(by.get("lamp with pin")!.reason).toMatch(/\{pin\} has no kept value .* run a goal that gives it/);
     expect(by.get("lamp described")).toMatchObject({ outcome: "validated", goal: "turn the light on in Lamp" });
     expect(by.get(distilled.name)).toMatchObject({ outcome: "validated" });
     expect(by.get("lamp lights")).toMatchObject({ outcome: "handed_back", step: body.steps.length, goal: "Turn on the light in Lamp." });
     expect(by.get("lamp lights")!.reason).toMatch(/\S/);
     expect(by.get("lamp ignored")).toMatchObject({ outcome: "not_used" });
-    expect(skillValidationSummary(out)).toBe("skills=4 validated=2 handed_back=1 not_validated=0 not_used=1 not_run=0");
+    expect(skillValidationSummary(out)).toBe("skills=5 validated=2 handed_back=1 not_validated=0 not_used=1 not_run=1");
     expect(lines).toContain(`skill "lamp lights" (com.example.lamp) v1: handed back at step ${body.steps.length} (${by.get("lamp lights")!.reason}) — run ${by.get("lamp lights")!.runId}`);
 
     // What the core did: the used skills validated by their runs' use, each run offered only the skill it replays.
@@ -100,6 +104,7 @@ describe("npm run suite -- --validate-skills", () => {
     expect(now.get("lamp described")!.status).toBe("validated");
     expect(now.get("radio on")!.status).toBe("candidate");
     expect(now.get("lamp ignored")!.status).toBe("candidate");
+    expect(now.get("lamp with pin")!.status).toBe("candidate");
     expect(now.get("lamp lights")!.status).not.toBe("validated");
     const validation = await t.db.evidence.findFirstOrThrow({ where: { runId: by.get("lamp described")!.runId!, kind: "validation", data: { path: ["code"], equals: "skill_validated_by_use" } } });
     expect(validation.data).toMatchObject({ message: expect.stringContaining(`skill ${now.get("lamp described")!.id} version`) });

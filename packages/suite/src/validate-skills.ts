@@ -46,6 +46,12 @@ export interface SkillValidation {
   reason?: string;
 }
 
+/** The parameters a replay cannot fill: no example value is kept for them (a secret typed into a password field). */
+export function unfilledParams(skill: { body: Record<string, unknown> }): string[] {
+  const body = readSkillBody(skill.body);
+  return (body?.params ?? []).filter((k) => !body?.example?.[k]);
+}
+
 /** The skill's description with its example values in place of its parameters; its goal when it has no description. */
 export function validationGoal(skill: { goal: string; body: Record<string, unknown> }): string {
   const body = readSkillBody(skill.body);
@@ -70,6 +76,14 @@ export async function validateSkills(init: ValidateSkillsInit): Promise<SkillVal
     while (next < candidates.length && !init.signal?.aborted) {
       const skill = candidates[next++]!;
       const goal = validationGoal(skill);
+      const unfilled = unfilledParams(skill);
+      if (unfilled.length) {
+        // A secret is never kept, so no goal can give it: the skill is validated by use in a run that is given it.
+        const result: SkillValidation = { skillId: skill.id, name: skill.name, app: skill.app, version: skill.version, goal, runId: null, outcome: "not_run", reason: `its parameter${unfilled.length > 1 ? "s" : ""} ${unfilled.map((k) => `{${k}}`).join(", ")} ha${unfilled.length > 1 ? "ve" : "s"} no kept value (a secret is never kept); run a goal that gives ${unfilled.length > 1 ? "them" : "it"}, and the skill is validated by that use` };
+        results.push(result);
+        init.onSkill?.(result);
+        continue;
+      }
       const uses: { ok: boolean; failedAt?: number; reason?: string }[] = [];
       // The run is offered this skill alone; its uses are seen as the runtime records them.
       const view = (cp: ControlPlane): ControlPlane =>

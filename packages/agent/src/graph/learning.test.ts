@@ -90,4 +90,28 @@ describe("learning from a finished run", () => {
     expect(whole.pre).toEqual({ app: "", required: [] });
     expect(whole.post).toMatchObject({ app: "com.notes", activity: "com.notes.Edit" });
   });
+
+  it("a password the todo's words spell out is kept nowhere: not in the skill's goal, name, description or body", async () => {
+    const cp = new MemoryControlPlane();
+    const goal = await cp.createGoal({ objective: "Sign in to the bank as ada with the password hunter22." });
+    const login = { app: "com.bank/.Login", screen: SIZE, elements: [{ i: 0, text: "", id: "com.bank:id/user_input", box: [0, 0, 1000, 90] }, { i: 1, text: "", id: "com.bank:id/pass_input", box: [0, 100, 1000, 190], password: true }, { i: 2, text: "Sign in", id: "com.bank:id/sign_in", box: [0, 200, 1000, 290] }] };
+    let n = 0;
+    const write = (e: Pick<EvidenceInput, "kind" | "data">) => cp.appendEvidence({ idempotencyKey: `k${++n}`, goalId: goal.id, runId: "run2", todoId: "t1", stepIndex: n, summary: e.kind, ...e } as EvidenceInput);
+    await write({ kind: "observation", data: login });
+    await write({ kind: "action", data: { action: { type: "click_then_type", element: "0", text: "ada" }, px: at(0) } });
+    await write({ kind: "observation", data: login });
+    await write({ kind: "action", data: { action: { type: "click_then_type", element: "1", text: "hunter22" }, px: at(1) } });
+    await write({ kind: "observation", data: login });
+    await write({ kind: "action", data: { action: { type: "click", element: "2" }, px: at(2) } });
+    await write({ kind: "observation", data: { ...login, app: "com.bank/.Home", elements: [] } });
+    await write({ kind: "handoff", data: { todoId: "t1", status: "completed", reason: "completed", summary: "done", outputs: {}, answers: [], finalScreen: null, steps: 3 } });
+    const learned = { ...emptyLearned(), apps: [{ packageName: "com.bank", label: "Bank", version: "3.1 (31)" }] };
+    const ctx = { ports: { device: new FakePhone({ home: { app: "com.launcher", background: "#000", elements: [] } }, "home"), controlPlane: cp } as unknown as AgentPorts, config: DEFAULT_CONFIG };
+    await learnFromRun(ctx, { runId: "run2", goalId: goal.id, goal: goal.objective, learned, executed: [{ todoId: "t1", title: goal.objective, status: "done" }], blackboard: {} }, []);
+    const skills = await cp.listSkills({});
+    expect(skills).toHaveLength(1);
+    expect(skills[0]!.goal).toBe("Sign in to the bank as ada with the password {pass}.");
+    expect(JSON.stringify(skills)).not.toContain("hunter22");
+    expect(readSkillBody(skills[0]!.body)).toMatchObject({ params: ["user", "pass"], example: { user: "ada" } });
+  });
 });

@@ -220,7 +220,9 @@ export async function learnFromRun(ctx: RunContext, run: RunRecords, lessons: { 
     // A skill that handed back and that the model then completed is repaired in place: same name, next version.
     const name = repairs ?? skillName(description);
     if (usedOk.has(name)) return null; // used as it is: saving it again would only make a new version of the same path
-    const goal = titles.map(withoutStepNumber).join("; ");
+    // The todos' words as the skill's goal, a secret they spelt out read as its `{name}` (the goal is shown, as the body is).
+    const hidden = Object.entries(body.example ?? {}).filter(([k, v]) => v && kept.example?.[k] === undefined);
+    const goal = hidden.reduce((g, [k, v]) => g.split(v).join(`{${k}}`), titles.map(withoutStepNumber).join("; "));
     await cp.saveSkill({ app: owner.app, appVersion: owner.version, name, goal: goal.slice(0, 20_000), body: { ...kept, description } as unknown as Record<string, unknown>, runId: run.runId });
     return name;
   };
