@@ -85,7 +85,7 @@ export type InputEffect =
   | { type: "wait_gate"; gateId: string }
   | { type: "perform"; action: Action; px: { x: number; y: number } | undefined; screen: { width: number; height: number }; description: string }
   /** Runs a skill on the phone, checking its contract before and after each step; `body` bound with `params` (its parameters' values this time). */
-  | { type: "run_skill"; skillId: string; name: string; body: SkillBody; params: Record<string, string>; stepIndex: number; lease: LeaseRef; /** Goes on after an approved step: a first step that does not hold is no failure of the skill. */ resumed?: boolean }
+  | { type: "run_skill"; skillId: string; name: string; body: SkillBody; params: Record<string, string>; stepIndex: number; lease: LeaseRef; /** Goes on after an approved step, from this step of the whole skill (its steps before were done): `body` holds the steps from there, and a first one that does not hold is no failure of the skill. */ from?: number }
   | { type: "exit"; ret: ExecutorReturn };
 
 export type Effect = WriteEffect | InputEffect;
@@ -400,7 +400,7 @@ export function step(state: ExecutorRunState, obs: Observation, config: AgentCon
       const from = turn.modelSkipped === "skill_resumed" ? Math.min(ex.skillFrom ?? 0, bound.body.steps.length) : 0;
       ex.skillFrom = from;
       const body = from ? { ...bound.body, pre: bound.body.steps[from]?.before ?? bound.body.post, steps: bound.body.steps.slice(from) } : bound.body;
-      return done({ type: "run_skill", skillId: skill.id, name: skill.name, body, params, stepIndex: turn.stepIndex, lease: leaseRefOf(ex.lease!), ...(from ? { resumed: true } : {}) });
+      return done({ type: "run_skill", skillId: skill.id, name: skill.name, body, params, stepIndex: turn.stepIndex, lease: leaseRefOf(ex.lease!), ...(from ? { from } : {}) });
     }
     if (action.type === "ask_takeover") return gateOrAct(turn, action, undefined, takeoverDecision(action.reason, config.policyRules?.version));
     const point = resolvePoint(turn, action);

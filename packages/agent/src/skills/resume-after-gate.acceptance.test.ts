@@ -42,6 +42,13 @@ describe("a skill past a person's approval", () => {
     const taken = steps.filter((s) => s.outcome.modelSkipped === "skill_step");
     expect(taken).toHaveLength(1);
     expect(JSON.stringify(taken[0]!.action)).toContain(b.params.phone!);
+    // The skill's steps are numbered in the whole skill, before the approved step and after it: none twice, in order.
+    const numbered = [...h.cp.evidence.values()].flatMap((e) => {
+      const part = e.data.skill as { step: number; seek?: number; popup?: number } | undefined;
+      return e.runId === run.runId && e.kind === "action" && part && part.seek === undefined && part.popup === undefined ? [part.step] : [];
+    });
+    expect(numbered.length).toBeGreaterThan(2);
+    expect(numbered).toEqual([...new Set(numbered)].sort((x, y) => x - y));
     // Its question says whose step it is (the skill's, taken by the runtime), not that the model intends it.
     const last = questions.at(-1)!;
     expect(last).toMatch(/This is step \d+ of the skill ".+", learnt from an earlier run; the runtime takes it, not the model\./);

@@ -11,13 +11,16 @@ import { guard, type ExecutorRunState, type RunContext } from "../state.ts";
 export async function runSkill(ctx: RunContext, state: ExecutorRunState, e: Extract<InputEffect, { type: "run_skill" }>): Promise<Observation> {
   const cp = ctx.ports.controlPlane;
   const ex = state.executor;
+  // A resumed skill's body starts at step `from` of the whole skill: steps are numbered in the whole skill.
+  const from = e.from ?? 0;
   const ran = await runSkillOnDevice(ctx.ports.device, e.body, {
     approvals: state.approvals,
     ...(ctx.config.policyRules ? { rules: ctx.config.policyRules } : {}),
     ...(ctx.config.appRules ? { appRules: ctx.config.appRules } : {}),
     settle: settleOf(ctx),
     // Each step is recorded as an action with the screen it started from: a replay shows it, a repair distils from it.
-    onStep: async (i, st, before, px, part) => {
+    onStep: async (k, st, before, px, part) => {
+      const i = k + from;
       const key = part ? `:${part.kind}:${part.n}` : "";
       const why = part?.kind === "seek" ? " (looking for its element)" : part?.kind === "popup" ? " (closing a popup it did not expect)" : "";
       await cp.appendEvidence({
@@ -35,6 +38,6 @@ export async function runSkill(ctx: RunContext, state: ExecutorRunState, e: Extr
   }).catch((err: unknown) => ({ ok: false as const, performed: 0, failedAt: 0, reason: err instanceof Error ? err.message : String(err), found: [], lost: isDeviceLost(err) }));
   guard(ctx);
   // A resumed skill whose first step did not hold (the model did something else than the approved step) was not used.
-  if (!(e.resumed && !ran.ok && ran.performed === 0)) await cp.recordSkillUse({ idempotencyKey: `${state.runId}:${e.stepIndex}:skill-use:${e.skillId}`, skillId: e.skillId, runId: state.runId, todoId: ex.todoId, ok: ran.ok, ...(ran.ok ? {} : { failedAt: ran.failedAt, reason: ran.reason.slice(0, 1000) }), ...(Object.keys(e.params).length ? { params: e.params } : {}) });
+  if (!(from > 0 && !ran.ok && ran.performed === 0)) await cp.recordSkillUse({ idempotencyKey: `${state.runId}:${e.stepIndex}:skill-use:${e.skillId}`, skillId: e.skillId, runId: state.runId, todoId: ex.todoId, ok: ran.ok, ...(ran.ok ? {} : { failedAt: ran.failedAt + from, reason: ran.reason.slice(0, 1000) }), ...(Object.keys(e.params).length ? { params: e.params } : {}) });
   return { type: "skill_ran", ok: ran.ok, performed: ran.performed, failedAt: ran.ok ? null : ran.failedAt, reason: ran.ok ? null : ran.reason, ...("lost" in ran && ran.lost ? { lost: true } : {}), ...(ran.ok && ran.gatedAt !== undefined ? { gatedAt: ran.gatedAt } : {}) };
 }
