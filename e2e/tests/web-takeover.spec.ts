@@ -86,6 +86,8 @@ async function clickOnMirror(page: Page, id: string): Promise<void> {
   expect(el, `the phone shows ${id}`).toBeTruthy();
   const [l, t, r, b] = el!.bounds;
   const mirror = page.getByTestId("takeover").getByTestId("mirror-frame");
+  // A frame still loading has no size yet (a click there would be at NaN): wait for one that is drawn.
+  await expect.poll(() => mirror.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0 && img.naturalHeight > 0)).toBe(true);
   const box = (await mirror.boundingBox())!;
   const size = await mirror.evaluate((img: HTMLImageElement) => ({ w: img.naturalWidth, h: img.naturalHeight }));
   await page.mouse.click(box.x + (((l + r) / 2) * box.width) / size.w, box.y + (((t + b) / 2) * box.height) / size.h);
